@@ -1,0 +1,120 @@
+// Package tiling holds the kernel configuration space of swigen: the Config
+// type, the per-architecture hardware limits, validation, the enumerated
+// tuning Space, procedural names and the no-tune Heuristic.
+package tiling
+
+// Kernel is a kernel kind of the catalog (ARCHITECTURE.md §2).
+type Kernel string
+
+// The kernel kinds.
+const (
+	KernelBwdDSwiGLU Kernel = "bwd_dswiglu" // dout = dy @ W_down^T, dSwiGLU epilogue
+	KernelFwdGateUp  Kernel = "fwd_gateup"  // de = x @ W, SwiGLU epilogue
+	KernelFwdDown    Kernel = "fwd_down"    // y = out @ W_down (+ residual)
+	KernelGEMM       Kernel = "gemm"        // plain C = A @ B
+)
+
+// Arch is a compilation target.
+type Arch string
+
+// The targets. sm_90a runs on the H100/H200; sm_100a (B200/B300) is
+// compile-verified only.
+const (
+	ArchSM90a  Arch = "sm_90a"
+	ArchSM100a Arch = "sm_100a"
+)
+
+// DType is the element type of the 16-bit operands and outputs. Accumulation
+// and epilogue math are always fp32.
+type DType string
+
+// The operand types.
+const (
+	BF16 DType = "bf16"
+	FP16 DType = "fp16"
+)
+
+// Schedule is how consumer warps share tiles.
+//
+// sm_90a: Cooperative (both consumer warpgroups split one tile by rows) or
+// PingPong (each consumer warpgroup owns whole tiles, alternating, so one
+// warpgroup's epilogue overlaps the other's mainloop).
+// sm_100a: OneCTA (tcgen05 cta_group::1, tile M 64/128) or TwoCTA
+// (cta_group::2, tile M 256 over a 2x1 cluster).
+type Schedule string
+
+// The schedules.
+const (
+	Cooperative Schedule = "cooperative"
+	PingPong    Schedule = "pingpong"
+	OneCTA      Schedule = "1cta"
+	TwoCTA      Schedule = "2cta"
+)
+
+// Scheduler is how persistent CTAs obtain their tiles.
+type Scheduler string
+
+// The tile schedulers. CLC (cluster launch control) exists on sm_100a only.
+const (
+	StaticScheduler Scheduler = "static"
+	CLCScheduler    Scheduler = "clc"
+)
+
+// Raster is the order in which the tile scheduler walks output tiles: along M
+// means consecutive tile ids move down the M dimension first (within a
+// swizzle group of SwizzleGroup tile rows/columns).
+type Raster string
+
+// The raster orders.
+const (
+	RasterM Raster = "m"
+	RasterN Raster = "n"
+)
+
+// Major names the contiguous dimension of a GEMM operand in global memory.
+type Major string
+
+// The operand majors. K-major: the reduction dimension is contiguous
+// (W_down [I,K] for the seed's dout GEMM). MN-major: the M (for A) or N (for
+// B) dimension is contiguous (W_down stored [K,I]).
+const (
+	KMajor  Major = "k"
+	MNMajor Major = "mn"
+)
+
+// Config is one point of the kernel configuration space. The zero value is
+// not valid; use Heuristic, Space, or fill every field and call Validate.
+type Config struct {
+	Kernel Kernel
+	Arch   Arch
+	DType  DType
+
+	// Output tile of one scheduled work unit (CTA tile on sm_90a; the MMA
+	// tile of the CTA pair on sm_100a 2-CTA), and the K depth of one
+	// pipeline stage.
+	TileM, TileN, TileK int
+	// Stages is the depth of the TMA -> MMA operand ring in shared memory.
+	Stages int
+	// Cluster shape (CTAs along M, along N). The operand shared by the
+	// cluster is TMA-multicast.
+	ClusterM, ClusterN int
+
+	Schedule  Schedule
+	Scheduler Scheduler
+
+	Raster Raster
+	// SwizzleGroup is the number of tile rows (RasterM) or columns
+	// (RasterN) walked together, so a group's operands stay in L2.
+	SwizzleGroup int
+
+	// Epilogue sub-tile: the epilogue streams the accumulator tile through
+	// shared memory EpiM x EpiN at a time, EpiStages deep.
+	EpiM, EpiN, EpiStages int
+
+	// MajorA and MajorB are the majors of the two GEMM operands.
+	MajorA, MajorB Major
+
+	// StoreOut makes bwd_dswiglu also write the recomputed forward
+	// activation out = left*silu(gate) (so the forward need not save it).
+	StoreOut bool
+}
