@@ -1,0 +1,100 @@
+package gen
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"text/template"
+
+	"github.com/swigen/swigen/templates"
+	"github.com/swigen/swigen/tiling"
+)
+
+var (
+	tmplOnce sync.Once
+	tmplSet  *template.Template
+	tmplErr  error
+)
+
+// loadTemplates parses every template of the embedded FS once.
+func loadTemplates() (*template.Template, error) {
+	tmplOnce.Do(func() {
+		tmplSet, tmplErr = template.New("swigen").Option("missingkey=error").ParseFS(templates.FS, "cuda/*.tmpl")
+		if tmplErr != nil {
+			tmplErr = fmt.Errorf("gen: parse templates: %w", tmplErr)
+		}
+	})
+	return tmplSet, tmplErr
+}
+
+// kernelTemplate names the template that renders cfg.
+func kernelTemplate(cfg tiling.Config) string {
+	return fmt.Sprintf("%s_%s.cu.tmpl", cfg.Kernel, strings.ReplaceAll(string(cfg.Arch), "_", ""))
+}
+
+func render(cfg tiling.Config) (*Artifact, error) {
+	set, err := loadTemplates()
+	if err != nil {
+		return nil, err
+	}
+	name := kernelTemplate(cfg)
+	if set.Lookup(name) == nil {
+		return nil, fmt.Errorf("gen: %s: no template %s: kernel %s is not implemented for %s yet", cfg.Name(), name, cfg.Kernel, cfg.Arch)
+	}
+	var view any
+	var threads, smem int
+	cluster := [3]int{cfg.ClusterM, cfg.ClusterN, 1}
+	switch cfg.Arch {
+	case tiling.ArchSM90a:
+		v, err := newSM90View(cfg)
+		if err != nil {
+			return nil, err
+		}
+		view, threads, smem = v, v.Threads, v.SmemBytes
+	default:
+		return nil, fmt.Errorf("gen: %s: arch %s has no view builder", cfg.Name(), cfg.Arch)
+	}
+	var buf bytes.Buffer
+	if err := set.ExecuteTemplate(&buf, name, view); err != nil {
+		return nil, fmt.Errorf("gen: render %s: %w", name, err)
+	}
+	cfgJSON, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("gen: %s: marshal config: %w", cfg.Name(), err)
+	}
+	sum := sha256.Sum256(cfgJSON)
+	m := Manifest{
+		Name:             cfg.Name(),
+		Entry:            cfg.Name(),
+		Arch:             cfg.Arch,
+		Config:           cfg,
+		ConfigHash:       hex.EncodeToString(sum[:8]),
+		BlockThreads:     threads,
+		ClusterDims:      cluster,
+		DynamicSmemBytes: smem,
+		Params:           bwdParams(cfg),
+	}
+	return &Artifact{Config: cfg, Name: cfg.Name(), Source: buf.Bytes(), Manifest: m}, nil
+}
+
+// bwdParams is the parameter layout of bwd_dswiglu kernels (both targets).
+func bwdParams(cfg tiling.Config) []Param {
+	tm := func(name, doc string) Param { return Param{Name: name, Kind: "tensormap", Size: 128, Align: 64, Doc: doc} }
+	p := []Param{
+		tm("tmap_a", "dy [M,K] bf16/fp16, box {64, tile_m}, 128B swizzle"),
+		tm("tmap_b", "W_down [I,K] (major_b=k, box {64, tile_n}) or [K,I] (major_b=mn, box {64, tile_k}), 128B swizzle"),
+		tm("tmap_de", "de viewed as [M][2][I] (dims innermost first: I, 2, M), box {64, 1, 64}, 128B swizzle"),
+		tm("tmap_gde", "grad_de viewed as [M][2][I], box {64, 1, 64}, 128B swizzle"),
+	}
+	if cfg.StoreOut {
+		p = append(p, tm("tmap_out", "out [M,I], box {64, 64}, 128B swizzle"))
+	}
+	for _, n := range []string{"M", "I", "K"} {
+		p = append(p, Param{Name: n, Kind: "i32", Size: 4, Align: 4})
+	}
+	return p
+}

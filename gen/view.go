@@ -1,0 +1,264 @@
+package gen
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/swigen/swigen/tiling"
+)
+
+// View is the typed, precomputed data a kernel template receives. Every
+// offset, byte count and trip count is computed here; templates only
+// substitute.
+type View struct {
+	Name        string
+	ConfigLines []string
+	Schedule    tiling.Schedule
+	ScheduleDoc string
+
+	HangTimeoutMs int
+	HangTimeoutNs int64
+
+	Threads      int
+	ProducerRegs int
+	ConsumerRegs int
+
+	// Element type: the PTX type name and the pack/unpack helpers.
+	PTXType string
+	Unpack  string
+	Pack    string
+
+	TileM, TileN, TileK int
+	Stages, EpiStages   int
+	MB, NB, K16         int
+	AccPerMB            int
+	SwizzleGroup        int
+	TileFunc            string
+
+	// Shared-memory layout (bytes, relative to the 1024-aligned base).
+	StageBytes, StageTxBytes, BOff       int
+	EpiOff, EpiConsumerBytes             int
+	EpiSlotBytes, EpiGateOff, EpiOutOff  int
+	EpiTxBytes                           int
+	BarFull, BarEmpty, BarEFull, BarEEmpty int
+	SmemBytes                            int // dynamic smem to request, alignment slack included
+	EmptyArrivals                        int
+
+	TileStart, TileStep                    int
+	ConsumerRowStride, ConsumerASmemStride int
+
+	DescA, DescB string // hex literals
+	AK16, BK16   string // comma-separated constant arrays
+	AMB          string
+	TransB       int
+
+	ALoads, BLoads      []int // only their lengths are used by templates
+	ALoadK, ALoadSmem   string
+	BLoadK, BLoadN      string
+	BLoadSmem           string
+	BLoadFunc, TmapBDoc string
+
+	WgmmaRegList                                string
+	WgmmaOperands                               string
+	WgmmaScaleIdx, WgmmaDescAIdx, WgmmaDescBIdx int
+
+	StoreOut bool
+}
+
+// Hardware facts the sm_90a layout depends on (ptx.md §A2, §A7).
+const (
+	swizzleAtomBytes = 128  // one 128B-swizzle row: 64 16-bit elements
+	swizzleRepeat    = 1024 // 8 rows of an atom
+	elemBytes        = 2    // bf16 / fp16
+	epiSubRows       = 64
+	epiSubCols       = 64
+	smemAlignSlack   = 1024
+	// defaultHangTimeoutMs bounds every mbarrier wait: far above any
+	// legitimate wait of a kernel that runs for milliseconds, far below a
+	// human's patience.
+	defaultHangTimeoutMs = 4000
+)
+
+// descBits encodes the fixed fields of a Hopper wgmma shared-memory matrix
+// descriptor (ptx.md §A2): 128B swizzle in bits 62-63, LBO and SBO (each
+// >>4) in bits 16-29 and 32-45. The start address is OR-ed in at run time.
+func descBits(lbo, sbo int) uint64 {
+	return 1<<62 | uint64(sbo>>4)<<32 | uint64(lbo>>4)<<16
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+// newSM90View computes the view of a bwd_dswiglu sm_90a kernel.
+func newSM90View(c tiling.Config) (*View, error) {
+	if c.TileK%64 != 0 {
+		return nil, fmt.Errorf("gen: %s: tile_k=%d: must be a multiple of 64 (one 128-byte swizzle atom)", c.Name(), c.TileK)
+	}
+	if c.EpiM != epiSubRows || c.EpiN != epiSubCols {
+		return nil, fmt.Errorf("gen: %s: epilogue sub-tile %dx%d: sm_90a supports 64x64", c.Name(), c.EpiM, c.EpiN)
+	}
+	if c.ClusterM != 1 || c.ClusterN != 1 {
+		return nil, fmt.Errorf("gen: %s: cluster %dx%d: sm_90a clusters are not implemented yet (use 1x1)", c.Name(), c.ClusterM, c.ClusterN)
+	}
+	v := &View{
+		Name:          c.Name(),
+		Schedule:      c.Schedule,
+		HangTimeoutMs: defaultHangTimeoutMs,
+		HangTimeoutNs: defaultHangTimeoutMs * 1_000_000,
+		Threads:       384,
+		ProducerRegs:  40,
+		ConsumerRegs:  232,
+		TileM:         c.TileM, TileN: c.TileN, TileK: c.TileK,
+		Stages: c.Stages, EpiStages: c.EpiStages,
+		SwizzleGroup: c.SwizzleGroup,
+		StoreOut:     c.StoreOut,
+	}
+	switch c.DType {
+	case tiling.BF16:
+		v.PTXType, v.Unpack, v.Pack = "bf16", "sw_unpack_bf16x2", "sw_pack_bf16x2"
+	case tiling.FP16:
+		v.PTXType, v.Unpack, v.Pack = "f16", "sw_unpack_f16x2", "sw_pack_f16x2"
+	default:
+		return nil, fmt.Errorf("gen: %s: dtype %q: want bf16 or fp16", c.Name(), c.DType)
+	}
+	switch c.Raster {
+	case tiling.RasterN:
+		v.TileFunc = "sw_tile_raster_n"
+	default:
+		v.TileFunc = "sw_tile_raster_m"
+	}
+	rows := c.TileM // rows per consumer warpgroup
+	switch c.Schedule {
+	case tiling.Cooperative:
+		rows = c.TileM / 2
+		v.TileStart, v.TileStep = 0, 1
+		v.ConsumerRowStride = rows
+		v.ConsumerASmemStride = rows * swizzleAtomBytes
+		v.EmptyArrivals = 8 // lane 0 of each of the 8 consumer warps
+		v.ScheduleDoc = "both consumers work on every tile, consumer c on rows [c*TileM/2, (c+1)*TileM/2)."
+	case tiling.PingPong:
+		v.TileStart, v.TileStep = 1, 2
+		v.EmptyArrivals = 4
+		v.ScheduleDoc = "consumer c owns the CTA's local tiles j with j%2 == c, so one consumer's epilogue overlaps the other's mainloop."
+	default:
+		return nil, fmt.Errorf("gen: %s: schedule %q: sm_90a supports cooperative or pingpong", c.Name(), c.Schedule)
+	}
+	if rows%64 != 0 {
+		return nil, fmt.Errorf("gen: %s: %d rows per consumer: must be a multiple of 64 (wgmma M)", c.Name(), rows)
+	}
+	v.MB = rows / 64
+	v.NB = (c.TileN + epiSubCols - 1) / epiSubCols
+	if c.TileN%epiSubCols != 0 {
+		return nil, fmt.Errorf("gen: %s: tile_n=%d: the sm_90a epilogue needs a multiple of 64", c.Name(), c.TileN)
+	}
+	v.K16 = c.TileK / 16
+	v.AccPerMB = c.TileN / 2
+
+	atoms := c.TileK / 64
+	aBytes := c.TileM * c.TileK * elemBytes
+	bBytes := c.TileN * c.TileK * elemBytes
+	v.StageBytes = aBytes + bBytes
+	v.StageTxBytes = aBytes + bBytes
+	v.BOff = aBytes
+
+	// A (dy [M,K], K-major): atom a holds k in [64a, 64a+64) for TileM rows.
+	var ak16, amb, aK, aSmem []int
+	for k := 0; k < v.K16; k++ {
+		ak16 = append(ak16, (k/4)*c.TileM*swizzleAtomBytes+(k%4)*32)
+	}
+	for mb := 0; mb < v.MB; mb++ {
+		amb = append(amb, mb*64*swizzleAtomBytes)
+	}
+	for a := 0; a < atoms; a++ {
+		aK = append(aK, 64*a)
+		aSmem = append(aSmem, a*c.TileM*swizzleAtomBytes)
+	}
+	v.DescA = fmt.Sprintf("0x%016x", descBits(16, swizzleRepeat))
+	v.AK16, v.AMB, v.ALoadK, v.ALoadSmem = joinInts(ak16), joinInts(amb), joinInts(aK), joinInts(aSmem)
+	v.ALoads = aK
+
+	var bk16, bK, bN, bSmem []int
+	switch c.MajorB {
+	case tiling.KMajor:
+		// W_down [I,K]: like A, atom a holds k in [64a, 64a+64) for TileN rows.
+		for k := 0; k < v.K16; k++ {
+			bk16 = append(bk16, (k/4)*c.TileN*swizzleAtomBytes+(k%4)*32)
+		}
+		for a := 0; a < atoms; a++ {
+			bK, bN = append(bK, 64*a), append(bN, 0)
+			bSmem = append(bSmem, a*c.TileN*swizzleAtomBytes)
+		}
+		v.DescB = fmt.Sprintf("0x%016x", descBits(16, swizzleRepeat))
+		v.TransB = 0
+		v.BLoadFunc = "sw_load_b_kmajor"
+		v.TmapBDoc = fmt.Sprintf("W_down [I,K] (K-major), box {64, %d}, 128B swizzle", c.TileN)
+	case tiling.MNMajor:
+		// W_down [K,I]: slab q holds n in [64q, 64q+64) for TileK k-rows;
+		// LBO is the slab stride, a k16 step is 16 k-rows.
+		for k := 0; k < v.K16; k++ {
+			bk16 = append(bk16, k*16*swizzleAtomBytes)
+		}
+		for q := 0; q < c.TileN/64; q++ {
+			bK, bN = append(bK, 0), append(bN, 64*q)
+			bSmem = append(bSmem, q*c.TileK*swizzleAtomBytes)
+		}
+		v.DescB = fmt.Sprintf("0x%016x", descBits(c.TileK*swizzleAtomBytes, swizzleRepeat))
+		v.TransB = 1
+		v.BLoadFunc = "sw_load_b_mnmajor"
+		v.TmapBDoc = fmt.Sprintf("W_down [K,I] (MN-major), box {64, %d}, 128B swizzle", c.TileK)
+	default:
+		return nil, fmt.Errorf("gen: %s: major_b %q: want k or mn", c.Name(), c.MajorB)
+	}
+	v.BK16, v.BLoadK, v.BLoadN, v.BLoadSmem = joinInts(bk16), joinInts(bK), joinInts(bN), joinInts(bSmem)
+	v.BLoads = bK
+
+	sub := epiSubRows * epiSubCols * elemBytes // 8 KB, a multiple of 1024
+	v.EpiGateOff = sub
+	v.EpiSlotBytes = 2 * sub
+	if c.StoreOut {
+		v.EpiOutOff = 2 * sub
+		v.EpiSlotBytes = 3 * sub
+	}
+	v.EpiTxBytes = 2 * sub
+	v.EpiOff = c.Stages * v.StageBytes
+	v.EpiConsumerBytes = c.EpiStages * v.EpiSlotBytes
+	bar := v.EpiOff + 2*v.EpiConsumerBytes
+	v.BarFull = bar
+	v.BarEmpty = bar + 8*c.Stages
+	v.BarEFull = bar + 16*c.Stages
+	v.BarEEmpty = v.BarEFull + 8*2*c.EpiStages
+	v.SmemBytes = v.BarEEmpty + 8*2*c.EpiStages + smemAlignSlack
+
+	// wgmma operand lists: N/2 accumulators, then the two descriptors and
+	// the scale-d flag.
+	n := v.AccPerMB
+	regs := make([]string, n)
+	ops := make([]string, n)
+	for i := 0; i < n; i++ {
+		regs[i] = "%" + strconv.Itoa(i)
+		ops[i] = fmt.Sprintf(`"+f"(d[%d])`, i)
+	}
+	v.WgmmaRegList = "{" + strings.Join(regs, ", ") + "}"
+	v.WgmmaOperands = strings.Join(ops, ", ")
+	v.WgmmaDescAIdx, v.WgmmaDescBIdx, v.WgmmaScaleIdx = n, n+1, n+2
+
+	v.ConfigLines = configLines(c)
+	return v, nil
+}
+
+// configLines describes the config for the generated file's header, one
+// field per line, in a fixed order.
+func configLines(c tiling.Config) []string {
+	return []string{
+		fmt.Sprintf("kernel=%s arch=%s dtype=%s", c.Kernel, c.Arch, c.DType),
+		fmt.Sprintf("tile=%dx%dx%d stages=%d cluster=%dx%d", c.TileM, c.TileN, c.TileK, c.Stages, c.ClusterM, c.ClusterN),
+		fmt.Sprintf("schedule=%s scheduler=%s raster=%s swizzle_group=%d", c.Schedule, c.Scheduler, c.Raster, c.SwizzleGroup),
+		fmt.Sprintf("epilogue=%dx%d epi_stages=%d major_a=%s major_b=%s store_out=%t", c.EpiM, c.EpiN, c.EpiStages, c.MajorA, c.MajorB, c.StoreOut),
+	}
+}

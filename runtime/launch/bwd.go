@@ -1,0 +1,212 @@
+// Package launch is the host side of swigen kernels: it builds the tensor
+// maps a kernel expects (with TMA's rules checked on the host), sizes the
+// persistent grid and launches. verify, bench, tune and the generated Go
+// bindings all go through it.
+package launch
+
+import (
+	"fmt"
+	"time"
+	"unsafe"
+
+	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/tiling"
+)
+
+// Kernel is a loaded swigen kernel: its module, function and manifest.
+type Kernel struct {
+	ctx    *cu.Context
+	mod    *cu.Module
+	fn     *cu.Function
+	Man    gen.Manifest
+	numSMs int
+}
+
+// Load loads a cubin built from the manifest's source and prepares the
+// function for launch (dynamic shared memory attribute).
+func Load(ctx *cu.Context, dev cu.Device, cubin []byte, man gen.Manifest) (*Kernel, error) {
+	sms, err := dev.Attribute(cu.AttrMultiprocessorCount)
+	if err != nil {
+		return nil, fmt.Errorf("launch: %s: SM count: %w", man.Name, err)
+	}
+	mod, err := ctx.LoadModule(cubin)
+	if err != nil {
+		return nil, fmt.Errorf("launch: %s: load module: %w", man.Name, err)
+	}
+	fn, err := mod.Function(man.Entry)
+	if err != nil {
+		mod.Unload()
+		return nil, fmt.Errorf("launch: %s: %w", man.Name, err)
+	}
+	if err := fn.SetMaxDynamicSharedMemory(man.DynamicSmemBytes); err != nil {
+		mod.Unload()
+		return nil, fmt.Errorf("launch: %s: dynamic smem %d bytes: %w", man.Name, man.DynamicSmemBytes, err)
+	}
+	return &Kernel{ctx: ctx, mod: mod, fn: fn, Man: man, numSMs: sms}, nil
+}
+
+// Close unloads the module.
+func (k *Kernel) Close() error { return k.mod.Unload() }
+
+// NumSMs is the multiprocessor count the persistent grid is sized from.
+func (k *Kernel) NumSMs() int { return k.numSMs }
+
+// BwdArgs are the device buffers and sizes of one bwd_dswiglu call. All
+// tensors are row-major; WDown is [I,K] (major_b=k) or [K,I] (major_b=mn);
+// Out is used only by configs with StoreOut.
+type BwdArgs struct {
+	M, K, I                    int
+	Dy, WDown, De, GradDe, Out cu.DevicePtr
+	Stream                     *cu.Stream
+}
+
+// BwdPlan is a bwd_dswiglu launch with its tensor maps encoded, ready to be
+// launched many times (benchmarks launch the same plan repeatedly).
+type BwdPlan struct {
+	k      *Kernel
+	maps   []*cu.TensorMap
+	m, i   int32
+	kk     int32
+	grid   uint32
+	stream *cu.Stream
+}
+
+func tmapDType(d tiling.DType) cu.TensorDType {
+	if d == tiling.FP16 {
+		return cu.TensorFloat16
+	}
+	return cu.TensorBFloat16
+}
+
+// CheckBwdShape checks the sizes against the rules TMA imposes (16-byte row
+// pitches) and the kernel's own.
+func CheckBwdShape(cfg tiling.Config, M, K, I int) error {
+	var errs []string
+	if M < 1 {
+		errs = append(errs, fmt.Sprintf("M=%d: must be >= 1", M))
+	}
+	if K < 8 || K%8 != 0 {
+		errs = append(errs, fmt.Sprintf("K=%d: must be a positive multiple of 8 (dy and W_down rows must be 16-byte multiples for TMA)", K))
+	}
+	if I < 8 || I%8 != 0 {
+		errs = append(errs, fmt.Sprintf("I=%d: must be a positive multiple of 8 (the gate half of de starts I elements into each row; TMA needs 16-byte strides)", I))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("launch: %s: bad shape: %s", cfg.Name(), joinLines(errs))
+	}
+	return nil
+}
+
+func joinLines(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += "; "
+		}
+		out += x
+	}
+	return out
+}
+
+// PlanBwd encodes the tensor maps of a bwd_dswiglu call.
+func (k *Kernel) PlanBwd(a BwdArgs) (*BwdPlan, error) {
+	cfg := k.Man.Config
+	if cfg.Kernel != tiling.KernelBwdDSwiGLU {
+		return nil, fmt.Errorf("launch: %s: PlanBwd on a %s kernel", k.Man.Name, cfg.Kernel)
+	}
+	if err := CheckBwdShape(cfg, a.M, a.K, a.I); err != nil {
+		return nil, err
+	}
+	dt := tmapDType(cfg.DType)
+	const eb = 2
+	M, K, I := uint64(a.M), uint64(a.K), uint64(a.I)
+	enc := func(name string, p cu.TensorMapParams) (*cu.TensorMap, error) {
+		p.DType = dt
+		p.Swizzle = cu.Swizzle128B
+		p.L2Promotion = cu.L2Promotion256B
+		for i := 0; i < p.Rank; i++ {
+			p.ElemStrides[i] = 1
+		}
+		return k.ctx.EncodeTiled(p, name)
+	}
+	var maps []*cu.TensorMap
+	add := func(name string, p cu.TensorMapParams) error {
+		m, err := enc(name, p)
+		if err != nil {
+			return fmt.Errorf("launch: %s: %w", k.Man.Name, err)
+		}
+		maps = append(maps, m)
+		return nil
+	}
+	// dy [M,K]
+	if err := add("dy", cu.TensorMapParams{Rank: 2, Global: a.Dy, Dims: [5]uint64{K, M}, Strides: [4]uint64{K * eb},
+		Box: [5]uint32{64, uint32(cfg.TileM)}}); err != nil {
+		return nil, err
+	}
+	if cfg.MajorB == tiling.MNMajor { // W_down [K,I]
+		if err := add("W_down", cu.TensorMapParams{Rank: 2, Global: a.WDown, Dims: [5]uint64{I, K}, Strides: [4]uint64{I * eb},
+			Box: [5]uint32{64, uint32(cfg.TileK)}}); err != nil {
+			return nil, err
+		}
+	} else { // W_down [I,K]
+		if err := add("W_down", cu.TensorMapParams{Rank: 2, Global: a.WDown, Dims: [5]uint64{K, I}, Strides: [4]uint64{K * eb},
+			Box: [5]uint32{64, uint32(cfg.TileN)}}); err != nil {
+			return nil, err
+		}
+	}
+	// de and grad_de as [M][2][I]: a 3-D view keeps the left and gate halves
+	// apart, so a ragged I clips at the half boundary instead of spilling
+	// into the other half.
+	half := func(name string, p cu.DevicePtr) error {
+		return add(name, cu.TensorMapParams{Rank: 3, Global: p, Dims: [5]uint64{I, 2, M}, Strides: [4]uint64{I * eb, 2 * I * eb},
+			Box: [5]uint32{64, 1, 64}})
+	}
+	if err := half("de", a.De); err != nil {
+		return nil, err
+	}
+	if err := half("grad_de", a.GradDe); err != nil {
+		return nil, err
+	}
+	if cfg.StoreOut {
+		if err := add("out", cu.TensorMapParams{Rank: 2, Global: a.Out, Dims: [5]uint64{I, M}, Strides: [4]uint64{I * eb},
+			Box: [5]uint32{64, 64}}); err != nil {
+			return nil, err
+		}
+	}
+	tilesM := (a.M + cfg.TileM - 1) / cfg.TileM
+	tilesN := (a.I + cfg.TileN - 1) / cfg.TileN
+	grid := min(tilesM*tilesN, k.numSMs)
+	return &BwdPlan{k: k, maps: maps, m: int32(a.M), i: int32(a.I), kk: int32(a.K), grid: uint32(grid), stream: a.Stream}, nil
+}
+
+// Grid is the number of persistent CTAs the plan launches.
+func (p *BwdPlan) Grid() int { return int(p.grid) }
+
+// Launch enqueues the kernel on the plan's stream.
+func (p *BwdPlan) Launch() error {
+	params := make([]unsafe.Pointer, 0, len(p.maps)+3)
+	for _, m := range p.maps {
+		params = append(params, m.Ptr())
+	}
+	params = append(params, unsafe.Pointer(&p.m), unsafe.Pointer(&p.i), unsafe.Pointer(&p.kk))
+	man := p.k.Man
+	cfg := cu.LaunchConfig{
+		Grid:      [3]uint32{p.grid, 1, 1},
+		Block:     [3]uint32{uint32(man.BlockThreads), 1, 1},
+		SharedMem: uint32(man.DynamicSmemBytes),
+		Stream:    p.stream,
+	}
+	if man.ClusterDims[0]*man.ClusterDims[1] > 1 {
+		cfg.Cluster = [3]uint32{uint32(man.ClusterDims[0]), uint32(man.ClusterDims[1]), 1}
+	}
+	if err := p.k.ctx.Launch(p.k.fn, cfg, params...); err != nil {
+		return fmt.Errorf("launch: %s: %w", man.Name, err)
+	}
+	return nil
+}
+
+// Sync waits for the stream with a deadline, naming the kernel on timeout.
+func (p *BwdPlan) Sync(timeout time.Duration) error {
+	return p.k.ctx.Synchronize(timeout, p.k.Man.Name)
+}
