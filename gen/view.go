@@ -226,14 +226,22 @@ func newSM90View(c tiling.Config) (*View, error) {
 		v.EpiSlotBytes = 3 * sub
 	}
 	v.EpiTxBytes = 2 * sub
-	v.EpiOff = c.Stages * v.StageBytes
+	// Offsets come from tiling's resource model, so the layout emitted is
+	// the one the tuner prunes with.
+	lay := c.Smem()
+	if lay.OperandStage != v.StageBytes || lay.EpilogueSlot != sub {
+		return nil, fmt.Errorf("gen: %s: layout disagrees with tiling.Smem (stage %d vs %d, slot %d vs %d)", c.Name(), v.StageBytes, lay.OperandStage, sub, lay.EpilogueSlot)
+	}
+	v.EpiOff = lay.EpilogueOff
 	v.EpiConsumerBytes = c.EpiStages * v.EpiSlotBytes
-	bar := v.EpiOff + 2*v.EpiConsumerBytes
-	v.BarFull = bar
-	v.BarEmpty = bar + 8*c.Stages
-	v.BarEFull = bar + 16*c.Stages
+	v.BarFull = lay.BarrierOffset
+	v.BarEmpty = v.BarFull + 8*c.Stages
+	v.BarEFull = v.BarFull + 16*c.Stages
 	v.BarEEmpty = v.BarEFull + 8*2*c.EpiStages
-	v.SmemBytes = v.BarEEmpty + 8*2*c.EpiStages + smemAlignSlack
+	if v.EpiOff+2*v.EpiConsumerBytes != lay.BarrierOffset || v.BarEEmpty+8*2*c.EpiStages > lay.BarrierOffset+lay.Barriers {
+		return nil, fmt.Errorf("gen: %s: epilogue/barrier layout disagrees with tiling.Smem", c.Name())
+	}
+	v.SmemBytes = lay.Total
 
 	// wgmma operand lists: N/2 accumulators, then the two descriptors and
 	// the scale-d flag.

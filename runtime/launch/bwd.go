@@ -76,7 +76,7 @@ func tmapDType(d tiling.DType) cu.TensorDType {
 	if d == tiling.FP16 {
 		return cu.TensorFloat16
 	}
-	return cu.TensorBFloat16
+	return cu.TensorBfloat16
 }
 
 // CheckBwdShape checks the sizes against the rules TMA imposes (16-byte row

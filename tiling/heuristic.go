@@ -1,0 +1,125 @@
+package tiling
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Shape is a problem size. For bwd_dswiglu the GEMM is M x I x K: dy is
+// [M,K], W_down [I,K], and dout (never stored) [M,I]. For gemm, I is N:
+// C[M,N] = A[M,K] @ B[K,N].
+type Shape struct{ M, K, I int }
+
+// String formats s as ParseShape accepts it.
+func (s Shape) String() string { return fmt.Sprintf("M=%d,K=%d,I=%d", s.M, s.K, s.I) }
+
+// Validate checks that every size is positive and that K and I are
+// multiples of 8, so every 16-bit row pitch is a multiple of the 16 bytes
+// TMA requires. M is free: TMA clips ragged rows.
+func (s Shape) Validate() error {
+	var bad []string
+	for _, d := range []struct {
+		n    string
+		v    int
+		mult int
+	}{{"M", s.M, 1}, {"K", s.K, 8}, {"I", s.I, 8}} {
+		switch {
+		case d.v <= 0:
+			bad = append(bad, fmt.Sprintf("%s=%d: must be a positive integer", d.n, d.v))
+		case d.v%d.mult != 0:
+			bad = append(bad, fmt.Sprintf("%s=%d: must be a multiple of 8 (16-byte TMA row pitch)", d.n, d.v))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("tiling: shape %s: %s", s, strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// ParseShape parses "M,K,I" (e.g. "16384,768,4608") or the keyed form
+// "M=16384,K=768,I=4608" (keys in any order, case-insensitive, N an alias
+// of I) and validates the result.
+func ParseShape(str string) (Shape, error) {
+	toks := strings.Split(str, ",")
+	if len(toks) != 3 {
+		return Shape{}, fmt.Errorf("tiling: parse shape %q: want three sizes \"M,K,I\" or \"M=..,K=..,I=..\"", str)
+	}
+	var v [3]int
+	var seen [3]bool
+	keyed := strings.Contains(str, "=")
+	for i, tok := range toks {
+		t := strings.TrimSpace(tok)
+		idx := i
+		if keyed {
+			k, val, ok := strings.Cut(t, "=")
+			if !ok {
+				return Shape{}, fmt.Errorf("tiling: parse shape %q: token %q: want KEY=VALUE (do not mix positional and keyed sizes)", str, tok)
+			}
+			idx = slices.Index([]string{"M", "K", "I"}, strings.ToUpper(strings.TrimSpace(k)))
+			if strings.EqualFold(strings.TrimSpace(k), "N") {
+				idx = 2
+			}
+			if idx < 0 {
+				return Shape{}, fmt.Errorf("tiling: parse shape %q: token %q: key must be M, K or I (N for gemm)", str, tok)
+			}
+			if seen[idx] {
+				return Shape{}, fmt.Errorf("tiling: parse shape %q: token %q: size given twice", str, tok)
+			}
+			t = strings.TrimSpace(val)
+		}
+		n, err := parseDim(t)
+		if err != nil {
+			return Shape{}, fmt.Errorf("tiling: parse shape %q: token %q: %w", str, tok, err)
+		}
+		if idx > 0 && n%8 != 0 {
+			return Shape{}, fmt.Errorf("tiling: parse shape %q: token %q: %s must be a multiple of 8 (16-byte TMA row pitch)", str, tok, []string{"M", "K", "I"}[idx])
+		}
+		v[idx], seen[idx] = n, true
+	}
+	return Shape{M: v[0], K: v[1], I: v[2]}, nil
+}
+
+// b200HalfSMs is half the SM count of a B200 (148 SMs): a 2-CTA tile
+// occupies a CTA pair, so this many 256x256 tiles fill the machine once.
+const b200HalfSMs = 74
+
+// Heuristic returns a sound default config for kernel k on arch a and type
+// d at shape s, with no tuning. The result validates.
+//
+// sm_90a: pingpong 128x128x64, the deepest operand ring that fits, cluster
+// 1x1, raster m, group 8, epilogue 64x64x2. PingPong overlaps one
+// consumer's epilogue (which for bwd_dswiglu reads two de tiles and writes
+// two grad_de tiles, so it is long) with the other's mainloop; 128x128
+// keeps the accumulator at 128 registers per thread.
+//
+// sm_100a: 2cta 256x256 on a 2x1 cluster when M >= 4096 and there are at
+// least 74 such tiles (half a B200's SMs, one per CTA pair): each CTA then
+// loads only half of B, halving B's shared-memory and L2 traffic per FLOP.
+// Smaller problems take 1cta 128x256, which has twice as many tiles to
+// spread over the SMs. Static scheduler: CLC is not yet measured.
+func Heuristic(k Kernel, a Arch, d DType, s Shape) (Config, error) {
+	if err := s.Validate(); err != nil {
+		return Config{}, fmt.Errorf("tiling: heuristic: %w", err)
+	}
+	c := Config{Kernel: k, Arch: a, DType: d, TileK: 64, ClusterM: 1, ClusterN: 1}
+	switch a {
+	case ArchSM90a:
+		c.Schedule, c.TileM, c.TileN = PingPong, 128, 128
+	case ArchSM100a:
+		tiles := ceilDiv(s.M, 256) * ceilDiv(s.I, 256)
+		if s.M >= 4096 && tiles >= b200HalfSMs {
+			c.Schedule, c.TileM, c.TileN, c.ClusterM = TwoCTA, 256, 256, 2
+		} else {
+			c.Schedule, c.TileM, c.TileN = OneCTA, 128, 256
+		}
+	}
+	c = c.WithDefaults()
+	c.Stages = c.MaxStages()
+	if err := c.Validate(); err != nil {
+		return Config{}, fmt.Errorf("tiling: heuristic for %s %s %s: %w", k, a, d, err)
+	}
+	return c, nil
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }

@@ -1,0 +1,146 @@
+package tiling
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseShape(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in      string
+		want    Shape
+		wantErr string
+	}{
+		{in: "16384,768,4608", want: Shape{M: 16384, K: 768, I: 4608}},
+		{in: "M=16384,K=768,I=4608", want: Shape{M: 16384, K: 768, I: 4608}},
+		{in: " i=4608, m=1 ,K=8", want: Shape{M: 1, K: 8, I: 4608}},
+		{in: "M=7,N=16,K=8", want: Shape{M: 7, K: 8, I: 16}},
+		{in: "16384,768", wantErr: "want three sizes"},
+		{in: "16384,768,4608,1", wantErr: "want three sizes"},
+		{in: "0,768,4608", wantErr: `token "0": must be a positive integer`},
+		{in: "-1,768,4608", wantErr: `token "-1": must be a positive integer`},
+		{in: "16384,770,4608", wantErr: `token "770": K must be a multiple of 8`},
+		{in: "M=16384,K=768,I=4612", wantErr: `token "I=4612": I must be a multiple of 8`},
+		{in: "M=1,K=8,X=8", wantErr: `token "X=8": key must be M, K or I`},
+		{in: "M=1,K=8,K=8", wantErr: `token "K=8": size given twice`},
+		{in: "M=1,8,I=8", wantErr: `token "8": want KEY=VALUE`},
+		{in: "1,8,99999999999", wantErr: "must be a positive integer <="},
+		{in: "1,8,8e3", wantErr: `token "8e3"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			t.Parallel()
+			got, err := ParseShape(tt.in)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("ParseShape(%q) error = %v, want it to contain %q", tt.in, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("ParseShape(%q): %v", tt.in, err)
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("ParseShape(%q) (-want +got):\n%s", tt.in, d)
+			}
+			if back, err := ParseShape(got.String()); err != nil || back != got {
+				t.Errorf("ParseShape(%q.String()) = %v, %v", got, back, err)
+			}
+		})
+	}
+}
+
+func FuzzParseShape(f *testing.F) {
+	for _, s := range []string{"16384,768,4608", "M=16384,K=768,I=4608", "1,8,8", "M=1,N=8,K=8", "0,0,0", "a,b,c", "M=,K=,I=", ",,", "M=1,M=1,M=1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sh, err := ParseShape(s)
+		if err != nil {
+			return
+		}
+		if err := sh.Validate(); err != nil {
+			t.Errorf("ParseShape(%q) = %v, which does not validate: %v", s, sh, err)
+		}
+		if back, err := ParseShape(sh.String()); err != nil || back != sh {
+			t.Errorf("round trip of %v: %v, %v", sh, back, err)
+		}
+	})
+}
+
+func TestHeuristic(t *testing.T) {
+	t.Parallel()
+	var shapes []Shape
+	for _, m := range []int{1, 7, 128, 1000, 4096, 16384, 65536} {
+		for _, k := range []int{8, 64, 768, 4096} {
+			for _, i := range []int{8, 256, 4608, 14336} {
+				shapes = append(shapes, Shape{M: m, K: k, I: i})
+			}
+		}
+	}
+	for _, kind := range Kernels() {
+		for _, a := range Arches() {
+			for _, d := range DTypes() {
+				for _, s := range shapes {
+					c, err := Heuristic(kind, a, d, s)
+					if err != nil {
+						t.Fatalf("Heuristic(%s, %s, %s, %v): %v", kind, a, d, s, err)
+					}
+					if err := c.Validate(); err != nil {
+						t.Fatalf("Heuristic(%s, %s, %s, %v) = %s, invalid: %v", kind, a, d, s, c.Name(), err)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestHeuristicPicks(t *testing.T) {
+	t.Parallel()
+	s1 := Shape{M: 16384, K: 768, I: 4608}
+	tests := []struct {
+		a    Arch
+		s    Shape
+		want string
+	}{
+		{ArchSM90a, s1, "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong"},
+		{ArchSM100a, s1, "bwd_dswiglu_sm100a_bf16_m256n256k64_s5_c2x1_2cta"},
+		{ArchSM100a, Shape{M: 1024, K: 768, I: 4608}, "bwd_dswiglu_sm100a_bf16_m128n256k64_s3_c1x1_1cta"},
+		{ArchSM100a, Shape{M: 4096, K: 768, I: 1024}, "bwd_dswiglu_sm100a_bf16_m128n256k64_s3_c1x1_1cta"},
+	}
+	for _, tt := range tests {
+		c, err := Heuristic(KernelBwdDSwiGLU, tt.a, BF16, tt.s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Name(); got != tt.want {
+			t.Errorf("Heuristic(%s, %v) = %s, want %s", tt.a, tt.s, got, tt.want)
+		}
+	}
+}
+
+func TestHeuristicErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		k       Kernel
+		a       Arch
+		d       DType
+		s       Shape
+		wantErr string
+	}{
+		{KernelBwdDSwiGLU, ArchSM90a, BF16, Shape{M: 0, K: 8, I: 8}, "M=0: must be a positive integer"},
+		{KernelBwdDSwiGLU, ArchSM90a, BF16, Shape{M: 1, K: 12, I: 8}, "K=12: must be a multiple of 8"},
+		{KernelBwdDSwiGLU, "sm_80", BF16, Shape{M: 1, K: 8, I: 8}, "arch=sm_80"},
+		{"conv", ArchSM90a, BF16, Shape{M: 1, K: 8, I: 8}, "kernel=conv"},
+		{KernelBwdDSwiGLU, ArchSM90a, "fp8", Shape{M: 1, K: 8, I: 8}, "dtype=fp8"},
+	}
+	for _, tt := range tests {
+		_, err := Heuristic(tt.k, tt.a, tt.d, tt.s)
+		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+			t.Errorf("Heuristic(%s, %s, %s, %v) error = %v, want it to contain %q", tt.k, tt.a, tt.d, tt.s, err, tt.wantErr)
+		}
+	}
+}

@@ -1,0 +1,156 @@
+package tiling
+
+import (
+	"slices"
+	"strings"
+)
+
+// spaceStages are the operand-ring depths the sm_90a Space tries.
+var spaceStages = []int{3, 4, 5, 6}
+
+// Space returns the tuning space of kernel k on arch a for type d: valid
+// configs only, with default majors and epilogue, sorted by Name. It is
+// kept to tens of configs so a sweep stays cheap. Unknown kernel, arch or
+// dtype gives nil.
+//
+// sm_90a: pingpong TileM 64/128 and cooperative TileM 128/256, TileN
+// 64..256 in steps of 64 where the accumulator fits the register budget,
+// TileK 64, clusters 1x1, 2x1, 1x2, and for each tile the two deepest
+// operand rings of {3,4,5,6} that fit (deeper rings beyond what fits buy
+// nothing; one fewer leaves room to compare).
+//
+// sm_100a: 1cta 128 x {64,128,256} with clusters 1x1, 2x1, 1x2; 2cta 256 x
+// {128,256} on the 2x1 pair; the operand ring as deep as shared memory
+// allows (TMEM double-buffering already hides the epilogue, so depth is
+// the only lever); static and CLC schedulers.
+func Space(k Kernel, a Arch, d DType) []Config {
+	if !slices.Contains(Kernels(), k) || !slices.Contains(DTypes(), d) {
+		return nil
+	}
+	base := Config{Kernel: k, Arch: a, DType: d, TileK: 64}
+	var out []Config
+	add := func(c Config) {
+		c = c.WithDefaults()
+		if c.Validate() == nil {
+			out = append(out, c)
+		}
+	}
+	switch a {
+	case ArchSM90a:
+		tiles := []struct {
+			s Schedule
+			m int
+		}{{PingPong, 64}, {PingPong, 128}, {Cooperative, 128}, {Cooperative, 256}}
+		for _, t := range tiles {
+			for _, n := range []int{64, 128, 192, 256} {
+				for _, cl := range [][2]int{{1, 1}, {2, 1}, {1, 2}} {
+					c := base
+					c.Schedule, c.TileM, c.TileN = t.s, t.m, n
+					c.ClusterM, c.ClusterN = cl[0], cl[1]
+					c = c.WithDefaults()
+					if c.AccRegsPerThread() > 128 {
+						continue
+					}
+					fit := 0
+					for _, s := range spaceStages {
+						c.Stages = s
+						if c.Validate() == nil {
+							fit = s
+						}
+					}
+					for _, s := range []int{fit, fit - 1} {
+						if slices.Contains(spaceStages, s) {
+							c.Stages = s
+							add(c)
+						}
+					}
+				}
+			}
+		}
+	case ArchSM100a:
+		var cands []Config
+		for _, n := range []int{64, 128, 256} {
+			for _, cl := range [][2]int{{1, 1}, {2, 1}, {1, 2}} {
+				c := base
+				c.Schedule, c.TileM, c.TileN = OneCTA, 128, n
+				c.ClusterM, c.ClusterN = cl[0], cl[1]
+				cands = append(cands, c)
+			}
+		}
+		for _, n := range []int{128, 256} {
+			c := base
+			c.Schedule, c.TileM, c.TileN = TwoCTA, 256, n
+			c.ClusterM, c.ClusterN = 2, 1
+			cands = append(cands, c)
+		}
+		for _, c := range cands {
+			for _, sch := range Schedulers() {
+				c.Scheduler = sch
+				c = c.WithDefaults()
+				c.Stages = c.MaxStages()
+				add(c)
+			}
+		}
+	default:
+		return nil
+	}
+	sortByName(out)
+	return out
+}
+
+func sortByName(cs []Config) {
+	slices.SortFunc(cs, func(a, b Config) int { return strings.Compare(a.Name(), b.Name()) })
+}
+
+// Catalog returns the configs that CI compiles: a small representative
+// subset per arch (both schedules, clusters 1x1 / 2x1 / 1x2, both B
+// majors, StoreOut once, CLC once) for bwd_dswiglu in bf16, a smaller one
+// in fp16 (the type only changes conversions), and two sm_90a gemm
+// configs. Each compile takes seconds, so keep it small. Sorted by Name.
+func Catalog() []Config {
+	type entry struct {
+		k         Kernel
+		a         Arch
+		s         Schedule
+		m, n      int
+		cm, cn    int
+		majorB    Major
+		storeOut  bool
+		scheduler Scheduler
+		fp16      bool // also in fp16
+	}
+	entries := []entry{
+		// sm_90a: the heuristic pick first.
+		{k: KernelBwdDSwiGLU, a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, fp16: true},
+		{k: KernelBwdDSwiGLU, a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 2, cn: 1, majorB: MNMajor, fp16: true},
+		{k: KernelBwdDSwiGLU, a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, storeOut: true},
+		{k: KernelBwdDSwiGLU, a: ArchSM90a, s: Cooperative, m: 128, n: 256, cm: 1, cn: 1, fp16: true},
+		{k: KernelBwdDSwiGLU, a: ArchSM90a, s: Cooperative, m: 256, n: 128, cm: 1, cn: 2},
+		{k: KernelGEMM, a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1},
+		{k: KernelGEMM, a: ArchSM90a, s: Cooperative, m: 256, n: 128, cm: 2, cn: 1, majorB: MNMajor},
+		// sm_100a.
+		{k: KernelBwdDSwiGLU, a: ArchSM100a, s: OneCTA, m: 128, n: 256, cm: 1, cn: 1, fp16: true},
+		{k: KernelBwdDSwiGLU, a: ArchSM100a, s: OneCTA, m: 128, n: 128, cm: 1, cn: 2, scheduler: CLCScheduler},
+		{k: KernelBwdDSwiGLU, a: ArchSM100a, s: OneCTA, m: 128, n: 128, cm: 2, cn: 1, storeOut: true},
+		{k: KernelBwdDSwiGLU, a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1, fp16: true},
+		{k: KernelBwdDSwiGLU, a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1, majorB: MNMajor, scheduler: CLCScheduler, fp16: true},
+	}
+	var out []Config
+	for _, e := range entries {
+		dts := []DType{BF16}
+		if e.fp16 {
+			dts = append(dts, FP16)
+		}
+		for _, d := range dts {
+			c := Config{
+				Kernel: e.k, Arch: e.a, DType: d, Schedule: e.s,
+				TileM: e.m, TileN: e.n, TileK: 64, ClusterM: e.cm, ClusterN: e.cn,
+				MajorB: e.majorB, StoreOut: e.storeOut, Scheduler: e.scheduler,
+			}.WithDefaults()
+			c.Stages = c.MaxStages()
+			out = append(out, c)
+		}
+	}
+	sortByName(out)
+	return out
+}

@@ -1,0 +1,240 @@
+package tiling
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Problem is one violated rule: the offending field (snake_case, as in
+// flags and names), its value, and the rule it breaks.
+type Problem struct {
+	Field string
+	Value string
+	Rule  string
+}
+
+// String formats the problem as "field=value: rule".
+func (p Problem) String() string {
+	v := p.Value
+	if v == "" {
+		v = `""`
+	}
+	return p.Field + "=" + v + ": " + p.Rule
+}
+
+// ValidationError lists every rule a Config breaks.
+type ValidationError struct {
+	Problems []Problem
+}
+
+// Error joins the problems, one per line.
+func (e *ValidationError) Error() string {
+	s := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		s[i] = p.String()
+	}
+	return strings.Join(s, "\n")
+}
+
+// Fields returns the offending field of each problem, in order.
+func (e *ValidationError) Fields() []string {
+	f := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		f[i] = p.Field
+	}
+	return f
+}
+
+type checker struct{ probs []Problem }
+
+func (ch *checker) add(field string, value any, format string, args ...any) {
+	ch.probs = append(ch.probs, Problem{Field: field, Value: fmt.Sprint(value), Rule: fmt.Sprintf(format, args...)})
+}
+
+// Validate checks c against the hardware limits and swigen's kernel design
+// and returns nil or a *ValidationError listing every violated rule. Rules
+// that depend on a field that is itself invalid (e.g. tile rules when the
+// arch is unknown) are skipped rather than reported twice.
+func (c Config) Validate() error {
+	var ch checker
+
+	kernelOK := slices.Contains(Kernels(), c.Kernel)
+	if !kernelOK {
+		ch.add("kernel", c.Kernel, "must be one of %s", join(Kernels()))
+	}
+	lim, archErr := LimitsFor(c.Arch)
+	archOK := archErr == nil
+	if !archOK {
+		ch.add("arch", c.Arch, "must be one of %s", join(Arches()))
+	}
+	dtypeOK := slices.Contains(DTypes(), c.DType)
+	if !dtypeOK {
+		ch.add("dtype", c.DType, "must be one of %s", join(DTypes()))
+	}
+	schedOK := false
+	switch {
+	case !slices.Contains(Schedules(), c.Schedule):
+		ch.add("schedule", c.Schedule, "must be one of %s", join(Schedules()))
+	case archOK && !slices.Contains(SchedulesFor(c.Arch), c.Schedule):
+		ch.add("schedule", c.Schedule, "not available on %s (want one of %s)", c.Arch, join(SchedulesFor(c.Arch)))
+	default:
+		schedOK = archOK
+	}
+	switch {
+	case !slices.Contains(Schedulers(), c.Scheduler):
+		ch.add("scheduler", c.Scheduler, "must be one of %s", join(Schedulers()))
+	case c.Scheduler == CLCScheduler && archOK && c.Arch != ArchSM100a:
+		ch.add("scheduler", c.Scheduler, "cluster launch control exists on sm_100a only")
+	}
+	if !slices.Contains(Rasters(), c.Raster) {
+		ch.add("raster", c.Raster, "must be one of %s", join(Rasters()))
+	}
+	if !slices.Contains(SwizzleGroups(), c.SwizzleGroup) {
+		ch.add("swizzle_group", c.SwizzleGroup, "must be one of %s", joinInts(SwizzleGroups()))
+	}
+	switch {
+	case !slices.Contains(Majors(), c.MajorA):
+		ch.add("major_a", c.MajorA, "must be one of %s", join(Majors()))
+	case kernelOK && c.Kernel != KernelGEMM && c.MajorA != KMajor:
+		ch.add("major_a", c.MajorA, "must be k for %s (the activation operand is [M,K] row-major)", c.Kernel)
+	}
+	if !slices.Contains(Majors(), c.MajorB) {
+		ch.add("major_b", c.MajorB, "must be one of %s", join(Majors()))
+	}
+	if c.StoreOut && kernelOK && c.Kernel != KernelBwdDSwiGLU {
+		ch.add("store_out", c.StoreOut, "only bwd_dswiglu can store the recomputed out")
+	}
+
+	// 128-byte swizzle atom along K: TileK*2 bytes must be a multiple of 128.
+	sizesOK := true
+	// The upper bound keeps the byte arithmetic far from overflow; at 512 no
+	// two stages of even the smallest tile fit in shared memory anyway.
+	if c.TileK <= 0 || c.TileK*2%128 != 0 || c.TileK > 256 {
+		sizesOK = false
+		ch.add("tile_k", c.TileK, "must be a multiple of 64 in [64,256] (128-byte swizzle atom along K for 16-bit types)")
+	}
+	if c.Stages < minStages || c.Stages > maxStages {
+		sizesOK = false
+		ch.add("stages", c.Stages, "must be in [%d,%d]", minStages, maxStages)
+	}
+	if c.EpiStages < minEpiStages || c.EpiStages > maxEpiStages {
+		sizesOK = false
+		ch.add("epi_stages", c.EpiStages, "must be in [%d,%d]", minEpiStages, maxEpiStages)
+	}
+	clusterOK := true
+	for _, d := range []struct {
+		f string
+		v int
+	}{{"cluster_m", c.ClusterM}, {"cluster_n", c.ClusterN}} {
+		if d.v != 1 && d.v != 2 {
+			ch.add(d.f, d.v, "must be 1 or 2")
+			clusterOK = false
+		}
+	}
+	if clusterOK && c.ClusterM*c.ClusterN > 2 {
+		ch.add("cluster", strconv.Itoa(c.ClusterM)+"x"+strconv.Itoa(c.ClusterN),
+			"at most 2 CTAs per cluster (one operand is multicast to a CTA pair)")
+	}
+
+	shapeOK := true
+	if archOK && schedOK && dtypeOK {
+		shapeOK = c.validateShape(&ch, lim)
+	}
+
+	// The shared-memory total means something only once every size in it
+	// is legal; otherwise it would repeat those problems in another form.
+	if archOK && kernelOK && dtypeOK && schedOK && shapeOK && sizesOK {
+		if s := c.Smem(); s.Total > lim.SmemPerBlock {
+			ch.add("smem_bytes", s.Total, "%d bytes of shared memory (operands %d + epilogue %d + barriers %d + alignment %d) exceed the %d-byte per-block limit of %s",
+				s.Total, s.Operands, s.Epilogue, s.Barriers, s.Align, lim.SmemPerBlock, c.Arch)
+		}
+	}
+
+	if len(ch.probs) == 0 {
+		return nil
+	}
+	return &ValidationError{Problems: ch.probs}
+}
+
+// validateShape checks the tile and epilogue shapes of a config whose
+// arch, schedule and dtype are valid. It reports whether the shapes are
+// sane enough for the shared-memory model to mean anything.
+func (c Config) validateShape(ch *checker, lim Limits) bool {
+	n0 := len(ch.probs)
+	mma, _ := lim.MMAFor(c.DType, c.CTAsPerTile())
+	rows := c.RowsPerConsumer()
+	switch c.Arch {
+	case ArchSM90a:
+		switch c.Schedule {
+		case Cooperative:
+			if c.TileM != 128 && c.TileM != 256 {
+				ch.add("tile_m", c.TileM, "must be 128 or 256 for cooperative (each consumer warpgroup takes TileM/2 rows, a multiple of the wgmma M=64)")
+			}
+		case PingPong:
+			if c.TileM != 64 && c.TileM != 128 {
+				ch.add("tile_m", c.TileM, "must be 64 or 128 for pingpong (each consumer warpgroup takes a whole tile, a multiple of the wgmma M=64)")
+			}
+		}
+		if !mma.LegalN(c.TileN) {
+			ch.add("tile_n", c.TileN, "must be a multiple of %d in [%d,%d] (wgmma N)", mma.NStep, mma.NMin, mma.NMax)
+		}
+		if c.EpiM != 64 {
+			ch.add("epi_m", c.EpiM, "must be 64 on sm_90a (one wgmma M of rows)")
+		}
+		if c.EpiN != 64 {
+			ch.add("epi_n", c.EpiN, "must be 64 on sm_90a (one 128-byte swizzle atom wide)")
+		}
+		if len(ch.probs) == n0 {
+			if acc := c.AccRegsPerThread(); acc > lim.MaxAccRegs {
+				ch.add("tile_n", c.TileN, "needs %d fp32 accumulator registers per thread (%d rows per consumer warpgroup x %d / 128), over the %d-register budget; use tile_n <= %d",
+					acc, rows, c.TileN, lim.MaxAccRegs, lim.MaxAccRegs*128/rows)
+			}
+		}
+	case ArchSM100a:
+		switch c.Schedule {
+		case OneCTA:
+			if !mma.LegalM(c.TileM) {
+				ch.add("tile_m", c.TileM, "must be one of %s for 1cta (tcgen05 cta_group::1 M)", joinInts(mma.M))
+			}
+		case TwoCTA:
+			if c.TileM != 256 {
+				ch.add("tile_m", c.TileM, "must be 256 for 2cta (tcgen05 cta_group::2 M=256 over a CTA pair)")
+			}
+			if c.ClusterM != 2 || c.ClusterN != 1 {
+				ch.add("cluster", strconv.Itoa(c.ClusterM)+"x"+strconv.Itoa(c.ClusterN), "must be 2x1 for 2cta (the CTA pair of cta_group::2)")
+			}
+		}
+		if !mma.LegalN(c.TileN) {
+			ch.add("tile_n", c.TileN, "must be a multiple of %d in [%d,%d] (tcgen05 N)", mma.NStep, mma.NMin, mma.NMax)
+		} else if cols := c.TMEMColumns(); cols > lim.TMEMColumns {
+			ch.add("tile_n", c.TileN, "needs %d TMEM columns (2 accumulator buffers), over the %d available", cols, lim.TMEMColumns)
+		}
+		if c.EpiM != rows && len(ch.probs) == n0 {
+			ch.add("epi_m", c.EpiM, "must be %d on sm_100a (the rows per CTA: one TMEM lane per row)", rows)
+		}
+		if c.EpiN != 32 && c.EpiN != 64 {
+			ch.add("epi_n", c.EpiN, "must be 32 or 64 on sm_100a")
+		}
+	}
+	if len(ch.probs) != n0 {
+		return false
+	}
+	if c.TileN%c.EpiN != 0 {
+		ch.add("tile_n", c.TileN, "must be a multiple of epi_n=%d (the epilogue streams whole sub-tiles)", c.EpiN)
+	}
+	if rows%c.EpiM != 0 {
+		ch.add("tile_m", c.TileM, "must give rows per consumer (%d) a multiple of epi_m=%d", rows, c.EpiM)
+	}
+	// An MN-major operand has its swizzle atom along M or N: the per-CTA
+	// tile extent in that dimension must fill whole 128-byte atoms.
+	atom := lim.SwizzleBytes / 2
+	if c.MajorA == MNMajor && c.TileMPerCTA()%atom != 0 {
+		ch.add("tile_m", c.TileM, "with major_a=mn the A tile rows per CTA (%d) must be a multiple of %d (128-byte swizzle atom along M)", c.TileMPerCTA(), atom)
+	}
+	if c.MajorB == MNMajor && c.TileNPerCTA()%atom != 0 {
+		ch.add("tile_n", c.TileN, "with major_b=mn the B tile columns per CTA (%d) must be a multiple of %d (128-byte swizzle atom along N)", c.TileNPerCTA(), atom)
+	}
+	return len(ch.probs) == n0
+}

@@ -1,0 +1,176 @@
+package tiling
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "update golden files")
+
+// good returns a valid config per arch to mutate.
+func good(a Arch) Config {
+	if a == ArchSM100a {
+		return cfg100(128, 256, 3, OneCTA)
+	}
+	return cfg90(128, 128, 4, PingPong)
+}
+
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	mut := func(a Arch, f func(*Config)) Config { c := good(a); f(&c); return c }
+	tests := []struct {
+		name string
+		c    Config
+		want []string // offending fields, in order; nil for valid
+	}{
+		{"sm90 ok", good(ArchSM90a), nil},
+		{"sm100 ok", good(ArchSM100a), nil},
+		{"sm90 gemm mn majors", mut(ArchSM90a, func(c *Config) { c.Kernel, c.MajorA, c.MajorB = KernelGEMM, MNMajor, MNMajor }), nil},
+		{"sm100 2cta ok", cfg100(256, 256, 5, TwoCTA), nil},
+		{"sm100 1cta 64", cfg100(64, 128, 4, OneCTA), nil},
+		{"sm100 epi 32", mut(ArchSM100a, func(c *Config) { c.EpiN = 32; c.Stages = 4 }), nil},
+		{"zero", Config{}, []string{"kernel", "arch", "dtype", "schedule", "scheduler", "raster", "swizzle_group", "major_a", "major_b", "tile_k", "stages", "epi_stages", "cluster_m", "cluster_n"}},
+		{"bad arch skips shape", mut(ArchSM90a, func(c *Config) { c.Arch = "sm_80"; c.TileN = 300 }), []string{"arch"}},
+		{"schedule wrong arch", mut(ArchSM90a, func(c *Config) { c.Schedule = OneCTA }), []string{"schedule"}},
+		{"clc on sm90", mut(ArchSM90a, func(c *Config) { c.Scheduler = CLCScheduler }), []string{"scheduler"}},
+		{"wgmma n", mut(ArchSM90a, func(c *Config) { c.TileN = 300 }), []string{"tile_n"}},
+		{"wgmma n not epi multiple", mut(ArchSM90a, func(c *Config) { c.Schedule, c.TileM, c.TileN, c.Stages = Cooperative, 128, 72, 3 }), []string{"tile_n"}},
+		{"pingpong acc regs", mut(ArchSM90a, func(c *Config) { c.TileN = 192; c.Stages = 3 }), []string{"tile_n"}},
+		{"coop 256 acc regs", mut(ArchSM90a, func(c *Config) { c.Schedule, c.TileM, c.TileN, c.Stages = Cooperative, 256, 256, 2 }), []string{"tile_n"}},
+		{"pingpong tile m", mut(ArchSM90a, func(c *Config) { c.TileM = 256 }), []string{"tile_m"}},
+		{"coop tile m", mut(ArchSM90a, func(c *Config) { c.Schedule = Cooperative; c.TileM = 64 }), []string{"tile_m"}},
+		{"sm90 epi", mut(ArchSM90a, func(c *Config) { c.EpiM, c.EpiN = 128, 32 }), []string{"epi_m", "epi_n"}},
+		{"tile k", mut(ArchSM90a, func(c *Config) { c.TileK = 32 }), []string{"tile_k"}},
+		{"stages", mut(ArchSM90a, func(c *Config) { c.Stages = 9 }), []string{"stages"}},
+		{"cluster", mut(ArchSM90a, func(c *Config) { c.ClusterM, c.ClusterN = 2, 2 }), []string{"cluster"}},
+		{"cluster 4", mut(ArchSM90a, func(c *Config) { c.ClusterM = 4 }), []string{"cluster_m"}},
+		{"swizzle group", mut(ArchSM90a, func(c *Config) { c.SwizzleGroup = 3 }), []string{"swizzle_group"}},
+		{"smem sm90", mut(ArchSM90a, func(c *Config) { c.Stages = 6 }), []string{"smem_bytes"}},
+		{"smem sm100", mut(ArchSM100a, func(c *Config) { c.Stages = 4 }), []string{"smem_bytes"}},
+		{"major a bwd", mut(ArchSM90a, func(c *Config) { c.MajorA = MNMajor }), []string{"major_a"}},
+		{"major b bad", mut(ArchSM90a, func(c *Config) { c.MajorB = "row" }), []string{"major_b"}},
+		{"store out gemm", mut(ArchSM90a, func(c *Config) { c.Kernel = KernelGEMM; c.StoreOut = true }), []string{"store_out"}},
+		{"2cta tile and cluster", mut(ArchSM100a, func(c *Config) { c.Schedule = TwoCTA }), []string{"tile_m", "cluster"}},
+		{"1cta tile m", mut(ArchSM100a, func(c *Config) { c.TileM = 256 }), []string{"tile_m"}},
+		{"tcgen05 n", mut(ArchSM100a, func(c *Config) { c.TileN = 200 }), []string{"tile_n"}},
+		{"sm100 epi", mut(ArchSM100a, func(c *Config) { c.EpiM, c.EpiN = 64, 128 }), []string{"epi_m", "epi_n"}},
+		{"sm100 2cta bmn", mut(ArchSM100a, func(c *Config) {
+			c.Schedule, c.TileM, c.TileN, c.ClusterM, c.Stages, c.MajorB = TwoCTA, 256, 96, 2, 4, MNMajor
+			c.EpiN = 32
+		}), []string{"tile_n"}},
+		{"epi stages", mut(ArchSM90a, func(c *Config) { c.EpiStages = 0 }), []string{"epi_stages"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := tt.c.Validate()
+			var got []string
+			if err != nil {
+				var ve *ValidationError
+				if !errors.As(err, &ve) {
+					t.Fatalf("Validate() = %T %v, want *ValidationError", err, err)
+				}
+				got = ve.Fields()
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("problem fields (-want +got):\n%s\nerror:\n%v", d, err)
+			}
+		})
+	}
+}
+
+// TestValidateGolden pins the full error text: users read these messages.
+func TestValidateGolden(t *testing.T) {
+	t.Parallel()
+	mut := func(a Arch, f func(*Config)) Config { c := good(a); f(&c); return c }
+	cases := map[string]Config{
+		"zero":           {},
+		"wgmma_n":        mut(ArchSM90a, func(c *Config) { c.TileN = 300 }),
+		"acc_regs":       mut(ArchSM90a, func(c *Config) { c.TileN = 256; c.Stages = 3 }),
+		"smem_sm90":      mut(ArchSM90a, func(c *Config) { c.Stages = 6; c.StoreOut = true }),
+		"smem_sm100":     mut(ArchSM100a, func(c *Config) { c.Stages = 5 }),
+		"wrong_schedule": mut(ArchSM90a, func(c *Config) { c.Schedule = TwoCTA; c.Scheduler = CLCScheduler }),
+		"many": mut(ArchSM90a, func(c *Config) {
+			c.TileK = 48
+			c.ClusterM, c.ClusterN = 2, 2
+			c.MajorA = MNMajor
+			c.EpiN = 128
+			c.SwizzleGroup = 0
+		}),
+		"2cta":      mut(ArchSM100a, func(c *Config) { c.Schedule, c.TileM, c.ClusterN = TwoCTA, 128, 2 }),
+		"sm100_epi": mut(ArchSM100a, func(c *Config) { c.EpiM, c.EpiN, c.TileN = 256, 48, 272 }),
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			err := c.Validate()
+			if err == nil {
+				t.Fatalf("Validate(%s) = nil, want an error", c.Name())
+			}
+			got := err.Error() + "\n"
+			path := filepath.Join("testdata", "errors", name+".txt")
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./tiling -run Golden -update)", err)
+			}
+			if d := cmp.Diff(string(want), got); d != "" {
+				t.Errorf("%s (-want +got):\n%s", path, d)
+			}
+		})
+	}
+}
+
+func TestProblemString(t *testing.T) {
+	t.Parallel()
+	e := &ValidationError{Problems: []Problem{
+		{Field: "tile_n", Value: "300", Rule: "must be a multiple of 8 in [8,256] (wgmma N)"},
+		{Field: "arch", Value: "", Rule: "must be one of sm_90a, sm_100a"},
+	}}
+	want := "tile_n=300: must be a multiple of 8 in [8,256] (wgmma N)\narch=\"\": must be one of sm_90a, sm_100a"
+	if d := cmp.Diff(want, e.Error()); d != "" {
+		t.Errorf("Error() (-want +got):\n%s", d)
+	}
+	if !strings.Contains(e.Error(), "\n") {
+		t.Error("one problem per line")
+	}
+}
+
+// FuzzValidate checks that Validate and the resource model never panic and
+// that an accepted config fits in shared memory and names round-trip.
+func FuzzValidate(f *testing.F) {
+	f.Add(true, false, 128, 128, 64, 4, 1, 1, 64, 64, 2)
+	f.Add(false, true, 256, 256, 64, 5, 2, 1, 128, 64, 2)
+	f.Add(false, false, 0, -8, 1<<40, 9, 0, 3, 0, 0, -1)
+	f.Fuzz(func(t *testing.T, sm90, coop bool, m, n, k, stages, cm, cn, em, en, es int) {
+		c := good(ArchSM100a)
+		if sm90 {
+			c = good(ArchSM90a)
+		}
+		if coop {
+			c.Schedule = map[Arch]Schedule{ArchSM90a: Cooperative, ArchSM100a: TwoCTA}[c.Arch]
+		}
+		c.TileM, c.TileN, c.TileK, c.Stages = m, n, k, stages
+		c.ClusterM, c.ClusterN, c.EpiM, c.EpiN, c.EpiStages = cm, cn, em, en, es
+		if c.Validate() != nil {
+			return
+		}
+		if c.SmemBytes() > smemPerBlock {
+			t.Errorf("%s validates but needs %d bytes", c.Name(), c.SmemBytes())
+		}
+		got, err := ParseName(c.Name())
+		if err != nil || got != c {
+			t.Errorf("ParseName(%s) = %+v, %v", c.Name(), got, err)
+		}
+	})
+}
