@@ -37,13 +37,13 @@ type View struct {
 	TileFunc            string
 
 	// Shared-memory layout (bytes, relative to the 1024-aligned base).
-	StageBytes, StageTxBytes, BOff       int
-	EpiOff, EpiConsumerBytes             int
-	EpiSlotBytes, EpiGateOff, EpiOutOff  int
-	EpiTxBytes                           int
+	StageBytes, StageTxBytes, BOff         int
+	EpiOff, EpiConsumerBytes               int
+	EpiSlotBytes, EpiGateOff, EpiOutOff    int
+	EpiTxBytes                             int
 	BarFull, BarEmpty, BarEFull, BarEEmpty int
-	SmemBytes                            int // dynamic smem to request, alignment slack included
-	EmptyArrivals                        int
+	SmemBytes                              int // dynamic smem to request, alignment slack included
+	EmptyArrivals                          int
 
 	TileStart, TileStep                    int
 	ConsumerRowStride, ConsumerASmemStride int
