@@ -83,7 +83,9 @@ func render(cfg tiling.Config) (*Artifact, error) {
 
 // bwdParams is the parameter layout of bwd_dswiglu kernels (both targets).
 func bwdParams(cfg tiling.Config) []Param {
-	tm := func(name, doc string) Param { return Param{Name: name, Kind: "tensormap", Size: 128, Align: 64, Doc: doc} }
+	tm := func(name, doc string) Param {
+		return Param{Name: name, Kind: "tensormap", Size: 128, Align: 64, Doc: doc}
+	}
 	p := []Param{
 		tm("tmap_a", "dy [M,K] bf16/fp16, box {64, tile_m}, 128B swizzle"),
 		tm("tmap_b", "W_down [I,K] (major_b=k, box {64, tile_n}) or [K,I] (major_b=mn, box {64, tile_k}), 128B swizzle"),

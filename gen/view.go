@@ -42,6 +42,8 @@ type View struct {
 	EpiSlotBytes, EpiGateOff, EpiOutOff    int
 	EpiTxBytes                             int
 	BarFull, BarEmpty, BarEFull, BarEEmpty int
+	BarOrder                               int // two mainloop-order barriers (ping-pong)
+	OrderWait                              int // 1: consumers take turns in the mainloop
 	SmemBytes                              int // dynamic smem to request, alignment slack included
 	EmptyArrivals                          int
 
@@ -145,6 +147,12 @@ func newSM90View(c tiling.Config) (*View, error) {
 	case tiling.PingPong:
 		v.TileStart, v.TileStep = 1, 2
 		v.EmptyArrivals = 4
+		// The consumers share one operand ring but wait on its barriers
+		// for different tiles; a consumer may only wait for the phase in
+		// flight, so consumer c starts tile j's mainloop after the other
+		// consumer finished tile j-1's (this also keeps their mainloops
+		// from competing for the tensor cores).
+		v.OrderWait = 1
 		v.ScheduleDoc = "consumer c owns the CTA's local tiles j with j%2 == c, so one consumer's epilogue overlaps the other's mainloop."
 	default:
 		return nil, fmt.Errorf("gen: %s: schedule %q: sm_90a supports cooperative or pingpong", c.Name(), c.Schedule)
@@ -238,7 +246,8 @@ func newSM90View(c tiling.Config) (*View, error) {
 	v.BarEmpty = v.BarFull + 8*c.Stages
 	v.BarEFull = v.BarFull + 16*c.Stages
 	v.BarEEmpty = v.BarEFull + 8*2*c.EpiStages
-	if v.EpiOff+2*v.EpiConsumerBytes != lay.BarrierOffset || v.BarEEmpty+8*2*c.EpiStages > lay.BarrierOffset+lay.Barriers {
+	v.BarOrder = v.BarEEmpty + 8*2*c.EpiStages
+	if v.EpiOff+2*v.EpiConsumerBytes != lay.BarrierOffset || v.BarOrder+16 > lay.BarrierOffset+lay.Barriers {
 		return nil, fmt.Errorf("gen: %s: epilogue/barrier layout disagrees with tiling.Smem", c.Name())
 	}
 	v.SmemBytes = lay.Total

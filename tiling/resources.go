@@ -140,7 +140,9 @@ func (c Config) EpiTensors() int {
 // BarrierCount is the number of mbarriers.
 //
 // sm_90a: full/empty per operand stage (2*Stages) + full/empty per
-// epilogue slot per consumer (2*2*EpiStages).
+// epilogue slot per consumer (2*2*EpiStages) + the two mainloop-order
+// barriers of the ping-pong schedule (reserved for every schedule, so the
+// layout does not depend on it).
 //
 // sm_100a: full/empty per operand stage (2*Stages) + full/empty per TMEM
 // accumulator buffer (2*2) + full/empty per epilogue slot (2*EpiStages) +
@@ -148,7 +150,7 @@ func (c Config) EpiTensors() int {
 func (c Config) BarrierCount() int {
 	switch c.Arch {
 	case ArchSM90a:
-		return 2*c.Stages + 2*2*c.EpiStages
+		return 2*c.Stages + 2*2*c.EpiStages + 2
 	case ArchSM100a:
 		n := 2*c.Stages + 2*2 + 2*c.EpiStages
 		if c.Scheduler == CLCScheduler {

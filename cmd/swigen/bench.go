@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/swigen/swigen/runtime/baseline"
+	"github.com/swigen/swigen/runtime/bench"
+	"github.com/swigen/swigen/runtime/check"
+	"github.com/swigen/swigen/tiling"
+)
+
+type benchOptions struct {
+	Select  configSelect
+	Shapes  []string
+	Reps    int
+	Warmup  time.Duration
+	NVCC    string
+	Device  int
+	JSONDir string
+	Command string
+}
+
+const benchLong = `Time kernels against the baseline, in the same run, on this GPU.
+
+bench bwd times bwd_dswiglu (the fused dout GEMM + dSwiGLU epilogue)
+against the seed's baseline: cuBLAS for dout = dy @ W_down^T, then one
+vectorized elementwise dSwiGLU kernel. It also measures the two ceilings
+(cuBLAS 8192^3 GEMM rate and device copy bandwidth) and reports, per
+segment, FLOPs, bytes, median time (p20-p80), TFLOP/s, GB/s and the share
+of the roofline floor max(FLOPs/GEMM rate, bytes/copy bandwidth). Inputs
+rotate over enough sets to keep L2 cold; each variant is warmed up by time
+and timed with CUDA events, at least 20 repetitions, interleaved.
+
+--json DIR writes one result file per (config, shape) in the format of
+ARCHITECTURE.md §5 (bench/results/).`
+
+func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra.Command {
+	o := &benchOptions{}
+	cmd := &cobra.Command{
+		Use:   "bench bwd",
+		Short: "Benchmark kernels against cuBLAS + elementwise, with the roofline floor",
+		Long:  benchLong,
+		Example: `  swigen bench bwd
+  swigen bench bwd --shape 16384,768,4608 --shape 8192,4096,14336 --json bench/results
+  swigen bench bwd --name bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong --reps 50`,
+		GroupID: groupGPU,
+		Args:    usageArgs(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && args[0] != "bwd" {
+				return usageError(fmt.Errorf("bench %q: only the bwd segment is implemented", args[0]))
+			}
+			o.Command = "swigen " + strings.Join(os.Args[1:], " ")
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return runBench(cmd.Context(), e, o)
+		},
+	}
+	f := cmd.Flags()
+	addSelectFlags(cmd, &o.Select)
+	f.StringArrayVar(&o.Shapes, "shape", []string{seedShape}, "shapes M,K,I (repeatable)")
+	f.IntVar(&o.Reps, "reps", 40, "timed repetitions per variant (at least 20)")
+	f.DurationVar(&o.Warmup, "warmup", 300*time.Millisecond, "warm-up time per variant")
+	f.StringVar(&o.NVCC, "nvcc", "", "nvcc to use (default: search)")
+	f.IntVar(&o.Device, "device", 0, "GPU ordinal")
+	f.StringVar(&o.JSONDir, "json", "", "write one JSON result per config and shape into this directory")
+	return cmd
+}
+
+// benchResult is the bench/results record (ARCHITECTURE.md §5).
+type benchResult struct {
+	Kernel     string       `json:"kernel"`
+	Arch       string       `json:"arch"`
+	DType      string       `json:"dtype"`
+	Shape      tiling.Shape `json:"shape"`
+	Config     string       `json:"config"`
+	GPU        string       `json:"gpu"`
+	Driver     int          `json:"driver"`
+	Revision   string       `json:"revision"`
+	Date       string       `json:"date"`
+	Command    string       `json:"command"`
+	US         float64      `json:"us"`
+	P20US      float64      `json:"p20_us"`
+	P80US      float64      `json:"p80_us"`
+	BaselineUS float64      `json:"baseline_us"`
+	GemmUS     float64      `json:"baseline_gemm_us"`
+	EwUS       float64      `json:"baseline_elementwise_us"`
+	FloorUS    float64      `json:"floor_us"`
+	Speedup    float64      `json:"speedup"`
+	PctFloor   float64      `json:"pct_of_floor"`
+	RelErr     float64      `json:"rel_err"`
+	GemmTFLOPs float64      `json:"ceiling_gemm_tflops"`
+	CopyGBs    float64      `json:"ceiling_copy_gbs"`
+	Reps       int          `json:"reps"`
+	Sets       int          `json:"rotated_sets"`
+}
+
+func revision() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		rev, dirty := "", false
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+		if rev != "" {
+			if len(rev) > 12 {
+				rev = rev[:12]
+			}
+			if dirty {
+				rev += "-dirty"
+			}
+			return rev
+		}
+	}
+	return "unknown"
+}
+
+func runBench(ctx context.Context, e *env, o *benchOptions) error {
+	shapes, err := parseShapes(o.Shapes)
+	if err != nil {
+		return err
+	}
+	s, err := openGPU(o.NVCC, o.Device)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	cfgs, err := o.Select.resolve(s.arch)
+	if err != nil {
+		return err
+	}
+	s.describe(e.stderr)
+	blas, err := baseline.OpenCuBLAS(s.ctx)
+	if err != nil {
+		return err
+	}
+	defer blas.Close()
+	ew, err := baseline.NewElementwise(s.ctx, s.tc)
+	if err != nil {
+		return err
+	}
+	defer ew.Close()
+	benv := &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: baseline.Bwd{BLAS: blas, EW: ew}}
+	opts := bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: uint64(time.Now().UnixNano())}
+	ceilings := map[tiling.DType]bench.Ceilings{}
+	cenv := &check.Env{Ctx: s.ctx, Dev: s.dev, TC: s.tc}
+	var summary []string
+	for _, cfg := range cfgs {
+		c, ok := ceilings[cfg.DType]
+		if !ok {
+			fmt.Fprintf(e.stderr, "measuring ceilings (%s)...\n", cfg.DType)
+			if c, err = bench.MeasureCeilings(benv, cfg.DType, opts); err != nil {
+				return err
+			}
+			ceilings[cfg.DType] = c
+			fmt.Fprintf(e.stdout, "ceilings %s: cuBLAS 8192^3 %.0f TFLOP/s, device copy %.0f GB/s\n", cfg.DType, c.GemmTFLOPs, c.CopyGBs)
+		}
+		cctx, cancel := compileCtx(ctx)
+		k, _, err := check.BuildAndLoad(cctx, cenv, cfg)
+		cancel()
+		if err != nil {
+			return err
+		}
+		for _, sh := range shapes {
+			rep, err := bench.BenchBwd(benv, k, sh, c, opts)
+			if err != nil {
+				k.Close()
+				return err
+			}
+			printBwdReport(e, rep)
+			summary = append(summary, fmt.Sprintf("%-60s %6d,%5d,%6d  %8.1f us  base %8.1f us  %5.2fx  floor %6.1f us (%3.0f%%)",
+				cfg.Name(), sh.M, sh.K, sh.I, rep.Rows[0].T.Median, rep.Rows[1].T.Median, rep.Speedup, rep.FloorUS, rep.Rows[0].PctFloor))
+			if o.JSONDir != "" {
+				if err := writeBenchJSON(o, s, cfg, rep); err != nil {
+					k.Close()
+					return err
+				}
+			}
+		}
+		k.Close()
+	}
+	fmt.Fprintln(e.stdout, "\nsummary (median; speedup = baseline / swigen):")
+	for _, l := range summary {
+		fmt.Fprintln(e.stdout, l)
+	}
+	return nil
+}
+
+func printBwdReport(e *env, r *bench.BwdReport) {
+	w := e.stdout
+	fmt.Fprintf(w, "\nbwd_dswiglu M=%d K=%d I=%d  config %s  (%d rotated input sets)\n", r.Shape.M, r.Shape.K, r.Shape.I, r.Config, r.Sets)
+	fmt.Fprintf(w, "floor %.1f us = max(FLOPs / %.0f TFLOP/s, bytes / %.0f GB/s)\n", r.FloorUS, r.Ceil.GemmTFLOPs, r.Ceil.CopyGBs)
+	fmt.Fprintf(w, "%-36s %9s %9s %10s %18s %9s %8s %7s\n", "segment", "GFLOP", "MB", "us", "p20-p80", "TFLOP/s", "GB/s", "%floor")
+	for _, row := range r.Rows {
+		fmt.Fprintf(w, "%-36s %9.1f %9.1f %10.1f %8.1f-%-9.1f %9.1f %8.0f %6.0f%%\n",
+			truncate(row.Name, 36), row.FLOPs/1e9, row.Bytes/1e6, row.T.Median, row.T.P20, row.T.P80, row.TFLOPs, row.GBs, row.PctFloor)
+	}
+	fmt.Fprintf(w, "speedup vs baseline %.2fx; fused vs baseline output rel err %.2e\n", r.Speedup, r.RelErr)
+	for _, x := range r.Warnings {
+		fmt.Fprintf(e.stderr, "warning: %s\n", x)
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
+
+func writeBenchJSON(o *benchOptions, s *gpuSession, cfg tiling.Config, r *bench.BwdReport) error {
+	now := time.Now().UTC()
+	res := benchResult{
+		Kernel: string(cfg.Kernel), Arch: string(cfg.Arch), DType: string(cfg.DType), Shape: r.Shape,
+		Config: cfg.Name(), GPU: s.name, Driver: s.driver, Revision: revision(), Date: now.Format(time.RFC3339),
+		Command: o.Command, US: r.Rows[0].T.Median, P20US: r.Rows[0].T.P20, P80US: r.Rows[0].T.P80,
+		BaselineUS: r.Rows[1].T.Median, GemmUS: r.Rows[2].T.Median, EwUS: r.Rows[3].T.Median,
+		FloorUS: r.FloorUS, Speedup: r.Speedup, PctFloor: r.Rows[0].PctFloor, RelErr: r.RelErr,
+		GemmTFLOPs: r.Ceil.GemmTFLOPs, CopyGBs: r.Ceil.CopyGBs, Reps: r.Rows[0].T.N, Sets: r.Sets,
+	}
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.JSONDir, 0o755); err != nil {
+		return err
+	}
+	name := fmt.Sprintf("%s/%s_%s_%dx%dx%d.json", o.JSONDir, now.Format("20060102T150405"), cfg.Name(), r.Shape.M, r.Shape.K, r.Shape.I)
+	return os.WriteFile(name, append(b, '\n'), 0o644)
+}

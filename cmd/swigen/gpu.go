@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/tiling"
+)
+
+// gpuSession is what the GPU commands share: the driver context of one
+// device and the toolchain that builds kernels for it.
+type gpuSession struct {
+	ctx     *cu.Context
+	dev     cu.Device
+	tc      *gen.Toolchain
+	name    string
+	driver  int
+	ccMajor int
+	ccMinor int
+	arch    tiling.Arch
+}
+
+func openGPU(nvcc string, ordinal int) (*gpuSession, error) {
+	if err := cu.Init(); err != nil {
+		return nil, fmt.Errorf("open GPU: %w (swigen verify/bench/tune need an NVIDIA driver and GPU)", err)
+	}
+	dev, err := cu.GetDevice(ordinal)
+	if err != nil {
+		return nil, err
+	}
+	s := &gpuSession{dev: dev}
+	if s.name, err = dev.Name(); err != nil {
+		return nil, err
+	}
+	if s.driver, err = cu.DriverVersion(); err != nil {
+		return nil, err
+	}
+	if s.ccMajor, s.ccMinor, err = dev.ComputeCapability(); err != nil {
+		return nil, err
+	}
+	switch s.ccMajor {
+	case 9:
+		s.arch = tiling.ArchSM90a
+	case 10:
+		s.arch = tiling.ArchSM100a
+	default:
+		return nil, fmt.Errorf("open GPU: %s has compute capability %d.%d: swigen kernels need 9.0 (sm_90a) or 10.0 (sm_100a)", s.name, s.ccMajor, s.ccMinor)
+	}
+	if s.tc, err = gen.FindToolchain(gen.FindOptions{NVCC: nvcc}); err != nil {
+		return nil, err
+	}
+	if s.ctx, err = cu.NewContext(dev); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *gpuSession) close() {
+	if s.ctx != nil {
+		s.ctx.Close()
+	}
+}
+
+func (s *gpuSession) describe(w io.Writer) {
+	fmt.Fprintf(w, "GPU: %s (sm_%d%d), driver %d, nvcc %s\n", s.name, s.ccMajor, s.ccMinor, s.driver, s.tc.Version)
+}
+
+// gpuConfigs resolves the config selection flags shared by verify and
+// bench: explicit procedural names, the catalog, the whole space, or the
+// heuristic for the shape.
+type configSelect struct {
+	Names   []string
+	Catalog bool
+	Space   bool
+	Kernel  string
+	DType   string
+	Shape   string
+}
+
+func (c *configSelect) resolve(arch tiling.Arch) ([]tiling.Config, error) {
+	k, err := tiling.ParseKernel(c.Kernel)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	d, err := tiling.ParseDType(c.DType)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	var cfgs []tiling.Config
+	for _, n := range c.Names {
+		cfg, err := tiling.ParseName(n)
+		if err != nil {
+			return nil, usageError(err)
+		}
+		cfgs = append(cfgs, cfg)
+	}
+	if c.Catalog {
+		for _, cfg := range tiling.Catalog() {
+			if cfg.Arch == arch && cfg.Kernel == k {
+				cfgs = append(cfgs, cfg)
+			}
+		}
+	}
+	if c.Space {
+		cfgs = append(cfgs, tiling.Space(k, arch, d)...)
+	}
+	if len(cfgs) == 0 {
+		s, err := tiling.ParseShape(c.Shape)
+		if err != nil {
+			return nil, usageError(err)
+		}
+		cfg, err := tiling.Heuristic(k, arch, d, s)
+		if err != nil {
+			return nil, err
+		}
+		cfgs = append(cfgs, cfg)
+	}
+	for _, cfg := range cfgs {
+		if cfg.Arch != arch {
+			return nil, usageError(fmt.Errorf("config %s targets %s but this GPU runs %s kernels", cfg.Name(), cfg.Arch, arch))
+		}
+	}
+	return cfgs, nil
+}
+
+func parseShapes(vals []string) ([]tiling.Shape, error) {
+	var out []tiling.Shape
+	for _, v := range vals {
+		for _, part := range strings.Split(v, ";") {
+			if strings.TrimSpace(part) == "" {
+				continue
+			}
+			s, err := tiling.ParseShape(part)
+			if err != nil {
+				return nil, usageError(err)
+			}
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// buildTimeout bounds one compile so a wedged compiler cannot stall a run.
+const buildTimeout = 5 * time.Minute
+
+func compileCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, buildTimeout)
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/tiling"
+)
+
+func TestList(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCLI(t, "list")
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, errOut)
+	}
+	for _, c := range tiling.Catalog() {
+		if !strings.Contains(out, c.Name()) {
+			t.Errorf("list lacks catalog config %s", c.Name())
+		}
+	}
+	if !strings.Contains(out, "NAME") || !strings.Contains(out, "SMEM") || !strings.Contains(out, "THREADS") {
+		t.Errorf("no table header:\n%s", out)
+	}
+	if strings.Contains(out, "Space (") {
+		t.Errorf("space printed without --space:\n%s", out)
+	}
+}
+
+func TestListJSON(t *testing.T) {
+	t.Parallel()
+	k, a, d := tiling.KernelBwdDSwiGLU, tiling.ArchSM90a, tiling.BF16
+	code, out, errOut := runCLI(t, "list", "--json", "--space", "--kernel", string(k), "--arch", string(a), "--dtype", string(d))
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, errOut)
+	}
+	var got listOutput
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("bad JSON: %v\n%s", err, out)
+	}
+	names := func(rs []listRow) []string {
+		var n []string
+		for _, r := range rs {
+			n = append(n, r.Name)
+			if r.Threads <= 0 || r.SmemBytes <= 0 || r.Config.Name() != r.Name {
+				t.Errorf("row %+v: bad threads, smem or config", r)
+			}
+		}
+		return n
+	}
+	var wantCat, wantSpace []string
+	for _, c := range filterConfigs(tiling.Catalog(), []tiling.Kernel{k}, []tiling.Arch{a}, []tiling.DType{d}) {
+		wantCat = append(wantCat, c.Name())
+	}
+	for _, c := range tiling.Space(k, a, d) {
+		wantSpace = append(wantSpace, c.Name())
+	}
+	if diff := cmp.Diff(wantCat, names(got.Catalog)); diff != "" {
+		t.Errorf("catalog (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantSpace, names(got.Space)); diff != "" {
+		t.Errorf("space (-want +got):\n%s", diff)
+	}
+}
+
+func TestListSpaceTable(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCLI(t, "list", "--space", "--arch", "sm_100a")
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, errOut)
+	}
+	if !strings.Contains(out, "Space (") {
+		t.Errorf("no space section:\n%s", out)
+	}
+	if strings.Contains(out, "_sm90a_") {
+		t.Errorf("--arch sm_100a lists sm_90a configs:\n%s", out)
+	}
+}

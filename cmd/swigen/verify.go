@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/swigen/swigen/runtime/check"
+	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/runtime/ref"
+	"github.com/swigen/swigen/tiling"
+)
+
+type verifyOptions struct {
+	Select  configSelect
+	Shapes  []string
+	Seed    uint64
+	Tol     float64
+	Timeout time.Duration
+	NVCC    string
+	Device  int
+	JSON    bool
+}
+
+const verifyLong = `Run kernels on this machine's GPU against the float64 reference.
+
+For each config and shape, verify draws fresh random normal inputs (gate
+values include exact ±20), poisons the outputs, launches the kernel and
+compares every output element with the CPU float64 reference (small
+shapes) or the naive GPU reference (large shapes, itself tested against
+the CPU one). It prints the max abs error and the relative Frobenius error
+of each output and fails (exit 1) when any output has a NaN, an unwritten
+(still poisoned) element, or a relative error above --tol.
+
+Without --shape, a built-in list of ragged shapes is used (M, I, K not
+multiples of the tile, the smallest legal K, a single row). Without
+--name/--catalog/--space, the heuristic config for the GPU's arch is used.`
+
+func newVerifyCmd(e *env, runF func(context.Context, *verifyOptions) error) *cobra.Command {
+	o := &verifyOptions{}
+	cmd := &cobra.Command{
+		Use:   "verify",
+		Short: "Check kernels on the GPU against the float64 reference",
+		Long:  verifyLong,
+		Example: `  swigen verify
+  swigen verify --catalog --shape 4096,768,4608
+  swigen verify --name bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong --seed 7`,
+		GroupID: groupGPU,
+		Args:    usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return runVerify(cmd.Context(), e, o)
+		},
+	}
+	f := cmd.Flags()
+	addSelectFlags(cmd, &o.Select)
+	f.StringArrayVar(&o.Shapes, "shape", nil, "shapes M,K,I to check (repeatable; ';'-separated); default: the built-in ragged list")
+	f.Uint64Var(&o.Seed, "seed", uint64(time.Now().UnixNano()), "random seed (default: fresh each run)")
+	f.Float64Var(&o.Tol, "tol", check.DefaultTol, "relative Frobenius error limit per output")
+	f.DurationVar(&o.Timeout, "timeout", 30*time.Second, "per-launch deadline (a hung kernel is reported, not waited on)")
+	f.StringVar(&o.NVCC, "nvcc", "", "nvcc to use (default: search)")
+	f.IntVar(&o.Device, "device", 0, "GPU ordinal")
+	f.BoolVar(&o.JSON, "json", false, "print results as JSON")
+	return cmd
+}
+
+func addSelectFlags(cmd *cobra.Command, s *configSelect) {
+	f := cmd.Flags()
+	f.StringSliceVar(&s.Names, "name", nil, "configs by procedural name (repeatable; see swigen list)")
+	f.BoolVar(&s.Catalog, "catalog", false, "every catalog config of the GPU's arch")
+	f.BoolVar(&s.Space, "space", false, "every config of the tuning space of the GPU's arch")
+	f.StringVar(&s.Kernel, "kernel", string(tiling.KernelBwdDSwiGLU), "kernel kind")
+	f.StringVar(&s.DType, "dtype", string(tiling.BF16), "operand type (for --space and the heuristic)")
+	f.StringVar(&s.Shape, "heuristic-shape", seedShape, "shape M,K,I the heuristic config is picked for")
+}
+
+type verifyJSON struct {
+	Config string             `json:"config"`
+	Shape  tiling.Shape       `json:"shape"`
+	Ref    string             `json:"ref"`
+	Pass   bool               `json:"pass"`
+	Error  string             `json:"error,omitempty"`
+	Out    []verifyJSONOutput `json:"outputs"`
+}
+
+type verifyJSONOutput struct {
+	Name     string  `json:"name"`
+	RelErr   float64 `json:"rel_err"`
+	MaxAbs   float64 `json:"max_abs"`
+	NaNs     int     `json:"nans"`
+	Poisoned int     `json:"poisoned"`
+}
+
+func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
+	shapes, err := parseShapes(o.Shapes)
+	if err != nil {
+		return err
+	}
+	if len(shapes) == 0 {
+		shapes = check.RaggedShapes()
+	}
+	s, err := openGPU(o.NVCC, o.Device)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	cfgs, err := o.Select.resolve(s.arch)
+	if err != nil {
+		return err
+	}
+	s.describe(e.stderr)
+	env := &check.Env{Ctx: s.ctx, Dev: s.dev, TC: s.tc}
+	gref, err := ref.NewGPURef(s.ctx, s.tc)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "note: naive GPU reference unavailable (%v); large shapes will fail\n", err)
+	} else {
+		env.GPURef = gref
+	}
+	failed := 0
+	var all []verifyJSON
+	for _, cfg := range cfgs {
+		cctx, cancel := compileCtx(ctx)
+		k, br, err := check.BuildAndLoad(cctx, env, cfg)
+		cancel()
+		if err != nil {
+			failed++
+			fmt.Fprintf(e.stdout, "FAIL %s: build/load: %v\n", cfg.Name(), err)
+			all = append(all, verifyJSON{Config: cfg.Name(), Error: err.Error()})
+			continue
+		}
+		if br != nil && len(br.Report.Functions) > 0 {
+			fr := br.Report.Functions[0]
+			fmt.Fprintf(e.stderr, "built %s: %d regs, %d B spill, %d B stack, %d B dynamic smem\n", cfg.Name(), fr.Registers, fr.SpillStores, fr.StackFrame, k.Man.DynamicSmemBytes)
+		}
+		res := check.VerifyBwd(env, k, shapes, check.Options{Tol: o.Tol, Timeout: o.Timeout, Seed: o.Seed})
+		k.Close()
+		for _, r := range res {
+			status := "ok  "
+			if !r.Pass {
+				status = "FAIL"
+				failed++
+			}
+			line := fmt.Sprintf("%s %s M=%d K=%d I=%d", status, cfg.Name(), r.Shape.M, r.Shape.K, r.Shape.I)
+			j := verifyJSON{Config: cfg.Name(), Shape: r.Shape, Ref: r.Ref, Pass: r.Pass}
+			if r.Err != nil {
+				line += fmt.Sprintf(": %v", r.Err)
+				j.Error = r.Err.Error()
+			} else {
+				line += " ref=" + r.Ref
+				for _, x := range r.Outputs {
+					line += fmt.Sprintf("  %s rel=%.2e max=%.2e", x.Name, x.Stats.RelFrobenius, x.Stats.MaxAbs)
+					if x.Stats.NaNs > 0 || x.Stats.Poisoned > 0 {
+						line += fmt.Sprintf(" nan=%d unwritten=%d", x.Stats.NaNs, x.Stats.Poisoned)
+					}
+					j.Out = append(j.Out, verifyJSONOutput{x.Name, x.Stats.RelFrobenius, x.Stats.MaxAbs, x.Stats.NaNs, x.Stats.Poisoned})
+				}
+			}
+			all = append(all, j)
+			if !o.JSON {
+				fmt.Fprintln(e.stdout, line)
+			}
+			var te *cu.TimeoutError
+			if errors.As(r.Err, &te) {
+				return fmt.Errorf("verify: %w", r.Err)
+			}
+		}
+	}
+	if o.JSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(all); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(e.stderr, "seed %d: %d configs x %d shapes, %d failed\n", o.Seed, len(cfgs), len(shapes), failed)
+	if failed > 0 {
+		return fmt.Errorf("verify: %d checks failed", failed)
+	}
+	return nil
+}

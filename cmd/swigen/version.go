@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at link time:
+//
+//	go build -ldflags "-X main.version=v0.1.0" ./cmd/swigen
+var version = "dev"
+
+// versionString is the one-line version, also used by --version.
+func versionString() string { return version }
+
+// buildInfo describes the binary: Go version, module and VCS stamp.
+func buildInfo() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "swigen %s\n", version)
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		b.WriteString("build info: unavailable (not built in module mode)\n")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "go:      %s\n", bi.GoVersion)
+	fmt.Fprintf(&b, "module:  %s %s\n", bi.Main.Path, bi.Main.Version)
+	var rev, when, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			when = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = " (modified)"
+			}
+		}
+	}
+	if rev != "" {
+		fmt.Fprintf(&b, "commit:  %s%s %s\n", rev, modified, when)
+	}
+	return b.String()
+}
+
+func newVersionCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the swigen version and build information",
+		Long: `Print the swigen version (set at link time with
+-ldflags "-X main.version=..."; "dev" otherwise), the Go version it was
+built with, and the module and VCS revision recorded in the binary.`,
+		Example: `  swigen version
+  swigen --version`,
+		GroupID: groupInfo,
+		Args:    usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, err := fmt.Fprint(e.stdout, buildInfo())
+			return err
+		},
+	}
+}

@@ -1,0 +1,317 @@
+package gen
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/swigen/swigen/tiling"
+)
+
+// IndexFile is the name of the index Emit writes next to the kernels.
+const IndexFile = "manifest.json"
+
+// EmitOptions controls Emit.
+type EmitOptions struct {
+	// Dir is the output directory; it is created when missing.
+	Dir string
+	// Toolchain compiles each kernel to a cubin. Nil writes sources and
+	// manifests only.
+	Toolchain *Toolchain
+	// Compile is passed to Toolchain.Compile; its Arch is set per config.
+	Compile CompileOptions
+	// Jobs bounds concurrent compiles; 0 means GOMAXPROCS.
+	Jobs int
+	// Progress, when set, receives one line per render and compile step.
+	Progress io.Writer
+}
+
+// FileStatus says what Emit did with one output file.
+type FileStatus string
+
+// The file statuses.
+const (
+	FileWritten   FileStatus = "written"
+	FileUnchanged FileStatus = "unchanged" // same bytes on disk; left alone so its mtime stays
+)
+
+// EmittedFile is one output file of Emit.
+type EmittedFile struct {
+	Path   string // Dir joined with the file name
+	Status FileStatus
+	Size   int
+}
+
+// EmittedKernel is one config's outcome.
+type EmittedKernel struct {
+	Artifact *Artifact
+	// Build is nil when no toolchain was given.
+	Build *BuildResult
+	// CompileTime is the wall time of the compile (or cache lookup).
+	CompileTime time.Duration
+}
+
+// EmitResult lists what Emit produced, kernels and files sorted by name.
+type EmitResult struct {
+	Dir     string
+	Kernels []EmittedKernel
+	Files   []EmittedFile
+}
+
+// Index is the content of manifest.json: every kernel of one emit, sorted
+// by name. It carries no timestamps so that re-emitting is byte-stable.
+type Index struct {
+	Toolchain string       `json:"toolchain,omitempty"`
+	Kernels   []IndexEntry `json:"kernels"`
+}
+
+// IndexEntry names the files of one kernel, relative to the index.
+type IndexEntry struct {
+	Name        string      `json:"name"`
+	Kernel      string      `json:"kernel"`
+	Arch        tiling.Arch `json:"arch"`
+	ConfigHash  string      `json:"config_hash"`
+	Source      string      `json:"source"`
+	Manifest    string      `json:"manifest"`
+	Cubin       string      `json:"cubin,omitempty"`
+	CubinSHA256 string      `json:"cubin_sha256,omitempty"`
+	Report      string      `json:"report,omitempty"`
+}
+
+// Emit renders every config, compiles each one when o.Toolchain is set, and
+// only when all of that succeeded writes, per kernel, <name>.cu, <name>.json
+// (the manifest) and, when compiled, <name>.<arch>.cubin and
+// <name>.report.json, plus the index manifest.json. Files whose bytes are
+// already on disk are left untouched; the others are written through a
+// temporary file and a rename. On any render or compile failure nothing is
+// written and the error joins one error per failing config.
+func Emit(ctx context.Context, cfgs []tiling.Config, o EmitOptions) (*EmitResult, error) {
+	if o.Dir == "" {
+		return nil, errors.New("emit: empty output directory")
+	}
+	cfgs, err := uniqueByName(cfgs)
+	if err != nil {
+		return nil, err
+	}
+	kernels := make([]EmittedKernel, len(cfgs))
+	var errs []error
+	for i, c := range cfgs {
+		progressf(o.Progress, nil, "render %s\n", c.Name())
+		a, err := Render(c)
+		if err != nil {
+			errs = append(errs, nameErr(c.Name(), err))
+			continue
+		}
+		kernels[i].Artifact = a
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if o.Toolchain != nil {
+		if err := compileAll(ctx, kernels, o); err != nil {
+			return nil, err
+		}
+	}
+	files, err := emitFiles(kernels, o.Toolchain)
+	if err != nil {
+		return nil, err
+	}
+	res := &EmitResult{Dir: o.Dir, Kernels: kernels}
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("emit: %w", err)
+	}
+	for _, f := range files {
+		path := filepath.Join(o.Dir, f.name)
+		st, err := writeIfChanged(path, f.data)
+		if err != nil {
+			return res, fmt.Errorf("emit: %w", err)
+		}
+		res.Files = append(res.Files, EmittedFile{Path: path, Status: st, Size: len(f.data)})
+	}
+	return res, nil
+}
+
+// uniqueByName sorts cfgs by name and drops exact duplicates; two different
+// configs with one name would overwrite each other's files, so that is an
+// error.
+func uniqueByName(cfgs []tiling.Config) ([]tiling.Config, error) {
+	type named struct {
+		name string
+		cfg  tiling.Config
+	}
+	ns := make([]named, len(cfgs))
+	for i, c := range cfgs {
+		ns[i] = named{c.Name(), c}
+	}
+	slices.SortStableFunc(ns, func(a, b named) int { return strings.Compare(a.name, b.name) })
+	out := make([]tiling.Config, 0, len(ns))
+	var errs []error
+	for i, n := range ns {
+		if i > 0 && ns[i-1].name == n.name {
+			if ns[i-1].cfg != n.cfg {
+				errs = append(errs, fmt.Errorf("emit %s: two different configs have this name", n.name))
+			}
+			continue
+		}
+		out = append(out, n.cfg)
+	}
+	return out, errors.Join(errs...)
+}
+
+// compileAll compiles every kernel in memory, at most o.Jobs at a time.
+// Results land by index, so the order of completion does not matter.
+func compileAll(ctx context.Context, kernels []EmittedKernel, o EmitOptions) error {
+	jobs := o.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	var (
+		mu   sync.Mutex // guards o.Progress
+		wg   sync.WaitGroup
+		sem  = make(chan struct{}, jobs)
+		errs = make([]error, len(kernels))
+	)
+	for i := range kernels {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			a := kernels[i].Artifact
+			if err := ctx.Err(); err != nil {
+				errs[i] = fmt.Errorf("emit %s: %w", a.Name, err)
+				return
+			}
+			progressf(o.Progress, &mu, "compile %s\n", a.Name)
+			co := o.Compile
+			co.Arch = string(a.Config.Arch)
+			start := time.Now()
+			b, err := o.Toolchain.Compile(ctx, a.Name, a.Source, co)
+			if err != nil {
+				errs[i] = nameErr(a.Name, err)
+				return
+			}
+			kernels[i].Build = b
+			kernels[i].CompileTime = time.Since(start)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+type outFile struct {
+	name string
+	data []byte
+}
+
+// emitFiles lays out every output file in memory, in a fixed order.
+func emitFiles(kernels []EmittedKernel, t *Toolchain) ([]outFile, error) {
+	var files []outFile
+	idx := Index{Kernels: []IndexEntry{}}
+	if t != nil {
+		idx.Toolchain = t.Version
+	}
+	for _, k := range kernels {
+		a := k.Artifact
+		man, err := marshalJSON(a.Manifest)
+		if err != nil {
+			return nil, fmt.Errorf("emit %s: manifest: %w", a.Name, err)
+		}
+		e := IndexEntry{
+			Name:       a.Name,
+			Kernel:     string(a.Config.Kernel),
+			Arch:       a.Config.Arch,
+			ConfigHash: a.Manifest.ConfigHash,
+			Source:     a.Name + ".cu",
+			Manifest:   a.Name + ".json",
+		}
+		files = append(files, outFile{e.Source, a.Source}, outFile{e.Manifest, man})
+		if b := k.Build; b != nil {
+			rep, err := marshalJSON(b.Report)
+			if err != nil {
+				return nil, fmt.Errorf("emit %s: build report: %w", a.Name, err)
+			}
+			sum := sha256.Sum256(b.Cubin)
+			e.Cubin = a.Name + "." + string(a.Config.Arch) + ".cubin"
+			e.CubinSHA256 = hex.EncodeToString(sum[:])
+			e.Report = a.Name + ".report.json"
+			files = append(files, outFile{e.Cubin, b.Cubin}, outFile{e.Report, rep})
+		}
+		idx.Kernels = append(idx.Kernels, e)
+	}
+	data, err := marshalJSON(idx)
+	if err != nil {
+		return nil, fmt.Errorf("emit: index: %w", err)
+	}
+	return append(files, outFile{IndexFile, data}), nil
+}
+
+// marshalJSON is the one JSON style of emitted files: two-space indent and a
+// trailing newline, so files diff and cat cleanly.
+func marshalJSON(v any) ([]byte, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// writeIfChanged writes data to path unless the file already holds exactly
+// those bytes. Unchanged files keep their mtime, so make-style consumers and
+// the Go build cache (go:embed) do not see a change.
+func writeIfChanged(path string, data []byte) (FileStatus, error) {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return FileUnchanged, nil
+	}
+	// The temp file sits in the target directory so the rename stays on one
+	// file system and is atomic: readers see the old or the new file, never
+	// a partial one.
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return "", err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr, os.Chmod(tmp, 0o644)); err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	return FileWritten, nil
+}
+
+// nameErr makes err name the failing config, without repeating the name
+// when render or compile already put it in the message.
+func nameErr(name string, err error) error {
+	if strings.Contains(err.Error(), name) {
+		return err
+	}
+	return fmt.Errorf("emit %s: %w", name, err)
+}
+
+func progressf(w io.Writer, mu *sync.Mutex, format string, args ...any) {
+	if w == nil {
+		return
+	}
+	if mu != nil {
+		mu.Lock()
+		defer mu.Unlock()
+	}
+	fmt.Fprintf(w, format, args...)
+}

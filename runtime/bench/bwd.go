@@ -1,0 +1,442 @@
+// Package bench times swigen kernels against their baselines in the same
+// run, with the machine's two ceilings (GEMM rate, copy bandwidth) measured
+// alongside, so every number comes with its roofline floor.
+package bench
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/swigen/swigen/runtime/baseline"
+	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/runtime/launch"
+	"github.com/swigen/swigen/runtime/num"
+	"github.com/swigen/swigen/tiling"
+)
+
+// Options tune a benchmark run.
+type Options struct {
+	Reps    int           // timed repetitions per variant (>= 20)
+	Warmup  time.Duration // warm-up by time before timing
+	Timeout time.Duration // per synchronisation
+	Seed    uint64
+}
+
+func (o *Options) defaults() {
+	if o.Reps < 20 {
+		o.Reps = 20
+	}
+	if o.Warmup == 0 {
+		o.Warmup = 300 * time.Millisecond
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 60 * time.Second
+	}
+}
+
+// Stats are the quantiles of one timed variant, in microseconds.
+type Stats struct {
+	Median, P20, P80 float64
+	N                int
+}
+
+func quantiles(us []float64) Stats {
+	s := append([]float64(nil), us...)
+	sort.Float64s(s)
+	q := func(p float64) float64 { return s[int(math.Round(p*float64(len(s)-1)))] }
+	return Stats{Median: q(0.5), P20: q(0.2), P80: q(0.8), N: len(s)}
+}
+
+// Ceilings are the machine's measured GEMM rate and copy bandwidth.
+type Ceilings struct {
+	GemmTFLOPs float64 // cuBLAS 8192^3 in the benchmark's dtype
+	CopyGBs    float64 // device-to-device copy, bytes read + written
+}
+
+// Row is one line of the ledger.
+type Row struct {
+	Name     string
+	FLOPs    float64
+	Bytes    float64
+	T        Stats
+	TFLOPs   float64
+	GBs      float64
+	PctFloor float64 // floor / time
+}
+
+// BwdReport is the result of BenchBwd.
+type BwdReport struct {
+	Shape    tiling.Shape
+	Config   string
+	Ceil     Ceilings
+	FloorUS  float64
+	Rows     []Row // swigen, baseline total, baseline GEMM, baseline elementwise
+	Speedup  float64
+	RelErr   float64 // swigen grad_de vs the baseline's, same inputs
+	Sets     int     // rotated input sets (L2 cold)
+	Warnings []string
+}
+
+// BwdCost is the seed's ledger for one bwd_dswiglu call: the dout GEMM's
+// FLOPs and the fewest bytes it must move (dy, W_down, de in; grad_de out;
+// plus out when stored).
+func BwdCost(s tiling.Shape, storeOut bool) (flops, bytes float64) {
+	M, K, I := float64(s.M), float64(s.K), float64(s.I)
+	flops = 2 * M * K * I
+	bytes = 2 * (M*K + I*K + 2*M*I + 2*M*I)
+	if storeOut {
+		bytes += 2 * M * I
+	}
+	return flops, bytes
+}
+
+// Env is what a benchmark needs.
+type Env struct {
+	Ctx  *cu.Context
+	Dev  cu.Device
+	Base baseline.Bwd
+}
+
+type timer struct {
+	ctx    *cu.Context
+	events []*cu.Event
+}
+
+func (t *timer) ev() (*cu.Event, error) {
+	e, err := t.ctx.NewEvent()
+	if err == nil {
+		t.events = append(t.events, e)
+	}
+	return e, err
+}
+
+func (t *timer) close() {
+	for _, e := range t.events {
+		e.Destroy()
+	}
+}
+
+// timeEach runs f reps times, each bracketed by events, and returns the
+// per-call times in microseconds. Events of all reps are recorded first and
+// read after one synchronisation, so host overhead does not leak in.
+func timeEach(t *timer, reps int, timeout time.Duration, what string, f func(rep int) error) ([]float64, error) {
+	starts := make([]*cu.Event, reps)
+	ends := make([]*cu.Event, reps)
+	for i := range starts {
+		var err error
+		if starts[i], err = t.ev(); err != nil {
+			return nil, err
+		}
+		if ends[i], err = t.ev(); err != nil {
+			return nil, err
+		}
+	}
+	for i := 0; i < reps; i++ {
+		if err := starts[i].Record(nil); err != nil {
+			return nil, err
+		}
+		if err := f(i); err != nil {
+			return nil, err
+		}
+		if err := ends[i].Record(nil); err != nil {
+			return nil, err
+		}
+	}
+	if err := t.ctx.Synchronize(timeout, what); err != nil {
+		return nil, err
+	}
+	us := make([]float64, reps)
+	for i := range us {
+		ms, err := cu.Elapsed(starts[i], ends[i])
+		if err != nil {
+			return nil, err
+		}
+		us[i] = float64(ms) * 1000
+	}
+	return us, nil
+}
+
+// warm runs f until d has passed (at least twice), synchronising as it goes.
+func warm(ctx *cu.Context, d, timeout time.Duration, what string, f func(rep int) error) error {
+	start := time.Now()
+	for i := 0; i < 2 || time.Since(start) < d; i++ {
+		if err := f(i); err != nil {
+			return err
+		}
+		if err := ctx.Synchronize(timeout, what); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type bufs struct {
+	ctx  *cu.Context
+	ptrs []cu.DevicePtr
+}
+
+func (b *bufs) alloc(n int) (cu.DevicePtr, error) {
+	p, err := b.ctx.MemAlloc(uint64(n))
+	if err == nil {
+		b.ptrs = append(b.ptrs, p)
+	}
+	return p, err
+}
+
+func (b *bufs) free() {
+	for _, p := range b.ptrs {
+		b.ctx.MemFree(p)
+	}
+}
+
+// fillRandom fills n bytes at p from a random source block, starting at a
+// different offset each call, so no buffer is zeros or a copy of another.
+type filler struct {
+	ctx   *cu.Context
+	src   cu.DevicePtr
+	size  int
+	shift int
+}
+
+func (f *filler) fill(p cu.DevicePtr, n int) error {
+	off := 0
+	for off < n {
+		start := (f.shift * 4099 * 2) % (f.size / 2)
+		chunk := min(n-off, f.size-start)
+		chunk &^= 1
+		if chunk <= 0 {
+			chunk = min(n-off, 2)
+		}
+		if err := f.ctx.MemcpyDtoD(p+cu.DevicePtr(off), f.src+cu.DevicePtr(start), uint64(chunk)); err != nil {
+			return err
+		}
+		off += chunk
+		f.shift++
+	}
+	return nil
+}
+
+// MeasureCeilings times a cuBLAS 8192^3 GEMM and a 1 GiB device copy.
+func MeasureCeilings(env *Env, dt tiling.DType, o Options) (Ceilings, error) {
+	o.defaults()
+	b := &bufs{ctx: env.Ctx}
+	defer b.free()
+	t := &timer{ctx: env.Ctx}
+	defer t.close()
+	const n = 8192
+	rnd, err := randomBlock(env.Ctx, b, dt, 1<<24, o.Seed+99)
+	if err != nil {
+		return Ceilings{}, err
+	}
+	fl := &filler{ctx: env.Ctx, src: rnd, size: 1 << 25}
+	var ab [3]cu.DevicePtr
+	for i := range ab {
+		if ab[i], err = b.alloc(n * n * 2); err != nil {
+			return Ceilings{}, err
+		}
+		if i < 2 {
+			if err := fl.fill(ab[i], n*n*2); err != nil {
+				return Ceilings{}, err
+			}
+		}
+	}
+	gemm := func(int) error {
+		return env.Base.BLAS.GemmRowMajor(dt, true, n, n, n, ab[0], ab[1], ab[2], nil)
+	}
+	if err := warm(env.Ctx, o.Warmup, o.Timeout, "cuBLAS 8192^3", gemm); err != nil {
+		return Ceilings{}, err
+	}
+	us, err := timeEach(t, o.Reps, o.Timeout, "cuBLAS 8192^3", gemm)
+	if err != nil {
+		return Ceilings{}, err
+	}
+	c := Ceilings{GemmTFLOPs: 2 * n * n * n / (quantiles(us).Median * 1e-6) / 1e12}
+	const cb = 1 << 30
+	src, err := b.alloc(cb)
+	if err != nil {
+		return c, err
+	}
+	dst, err := b.alloc(cb)
+	if err != nil {
+		return c, err
+	}
+	if err := fl.fill(src, cb); err != nil {
+		return c, err
+	}
+	cp := func(int) error { return env.Ctx.MemcpyDtoD(dst, src, cb) }
+	if err := warm(env.Ctx, o.Warmup/2, o.Timeout, "device copy", cp); err != nil {
+		return c, err
+	}
+	us, err = timeEach(t, o.Reps, o.Timeout, "device copy", cp)
+	if err != nil {
+		return c, err
+	}
+	c.CopyGBs = 2 * cb / (quantiles(us).Median * 1e-6) / 1e9
+	return c, nil
+}
+
+func randomBlock(ctx *cu.Context, b *bufs, dt tiling.DType, elems int, seed uint64) (cu.DevicePtr, error) {
+	rng := num.NewRand(seed)
+	raw := num.Encode(dt, rng.Normal(dt, elems, 1))
+	p, err := b.alloc(len(raw))
+	if err != nil {
+		return 0, err
+	}
+	return p, ctx.MemcpyHtoD(p, raw)
+}
+
+// BenchBwd times a loaded bwd_dswiglu kernel against the baseline (cuBLAS
+// dout GEMM + the elementwise kernel) at shape s, with inputs rotated over
+// enough sets to keep L2 cold, and compares their outputs.
+func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Options) (*BwdReport, error) {
+	o.defaults()
+	cfg := k.Man.Config
+	dt := cfg.DType
+	M, K, I := s.M, s.K, s.I
+	if err := launch.CheckBwdShape(cfg, M, K, I); err != nil {
+		return nil, err
+	}
+	flops, minBytes := BwdCost(s, cfg.StoreOut)
+	setBytes := 2 * (M*K + I*K + 2*M*I + 2*M*I + M*I)
+	l2, err := env.Dev.Attribute(cu.AttrL2CacheSize)
+	if err != nil {
+		return nil, err
+	}
+	sets := max(2, int(math.Ceil(3*float64(l2)/float64(setBytes))))
+	sets = min(sets, 16)
+
+	b := &bufs{ctx: env.Ctx}
+	defer b.free()
+	rnd, err := randomBlock(env.Ctx, b, dt, 1<<24, o.Seed)
+	if err != nil {
+		return nil, err
+	}
+	fl := &filler{ctx: env.Ctx, src: rnd, size: 1 << 25}
+	type set struct{ dy, w, de, gde, dout, out, bgde cu.DevicePtr }
+	ss := make([]set, sets)
+	for i := range ss {
+		x := &ss[i]
+		for _, a := range []struct {
+			p    *cu.DevicePtr
+			n    int
+			fill bool
+		}{
+			{&x.dy, M * K * 2, true}, {&x.w, I * K * 2, true}, {&x.de, M * 2 * I * 2, true},
+			{&x.gde, M * 2 * I * 2, false}, {&x.dout, M * I * 2, false}, {&x.out, M * I * 2, false},
+			{&x.bgde, M * 2 * I * 2, false},
+		} {
+			if *a.p, err = b.alloc(a.n); err != nil {
+				return nil, fmt.Errorf("bench: allocate %d bytes: %w", a.n, err)
+			}
+			if a.fill {
+				err = fl.fill(*a.p, a.n)
+			} else {
+				err = env.Ctx.MemsetD16(*a.p, num.Poison(dt), uint64(a.n/2))
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	plans := make([]*launch.BwdPlan, sets)
+	for i, x := range ss {
+		if plans[i], err = k.PlanBwd(launch.BwdArgs{M: M, K: K, I: I, Dy: x.dy, WDown: x.w, De: x.de, GradDe: x.gde, Out: x.out}); err != nil {
+			return nil, err
+		}
+	}
+	mn := cfg.MajorB == tiling.MNMajor
+	fused := func(rep int) error { return plans[rep%sets].Launch() }
+	gemm := func(rep int) error {
+		x := ss[rep%sets]
+		return env.Base.BLAS.GemmRowMajor(dt, !mn, M, I, K, x.dy, x.w, x.dout, nil)
+	}
+	ew := func(rep int) error {
+		x := ss[rep%sets]
+		var out cu.DevicePtr
+		if cfg.StoreOut {
+			out = x.out
+		}
+		return env.Base.EW.Run(dt, M, I, x.dout, x.de, x.bgde, out, nil)
+	}
+	both := func(rep int) error {
+		if err := gemm(rep); err != nil {
+			return err
+		}
+		return ew(rep)
+	}
+	name := k.Man.Name
+	if err := warm(env.Ctx, o.Warmup, o.Timeout, name, fused); err != nil {
+		return nil, err
+	}
+	if err := warm(env.Ctx, o.Warmup, o.Timeout, "baseline", both); err != nil {
+		return nil, err
+	}
+	t := &timer{ctx: env.Ctx}
+	defer t.close()
+	// Interleave the variants in rounds so clocks and temperature drift
+	// alike for all of them.
+	var tf, tb, tg, te []float64
+	rounds := 4
+	per := (o.Reps + rounds - 1) / rounds
+	for r := 0; r < rounds; r++ {
+		for _, v := range []struct {
+			dst  *[]float64
+			f    func(int) error
+			what string
+		}{{&tf, fused, name}, {&tb, both, "baseline"}, {&tg, gemm, "cuBLAS GEMM"}, {&te, ew, "elementwise"}} {
+			us, err := timeEach(t, per, o.Timeout, v.what, v.f)
+			if err != nil {
+				return nil, err
+			}
+			*v.dst = append(*v.dst, us...)
+		}
+	}
+	rep := &BwdReport{Shape: s, Config: name, Ceil: ceil, Sets: sets}
+	rep.FloorUS = math.Max(flops/(ceil.GemmTFLOPs*1e12), minBytes/(ceil.CopyGBs*1e9)) * 1e6
+	mk := func(n string, fl, by float64, us []float64) Row {
+		st := quantiles(us)
+		r := Row{Name: n, FLOPs: fl, Bytes: by, T: st}
+		r.TFLOPs = fl / (st.Median * 1e-6) / 1e12
+		r.GBs = by / (st.Median * 1e-6) / 1e9
+		r.PctFloor = 100 * rep.FloorUS / st.Median
+		return r
+	}
+	doutBytes := 2 * float64(M*I)
+	gemmBytes := 2*float64(M*K+I*K) + doutBytes
+	ewBytes := doutBytes + 2*float64(4*M*I)
+	rep.Rows = []Row{
+		mk("swigen "+name, flops, minBytes, tf),
+		mk("baseline (cuBLAS + elementwise)", flops, minBytes+2*doutBytes, tb),
+		mk("  cuBLAS dout GEMM", flops, gemmBytes, tg),
+		mk("  elementwise dSwiGLU", 0, ewBytes, te),
+	}
+	rep.Speedup = rep.Rows[1].T.Median / rep.Rows[0].T.Median
+
+	// Same inputs, both paths: compare the fused output with the baseline's.
+	x := ss[0]
+	if err := fused(0); err != nil {
+		return nil, err
+	}
+	if err := both(0); err != nil {
+		return nil, err
+	}
+	if err := env.Ctx.Synchronize(o.Timeout, name); err != nil {
+		return nil, err
+	}
+	got := make([]byte, M*2*I*2)
+	want := make([]byte, M*2*I*2)
+	if err := env.Ctx.MemcpyDtoH(got, x.gde); err != nil {
+		return nil, err
+	}
+	if err := env.Ctx.MemcpyDtoH(want, x.bgde); err != nil {
+		return nil, err
+	}
+	st := num.CompareRaw(dt, got, num.Float64s(num.Decode(dt, want)))
+	rep.RelErr = st.RelFrobenius
+	if !st.OK(1e-2) {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("fused output differs from the baseline: %s", st))
+	}
+	return rep, nil
+}

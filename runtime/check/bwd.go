@@ -1,0 +1,318 @@
+// Package check verifies swigen kernels on the GPU against the references:
+// fresh random inputs per shape, outputs poisoned before every launch, every
+// output compared element by element.
+package check
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/runtime/launch"
+	"github.com/swigen/swigen/runtime/num"
+	"github.com/swigen/swigen/runtime/ref"
+	"github.com/swigen/swigen/tiling"
+)
+
+// DefaultTol is the relative Frobenius error a 16-bit output must stay under.
+const DefaultTol = 1e-2
+
+// cpuRefMaxMACs bounds the shapes checked against the CPU float64
+// reference; larger ones use the naive GPU reference (itself tested against
+// the CPU one).
+const cpuRefMaxMACs = 1 << 31
+
+// Options tune a verification run.
+type Options struct {
+	Tol     float64       // 0 means DefaultTol
+	Timeout time.Duration // per launch; 0 means 30 s
+	Seed    uint64
+	// ForceGPURef uses the naive GPU reference even for small shapes.
+	ForceGPURef bool
+}
+
+// OutputResult is the comparison of one output tensor.
+type OutputResult struct {
+	Name  string
+	Stats num.ErrStats
+}
+
+// ShapeResult is the verdict for one shape.
+type ShapeResult struct {
+	Shape   tiling.Shape
+	Ref     string // "cpu-float64" or "gpu-naive"
+	Outputs []OutputResult
+	Pass    bool
+	Err     error
+}
+
+// Env is what verification needs from the machine: a context, its device,
+// a toolchain to build kernels and the naive GPU reference.
+type Env struct {
+	Ctx    *cu.Context
+	Dev    cu.Device
+	TC     *gen.Toolchain
+	GPURef *ref.GPURef
+}
+
+// BuildAndLoad renders, compiles and loads cfg.
+func BuildAndLoad(ctx context.Context, env *Env, cfg tiling.Config) (*launch.Kernel, *gen.BuildResult, error) {
+	art, err := gen.Render(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	br, err := env.TC.Compile(ctx, art.Name, art.Source, gen.CompileOptions{Arch: string(cfg.Arch)})
+	if err != nil {
+		return nil, nil, err
+	}
+	k, err := launch.Load(env.Ctx, env.Dev, br.Cubin, art.Manifest)
+	if err != nil {
+		return nil, br, err
+	}
+	return k, br, nil
+}
+
+// bwdInputs holds one random bwd_dswiglu problem on the host.
+type bwdInputs struct {
+	dy, w, de []float32
+}
+
+// newBwdInputs draws fresh inputs: dy and W_down normal with unit-scale
+// dout; left normal; gate normal with one element in 16 set to ±20 so the
+// epilogue's saturated sigmoid is exercised.
+func newBwdInputs(rng *num.Rand, dt tiling.DType, M, K, I int) bwdInputs {
+	dy := rng.Normal(dt, M*K, 1)
+	w := rng.Normal(dt, I*K, 1/math.Sqrt(float64(K)))
+	de := rng.Normal(dt, M*2*I, 2)
+	ext := rng.Uniform(dt, M*I, 0, 1)
+	for m := 0; m < M; m++ {
+		for i := 0; i < I; i++ {
+			u := ext[m*I+i]
+			if u < 1.0/32 {
+				de[m*2*I+I+i] = 20
+			} else if u < 1.0/16 {
+				de[m*2*I+I+i] = -20
+			}
+		}
+	}
+	return bwdInputs{dy: dy, w: w, de: de}
+}
+
+// VerifyBwd runs a loaded bwd_dswiglu kernel on each shape and compares
+// grad_de (its dleft and dgate halves separately) and, if stored, out.
+func VerifyBwd(env *Env, k *launch.Kernel, shapes []tiling.Shape, o Options) []ShapeResult {
+	if o.Tol == 0 {
+		o.Tol = DefaultTol
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 30 * time.Second
+	}
+	rng := num.NewRand(o.Seed)
+	var res []ShapeResult
+	for _, s := range shapes {
+		r := verifyBwdShape(env, k, s, rng, o)
+		res = append(res, r)
+	}
+	return res
+}
+
+type devBufs struct {
+	ctx  *cu.Context
+	ptrs []cu.DevicePtr
+}
+
+func (b *devBufs) alloc(bytes int) (cu.DevicePtr, error) {
+	p, err := b.ctx.MemAlloc(uint64(bytes))
+	if err == nil {
+		b.ptrs = append(b.ptrs, p)
+	}
+	return p, err
+}
+
+func (b *devBufs) free() {
+	for _, p := range b.ptrs {
+		b.ctx.MemFree(p)
+	}
+}
+
+func verifyBwdShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o Options) ShapeResult {
+	cfg := k.Man.Config
+	dt := cfg.DType
+	M, K, I := s.M, s.K, s.I
+	r := ShapeResult{Shape: s}
+	fail := func(err error) ShapeResult { r.Err = err; return r }
+	if err := launch.CheckBwdShape(cfg, M, K, I); err != nil {
+		return fail(err)
+	}
+	in := newBwdInputs(rng, dt, M, K, I)
+	wdev := in.w
+	if cfg.MajorB == tiling.MNMajor { // the kernel reads W_down stored [K,I]
+		wdev = transpose32(in.w, I, K)
+	}
+	b := &devBufs{ctx: env.Ctx}
+	defer b.free()
+	up := func(x []float32) (cu.DevicePtr, error) {
+		raw := num.Encode(dt, x)
+		p, err := b.alloc(len(raw))
+		if err != nil {
+			return 0, err
+		}
+		return p, env.Ctx.MemcpyHtoD(p, raw)
+	}
+	dy, err := up(in.dy)
+	if err != nil {
+		return fail(err)
+	}
+	wd, err := up(wdev)
+	if err != nil {
+		return fail(err)
+	}
+	de, err := up(in.de)
+	if err != nil {
+		return fail(err)
+	}
+	gde, err := b.alloc(M * 2 * I * 2)
+	if err != nil {
+		return fail(err)
+	}
+	var out cu.DevicePtr
+	if cfg.StoreOut {
+		if out, err = b.alloc(M * I * 2); err != nil {
+			return fail(err)
+		}
+	}
+	poison := num.Poison(dt)
+	if err := env.Ctx.MemsetD16(gde, poison, uint64(M*2*I)); err != nil {
+		return fail(err)
+	}
+	if cfg.StoreOut {
+		if err := env.Ctx.MemsetD16(out, poison, uint64(M*I)); err != nil {
+			return fail(err)
+		}
+	}
+	plan, err := k.PlanBwd(launch.BwdArgs{M: M, K: K, I: I, Dy: dy, WDown: wd, De: de, GradDe: gde, Out: out})
+	if err != nil {
+		return fail(err)
+	}
+	if err := plan.Launch(); err != nil {
+		return fail(err)
+	}
+	if err := plan.Sync(o.Timeout); err != nil {
+		return fail(err)
+	}
+	gotG := make([]byte, M*2*I*2)
+	if err := env.Ctx.MemcpyDtoH(gotG, gde); err != nil {
+		return fail(err)
+	}
+	var gotO []byte
+	if cfg.StoreOut {
+		gotO = make([]byte, M*I*2)
+		if err := env.Ctx.MemcpyDtoH(gotO, out); err != nil {
+			return fail(err)
+		}
+	}
+
+	var wantG, wantO []float64
+	if !o.ForceGPURef && int64(M)*int64(K)*int64(I) <= cpuRefMaxMACs {
+		r.Ref = "cpu-float64"
+		res := ref.BwdDSwiGLU(ref.BwdProblem{M: M, K: K, I: I, Dy: num.Float64s(in.dy), WDown: num.Float64s(in.w), De: num.Float64s(in.de)})
+		wantG, wantO = res.GradDe, res.Out
+	} else {
+		r.Ref = "gpu-naive"
+		if env.GPURef == nil {
+			return fail(fmt.Errorf("check: shape %dx%dx%d needs the GPU reference, which is not loaded", M, K, I))
+		}
+		rg, err := b.alloc(M * 2 * I * 2)
+		if err != nil {
+			return fail(err)
+		}
+		ro, err := b.alloc(M * I * 2)
+		if err != nil {
+			return fail(err)
+		}
+		if err := env.GPURef.BwdDSwiGLU(dt, M, K, I, dy, wd, de, rg, ro, cfg.MajorB == tiling.MNMajor); err != nil {
+			return fail(err)
+		}
+		if err := env.Ctx.Synchronize(o.Timeout, "naive GPU reference"); err != nil {
+			return fail(err)
+		}
+		raw := make([]byte, M*2*I*2)
+		if err := env.Ctx.MemcpyDtoH(raw, rg); err != nil {
+			return fail(err)
+		}
+		wantG = num.Float64s(num.Decode(dt, raw))
+		raw = make([]byte, M*I*2)
+		if err := env.Ctx.MemcpyDtoH(raw, ro); err != nil {
+			return fail(err)
+		}
+		wantO = num.Float64s(num.Decode(dt, raw))
+	}
+	left, gate := splitHalves(gotG, M, I)
+	wl, wg := splitHalves64(wantG, M, I)
+	r.Outputs = append(r.Outputs,
+		OutputResult{Name: "dleft", Stats: num.CompareRaw(dt, left, wl)},
+		OutputResult{Name: "dgate", Stats: num.CompareRaw(dt, gate, wg)})
+	if cfg.StoreOut {
+		r.Outputs = append(r.Outputs, OutputResult{Name: "out", Stats: num.CompareRaw(dt, gotO, wantO)})
+	}
+	r.Pass = true
+	for _, x := range r.Outputs {
+		if !x.Stats.OK(o.Tol) {
+			r.Pass = false
+		}
+	}
+	return r
+}
+
+// splitHalves splits raw 16-bit [M,2I] rows into the [M,I] left and gate
+// halves.
+func splitHalves(raw []byte, M, I int) (left, gate []byte) {
+	left = make([]byte, 0, M*I*2)
+	gate = make([]byte, 0, M*I*2)
+	for m := 0; m < M; m++ {
+		row := raw[m*4*I : (m+1)*4*I]
+		left = append(left, row[:2*I]...)
+		gate = append(gate, row[2*I:]...)
+	}
+	return left, gate
+}
+
+func splitHalves64(x []float64, M, I int) (left, gate []float64) {
+	left = make([]float64, 0, M*I)
+	gate = make([]float64, 0, M*I)
+	for m := 0; m < M; m++ {
+		left = append(left, x[m*2*I:m*2*I+I]...)
+		gate = append(gate, x[m*2*I+I:(m+1)*2*I]...)
+	}
+	return left, gate
+}
+
+// transpose32 returns the [cols,rows] transpose of a row-major [rows,cols].
+func transpose32(a []float32, rows, cols int) []float32 {
+	t := make([]float32, len(a))
+	for r := 0; r < rows; r++ {
+		for c := 0; c < cols; c++ {
+			t[c*rows+r] = a[r*cols+c]
+		}
+	}
+	return t
+}
+
+// RaggedShapes is the built-in list of verification shapes: M, I and K not
+// multiples of any tile, the smallest legal K, a single row, and a shape
+// large enough that every CTA of the persistent grid runs several tiles.
+func RaggedShapes() []tiling.Shape {
+	return []tiling.Shape{
+		{M: 256, K: 128, I: 256},
+		{M: 200, K: 72, I: 136},
+		{M: 1, K: 8, I: 8},
+		{M: 129, K: 8, I: 200},
+		{M: 333, K: 392, I: 328},
+		{M: 1000, K: 776, I: 1048},
+		{M: 1536, K: 264, I: 2056},
+		{M: 2048, K: 768, I: 4608},
+	}
+}

@@ -1,0 +1,132 @@
+package num
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/swigen/swigen/tiling"
+)
+
+// Poison bit patterns. Outputs are filled with them before a kernel runs;
+// an element still holding the exact pattern afterwards was never written.
+// They are quiet NaNs with a payload no arithmetic produces (the hardware's
+// canonical NaNs are 0x7FFF for bf16 and 0x7FFF/0x7E00 for fp16), so a
+// poisoned element is told apart from a computed NaN.
+const (
+	PoisonBF16 uint16 = 0x7FC1
+	PoisonFP16 uint16 = 0x7E01
+)
+
+// Poison returns the poison pattern of dtype (PoisonBF16 for an unknown
+// dtype, which is still a NaN in either format).
+func Poison(dtype tiling.DType) uint16 {
+	if dtype == tiling.FP16 {
+		return PoisonFP16
+	}
+	return PoisonBF16
+}
+
+// PoisonBytes returns n elements of dtype's poison pattern, little-endian.
+func PoisonBytes(dtype tiling.DType, n int) []byte {
+	if n < 0 {
+		n = 0
+	}
+	p := Poison(dtype)
+	out := make([]byte, 2*n)
+	for i := 0; i < n; i++ {
+		binary.LittleEndian.PutUint16(out[2*i:], p)
+	}
+	return out
+}
+
+// CountPoisoned returns how many 16-bit elements of raw still hold dtype's
+// poison pattern.
+func CountPoisoned(dtype tiling.DType, raw []byte) int {
+	p := Poison(dtype)
+	n := 0
+	for i := 0; i+1 < len(raw); i += 2 {
+		if binary.LittleEndian.Uint16(raw[i:]) == p {
+			n++
+		}
+	}
+	return n
+}
+
+// ErrStats summarises how far a computed tensor is from its reference.
+type ErrStats struct {
+	// MaxAbs is the largest |got-want| over the finite elements.
+	MaxAbs float64
+	// RelFrobenius is ||got-want||_F / ||want||_F over the finite
+	// elements (0 when both are zero, +Inf when only want is zero).
+	RelFrobenius float64
+	// NaNs counts elements of got that are NaN or ±Inf (unless want holds
+	// the same Inf), plus elements present in only one of got and want.
+	NaNs int
+	// Poisoned counts elements that still hold the poison pattern; only
+	// CompareRaw fills it, since Compare sees float32s, not bits.
+	Poisoned int
+	// Worst is the index of the worst element: the first non-finite one
+	// if any, else the one with the largest |got-want|; -1 when empty.
+	Worst int
+}
+
+// OK reports whether the comparison passes: no NaNs, nothing poisoned, and
+// RelFrobenius <= tol.
+func (s ErrStats) OK(tol float64) bool {
+	return s.NaNs == 0 && s.Poisoned == 0 && s.RelFrobenius <= tol
+}
+
+// String formats the stats for test logs and reports.
+func (s ErrStats) String() string {
+	return fmt.Sprintf("rel_frob=%.3g max_abs=%.3g nans=%d poisoned=%d worst=%d",
+		s.RelFrobenius, s.MaxAbs, s.NaNs, s.Poisoned, s.Worst)
+}
+
+// Compare measures got against the float64 reference want. Any non-finite
+// element of got counts as a NaN, and so does every element present in only
+// one of the slices, so a failed or short kernel can never pass on
+// RelFrobenius alone.
+func Compare(got []float32, want []float64) ErrStats {
+	n := min(len(got), len(want))
+	s := ErrStats{Worst: -1, NaNs: max(len(got), len(want)) - n}
+	firstBad, argMax := -1, -1
+	var diff2, want2 float64
+	for i := 0; i < n; i++ {
+		g, w := float64(got[i]), want[i]
+		want2 += w * w
+		if math.IsNaN(g) || math.IsInf(g, 0) {
+			if g != w { // an Inf that matches an Inf reference is fine
+				s.NaNs++
+				if firstBad < 0 {
+					firstBad = i
+				}
+			}
+			continue
+		}
+		d := math.Abs(g - w)
+		diff2 += d * d
+		if argMax < 0 || d > s.MaxAbs {
+			s.MaxAbs, argMax = d, i
+		}
+	}
+	s.Worst = argMax
+	if firstBad >= 0 {
+		s.Worst = firstBad
+	}
+	switch {
+	case want2 > 0:
+		s.RelFrobenius = math.Sqrt(diff2) / math.Sqrt(want2)
+	case diff2 > 0:
+		s.RelFrobenius = math.Inf(1)
+	}
+	return s
+}
+
+// CompareRaw decodes raw as dtype and compares it with want like Compare,
+// also counting still-poisoned elements.
+func CompareRaw(dtype tiling.DType, raw []byte, want []float64) ErrStats {
+	s := Compare(Decode(dtype, raw), want)
+	s.Poisoned = CountPoisoned(dtype, raw)
+	return s
+}

@@ -1,0 +1,218 @@
+package num
+
+import (
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/tiling"
+)
+
+func TestBF16KnownPatterns(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   float32
+		want uint16
+	}{
+		{"one", 1, 0x3F80},
+		{"minus two", -2, 0xC000},
+		{"zero", 0, 0x0000},
+		{"minus zero", float32(math.Copysign(0, -1)), 0x8000},
+		{"pi", math.Pi, 0x4049},
+		{"max finite", math.Float32frombits(0x7F7F0000), 0x7F7F},
+		{"rounds up to inf", math.MaxFloat32, 0x7F80},
+		{"inf", float32(math.Inf(1)), 0x7F80},
+		{"-inf", float32(math.Inf(-1)), 0xFF80},
+		{"smallest subnormal kept", math.Float32frombits(0x00010000), 0x0001},
+		{"tie to even down", math.Float32frombits(0x3F808000), 0x3F80},
+		{"tie to even up", math.Float32frombits(0x3F818000), 0x3F82},
+		{"above tie", math.Float32frombits(0x3F808001), 0x3F81},
+		{"below tie", math.Float32frombits(0x3F807FFF), 0x3F80},
+		{"nan quiet", math.Float32frombits(0x7FC00000), 0x7FC0},
+		{"signalling nan stays nan", math.Float32frombits(0x7F800001), 0x7FC0},
+		{"negative nan", math.Float32frombits(0xFFC00000), 0xFFC0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := BF16FromFloat32(tt.in); got != tt.want {
+				t.Errorf("BF16FromFloat32(%g [%#08x]) = %#04x, want %#04x", tt.in, math.Float32bits(tt.in), got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFP16KnownPatterns(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   float32
+		want uint16
+	}{
+		{"one", 1, 0x3C00},
+		{"minus two", -2, 0xC000},
+		{"max", 65504, 0x7BFF},
+		{"below overflow tie", 65519, 0x7BFF},
+		{"overflow tie to inf", 65520, 0x7C00},
+		{"inf", float32(math.Inf(1)), 0x7C00},
+		{"smallest normal", 1.0 / (1 << 14), 0x0400},
+		{"largest subnormal", 1023.0 / (1 << 24), 0x03FF},
+		{"smallest subnormal", 1.0 / (1 << 24), 0x0001},
+		{"half smallest ties to zero", 1.0 / (1 << 25), 0x0000},
+		{"above half smallest", math.Float32frombits(0x33000001), 0x0001},
+		{"1.5 smallest ties to even 2", 3.0 / (1 << 25), 0x0002},
+		{"2.5 smallest ties to even 2", 5.0 / (1 << 25), 0x0002},
+		{"subnormal rounds to normal", math.Float32frombits(0x387FFFFF), 0x0400},
+		{"tie to even down", 1 + 1.0/2048, 0x3C00},
+		{"tie to even up", 1 + 3.0/2048, 0x3C02},
+		{"minus zero", float32(math.Copysign(0, -1)), 0x8000},
+		{"tiny negative", -1e-10, 0x8000},
+		{"nan", float32(math.NaN()), 0x7E00},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := FP16FromFloat32(tt.in); got != tt.want {
+				t.Errorf("FP16FromFloat32(%g) = %#04x, want %#04x", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRoundTripAllPatterns widens every 16-bit pattern and rounds it back:
+// every non-NaN pattern must survive exactly, NaNs must stay NaN.
+func TestRoundTripAllPatterns(t *testing.T) {
+	t.Parallel()
+	for _, dt := range []tiling.DType{tiling.BF16, tiling.FP16} {
+		for h := 0; h <= 0xFFFF; h++ {
+			f := FromBits(dt, uint16(h))
+			back, _ := ToBits(dt, f)
+			if f != f {
+				if g := FromBits(dt, back); g == g {
+					t.Fatalf("%s %#04x: NaN came back as %#04x", dt, h, back)
+				}
+				continue
+			}
+			if back != uint16(h) {
+				t.Fatalf("%s %#04x -> %g -> %#04x", dt, h, f, back)
+			}
+		}
+	}
+}
+
+// TestRoundingIsNearest checks, against float64 arithmetic, that the chosen
+// neighbour is the nearest one for a sweep of float32 inputs.
+func TestRoundingIsNearest(t *testing.T) {
+	t.Parallel()
+	for _, dt := range []tiling.DType{tiling.BF16, tiling.FP16} {
+		r := NewRand(7)
+		xs := r.Normal("", 20000, 100)
+		for _, x := range xs {
+			h, _ := ToBits(dt, x)
+			got := float64(FromBits(dt, h))
+			lo := float64(FromBits(dt, h-1))
+			hi := float64(FromBits(dt, h+1))
+			d := math.Abs(got - float64(x))
+			if math.Abs(lo-float64(x)) < d || math.Abs(hi-float64(x)) < d {
+				t.Fatalf("%s: %g rounded to %g, neighbours %g %g are nearer", dt, x, got, lo, hi)
+			}
+		}
+	}
+}
+
+func TestEncodeDecode(t *testing.T) {
+	t.Parallel()
+	in := []float32{1, -2, 0.5, 3}
+	tests := []struct {
+		dt   tiling.DType
+		want []byte
+	}{
+		{tiling.BF16, []byte{0x80, 0x3F, 0x00, 0xC0, 0x00, 0x3F, 0x40, 0x40}},
+		{tiling.FP16, []byte{0x00, 0x3C, 0x00, 0xC0, 0x00, 0x38, 0x00, 0x42}},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.dt), func(t *testing.T) {
+			b := Encode(tt.dt, in)
+			if diff := cmp.Diff(tt.want, b); diff != "" {
+				t.Errorf("Encode (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(in, Decode(tt.dt, b)); diff != "" {
+				t.Errorf("Decode (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if Encode("fp8", in) != nil || Decode("fp8", []byte{1, 2}) != nil {
+		t.Error("unknown dtype: want nil")
+	}
+}
+
+func TestRandIsRoundedAndReproducible(t *testing.T) {
+	t.Parallel()
+	for _, dt := range []tiling.DType{tiling.BF16, tiling.FP16} {
+		a := NewRand(42).Normal(dt, 1000, 1)
+		b := NewRand(42).Normal(dt, 1000, 1)
+		if diff := cmp.Diff(a, b); diff != "" {
+			t.Fatalf("same seed differs (-a +b):\n%s", diff)
+		}
+		var sum, sum2 float64
+		for _, x := range a {
+			if Round(dt, x) != x {
+				t.Fatalf("%s: %g is not rounded", dt, x)
+			}
+			sum += float64(x)
+			sum2 += float64(x) * float64(x)
+		}
+		if mean, v := sum/1000, sum2/1000; math.Abs(mean) > 0.15 || v < 0.8 || v > 1.2 {
+			t.Errorf("%s: mean %g var %g not ~N(0,1)", dt, mean, v)
+		}
+	}
+}
+
+func TestCompare(t *testing.T) {
+	t.Parallel()
+	nan := float32(math.NaN())
+	tests := []struct {
+		name string
+		got  []float32
+		want []float64
+		out  ErrStats
+	}{
+		{"exact", []float32{1, 2}, []float64{1, 2}, ErrStats{Worst: 0}},
+		{"error", []float32{3, 0, 4}, []float64{3, 3, 0}, ErrStats{MaxAbs: 4, RelFrobenius: 5.0 / math.Sqrt(18), Worst: 2}},
+		{"nan", []float32{1, nan, nan}, []float64{1, 2, 2}, ErrStats{NaNs: 2, Worst: 1}},
+		{"short", []float32{1}, []float64{1, 2}, ErrStats{NaNs: 1, RelFrobenius: 0, Worst: 0}},
+		{"zero reference", []float32{0, 1}, []float64{0, 0}, ErrStats{MaxAbs: 1, RelFrobenius: math.Inf(1), Worst: 1}},
+		{"empty", nil, nil, ErrStats{Worst: -1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Compare(tt.got, tt.want)
+			if diff := cmp.Diff(tt.out, got); diff != "" {
+				t.Errorf("Compare (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if (ErrStats{NaNs: 1}).OK(1) || !(ErrStats{RelFrobenius: 0.01}).OK(0.02) {
+		t.Error("OK wrong")
+	}
+}
+
+func TestPoison(t *testing.T) {
+	t.Parallel()
+	for _, dt := range []tiling.DType{tiling.BF16, tiling.FP16} {
+		p := Poison(dt)
+		if f := FromBits(dt, p); f == f {
+			t.Errorf("%s poison %#04x is not NaN", dt, p)
+		}
+		// A computed NaN must not look poisoned.
+		if h, _ := ToBits(dt, float32(math.NaN())); h == p {
+			t.Errorf("%s: computed NaN equals the poison", dt)
+		}
+		raw := PoisonBytes(dt, 5)
+		copy(raw[2:], Encode(dt, []float32{1, 2}))
+		want := []float64{0, 1, 2, 0, 0}
+		s := CompareRaw(dt, raw, want)
+		if s.Poisoned != 3 || s.NaNs != 3 || s.Worst != 0 {
+			t.Errorf("%s: CompareRaw = %v, want 3 poisoned, 3 NaNs, worst 0", dt, s)
+		}
+	}
+}

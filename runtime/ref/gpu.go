@@ -1,0 +1,107 @@
+package ref
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"unsafe"
+
+	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/tiling"
+)
+
+//go:embed naive_bwd.cu
+var naiveBwdSource []byte
+
+// NaiveBwdSource returns the CUDA source of the naive GPU reference.
+func NaiveBwdSource() []byte { return append([]byte(nil), naiveBwdSource...) }
+
+// naiveBlock is the kernel's thread-block width (its __launch_bounds__).
+const naiveBlock = 256
+
+// maxGridY is the hardware limit of gridDim.y; the kernel strides rows past it.
+const maxGridY = 65535
+
+// GPURef runs the naive GPU reference kernels on one context.
+type GPURef struct {
+	ctx *cu.Context
+	mod *cu.Module
+	fns map[tiling.DType]*cu.Function
+}
+
+// NewGPURef compiles naive_bwd.cu for sm_90a with tc and loads it into ctx.
+func NewGPURef(ctx *cu.Context, tc *gen.Toolchain) (*GPURef, error) {
+	if ctx == nil || tc == nil {
+		return nil, fmt.Errorf("ref: new gpu ref: nil context or toolchain")
+	}
+	br, err := tc.Compile(context.Background(), "swigen_ref_bwd_dswiglu", naiveBwdSource, gen.CompileOptions{Arch: string(tiling.ArchSM90a)})
+	if err != nil {
+		return nil, fmt.Errorf("ref: new gpu ref: %w", err)
+	}
+	mod, err := ctx.LoadModule(br.Cubin)
+	if err != nil {
+		return nil, fmt.Errorf("ref: new gpu ref: %w", err)
+	}
+	g := &GPURef{ctx: ctx, mod: mod, fns: map[tiling.DType]*cu.Function{}}
+	for _, dt := range []tiling.DType{tiling.BF16, tiling.FP16} {
+		f, err := mod.Function(naiveEntry(dt))
+		if err != nil {
+			_ = mod.Unload()
+			return nil, fmt.Errorf("ref: new gpu ref: %w", err)
+		}
+		g.fns[dt] = f
+	}
+	return g, nil
+}
+
+// Close unloads the module.
+func (g *GPURef) Close() error {
+	if g == nil || g.mod == nil {
+		return nil
+	}
+	err := g.mod.Unload()
+	g.mod = nil
+	return err
+}
+
+func naiveEntry(dt tiling.DType) string { return "swigen_ref_bwd_dswiglu_" + string(dt) }
+
+// BwdDSwiGLU launches the naive bwd_dswiglu on the default stream:
+// gradDe [M,2I] (and out [M,I] unless out is 0) from dy [M,K], wdown
+// ([I,K], or [K,I] with wdownMN) and de [M,2I], all dtype. It is
+// asynchronous; synchronize (or copy back) before reading the outputs.
+func (g *GPURef) BwdDSwiGLU(dtype tiling.DType, M, K, I int, dy, wdown, de, gradDe, out cu.DevicePtr, wdownMN bool) error {
+	f, ok := g.fns[dtype]
+	if !ok {
+		return fmt.Errorf("ref: naive bwd_dswiglu: dtype %q: want bf16 or fp16", dtype)
+	}
+	cfg, err := naiveLaunch(M, K, I)
+	if err != nil {
+		return err
+	}
+	if dy == 0 || wdown == 0 || de == 0 || gradDe == 0 {
+		return fmt.Errorf("ref: naive bwd_dswiglu: null dy, w_down, de or grad_de pointer")
+	}
+	m, k, i := int32(M), int32(K), int32(I)
+	var mn int32
+	if wdownMN {
+		mn = 1
+	}
+	return g.ctx.Launch(f, cfg,
+		unsafe.Pointer(&dy), unsafe.Pointer(&wdown), unsafe.Pointer(&de), unsafe.Pointer(&gradDe), unsafe.Pointer(&out),
+		unsafe.Pointer(&m), unsafe.Pointer(&k), unsafe.Pointer(&i), unsafe.Pointer(&mn))
+}
+
+// naiveLaunch is the launch shape of the naive kernel: x covers I, y the
+// rows (strided past maxGridY).
+func naiveLaunch(M, K, I int) (cu.LaunchConfig, error) {
+	const maxInt32 = 1<<31 - 1
+	if M <= 0 || K <= 0 || I <= 0 || M > maxInt32 || K > maxInt32 || I > maxInt32 {
+		return cu.LaunchConfig{}, fmt.Errorf("ref: naive bwd_dswiglu: M=%d K=%d I=%d: sizes must be in [1, 2^31)", M, K, I)
+	}
+	return cu.LaunchConfig{
+		Grid:  [3]uint32{uint32((I + naiveBlock - 1) / naiveBlock), uint32(min(M, maxGridY)), 1},
+		Block: [3]uint32{naiveBlock, 1, 1},
+	}, nil
+}
