@@ -103,7 +103,14 @@ type benchResult struct {
 	Sets       int          `json:"rotated_sets"`
 }
 
+// gitRevision is set with -ldflags "-X main.gitRevision=..." by
+// bench/build.sh, for binaries built outside a VCS-stamped build.
+var gitRevision string
+
 func revision() string {
+	if gitRevision != "" {
+		return gitRevision
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		rev, dirty := "", false
 		for _, s := range bi.Settings {

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Builds the CGO_ENABLED=0 binaries the GPU machine runs (it has no Go):
+# swigen and the gpu-tagged test binaries, into .bin/ (carry it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rev=$(git rev-parse --short=12 HEAD)$([ -n "$(git status --porcelain --untracked-files=no)" ] && echo -dirty || true)
+mkdir -p .bin
+CGO_ENABLED=0 go build -ldflags "-X main.gitRevision=$rev" -o .bin/swigen ./cmd/swigen
+for p in cu ref baseline; do CGO_ENABLED=0 go test -c -tags gpu ./runtime/$p -o .bin/$p.test; done
+echo "built .bin/ at $rev"
