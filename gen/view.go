@@ -41,7 +41,6 @@ type View struct {
 	EpiOff, EpiConsumerBytes               int
 	EpiSlotBytes, EpiGateOff, EpiOutOff    int
 	EpiTxBytes                             int
-	EpiStoreOff, EpiStoreBytes             int // output staging: 2 buffers per consumer
 	BarFull, BarEmpty, BarEFull, BarEEmpty int
 	BarOrder                               int // two mainloop-order barriers (ping-pong)
 	OrderWait                              int // 1: consumers take turns in the mainloop
@@ -228,15 +227,13 @@ func newSM90View(c tiling.Config) (*View, error) {
 	v.BLoads = bK
 
 	sub := epiSubRows * epiSubCols * elemBytes // 8 KB, a multiple of 1024
-	// Load slot: left then gate, released once read into registers.
 	v.EpiGateOff = sub
 	v.EpiSlotBytes = 2 * sub
+	if c.StoreOut {
+		v.EpiOutOff = 2 * sub
+		v.EpiSlotBytes = 3 * sub
+	}
 	v.EpiTxBytes = 2 * sub
-	// Output staging buffer: dleft, dgate (and out), double-buffered so a
-	// TMA store reads one while the next sub-tile fills the other.
-	v.EpiStoreBytes = c.EpiTensors() * sub
-	v.EpiOutOff = 2 * sub
-	v.EpiStoreOff = c.EpiStages * v.EpiSlotBytes
 	// Offsets come from tiling's resource model, so the layout emitted is
 	// the one the tuner prunes with.
 	lay := c.Smem()
@@ -244,7 +241,7 @@ func newSM90View(c tiling.Config) (*View, error) {
 		return nil, fmt.Errorf("gen: %s: layout disagrees with tiling.Smem (stage %d vs %d, slot %d vs %d)", c.Name(), v.StageBytes, lay.OperandStage, sub, lay.EpilogueSlot)
 	}
 	v.EpiOff = lay.EpilogueOff
-	v.EpiConsumerBytes = v.EpiStoreOff + 2*v.EpiStoreBytes
+	v.EpiConsumerBytes = c.EpiStages * v.EpiSlotBytes
 	v.BarFull = lay.BarrierOffset
 	v.BarEmpty = v.BarFull + 8*c.Stages
 	v.BarEFull = v.BarFull + 16*c.Stages
