@@ -118,6 +118,11 @@ func (k *Kernel) PlanBwd(a BwdArgs) (*BwdPlan, error) {
 	if err := CheckBwdShape(cfg, a.M, a.K, a.I); err != nil {
 		return nil, err
 	}
+	boxes, err := gen.TMABoxes(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("launch: %w", err)
+	}
+	u32 := func(b [3]int) [5]uint32 { return [5]uint32{uint32(b[0]), uint32(b[1]), uint32(b[2])} }
 	dt := tmapDType(cfg.DType)
 	const eb = 2
 	M, K, I := uint64(a.M), uint64(a.K), uint64(a.I)
@@ -141,17 +146,17 @@ func (k *Kernel) PlanBwd(a BwdArgs) (*BwdPlan, error) {
 	}
 	// dy [M,K]
 	if err := add("dy", cu.TensorMapParams{Rank: 2, Global: a.Dy, Dims: [5]uint64{K, M}, Strides: [4]uint64{K * eb},
-		Box: [5]uint32{64, uint32(cfg.TileM)}}); err != nil {
+		Box: u32(boxes.A)}); err != nil {
 		return nil, err
 	}
 	if cfg.MajorB == tiling.MNMajor { // W_down [K,I]
 		if err := add("W_down", cu.TensorMapParams{Rank: 2, Global: a.WDown, Dims: [5]uint64{I, K}, Strides: [4]uint64{I * eb},
-			Box: [5]uint32{64, uint32(cfg.TileK)}}); err != nil {
+			Box: u32(boxes.B)}); err != nil {
 			return nil, err
 		}
 	} else { // W_down [I,K]
 		if err := add("W_down", cu.TensorMapParams{Rank: 2, Global: a.WDown, Dims: [5]uint64{K, I}, Strides: [4]uint64{K * eb},
-			Box: [5]uint32{64, uint32(cfg.TileN)}}); err != nil {
+			Box: u32(boxes.B)}); err != nil {
 			return nil, err
 		}
 	}
@@ -160,7 +165,7 @@ func (k *Kernel) PlanBwd(a BwdArgs) (*BwdPlan, error) {
 	// into the other half.
 	half := func(name string, p cu.DevicePtr) error {
 		return add(name, cu.TensorMapParams{Rank: 3, Global: p, Dims: [5]uint64{I, 2, M}, Strides: [4]uint64{I * eb, 2 * I * eb},
-			Box: [5]uint32{64, 1, 64}})
+			Box: u32(boxes.De)})
 	}
 	if err := half("de", a.De); err != nil {
 		return nil, err
@@ -170,13 +175,11 @@ func (k *Kernel) PlanBwd(a BwdArgs) (*BwdPlan, error) {
 	}
 	if cfg.StoreOut {
 		if err := add("out", cu.TensorMapParams{Rank: 2, Global: a.Out, Dims: [5]uint64{I, M}, Strides: [4]uint64{I * eb},
-			Box: [5]uint32{64, 64}}); err != nil {
+			Box: u32(boxes.Out)}); err != nil {
 			return nil, err
 		}
 	}
-	tilesM := (a.M + cfg.TileM - 1) / cfg.TileM
-	tilesN := (a.I + cfg.TileN - 1) / cfg.TileN
-	grid := min(tilesM*tilesN, k.numSMs)
+	grid := gen.PersistentGrid(cfg, a.M, a.I, k.numSMs)
 	return &BwdPlan{k: k, maps: maps, m: int32(a.M), i: int32(a.I), kk: int32(a.K), grid: uint32(grid), stream: a.Stream}, nil
 }
 
