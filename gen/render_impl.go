@@ -55,6 +55,14 @@ func render(cfg tiling.Config) (*Artifact, error) {
 			return nil, err
 		}
 		view, threads, smem = v, v.Threads, v.SmemBytes
+	case tiling.ArchSM100a:
+		v, err := newSM100View(cfg)
+		if err != nil {
+			return nil, err
+		}
+		// The sm_100a kernel uses a 1-D grid: its cluster is ClusterM*ClusterN
+		// consecutive CTAs along x.
+		view, threads, smem, cluster = v, v.Threads, v.SmemBytes, v.ClusterDims
 	default:
 		return nil, fmt.Errorf("gen: %s: arch %s has no view builder", cfg.Name(), cfg.Arch)
 	}

@@ -1,0 +1,147 @@
+package gen
+
+import (
+	"fmt"
+
+	"github.com/swigen/swigen/tiling"
+)
+
+// Swizzle is the shared-memory swizzle mode of a tensor-core operand, as
+// the TMA wrote it.
+type Swizzle int
+
+// The swizzle modes. Swizzle128BAtom32B exists on sm_100 only (tf32
+// MN-major operands).
+const (
+	SwizzleNone Swizzle = iota
+	Swizzle32B
+	Swizzle64B
+	Swizzle128B
+	Swizzle128BAtom32B
+)
+
+func (s Swizzle) String() string {
+	switch s {
+	case SwizzleNone:
+		return "none"
+	case Swizzle32B:
+		return "32B"
+	case Swizzle64B:
+		return "64B"
+	case Swizzle128B:
+		return "128B"
+	case Swizzle128BAtom32B:
+		return "128B-atom32B"
+	}
+	return fmt.Sprintf("Swizzle(%d)", int(s))
+}
+
+// smemDescMax is the exclusive bound of the 14-bit (>>4) address, LBO and
+// SBO fields: 256 KiB.
+const smemDescMax = 1 << 18
+
+// smemDescFields packs the fields the sm_90 and sm_100 descriptors share
+// (ptx.md §0, §A2, §B4): start address bits 0-13, LBO bits 16-29, SBO bits
+// 32-45, each in 16-byte units.
+func smemDescFields(op string, addr, lbo, sbo uint32) (uint64, error) {
+	for _, f := range []struct {
+		name string
+		v    uint32
+	}{{"addr", addr}, {"lbo", lbo}, {"sbo", sbo}} {
+		if f.v%16 != 0 || f.v >= smemDescMax {
+			return 0, fmt.Errorf("%s: %s=%#x: must be a multiple of 16 below %#x (a 14-bit field in 16-byte units)", op, f.name, f.v, smemDescMax)
+		}
+	}
+	return uint64(addr>>4) | uint64(lbo>>4)<<16 | uint64(sbo>>4)<<32, nil
+}
+
+// SM90SmemDesc encodes a Hopper wgmma shared-memory matrix descriptor
+// (ptx.md §A2): swizzle in bits 62-63 (128B = 1, 64B = 2, 32B = 3), base
+// offset 0 (tiles start 1024-byte aligned). addr is the shared-memory
+// address of the first 16-byte row of the first core matrix.
+func SM90SmemDesc(addr, lbo, sbo uint32, sw Swizzle) (uint64, error) {
+	const op = "sm90 smem desc"
+	d, err := smemDescFields(op, addr, lbo, sbo)
+	if err != nil {
+		return 0, err
+	}
+	var code uint64
+	switch sw {
+	case SwizzleNone:
+		code = 0
+	case Swizzle128B:
+		code = 1
+	case Swizzle64B:
+		code = 2
+	case Swizzle32B:
+		code = 3
+	default:
+		return 0, fmt.Errorf("%s: swizzle %s: not a wgmma layout (want none, 32B, 64B or 128B)", op, sw)
+	}
+	return d | code<<62, nil
+}
+
+// SM100SmemDesc encodes a Blackwell tcgen05 shared-memory descriptor
+// (ptx.md §B4): the sm_90 fields plus the fixed version bit 46, LBO mode 0
+// (relative) and the 3-bit layout field at bits 61-63 (128B = 2, 64B = 4,
+// 32B = 6, 128B-with-32B-atom = 1). Base offset 0.
+func SM100SmemDesc(addr, lbo, sbo uint32, sw Swizzle) (uint64, error) {
+	const op = "sm100 smem desc"
+	d, err := smemDescFields(op, addr, lbo, sbo)
+	if err != nil {
+		return 0, err
+	}
+	var code uint64
+	switch sw {
+	case SwizzleNone:
+		code = 0
+	case Swizzle128BAtom32B:
+		code = 1
+	case Swizzle128B:
+		code = 2
+	case Swizzle64B:
+		code = 4
+	case Swizzle32B:
+		code = 6
+	default:
+		return 0, fmt.Errorf("%s: swizzle %s: unknown", op, sw)
+	}
+	return d | 1<<46 | code<<61, nil
+}
+
+// SM100InstrDesc encodes the 32-bit instruction descriptor of
+// tcgen05.mma.kind::f16 with an fp32 accumulator (ptx.md §B3): D type
+// bits 4-5 (F32 = 1), A and B type bits 7-9 and 10-12 (F16 = 0, BF16 = 1),
+// transpose A bit 15 and B bit 16 (1 = MN-major), N>>3 at bits 17-22,
+// M>>4 at bits 24-28. m is the instruction M (the CTA pair's M with
+// cta_group::2): 64, 128 or 256.
+func SM100InstrDesc(ab tiling.DType, m, n int, transA, transB bool) (uint32, error) {
+	const op = "sm100 instr desc"
+	var t uint32
+	switch ab {
+	case tiling.FP16:
+		t = 0
+	case tiling.BF16:
+		t = 1
+	default:
+		return 0, fmt.Errorf("%s: dtype %q: want bf16 or fp16 (kind::f16)", op, ab)
+	}
+	if m != 64 && m != 128 && m != 256 {
+		return 0, fmt.Errorf("%s: m=%d: want 64, 128 or 256", op, m)
+	}
+	step := 8
+	if m == 256 {
+		step = 16 // cta_group::2
+	}
+	if n < step || n > 256 || n%step != 0 {
+		return 0, fmt.Errorf("%s: n=%d: want a multiple of %d in [%d,256] for m=%d", op, n, step, step, m)
+	}
+	d := uint32(1)<<4 | t<<7 | t<<10 | uint32(n>>3)<<17 | uint32(m>>4)<<24
+	if transA {
+		d |= 1 << 15
+	}
+	if transB {
+		d |= 1 << 16
+	}
+	return d, nil
+}

@@ -1,0 +1,108 @@
+package gen
+
+import (
+	"testing"
+
+	"github.com/swigen/swigen/tiling"
+)
+
+// The worked values come from ptx.md §0, §A2, §B3 and §B4.
+func TestSmemDescWorkedValues(t *testing.T) {
+	t.Parallel()
+	const addr = 0x1400 // any 1024-byte aligned tile
+	tests := []struct {
+		name          string
+		enc           func(addr, lbo, sbo uint32, sw Swizzle) (uint64, error)
+		addr, lbo, sb uint32
+		sw            Swizzle
+		want          uint64
+	}{
+		{"sm90 K-major SW128", SM90SmemDesc, addr, 16, 1024, Swizzle128B, 0x4000004000010000 | addr>>4},
+		{"sm90 MN-major SW128 LBO 8192", SM90SmemDesc, 0, 8192, 1024, Swizzle128B, 0x4000004002000000},
+		{"sm90 64B", SM90SmemDesc, 0, 0, 0, Swizzle64B, 1 << 63},
+		{"sm90 32B", SM90SmemDesc, 0, 0, 0, Swizzle32B, 3 << 62},
+		{"sm100 K-major SW128", SM100SmemDesc, addr, 16, 1024, Swizzle128B, 0x4000404000010000 | addr>>4},
+		{"sm100 64B", SM100SmemDesc, 0, 0, 0, Swizzle64B, 1<<63 | 1<<46},
+		{"sm100 32B", SM100SmemDesc, 0, 0, 0, Swizzle32B, 3<<62 | 1<<46},
+		{"sm100 128B atom 32B", SM100SmemDesc, 0, 0, 0, Swizzle128BAtom32B, 1<<61 | 1<<46},
+		{"sm100 none", SM100SmemDesc, 0x10, 128, 256, SwizzleNone, 1<<46 | 16<<32 | 8<<16 | 1},
+	}
+	for _, tc := range tests {
+		got, err := tc.enc(tc.addr, tc.lbo, tc.sb, tc.sw)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if got != tc.want {
+			t.Errorf("%s: got %#016x, want %#016x", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestSmemDescErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name          string
+		enc           func(addr, lbo, sbo uint32, sw Swizzle) (uint64, error)
+		addr, lbo, sb uint32
+		sw            Swizzle
+	}{
+		{"unaligned addr", SM100SmemDesc, 8, 16, 1024, Swizzle128B},
+		{"addr too large", SM100SmemDesc, 1 << 18, 16, 1024, Swizzle128B},
+		{"unaligned sbo", SM90SmemDesc, 0, 16, 1000, Swizzle128B},
+		{"lbo too large", SM90SmemDesc, 0, 1 << 18, 1024, Swizzle128B},
+		{"sm90 has no 32B atom", SM90SmemDesc, 0, 16, 1024, Swizzle128BAtom32B},
+		{"unknown swizzle", SM100SmemDesc, 0, 16, 1024, Swizzle(9)},
+	}
+	for _, tc := range tests {
+		if got, err := tc.enc(tc.addr, tc.lbo, tc.sb, tc.sw); err == nil {
+			t.Errorf("%s: got %#x, want an error", tc.name, got)
+		}
+	}
+}
+
+func TestSM100InstrDesc(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name           string
+		d              tiling.DType
+		m, n           int
+		transA, transB bool
+		want           uint32
+	}{
+		{"bf16 m128 n256", tiling.BF16, 128, 256, false, false, 0x08400490},
+		{"bf16 m256 n256 (2cta)", tiling.BF16, 256, 256, false, false, 0x10400490},
+		{"bf16 B N-major", tiling.BF16, 128, 256, false, true, 0x08410490},
+		{"bf16 n128", tiling.BF16, 128, 128, false, false, 0x08200490},
+		{"f16 f32 acc", tiling.FP16, 128, 256, false, false, 0x08400010},
+		{"bf16 A M-major", tiling.BF16, 128, 256, true, false, 0x08408490},
+		{"bf16 m64 n8", tiling.BF16, 64, 8, false, false, 0x04020490},
+	}
+	for _, tc := range tests {
+		got, err := SM100InstrDesc(tc.d, tc.m, tc.n, tc.transA, tc.transB)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if got != tc.want {
+			t.Errorf("%s: got %#08x, want %#08x", tc.name, got, tc.want)
+		}
+	}
+	bad := []struct {
+		name string
+		d    tiling.DType
+		m, n int
+	}{
+		{"m96", tiling.BF16, 96, 128},
+		{"n0", tiling.BF16, 128, 0},
+		{"n264", tiling.BF16, 128, 264},
+		{"n12", tiling.BF16, 128, 12},
+		{"m256 n8", tiling.BF16, 256, 8},
+		{"fp8", tiling.DType("e4m3"), 128, 128},
+	}
+	for _, tc := range bad {
+		if got, err := SM100InstrDesc(tc.d, tc.m, tc.n, false, false); err == nil {
+			t.Errorf("%s: got %#x, want an error", tc.name, got)
+		}
+	}
+}

@@ -1,0 +1,418 @@
+package gen
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/swigen/swigen/tiling"
+)
+
+// SM100View is the typed, precomputed data of the sm_100a bwd_dswiglu
+// template. As with View, every offset, count and descriptor is computed
+// here; the template only substitutes.
+type SM100View struct {
+	Name        string
+	ConfigLines []string
+	ScheduleDoc string
+
+	HangTimeoutMs int
+	HangTimeoutNs int64
+
+	Threads  int
+	CTAGroup int  // tcgen05 .cta_group: 1, or 2 for the CTA pair
+	TwoCTA   bool // cta_group::2 over a 2x1 cluster
+	CLC      bool // cluster-launch-control scheduler (else static persistent)
+	// ClusterSync makes the block-wide syncs around setup and teardown
+	// cluster barriers (any cluster of more than one CTA).
+	ClusterSync bool
+	ClusterSize int
+
+	Unpack, Pack string
+	TileFunc     string
+
+	TileM, TileN, TileK     int
+	RowsPerCTA, TileNPerCTA int
+	CTAsPerTile             int
+	Stages, EpiStages       int
+	K16                     int
+	SwizzleGroup            int
+
+	// Shared-memory layout (bytes from the 1024-aligned base), all taken
+	// from tiling.Config.Smem.
+	StageBytes, BOff, FullTxBytes int
+	EpiOff, EpiSlotBytes          int
+	EpiSubBytes                   int // one EpiM x EpiN buffer
+	EpiGateOff, EpiOutOff         int
+	EpiTxBytes                    int
+	BarFull, BarEmpty             int
+	BarTFull, BarTEmpty           int
+	BarEFull, BarEEmpty           int
+	BarClcFull, BarClcEmpty       int
+	ClcResp, TmemSlot             int
+	SmemBytes                     int // dynamic smem to request, alignment slack included
+
+	TmemCols          int
+	TmemEmptyArrivals int
+	ClcEmptyArrivals  int
+
+	// Epilogue: NB sub-tiles of EpiN columns per tile, each a 128B-swizzled
+	// EpiM x EpiN buffer per tensor, EpiChunks 16-byte chunks per row.
+	NB, EpiM, EpiN, EpiChunks int
+	EpiRowBytes, SwizzleMask  int
+	EpiWarp0                  int
+	LdCols                    int
+	LdRegList, LdOperands     string
+
+	DescA, DescB string // hex literals: descriptor bits without the start address
+	IDesc        string // hex literal
+	AK16, BK16   string
+
+	ALoads, BLoads     []int // only their lengths are used by templates
+	ALoadK, ALoadSmem  string
+	BLoadK, BLoadN     string
+	BLoadSmem          string
+	BLoadFunc          string
+	TmapADoc, TmapBDoc string
+	TmapDeDoc          string
+	TmapGdeDoc         string
+	TmapOutDoc         string
+	StoreOut           bool
+	ClusterDims        [3]int
+}
+
+// Facts of the sm_100a design (tiling/resources.go, ptx.md §B).
+const (
+	sm100Threads    = 256
+	sm100EpiWarp0   = 4   // warps 4-7: warp%4 selects the TMEM lane quarter
+	sm100EpiThreads = 128 // one epilogue warpgroup
+	sm100RowsPerCTA = 128 // TMEM lanes; M=128 per CTA (1cta M=128, 2cta M=256)
+	sm100EpiN       = 64  // one 128-byte swizzle row of 16-bit elements
+	// sm100RoleConsumers are the threads of one CTA that read every CLC
+	// response besides the MMA thread: scheduler, operand loader,
+	// epilogue-operand loader and the epilogue warpgroup.
+	sm100RoleConsumers = 3 + sm100EpiThreads
+)
+
+// TMABoxSet is the TMA box (in elements, innermost dimension first) of each
+// tensor map a bwd_dswiglu kernel takes. Entries past a map's rank are 0.
+// A is dy [M,K]; B is W_down ([I,K] for major_b=k, [K,I] for major_b=mn);
+// De is de and grad_de viewed as [M][2][I] (dims I, 2, M); Out is out [M,I]
+// (StoreOut only).
+type TMABoxSet struct {
+	A, B, De, Out [3]int
+}
+
+// TMABoxes returns the boxes the host must encode the tensor maps of cfg
+// with (128-byte swizzle, 16-bit elements, all element strides 1).
+//
+// sm_90a: A {64, TileM}, B {64, TileN} (k-major) or {64, TileK} (mn-major),
+// De {64, 1, 64}, Out {64, 64}.
+// sm_100a: each CTA loads its own rows: A {64, TileM/CTAsPerTile}, B {64,
+// TileN/CTAsPerTile} (k-major) or {64, TileK} (mn-major), De {64, 1, EpiM},
+// Out {64, EpiM}.
+func TMABoxes(cfg tiling.Config) (TMABoxSet, error) {
+	var b TMABoxSet
+	switch cfg.Arch {
+	case tiling.ArchSM90a:
+		b.A = [3]int{64, cfg.TileM}
+		b.B = [3]int{64, cfg.TileN}
+		b.De = [3]int{64, 1, epiSubRows}
+		b.Out = [3]int{64, epiSubRows}
+	case tiling.ArchSM100a:
+		b.A = [3]int{64, cfg.TileMPerCTA()}
+		b.B = [3]int{64, cfg.TileNPerCTA()}
+		b.De = [3]int{64, 1, cfg.EpiM}
+		b.Out = [3]int{64, cfg.EpiM}
+	default:
+		return TMABoxSet{}, fmt.Errorf("gen: tma boxes: arch %q: want %s or %s", cfg.Arch, tiling.ArchSM90a, tiling.ArchSM100a)
+	}
+	if cfg.MajorB == tiling.MNMajor {
+		b.B = [3]int{64, cfg.TileK}
+	}
+	for _, box := range [][3]int{b.A, b.B, b.De, b.Out} {
+		for _, e := range box {
+			if e < 0 || e > 256 {
+				return TMABoxSet{}, fmt.Errorf("gen: tma boxes: %s: box %v: extents must be in [1,256]", cfg.Name(), box)
+			}
+		}
+	}
+	return b, nil
+}
+
+// PersistentGrid is the number of CTAs (gridDim.x, a 1-D grid) to launch a
+// bwd_dswiglu kernel of cfg with for an M x I output on numSMs
+// multiprocessors. The result is a multiple of the cluster size
+// (ClusterM*ClusterN CTAs, laid out along x).
+//
+// Static scheduler: one work unit (CTAsPerTile CTAs) per tile up to the SM
+// count. CLC (sm_100a): every tile gets its unit; clusters that have not
+// launched yet are stolen by running ones.
+func PersistentGrid(cfg tiling.Config, m, i, numSMs int) int {
+	if m <= 0 || i <= 0 || cfg.TileM <= 0 || cfg.TileN <= 0 {
+		return 0
+	}
+	tiles := ((m + cfg.TileM - 1) / cfg.TileM) * ((i + cfg.TileN - 1) / cfg.TileN)
+	cpt := cfg.CTAsPerTile()
+	cluster := max(1, cfg.ClusterM*cfg.ClusterN)
+	if cfg.Scheduler == tiling.CLCScheduler {
+		grid := tiles * cpt
+		return (grid + cluster - 1) / cluster * cluster
+	}
+	// The static scheduler strides by gridDim.x/CTAsPerTile, so rounding
+	// down to whole clusters still covers every tile.
+	grid := min(tiles, max(1, numSMs/cpt)) * cpt
+	if grid < cluster {
+		return cluster
+	}
+	return grid - grid%cluster
+}
+
+// newSM100View computes the view of a bwd_dswiglu sm_100a kernel.
+func newSM100View(c tiling.Config) (*SM100View, error) {
+	name := c.Name()
+	if c.TileK%64 != 0 {
+		return nil, fmt.Errorf("gen: %s: tile_k=%d: must be a multiple of 64 (one 128-byte swizzle atom)", name, c.TileK)
+	}
+	if c.TileMPerCTA() != sm100RowsPerCTA {
+		return nil, fmt.Errorf("gen: %s: %d rows per CTA: the sm_100a kernel supports 128 (1cta tile_m=128, 2cta tile_m=256)", name, c.TileMPerCTA())
+	}
+	if c.EpiM != sm100RowsPerCTA || c.EpiN != sm100EpiN {
+		return nil, fmt.Errorf("gen: %s: epilogue sub-tile %dx%d: the sm_100a kernel supports %dx%d (one 128-byte swizzle row per TMEM lane)", name, c.EpiM, c.EpiN, sm100RowsPerCTA, sm100EpiN)
+	}
+	if c.TileN%sm100EpiN != 0 {
+		return nil, fmt.Errorf("gen: %s: tile_n=%d: the sm_100a epilogue needs a multiple of %d", name, c.TileN, sm100EpiN)
+	}
+	if c.MajorA != tiling.KMajor {
+		return nil, fmt.Errorf("gen: %s: major_a %q: bwd_dswiglu reads dy K-major only", name, c.MajorA)
+	}
+	cluster := c.ClusterM * c.ClusterN
+	if cluster < 1 || cluster > 2 {
+		return nil, fmt.Errorf("gen: %s: cluster %dx%d: the sm_100a kernel supports clusters of 1 or 2 CTAs", name, c.ClusterM, c.ClusterN)
+	}
+	v := &SM100View{
+		Name:          name,
+		HangTimeoutMs: defaultHangTimeoutMs,
+		HangTimeoutNs: defaultHangTimeoutMs * 1_000_000,
+		Threads:       sm100Threads,
+		CTAsPerTile:   c.CTAsPerTile(),
+		ClusterSize:   cluster,
+		ClusterSync:   cluster > 1,
+		// The kernel uses a 1-D grid; the cluster's CTAs are consecutive
+		// blockIdx.x (the CTA pair of cta_group::2 must be ranks 0 and 1).
+		ClusterDims:  [3]int{cluster, 1, 1},
+		TileM:        c.TileM,
+		TileN:        c.TileN,
+		TileK:        c.TileK,
+		RowsPerCTA:   c.TileMPerCTA(),
+		TileNPerCTA:  c.TileNPerCTA(),
+		Stages:       c.Stages,
+		EpiStages:    c.EpiStages,
+		K16:          c.TileK / 16,
+		SwizzleGroup: c.SwizzleGroup,
+		StoreOut:     c.StoreOut,
+		EpiWarp0:     sm100EpiWarp0,
+		TmemCols:     c.TMEMColumns(),
+	}
+	v.CTAGroup = v.CTAsPerTile
+	v.TwoCTA = v.CTAsPerTile == 2
+	switch c.Scheduler {
+	case tiling.StaticScheduler:
+	case tiling.CLCScheduler:
+		v.CLC = true
+	default:
+		return nil, fmt.Errorf("gen: %s: scheduler %q: want static or clc", name, c.Scheduler)
+	}
+	switch c.DType {
+	case tiling.BF16:
+		v.Unpack, v.Pack = "sw_unpack_bf16x2", "sw_pack_bf16x2"
+	case tiling.FP16:
+		v.Unpack, v.Pack = "sw_unpack_f16x2", "sw_pack_f16x2"
+	default:
+		return nil, fmt.Errorf("gen: %s: dtype %q: want bf16 or fp16", name, c.DType)
+	}
+	switch c.Raster {
+	case tiling.RasterN:
+		v.TileFunc = "sw_tile_raster_n"
+	default:
+		v.TileFunc = "sw_tile_raster_m"
+	}
+	switch c.Schedule {
+	case tiling.OneCTA:
+		v.ScheduleDoc = fmt.Sprintf("Schedule 1cta: tcgen05.mma.cta_group::1 M=128 N=%d per CTA.", c.TileN)
+	case tiling.TwoCTA:
+		v.ScheduleDoc = fmt.Sprintf("Schedule 2cta: tcgen05.mma.cta_group::2 M=256 N=%d over the CTA pair; each CTA loads 128 rows of dy and %d rows of W_down, holds 128 rows of the accumulator and runs their epilogue.", c.TileN, c.TileNPerCTA())
+	default:
+		return nil, fmt.Errorf("gen: %s: schedule %q: sm_100a supports 1cta or 2cta", name, c.Schedule)
+	}
+	if v.TwoCTA && (c.ClusterM != 2 || c.ClusterN != 1) {
+		return nil, fmt.Errorf("gen: %s: cluster %dx%d: 2cta needs 2x1", name, c.ClusterM, c.ClusterN)
+	}
+	if v.TmemCols < 2*c.TileN || v.TmemCols > 512 || v.TmemCols&(v.TmemCols-1) != 0 {
+		return nil, fmt.Errorf("gen: %s: %d TMEM columns: need a power of two in [%d,512]", name, v.TmemCols, 2*c.TileN)
+	}
+
+	// ---- operand ring
+	rowsA, rowsB := v.RowsPerCTA, v.TileNPerCTA
+	atoms := c.TileK / 64
+	aBytes := rowsA * c.TileK * elemBytes
+	bBytes := rowsB * c.TileK * elemBytes
+	v.StageBytes = aBytes + bBytes
+	v.BOff = aBytes
+	// The leader's full barrier receives both CTAs' bytes (ptx.md §B8).
+	v.FullTxBytes = v.CTAsPerTile * v.StageBytes
+
+	var ak16, aK, aSmem []int
+	for k := 0; k < v.K16; k++ {
+		ak16 = append(ak16, (k/4)*rowsA*swizzleAtomBytes+(k%4)*32)
+	}
+	for a := 0; a < atoms; a++ {
+		aK = append(aK, 64*a)
+		aSmem = append(aSmem, a*rowsA*swizzleAtomBytes)
+	}
+	descA, err := SM100SmemDesc(0, 16, swizzleRepeat, Swizzle128B)
+	if err != nil {
+		return nil, fmt.Errorf("gen: %s: %w", name, err)
+	}
+	v.DescA = fmt.Sprintf("0x%016x", descA)
+	v.AK16, v.ALoadK, v.ALoadSmem = joinInts(ak16), joinInts(aK), joinInts(aSmem)
+	v.ALoads = aK
+
+	var bk16, bK, bN, bSmem []int
+	var descB uint64
+	transB := false
+	switch c.MajorB {
+	case tiling.KMajor:
+		for k := 0; k < v.K16; k++ {
+			bk16 = append(bk16, (k/4)*rowsB*swizzleAtomBytes+(k%4)*32)
+		}
+		for a := 0; a < atoms; a++ {
+			bK, bN = append(bK, 64*a), append(bN, 0)
+			bSmem = append(bSmem, a*rowsB*swizzleAtomBytes)
+		}
+		descB, err = SM100SmemDesc(0, 16, swizzleRepeat, Swizzle128B)
+		v.BLoadFunc = "sw_load_b_kmajor"
+		v.TmapBDoc = fmt.Sprintf("W_down [I,K] (K-major), box {64, %d}, 128B swizzle", rowsB)
+	case tiling.MNMajor:
+		if rowsB%64 != 0 {
+			return nil, fmt.Errorf("gen: %s: %d B rows per CTA: major_b=mn needs a multiple of 64", name, rowsB)
+		}
+		// Slab q holds n in [64q, 64q+64) for TileK k-rows; LBO is the slab
+		// stride, SBO 8 k-rows; a k16 step is 16 k-rows.
+		for k := 0; k < v.K16; k++ {
+			bk16 = append(bk16, k*16*swizzleAtomBytes)
+		}
+		for q := 0; q < rowsB/64; q++ {
+			bK, bN = append(bK, 0), append(bN, 64*q)
+			bSmem = append(bSmem, q*c.TileK*swizzleAtomBytes)
+		}
+		descB, err = SM100SmemDesc(0, uint32(c.TileK*swizzleAtomBytes), swizzleRepeat, Swizzle128B)
+		transB = true
+		v.BLoadFunc = "sw_load_b_mnmajor"
+		v.TmapBDoc = fmt.Sprintf("W_down [K,I] (MN-major), box {64, %d}, 128B swizzle", c.TileK)
+	default:
+		return nil, fmt.Errorf("gen: %s: major_b %q: want k or mn", name, c.MajorB)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("gen: %s: %w", name, err)
+	}
+	v.DescB = fmt.Sprintf("0x%016x", descB)
+	v.BK16, v.BLoadK, v.BLoadN, v.BLoadSmem = joinInts(bk16), joinInts(bK), joinInts(bN), joinInts(bSmem)
+	v.BLoads = bK
+	idesc, err := SM100InstrDesc(c.DType, c.TileM, c.TileN, false, transB)
+	if err != nil {
+		return nil, fmt.Errorf("gen: %s: %w", name, err)
+	}
+	v.IDesc = fmt.Sprintf("0x%08x", idesc)
+	v.TmapADoc = fmt.Sprintf("dy [M,K], box {64, %d}, 128B swizzle", rowsA)
+
+	// ---- epilogue
+	v.EpiM, v.EpiN = c.EpiM, c.EpiN
+	v.NB = c.TileN / c.EpiN
+	v.EpiRowBytes = c.EpiN * elemBytes
+	v.EpiChunks = v.EpiRowBytes / 16
+	v.SwizzleMask = swizzleRepeat/swizzleAtomBytes - 1
+	v.EpiSubBytes = c.EpiM * c.EpiN * elemBytes
+	v.EpiGateOff = v.EpiSubBytes
+	v.EpiSlotBytes = c.EpiTensors() * v.EpiSubBytes
+	if c.StoreOut {
+		v.EpiOutOff = 2 * v.EpiSubBytes
+	}
+	v.EpiTxBytes = 2 * v.EpiSubBytes
+	v.TmapDeDoc = fmt.Sprintf("de as [M][2][I] (dims I, 2, M), box {64, 1, %d}, 128B swizzle", c.EpiM)
+	v.TmapGdeDoc = fmt.Sprintf("grad_de as [M][2][I], box {64, 1, %d}, 128B swizzle", c.EpiM)
+	v.TmapOutDoc = fmt.Sprintf("out [M,I], box {64, %d}, 128B swizzle", c.EpiM)
+	v.LdCols = c.EpiN
+	regs := make([]string, v.LdCols)
+	ops := make([]string, v.LdCols)
+	for i := range regs {
+		regs[i] = "%" + strconv.Itoa(i)
+		ops[i] = fmt.Sprintf(`"=f"(v[%d])`, i)
+	}
+	v.LdRegList = "{" + strings.Join(regs, ", ") + "}"
+	v.LdOperands = strings.Join(ops, ", ")
+	v.TmemEmptyArrivals = sm100EpiThreads * v.CTAsPerTile
+	// Every CTA's roles read each CLC response; the MMA thread only where
+	// MMAs are issued (the even CTA of a pair).
+	v.ClcEmptyArrivals = cluster*sm100RoleConsumers + cluster/v.CTAsPerTile
+
+	// ---- layout: offsets come from tiling's resource model, so what is
+	// emitted is what the tuner prunes with.
+	lay := c.Smem()
+	if lay.OperandStage != v.StageBytes || lay.EpilogueSlot != v.EpiSubBytes {
+		return nil, fmt.Errorf("gen: %s: layout disagrees with tiling.Smem (stage %d vs %d, epilogue buffer %d vs %d)", name, v.StageBytes, lay.OperandStage, v.EpiSubBytes, lay.EpilogueSlot)
+	}
+	if lay.Epilogue != c.EpiStages*v.EpiSlotBytes {
+		return nil, fmt.Errorf("gen: %s: epilogue ring %d bytes, tiling.Smem %d", name, c.EpiStages*v.EpiSlotBytes, lay.Epilogue)
+	}
+	v.EpiOff = lay.EpilogueOff
+	v.BarFull = lay.BarrierOffset
+	v.BarEmpty = v.BarFull + 8*c.Stages
+	v.BarTFull = v.BarEmpty + 8*c.Stages
+	v.BarTEmpty = v.BarTFull + 8*2
+	v.BarEFull = v.BarTEmpty + 8*2
+	v.BarEEmpty = v.BarEFull + 8*c.EpiStages
+	end := v.BarEEmpty + 8*c.EpiStages
+	if v.CLC {
+		v.BarClcFull = end
+		v.BarClcEmpty = end + 8
+		end += 16
+		// The 16-byte response first: the barrier count is even, so it is
+		// 16-byte aligned.
+		v.ClcResp = end
+		end += 16
+	}
+	v.TmemSlot = end
+	end += 8
+	if v.barrierCount() != c.BarrierCount() || (v.CLC && v.ClcResp%16 != 0) {
+		return nil, fmt.Errorf("gen: %s: %d barriers laid out, tiling.BarrierCount=%d", name, v.barrierCount(), c.BarrierCount())
+	}
+	if end > lay.BarrierOffset+lay.Barriers {
+		return nil, fmt.Errorf("gen: %s: barrier region needs %d bytes, tiling.Smem reserves %d", name, end-lay.BarrierOffset, lay.Barriers)
+	}
+	v.SmemBytes = lay.Total
+	v.ConfigLines = configLines(c)
+	return v, nil
+}
+
+// barrierCount is the number of mbarriers the view lays out.
+func (v *SM100View) barrierCount() int {
+	n := 2*v.Stages + 2*2 + 2*v.EpiStages
+	if v.CLC {
+		n += 2
+	}
+	return n
+}
+
+// epiChunkOffset is the byte offset, inside one EpiM x EpiN buffer, of the
+// 16-byte chunk j of row r: the template's 128B-swizzle formula
+// r*EpiRowBytes + ((j ^ (r & SwizzleMask)) << 4).
+func (v *SM100View) epiChunkOffset(r, j int) int {
+	return r*v.EpiRowBytes + (j^(r&v.SwizzleMask))<<4
+}
+
+// epiThreadRow is the tile row (TMEM lane) epilogue thread tid (threadIdx.x)
+// owns: 32*(warp%4) + lane, as in the template.
+func (v *SM100View) epiThreadRow(tid int) int {
+	return 32*((tid/32)%4) + tid%32
+}
