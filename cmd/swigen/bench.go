@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -26,6 +27,7 @@ type benchOptions struct {
 	Device  int
 	JSONDir string
 	Command string
+	Model   string
 }
 
 const benchLong = `Time kernels against the baseline, in the same run, on this GPU.
@@ -61,6 +63,9 @@ func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
+			if o.Model != "" {
+				return runModel(e, o)
+			}
 			return runBench(cmd.Context(), e, o)
 		},
 	}
@@ -72,6 +77,7 @@ func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra
 	f.StringVar(&o.NVCC, "nvcc", "", "nvcc to use (default: search)")
 	f.IntVar(&o.Device, "device", 0, "GPU ordinal")
 	f.StringVar(&o.JSONDir, "json", "", "write one JSON result per config and shape into this directory")
+	f.StringVar(&o.Model, "model", "", "print a roofline projection for a GPU model ("+strings.Join(modelNames(), ", ")+") instead of measuring; needs no GPU")
 	return cmd
 }
 
@@ -246,4 +252,57 @@ func writeBenchJSON(o *benchOptions, s *gpuSession, cfg tiling.Config, r *bench.
 	}
 	name := fmt.Sprintf("%s/%s_%s_%dx%dx%d.json", o.JSONDir, now.Format("20060102T150405"), cfg.Name(), r.Shape.M, r.Shape.K, r.Shape.I)
 	return os.WriteFile(name, append(b, '\n'), 0o644)
+}
+
+// gpuModel is a datasheet roofline: a projection, never a measurement.
+type gpuModel struct {
+	name    string
+	tflops  float64 // dense bf16
+	tbs     float64 // HBM
+	sms     int
+	seedRef string // what the seed reported on this card, if anything
+}
+
+var gpuModels = map[string]gpuModel{
+	"b200": {name: "B200 (datasheet: 148 SMs, dense bf16 ~2250 TFLOP/s, HBM ~8 TB/s)", tflops: 2250, tbs: 8, sms: 148,
+		seedRef: "seed's measured B200 numbers: unfused 194 us -> fused 175.5 us"},
+	"h200": {name: "H200 (datasheet: 132 SMs, dense bf16 ~990 TFLOP/s, HBM ~4.8 TB/s)", tflops: 990, tbs: 4.8, sms: 132},
+}
+
+func modelNames() []string { return []string{"b200", "h200"} }
+
+// runModel prints the roofline floor of bwd_dswiglu for the shapes on a
+// datasheet GPU, with the unfused baseline's floor (dout written and read
+// back) beside it. It is labelled a projection: nothing runs.
+func runModel(e *env, o *benchOptions) error {
+	m, ok := gpuModels[strings.ToLower(o.Model)]
+	if !ok {
+		return usageError(fmt.Errorf("bench --model %q: want one of %s", o.Model, strings.Join(modelNames(), ", ")))
+	}
+	shapes, err := parseShapes(o.Shapes)
+	if err != nil {
+		return err
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "PROJECTION (roofline from datasheet numbers, not a measurement): %s\n", m.name)
+	for _, s := range shapes {
+		flops, bytes := bench.BwdCost(s, false)
+		comp := flops / (m.tflops * 1e12) * 1e6
+		mem := bytes / (m.tbs * 1e12) * 1e6
+		bound := "compute"
+		if mem > comp {
+			bound = "memory"
+		}
+		fmt.Fprintf(w, "bwd_dswiglu M=%d K=%d I=%d: %.0f GFLOP, %.0f MB minimum traffic\n", s.M, s.K, s.I, flops/1e9, bytes/1e6)
+		fmt.Fprintf(w, "  compute %.1f us, memory %.1f us -> fused floor %.1f us (%s-bound)\n", comp, mem, math.Max(comp, mem), bound)
+		bw := m.tbs * 1e12
+		M, K, I := float64(s.M), float64(s.K), float64(s.I)
+		gemm := math.Max(comp, 2*(M*K+I*K+M*I)/bw*1e6) // writes dout
+		ew := 2 * (M*I + 2*M*I + 2*M*I) / bw * 1e6     // reads dout and de, writes grad_de
+		fmt.Fprintf(w, "  unfused floor: GEMM %.1f us + elementwise %.1f us = %.1f us\n", gemm, ew, gemm+ew)
+	}
+	if m.seedRef != "" {
+		fmt.Fprintf(w, "for comparison, %s\n", m.seedRef)
+	}
+	return nil
 }
