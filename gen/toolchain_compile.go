@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // CompileOptions controls Toolchain.Compile.
@@ -182,6 +183,11 @@ func (t *Toolchain) build(ctx context.Context, name, stem string, src []byte, ar
 	srcPath := filepath.Join(dir, stem+".cu")
 	if err := os.WriteFile(srcPath, src, 0o644); err != nil {
 		return nil, fmt.Errorf("compile %s: %w", name, err)
+	}
+	// ptxas -lineinfo records the source file's modification time in the
+	// cubin's line table; pin it so equal sources give equal cubins.
+	if err := os.Chtimes(srcPath, time.Unix(0, 0), time.Unix(0, 0)); err != nil {
+		return nil, fmt.Errorf("compile %s: pin mtime: %w", name, err)
 	}
 	run := func(argv []string) (string, error) {
 		var stderr bytes.Buffer

@@ -9,9 +9,12 @@ import (
 var spaceStages = []int{3, 4, 5, 6}
 
 // Space returns the tuning space of kernel k on arch a for type d: valid
-// configs only, with default majors and epilogue, sorted by Name. It is
-// kept to tens of configs so a sweep stays cheap. Unknown kernel, arch or
-// dtype gives nil.
+// configs that the generator implements (see Implemented), with default
+// majors and epilogue, sorted by Name. It is kept to tens of configs so a
+// sweep stays cheap. Unknown kernel, arch or dtype, or a kernel without a
+// template, gives nil.
+//
+// The hardware-legal candidates are:
 //
 // sm_90a: pingpong TileM 64/128 and cooperative TileM 128/256, TileN
 // 64..256 in steps of 64 where the accumulator fits the register budget,
@@ -23,7 +26,24 @@ var spaceStages = []int{3, 4, 5, 6}
 // {128,256} on the 2x1 pair; the operand ring as deep as shared memory
 // allows (TMEM double-buffering already hides the epilogue, so depth is
 // the only lever); static and CLC schedulers.
+//
+// Space drops the candidates that Implemented rejects (today: every kernel
+// but bwd_dswiglu, and sm_90a clusters other than 1x1) rather than leaving
+// them out of the enumeration, so that implementing a feature in the
+// generator and in Implemented brings its configs back with no change here.
 func Space(k Kernel, a Arch, d DType) []Config {
+	var out []Config
+	for _, c := range legalSpace(k, a, d) {
+		if ok, _ := Implemented(c); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// legalSpace is Space before the Implemented filter: every candidate that
+// Validate accepts, sorted by Name.
+func legalSpace(k Kernel, a Arch, d DType) []Config {
 	if !slices.Contains(Kernels(), k) || !slices.Contains(DTypes(), d) {
 		return nil
 	}
@@ -103,13 +123,30 @@ func sortByName(cs []Config) {
 }
 
 // Catalog returns the configs that CI compiles: a small representative
-// subset per arch (both schedules, clusters 1x1 / 2x1 / 1x2, both B
-// majors, StoreOut once, CLC once) for bwd_dswiglu in bf16, a smaller one
-// in fp16 (the type only changes conversions), and two sm_90a gemm
-// configs. Each compile takes seconds, so keep it small. Sorted by Name.
+// subset per arch for bwd_dswiglu in bf16, a smaller one in fp16 (the type
+// only changes conversions). Each compile takes seconds, so keep it small.
+// Sorted by Name.
+//
+// It lists only configs the generator implements (see Implemented), since
+// CI renders and compiles every one of them: on sm_90a only cluster 1x1
+// (both schedules, both B majors, StoreOut once), and no gemm or forward
+// kernels, which have no templates yet; on sm_100a both schedules, clusters
+// 1x1 / 2x1 / 1x2, both B majors, StoreOut once and CLC.
 func Catalog() []Config {
+	var out []Config
+	for _, c := range catalogCandidates() {
+		if ok, _ := Implemented(c); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// catalogCandidates is the catalog before the Implemented filter, sorted by
+// Name. Its entries should all be implemented: a test checks that the
+// filter drops none, so the table below says exactly what CI compiles.
+func catalogCandidates() []Config {
 	type entry struct {
-		k         Kernel
 		a         Arch
 		s         Schedule
 		m, n      int
@@ -120,20 +157,19 @@ func Catalog() []Config {
 		fp16      bool // also in fp16
 	}
 	entries := []entry{
-		// sm_90a: the heuristic pick first.
-		{k: KernelBwdDSwiGLU, a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, fp16: true},
-		{k: KernelBwdDSwiGLU, a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 2, cn: 1, majorB: MNMajor, fp16: true},
-		{k: KernelBwdDSwiGLU, a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, storeOut: true},
-		{k: KernelBwdDSwiGLU, a: ArchSM90a, s: Cooperative, m: 128, n: 256, cm: 1, cn: 1, fp16: true},
-		{k: KernelBwdDSwiGLU, a: ArchSM90a, s: Cooperative, m: 256, n: 128, cm: 1, cn: 2},
-		{k: KernelGEMM, a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1},
-		{k: KernelGEMM, a: ArchSM90a, s: Cooperative, m: 256, n: 128, cm: 2, cn: 1, majorB: MNMajor},
+		// sm_90a: the heuristic pick first. Clusters are not implemented
+		// on sm_90a yet, so every entry is 1x1.
+		{a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, fp16: true},
+		{a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, majorB: MNMajor, fp16: true},
+		{a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, storeOut: true},
+		{a: ArchSM90a, s: Cooperative, m: 128, n: 256, cm: 1, cn: 1, fp16: true},
+		{a: ArchSM90a, s: Cooperative, m: 256, n: 128, cm: 1, cn: 1, majorB: MNMajor},
 		// sm_100a.
-		{k: KernelBwdDSwiGLU, a: ArchSM100a, s: OneCTA, m: 128, n: 256, cm: 1, cn: 1, fp16: true},
-		{k: KernelBwdDSwiGLU, a: ArchSM100a, s: OneCTA, m: 128, n: 128, cm: 1, cn: 2, scheduler: CLCScheduler},
-		{k: KernelBwdDSwiGLU, a: ArchSM100a, s: OneCTA, m: 128, n: 128, cm: 2, cn: 1, storeOut: true},
-		{k: KernelBwdDSwiGLU, a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1, fp16: true},
-		{k: KernelBwdDSwiGLU, a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1, majorB: MNMajor, scheduler: CLCScheduler, fp16: true},
+		{a: ArchSM100a, s: OneCTA, m: 128, n: 256, cm: 1, cn: 1, fp16: true},
+		{a: ArchSM100a, s: OneCTA, m: 128, n: 128, cm: 1, cn: 2, scheduler: CLCScheduler},
+		{a: ArchSM100a, s: OneCTA, m: 128, n: 128, cm: 2, cn: 1, storeOut: true},
+		{a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1, fp16: true},
+		{a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1, majorB: MNMajor, scheduler: CLCScheduler, fp16: true},
 	}
 	var out []Config
 	for _, e := range entries {
@@ -143,7 +179,7 @@ func Catalog() []Config {
 		}
 		for _, d := range dts {
 			c := Config{
-				Kernel: e.k, Arch: e.a, DType: d, Schedule: e.s,
+				Kernel: KernelBwdDSwiGLU, Arch: e.a, DType: d, Schedule: e.s,
 				TileM: e.m, TileN: e.n, TileK: 64, ClusterM: e.cm, ClusterN: e.cn,
 				MajorB: e.majorB, StoreOut: e.storeOut, Scheduler: e.scheduler,
 			}.WithDefaults()

@@ -1,0 +1,81 @@
+package tests
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/tiling"
+)
+
+// compileJobs bounds concurrent nvcc/ptxas runs. ptxas on one of these
+// kernels is single-threaded and CI has two cores; more jobs would only
+// contend with the other packages' tests.
+const compileJobs = 2
+
+// compileTimeout bounds one kernel's compile; a ptxas that runs this long
+// is a bug in the generated code, and the test should say so, not hang.
+const compileTimeout = 5 * time.Minute
+
+// sm90Opcodes are SASS opcodes every sm_90a bwd_dswiglu cubin must contain:
+// the wgmma (HGMMA), TMA loads and stores (UTMALDG, UTMASTG) and mbarrier
+// operations (SYNCS). Missing ones mean the compiler rewrote or dropped a
+// path the kernel depends on, e.g. wgmma serialized into something else.
+var sm90Opcodes = []string{"HGMMA", "UTMALDG", "UTMASTG", "SYNCS"}
+
+// TestCompileCatalog renders every tiling.Catalog() config of both archs
+// and compiles it with the real toolchain. Compile fails on register
+// spills, a stack frame or ptxas hazard notes (e.g. serialized wgmma), so a
+// pass means every catalog kernel builds clean. sm_90a cubins are also
+// checked for their key SASS opcodes.
+func TestCompileCatalog(t *testing.T) {
+	t.Parallel()
+	tc := toolchain(t)
+	haveSASS := tc.CUObjdump != "" && tc.NVDisasm != ""
+	if !haveSASS && requireCompiler() {
+		t.Fatalf("SWIGEN_REQUIRE_COMPILER=1 but toolchain %v has no cuobjdump/nvdisasm for the SASS checks", tc)
+	}
+	// A fresh cache: the test is about compiling, so every run compiles
+	// (the user's cache could hold a result from before a compiler change
+	// that the cache key does not see, such as a wheel reinstalled in place).
+	cache := t.TempDir()
+	sem := make(chan struct{}, compileJobs)
+	cat := tiling.Catalog()
+	if len(cat) == 0 {
+		t.Fatal("tiling.Catalog() is empty")
+	}
+	for _, c := range cat {
+		t.Run(c.Name(), func(t *testing.T) {
+			t.Parallel()
+			a := render(t, c)
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			ctx, cancel := context.WithTimeout(context.Background(), compileTimeout)
+			defer cancel()
+			start := time.Now()
+			r, err := tc.Compile(ctx, a.Name, a.Source, gen.CompileOptions{Arch: string(c.Arch), CacheDir: cache})
+			if err != nil {
+				t.Fatalf("Compile: %v", err)
+			}
+			f := r.Report.Function(a.Name)
+			if f == nil {
+				t.Fatalf("ptxas report has no entry %s", a.Name)
+			}
+			t.Logf("compiled in %v: %d registers", time.Since(start).Round(time.Millisecond), f.Registers)
+			if c.Arch != tiling.ArchSM90a {
+				return
+			}
+			if !haveSASS {
+				t.Skipf("compiled clean; skipping the SASS check: toolchain %v has no cuobjdump/nvdisasm", tc)
+			}
+			sass, err := tc.SASS(ctx, r.Cubin)
+			if err != nil {
+				t.Fatalf("SASS: %v", err)
+			}
+			if err := gen.CheckOpcodes(sass, sm90Opcodes); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}

@@ -1,0 +1,81 @@
+package tiling
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestImplemented(t *testing.T) {
+	t.Parallel()
+	mut := func(c Config, f func(*Config)) Config { f(&c); return c }
+	h90 := cfg90(128, 128, 3, PingPong)
+	h100 := cfg100(256, 256, 4, TwoCTA)
+	one100 := cfg100(128, 128, 4, OneCTA)
+	tests := []struct {
+		name    string
+		c       Config
+		wantOK  bool
+		wantWhy string
+	}{
+		{"sm90 pingpong 1x1", h90, true, ""},
+		{"sm90 cooperative mn store_out fp16", mut(cfg90(128, 128, 3, Cooperative), func(c *Config) {
+			c.MajorB, c.StoreOut, c.DType = MNMajor, true, FP16
+		}), true, ""},
+		{"sm90 cluster 2x1", mut(h90, func(c *Config) { c.ClusterM = 2 }), false,
+			"sm_90a thread-block clusters are not implemented yet; use cluster 1x1"},
+		{"sm90 cluster 1x2", mut(h90, func(c *Config) { c.ClusterN = 2 }), false,
+			"sm_90a thread-block clusters are not implemented yet; use cluster 1x1"},
+		{"sm90 gemm", mut(h90, func(c *Config) { c.Kernel = KernelGEMM }), false, "kernel gemm has no template yet"},
+		{"sm90 fwd_gateup", mut(h90, func(c *Config) { c.Kernel = KernelFwdGateUp }), false, "kernel fwd_gateup has no template yet"},
+		// The kernel is checked first: a gemm on a cluster names the kernel.
+		{"sm90 fwd_down cluster", mut(h90, func(c *Config) { c.Kernel, c.ClusterM = KernelFwdDown, 2 }), false,
+			"kernel fwd_down has no template yet"},
+		{"sm100 2cta", h100, true, ""},
+		{"sm100 1cta cluster 1x2 clc", mut(one100, func(c *Config) { c.ClusterN, c.Scheduler = 2, CLCScheduler }), true, ""},
+		{"sm100 gemm", mut(h100, func(c *Config) { c.Kernel = KernelGEMM }), false, "kernel gemm has no template yet"},
+		{"sm100 1cta m64", cfg100(64, 128, 4, OneCTA), false,
+			"sm_100a tile_m=64 (64 rows per CTA) is not implemented yet; use 1cta tile_m=128 or 2cta tile_m=256"},
+		{"sm100 epi_n 32", mut(h100, func(c *Config) { c.EpiN = 32 }), false,
+			"sm_100a epilogue sub-tile width epi_n=32 is not implemented yet; use epi_n=64"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			// Implemented is about the generator, not the hardware: every
+			// case here is legal, implemented or not.
+			if err := tt.c.Validate(); err != nil {
+				t.Fatalf("test config %s invalid:\n%v", tt.c.Name(), err)
+			}
+			ok, why := Implemented(tt.c)
+			if d := cmp.Diff(struct {
+				OK  bool
+				Why string
+			}{tt.wantOK, tt.wantWhy}, struct {
+				OK  bool
+				Why string
+			}{ok, why}); d != "" {
+				t.Errorf("Implemented(%s) (-want +got):\n%s", tt.c.Name(), d)
+			}
+		})
+	}
+}
+
+// TestHeuristicImplemented: the no-tune default of bwd_dswiglu must be a
+// config the generator renders, on every arch and type.
+func TestHeuristicImplemented(t *testing.T) {
+	t.Parallel()
+	for _, a := range Arches() {
+		for _, d := range DTypes() {
+			for _, s := range []Shape{{M: 16384, K: 768, I: 4608}, {M: 256, K: 64, I: 128}} {
+				c, err := Heuristic(KernelBwdDSwiGLU, a, d, s)
+				if err != nil {
+					t.Fatalf("Heuristic(%s, %s, %+v): %v", a, d, s, err)
+				}
+				if ok, why := Implemented(c); !ok {
+					t.Errorf("Heuristic(%s, %s, %+v) = %s: not implemented: %s", a, d, s, c.Name(), why)
+				}
+			}
+		}
+	}
+}
