@@ -66,6 +66,9 @@ type View struct {
 	WgmmaScaleIdx, WgmmaDescAIdx, WgmmaDescBIdx int
 
 	StoreOut bool
+
+	// Debug variants (tiling.Debug): 0 or 1 each.
+	DbgHang, DbgNoEpi, DbgNoMma int
 }
 
 // Hardware facts the sm_90a layout depends on (ptx.md §A2, §A7).
@@ -265,6 +268,17 @@ func newSM90View(c tiling.Config) (*View, error) {
 	v.WgmmaOperands = strings.Join(ops, ", ")
 	v.WgmmaDescAIdx, v.WgmmaDescBIdx, v.WgmmaScaleIdx = n, n+1, n+2
 
+	switch c.Debug {
+	case tiling.DebugNone:
+	case tiling.DebugHang:
+		v.DbgHang = 1
+	case tiling.DebugNoEpilogue:
+		v.DbgNoEpi = 1
+	case tiling.DebugNoMainloop:
+		v.DbgNoMma = 1
+	default:
+		return nil, fmt.Errorf("gen: %s: debug %q: unknown variant", c.Name(), c.Debug)
+	}
 	v.ConfigLines = configLines(c)
 	return v, nil
 }
@@ -272,10 +286,14 @@ func newSM90View(c tiling.Config) (*View, error) {
 // configLines describes the config for the generated file's header, one
 // field per line, in a fixed order.
 func configLines(c tiling.Config) []string {
-	return []string{
+	lines := []string{
 		fmt.Sprintf("kernel=%s arch=%s dtype=%s", c.Kernel, c.Arch, c.DType),
 		fmt.Sprintf("tile=%dx%dx%d stages=%d cluster=%dx%d", c.TileM, c.TileN, c.TileK, c.Stages, c.ClusterM, c.ClusterN),
 		fmt.Sprintf("schedule=%s scheduler=%s raster=%s swizzle_group=%d", c.Schedule, c.Scheduler, c.Raster, c.SwizzleGroup),
 		fmt.Sprintf("epilogue=%dx%d epi_stages=%d major_a=%s major_b=%s store_out=%t", c.EpiM, c.EpiN, c.EpiStages, c.MajorA, c.MajorB, c.StoreOut),
 	}
+	if c.Debug != tiling.DebugNone {
+		lines = append(lines, fmt.Sprintf("DEBUG VARIANT %q: test/measurement only, results are wrong by design", c.Debug))
+	}
+	return lines
 }

@@ -117,4 +117,29 @@ type Config struct {
 	// StoreOut makes bwd_dswiglu also write the recomputed forward
 	// activation out = left*silu(gate) (so the forward need not save it).
 	StoreOut bool
+
+	// Debug is a test- and measurement-only variant; never in Space or
+	// Catalog, and its results are wrong by design (see Debug).
+	Debug Debug
 }
+
+// Debug names a deliberately broken or partial kernel variant, used to
+// test the tools (a kernel that hangs) and to split a kernel's time between
+// its parts (mainloop only, epilogue only). Their outputs are wrong.
+type Debug string
+
+// The debug variants.
+const (
+	DebugNone Debug = ""
+	// DebugHang waits on a barrier parity that never completes: the
+	// kernel deadlocks (and traps after the in-kernel hang timeout).
+	DebugHang Debug = "hang"
+	// DebugNoEpilogue skips the epilogue math and stores; the epilogue
+	// operands are still loaded and released.
+	DebugNoEpilogue Debug = "noepi"
+	// DebugNoMainloop skips the wgmma issue; the operand ring still runs.
+	DebugNoMainloop Debug = "nomma"
+)
+
+// Debugs lists the debug variants (without DebugNone).
+func Debugs() []Debug { return []Debug{DebugHang, DebugNoEpilogue, DebugNoMainloop} }

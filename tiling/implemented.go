@@ -28,6 +28,9 @@ func Implemented(c Config) (bool, string) {
 			return false, "sm_90a thread-block clusters are not implemented yet; use cluster 1x1"
 		}
 	case ArchSM100a:
+		if c.Debug != DebugNone {
+			return false, "debug variants exist for sm_90a only"
+		}
 		// The sm_100a epilogue maps one TMEM lane to one row, 128 rows per
 		// CTA, and streams 64-column sub-tiles (one 128-byte swizzle row per
 		// lane). tcgen05 also has M=64 (1cta tile_m=64) and 32-column

@@ -2,6 +2,7 @@ package tiling
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -74,7 +75,7 @@ func (c Config) WithDefaults() Config {
 // fields add a suffix only when they differ from their default, in this
 // order: _rn (raster n), _g{N} (swizzle group), _e{EpiM}x{EpiN}s{EpiStages}
 // (non-default epilogue), _amn (MajorA mn), _bmn (MajorB mn), _out
-// (StoreOut), _clc (CLC scheduler).
+// (StoreOut), _clc (CLC scheduler), _dbg{variant} (Debug).
 //
 // The name of a valid config is a C identifier and a file name; it is the
 // cubin entry point, the cache key prefix and the golden file stem.
@@ -104,6 +105,9 @@ func (c Config) Name() string {
 	}
 	if c.Scheduler == CLCScheduler {
 		b.WriteString("_clc")
+	}
+	if c.Debug != DebugNone {
+		b.WriteString("_dbg" + string(c.Debug))
 	}
 	return b.String()
 }
@@ -191,6 +195,7 @@ func parseName(s string) (Config, error) {
 		sufBMN
 		sufOut
 		sufCLC
+		sufDbg
 	)
 	next := 0
 	for _, t := range tok[6:] {
@@ -231,11 +236,17 @@ func parseName(s string) (Config, error) {
 		case t == "clc":
 			at = sufCLC
 			c.Scheduler = CLCScheduler
+		case strings.HasPrefix(t, "dbg"):
+			at = sufDbg
+			c.Debug = Debug(strings.TrimPrefix(t, "dbg"))
+			if !slices.Contains(Debugs(), c.Debug) {
+				return c, fmt.Errorf("debug suffix %q: want dbg + one of %v", t, Debugs())
+			}
 		default:
-			return c, fmt.Errorf("unknown suffix %q (want rn, g{N}, e{M}x{N}s{S}, amn, bmn, out, clc)", t)
+			return c, fmt.Errorf("unknown suffix %q (want rn, g{N}, e{M}x{N}s{S}, amn, bmn, out, clc, dbg{variant})", t)
 		}
 		if at < next {
-			return c, fmt.Errorf("suffix %q repeated or out of order (order: rn, g, e, amn, bmn, out, clc)", t)
+			return c, fmt.Errorf("suffix %q repeated or out of order (order: rn, g, e, amn, bmn, out, clc, dbg)", t)
 		}
 		next = at + 1
 	}

@@ -103,6 +103,9 @@ func (c Config) Validate() error {
 	if !slices.Contains(Majors(), c.MajorB) {
 		ch.add("major_b", c.MajorB, "must be one of %s", join(Majors()))
 	}
+	if c.Debug != DebugNone && !slices.Contains(Debugs(), c.Debug) {
+		ch.add("debug", c.Debug, "must be empty or one of %v", Debugs())
+	}
 	if c.StoreOut && kernelOK && c.Kernel != KernelBwdDSwiGLU {
 		ch.add("store_out", c.StoreOut, "only bwd_dswiglu can store the recomputed out")
 	}

@@ -215,6 +215,12 @@ static constexpr sw_u32 kBarOrder = 213104;
 // 1: consumers take turns in the mainloop (ping-pong): consumer c waits on
 // order[c] before tile j and arrives on order[1-c] after its mainloop.
 static constexpr int kOrderWait = 0;
+// Debug variants (tiling.Debug; never in the catalog): kDbgHang flips the
+// producer's first empty-barrier parity so the kernel deadlocks; kDbgNoEpi
+// skips the epilogue math and stores; kDbgNoMma skips the wgmmas.
+static constexpr sw_u32 kDbgHang = 0;
+static constexpr int kDbgNoEpi = 0;
+static constexpr int kDbgNoMma = 0;
 static constexpr sw_u32 kEmptyArrivals = 8;
 // Consumer c owns local tiles j = c*kTileStart, += kTileStep, and the rows
 // [c*kConsumerRows, +64*kMB) of each of them (A smem offset c*kConsumerASmem).
@@ -324,7 +330,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m256
 #pragma unroll 1
         for (int kb = 0; kb < kblocks; ++kb, ++it) {
           const sw_u32 s = it % kStages;
-          sw_mbar_wait(smem + kBarEmpty + 8 * s, ((it / kStages) & 1u) ^ 1u);
+          sw_mbar_wait(smem + kBarEmpty + 8 * s, ((it / kStages) & 1u) ^ 1u ^ kDbgHang);
           const sw_u32 full = smem + kBarFull + 8 * s;
           sw_mbar_expect_tx(full, kStageTxBytes);
           const sw_u32 stage = smem + s * kStageBytes;
@@ -393,7 +399,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m256
         for (int mb = 0; mb < kMB; ++mb) sw_fence_acc(acc[mb]);
         sw_wgmma_fence();
 #pragma unroll
-        for (int k = 0; k < kK16; ++k) {
+        for (int k = 0; k < kK16 * (1 - kDbgNoMma); ++k) {
 #pragma unroll
           for (int mb = 0; mb < kMB; ++mb) {
             const sw_u64 da = kDescA | (sw_u64)((stage + a_off + kAMB[mb] + kAK16[k]) >> 4);
@@ -426,6 +432,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m256
           const sw_u32 s = e % kEpiStages;
           sw_mbar_wait(smem + kBarEFull + 8 * (c * kEpiStages + s), (e / kEpiStages) & 1u);
           const sw_u32 slot = ebase + s * kEpiSlotBytes;
+          if (kDbgNoEpi) {
+            sw_named_bar_sync(1 + c, 128);
+            if (threadIdx.x % 128 == 0) sw_mbar_arrive(smem + kBarEEmpty + 8 * (c * kEpiStages + s));
+            ++e;
+            continue;
+          }
 #pragma unroll
           for (int jj = 0; jj < 8; ++jj) {
 #pragma unroll

@@ -1,0 +1,49 @@
+package tiling
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestDebugVariantNames(t *testing.T) {
+	base, err := Heuristic(KernelBwdDSwiGLU, ArchSM90a, BF16, Shape{M: 4096, K: 768, I: 4608})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range Debugs() {
+		c := base
+		c.Debug = d
+		name := c.Name()
+		if !strings.HasSuffix(name, "_dbg"+string(d)) {
+			t.Errorf("%s: name lacks the debug suffix", name)
+		}
+		got, err := ParseName(name)
+		if err != nil {
+			t.Fatalf("ParseName(%s): %v", name, err)
+		}
+		if diff := cmp.Diff(c, got); diff != "" {
+			t.Errorf("round trip (-want +got):\n%s", diff)
+		}
+		if err := c.Validate(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if ok, why := Implemented(c); !ok {
+			t.Errorf("%s: not implemented: %s", name, why)
+		}
+	}
+	if _, err := ParseName(base.Name() + "_dbgbogus"); err == nil {
+		t.Error("ParseName accepted an unknown debug variant")
+	}
+	bad := base
+	bad.Debug = "bogus"
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "debug") {
+		t.Errorf("Validate(debug=bogus) = %v, want a debug problem", err)
+	}
+	for _, c := range append(Catalog(), Space(KernelBwdDSwiGLU, ArchSM90a, BF16)...) {
+		if c.Debug != DebugNone {
+			t.Errorf("%s: debug variants must never be in Space or Catalog", c.Name())
+		}
+	}
+}
