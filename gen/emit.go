@@ -36,6 +36,16 @@ type EmitOptions struct {
 	Jobs int
 	// Progress, when set, receives one line per render and compile step.
 	Progress io.Writer
+	// ExtraFiles, when set, is called once every config has rendered (and
+	// compiled), with the index and the kernels in index order. The files
+	// it returns are laid out and written together with the kernels' files,
+	// under the same all-or-nothing rule; its error means nothing is
+	// written. The Go bindings (GoBindings) come in this way.
+	ExtraFiles func(idx Index, kernels []EmittedKernel) ([]OutputFile, error)
+	// DryRun renders, compiles and lays out every file in memory but writes
+	// nothing: EmitResult.Output holds the files, Files stays empty.
+	// `swigen diff` compares that against the disk.
+	DryRun bool
 }
 
 // FileStatus says what Emit did with one output file.
@@ -68,6 +78,9 @@ type EmitResult struct {
 	Dir     string
 	Kernels []EmittedKernel
 	Files   []EmittedFile
+	// Output is every file Emit laid out, in write order (what Files
+	// reports on, and all of it with DryRun).
+	Output []OutputFile
 }
 
 // Index is the content of manifest.json: every kernel of one emit, sorted
@@ -93,7 +106,9 @@ type IndexEntry struct {
 // Emit renders every config, compiles each one when o.Toolchain is set, and
 // only when all of that succeeded writes, per kernel, <name>.cu, <name>.json
 // (the manifest) and, when compiled, <name>.<arch>.cubin and
-// <name>.report.json, plus the index manifest.json. Files whose bytes are
+// <name>.report.json, plus the index manifest.json and the files of
+// o.ExtraFiles (the Go bindings). With o.DryRun it stops after laying the
+// files out in memory (EmitResult.Output). Files whose bytes are
 // already on disk are left untouched; the others are written through a
 // temporary file and a rename. On any render or compile failure nothing is
 // written and the error joins one error per failing config.
@@ -124,21 +139,24 @@ func Emit(ctx context.Context, cfgs []tiling.Config, o EmitOptions) (*EmitResult
 			return nil, err
 		}
 	}
-	files, err := emitFiles(kernels, o.Toolchain)
+	files, err := emitFiles(kernels, o)
 	if err != nil {
 		return nil, err
 	}
-	res := &EmitResult{Dir: o.Dir, Kernels: kernels}
+	res := &EmitResult{Dir: o.Dir, Kernels: kernels, Output: files}
+	if o.DryRun {
+		return res, nil
+	}
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("emit: %w", err)
 	}
 	for _, f := range files {
-		path := filepath.Join(o.Dir, f.name)
-		st, err := writeIfChanged(path, f.data)
+		path := filepath.Join(o.Dir, f.Name)
+		st, err := writeIfChanged(path, f.Data)
 		if err != nil {
 			return res, fmt.Errorf("emit: %w", err)
 		}
-		res.Files = append(res.Files, EmittedFile{Path: path, Status: st, Size: len(f.data)})
+		res.Files = append(res.Files, EmittedFile{Path: path, Status: st, Size: len(f.Data)})
 	}
 	return res, nil
 }
@@ -211,17 +229,19 @@ func compileAll(ctx context.Context, kernels []EmittedKernel, o EmitOptions) err
 	return errors.Join(errs...)
 }
 
-type outFile struct {
-	name string
-	data []byte
+// OutputFile is one file of an emit, laid out in memory.
+type OutputFile struct {
+	Name string // relative to the output directory, no separators
+	Data []byte
 }
 
-// emitFiles lays out every output file in memory, in a fixed order.
-func emitFiles(kernels []EmittedKernel, t *Toolchain) ([]outFile, error) {
-	var files []outFile
+// emitFiles lays out every output file in memory, in a fixed order: per
+// kernel its files, then the extra files, then the index.
+func emitFiles(kernels []EmittedKernel, o EmitOptions) ([]OutputFile, error) {
+	var files []OutputFile
 	idx := Index{Kernels: []IndexEntry{}}
-	if t != nil {
-		idx.Toolchain = t.Version
+	if o.Toolchain != nil {
+		idx.Toolchain = o.Toolchain.Version
 	}
 	for _, k := range kernels {
 		a := k.Artifact
@@ -237,7 +257,7 @@ func emitFiles(kernels []EmittedKernel, t *Toolchain) ([]outFile, error) {
 			Source:     a.Name + ".cu",
 			Manifest:   a.Name + ".json",
 		}
-		files = append(files, outFile{e.Source, a.Source}, outFile{e.Manifest, man})
+		files = append(files, OutputFile{e.Source, a.Source}, OutputFile{e.Manifest, man})
 		if b := k.Build; b != nil {
 			rep, err := marshalJSON(b.Report)
 			if err != nil {
@@ -247,15 +267,35 @@ func emitFiles(kernels []EmittedKernel, t *Toolchain) ([]outFile, error) {
 			e.Cubin = a.Name + "." + string(a.Config.Arch) + ".cubin"
 			e.CubinSHA256 = hex.EncodeToString(sum[:])
 			e.Report = a.Name + ".report.json"
-			files = append(files, outFile{e.Cubin, b.Cubin}, outFile{e.Report, rep})
+			files = append(files, OutputFile{e.Cubin, b.Cubin}, OutputFile{e.Report, rep})
 		}
 		idx.Kernels = append(idx.Kernels, e)
+	}
+	if o.ExtraFiles != nil {
+		extra, err := o.ExtraFiles(idx, kernels)
+		if err != nil {
+			return nil, fmt.Errorf("emit: %w", err)
+		}
+		files = append(files, extra...)
 	}
 	data, err := marshalJSON(idx)
 	if err != nil {
 		return nil, fmt.Errorf("emit: index: %w", err)
 	}
-	return append(files, outFile{IndexFile, data}), nil
+	files = append(files, OutputFile{IndexFile, data})
+	// Extra files must not overwrite a kernel's or the index, nor escape
+	// the output directory.
+	seen := map[string]bool{}
+	for _, f := range files {
+		if f.Name == "" || f.Name != filepath.Base(f.Name) || f.Name == "." || f.Name == ".." {
+			return nil, fmt.Errorf("emit: output file name %q: must be a plain file name", f.Name)
+		}
+		if seen[f.Name] {
+			return nil, fmt.Errorf("emit: output file %s: laid out twice", f.Name)
+		}
+		seen[f.Name] = true
+	}
+	return files, nil
 }
 
 // marshalJSON is the one JSON style of emitted files: two-space indent and a

@@ -47,7 +47,8 @@ func render(cfg tiling.Config) (*Artifact, error) {
 	}
 	var view any
 	var threads, smem int
-	cluster := [3]int{cfg.ClusterM, cfg.ClusterN, 1}
+	// 1-D grids: a cluster is ClusterM*ClusterN consecutive CTAs along x.
+	cluster := [3]int{cfg.ClusterM * cfg.ClusterN, 1, 1}
 	switch cfg.Arch {
 	case tiling.ArchSM90a:
 		v, err := newSM90View(cfg)

@@ -57,9 +57,18 @@ type View struct {
 
 	ALoads, BLoads      []int // only their lengths are used by templates
 	ALoadK, ALoadSmem   string
+	ALoadRow, ALoadRank string // rank -1: every CTA loads its own; r: CTA r multicasts
 	BLoadK, BLoadN      string
 	BLoadSmem           string
+	BLoadRank           string
 	BLoadFunc, TmapBDoc string
+
+	// Thread-block cluster (1-D along x): ClusterSize CTAs; CTA rank r
+	// takes tile (sm*ClusterM + r*RankM, sn*ClusterN + r*RankN) of super
+	// tile (sm, sn) and multicasts its share of the operand the cluster
+	// shares (B for 2x1, A for 1x2) with McMask.
+	ClusterSize, ClusterM, ClusterN int
+	RankM, RankN, McMask            int
 
 	WgmmaRegList                                string
 	WgmmaOperands                               string
@@ -108,8 +117,8 @@ func newSM90View(c tiling.Config) (*View, error) {
 	if c.EpiM != epiSubRows || c.EpiN != epiSubCols {
 		return nil, fmt.Errorf("gen: %s: epilogue sub-tile %dx%d: sm_90a supports 64x64", c.Name(), c.EpiM, c.EpiN)
 	}
-	if c.ClusterM != 1 || c.ClusterN != 1 {
-		return nil, fmt.Errorf("gen: %s: cluster %dx%d: sm_90a clusters are not implemented yet (use 1x1)", c.Name(), c.ClusterM, c.ClusterN)
+	if ok, why := tiling.Implemented(c); !ok {
+		return nil, fmt.Errorf("gen: %s: %s", c.Name(), why)
 	}
 	v := &View{
 		Name:          c.Name(),
@@ -178,46 +187,74 @@ func newSM90View(c tiling.Config) (*View, error) {
 	v.StageTxBytes = aBytes + bBytes
 	v.BOff = aBytes
 
-	// A (dy [M,K], K-major): atom a holds k in [64a, 64a+64) for TileM rows.
-	var ak16, amb, aK, aSmem []int
+	v.ClusterM, v.ClusterN, v.ClusterSize = c.ClusterM, c.ClusterN, c.ClusterM*c.ClusterN
+	if c.ClusterM == 2 {
+		v.RankM = 1
+	}
+	if c.ClusterN == 2 {
+		v.RankN = 1
+	}
+	v.McMask = 1<<v.ClusterSize - 1
+
+	// A (dy [M,K], K-major): atom a holds k in [64a, 64a+64) for TileM
+	// rows. A 1x2 cluster shares A: CTA r loads rows [r*TileM/2, ...) of
+	// each atom and multicasts them.
+	var ak16, amb, aK, aSmem, aRow, aRank []int
 	for k := 0; k < v.K16; k++ {
 		ak16 = append(ak16, (k/4)*c.TileM*swizzleAtomBytes+(k%4)*32)
 	}
 	for mb := 0; mb < v.MB; mb++ {
 		amb = append(amb, mb*64*swizzleAtomBytes)
 	}
+	aParts := c.ClusterN // 1, or 2 when A is shared
 	for a := 0; a < atoms; a++ {
-		aK = append(aK, 64*a)
-		aSmem = append(aSmem, a*c.TileM*swizzleAtomBytes)
+		for r := 0; r < aParts; r++ {
+			rows := c.TileM / aParts
+			aK = append(aK, 64*a)
+			aRow = append(aRow, r*rows)
+			aSmem = append(aSmem, a*c.TileM*swizzleAtomBytes+r*rows*swizzleAtomBytes)
+			aRank = append(aRank, map[bool]int{true: r, false: -1}[aParts > 1])
+		}
 	}
 	v.DescA = fmt.Sprintf("0x%016x", descBits(16, swizzleRepeat))
 	v.AK16, v.AMB, v.ALoadK, v.ALoadSmem = joinInts(ak16), joinInts(amb), joinInts(aK), joinInts(aSmem)
+	v.ALoadRow, v.ALoadRank = joinInts(aRow), joinInts(aRank)
 	v.ALoads = aK
 
-	var bk16, bK, bN, bSmem []int
+	// B: a 2x1 cluster shares it; CTA r loads its share and multicasts.
+	bParts := c.ClusterM
+	var bk16, bK, bN, bSmem, bRank []int
 	switch c.MajorB {
 	case tiling.KMajor:
-		// W_down [I,K]: like A, atom a holds k in [64a, 64a+64) for TileN rows.
+		// W_down [I,K]: like A, atom a holds k in [64a, 64a+64) for TileN
+		// rows; a share is TileN/2 consecutive rows.
 		for k := 0; k < v.K16; k++ {
 			bk16 = append(bk16, (k/4)*c.TileN*swizzleAtomBytes+(k%4)*32)
 		}
+		rows := c.TileN / bParts
 		for a := 0; a < atoms; a++ {
-			bK, bN = append(bK, 64*a), append(bN, 0)
-			bSmem = append(bSmem, a*c.TileN*swizzleAtomBytes)
+			for r := 0; r < bParts; r++ {
+				bK, bN = append(bK, 64*a), append(bN, r*rows)
+				bSmem = append(bSmem, a*c.TileN*swizzleAtomBytes+r*rows*swizzleAtomBytes)
+				bRank = append(bRank, map[bool]int{true: r, false: -1}[bParts > 1])
+			}
 		}
 		v.DescB = fmt.Sprintf("0x%016x", descBits(16, swizzleRepeat))
 		v.TransB = 0
 		v.BLoadFunc = "sw_load_b_kmajor"
-		v.TmapBDoc = fmt.Sprintf("W_down [I,K] (K-major), box {64, %d}, 128B swizzle", c.TileN)
+		v.TmapBDoc = fmt.Sprintf("W_down [I,K] (K-major), box {64, %d}, 128B swizzle", rows)
 	case tiling.MNMajor:
 		// W_down [K,I]: slab q holds n in [64q, 64q+64) for TileK k-rows;
-		// LBO is the slab stride, a k16 step is 16 k-rows.
+		// LBO is the slab stride, a k16 step is 16 k-rows. A share is half
+		// the slabs.
 		for k := 0; k < v.K16; k++ {
 			bk16 = append(bk16, k*16*swizzleAtomBytes)
 		}
-		for q := 0; q < c.TileN/64; q++ {
+		slabs := c.TileN / 64
+		for q := 0; q < slabs; q++ {
 			bK, bN = append(bK, 0), append(bN, 64*q)
 			bSmem = append(bSmem, q*c.TileK*swizzleAtomBytes)
+			bRank = append(bRank, map[bool]int{true: q / (slabs / bParts), false: -1}[bParts > 1])
 		}
 		v.DescB = fmt.Sprintf("0x%016x", descBits(c.TileK*swizzleAtomBytes, swizzleRepeat))
 		v.TransB = 1
@@ -227,7 +264,9 @@ func newSM90View(c tiling.Config) (*View, error) {
 		return nil, fmt.Errorf("gen: %s: major_b %q: want k or mn", c.Name(), c.MajorB)
 	}
 	v.BK16, v.BLoadK, v.BLoadN, v.BLoadSmem = joinInts(bk16), joinInts(bK), joinInts(bN), joinInts(bSmem)
+	v.BLoadRank = joinInts(bRank)
 	v.BLoads = bK
+	v.EmptyArrivals *= v.ClusterSize // consumers of every CTA release every stage
 
 	sub := epiSubRows * epiSubCols * elemBytes // 8 KB, a multiple of 1024
 	v.EpiGateOff = sub

@@ -115,8 +115,9 @@ func TMABoxes(cfg tiling.Config) (TMABoxSet, error) {
 	var b TMABoxSet
 	switch cfg.Arch {
 	case tiling.ArchSM90a:
-		b.A = [3]int{64, cfg.TileM}
-		b.B = [3]int{64, cfg.TileN}
+		// A cluster's shared operand is loaded in halves, one per CTA.
+		b.A = [3]int{64, cfg.TileM / max(1, cfg.ClusterN)}
+		b.B = [3]int{64, cfg.TileN / max(1, cfg.ClusterM)}
 		b.De = [3]int{64, 1, epiSubRows}
 		b.Out = [3]int{64, epiSubRows}
 	case tiling.ArchSM100a:

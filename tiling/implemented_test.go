@@ -22,10 +22,10 @@ func TestImplemented(t *testing.T) {
 		{"sm90 cooperative mn store_out fp16", mut(cfg90(128, 128, 3, Cooperative), func(c *Config) {
 			c.MajorB, c.StoreOut, c.DType = MNMajor, true, FP16
 		}), true, ""},
-		{"sm90 cluster 2x1", mut(h90, func(c *Config) { c.ClusterM = 2 }), false,
-			"sm_90a thread-block clusters are not implemented yet; use cluster 1x1"},
-		{"sm90 cluster 1x2", mut(h90, func(c *Config) { c.ClusterN = 2 }), false,
-			"sm_90a thread-block clusters are not implemented yet; use cluster 1x1"},
+		{"sm90 cluster 2x1", mut(h90, func(c *Config) { c.ClusterM = 2 }), true, ""},
+		{"sm90 cluster 1x2", mut(h90, func(c *Config) { c.ClusterN = 2 }), true, ""},
+		{"sm90 cluster 2x1 mn-major B", mut(h90, func(c *Config) { c.ClusterM, c.MajorB = 2, MNMajor }), false,
+			"sm_90a cluster 2x1 with major_b=mn is disabled: it failed verification on the H200"},
 		{"sm90 gemm", mut(h90, func(c *Config) { c.Kernel = KernelGEMM }), false, "kernel gemm has no template yet"},
 		{"sm90 fwd_gateup", mut(h90, func(c *Config) { c.Kernel = KernelFwdGateUp }), false, "kernel fwd_gateup has no template yet"},
 		// The kernel is checked first: a gemm on a cluster names the kernel.

@@ -193,8 +193,8 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 				return err
 			}
 			printBwdReport(e, rep)
-			summary = append(summary, fmt.Sprintf("%-60s %6d,%5d,%6d  %8.1f us  base %8.1f us  %5.2fx  floor %6.1f us (%3.0f%%)",
-				cfg.Name(), sh.M, sh.K, sh.I, rep.Rows[0].T.Median, rep.Rows[1].T.Median, rep.Speedup, rep.FloorUS, rep.Rows[0].PctFloor))
+			summary = append(summary, fmt.Sprintf("%-60s %6d,%5d,%6d  %8.1f us  base %8.1f us  %5.2fx  floor %6.1f us (%3.0f%%)  grid %d",
+				cfg.Name(), sh.M, sh.K, sh.I, rep.Rows[0].T.Median, rep.Rows[1].T.Median, rep.Speedup, rep.FloorUS, rep.Rows[0].PctFloor, rep.Grid))
 			if o.JSONDir != "" {
 				if err := writeBenchJSON(o, s, cfg, rep); err != nil {
 					k.Close()
@@ -213,7 +213,7 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 
 func printBwdReport(e *env, r *bench.BwdReport) {
 	w := e.stdout
-	fmt.Fprintf(w, "\nbwd_dswiglu M=%d K=%d I=%d  config %s  (%d rotated input sets)\n", r.Shape.M, r.Shape.K, r.Shape.I, r.Config, r.Sets)
+	fmt.Fprintf(w, "\nbwd_dswiglu M=%d K=%d I=%d  config %s  (grid %d CTAs, %d rotated input sets)\n", r.Shape.M, r.Shape.K, r.Shape.I, r.Config, r.Grid, r.Sets)
 	fmt.Fprintf(w, "floor %.1f us = max(FLOPs / %.0f TFLOP/s, bytes / %.0f GB/s)\n", r.FloorUS, r.Ceil.GemmTFLOPs, r.Ceil.CopyGBs)
 	fmt.Fprintf(w, "%-36s %9s %9s %10s %18s %9s %8s %7s\n", "segment", "GFLOP", "MB", "us", "p20-p80", "TFLOP/s", "GB/s", "%floor")
 	for _, row := range r.Rows {

@@ -34,6 +34,7 @@ type emitOptions struct {
 	Shape   string
 	Name    string
 	Catalog bool
+	Tuned   string // --tuned: a swigen tune results DB whose winners replace the heuristic
 
 	Tile         string
 	Stages       int
@@ -52,6 +53,11 @@ type emitOptions struct {
 	NVCC        string
 	NoCompile   bool
 	AllowSpills bool
+	GoPackage   string // --go-package: also write Go bindings of this package name
+
+	// DryRun, when set, makes runEmit lay out every file in memory, write
+	// nothing and hand the result to DryRun instead (swigen diff; no flag).
+	DryRun func(res *gen.EmitResult, tc *gen.Toolchain) error
 
 	// Changed holds the names of the flags given on the command line; only
 	// those override the heuristic.
@@ -113,6 +119,7 @@ func newEmitCmd(e *env, runF func(context.Context, *emitOptions) error) *cobra.C
 	f.StringVar(&o.Shape, "shape", seedShape, "problem size M,K,I the heuristic picks tiles for")
 	f.StringVar(&o.Name, "name", "", "emit the config with this procedural name (from swigen list)")
 	f.BoolVar(&o.Catalog, "catalog", false, "emit every catalog config (filtered by --kernel/--arch/--dtype when given)")
+	f.StringVar(&o.Tuned, "tuned", "", "results DB of swigen tune: use its winner for (kernel, arch, dtype, --shape) instead of the heuristic, where it has one")
 
 	f.StringVar(&o.Tile, "tile", "", "tile MxNxK, e.g. 128x128x64")
 	f.IntVar(&o.Stages, "stages", 0, "operand pipeline stages")
@@ -131,6 +138,7 @@ func newEmitCmd(e *env, runF func(context.Context, *emitOptions) error) *cobra.C
 	f.StringVar(&o.NVCC, "nvcc", "", "nvcc to use (path or directory); default: search CUDA_HOME, PATH, SWIGEN_CUDA_VENV, ...")
 	f.BoolVar(&o.NoCompile, "no-compile", false, "write sources and manifests only")
 	f.BoolVar(&o.AllowSpills, "allow-spills", false, "accept register spills instead of failing the build")
+	f.StringVar(&o.GoPackage, "go-package", "", "also write a Go package of this name into the output directory: embedded cubins and typed launchers")
 	return cmd
 }
 
@@ -144,6 +152,8 @@ func (o *emitOptions) configs() ([]tiling.Config, []string, error) {
 		}
 	}
 	switch {
+	case o.Tuned != "" && (o.Catalog || o.Name != ""):
+		return nil, nil, errors.New("--tuned replaces the heuristic choice; it cannot be combined with --catalog or --name")
 	case o.Catalog && o.Name != "":
 		return nil, nil, errors.New("--catalog and --name exclude each other")
 	case o.Catalog && len(given) > 0:
@@ -163,6 +173,7 @@ func (o *emitOptions) configs() ([]tiling.Config, []string, error) {
 	}
 
 	var base []tiling.Config
+	var tunedNotes []string
 	if o.Name != "" {
 		c, err := tiling.ParseName(o.Name)
 		if err != nil {
@@ -191,10 +202,18 @@ func (o *emitOptions) configs() ([]tiling.Config, []string, error) {
 			if err != nil {
 				return nil, nil, fmt.Errorf("heuristic for %s %s %s at %s: %w", k, a, d, shape, err)
 			}
+			if o.Tuned != "" {
+				var note string
+				if c, note, err = tunedConfig(o.Tuned, c, shape); err != nil {
+					return nil, nil, err
+				}
+				tunedNotes = append(tunedNotes, note)
+			}
 			base = append(base, c)
 		}
 	}
-	return o.override(base)
+	cfgs, notes, err := o.override(base)
+	return cfgs, append(tunedNotes, notes...), err
 }
 
 // catalog returns tiling.Catalog, filtered by the kernel/arch/dtype flags
@@ -395,6 +414,13 @@ func runEmit(ctx context.Context, e *env, o *emitOptions) error {
 	if err := validate(cfgs); err != nil {
 		return usageError(fmt.Errorf("emit: nothing written:\n%w", err))
 	}
+	var extra func(gen.Index, []gen.EmittedKernel) ([]gen.OutputFile, error)
+	if o.GoPackage != "" {
+		if err := gen.ValidateGoPackage(o.GoPackage); err != nil {
+			return usageError(fmt.Errorf("emit: --go-package: %w", err))
+		}
+		extra = gen.GoBindingsHook(o.GoPackage)
+	}
 	for _, n := range notes {
 		fmt.Fprintf(e.stderr, "note: %s\n", n)
 	}
@@ -403,6 +429,8 @@ func runEmit(ctx context.Context, e *env, o *emitOptions) error {
 	if !o.NoCompile {
 		tc, err = gen.FindToolchain(gen.FindOptions{NVCC: o.NVCC})
 		switch {
+		case errors.Is(err, gen.ErrNoCompiler) && o.DryRun != nil:
+			return fmt.Errorf("diff: cubins and Go bindings cannot be checked without a CUDA compiler; pass --no-compile to compare sources and manifests only: %w", err)
 		case errors.Is(err, gen.ErrNoCompiler):
 			fmt.Fprintf(e.stderr, "swigen: %v\nWriting sources and manifests only (no cubins).\n", err)
 			tc = nil
@@ -413,12 +441,17 @@ func runEmit(ctx context.Context, e *env, o *emitOptions) error {
 		}
 	}
 	res, err := gen.Emit(ctx, cfgs, gen.EmitOptions{
-		Dir:       o.Out,
-		Toolchain: tc,
-		Compile:   gen.CompileOptions{AllowSpills: o.AllowSpills},
+		Dir:        o.Out,
+		Toolchain:  tc,
+		Compile:    gen.CompileOptions{AllowSpills: o.AllowSpills},
+		ExtraFiles: extra,
+		DryRun:     o.DryRun != nil,
 	})
 	if err != nil {
 		return fmt.Errorf("emit: nothing written: %w", err)
+	}
+	if o.DryRun != nil {
+		return o.DryRun(res, tc)
 	}
 	printEmitResult(e, res)
 	return nil

@@ -100,6 +100,9 @@ func newRootCmd(e *env) *cobra.Command {
 		newVersionCmd(e),
 		newVerifyCmd(e, nil),
 		newBenchCmd(e, nil),
+		newDiffCmd(e, nil),
+		newTuneCmd(e, nil),
+		newTuneWorkerCmd(e, nil),
 	)
 	return root
 }

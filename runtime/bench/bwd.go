@@ -76,6 +76,7 @@ type BwdReport struct {
 	Speedup  float64
 	RelErr   float64 // swigen grad_de vs the baseline's, same inputs
 	Sets     int     // rotated input sets (L2 cold)
+	Grid     int     // persistent CTAs launched
 	Warnings []string
 }
 
@@ -393,7 +394,7 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 			*v.dst = append(*v.dst, us...)
 		}
 	}
-	rep := &BwdReport{Shape: s, Config: name, Ceil: ceil, Sets: sets}
+	rep := &BwdReport{Shape: s, Config: name, Ceil: ceil, Sets: sets, Grid: plans[0].Grid()}
 	rep.FloorUS = math.Max(flops/(ceil.GemmTFLOPs*1e12), minBytes/(ceil.CopyGBs*1e9)) * 1e6
 	mk := func(n string, fl, by float64, us []float64) Row {
 		st := quantiles(us)

@@ -252,3 +252,32 @@ func (c *Context) Launch(f *Function, cfg LaunchConfig, params ...unsafe.Pointer
 	}
 	return nil
 }
+
+// MaxActiveClusters is how many clusters of cfg.Cluster CTAs (with cfg's
+// block size and dynamic shared memory) can be resident on the device at
+// once (cuOccupancyMaxActiveClusters). A persistent kernel launched with
+// more clusters than this runs a second wave, so grids are capped by it.
+func (c *Context) MaxActiveClusters(f *Function, cfg LaunchConfig) (int, error) {
+	if f == nil {
+		return 0, errors.New("cu: max active clusters: nil function")
+	}
+	if !cfg.hasCluster() {
+		return 0, fmt.Errorf("cu: max active clusters %q: no cluster shape given", f.name)
+	}
+	if cfg.Grid[0] == 0 {
+		cfg.Grid[0] = normDims(cfg.Cluster)[0]
+	}
+	var n int32
+	err := c.Do(func() error {
+		words := make([]uint64, launchBufSize/8)
+		buf := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), launchBufSize)
+		packLaunchConfig(buf, cfg, cfg.Stream.handle(), uintptr(unsafe.Pointer(&buf[launchAttrOffsetInBuf])))
+		err := invoke(&cuOccupancyMaxActiveClusters, uintptr(unsafe.Pointer(&n)), f.h, uintptr(unsafe.Pointer(&words[0])))
+		runtime.KeepAlive(words)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("cu: max active clusters %q cluster %v block %v smem %d: %w", f.name, cfg.Cluster, cfg.Block, cfg.SharedMem, err)
+	}
+	return int(n), nil
+}

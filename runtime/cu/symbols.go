@@ -19,44 +19,45 @@ type sym struct {
 
 // Entry points, named after the C functions; the string is the symbol.
 var (
-	cuInit                    = sym{name: "cuInit"}
-	cuGetErrorName            = sym{name: "cuGetErrorName"}
-	cuDriverGetVersion        = sym{name: "cuDriverGetVersion"}
-	cuDeviceGet               = sym{name: "cuDeviceGet"}
-	cuDeviceGetCount          = sym{name: "cuDeviceGetCount"}
-	cuDeviceGetName           = sym{name: "cuDeviceGetName"}
-	cuDeviceGetAttribute      = sym{name: "cuDeviceGetAttribute"}
-	cuDeviceTotalMem          = sym{name: "cuDeviceTotalMem_v2"}
-	cuDevicePrimaryCtxRetain  = sym{name: "cuDevicePrimaryCtxRetain"}
-	cuDevicePrimaryCtxRelease = sym{name: "cuDevicePrimaryCtxRelease_v2"}
-	cuCtxSetCurrent           = sym{name: "cuCtxSetCurrent"}
-	cuCtxSynchronize          = sym{name: "cuCtxSynchronize"}
-	cuMemAlloc                = sym{name: "cuMemAlloc_v2"}
-	cuMemFree                 = sym{name: "cuMemFree_v2"}
-	cuMemcpyHtoD              = sym{name: "cuMemcpyHtoD_v2"}
-	cuMemcpyDtoH              = sym{name: "cuMemcpyDtoH_v2"}
-	cuMemcpyDtoD              = sym{name: "cuMemcpyDtoD_v2"}
-	cuMemsetD8                = sym{name: "cuMemsetD8_v2"}
-	cuMemsetD16               = sym{name: "cuMemsetD16_v2"}
-	cuModuleLoadData          = sym{name: "cuModuleLoadData"}
-	cuModuleGetFunction       = sym{name: "cuModuleGetFunction"}
-	cuModuleUnload            = sym{name: "cuModuleUnload"}
-	cuFuncSetAttribute        = sym{name: "cuFuncSetAttribute"}
-	cuFuncGetAttribute        = sym{name: "cuFuncGetAttribute"}
-	cuLaunchKernel            = sym{name: "cuLaunchKernel"}
-	cuStreamCreate            = sym{name: "cuStreamCreate"}
-	cuStreamDestroy           = sym{name: "cuStreamDestroy_v2"}
-	cuStreamQuery             = sym{name: "cuStreamQuery"}
-	cuStreamSynchronize       = sym{name: "cuStreamSynchronize"}
-	cuEventCreate             = sym{name: "cuEventCreate"}
-	cuEventRecord             = sym{name: "cuEventRecord"}
-	cuEventQuery              = sym{name: "cuEventQuery"}
-	cuEventDestroy            = sym{name: "cuEventDestroy_v2"}
-	cuEventElapsedTime        = sym{name: "cuEventElapsedTime_v2", alts: []string{"cuEventElapsedTime"}}
-	cuLaunchKernelEx          = sym{name: "cuLaunchKernelEx", optional: true}       // CUDA 11.8+
-	cuTensorMapEncodeTiled    = sym{name: "cuTensorMapEncodeTiled", optional: true} // CUDA 12.0+
-	cuGetProcAddress          = sym{name: "cuGetProcAddress_v2", alts: []string{"cuGetProcAddress"}, optional: true}
-	allSyms                   = []*sym{
+	cuInit                       = sym{name: "cuInit"}
+	cuGetErrorName               = sym{name: "cuGetErrorName"}
+	cuDriverGetVersion           = sym{name: "cuDriverGetVersion"}
+	cuDeviceGet                  = sym{name: "cuDeviceGet"}
+	cuDeviceGetCount             = sym{name: "cuDeviceGetCount"}
+	cuDeviceGetName              = sym{name: "cuDeviceGetName"}
+	cuDeviceGetAttribute         = sym{name: "cuDeviceGetAttribute"}
+	cuDeviceTotalMem             = sym{name: "cuDeviceTotalMem_v2"}
+	cuDevicePrimaryCtxRetain     = sym{name: "cuDevicePrimaryCtxRetain"}
+	cuDevicePrimaryCtxRelease    = sym{name: "cuDevicePrimaryCtxRelease_v2"}
+	cuCtxSetCurrent              = sym{name: "cuCtxSetCurrent"}
+	cuCtxSynchronize             = sym{name: "cuCtxSynchronize"}
+	cuMemAlloc                   = sym{name: "cuMemAlloc_v2"}
+	cuMemFree                    = sym{name: "cuMemFree_v2"}
+	cuMemcpyHtoD                 = sym{name: "cuMemcpyHtoD_v2"}
+	cuMemcpyDtoH                 = sym{name: "cuMemcpyDtoH_v2"}
+	cuMemcpyDtoD                 = sym{name: "cuMemcpyDtoD_v2"}
+	cuMemsetD8                   = sym{name: "cuMemsetD8_v2"}
+	cuMemsetD16                  = sym{name: "cuMemsetD16_v2"}
+	cuModuleLoadData             = sym{name: "cuModuleLoadData"}
+	cuModuleGetFunction          = sym{name: "cuModuleGetFunction"}
+	cuModuleUnload               = sym{name: "cuModuleUnload"}
+	cuFuncSetAttribute           = sym{name: "cuFuncSetAttribute"}
+	cuFuncGetAttribute           = sym{name: "cuFuncGetAttribute"}
+	cuLaunchKernel               = sym{name: "cuLaunchKernel"}
+	cuStreamCreate               = sym{name: "cuStreamCreate"}
+	cuStreamDestroy              = sym{name: "cuStreamDestroy_v2"}
+	cuStreamQuery                = sym{name: "cuStreamQuery"}
+	cuStreamSynchronize          = sym{name: "cuStreamSynchronize"}
+	cuEventCreate                = sym{name: "cuEventCreate"}
+	cuEventRecord                = sym{name: "cuEventRecord"}
+	cuEventQuery                 = sym{name: "cuEventQuery"}
+	cuEventDestroy               = sym{name: "cuEventDestroy_v2"}
+	cuEventElapsedTime           = sym{name: "cuEventElapsedTime_v2", alts: []string{"cuEventElapsedTime"}}
+	cuLaunchKernelEx             = sym{name: "cuLaunchKernelEx", optional: true}       // CUDA 11.8+
+	cuTensorMapEncodeTiled       = sym{name: "cuTensorMapEncodeTiled", optional: true} // CUDA 12.0+
+	cuGetProcAddress             = sym{name: "cuGetProcAddress_v2", alts: []string{"cuGetProcAddress"}, optional: true}
+	cuOccupancyMaxActiveClusters = sym{name: "cuOccupancyMaxActiveClusters", optional: true} // CUDA 11.8+
+	allSyms                      = []*sym{
 		&cuInit, &cuGetErrorName, &cuDriverGetVersion, &cuDeviceGet, &cuDeviceGetCount,
 		&cuDeviceGetName, &cuDeviceGetAttribute, &cuDeviceTotalMem, &cuDevicePrimaryCtxRetain,
 		&cuDevicePrimaryCtxRelease, &cuCtxSetCurrent, &cuCtxSynchronize, &cuMemAlloc, &cuMemFree,
@@ -65,6 +66,7 @@ var (
 		&cuFuncGetAttribute, &cuLaunchKernel, &cuStreamCreate, &cuStreamDestroy, &cuStreamQuery,
 		&cuStreamSynchronize, &cuEventCreate, &cuEventRecord, &cuEventQuery, &cuEventDestroy,
 		&cuEventElapsedTime, &cuLaunchKernelEx, &cuTensorMapEncodeTiled, &cuGetProcAddress,
+		&cuOccupancyMaxActiveClusters,
 	}
 )
 

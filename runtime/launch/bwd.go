@@ -16,11 +16,12 @@ import (
 
 // Kernel is a loaded swigen kernel: its module, function and manifest.
 type Kernel struct {
-	ctx    *cu.Context
-	mod    *cu.Module
-	fn     *cu.Function
-	Man    gen.Manifest
-	numSMs int
+	ctx      *cu.Context
+	mod      *cu.Module
+	fn       *cu.Function
+	Man      gen.Manifest
+	numSMs   int
+	clusters int // co-resident clusters, once queried
 }
 
 // Load loads a cubin built from the manifest's source and prepares the
@@ -44,6 +45,28 @@ func Load(ctx *cu.Context, dev cu.Device, cubin []byte, man gen.Manifest) (*Kern
 		return nil, fmt.Errorf("launch: %s: dynamic smem %d bytes: %w", man.Name, man.DynamicSmemBytes, err)
 	}
 	return &Kernel{ctx: ctx, mod: mod, fn: fn, Man: man, numSMs: sms}, nil
+}
+
+// maxClusters is the number of co-resident clusters of this kernel
+// (cached: it depends only on the function and its launch shape).
+func (k *Kernel) maxClusters() (int, error) {
+	if k.clusters > 0 {
+		return k.clusters, nil
+	}
+	m := k.Man
+	n, err := k.ctx.MaxActiveClusters(k.fn, cu.LaunchConfig{
+		Block:     [3]uint32{uint32(m.BlockThreads), 1, 1},
+		SharedMem: uint32(m.DynamicSmemBytes),
+		Cluster:   [3]uint32{uint32(m.ClusterDims[0]), uint32(m.ClusterDims[1]), 1},
+	})
+	if err != nil {
+		return 0, fmt.Errorf("launch: %s: %w", m.Name, err)
+	}
+	if n < 1 {
+		return 0, fmt.Errorf("launch: %s: no cluster of %v CTAs with %d bytes of shared memory fits on this GPU", m.Name, m.ClusterDims, m.DynamicSmemBytes)
+	}
+	k.clusters = n
+	return n, nil
 }
 
 // Close unloads the module.
@@ -180,6 +203,15 @@ func (k *Kernel) PlanBwd(a BwdArgs) (*BwdPlan, error) {
 		}
 	}
 	grid := gen.PersistentGrid(cfg, a.M, a.I, k.numSMs)
+	if cs := k.Man.ClusterDims[0] * k.Man.ClusterDims[1]; cs > 1 && cfg.Scheduler != tiling.CLCScheduler {
+		// Not every SM pair can host a cluster: a persistent grid with
+		// more clusters than fit at once would run a second wave.
+		n, err := k.maxClusters()
+		if err != nil {
+			return nil, err
+		}
+		grid = min(grid, n*cs)
+	}
 	return &BwdPlan{k: k, maps: maps, m: int32(a.M), i: int32(a.I), kk: int32(a.K), grid: uint32(grid), stream: a.Stream}, nil
 }
 

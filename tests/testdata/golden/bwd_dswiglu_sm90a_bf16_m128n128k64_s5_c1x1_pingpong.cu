@@ -239,11 +239,23 @@ static __device__ constexpr sw_u32 kAMB[kMB] = {0, 8192 };
 // {k offset, n offset, smem offset}.
 static constexpr int kALoads = 1;
 static __device__ constexpr int kALoadK[kALoads] = {0 };
+static __device__ constexpr int kALoadRow[kALoads] = {0 };
+static __device__ constexpr int kALoadRank[kALoads] = {-1 };
 static __device__ constexpr sw_u32 kALoadSmem[kALoads] = {0 };
 static constexpr int kBLoads = 1;
 static __device__ constexpr int kBLoadK[kBLoads] = {0 };
 static __device__ constexpr int kBLoadN[kBLoads] = {0 };
 static __device__ constexpr sw_u32 kBLoadSmem[kBLoads] = {0 };
+static __device__ constexpr int kBLoadRank[kBLoads] = {-1 };
+// Cluster of kClusterSize CTAs along x. A load with rank -1 is issued by
+// every CTA for itself; rank r: CTA r loads that share and multicasts it to
+// the whole cluster (kMcMask), so every CTA still receives whole tiles.
+static constexpr int kClusterSize = 1;
+static constexpr int kClusterM = 1;
+static constexpr int kClusterN = 1;
+static constexpr int kRankM = 0;
+static constexpr int kRankN = 0;
+static constexpr sw_u16 kMcMask = 1;
 
 SW_DEV void sw_wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 SW_DEV void sw_wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
@@ -274,6 +286,22 @@ SW_DEV void sw_load_b_kmajor(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int k, in
 SW_DEV void sw_load_b_mnmajor(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int k, int n) {
   sw_tma_load_2d(dst, m, bar, n, k);
 }
+SW_DEV void sw_load_b_kmajor_mc(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int k, int n, sw_u16 mask) {
+  sw_tma_load_2d_mc(dst, m, bar, k, n, mask);
+}
+SW_DEV void sw_load_b_mnmajor_mc(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int k, int n, sw_u16 mask) {
+  sw_tma_load_2d_mc(dst, m, bar, n, k, mask);
+}
+// Releases an operand stage: in a cluster, in every CTA, since each of
+// them multicasts into this CTA's stage.
+SW_DEV void sw_release_stage(sw_u32 bar) {
+  if (kClusterSize == 1) {
+    sw_mbar_arrive(bar);
+  } else {
+#pragma unroll
+    for (int r = 0; r < kClusterSize; ++r) sw_mbar_arrive_cluster(bar, r);
+  }
+}
 
 extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong(
     const __grid_constant__ sw_tmap tmap_a,    // dy [M,K], box {64, kTileM}, 128B swizzle
@@ -292,7 +320,13 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
 
   const int tiles_m = (M + kTileM - 1) / kTileM;
   const int tiles_n = (I + kTileN - 1) / kTileN;
-  const int num_tiles = tiles_m * tiles_n;
+  // Work units are cluster tiles: kClusterM x kClusterN output tiles.
+  const int units_m = (tiles_m + kClusterM - 1) / kClusterM;
+  const int units_n = (tiles_n + kClusterN - 1) / kClusterN;
+  const int num_units = units_m * units_n;
+  const int unit0 = blockIdx.x / kClusterSize;
+  const int num_ctas = gridDim.x / kClusterSize;  // clusters in the grid
+  const sw_u32 rank = kClusterSize > 1 ? sw_cluster_ctarank() : 0u;
   const int kblocks = (K + kTileK - 1) / kTileK;
 
   if (threadIdx.x == 0) {
@@ -314,7 +348,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
     sw_mbar_init(smem + kBarOrder + 8, 1);
     sw_fence_mbar_init();
   }
-  __syncthreads();
+  // Peers multicast into this CTA's barriers: all of them must be
+  // initialised cluster-wide first.
+  if (kClusterSize > 1) sw_cluster_sync(); else __syncthreads();
 
   if (wg == 0) {
     // ---------------- producer warpgroup
@@ -323,10 +359,15 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
       // Operand ring: every k-block of every local tile, in order.
       sw_u32 it = 0;
 #pragma unroll 1
-      for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
+      for (int t = unit0; t < num_units; t += num_ctas) {
         int tm, tn;
-        sw_tile_raster_m(t, tiles_m, tiles_n, kSwizzleGroup, tm, tn);
-        const int m0 = tm * kTileM, n0 = tn * kTileN;
+        sw_tile_raster_m(t, units_m, units_n, kSwizzleGroup, tm, tn);
+        tm = tm * kClusterM + rank * kRankM;
+        tn = tn * kClusterN + rank * kRankN;
+        // A CTA whose tile lies past the edge still loads (its share feeds
+        // the peer); clamp its own coordinates into the tensor.
+        const int m0 = tm < tiles_m ? tm * kTileM : 0, n0 = tn < tiles_n ? tn * kTileN : 0;
+        const int mu = (tm - rank * kRankM) * kTileM, nu = (tn - rank * kRankN) * kTileN;  // unit origin
 #pragma unroll 1
         for (int kb = 0; kb < kblocks; ++kb, ++it) {
           const sw_u32 s = it % kStages;
@@ -335,11 +376,19 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
           sw_mbar_expect_tx(full, kStageTxBytes);
           const sw_u32 stage = smem + s * kStageBytes;
 #pragma unroll
-          for (int i = 0; i < kALoads; ++i)
-            sw_tma_load_2d(stage + kALoadSmem[i], &tmap_a, full, kb * kTileK + kALoadK[i], m0);
+          for (int i = 0; i < kALoads; ++i) {
+            if (kALoadRank[i] < 0)
+              sw_tma_load_2d(stage + kALoadSmem[i], &tmap_a, full, kb * kTileK + kALoadK[i], m0 + kALoadRow[i]);
+            else if (kALoadRank[i] == (int)rank)
+              sw_tma_load_2d_mc(stage + kALoadSmem[i], &tmap_a, full, kb * kTileK + kALoadK[i], min(mu, (tiles_m - 1) * kTileM) + kALoadRow[i], kMcMask);
+          }
 #pragma unroll
-          for (int i = 0; i < kBLoads; ++i)
-            sw_load_b_kmajor(stage + kBOff + kBLoadSmem[i], &tmap_b, full, kb * kTileK + kBLoadK[i], n0 + kBLoadN[i]);
+          for (int i = 0; i < kBLoads; ++i) {
+            if (kBLoadRank[i] < 0)
+              sw_load_b_kmajor(stage + kBOff + kBLoadSmem[i], &tmap_b, full, kb * kTileK + kBLoadK[i], n0 + kBLoadN[i]);
+            else if (kBLoadRank[i] == (int)rank)
+              sw_load_b_kmajor_mc(stage + kBOff + kBLoadSmem[i], &tmap_b, full, kb * kTileK + kBLoadK[i], min(nu, (tiles_n - 1) * kTileN) + kBLoadN[i], kMcMask);
+          }
         }
       }
     } else if ((warp == 1 || warp == 2) && lane == 0) {
@@ -349,9 +398,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
       sw_u32 e = 0;
       int j = c * kTileStart;
 #pragma unroll 1
-      for (int t = blockIdx.x + j * gridDim.x; t < num_tiles; j += kTileStep, t = blockIdx.x + j * gridDim.x) {
+      for (int t = unit0 + j * num_ctas; t < num_units; j += kTileStep, t = unit0 + j * num_ctas) {
         int tm, tn;
-        sw_tile_raster_m(t, tiles_m, tiles_n, kSwizzleGroup, tm, tn);
+        sw_tile_raster_m(t, units_m, units_n, kSwizzleGroup, tm, tn);
+        tm = tm * kClusterM + rank * kRankM;
+        tn = tn * kClusterN + rank * kRankN;
         const int r0 = tm * kTileM + c * kConsumerRows, n0 = tn * kTileN;
 #pragma unroll 1
         for (int mb = 0; mb < kMB; ++mb) {
@@ -382,9 +433,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
     sw_u32 turn = 0;  // tiles this consumer has run
     int j = c * kTileStart;
 #pragma unroll 1
-    for (int t = blockIdx.x + j * gridDim.x; t < num_tiles; j += kTileStep, t = blockIdx.x + j * gridDim.x, ++turn) {
+    for (int t = unit0 + j * num_ctas; t < num_units; j += kTileStep, t = unit0 + j * num_ctas, ++turn) {
       int tm, tn;
-      sw_tile_raster_m(t, tiles_m, tiles_n, kSwizzleGroup, tm, tn);
+      sw_tile_raster_m(t, units_m, units_n, kSwizzleGroup, tm, tn);
+      tm = tm * kClusterM + rank * kRankM;
+      tn = tn * kClusterN + rank * kRankN;
       // Consumer 0's n-th tile follows consumer 1's (n-1)-th mainloop;
       // consumer 1's n-th follows consumer 0's n-th.
       if (kOrderWait && j > 0) sw_mbar_wait(smem + kBarOrder + 8 * c, (turn - 1 + c) & 1u);
@@ -412,12 +465,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
         for (int mb = 0; mb < kMB; ++mb) sw_fence_acc(acc[mb]);
         // The wgmmas of the previous k-block are done: release its stage.
         sw_wgmma_wait<1>();
-        if (kb > 0 && lane == 0) sw_mbar_arrive(smem + kBarEmpty + 8 * ((it - 1) % kStages));
+        if (kb > 0 && lane == 0) sw_release_stage(smem + kBarEmpty + 8 * ((it - 1) % kStages));
       }
       sw_wgmma_wait<0>();
 #pragma unroll
       for (int mb = 0; mb < kMB; ++mb) sw_fence_acc(acc[mb]);
-      if (kblocks > 0 && lane == 0) sw_mbar_arrive(smem + kBarEmpty + 8 * ((it - 1) % kStages));
+      if (kblocks > 0 && lane == 0) sw_release_stage(smem + kBarEmpty + 8 * ((it - 1) % kStages));
       if (kOrderWait && threadIdx.x % 128 == 0) sw_mbar_arrive(smem + kBarOrder + 8 * (1 - c));
 
       // ---- epilogue: 64x64 sub-tiles, in place in the left/gate slot
@@ -473,5 +526,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
       }
     }
     if (threadIdx.x % 128 == 0) sw_bulk_wait0();
+  }
+  // No CTA may leave while a peer can still multicast into its shared
+  // memory or arrive on its barriers.
+  if (kClusterSize > 1) {
+    __syncwarp();
+    sw_cluster_sync();
   }
 }

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/tiling"
+)
+
+func TestUnifiedDiff(t *testing.T) {
+	t.Parallel()
+	lines := func(n int, edit map[int]string) string {
+		var b strings.Builder
+		for i := 1; i <= n; i++ {
+			if s, ok := edit[i]; ok {
+				b.WriteString(s)
+				continue
+			}
+			b.WriteString("l" + string(rune('a'+i%26)) + "\n")
+		}
+		return b.String()
+	}
+	for _, tt := range []struct {
+		name string
+		a, b string
+		want string
+	}{
+		{"equal", "x\ny\n", "x\ny\n", ""},
+		{"one line changed", "a\nb\nc\n", "a\nB\nc\n", "--- A\n+++ B\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"},
+		{"from empty", "", "a\nb\n", "--- A\n+++ B\n@@ -0,0 +1,2 @@\n+a\n+b\n"},
+		{"to empty", "a\n", "", "--- A\n+++ B\n@@ -1 +0,0 @@\n-a\n"},
+		{"appended", "a\nb\n", "a\nb\nc\n", "--- A\n+++ B\n@@ -1,2 +1,3 @@\n a\n b\n+c\n"},
+		{"no final newline", "a\nb", "a\nb\n", "--- A\n+++ B\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n"},
+		{"context is three lines", lines(20, nil), lines(20, map[int]string{10: "X\n"}),
+			"--- A\n+++ B\n@@ -7,7 +7,7 @@\n lh\n li\n lj\n-lk\n+X\n ll\n lm\n ln\n"},
+		{"far changes make two hunks", lines(30, nil), lines(30, map[int]string{5: "X\n", 25: "Y\n"}),
+			"--- A\n+++ B\n@@ -2,7 +2,7 @@\n lc\n ld\n le\n-lf\n+X\n lg\n lh\n li\n" +
+				"@@ -22,7 +22,7 @@\n lw\n lx\n ly\n-lz\n+Y\n la\n lb\n lc\n"},
+		{"near changes share a hunk", lines(20, nil), lines(20, map[int]string{5: "X\n", 11: "Y\n"}),
+			"--- A\n+++ B\n@@ -2,13 +2,13 @@\n lc\n ld\n le\n-lf\n+X\n lg\n lh\n li\n lj\n lk\n-ll\n+Y\n lm\n ln\n lo\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := unifiedDiff("A", "B", tt.a, tt.b)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("unifiedDiff (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestLineOpsMinimal checks the edit script keeps every common line: the
+// number of unchanged lines is the LCS length.
+func TestLineOpsMinimal(t *testing.T) {
+	t.Parallel()
+	a := splitLines("a\nb\nc\nd\ne\nf\n")
+	b := splitLines("b\nX\nc\nd\nf\nY\n")
+	same := 0
+	for _, op := range lineOps(a, b) {
+		if op.kind == ' ' {
+			same++
+		}
+	}
+	if same != 4 { // b c d f
+		t.Errorf("%d unchanged lines, want 4", same)
+	}
+}
+
+func TestDiffFlags(t *testing.T) {
+	t.Parallel()
+	var got *emitOptions
+	cmd := newDiffCmd(&env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}, func(_ context.Context, o *emitOptions) error {
+		got = o
+		return nil
+	})
+	cmd.SetArgs([]string{"--go-package", "kernels", "-o", "k", "--arch", "sm_90a", "--no-compile"})
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got.GoPackage != "kernels" || got.Out != "k" || !got.NoCompile || !slicesEqual(got.Arches, []string{"sm_90a"}) {
+		t.Errorf("parsed %+v", got)
+	}
+}
+
+func slicesEqual(a, b []string) bool { return cmp.Equal(a, b) }
+
+// TestDiffSourcesOnly runs emit then diff without compiling: up to date,
+// then stale after an edit and after a deletion.
+func TestDiffSourcesOnly(t *testing.T) {
+	t.Parallel()
+	h90 := heuristic(t, tiling.ArchSM90a)
+	renderable(t, h90)
+	dir := t.TempDir()
+	flags := []string{"--no-compile", "--go-package", "kernels", "--arch", "sm_90a", "-o", dir}
+	if code, _, errOut := runCLI(t, append([]string{"emit"}, flags...)...); code != exitOK {
+		t.Fatalf("emit: exit %d:\n%s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, gen.GoBindingsFile)); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, append([]string{"diff"}, flags...)...)
+	if code != exitOK || !strings.Contains(out, "up to date (2 sources and manifests") {
+		t.Fatalf("diff of a fresh emit: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+
+	src := filepath.Join(dir, h90.Name()+".cu")
+	old, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(old), "__launch_bounds__(", "__launch_bounds__ (", 1)
+	if err := os.WriteFile(src, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCLI(t, append([]string{"diff"}, flags...)...)
+	if code != exitStale {
+		t.Fatalf("diff after an edit: exit %d, want %d\nstderr:\n%s", code, exitStale, errOut)
+	}
+	for _, w := range []string{"--- " + src + "\n", "+++ " + src + " (rendered)\n", "\n-extern \"C\" __global__ void __launch_bounds__ (", "\n+extern \"C\" __global__ void __launch_bounds__("} {
+		if !strings.Contains(out, w) {
+			t.Errorf("diff output lacks %q:\n%s", w, out)
+		}
+	}
+	if !strings.Contains(errOut, "1 of 2") {
+		t.Errorf("stderr does not count the stale files:\n%s", errOut)
+	}
+
+	if err := os.Remove(filepath.Join(dir, h90.Name()+".json")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = runCLI(t, append([]string{"diff"}, flags...)...)
+	if code != exitStale || !strings.Contains(out, "--- /dev/null\n") {
+		t.Errorf("diff with a missing manifest: exit %d, stdout:\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, h90.Name()+".json")); err == nil {
+		t.Error("diff wrote the missing file")
+	}
+}
+
+// TestDiffCompiled checks cubins (by sha256) and the Go bindings with the
+// real compiler; ptxas reports are not compared.
+func TestDiffCompiled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles with nvcc; skipped in -short mode")
+	}
+	if _, err := gen.FindToolchain(gen.FindOptions{}); err != nil {
+		if os.Getenv("SWIGEN_REQUIRE_COMPILER") == "1" {
+			t.Fatalf("SWIGEN_REQUIRE_COMPILER=1 but no CUDA compiler: %v", err)
+		}
+		t.Skipf("no CUDA compiler: %v", err)
+	}
+	h90 := heuristic(t, tiling.ArchSM90a)
+	dir := t.TempDir()
+	flags := []string{"--go-package", "kernels", "--arch", "sm_90a", "-o", dir}
+	if code, _, errOut := runCLI(t, append([]string{"emit"}, flags...)...); code != exitOK {
+		t.Fatalf("emit: exit %d:\n%s", code, errOut)
+	}
+	diff := func() (int, string) {
+		code, out, errOut := runCLI(t, append([]string{"diff"}, flags...)...)
+		return code, out + errOut
+	}
+	if code, out := diff(); code != exitOK || !strings.Contains(out, "up to date (5 files)") {
+		t.Fatalf("diff of a fresh emit: exit %d:\n%s", code, out)
+	}
+
+	report := filepath.Join(dir, h90.Name()+".report.json")
+	if err := os.WriteFile(report, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := diff(); code != exitOK {
+		t.Errorf("a changed ptxas report made diff fail: exit %d:\n%s", code, out)
+	}
+
+	cubin := filepath.Join(dir, h90.Name()+".sm_90a.cubin")
+	good, err := os.ReadFile(cubin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cubin, append(good, 0), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out := diff()
+	if code != exitStale || !strings.Contains(out, "cubin "+cubin+": sha256 ") || strings.Contains(out, "@@") {
+		t.Errorf("diff with a changed cubin: exit %d:\n%s", code, out)
+	}
+	if err := os.WriteFile(cubin, good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	bind := filepath.Join(dir, gen.GoBindingsFile)
+	src, err := os.ReadFile(bind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bind, bytes.Replace(src, []byte("\npackage kernels\n"), []byte("\npackage other\n"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := diff(); code != exitStale || !strings.Contains(out, "-package other\n+package kernels\n") {
+		t.Errorf("diff with edited bindings: exit %d:\n%s", code, out)
+	}
+}
+
+// TestDiffNoCompiler: without a compiler diff cannot check cubins, so it
+// fails (exit 1) unless --no-compile asks for sources only.
+func TestDiffNoCompiler(t *testing.T) {
+	empty := t.TempDir()
+	for _, v := range []string{"PATH", "CUDA_HOME", "SWIGEN_CUDA_VENV", "VIRTUAL_ENV", "HOME"} {
+		t.Setenv(v, empty)
+	}
+	if _, err := gen.FindToolchain(gen.FindOptions{}); !errors.Is(err, gen.ErrNoCompiler) {
+		t.Skipf("a compiler is still found outside the environment's search paths: %v", err)
+	}
+	code, _, errOut := runCLI(t, "diff", "--arch", "sm_90a", "-o", t.TempDir())
+	if code != exitFailure || !strings.Contains(errOut, "--no-compile") {
+		t.Errorf("exit %d, stderr:\n%s", code, errOut)
+	}
+}
+
+// TestEmitBadGoPackage: an invalid --go-package is a usage error (exit 2)
+// reported before anything is rendered or written.
+func TestEmitBadGoPackage(t *testing.T) {
+	t.Parallel()
+	for _, pkg := range []string{"Kernels", "func", "main", "a-b", "k\nimport \"os\""} {
+		dir := filepath.Join(t.TempDir(), "out")
+		code, _, errOut := runCLI(t, "emit", "--no-compile", "--arch", "sm_90a", "--go-package", pkg, "-o", dir)
+		if code != exitUsage || !strings.Contains(errOut, "--go-package") {
+			t.Errorf("--go-package %q: exit %d, stderr:\n%s", pkg, code, errOut)
+		}
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("--go-package %q: %s was created", pkg, dir)
+		}
+	}
+}

@@ -1,0 +1,354 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/runtime/tune"
+	"github.com/swigen/swigen/tiling"
+)
+
+func parseTune(t *testing.T, args ...string) (*tuneOptions, error) {
+	t.Helper()
+	var got *tuneOptions
+	cmd := newTuneCmd(&env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}, func(_ context.Context, o *tuneOptions) error {
+		got = o
+		return nil
+	})
+	cmd.SetArgs(args)
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	if err := cmd.Execute(); err != nil {
+		return nil, err
+	}
+	return got, nil
+}
+
+func TestTuneFlags(t *testing.T) {
+	t.Parallel()
+	o, err := parseTune(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Kernel != "bwd_dswiglu" || o.Arch != "auto" || o.DType != "bf16" || o.Shape != seedShape || o.Shard != "0/1" ||
+		o.DB != "swigen-tune.json" || o.SlowFactor != tune.DefaultSlowFactor || !cmp.Equal(o.Devices, []int{0}) || o.Jobs < 1 || o.IncludeHangTest {
+		t.Errorf("defaults: %+v", o)
+	}
+	o, err = parseTune(t, "--devices", "0,1", "--filter", "pingpong", "--filter", "s5", "--max", "4", "--shard", "1/2",
+		"--include-hang-test", "--report", "r.svg", "--timeout", "30s", "--dtype", "fp16", "--arch", "sm_90a", "--retry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []any{[]int{0, 1}, []string{"pingpong", "s5"}, 4, "1/2", true, "r.svg", 30 * time.Second, "fp16", "sm_90a", true}
+	got := []any{o.Devices, o.Filters, o.Max, o.Shard, o.IncludeHangTest, o.Report, o.Timeout, o.DType, o.Arch, o.Retry}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("flags (-want +got):\n%s", diff)
+	}
+	// The hang test flag is hidden from help; the worker command too.
+	_, out, _ := runCLI(t, "tune", "--help")
+	if strings.Contains(out, "include-hang-test") || !strings.Contains(out, "--shard") {
+		t.Errorf("tune help:\n%s", out)
+	}
+	_, out, _ = runCLI(t, "--help")
+	if strings.Contains(out, "tune-worker") || !strings.Contains(out, "tune ") {
+		t.Errorf("root help:\n%s", out)
+	}
+}
+
+// TestWorkerArgs checks that the command line the parent builds parses
+// back, through the worker command's own flags, to the same job.
+func TestWorkerArgs(t *testing.T) {
+	t.Parallel()
+	o, _ := parseTune(t, "--reps", "25", "--warmup", "150ms", "--sync-timeout", "7s")
+	cfg := tiling.Space(tiling.KernelBwdDSwiGLU, tiling.ArchSM90a, tiling.BF16)[3]
+	j := tune.Job{Config: cfg, Shape: tiling.Shape{M: 100, K: 64, I: 72}, Device: 3, BestUS: 251.25, SlowFactor: 3,
+		Ceilings: tune.Ceilings{GemmTFLOPs: 780.5, CopyGBs: 4255}}
+	args := workerArgs(o, &gen.Toolchain{NVCC: "/opt/nvcc", Version: "13.0.88"}, j, "/tmp/x.json")
+	if args[0] != "tune-worker" {
+		t.Fatalf("args %q", args)
+	}
+	var got *workerOptions
+	cmd := newTuneWorkerCmd(&env{stdout: io.Discard, stderr: io.Discard}, func(_ context.Context, w *workerOptions) error { got = w; return nil })
+	cmd.SetArgs(args[1:])
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	want := &workerOptions{Name: cfg.Name(), Shape: "100,64,72", Device: 3, JSONOut: "/tmp/x.json", BestUS: 251.25, SlowFactor: 3,
+		GemmTFLOPs: 780.5, CopyGBs: 4255, Reps: 25, Warmup: 150 * time.Millisecond, SyncTimeout: 7 * time.Second, NVCC: "/opt/nvcc"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("worker options (-want +got):\n%s", diff)
+	}
+}
+
+// fakeTuneDeps stand in for the GPU, the compiler and the child processes:
+// every candidate passes with a time from its tile size, except one that
+// does not compile and the hang test, which times out.
+func fakeTuneDeps(t *testing.T, badCompile string, runs *[]string) tuneDeps {
+	var mu sync.Mutex
+	return tuneDeps{
+		probe: func([]int) (tuneGPU, error) {
+			return tuneGPU{Name: "NVIDIA H200", Driver: 13000, Arch: tiling.ArchSM90a, CC: "sm_90"}, nil
+		},
+		toolchain: func(string) (*gen.Toolchain, error) {
+			return &gen.Toolchain{NVCC: "/fake/nvcc", Version: "13.0.88"}, nil
+		},
+		prepare: func(*gen.Toolchain) func(context.Context, tiling.Config) error {
+			return func(_ context.Context, c tiling.Config) error {
+				if c.Name() == badCompile {
+					return errors.New("gen: compile: ptxas exited with status 255: too many resources")
+				}
+				return nil
+			}
+		},
+		runner: func(o *tuneOptions, tc *gen.Toolchain, dir string, log io.Writer) (tune.Runner, error) {
+			return tune.RunnerFunc(func(ctx context.Context, j tune.Job) (tune.Output, error) {
+				mu.Lock()
+				*runs = append(*runs, j.Config.Name())
+				mu.Unlock()
+				if j.Config.Debug == tiling.DebugHang {
+					return tune.Output{Result: tune.Result{Status: tune.StatusTimeout, Error: "no result within 2m0s; worker process group killed"}}, nil
+				}
+				us := 200 + float64(j.Config.TileM*j.Config.TileN)/1000 + float64(j.Config.Stages)
+				return tune.Output{Result: tune.Result{Status: tune.StatusOK, US: us, BaselineUS: 347},
+					Ceilings: tune.Ceilings{GemmTFLOPs: 780, CopyGBs: 4255}}, nil
+			}), nil
+		},
+		now: time.Now,
+	}
+}
+
+func TestTuneRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db, svg := filepath.Join(dir, "tune.json"), filepath.Join(dir, "tune.svg")
+	space := tiling.Space(tiling.KernelBwdDSwiGLU, tiling.ArchSM90a, tiling.BF16)
+	var pp []tiling.Config
+	for _, c := range space {
+		if strings.Contains(c.Name(), "pingpong") && strings.Contains(c.Name(), "c1x1") {
+			pp = append(pp, c)
+		}
+	}
+	bad := pp[1].Name()
+	o, err := parseTune(t, "--db", db, "--report", svg, "--filter", "pingpong", "--filter", "c1x1", "--include-hang-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []string
+	var stdout, stderr bytes.Buffer
+	if err := runTune(context.Background(), &env{stdout: &stdout, stderr: &stderr}, o, fakeTuneDeps(t, bad, &runs)); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	n := len(pp) + 1
+	if len(runs) != n-1 {
+		t.Errorf("%d workers ran, want %d (all but the compile failure)", len(runs), n-1)
+	}
+	errOut, out := stderr.String(), stdout.String()
+	for _, want := range []string{
+		"tune: bwd_dswiglu sm_90a bf16 at M=16384 K=768 I=4608 on NVIDIA H200",
+		"0 already in " + db,
+		"+ the hang test",
+		"[1/", ", ETA ",
+		"compile: gen: compile: ptxas exited",
+		"_dbghang  timeout: no result within",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	winner := "bwd_dswiglu_sm90a_bf16_m64n64k64_s5_c1x1_pingpong" // smallest tile, fewest stages
+	for _, want := range []string{
+		"ceilings: cuBLAS 8192^3 780 TFLOP/s, device copy 4255 GB/s; roofline floor",
+		"config", "% of floor", "vs baseline",
+		"winner: " + winner,
+		"heuristic: bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong",
+		"timeout",
+		"1 compile, 1 timeout",
+		"DB: " + db,
+		"swigen emit --tuned " + db,
+		"report: " + svg,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil || xml.Unmarshal(b, new(struct {
+		XMLName xml.Name `xml:"svg"`
+	})) != nil {
+		t.Errorf("report: %v", err)
+	}
+	d, err := tune.LoadDB(db)
+	if err != nil || len(d.Entries) != 1 || len(d.Entries[0].Results) != n {
+		t.Fatalf("DB: %v, %+v", err, d)
+	}
+	if k := d.Entries[0].Key; k.GPU != "NVIDIA H200" || k.Driver != 13000 || k.Compiler != "nvcc 13.0.88" || len(k.Templates) != 64 {
+		t.Errorf("key %+v", k)
+	}
+
+	// A second run resumes: nothing to do, same winner.
+	runs = nil
+	stdout.Reset()
+	stderr.Reset()
+	if err := runTune(context.Background(), &env{stdout: &stdout, stderr: &stderr}, o, fakeTuneDeps(t, bad, &runs)); err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 0 || !strings.Contains(stderr.String(), "0 to run") || !strings.Contains(stdout.String(), "winner: "+winner) {
+		t.Errorf("resume ran %d:\n%s\n%s", len(runs), stderr.String(), stdout.String())
+	}
+}
+
+func TestTuneUsageErrors(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--shard", "2/2"}, "0 <= i < n"},
+		{[]string{"--devices", "0,0"}, "lists 0 twice"},
+		{[]string{"--arch", "sm_100a"}, "runs sm_90a kernels"},
+		{[]string{"--kernel", "gemm"}, "only bwd_dswiglu"},
+		{[]string{"--shape", "1,2,3"}, "multiple of 8"},
+		{[]string{"--filter", "nothing-matches"}, "no candidate left"},
+		{[]string{"--slow-factor", "0.5"}, "must be above 1"},
+	} {
+		o, err := parseTune(t, append([]string{"--db", filepath.Join(t.TempDir(), "db.json")}, tt.args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var runs []string
+		err = runTune(context.Background(), &env{stdout: io.Discard, stderr: io.Discard}, o, fakeTuneDeps(t, "", &runs))
+		if err == nil || !strings.Contains(err.Error(), tt.want) || exitCode(err) != exitUsage {
+			t.Errorf("%v: err %v (exit %d), want exit 2 with %q", tt.args, err, exitCode(err), tt.want)
+		}
+	}
+}
+
+func TestTuneMerge(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	k := tune.Key{Kernel: tiling.KernelBwdDSwiGLU, Arch: tiling.ArchSM90a, DType: tiling.BF16, Shape: tiling.Shape{M: 64, K: 64, I: 64}}
+	paths := []string{filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")}
+	for i, p := range paths {
+		db := tune.NewDB()
+		db.Upsert(k).Set(tune.Result{Config: "cfg" + string(rune('a'+i)), Status: tune.StatusOK, US: 1})
+		db.Upsert(k).Set(tune.Result{Config: "shared", Status: tune.StatusOK, US: float64(i + 1)})
+		if err := db.WriteFile(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "out.json")
+	code, stdout, stderr := runCLI(t, "tune", "merge", paths[0], paths[1], "-o", out)
+	if code != exitOK || !strings.Contains(stdout, "merged 2 DBs (4 records) into "+out+": 1 keys, 3 records") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	db, err := tune.LoadDB(out)
+	if err != nil || len(db.Entries[0].Results) != 3 {
+		t.Fatalf("%v %+v", err, db)
+	}
+	if code, _, stderr := runCLI(t, "tune", "merge", filepath.Join(dir, "missing.json"), "-o", out); code != exitFailure || !strings.Contains(stderr, "missing.json") {
+		t.Errorf("missing input: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "tune", "merge", paths[0]); code != exitUsage || !strings.Contains(stderr, "-o OUT") {
+		t.Errorf("no -o: exit %d: %s", code, stderr)
+	}
+}
+
+// writeTunedDB writes a DB whose sm_90a bf16 winner at shape is the first
+// config of the space (not the heuristic's), with current templates.
+func writeTunedDB(t *testing.T, shape tiling.Shape) (string, tiling.Config) {
+	t.Helper()
+	th, err := tune.TemplatesHash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	win := tiling.Space(tiling.KernelBwdDSwiGLU, tiling.ArchSM90a, tiling.BF16)[0]
+	heur, _ := tiling.Heuristic(tiling.KernelBwdDSwiGLU, tiling.ArchSM90a, tiling.BF16, shape)
+	if win.Name() == heur.Name() {
+		t.Fatal("test needs a winner other than the heuristic")
+	}
+	db := tune.NewDB()
+	e := db.Upsert(tune.Key{Kernel: tiling.KernelBwdDSwiGLU, Arch: tiling.ArchSM90a, DType: tiling.BF16, Shape: shape,
+		GPU: "NVIDIA H200", Driver: 13000, Compiler: "nvcc 13.0.88", Templates: th})
+	e.Set(tune.Result{Config: win.Name(), Status: tune.StatusOK, US: 200, BaselineUS: 340})
+	e.Set(tune.Result{Config: heur.Name(), Status: tune.StatusOK, US: 260, BaselineUS: 340})
+	p := filepath.Join(t.TempDir(), "tune.json")
+	if err := db.WriteFile(p); err != nil {
+		t.Fatal(err)
+	}
+	return p, win
+}
+
+func TestEmitTuned(t *testing.T) {
+	t.Parallel()
+	shape := tiling.Shape{M: 16384, K: 768, I: 4608}
+	path, win := writeTunedDB(t, shape)
+	heur100, _ := tiling.Heuristic(tiling.KernelBwdDSwiGLU, tiling.ArchSM100a, tiling.BF16, shape)
+
+	o, err := parseEmit(t, "--tuned", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgs, notes, err := o.configs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{heur100.Name(), win.Name()}, []string{cfgs[0].Name(), cfgs[1].Name()}); diff != "" {
+		t.Errorf("configs (-want +got):\n%s", diff)
+	}
+	if len(notes) != 2 || !strings.Contains(notes[0], "no passing result for bwd_dswiglu sm_100a bf16") ||
+		!strings.Contains(notes[0], "using the heuristic config "+heur100.Name()) ||
+		!strings.Contains(notes[1], "using the tuned winner for bwd_dswiglu sm_90a bf16 M=16384 K=768 I=4608: "+win.Name()+" (200.0 us, 1.70x the baseline, on NVIDIA H200)") {
+		t.Errorf("notes:\n%s", strings.Join(notes, "\n"))
+	}
+
+	// Another shape has no entry: the heuristic, with a note.
+	o, _ = parseEmit(t, "--tuned", path, "--arch", "sm_90a", "--shape", "4096,768,4608")
+	cfgs, notes, err = o.configs()
+	heur, _ := tiling.Heuristic(tiling.KernelBwdDSwiGLU, tiling.ArchSM90a, tiling.BF16, tiling.Shape{M: 4096, K: 768, I: 4608})
+	if err != nil || cfgs[0].Name() != heur.Name() || !strings.Contains(strings.Join(notes, ""), "no passing result") {
+		t.Errorf("fallback: %v %v %q", err, cfgs, notes)
+	}
+	// Field flags still override the tuned choice.
+	o, _ = parseEmit(t, "--tuned", path, "--arch", "sm_90a", "--stages", "3")
+	if cfgs, _, err = o.configs(); err != nil || cfgs[0].Stages != 3 || cfgs[0].TileN != win.TileN {
+		t.Errorf("override: %v %v", err, cfgs)
+	}
+
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--tuned", filepath.Join(t.TempDir(), "missing.json")}, "--tuned: stat"},
+		{[]string{"--tuned", path, "--catalog"}, "cannot be combined with --catalog or --name"},
+		{[]string{"--tuned", path, "--name", win.Name()}, "cannot be combined"},
+	} {
+		o, err := parseEmit(t, tt.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := o.configs(); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: err %v, want %q", tt.args, err, tt.want)
+		}
+	}
+
+	// End to end: the notes reach stderr and the winner is written.
+	outDir := t.TempDir()
+	code, stdout, stderr := runCLI(t, "emit", "--tuned", path, "--arch", "sm_90a", "--no-compile", "-o", outDir)
+	if code != exitOK || !strings.Contains(stderr, "note: --tuned "+path+": using the tuned winner") || !strings.Contains(stdout, win.Name()) {
+		t.Errorf("emit --tuned: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(outDir, win.Name()+".cu")); err != nil {
+		t.Errorf("winner source not written: %v", err)
+	}
+}

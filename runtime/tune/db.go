@@ -1,0 +1,441 @@
+// Package tune is swigen's autotuner: it sweeps the configs of the tuning
+// space for one problem, each measured in a child process so a hang or a
+// fault costs only that candidate, records every result in a JSON results
+// DB as it goes (so a sweep can be killed and resumed), and renders the
+// results as a table and an SVG plot.
+package tune
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/swigen/swigen/runtime/bench"
+	"github.com/swigen/swigen/templates"
+	"github.com/swigen/swigen/tiling"
+)
+
+// DBFormat is the format tag of a results DB file. Bump it when the meaning
+// of a field changes; files of another format are rejected, not guessed at.
+const DBFormat = "swigen-tune-v1"
+
+// Key identifies one sweep: a result is only comparable with results of
+// the same problem on the same GPU, driver, compiler and templates.
+type Key struct {
+	Kernel    tiling.Kernel `json:"kernel"`
+	Arch      tiling.Arch   `json:"arch"`
+	DType     tiling.DType  `json:"dtype"`
+	Shape     tiling.Shape  `json:"shape"`
+	GPU       string        `json:"gpu"`
+	Driver    int           `json:"driver"`
+	Compiler  string        `json:"compiler"`
+	Templates string        `json:"templates"` // TemplatesHash
+}
+
+// String is a one-line form of k, also its sort key in the DB.
+func (k Key) String() string {
+	return fmt.Sprintf("%s|%s|%s|%d,%d,%d|%s|%d|%s|%s", k.Kernel, k.Arch, k.DType,
+		k.Shape.M, k.Shape.K, k.Shape.I, k.GPU, k.Driver, k.Compiler, k.Templates)
+}
+
+// Status is the outcome of one candidate.
+type Status string
+
+// The outcomes. Only StatusOK has a time that counts; the others rank as
+// +Inf (StatusSlow keeps its probe time for the plot).
+const (
+	StatusOK      Status = "ok"      // verified and timed
+	StatusWrong   Status = "wrong"   // ran but its output is wrong
+	StatusCompile Status = "compile" // did not render, compile or pass the build check
+	StatusFault   Status = "fault"   // a driver error, a trap, or the worker died
+	StatusTimeout Status = "timeout" // did not finish in time; the worker was killed
+	StatusSlow    Status = "slow"    // early-stopped: its first samples were far slower than the best
+)
+
+// Ceilings are the machine's measured GEMM rate and copy bandwidth, the
+// denominators of the roofline floor.
+type Ceilings struct {
+	GemmTFLOPs float64 `json:"gemm_tflops"`
+	CopyGBs    float64 `json:"copy_gbs"`
+}
+
+// Known reports whether both ceilings have been measured.
+func (c Ceilings) Known() bool { return c.GemmTFLOPs > 0 && c.CopyGBs > 0 }
+
+// Result is one candidate's record. Times are medians in microseconds;
+// failed candidates keep their reason in Error.
+type Result struct {
+	Config     string  `json:"config"`
+	Status     Status  `json:"status"`
+	US         float64 `json:"us,omitempty"`
+	P20US      float64 `json:"p20_us,omitempty"`
+	P80US      float64 `json:"p80_us,omitempty"`
+	BaselineUS float64 `json:"baseline_us,omitempty"` // cuBLAS + elementwise, same run
+	RelErr     float64 `json:"rel_err,omitempty"`     // vs the baseline at the tuned shape
+	VerifyErr  float64 `json:"verify_rel_err,omitempty"`
+	Error      string  `json:"error,omitempty"`
+	Device     int     `json:"device"`
+	WallS      float64 `json:"wall_s,omitempty"` // the worker's wall time
+	Date       string  `json:"date,omitempty"`
+}
+
+// Time is the candidate's median time, or +Inf unless it passed.
+func (r Result) Time() float64 {
+	if r.Status != StatusOK || r.US <= 0 {
+		return math.Inf(1)
+	}
+	return r.US
+}
+
+// Entry is the record of one Key: the ceilings measured for it and one
+// Result per config, sorted by config name.
+type Entry struct {
+	Key      Key      `json:"key"`
+	Ceilings Ceilings `json:"ceilings"`
+	Results  []Result `json:"results"`
+}
+
+// Result returns the record of config name.
+func (e *Entry) Result(name string) (Result, bool) {
+	i, ok := slices.BinarySearchFunc(e.Results, name, func(r Result, n string) int { return strings.Compare(r.Config, n) })
+	if !ok {
+		return Result{}, false
+	}
+	return e.Results[i], true
+}
+
+// Set records r, replacing an earlier record of the same config.
+func (e *Entry) Set(r Result) {
+	i, ok := slices.BinarySearchFunc(e.Results, r.Config, func(x Result, n string) int { return strings.Compare(x.Config, n) })
+	if ok {
+		e.Results[i] = r
+		return
+	}
+	e.Results = slices.Insert(e.Results, i, r)
+}
+
+// Best returns the fastest passing result. Debug variants never win: their
+// output is wrong by design.
+func (e *Entry) Best() (Result, bool) {
+	var best Result
+	found := false
+	for _, r := range e.Results {
+		if r.Status != StatusOK || isDebug(r.Config) {
+			continue
+		}
+		if !found || r.Time() < best.Time() {
+			best, found = r, true
+		}
+	}
+	return best, found
+}
+
+// BaselineUS is the median of the baseline times measured alongside the
+// passing candidates (each run times the baseline again), or 0.
+func (e *Entry) BaselineUS() float64 {
+	var xs []float64
+	for _, r := range e.Results {
+		if r.Status == StatusOK && r.BaselineUS > 0 {
+			xs = append(xs, r.BaselineUS)
+		}
+	}
+	if len(xs) == 0 {
+		return 0
+	}
+	slices.Sort(xs)
+	return xs[len(xs)/2]
+}
+
+// FloorUS is the roofline floor of config name at the entry's shape,
+// max(FLOPs / GEMM rate, bytes / copy bandwidth), or 0 when the ceilings
+// are unknown or the kernel has no cost model.
+func (e *Entry) FloorUS(name string) float64 {
+	if !e.Ceilings.Known() || e.Key.Kernel != tiling.KernelBwdDSwiGLU {
+		return 0
+	}
+	storeOut := false
+	if c, err := tiling.ParseName(name); err == nil {
+		storeOut = c.StoreOut
+	}
+	flops, bytes := bench.BwdCost(e.Key.Shape, storeOut)
+	return math.Max(flops/(e.Ceilings.GemmTFLOPs*1e12), bytes/(e.Ceilings.CopyGBs*1e9)) * 1e6
+}
+
+// FLOPs is the work of one call at the entry's shape, or 0 when the kernel
+// has no cost model.
+func (e *Entry) FLOPs() float64 {
+	if e.Key.Kernel != tiling.KernelBwdDSwiGLU {
+		return 0
+	}
+	f, _ := bench.BwdCost(e.Key.Shape, false)
+	return f
+}
+
+func isDebug(name string) bool {
+	c, err := tiling.ParseName(name)
+	return err != nil || c.Debug != tiling.DebugNone
+}
+
+// DB is a results file: one Entry per Key, sorted by Key.String, so the
+// file's bytes depend only on its contents.
+type DB struct {
+	Format  string   `json:"format"`
+	Entries []*Entry `json:"entries"`
+}
+
+// NewDB returns an empty DB.
+func NewDB() *DB { return &DB{Format: DBFormat} }
+
+// Entry returns the entry of k, or nil.
+func (db *DB) Entry(k Key) *Entry {
+	for _, e := range db.Entries {
+		if e.Key == k {
+			return e
+		}
+	}
+	return nil
+}
+
+// Upsert returns the entry of k, adding an empty one if there is none.
+func (db *DB) Upsert(k Key) *Entry {
+	if e := db.Entry(k); e != nil {
+		return e
+	}
+	e := &Entry{Key: k}
+	db.Entries = append(db.Entries, e)
+	slices.SortFunc(db.Entries, func(a, b *Entry) int { return strings.Compare(a.Key.String(), b.Key.String()) })
+	return e
+}
+
+// ParseDB decodes a DB file's bytes.
+func ParseDB(b []byte) (*DB, error) {
+	db := &DB{}
+	if err := json.Unmarshal(b, db); err != nil {
+		return nil, fmt.Errorf("tune: parse DB: %w", err)
+	}
+	if db.Format != DBFormat {
+		return nil, fmt.Errorf("tune: parse DB: format %q: want %q", db.Format, DBFormat)
+	}
+	for _, e := range db.Entries {
+		if e == nil {
+			return nil, errors.New("tune: parse DB: null entry")
+		}
+		slices.SortFunc(e.Results, func(a, b Result) int { return strings.Compare(a.Config, b.Config) })
+	}
+	slices.SortFunc(db.Entries, func(a, b *Entry) int { return strings.Compare(a.Key.String(), b.Key.String()) })
+	return db, nil
+}
+
+// LoadDB reads the DB at path; a missing file is an empty DB.
+func LoadDB(path string) (*DB, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return NewDB(), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tune: load DB: %w", err)
+	}
+	db, err := ParseDB(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return db, nil
+}
+
+// Marshal encodes db as indented JSON with a final newline.
+func (db *DB) Marshal() ([]byte, error) {
+	b, err := json.MarshalIndent(db, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("tune: encode DB: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// WriteFile writes db to path atomically: into a temporary file in the same
+// directory, synced, then renamed over path, so a reader (or a sweep killed
+// mid-write) sees the old file or the new one, never a torn one.
+func (db *DB) WriteFile(path string) error {
+	b, err := db.Marshal()
+	if err != nil {
+		return err
+	}
+	return writeAtomic(path, b)
+}
+
+func writeAtomic(path string, b []byte) (err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("tune: write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(b); err != nil {
+		return fmt.Errorf("tune: write %s: %w", path, err)
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return fmt.Errorf("tune: write %s: %w", path, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("tune: write %s: %w", path, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("tune: write %s: %w", path, err)
+	}
+	if err = os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("tune: write %s: %w", path, err)
+	}
+	// The rename is durable only once the directory is synced; a failure
+	// here loses nothing already visible, so it is not an error.
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// UpdateDB applies f to the DB at path under an exclusive lock on
+// path+".lock" and writes the result atomically, so concurrent tuners
+// sharing one DB (shards, devices) never lose each other's records. It
+// returns the DB as written. If f fails nothing is written.
+func UpdateDB(path string, f func(*DB) error) (*DB, error) {
+	unlock, err := lockFile(path + ".lock")
+	if err != nil {
+		return nil, fmt.Errorf("tune: lock %s: %w", path, err)
+	}
+	defer unlock()
+	db, err := LoadDB(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := f(db); err != nil {
+		return nil, err
+	}
+	if err := db.WriteFile(path); err != nil {
+		return nil, err
+	}
+	return db, nil
+}
+
+// ReadDB reads the DB at path under the lock, so it never sees a write in
+// progress from a tuner on a file system without atomic rename.
+func ReadDB(path string) (*DB, error) {
+	unlock, err := lockFile(path + ".lock")
+	if err != nil {
+		// Reading needs no lock where rename is atomic; a read-only
+		// directory must not make the DB unreadable.
+		return LoadDB(path)
+	}
+	defer unlock()
+	return LoadDB(path)
+}
+
+// Merge combines DBs: entries with equal keys are joined, and for a config
+// recorded in several the passing record wins over a failed one, then the
+// later Date, then the earlier DB's. Ceilings come from the first DB that
+// has them for the key.
+func Merge(dbs ...*DB) *DB {
+	out := NewDB()
+	for _, db := range dbs {
+		for _, e := range db.Entries {
+			dst := out.Upsert(e.Key)
+			if !dst.Ceilings.Known() {
+				dst.Ceilings = e.Ceilings
+			}
+			for _, r := range e.Results {
+				if old, ok := dst.Result(r.Config); ok && !newerResult(r, old) {
+					continue
+				}
+				dst.Set(r)
+			}
+		}
+	}
+	return out
+}
+
+// newerResult reports whether r should replace old in a merge.
+func newerResult(r, old Result) bool {
+	if (r.Status == StatusOK) != (old.Status == StatusOK) {
+		return r.Status == StatusOK
+	}
+	return r.Date > old.Date // RFC 3339 UTC strings order by time
+}
+
+// Winner is the best tuned config for a problem, found by Lookup.
+type Winner struct {
+	Config tiling.Config
+	Result Result
+	Key    Key
+	// Baseline is the entry's median baseline time (0 if unknown).
+	BaselineUS float64
+	// StaleTemplates is set when the winner was tuned with other templates
+	// than the ones asked for: the generated code has changed since.
+	StaleTemplates bool
+}
+
+// Lookup finds the fastest passing config for (kernel, arch, dtype, shape)
+// over every GPU, driver and compiler in db. Entries tuned with templates
+// (a TemplatesHash) are preferred; others are used only when no such entry
+// has a winner, and are marked StaleTemplates. Records whose names no
+// longer parse or validate are skipped. ok is false when nothing matches.
+func (db *DB) Lookup(k tiling.Kernel, a tiling.Arch, d tiling.DType, s tiling.Shape, templates string) (w Winner, ok bool) {
+	for _, current := range []bool{true, false} {
+		for _, e := range db.Entries {
+			ek := e.Key
+			if ek.Kernel != k || ek.Arch != a || ek.DType != d || ek.Shape != s || (ek.Templates == templates) != current {
+				continue
+			}
+			for _, r := range e.Results {
+				if r.Status != StatusOK || (ok && r.Time() >= w.Result.Time()) {
+					continue
+				}
+				c, err := tiling.ParseName(r.Config)
+				if err != nil || c.Validate() != nil || c.Debug != tiling.DebugNone ||
+					c.Kernel != k || c.Arch != a || c.DType != d {
+					continue
+				}
+				w = Winner{Config: c, Result: r, Key: ek, BaselineUS: e.BaselineUS(), StaleTemplates: !current}
+				ok = true
+			}
+		}
+		if ok {
+			return w, true
+		}
+	}
+	return Winner{}, false
+}
+
+// TemplatesHash is the hex sha256 over the generator's templates (every
+// file of templates.FS, path and contents, in path order): results tuned
+// with other templates measured other code.
+func TemplatesHash() (string, error) {
+	h := sha256.New()
+	err := fs.WalkDir(templates.FS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(templates.FS, p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%d:%s%d:", len(p), p, len(b))
+		h.Write(b)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("tune: hash templates: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,261 @@
+package tune
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/runtime/bench"
+	"github.com/swigen/swigen/runtime/check"
+	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/runtime/launch"
+	"github.com/swigen/swigen/runtime/num"
+	"github.com/swigen/swigen/tiling"
+)
+
+// MeasureEnv is what a worker needs on its GPU: the verification
+// environment (context, device, toolchain) and the benchmark environment
+// (the same context and the baseline).
+type MeasureEnv struct {
+	Check *check.Env
+	Bench *bench.Env
+}
+
+// MeasureOptions tune one worker's measurement.
+type MeasureOptions struct {
+	// VerifyShapes are checked against the float64 reference before
+	// anything is timed; default VerifyShapes().
+	VerifyShapes []tiling.Shape
+	Bench        bench.Options
+	// SyncTimeout bounds each wait for the GPU (the kernels also trap by
+	// themselves after a few seconds stuck on a barrier); default 20 s.
+	SyncTimeout time.Duration
+	// ProbeReps is the number of launches timed for the early-stop check;
+	// default 5.
+	ProbeReps int
+}
+
+// VerifyShapes is the one small ragged shape every candidate must pass
+// before it is timed: M, K and I all off the tile grid, several tiles per
+// CTA, and small enough for the CPU float64 reference.
+func VerifyShapes() []tiling.Shape { return []tiling.Shape{{M: 333, K: 392, I: 328}} }
+
+// Classify maps a worker-side error to a candidate Status: a GPU wait
+// that timed out is StatusTimeout, a render/compile/build-check failure
+// StatusCompile, anything else (driver errors, traps) StatusFault.
+func Classify(err error) Status {
+	var te *cu.TimeoutError
+	var ce *gen.CompileError
+	var be *gen.BuildCheckError
+	switch {
+	case errors.As(err, &te):
+		return StatusTimeout
+	case errors.As(err, &ce), errors.As(err, &be):
+		return StatusCompile
+	}
+	return StatusFault
+}
+
+// finite returns v, or 0 for NaN and ±Inf (JSON has no encoding for them;
+// the failure is spelled out in the result's Error instead).
+func finite(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
+}
+
+// Measure runs one job on the worker's GPU: build and load (a build cache
+// hit after the parent's Prepare), verify on o.VerifyShapes against the
+// float64 reference, measure the ceilings if the job has none, probe a few
+// launches at the tuned shape for the early stop, then time it against
+// the baseline with bench.BenchBwd and check its output against the
+// baseline's. It never panics on a bad candidate: every failure is a
+// Status with its reason.
+func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Output {
+	if len(o.VerifyShapes) == 0 {
+		o.VerifyShapes = VerifyShapes()
+	}
+	if o.SyncTimeout == 0 {
+		o.SyncTimeout = 20 * time.Second
+	}
+	if o.ProbeReps == 0 {
+		o.ProbeReps = 5
+	}
+	if o.Bench.Timeout == 0 {
+		o.Bench.Timeout = o.SyncTimeout
+	}
+	start := time.Now()
+	out := Output{Result: Result{Config: j.Config.Name(), Device: j.Device}, Ceilings: j.Ceilings}
+	fail := func(st Status, format string, a ...any) Output {
+		out.Status = st
+		out.Error = fmt.Sprintf(format, a...)
+		out.WallS = time.Since(start).Seconds()
+		return out
+	}
+	failErr := func(step string, err error) Output {
+		return fail(Classify(err), "%s: %v", step, err)
+	}
+	if j.Config.Kernel != tiling.KernelBwdDSwiGLU {
+		return fail(StatusCompile, "tune measures bwd_dswiglu only, not %s", j.Config.Kernel)
+	}
+
+	k, _, err := check.BuildAndLoad(ctx, env.Check, j.Config)
+	if err != nil {
+		return failErr("build/load", err)
+	}
+	defer k.Close()
+
+	worst := 0.0
+	for _, r := range check.VerifyBwd(env.Check, k, o.VerifyShapes, check.Options{Timeout: o.SyncTimeout, Seed: 1}) {
+		if r.Err != nil {
+			return failErr(fmt.Sprintf("verify %s", r.Shape), r.Err)
+		}
+		for _, x := range r.Outputs {
+			worst = math.Max(worst, x.Stats.RelFrobenius)
+			if !r.Pass && !x.Stats.OK(check.DefaultTol) {
+				out.VerifyErr = finite(worst)
+				return fail(StatusWrong, "verify %s vs %s reference: %s %s (tolerance %.0e)", r.Shape, r.Ref, x.Name, x.Stats, check.DefaultTol)
+			}
+		}
+		if !r.Pass {
+			return fail(StatusWrong, "verify %s: failed", r.Shape)
+		}
+	}
+	out.VerifyErr = finite(worst)
+
+	if !out.Ceilings.Known() {
+		c, err := bench.MeasureCeilings(env.Bench, j.Config.DType, o.Bench)
+		if err != nil {
+			return failErr("measure ceilings", err)
+		}
+		out.Ceilings = Ceilings{GemmTFLOPs: c.GemmTFLOPs, CopyGBs: c.CopyGBs}
+	}
+
+	if j.BestUS > 0 && j.SlowFactor > 1 {
+		samples, err := probe(env.Check.Ctx, k, j.Shape, o.ProbeReps, o.SyncTimeout)
+		if err != nil {
+			return failErr("probe", err)
+		}
+		if EarlyStop(samples, j.BestUS, j.SlowFactor) {
+			out.US = minOf(samples)
+			return fail(StatusSlow, "first %d launches took >= %.1f us, at least %gx the best so far (%.1f us); stopped early",
+				len(samples), out.US, j.SlowFactor, j.BestUS)
+		}
+	}
+
+	rep, err := bench.BenchBwd(env.Bench, k, j.Shape, bench.Ceilings{GemmTFLOPs: out.Ceilings.GemmTFLOPs, CopyGBs: out.Ceilings.CopyGBs}, o.Bench)
+	if err != nil {
+		return failErr("bench", err)
+	}
+	fused, baseline := rep.Rows[0].T, rep.Rows[1].T
+	out.US, out.P20US, out.P80US = fused.Median, fused.P20, fused.P80
+	out.BaselineUS = baseline.Median
+	out.RelErr = finite(rep.RelErr)
+	if len(rep.Warnings) > 0 || !(rep.RelErr <= check.DefaultTol) {
+		return fail(StatusWrong, "output at %s differs from the baseline's: rel err %.3g (tolerance %.0e) %v",
+			j.Shape, rep.RelErr, check.DefaultTol, rep.Warnings)
+	}
+	out.Status = StatusOK
+	out.WallS = time.Since(start).Seconds()
+	return out
+}
+
+// probe launches k at shape s twice to warm up, then reps times bracketed
+// by events, and returns the per-launch times in µs. The inputs are
+// constant (not random): the probe only has to tell "hopeless" from
+// "maybe", and the full timing that follows uses random data.
+func probe(ctx *cu.Context, k *launch.Kernel, s tiling.Shape, reps int, timeout time.Duration) ([]float64, error) {
+	cfg := k.Man.Config
+	M, K, I := s.M, s.K, s.I
+	var ptrs []cu.DevicePtr
+	defer func() {
+		for _, p := range ptrs {
+			ctx.MemFree(p)
+		}
+	}()
+	alloc := func(elems int, v uint16) (cu.DevicePtr, error) {
+		p, err := ctx.MemAlloc(uint64(elems * 2))
+		if err != nil {
+			return 0, fmt.Errorf("allocate %d bytes: %w", elems*2, err)
+		}
+		ptrs = append(ptrs, p)
+		return p, ctx.MemsetD16(p, v, uint64(elems))
+	}
+	one := num.Encode(cfg.DType, []float32{0.5})
+	v := uint16(one[0]) | uint16(one[1])<<8
+	a := launch.BwdArgs{M: M, K: K, I: I}
+	var err error
+	for _, x := range []struct {
+		p *cu.DevicePtr
+		n int
+	}{{&a.Dy, M * K}, {&a.WDown, I * K}, {&a.De, M * 2 * I}, {&a.GradDe, M * 2 * I}} {
+		if *x.p, err = alloc(x.n, v); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.StoreOut {
+		if a.Out, err = alloc(M*I, v); err != nil {
+			return nil, err
+		}
+	}
+	plan, err := k.PlanBwd(a)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < 2; i++ {
+		if err := plan.Launch(); err != nil {
+			return nil, err
+		}
+	}
+	if err := plan.Sync(timeout); err != nil {
+		return nil, err
+	}
+	var evs []*cu.Event
+	defer func() {
+		for _, e := range evs {
+			e.Destroy()
+		}
+	}()
+	for i := 0; i < 2*reps; i++ {
+		e, err := ctx.NewEvent()
+		if err != nil {
+			return nil, err
+		}
+		evs = append(evs, e)
+	}
+	for i := 0; i < reps; i++ {
+		if err := evs[2*i].Record(nil); err != nil {
+			return nil, err
+		}
+		if err := plan.Launch(); err != nil {
+			return nil, err
+		}
+		if err := evs[2*i+1].Record(nil); err != nil {
+			return nil, err
+		}
+	}
+	if err := plan.Sync(timeout); err != nil {
+		return nil, err
+	}
+	us := make([]float64, reps)
+	for i := range us {
+		ms, err := cu.Elapsed(evs[2*i], evs[2*i+1])
+		if err != nil {
+			return nil, err
+		}
+		us[i] = float64(ms) * 1000
+	}
+	return us, nil
+}
+
+func minOf(xs []float64) float64 {
+	m := math.Inf(1)
+	for _, x := range xs {
+		m = math.Min(m, x)
+	}
+	return m
+}

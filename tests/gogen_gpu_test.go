@@ -1,0 +1,170 @@
+//go:build gpu
+
+package tests
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/swigen/swigen/examples/kernels"
+	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/runtime/num"
+	"github.com/swigen/swigen/runtime/ref"
+	"github.com/swigen/swigen/tiling"
+)
+
+// TestGeneratedBindingsGPU runs the committed generated package
+// examples/kernels (swigen emit --go-package, cubin embedded) through its
+// own launcher on random inputs and compares with the float64 CPU
+// reference, on ragged shapes. The GPU machine has no Go: this is built
+// with `CGO_ENABLED=0 go test -c -tags gpu ./tests -o .bin/tests.test` and
+// run there with -test.run GeneratedBindings.
+func TestGeneratedBindingsGPU(t *testing.T) {
+	if !cu.Available() {
+		t.Skip("no CUDA driver or device: GPU tests need an NVIDIA GPU")
+	}
+	dev, err := cu.GetDevice(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, err := dev.Name()
+	if err != nil {
+		t.Fatal(err)
+	}
+	major, minor, err := dev.ComputeCapability()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, err := cu.NewContext(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ctx.Close() })
+
+	k, err := kernels.LoadBwdDswiglu(ctx)
+	if major != 9 || minor != 0 {
+		// examples/kernels embeds sm_90a only: anywhere else loading must
+		// fail and say why.
+		if err == nil {
+			t.Fatalf("LoadBwdDswiglu on %s (%d.%d) succeeded; only sm_90a is embedded", name, major, minor)
+		}
+		for _, w := range []string{name, fmt.Sprintf("%d.%d", major, minor), "sm_90a"} {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("load error %q does not name %q", err, w)
+			}
+		}
+		t.Skipf("device %s is %d.%d, not sm_90a: checked the load error only", name, major, minor)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k.Close() })
+	cfg := k.Man.Config
+	t.Logf("%s (%d.%d): loaded %s, %d SMs", name, major, minor, k.Man.Name, k.NumSMs())
+
+	// The per-name launcher loads the same embedded cubin.
+	named, err := kernels.LoadBwdDswigluSm90aBf16M128n128k64S5C1x1Pingpong(ctx)
+	if err != nil {
+		t.Errorf("per-name loader: %v", err)
+	} else {
+		_ = named.Close()
+	}
+
+	rng := num.NewRand(7)
+	for _, s := range []tiling.Shape{{M: 200, K: 72, I: 136}, {M: 1, K: 8, I: 8}, {M: 333, K: 256, I: 264}} {
+		t.Run(fmt.Sprintf("%dx%dx%d", s.M, s.K, s.I), func(t *testing.T) {
+			runGenerated(t, ctx, k, cfg, s, rng)
+		})
+	}
+
+	// A bad shape is refused on the host, before anything is launched.
+	if err := k.Launch(kernels.BwdArgs{M: 16, K: 7, I: 8}); err == nil || !strings.Contains(err.Error(), "K=7") {
+		t.Errorf("Launch with K=7: %v, want a shape error naming K=7", err)
+	}
+}
+
+func runGenerated(t *testing.T, ctx *cu.Context, k *kernels.BwdDswiglu, cfg tiling.Config, s tiling.Shape, rng *num.Rand) {
+	dt := cfg.DType
+	M, K, I := s.M, s.K, s.I
+	dy := rng.Normal(dt, M*K, 1)
+	w := rng.Normal(dt, I*K, 1/math.Sqrt(float64(K))) // [I,K]
+	de := rng.Normal(dt, M*2*I, 2)
+	for i := 0; i < M*I; i += 13 { // saturate some gates
+		m, c := i/I, i%I
+		de[m*2*I+I+c] = float32(20 * (1 - 2*float64(i%2)))
+	}
+	wdev := w
+	if cfg.MajorB == tiling.MNMajor { // the kernel reads W_down stored [K,I]
+		wdev = make([]float32, len(w))
+		for i := 0; i < I; i++ {
+			for kk := 0; kk < K; kk++ {
+				wdev[kk*I+i] = w[i*K+kk]
+			}
+		}
+	}
+	alloc := func(bytes int) cu.DevicePtr {
+		p, err := ctx.MemAlloc(uint64(bytes))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = ctx.MemFree(p) })
+		return p
+	}
+	up := func(x []float32) cu.DevicePtr {
+		raw := num.Encode(dt, x)
+		p := alloc(len(raw))
+		if err := ctx.MemcpyHtoD(p, raw); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := kernels.BwdArgs{M: M, K: K, I: I, Dy: up(dy), WDown: up(wdev), De: up(de), GradDe: alloc(M * 2 * I * 2)}
+	if err := ctx.MemsetD16(a.GradDe, num.Poison(dt), uint64(M*2*I)); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.StoreOut {
+		a.Out = alloc(M * I * 2)
+		if err := ctx.MemsetD16(a.Out, num.Poison(dt), uint64(M*I)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := k.Launch(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := ctx.Synchronize(30*time.Second, k.Man.Name); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, M*2*I*2)
+	if err := ctx.MemcpyDtoH(got, a.GradDe); err != nil {
+		t.Fatal(err)
+	}
+	want := ref.BwdDSwiGLU(ref.BwdProblem{M: M, K: K, I: I, Dy: num.Float64s(dy), WDown: num.Float64s(w), De: num.Float64s(de)})
+	// Compare the dleft and dgate halves separately: one half right and
+	// the other wrong must not average out.
+	for h, half := range []string{"dleft", "dgate"} {
+		var gotH []byte
+		var wantH []float64
+		for m := 0; m < M; m++ {
+			row := got[(m*2*I+h*I)*2 : (m*2*I+(h+1)*I)*2]
+			gotH = append(gotH, row...)
+			wantH = append(wantH, want.GradDe[m*2*I+h*I:m*2*I+(h+1)*I]...)
+		}
+		st := num.CompareRaw(dt, gotH, wantH)
+		t.Logf("%s: %s", half, st)
+		if !st.OK(1e-2) {
+			t.Errorf("%s: %s exceeds rel. Frobenius 1e-2, or has NaNs or unwritten elements", half, st)
+		}
+	}
+	if cfg.StoreOut {
+		gotO := make([]byte, M*I*2)
+		if err := ctx.MemcpyDtoH(gotO, a.Out); err != nil {
+			t.Fatal(err)
+		}
+		if st := num.CompareRaw(dt, gotO, want.Out); !st.OK(1e-2) {
+			t.Errorf("out: %s", st)
+		}
+	}
+}
