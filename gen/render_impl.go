@@ -85,9 +85,17 @@ func render(cfg tiling.Config) (*Artifact, error) {
 		BlockThreads:     threads,
 		ClusterDims:      cluster,
 		DynamicSmemBytes: smem,
-		Params:           bwdParams(cfg),
+		Params:           kernelParams(cfg),
 	}
 	return &Artifact{Config: cfg, Name: cfg.Name(), Source: buf.Bytes(), Manifest: m}, nil
+}
+
+// kernelParams is the parameter layout of cfg's kernel.
+func kernelParams(cfg tiling.Config) []Param {
+	if cfg.Kernel == tiling.KernelBwdDSwiGLU {
+		return bwdParams(cfg)
+	}
+	return sm90Params(cfg)
 }
 
 // bwdParams is the parameter layout of bwd_dswiglu kernels (both targets).

@@ -29,7 +29,19 @@ type View struct {
 	Unpack  string
 	Pack    string
 
+	// Kernel kind: exactly one switch is true; the skeleton template picks
+	// the kind's partials by them.
+	IsBwd, IsGemm, IsGateUp, IsDown bool
+	// NName names the kernel's output-column size parameter: I (bwd_dswiglu,
+	// fwd_gateup) or N (gemm, fwd_down).
+	NName string
+
+	// TileN is the wgmma N (accumulator columns per tile); TileNOut the
+	// output columns one tile covers: TileN, except for fwd_gateup, whose
+	// accumulator holds TileN/2 left columns then the TileN/2 matching gate
+	// columns.
 	TileM, TileN, TileK int
+	TileNOut            int
 	Stages, EpiStages   int
 	MB, NB, K16         int
 	AccPerMB            int
@@ -50,10 +62,12 @@ type View struct {
 	TileStart, TileStep                    int
 	ConsumerRowStride, ConsumerASmemStride int
 
-	DescA, DescB string // hex literals
-	AK16, BK16   string // comma-separated constant arrays
-	AMB          string
-	TransB       int
+	DescA, DescB   string // hex literals
+	AK16, BK16     string // comma-separated constant arrays
+	AMB            string
+	TransA, TransB int
+	// AMNMajor: A is stored [K,M]; its loads swap the coordinates.
+	AMNMajor bool
 
 	ALoads, BLoads      []int // only their lengths are used by templates
 	ALoadK, ALoadSmem   string
@@ -62,6 +76,15 @@ type View struct {
 	BLoadSmem           string
 	BLoadRank           string
 	BLoadFunc, TmapBDoc string
+	ALoadFunc, TmapADoc string
+	// BHalves (fwd_gateup): B loads read the left or the gate half of W,
+	// BLoadHalf[i] in {0,1}; the half's first row/column is NName past the
+	// left one's.
+	BHalves   bool
+	BLoadHalf string
+	// BoxA and BoxB are the TMA boxes of the A and B tensor maps
+	// (elements, innermost dimension first).
+	BoxA, BoxB [3]int
 
 	// Thread-block cluster (1-D along x): ClusterSize CTAs; CTA rank r
 	// takes tile (sm*ClusterM + r*RankM, sn*ClusterN + r*RankN) of super
@@ -75,6 +98,19 @@ type View struct {
 	WgmmaScaleIdx, WgmmaDescAIdx, WgmmaDescBIdx int
 
 	StoreOut bool
+
+	// Epilogue shape. EpiLoads: producer warps 1 and 2 TMA-load an
+	// epilogue operand per sub-tile (bwd_dswiglu: de; fwd_down: the
+	// residual), described by EpiLoadDoc, into the slot the consumer then
+	// rewrites in place. EpiStoreOnly: the epilogue only stores, and the
+	// consumer guards its slots by waiting for the slot's previous TMA
+	// store. GateAcc (fwd_gateup) is the accumulator index of gate column 0;
+	// EpiLeftOff the slot offset of the staged left half of de.
+	EpiLoads, EpiStoreOnly bool
+	EpiLoadDoc             string
+	GateAcc                int
+	EpiLeftOff             int
+	Residual               bool
 
 	// Debug variants (tiling.Debug): 0 or 1 each.
 	DbgHang, DbgNoEpi, DbgNoMma int
@@ -109,7 +145,9 @@ func joinInts(v []int) string {
 	return strings.Join(s, ", ")
 }
 
-// newSM90View computes the view of a bwd_dswiglu sm_90a kernel.
+// newSM90View computes the view of an sm_90a kernel of any kind: the
+// shared skeleton (operand ring, schedule, cluster, descriptors) here, the
+// kind's operand naming and epilogue in sm90Kind (view_sm90_kinds.go).
 func newSM90View(c tiling.Config) (*View, error) {
 	if c.TileK%64 != 0 {
 		return nil, fmt.Errorf("gen: %s: tile_k=%d: must be a multiple of 64 (one 128-byte swizzle atom)", c.Name(), c.TileK)
@@ -128,10 +166,14 @@ func newSM90View(c tiling.Config) (*View, error) {
 		Threads:       384,
 		ProducerRegs:  40,
 		ConsumerRegs:  232,
-		TileM:         c.TileM, TileN: c.TileN, TileK: c.TileK,
+		TileM:         c.TileM, TileN: c.TileN, TileK: c.TileK, TileNOut: c.TileN,
 		Stages: c.Stages, EpiStages: c.EpiStages,
 		SwizzleGroup: c.SwizzleGroup,
 		StoreOut:     c.StoreOut,
+	}
+	kd, err := sm90KindOf(c)
+	if err != nil {
+		return nil, err
 	}
 	switch c.DType {
 	case tiling.BF16:
@@ -153,7 +195,6 @@ func newSM90View(c tiling.Config) (*View, error) {
 		rows = c.TileM / 2
 		v.TileStart, v.TileStep = 0, 1
 		v.ConsumerRowStride = rows
-		v.ConsumerASmemStride = rows * swizzleAtomBytes
 		v.EmptyArrivals = 8 // lane 0 of each of the 8 consumer warps
 		v.ScheduleDoc = "both consumers work on every tile, consumer c on rows [c*TileM/2, (c+1)*TileM/2)."
 	case tiling.PingPong:
@@ -173,10 +214,11 @@ func newSM90View(c tiling.Config) (*View, error) {
 		return nil, fmt.Errorf("gen: %s: %d rows per consumer: must be a multiple of 64 (wgmma M)", c.Name(), rows)
 	}
 	v.MB = rows / 64
-	v.NB = (c.TileN + epiSubCols - 1) / epiSubCols
-	if c.TileN%epiSubCols != 0 {
-		return nil, fmt.Errorf("gen: %s: tile_n=%d: the sm_90a epilogue needs a multiple of 64", c.Name(), c.TileN)
+	if c.TileN%(epiSubCols*kd.halves) != 0 {
+		return nil, fmt.Errorf("gen: %s: tile_n=%d: the sm_90a %s epilogue needs a multiple of %d", c.Name(), c.TileN, c.Kernel, epiSubCols*kd.halves)
 	}
+	v.TileNOut = c.TileN / kd.halves
+	v.NB = v.TileNOut / epiSubCols
 	v.K16 = c.TileK / 16
 	v.AccPerMB = c.TileN / 2
 
@@ -195,87 +237,132 @@ func newSM90View(c tiling.Config) (*View, error) {
 		v.RankN = 1
 	}
 	v.McMask = 1<<v.ClusterSize - 1
-
-	// A (dy [M,K], K-major): atom a holds k in [64a, 64a+64) for TileM
-	// rows. A 1x2 cluster shares A: CTA r loads rows [r*TileM/2, ...) of
-	// each atom and multicasts them.
-	var ak16, amb, aK, aSmem, aRow, aRank []int
-	for k := 0; k < v.K16; k++ {
-		ak16 = append(ak16, (k/4)*c.TileM*swizzleAtomBytes+(k%4)*32)
-	}
-	for mb := 0; mb < v.MB; mb++ {
-		amb = append(amb, mb*64*swizzleAtomBytes)
-	}
-	aParts := c.ClusterN // 1, or 2 when A is shared
-	for a := 0; a < atoms; a++ {
-		for r := 0; r < aParts; r++ {
-			rows := c.TileM / aParts
-			aK = append(aK, 64*a)
-			aRow = append(aRow, r*rows)
-			aSmem = append(aSmem, a*c.TileM*swizzleAtomBytes+r*rows*swizzleAtomBytes)
-			aRank = append(aRank, map[bool]int{true: r, false: -1}[aParts > 1])
+	// part is a load's multicast rank: -1 (every CTA loads its own) without
+	// a shared operand, else the CTA that loads this share.
+	part := func(r, parts int) int {
+		if parts > 1 {
+			return r
 		}
+		return -1
 	}
-	v.DescA = fmt.Sprintf("0x%016x", descBits(16, swizzleRepeat))
+
+	// A: a 1x2 cluster shares it; CTA r loads its share and multicasts.
+	aParts := c.ClusterN // 1, or 2 when A is shared
+	var ak16, amb, aK, aSmem, aRow, aRank []int
+	switch c.MajorA {
+	case tiling.KMajor:
+		// A [M,K]: atom a holds k in [64a, 64a+64) for TileM rows; a share
+		// is TileM/2 consecutive rows of each atom.
+		for k := 0; k < v.K16; k++ {
+			ak16 = append(ak16, (k/4)*c.TileM*swizzleAtomBytes+(k%4)*32)
+		}
+		for mb := 0; mb < v.MB; mb++ {
+			amb = append(amb, mb*64*swizzleAtomBytes)
+		}
+		rows := c.TileM / aParts
+		for a := 0; a < atoms; a++ {
+			for r := 0; r < aParts; r++ {
+				aK = append(aK, 64*a)
+				aRow = append(aRow, r*rows)
+				aSmem = append(aSmem, a*c.TileM*swizzleAtomBytes+r*rows*swizzleAtomBytes)
+				aRank = append(aRank, part(r, aParts))
+			}
+		}
+		v.ConsumerASmemStride = v.ConsumerRowStride * swizzleAtomBytes
+		v.DescA = fmt.Sprintf("0x%016x", descBits(16, swizzleRepeat))
+		v.ALoadFunc = "sw_tma_load_2d"
+		v.BoxA = [3]int{64, rows}
+	case tiling.MNMajor:
+		// A [K,M]: slab q holds m in [64q, 64q+64) for TileK k-rows (the
+		// transpose of B's MN-major layout, trans-a = 1). One wgmma's 64
+		// rows are one slab, so LBO (the slab stride) is never stepped
+		// over; a k16 step is 16 k-rows. A share is half the slabs.
+		slab := c.TileK * swizzleAtomBytes
+		for k := 0; k < v.K16; k++ {
+			ak16 = append(ak16, k*16*swizzleAtomBytes)
+		}
+		for mb := 0; mb < v.MB; mb++ {
+			amb = append(amb, mb*slab)
+		}
+		slabs := c.TileM / 64
+		for q := 0; q < slabs; q++ {
+			aK, aRow = append(aK, 0), append(aRow, 64*q)
+			aSmem = append(aSmem, q*slab)
+			aRank = append(aRank, part(q/max(1, slabs/aParts), aParts))
+		}
+		v.ConsumerASmemStride = v.ConsumerRowStride / 64 * slab
+		v.DescA = fmt.Sprintf("0x%016x", descBits(slab, swizzleRepeat))
+		v.TransA = 1
+		v.AMNMajor = true
+		v.ALoadFunc = "sw_load_a_mnmajor"
+		v.BoxA = [3]int{64, c.TileK}
+	default:
+		return nil, fmt.Errorf("gen: %s: major_a %q: want k or mn", c.Name(), c.MajorA)
+	}
 	v.AK16, v.AMB, v.ALoadK, v.ALoadSmem = joinInts(ak16), joinInts(amb), joinInts(aK), joinInts(aSmem)
 	v.ALoadRow, v.ALoadRank = joinInts(aRow), joinInts(aRank)
 	v.ALoads = aK
 
 	// B: a 2x1 cluster shares it; CTA r loads its share and multicasts.
+	// fwd_gateup's B tile is two halves (left rows of W, then the matching
+	// gate rows), each loaded on its own.
 	bParts := c.ClusterM
-	var bk16, bK, bN, bSmem, bRank []int
+	var bk16, bK, bN, bSmem, bRank, bHalf []int
 	switch c.MajorB {
 	case tiling.KMajor:
-		// W_down [I,K]: like A, atom a holds k in [64a, 64a+64) for TileN
-		// rows; a share is TileN/2 consecutive rows.
+		// B [N,K]: like A, atom a holds k in [64a, 64a+64) for TileN rows;
+		// a share is 1/bParts of each half's consecutive rows.
 		for k := 0; k < v.K16; k++ {
 			bk16 = append(bk16, (k/4)*c.TileN*swizzleAtomBytes+(k%4)*32)
 		}
-		rows := c.TileN / bParts
+		hRows := c.TileN / kd.halves
+		rows := hRows / bParts
 		for a := 0; a < atoms; a++ {
-			for r := 0; r < bParts; r++ {
-				bK, bN = append(bK, 64*a), append(bN, r*rows)
-				bSmem = append(bSmem, a*c.TileN*swizzleAtomBytes+r*rows*swizzleAtomBytes)
-				bRank = append(bRank, map[bool]int{true: r, false: -1}[bParts > 1])
+			for h := 0; h < kd.halves; h++ {
+				for r := 0; r < bParts; r++ {
+					bK, bN, bHalf = append(bK, 64*a), append(bN, r*rows), append(bHalf, h)
+					bSmem = append(bSmem, a*c.TileN*swizzleAtomBytes+(h*hRows+r*rows)*swizzleAtomBytes)
+					bRank = append(bRank, part(r, bParts))
+				}
 			}
 		}
 		v.DescB = fmt.Sprintf("0x%016x", descBits(16, swizzleRepeat))
 		v.TransB = 0
 		v.BLoadFunc = "sw_load_b_kmajor"
-		v.TmapBDoc = fmt.Sprintf("W_down [I,K] (K-major), box {64, %d}, 128B swizzle", rows)
+		v.BoxB = [3]int{64, rows}
 	case tiling.MNMajor:
-		// W_down [K,I]: slab q holds n in [64q, 64q+64) for TileK k-rows;
-		// LBO is the slab stride, a k16 step is 16 k-rows. A share is half
-		// the slabs.
+		// B [K,N]: slab q holds n in [64q, 64q+64) for TileK k-rows; LBO is
+		// the slab stride, a k16 step is 16 k-rows. A share is half the
+		// slabs; with halves, the first half of the slabs is the left one.
 		for k := 0; k < v.K16; k++ {
 			bk16 = append(bk16, k*16*swizzleAtomBytes)
 		}
 		slabs := c.TileN / 64
+		perHalf := slabs / kd.halves
 		for q := 0; q < slabs; q++ {
-			bK, bN = append(bK, 0), append(bN, 64*q)
+			bK, bN, bHalf = append(bK, 0), append(bN, 64*(q%perHalf)), append(bHalf, q/perHalf)
 			bSmem = append(bSmem, q*c.TileK*swizzleAtomBytes)
-			bRank = append(bRank, map[bool]int{true: q / (slabs / bParts), false: -1}[bParts > 1])
+			bRank = append(bRank, part(q/max(1, slabs/bParts), bParts))
 		}
 		v.DescB = fmt.Sprintf("0x%016x", descBits(c.TileK*swizzleAtomBytes, swizzleRepeat))
 		v.TransB = 1
 		v.BLoadFunc = "sw_load_b_mnmajor"
-		v.TmapBDoc = fmt.Sprintf("W_down [K,I] (MN-major), box {64, %d}, 128B swizzle", c.TileK)
+		v.BoxB = [3]int{64, c.TileK}
 	default:
 		return nil, fmt.Errorf("gen: %s: major_b %q: want k or mn", c.Name(), c.MajorB)
 	}
 	v.BK16, v.BLoadK, v.BLoadN, v.BLoadSmem = joinInts(bk16), joinInts(bK), joinInts(bN), joinInts(bSmem)
 	v.BLoadRank = joinInts(bRank)
 	v.BLoads = bK
+	if kd.halves > 1 {
+		v.BHalves, v.BLoadHalf = true, joinInts(bHalf)
+	}
 	v.EmptyArrivals *= v.ClusterSize // consumers of every CTA release every stage
 
 	sub := epiSubRows * epiSubCols * elemBytes // 8 KB, a multiple of 1024
-	v.EpiGateOff = sub
-	v.EpiSlotBytes = 2 * sub
-	if c.StoreOut {
-		v.EpiOutOff = 2 * sub
-		v.EpiSlotBytes = 3 * sub
+	if err := kd.apply(v, c, sub); err != nil {
+		return nil, err
 	}
-	v.EpiTxBytes = 2 * sub
 	// Offsets come from tiling's resource model, so the layout emitted is
 	// the one the tuner prunes with.
 	lay := c.Smem()
@@ -330,6 +417,9 @@ func configLines(c tiling.Config) []string {
 		fmt.Sprintf("tile=%dx%dx%d stages=%d cluster=%dx%d", c.TileM, c.TileN, c.TileK, c.Stages, c.ClusterM, c.ClusterN),
 		fmt.Sprintf("schedule=%s scheduler=%s raster=%s swizzle_group=%d", c.Schedule, c.Scheduler, c.Raster, c.SwizzleGroup),
 		fmt.Sprintf("epilogue=%dx%d epi_stages=%d major_a=%s major_b=%s store_out=%t", c.EpiM, c.EpiN, c.EpiStages, c.MajorA, c.MajorB, c.StoreOut),
+	}
+	if c.Residual {
+		lines = append(lines, "residual=true")
 	}
 	if c.Debug != tiling.DebugNone {
 		lines = append(lines, fmt.Sprintf("DEBUG VARIANT %q: test/measurement only, results are wrong by design", c.Debug))

@@ -116,7 +116,15 @@ type Config struct {
 
 	// StoreOut makes bwd_dswiglu also write the recomputed forward
 	// activation out = left*silu(gate) (so the forward need not save it).
+	// For fwd_gateup it means "training": also store de = [left | gate]
+	// for the backward (inference leaves it false and writes only out).
 	StoreOut bool
+
+	// Residual makes fwd_down add a residual: y = out @ W_down + residual
+	// (the residual tile is TMA-loaded in the epilogue). fwd_down only.
+	// Left out of the JSON when false, so configs without it keep their
+	// manifests and config hashes.
+	Residual bool `json:",omitempty"`
 
 	// Debug is a test- and measurement-only variant; never in Space or
 	// Catalog, and its results are wrong by design (see Debug).

@@ -6,7 +6,8 @@ import "fmt"
 // today and, when it cannot, why. It is a statement about swigen's
 // templates, not about the hardware: Validate says whether c is legal on its
 // arch, Implemented whether swigen has the code for it, so a config can be
-// valid yet not implemented (an sm_90a 2x1 cluster, a gemm kernel). Space
+// valid yet not implemented (an sm_90a 1x2 cluster with an MN-major A, an
+// sm_100a gemm). Space
 // and Catalog return implemented configs only, so every config they list
 // renders and compiles.
 //
@@ -14,19 +15,14 @@ import "fmt"
 // rules. The reason is a user-facing sentence that names the way out when
 // there is one.
 func Implemented(c Config) (bool, string) {
-	// Only bwd_dswiglu has templates (templates/cuda/bwd_dswiglu_<arch>.cu.tmpl);
-	// the forward kernels and the plain GEMM are designed (ARCHITECTURE.md §2)
-	// but not written.
-	if c.Kernel != KernelBwdDSwiGLU {
-		return false, fmt.Sprintf("kernel %s has no template yet", c.Kernel)
-	}
 	switch c.Arch {
 	case ArchSM90a:
-		// The sm_90a kernel has no cluster launch, multicast TMA or
-		// cluster-scope barriers yet; gen's sm_90a view rejects clusters.
+		// Every kind shares one sm_90a skeleton (templates/cuda/
+		// sm90a_kernel.cuh.tmpl) with a per-kind epilogue.
+		//
 		// Clusters of two CTAs share one operand by TMA multicast (2x1: B,
-		// 1x2: A), each CTA loading half of it. An MN-major B is split by
-		// 64-column slabs, so a 2x1 cluster needs an even slab count.
+		// 1x2: A), each CTA loading half of it. An MN-major operand is split
+		// by 64-column slabs.
 		if c.ClusterM*c.ClusterN > 2 {
 			return false, fmt.Sprintf("sm_90a cluster %dx%d is not implemented; use 1x1, 2x1 or 1x2", c.ClusterM, c.ClusterN)
 		}
@@ -35,7 +31,21 @@ func Implemented(c Config) (bool, string) {
 			// the H200 (bench/results/NOTES.md, run 10); disabled until fixed.
 			return false, "sm_90a cluster 2x1 with major_b=mn is disabled: it failed verification on the H200"
 		}
+		if c.ClusterN == 2 && c.MajorA == MNMajor {
+			// The same slab split for A: disabled with its B twin.
+			return false, "sm_90a cluster 1x2 with major_a=mn is disabled (the slab-split multicast failed verification on the H200 for B)"
+		}
+		if c.Kernel == KernelFwdGateUp && c.TileN%128 != 0 {
+			// The accumulator is [left | gate], each half whole 64-column
+			// epilogue sub-tiles.
+			return false, fmt.Sprintf("sm_90a fwd_gateup tile_n=%d is not implemented: it must be a multiple of 128 (TileN/2 left and TileN/2 gate columns, whole 64-column sub-tiles)", c.TileN)
+		}
 	case ArchSM100a:
+		// Only bwd_dswiglu has an sm_100a template; the forward kernels
+		// and the plain GEMM are sm_90a only so far.
+		if c.Kernel != KernelBwdDSwiGLU {
+			return false, fmt.Sprintf("kernel %s has no sm_100a template yet", c.Kernel)
+		}
 		if c.Debug != DebugNone {
 			return false, "debug variants exist for sm_90a only"
 		}

@@ -26,14 +26,18 @@ func TestImplemented(t *testing.T) {
 		{"sm90 cluster 1x2", mut(h90, func(c *Config) { c.ClusterN = 2 }), true, ""},
 		{"sm90 cluster 2x1 mn-major B", mut(h90, func(c *Config) { c.ClusterM, c.MajorB = 2, MNMajor }), false,
 			"sm_90a cluster 2x1 with major_b=mn is disabled: it failed verification on the H200"},
-		{"sm90 gemm", mut(h90, func(c *Config) { c.Kernel = KernelGEMM }), false, "kernel gemm has no template yet"},
-		{"sm90 fwd_gateup", mut(h90, func(c *Config) { c.Kernel = KernelFwdGateUp }), false, "kernel fwd_gateup has no template yet"},
-		// The kernel is checked first: a gemm on a cluster names the kernel.
-		{"sm90 fwd_down cluster", mut(h90, func(c *Config) { c.Kernel, c.ClusterM = KernelFwdDown, 2 }), false,
-			"kernel fwd_down has no template yet"},
+		{"sm90 gemm", mut(h90, func(c *Config) { c.Kernel = KernelGEMM }), true, ""},
+		{"sm90 gemm mn-major A and B", mut(h90, func(c *Config) { c.Kernel, c.MajorA, c.MajorB = KernelGEMM, MNMajor, MNMajor }), true, ""},
+		{"sm90 gemm cluster 1x2 mn-major A", mut(h90, func(c *Config) { c.Kernel, c.MajorA, c.ClusterN = KernelGEMM, MNMajor, 2 }), false,
+			"sm_90a cluster 1x2 with major_a=mn is disabled (the slab-split multicast failed verification on the H200 for B)"},
+		{"sm90 fwd_gateup", mut(h90, func(c *Config) { c.Kernel = KernelFwdGateUp }), true, ""},
+		{"sm90 fwd_gateup store_out cluster 2x1", mut(h90, func(c *Config) { c.Kernel, c.StoreOut, c.ClusterM = KernelFwdGateUp, true, 2 }), true, ""},
+		{"sm90 fwd_gateup tile_n 192", mut(cfg90(128, 192, 3, Cooperative), func(c *Config) { c.Kernel = KernelFwdGateUp }), false,
+			"sm_90a fwd_gateup tile_n=192 is not implemented: it must be a multiple of 128 (TileN/2 left and TileN/2 gate columns, whole 64-column sub-tiles)"},
+		{"sm90 fwd_down cluster residual", mut(h90, func(c *Config) { c.Kernel, c.ClusterM, c.Residual = KernelFwdDown, 2, true }), true, ""},
 		{"sm100 2cta", h100, true, ""},
 		{"sm100 1cta cluster 1x2 clc", mut(one100, func(c *Config) { c.ClusterN, c.Scheduler = 2, CLCScheduler }), true, ""},
-		{"sm100 gemm", mut(h100, func(c *Config) { c.Kernel = KernelGEMM }), false, "kernel gemm has no template yet"},
+		{"sm100 gemm", mut(h100, func(c *Config) { c.Kernel = KernelGEMM }), false, "kernel gemm has no sm_100a template yet"},
 		{"sm100 1cta m64", cfg100(64, 128, 4, OneCTA), false,
 			"sm_100a tile_m=64 (64 rows per CTA) is not implemented yet; use 1cta tile_m=128 or 2cta tile_m=256"},
 		{"sm100 epi_n 32", mut(h100, func(c *Config) { c.EpiN = 32 }), false,
@@ -75,6 +79,24 @@ func TestHeuristicImplemented(t *testing.T) {
 				if ok, why := Implemented(c); !ok {
 					t.Errorf("Heuristic(%s, %s, %+v) = %s: not implemented: %s", a, d, s, c.Name(), why)
 				}
+			}
+		}
+	}
+}
+
+// TestHeuristicImplementedSM90Kinds: `swigen verify --kernel K` without a
+// name runs the heuristic config, so for every kind it must render on
+// sm_90a.
+func TestHeuristicImplementedSM90Kinds(t *testing.T) {
+	t.Parallel()
+	for _, k := range Kernels() {
+		for _, d := range DTypes() {
+			c, err := Heuristic(k, ArchSM90a, d, Shape{M: 16384, K: 768, I: 4608})
+			if err != nil {
+				t.Fatalf("Heuristic(%s, %s): %v", k, d, err)
+			}
+			if ok, why := Implemented(c); !ok {
+				t.Errorf("Heuristic(%s, %s) = %s: not implemented: %s", k, d, c.Name(), why)
 			}
 		}
 	}

@@ -25,6 +25,8 @@ func TestName(t *testing.T) {
 		{mut(h, func(c *Config) {
 			c.Kernel, c.DType, c.Raster, c.SwizzleGroup, c.MajorA, c.MajorB = KernelGEMM, FP16, RasterN, 1, MNMajor, MNMajor
 		}), "gemm_sm90a_fp16_m128n128k64_s4_c1x1_pingpong_rn_g1_amn_bmn"},
+		{mut(h, func(c *Config) { c.Kernel, c.MajorB, c.Residual = KernelFwdDown, MNMajor, true }), "fwd_down_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_res"},
+		{mut(h, func(c *Config) { c.Kernel, c.StoreOut, c.Debug = KernelFwdGateUp, true, DebugNoEpilogue }), "fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out_dbgnoepi"},
 		{b, "bwd_dswiglu_sm100a_bf16_m256n256k64_s5_c2x1_2cta"},
 		{mut(b, func(c *Config) { c.Scheduler = CLCScheduler; c.EpiN = 32 }), "bwd_dswiglu_sm100a_bf16_m256n256k64_s5_c2x1_2cta_e128x32s2_clc"},
 		{cfg100(64, 128, 4, OneCTA), "bwd_dswiglu_sm100a_bf16_m64n128k64_s4_c1x1_1cta"},
@@ -65,6 +67,7 @@ func TestParseNameErrors(t *testing.T) {
 		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out_bmn", "out of order"},
 		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out_out", "repeated"},
 		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_fast", "unknown suffix"},
+		{"fwd_down_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_res_bmn", "out of order"},
 		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s99999999999_c1x1_pingpong", "must be <="},
 	}
 	for _, tt := range tests {
@@ -120,6 +123,7 @@ func FuzzParseName(f *testing.F) {
 	f.Add("gemm_sm100a_fp16_m64n16k64_s2_c1x1_1cta_amn_clc")
 	f.Add("bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_g08")
 	f.Add("fwd_down_sm90a_bf16_m1n1k1_s1_c1x1_2cta_e1x1s1")
+	f.Add("fwd_down_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out_res_dbghang")
 	f.Fuzz(func(t *testing.T, s string) {
 		c, err := ParseName(s)
 		if err != nil {

@@ -121,9 +121,9 @@ func (c Config) TMEMColumns() int {
 
 // EpiTensors is the number of EpiM x EpiN buffers in one epilogue slot:
 // bwd_dswiglu stages left and gate (the de tile, reused in place for
-// grad_de), plus out when StoreOut; fwd_gateup stages left and gate out
-// of the accumulator; fwd_down stages y and the residual; gemm stages C.
-// The fwd values are provisional until those kernels exist.
+// grad_de), plus out when StoreOut; fwd_gateup stages out, plus left and
+// gate of de when StoreOut (training); fwd_down stages y (the residual
+// is loaded into the same buffer and rewritten in place); gemm stages C.
 func (c Config) EpiTensors() int {
 	switch c.Kernel {
 	case KernelBwdDSwiGLU:
@@ -131,8 +131,11 @@ func (c Config) EpiTensors() int {
 			return 3
 		}
 		return 2
-	case KernelFwdGateUp, KernelFwdDown:
-		return 2
+	case KernelFwdGateUp:
+		if c.StoreOut {
+			return 3
+		}
+		return 1
 	}
 	return 1
 }

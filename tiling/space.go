@@ -28,7 +28,8 @@ var spaceStages = []int{3, 4, 5, 6}
 // the only lever); static and CLC schedulers.
 //
 // Space drops the candidates that Implemented rejects (today: every kernel
-// but bwd_dswiglu, and sm_90a clusters other than 1x1) rather than leaving
+// but bwd_dswiglu on sm_100a, fwd_gateup tiles not a multiple of 128 wide)
+// and the sm_90a clusters (measured slower, slowOnH200) rather than leaving
 // them out of the enumeration, so that implementing a feature in the
 // generator and in Implemented brings its configs back with no change here.
 func Space(k Kernel, a Arch, d DType) []Config {
@@ -133,14 +134,15 @@ func sortByName(cs []Config) {
 
 // Catalog returns the configs that CI compiles: a small representative
 // subset per arch for bwd_dswiglu in bf16, a smaller one in fp16 (the type
-// only changes conversions). Each compile takes seconds, so keep it small.
-// Sorted by Name.
+// only changes conversions), and on sm_90a two bf16 configs and one fp16
+// config of each of gemm, fwd_gateup and fwd_down. Each compile takes
+// seconds, so keep it small. Sorted by Name.
 //
 // It lists only configs the generator implements (see Implemented), since
 // CI renders and compiles every one of them: on sm_90a only cluster 1x1
-// (both schedules, both B majors, StoreOut once), and no gemm or forward
-// kernels, which have no templates yet; on sm_100a both schedules, clusters
-// 1x1 / 2x1 / 1x2, both B majors, StoreOut once and CLC.
+// (both schedules, both B majors, StoreOut once, an MN-major A, a
+// residual), on sm_100a bwd_dswiglu with both schedules, clusters 1x1 /
+// 2x1 / 1x2, both B majors, StoreOut once and CLC.
 func Catalog() []Config {
 	var out []Config
 	for _, c := range catalogCandidates() {
@@ -156,23 +158,39 @@ func Catalog() []Config {
 // filter drops none, so the table below says exactly what CI compiles.
 func catalogCandidates() []Config {
 	type entry struct {
+		k         Kernel // "" means bwd_dswiglu
 		a         Arch
 		s         Schedule
 		m, n      int
 		cm, cn    int
+		majorA    Major
 		majorB    Major
 		storeOut  bool
+		residual  bool
 		scheduler Scheduler
 		fp16      bool // also in fp16
 	}
 	entries := []entry{
-		// sm_90a: the heuristic pick first. Clusters are not implemented
-		// on sm_90a yet, so every entry is 1x1.
+		// sm_90a bwd_dswiglu: the heuristic pick first. Clusters are out
+		// of the sm_90a tuning space (measured slower), so every entry is
+		// 1x1.
 		{a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, fp16: true},
 		{a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, majorB: MNMajor, fp16: true},
 		{a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, storeOut: true},
 		{a: ArchSM90a, s: Cooperative, m: 128, n: 256, cm: 1, cn: 1, fp16: true},
 		{a: ArchSM90a, s: Cooperative, m: 256, n: 128, cm: 1, cn: 1, majorB: MNMajor},
+		// sm_90a gemm: the plain default, and the weight-gradient layout
+		// (dW = x^T @ grad_de: both operands MN-major).
+		{k: KernelGEMM, a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, fp16: true},
+		{k: KernelGEMM, a: ArchSM90a, s: Cooperative, m: 128, n: 256, cm: 1, cn: 1, majorA: MNMajor, majorB: MNMajor},
+		// sm_90a fwd_gateup: training (de stored) and inference with W
+		// stored [K,2I].
+		{k: KernelFwdGateUp, a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, storeOut: true, fp16: true},
+		{k: KernelFwdGateUp, a: ArchSM90a, s: Cooperative, m: 256, n: 128, cm: 1, cn: 1, majorB: MNMajor},
+		// sm_90a fwd_down: with a residual and W_down [I,K] (MN-major for
+		// this GEMM), and plain with W_down [K,I].
+		{k: KernelFwdDown, a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, majorB: MNMajor, residual: true, fp16: true},
+		{k: KernelFwdDown, a: ArchSM90a, s: Cooperative, m: 128, n: 256, cm: 1, cn: 1},
 		// sm_100a.
 		{a: ArchSM100a, s: OneCTA, m: 128, n: 256, cm: 1, cn: 1, fp16: true},
 		{a: ArchSM100a, s: OneCTA, m: 128, n: 128, cm: 1, cn: 2, scheduler: CLCScheduler},
@@ -187,10 +205,14 @@ func catalogCandidates() []Config {
 			dts = append(dts, FP16)
 		}
 		for _, d := range dts {
+			k := e.k
+			if k == "" {
+				k = KernelBwdDSwiGLU
+			}
 			c := Config{
-				Kernel: KernelBwdDSwiGLU, Arch: e.a, DType: d, Schedule: e.s,
+				Kernel: k, Arch: e.a, DType: d, Schedule: e.s,
 				TileM: e.m, TileN: e.n, TileK: 64, ClusterM: e.cm, ClusterN: e.cn,
-				MajorB: e.majorB, StoreOut: e.storeOut, Scheduler: e.scheduler,
+				MajorA: e.majorA, MajorB: e.majorB, StoreOut: e.storeOut, Residual: e.residual, Scheduler: e.scheduler,
 			}.WithDefaults()
 			c.Stages = c.MaxStages()
 			out = append(out, c)

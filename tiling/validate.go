@@ -106,8 +106,11 @@ func (c Config) Validate() error {
 	if c.Debug != DebugNone && !slices.Contains(Debugs(), c.Debug) {
 		ch.add("debug", c.Debug, "must be empty or one of %v", Debugs())
 	}
-	if c.StoreOut && kernelOK && c.Kernel != KernelBwdDSwiGLU {
-		ch.add("store_out", c.StoreOut, "only bwd_dswiglu can store the recomputed out")
+	if c.StoreOut && kernelOK && c.Kernel != KernelBwdDSwiGLU && c.Kernel != KernelFwdGateUp {
+		ch.add("store_out", c.StoreOut, "only bwd_dswiglu (the recomputed out) and fwd_gateup (de for training) have a second output to store")
+	}
+	if c.Residual && kernelOK && c.Kernel != KernelFwdDown {
+		ch.add("residual", c.Residual, "only fwd_down adds a residual")
 	}
 
 	// 128-byte swizzle atom along K: TileK*2 bytes must be a multiple of 128.

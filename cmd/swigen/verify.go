@@ -38,7 +38,13 @@ of each output and fails (exit 1) when any output has a NaN, an unwritten
 
 Without --shape, a built-in list of ragged shapes is used (M, I, K not
 multiples of the tile, the smallest legal K, a single row). Without
---name/--catalog/--space, the heuristic config for the GPU's arch is used.`
+--name/--catalog/--space, the heuristic config for the GPU's arch is used.
+
+--kernel gemm|fwd_gateup|fwd_down (or a --name of that kind) checks the
+other kernels against the CPU float64 reference: a shape M,K,I is the MLP's
+(fwd_gateup: x [M,K], W [K,2I]; fwd_down: out [M,I], W_down [I,K]); for
+gemm I is N (C [M,N] = A [M,K] @ B [K,N]), and with an MN-major A, M is
+rounded up to a multiple of 8 (A's row pitch).`
 
 func newVerifyCmd(e *env, runF func(context.Context, *verifyOptions) error) *cobra.Command {
 	o := &verifyOptions{}
@@ -138,7 +144,7 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 			fr := br.Report.Functions[0]
 			fmt.Fprintf(e.stderr, "built %s: %d regs, %d B spill, %d B stack, %d B dynamic smem\n", cfg.Name(), fr.Registers, fr.SpillStores, fr.StackFrame, k.Man.DynamicSmemBytes)
 		}
-		res := check.VerifyBwd(env, k, shapes, check.Options{Tol: o.Tol, Timeout: o.Timeout, Seed: o.Seed})
+		res := check.Verify(env, k, shapes, check.Options{Tol: o.Tol, Timeout: o.Timeout, Seed: o.Seed})
 		k.Close()
 		for _, r := range res {
 			status := "ok  "

@@ -195,3 +195,56 @@ func (b *CuBLAS) GemmRowMajor(dtype tiling.DType, transB bool, M, N, K int, A, B
 	}
 	return nil
 }
+
+// GemmRowMajorAB is GemmRowMajor with the A operand transposable too:
+// C[M,N] = op(A) @ op(B), all row-major; A is [K,M] and op(A) = A^T when
+// transA (the weight gradients dW_down = out^T @ dy, dW = grad_de^T @ x),
+// else [M,K]; B as in GemmRowMajor. Asynchronous on stream.
+func (b *CuBLAS) GemmRowMajorAB(dtype tiling.DType, transA, transB bool, M, N, K int, A, B, C cu.DevicePtr, stream *cu.Stream) error {
+	if !transA {
+		return b.GemmRowMajor(dtype, transB, M, N, K, A, B, C, stream)
+	}
+	if b == nil || b.handle == 0 {
+		return errors.New("baseline: gemm: cublas handle closed")
+	}
+	dt, err := cudaDataType(dtype)
+	if err != nil {
+		return err
+	}
+	g, err := rowMajorGemmArgsAB(transA, transB, M, N, K)
+	if err != nil {
+		return err
+	}
+	err = b.ctx.Do(func() error {
+		if err := b.call("cublasSetStream_v2", b.setStream, b.handle, stream.Handle()); err != nil {
+			return err
+		}
+		b.alpha, b.beta = 1, 0
+		algo := int32(cublasGemmDefault)
+		return b.call("cublasGemmEx", b.gemmEx, b.handle,
+			uintptr(g.TransA), uintptr(g.TransB),
+			uintptr(g.M), uintptr(g.N), uintptr(g.K),
+			uintptr(unsafe.Pointer(&b.alpha)),
+			uintptr(B), uintptr(dt), uintptr(g.LDA),
+			uintptr(A), uintptr(dt), uintptr(g.LDB),
+			uintptr(unsafe.Pointer(&b.beta)),
+			uintptr(C), uintptr(dt), uintptr(g.LDC),
+			uintptr(cublasComputeF32), uintptr(uint32(algo)))
+	})
+	if err != nil {
+		return fmt.Errorf("baseline: gemm %s M=%d N=%d K=%d transA=%v transB=%v: %w", dtype, M, N, K, transA, transB, err)
+	}
+	return nil
+}
+
+// rowMajorGemmArgsAB extends rowMajorGemmArgs to a transposed A. cuBLAS's B
+// operand is the row-major A buffer: [M,K] reads column-major as A^T [K,M]
+// with ld K (op N); [K,M] (transA) reads as A [M,K] with ld M, so op T
+// turns it into the [K,M] operand wanted. SwapAB is always set.
+func rowMajorGemmArgsAB(transA, transB bool, M, N, K int) (gemmArgs, error) {
+	g, err := rowMajorGemmArgs(transB, M, N, K)
+	if err == nil && transA {
+		g.TransB, g.LDB = cublasOpT, int32(M)
+	}
+	return g, err
+}

@@ -1,0 +1,375 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/swigen/swigen/runtime/baseline"
+	"github.com/swigen/swigen/runtime/bench"
+	"github.com/swigen/swigen/runtime/check"
+	"github.com/swigen/swigen/runtime/mlp"
+	"github.com/swigen/swigen/tiling"
+)
+
+type benchMLPOptions struct {
+	Shapes       []string
+	DType        string
+	Reps         int
+	Warmup       time.Duration
+	RecomputeOut bool
+	Check        bool
+	CheckOnly    bool
+	CheckShape   string
+	BaselineOnly bool
+	NVCC         string
+	Device       int
+	JSONDir      string
+	Command      string
+
+	// Parsed by parse.
+	shapes []tiling.Shape
+	dtype  tiling.DType
+	chk    tiling.Shape
+}
+
+const benchMLPLong = `Time the whole SwiGLU-MLP training step, forward and backward, segment by
+segment, swigen against the baseline, in the same run on this GPU: the
+seed's implementation ledger (实现账本).
+
+Segments (x [M,K], W [2I,K] as nn.Linear stores it, W_down [I,K], dy [M,K]):
+  fwd gate-up       de = x @ W; out = left*silu(gate)     4MKI FLOPs
+  fwd down          y = out @ W_down                      2MKI
+  bwd dout+dSwiGLU  grad_de = dSwiGLU(dy @ W_down^T, de)  2MKI
+  bwd dW_down       dW_down = out^T @ dy                  2MKI
+  bwd dx            dx = grad_de @ W^T                    4MKI
+  bwd dW            dW = grad_de^T @ x                    4MKI
+At the seed's shape S1 (16384,768,4608): forward 232 + 116 = 348 GF,
+backward 116 + 116 + 232 + 232 = 696 GF.
+
+The baseline is cuBLAS for every GEMM plus two elementwise kernels (the
+forward SwiGLU, the backward dSwiGLU), with de and dout round-tripping
+through HBM. swigen's kernel is used for a segment where one exists and
+runs here (the ledger says why not otherwise); its output is compared
+with the baseline's on the same inputs, and the step uses the faster of
+the two that agree. Per segment and in total: FLOPs, minimum bytes,
+roofline floor max(FLOPs / GEMM rate, bytes / copy bandwidth) from the two
+ceilings measured in the same run, median time (p20-p80), TFLOP/s, GB/s
+and % of the floor; then the whole step timed end to end, chosen vs
+baseline.
+
+--recompute-out: the backward's dSwiGLU also writes out (bwd_dswiglu with
+StoreOut; the baseline's dSwiGLU kernel likewise), so the forward need not
+keep out for dW_down: M*I*2 bytes of activation memory saved.
+
+--check first runs one whole step on a small ragged shape (--check-shape)
+with fresh random inputs, all-baseline and with swigen's kernels, and
+compares y, de, out, grad_de, dW_down, dx and dW with a float64 CPU
+reference (relative Frobenius <= 1e-2). A failure of the all-baseline step
+stops the run; a failure with swigen's kernels is reported, the timing
+still runs (the ledger never picks a kernel whose output differs from the
+baseline's) and the exit status is 1.
+
+--json DIR writes one record per shape (ARCHITECTURE.md §5 fields for the
+whole step, plus every ledger row).`
+
+func newBenchMLPCmd(e *env, runF func(context.Context, *benchMLPOptions) error) *cobra.Command {
+	o := &benchMLPOptions{}
+	cmd := &cobra.Command{
+		Use:   "mlp",
+		Short: "Ledger of the whole MLP training step, swigen vs cuBLAS + elementwise",
+		Long:  benchMLPLong,
+		Example: `  swigen bench mlp --check --shape 16384,768,4608 --json bench/results
+  swigen bench mlp --recompute-out --shape 8192,4096,14336
+  swigen bench mlp --check-only`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.parse(); err != nil {
+				return err
+			}
+			o.Command = "swigen " + strings.Join(os.Args[1:], " ")
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return runBenchMLP(cmd.Context(), e, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&o.Shapes, "shape", []string{seedShape}, "shapes M,K,I (repeatable)")
+	f.StringVar(&o.DType, "dtype", string(tiling.BF16), "operand type: bf16 or fp16")
+	f.IntVar(&o.Reps, "reps", 40, "timed repetitions per variant (at least 20)")
+	f.DurationVar(&o.Warmup, "warmup", 300*time.Millisecond, "warm-up time per variant")
+	f.BoolVar(&o.RecomputeOut, "recompute-out", false, "the backward recomputes out (bwd_dswiglu StoreOut) instead of the forward keeping it")
+	f.BoolVar(&o.Check, "check", false, "first check one whole step against the float64 CPU reference")
+	f.BoolVar(&o.CheckOnly, "check-only", false, "only the check (implies --check); no timing")
+	f.StringVar(&o.CheckShape, "check-shape", "200,136,264", "shape M,K,I of the check (ragged against the tiles)")
+	f.BoolVar(&o.BaselineOnly, "baseline-only", false, "do not build swigen kernels; every segment runs the baseline")
+	f.StringVar(&o.NVCC, "nvcc", "", "nvcc to use (default: search)")
+	f.IntVar(&o.Device, "device", 0, "GPU ordinal")
+	f.StringVar(&o.JSONDir, "json", "", "write one JSON record per shape into this directory")
+	return cmd
+}
+
+// parse validates the flags before any GPU work.
+func (o *benchMLPOptions) parse() error {
+	var err error
+	if o.shapes, err = parseShapes(o.Shapes); err != nil {
+		return err
+	}
+	if len(o.shapes) == 0 && !o.CheckOnly {
+		return usageError(fmt.Errorf("bench mlp: --shape: no shape given"))
+	}
+	if o.dtype, err = tiling.ParseDType(o.DType); err != nil {
+		return usageError(fmt.Errorf("bench mlp: --dtype: %w", err))
+	}
+	if o.chk, err = tiling.ParseShape(o.CheckShape); err != nil {
+		return usageError(fmt.Errorf("bench mlp: --check-shape: %w", err))
+	}
+	if o.Reps < 20 {
+		return usageError(fmt.Errorf("bench mlp: --reps %d: want at least 20", o.Reps))
+	}
+	if o.CheckOnly {
+		o.Check = true
+	}
+	return nil
+}
+
+func runBenchMLP(ctx context.Context, e *env, o *benchMLPOptions) error {
+	s, err := openGPU(o.NVCC, o.Device)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	s.describe(e.stderr)
+	blas, err := baseline.OpenCuBLAS(s.ctx)
+	if err != nil {
+		return err
+	}
+	defer blas.Close()
+	dsw, err := baseline.NewElementwise(s.ctx, s.tc)
+	if err != nil {
+		return err
+	}
+	defer dsw.Close()
+	cctx, cancel := compileCtx(ctx)
+	sw, err := mlp.NewSwiGLU(cctx, s.ctx, s.tc)
+	cancel()
+	if err != nil {
+		return err
+	}
+	defer sw.Close()
+	menv := &mlp.Env{Ctx: s.ctx, Dev: s.dev, BLAS: blas, DSwiGLU: dsw, SwiGLU: sw}
+	var kernels *mlp.Swigen
+	if !o.BaselineOnly {
+		// Compiles happen lazily, one per config, each bounded by buildTimeout.
+		bctx, cancel := context.WithTimeout(ctx, 4*buildTimeout)
+		defer cancel()
+		kernels = mlp.NewSwigen(bctx, &check.Env{Ctx: s.ctx, Dev: s.dev, TC: s.tc}, s.arch, o.dtype, o.RecomputeOut)
+		defer kernels.Close()
+	}
+	opts := mlp.Options{DType: o.dtype, RecomputeOut: o.RecomputeOut, Reps: o.Reps, Warmup: o.Warmup,
+		Seed: uint64(time.Now().UnixNano()), Progress: e.stderr}
+
+	var checks []mlp.CheckResult
+	var checkErr error
+	if o.Check {
+		checks, err = mlp.Check(menv, kernels, o.chk, opts)
+		if err != nil {
+			return err
+		}
+		printMLPChecks(e, o.dtype, o.RecomputeOut, checks)
+		for _, c := range checks {
+			if c.Pass {
+				continue
+			}
+			checkErr = fmt.Errorf("bench mlp: check failed (%s step at %s): outputs differ from the float64 reference", c.Mode, c.Shape)
+			if c.Mode == string(mlp.ImplBaseline) {
+				// The harness itself is wrong: timing it means nothing.
+				return checkErr
+			}
+		}
+		if checkErr != nil && !o.CheckOnly {
+			// A wrong swigen kernel is not chosen by the ledger (its
+			// output is compared with the baseline's there too), so the
+			// timing still runs; the exit status reports the failure.
+			fmt.Fprintf(e.stderr, "warning: %v; timing anyway\n", checkErr)
+		}
+	}
+	if o.CheckOnly {
+		return checkErr
+	}
+	fmt.Fprintf(e.stderr, "measuring ceilings (%s)...\n", o.dtype)
+	benv := &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: baseline.Bwd{BLAS: blas, EW: dsw}}
+	ceil, err := bench.MeasureCeilings(benv, o.dtype, bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: opts.Seed})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "ceilings %s: cuBLAS 8192^3 %.0f TFLOP/s, device copy %.0f GB/s\n", o.dtype, ceil.GemmTFLOPs, ceil.CopyGBs)
+	for _, sh := range o.shapes {
+		led, err := mlp.Bench(menv, kernels, sh, ceil, opts)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stdout)
+		if err := led.Render(e.stdout); err != nil {
+			return err
+		}
+		for _, w := range led.Warnings {
+			fmt.Fprintf(e.stderr, "warning: %s\n", w)
+		}
+		if o.JSONDir != "" {
+			name, err := writeMLPJSON(o, s.name, s.driver, string(s.arch), led, checks, time.Now().UTC())
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "wrote %s\n", name)
+		}
+	}
+	return checkErr
+}
+
+func printMLPChecks(e *env, dt tiling.DType, recompute bool, cs []mlp.CheckResult) {
+	for _, c := range cs {
+		verdict := "PASS"
+		if !c.Pass {
+			verdict = "FAIL"
+		}
+		mode := ""
+		if recompute {
+			mode = ", out recomputed by the backward"
+		}
+		fmt.Fprintf(e.stdout, "check %s %s step vs float64 reference (%s%s): %s\n", c.Shape, c.Mode, dt, mode, verdict)
+		var used []string
+		for i, s := range mlp.Segments() {
+			if i < len(c.Used) {
+				used = append(used, fmt.Sprintf("%s=%s", s, c.Used[i]))
+			}
+		}
+		fmt.Fprintf(e.stdout, "  segments: %s\n", strings.Join(used, ", "))
+		for _, oc := range c.Outputs {
+			fmt.Fprintf(e.stdout, "  %-34s %s\n", oc.Name, oc.Stats)
+		}
+	}
+}
+
+// mlpSegmentRecord is one segment's choice in the JSON record.
+type mlpSegmentRecord struct {
+	Segment      string  `json:"segment"`
+	Chosen       string  `json:"chosen"`
+	SwigenConfig string  `json:"swigen_config,omitempty"`
+	SwigenNote   string  `json:"swigen_note,omitempty"`
+	RelErr       float64 `json:"rel_err_vs_baseline"` // -1: not compared
+	FloorUS      float64 `json:"floor_us"`
+}
+
+// mlpCheckRecord is one checked step in the JSON record.
+type mlpCheckRecord struct {
+	Mode   string       `json:"mode"`
+	Shape  tiling.Shape `json:"shape"`
+	Pass   bool         `json:"pass"`
+	RelErr float64      `json:"rel_err"` // worst output; -1 when infinite (NaN or poison)
+	Used   []string     `json:"segments"`
+}
+
+// benchMLPResult is the bench/results record of one `bench mlp` shape:
+// ARCHITECTURE.md §5's fields for the whole step (us: end to end with
+// the chosen implementations; baseline_us: all-baseline end to end;
+// floor_us: the sum of the segment floors), plus the ledger.
+type benchMLPResult struct {
+	Kernel       string             `json:"kernel"`
+	Arch         string             `json:"arch"`
+	DType        string             `json:"dtype"`
+	Shape        tiling.Shape       `json:"shape"`
+	Config       string             `json:"config"`
+	GPU          string             `json:"gpu"`
+	Driver       int                `json:"driver"`
+	Revision     string             `json:"revision"`
+	Date         string             `json:"date"`
+	Command      string             `json:"command"`
+	US           float64            `json:"us"`
+	P20US        float64            `json:"p20_us"`
+	P80US        float64            `json:"p80_us"`
+	BaselineUS   float64            `json:"baseline_us"`
+	FloorUS      float64            `json:"floor_us"`
+	Speedup      float64            `json:"speedup"`
+	PctFloor     float64            `json:"pct_of_floor"`
+	RelErr       float64            `json:"rel_err"`
+	GemmTFLOPs   float64            `json:"ceiling_gemm_tflops"`
+	CopyGBs      float64            `json:"ceiling_copy_gbs"`
+	Reps         int                `json:"reps"`
+	Sets         int                `json:"rotated_sets"`
+	RecomputeOut bool               `json:"recompute_out"`
+	ActBytes     float64            `json:"activation_bytes"`
+	ActSaved     float64            `json:"activation_bytes_saved"`
+	Segments     []mlpSegmentRecord `json:"segments"`
+	Rows         []mlp.Row          `json:"ledger"`
+	Checks       []mlpCheckRecord   `json:"checks,omitempty"`
+}
+
+// finiteOr maps a non-finite error (JSON has no Inf) to -1.
+func finiteOr(x float64) float64 {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return -1
+	}
+	return x
+}
+
+func mlpRecord(o *benchMLPOptions, gpu string, driver int, arch string, led *mlp.Ledger, checks []mlp.CheckResult, now time.Time) benchMLPResult {
+	tot := led.Totals()[2]
+	kept, saved := mlp.Activations(led.Shape, led.RecomputeOut)
+	r := benchMLPResult{
+		Kernel: "mlp_step", Arch: arch, DType: string(led.DType), Shape: led.Shape, GPU: gpu, Driver: driver,
+		Revision: revision(), Date: now.Format(time.RFC3339), Command: o.Command,
+		US: led.StepChosen.Median, P20US: led.StepChosen.P20, P80US: led.StepChosen.P80, BaselineUS: led.StepBaseline.Median,
+		FloorUS: tot.FloorUS, Speedup: led.Speedup(), GemmTFLOPs: led.Ceil.GemmTFLOPs, CopyGBs: led.Ceil.CopyGBs,
+		Reps: led.StepChosen.N, Sets: led.Sets, RecomputeOut: led.RecomputeOut, ActBytes: kept, ActSaved: saved,
+		Rows: led.Rows(),
+	}
+	if r.US > 0 {
+		r.PctFloor = 100 * r.FloorUS / r.US
+	}
+	var cfgs []string
+	for _, s := range led.Segs {
+		c := string(s.Chosen)
+		if s.Chosen == mlp.ImplSwigen {
+			c = s.SwigenConfig
+			r.RelErr = math.Max(r.RelErr, s.RelErr)
+		}
+		cfgs = append(cfgs, fmt.Sprintf("%s=%s", s.Seg, c))
+		r.Segments = append(r.Segments, mlpSegmentRecord{Segment: s.Seg.String(), Chosen: string(s.Chosen),
+			SwigenConfig: s.SwigenConfig, SwigenNote: s.SwigenNote, RelErr: finiteOr(s.RelErr), FloorUS: s.FloorUS})
+	}
+	r.Config = strings.Join(cfgs, "; ")
+	r.RelErr = finiteOr(r.RelErr)
+	for _, c := range checks {
+		r.Checks = append(r.Checks, mlpCheckRecord{Mode: c.Mode, Shape: c.Shape, Pass: c.Pass, RelErr: finiteOr(c.WorstRelErr()), Used: c.Used})
+	}
+	return r
+}
+
+func writeMLPJSON(o *benchMLPOptions, gpu string, driver int, arch string, led *mlp.Ledger, checks []mlp.CheckResult, now time.Time) (string, error) {
+	b, err := json.MarshalIndent(mlpRecord(o, gpu, driver, arch, led, checks, now), "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("bench mlp: encode record: %w", err)
+	}
+	if err := os.MkdirAll(o.JSONDir, 0o755); err != nil {
+		return "", fmt.Errorf("bench mlp: %w", err)
+	}
+	suffix := ""
+	if led.RecomputeOut {
+		suffix = "_recompute-out"
+	}
+	name := filepath.Join(o.JSONDir, fmt.Sprintf("%s_mlp_step_%s_%s_%dx%dx%d%s.json", now.Format("20060102T150405"), arch, led.DType,
+		led.Shape.M, led.Shape.K, led.Shape.I, suffix))
+	if err := os.WriteFile(name, append(b, '\n'), 0o644); err != nil {
+		return "", fmt.Errorf("bench mlp: %w", err)
+	}
+	return name, nil
+}

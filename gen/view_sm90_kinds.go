@@ -1,0 +1,217 @@
+package gen
+
+import (
+	"fmt"
+
+	"github.com/swigen/swigen/tiling"
+)
+
+// sm90Kind is what one kernel kind changes in the sm_90a skeleton: how many
+// halves its B tile has (fwd_gateup loads left and gate rows of W as two
+// halves) and, in apply, its operand names and epilogue layout.
+type sm90Kind struct {
+	halves int
+	apply  func(v *View, c tiling.Config, sub int) error
+}
+
+// sm90KindOf returns the kind-specific part of the sm_90a view of c.
+//
+// The kinds and how each GEMM operand maps onto the MLP tensors
+// (ARCHITECTURE.md §1; "K-major": the reduction dimension is contiguous):
+//
+//   - bwd_dswiglu: dout = dy @ W_down^T. A = dy [M,K]; B = W_down [I,K]
+//     (major_b=k) or [K,I] (major_b=mn); N = I.
+//   - gemm: C[M,N] = A @ B. A is [M,K] (major_a=k) or [K,M] (major_a=mn), B
+//     is [N,K] (major_b=k) or [K,N] (major_b=mn), C is [M,N]. The MLP's
+//     weight gradients and dx are gemms:
+//     dW_down = out^T @ dy: M=I, N=K, K=M(tokens); A = out^T, and out
+//     [M,I] is A stored [K,M], so major_a=mn; B = dy [M,K] is B stored
+//     [K,N], major_b=mn.
+//     dx = grad_de @ W^T: M=M, N=K, K=2I; A = grad_de [M,2I], major_a=k;
+//     B = W^T, so W [K,2I] is B stored [N,K], major_b=k, and the
+//     nn.Linear layout W [2I,K] is B stored [K,N], major_b=mn.
+//     dW = x^T @ grad_de: M=K, N=2I, K=M(tokens); A = x^T with x [M,K]
+//     stored [K,M], major_a=mn; B = grad_de [M,2I] stored [K,N],
+//     major_b=mn. (dW^T, the nn.Linear layout, is grad_de^T @ x: both
+//     operands mn as well, M=2I, N=K.)
+//   - fwd_gateup: de = x @ W. A = x [M,K]; W is [K,2I] logically, stored
+//     [2I,K] (major_b=k, nn.Linear) or [K,2I] (major_b=mn). One tile covers
+//     TileN/2 output columns n..n+TileN/2 of out: its B tile is rows
+//     n.. of W's left half then rows I+n.. of its gate half, so accumulator
+//     column j < TileN/2 is left[n+j] and TileN/2+j is gate[n+j].
+//   - fwd_down: y = out @ W_down (+ residual). A = out [M,I] (the GEMM's
+//     K is I); B = W_down [I,K] is B stored [K,N] (major_b=mn), or W_down
+//     stored [K,I] (nn.Linear's down_proj) is major_b=k; N = K (model).
+func sm90KindOf(c tiling.Config) (sm90Kind, error) {
+	switch c.Kernel {
+	case tiling.KernelBwdDSwiGLU:
+		return sm90Kind{halves: 1, apply: applyBwd}, nil
+	case tiling.KernelGEMM:
+		return sm90Kind{halves: 1, apply: applyGemm}, nil
+	case tiling.KernelFwdGateUp:
+		return sm90Kind{halves: 2, apply: applyGateUp}, nil
+	case tiling.KernelFwdDown:
+		return sm90Kind{halves: 1, apply: applyDown}, nil
+	}
+	return sm90Kind{}, fmt.Errorf("gen: %s: kernel %q has no sm_90a view", c.Name(), c.Kernel)
+}
+
+// requireKMajorA rejects an MN-major A for the kinds whose A is an
+// activation stored [M,K] row-major (Validate says so too).
+func requireKMajorA(c tiling.Config) error {
+	if c.MajorA != tiling.KMajor {
+		return fmt.Errorf("gen: %s: major_a %q: %s reads its activation operand K-major only", c.Name(), c.MajorA, c.Kernel)
+	}
+	return nil
+}
+
+func applyBwd(v *View, c tiling.Config, sub int) error {
+	if err := requireKMajorA(c); err != nil {
+		return err
+	}
+	v.IsBwd, v.NName, v.EpiLoads = true, "I", true
+	v.EpiLoadDoc = "left and gate sub-tiles of de"
+	v.TmapADoc = "dy [M,K], box {64, kTileM}, 128B swizzle"
+	if c.MajorB == tiling.MNMajor {
+		v.TmapBDoc = fmt.Sprintf("W_down [K,I] (MN-major), box {64, %d}, 128B swizzle", v.BoxB[1])
+	} else {
+		v.TmapBDoc = fmt.Sprintf("W_down [I,K] (K-major), box {64, %d}, 128B swizzle", v.BoxB[1])
+	}
+	v.EpiGateOff = sub
+	v.EpiSlotBytes = 2 * sub
+	if c.StoreOut {
+		v.EpiOutOff = 2 * sub
+		v.EpiSlotBytes = 3 * sub
+	}
+	v.EpiTxBytes = 2 * sub
+	return nil
+}
+
+func applyGemm(v *View, c tiling.Config, sub int) error {
+	v.IsGemm, v.NName, v.EpiStoreOnly = true, "N", true
+	if c.MajorA == tiling.MNMajor {
+		v.TmapADoc = fmt.Sprintf("A [K,M] (MN-major), box {64, %d}, 128B swizzle", v.BoxA[1])
+	} else {
+		v.TmapADoc = fmt.Sprintf("A [M,K] (K-major), box {64, %d}, 128B swizzle", v.BoxA[1])
+	}
+	if c.MajorB == tiling.MNMajor {
+		v.TmapBDoc = fmt.Sprintf("B [K,N] (MN-major), box {64, %d}, 128B swizzle", v.BoxB[1])
+	} else {
+		v.TmapBDoc = fmt.Sprintf("B [N,K] (K-major), box {64, %d}, 128B swizzle", v.BoxB[1])
+	}
+	v.EpiSlotBytes = sub
+	return nil
+}
+
+func applyGateUp(v *View, c tiling.Config, sub int) error {
+	if err := requireKMajorA(c); err != nil {
+		return err
+	}
+	v.IsGateUp, v.NName, v.EpiStoreOnly = true, "I", true
+	v.TmapADoc = fmt.Sprintf("x [M,K], box {64, %d}, 128B swizzle", v.BoxA[1])
+	if c.MajorB == tiling.MNMajor {
+		v.TmapBDoc = fmt.Sprintf("W [K,2I] (MN-major: left columns 0..I-1, gate I..2I-1), box {64, %d}, 128B swizzle", v.BoxB[1])
+	} else {
+		v.TmapBDoc = fmt.Sprintf("W [2I,K] (K-major: left rows 0..I-1, gate I..2I-1), box {64, %d}, 128B swizzle", v.BoxB[1])
+	}
+	// Gate column 0 of the accumulator is column TileN/2: 8-column groups
+	// hold 4 registers each.
+	v.GateAcc = c.TileN / 2 / 8 * 4
+	v.EpiOutOff = 0
+	v.EpiSlotBytes = sub
+	if c.StoreOut {
+		v.EpiLeftOff, v.EpiGateOff = sub, 2*sub
+		v.EpiSlotBytes = 3 * sub
+	}
+	return nil
+}
+
+func applyDown(v *View, c tiling.Config, sub int) error {
+	if err := requireKMajorA(c); err != nil {
+		return err
+	}
+	v.IsDown, v.NName = true, "N"
+	v.Residual = c.Residual
+	v.TmapADoc = fmt.Sprintf("out [M,I] (the GEMM's [M,K]), box {64, %d}, 128B swizzle", v.BoxA[1])
+	if c.MajorB == tiling.MNMajor {
+		v.TmapBDoc = fmt.Sprintf("W_down [I,K] (MN-major for this GEMM), box {64, %d}, 128B swizzle", v.BoxB[1])
+	} else {
+		v.TmapBDoc = fmt.Sprintf("W_down [K,I] (K-major for this GEMM), box {64, %d}, 128B swizzle", v.BoxB[1])
+	}
+	v.EpiSlotBytes = sub
+	if c.Residual {
+		v.EpiLoads = true
+		v.EpiLoadDoc = "residual sub-tiles"
+		v.EpiTxBytes = sub
+	} else {
+		v.EpiStoreOnly = true
+	}
+	return nil
+}
+
+// SM90Boxes are the TMA boxes (elements, innermost dimension first; 128-byte
+// swizzle, 16-bit elements, element strides 1) of an sm_90a kernel's
+// tensor maps. A and B are the GEMM operands as the kernel's tmap_a and
+// tmap_b see them; Out is every 2-D epilogue map (C, out, y, residual),
+// De the 3-D [M][2][I] map of de (fwd_gateup with StoreOut).
+type SM90Boxes struct {
+	A, B, Out, De [3]int
+}
+
+// TMABoxesSM90 returns the boxes of cfg's tensor maps, from the same view
+// the kernel is rendered from. It fails for a config gen cannot render.
+func TMABoxesSM90(cfg tiling.Config) (SM90Boxes, error) {
+	if cfg.Arch != tiling.ArchSM90a {
+		return SM90Boxes{}, fmt.Errorf("gen: tma boxes: %s: arch %s: want %s", cfg.Name(), cfg.Arch, tiling.ArchSM90a)
+	}
+	if err := cfg.Validate(); err != nil {
+		return SM90Boxes{}, fmt.Errorf("gen: tma boxes: %w", err)
+	}
+	v, err := newSM90View(cfg)
+	if err != nil {
+		return SM90Boxes{}, err
+	}
+	return SM90Boxes{A: v.BoxA, B: v.BoxB, Out: [3]int{epiSubCols, epiSubRows}, De: [3]int{epiSubCols, 1, epiSubRows}}, nil
+}
+
+// sm90Params is the parameter layout of the sm_90a gemm, fwd_gateup and
+// fwd_down kernels: the tensor maps in the kernel's order, then M, N (I
+// for fwd_gateup) and K as the kernel's GEMM sees them.
+func sm90Params(cfg tiling.Config) []Param {
+	tm := func(name, doc string) Param {
+		return Param{Name: name, Kind: "tensormap", Size: 128, Align: 64, Doc: doc}
+	}
+	var p []Param
+	dims := []string{"M", "N", "K"}
+	switch cfg.Kernel {
+	case tiling.KernelGEMM:
+		p = []Param{
+			tm("tmap_a", "A [M,K] (major_a=k, box {64, tile_m}) or [K,M] (major_a=mn, box {64, tile_k}), 128B swizzle"),
+			tm("tmap_b", "B [N,K] (major_b=k, box {64, tile_n}) or [K,N] (major_b=mn, box {64, tile_k}), 128B swizzle"),
+			tm("tmap_c", "C [M,N], box {64, 64}, 128B swizzle"),
+		}
+	case tiling.KernelFwdGateUp:
+		dims = []string{"M", "I", "K"}
+		p = []Param{
+			tm("tmap_a", "x [M,K], box {64, tile_m}, 128B swizzle"),
+			tm("tmap_b", "W [2I,K] (major_b=k, box {64, tile_n/2}) or [K,2I] (major_b=mn, box {64, tile_k}), 128B swizzle"),
+			tm("tmap_out", "out [M,I], box {64, 64}, 128B swizzle"),
+		}
+		if cfg.StoreOut {
+			p = append(p, tm("tmap_de", "de viewed as [M][2][I] (dims innermost first: I, 2, M), box {64, 1, 64}, 128B swizzle"))
+		}
+	case tiling.KernelFwdDown:
+		p = []Param{
+			tm("tmap_a", "out [M,I] (the GEMM's K is I), box {64, tile_m}, 128B swizzle"),
+			tm("tmap_b", "W_down [K,I] (major_b=k, box {64, tile_n}) or [I,K] (major_b=mn, box {64, tile_k}), 128B swizzle"),
+			tm("tmap_y", "y [M,N] (N is the model dim K), box {64, 64}, 128B swizzle"),
+		}
+		if cfg.Residual {
+			p = append(p, tm("tmap_res", "residual [M,N], box {64, 64}, 128B swizzle"))
+		}
+	}
+	for _, n := range dims {
+		p = append(p, Param{Name: n, Kind: "i32", Size: 4, Align: 4})
+	}
+	return p
+}

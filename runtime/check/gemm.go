@@ -1,0 +1,170 @@
+package check
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/runtime/launch"
+	"github.com/swigen/swigen/runtime/num"
+	"github.com/swigen/swigen/runtime/ref"
+	"github.com/swigen/swigen/tiling"
+)
+
+// cpuRefMaxMACsFwd bounds the shapes the gemm and forward kernels are
+// checked on: they have no naive GPU reference, so every shape runs the
+// CPU float64 reference (a few seconds at this size on a GPU host's cores).
+const cpuRefMaxMACsFwd = 1 << 35
+
+// Verify runs a loaded kernel of any kind on each shape against its
+// reference, dispatching on the kernel kind: VerifyBwd, VerifyGemm,
+// VerifyFwdGateUp or VerifyFwdDown.
+func Verify(env *Env, k *launch.Kernel, shapes []tiling.Shape, o Options) []ShapeResult {
+	switch k.Man.Config.Kernel {
+	case tiling.KernelGEMM:
+		return VerifyGemm(env, k, shapes, o)
+	case tiling.KernelFwdGateUp:
+		return VerifyFwdGateUp(env, k, shapes, o)
+	case tiling.KernelFwdDown:
+		return VerifyFwdDown(env, k, shapes, o)
+	}
+	return VerifyBwd(env, k, shapes, o)
+}
+
+// defaults fills in Options' zero values.
+func (o Options) defaults() Options {
+	if o.Tol == 0 {
+		o.Tol = DefaultTol
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 30 * time.Second
+	}
+	return o
+}
+
+// run is the device side shared by the gemm and forward checks: it
+// uploads inputs, allocates poisoned outputs, launches and reads back.
+type run struct {
+	env *Env
+	dt  tiling.DType
+	b   *devBufs
+}
+
+func newRun(env *Env, dt tiling.DType) *run {
+	return &run{env: env, dt: dt, b: &devBufs{ctx: env.Ctx}}
+}
+
+func (r *run) free() { r.b.free() }
+
+func (r *run) upload(x []float32) (cu.DevicePtr, error) {
+	raw := num.Encode(r.dt, x)
+	p, err := r.b.alloc(len(raw))
+	if err != nil {
+		return 0, err
+	}
+	return p, r.env.Ctx.MemcpyHtoD(p, raw)
+}
+
+// poisoned allocates n 16-bit elements filled with the poison pattern, so
+// an element the kernel never writes is detected.
+func (r *run) poisoned(n int) (cu.DevicePtr, error) {
+	p, err := r.b.alloc(n * 2)
+	if err != nil {
+		return 0, err
+	}
+	return p, r.env.Ctx.MemsetD16(p, num.Poison(r.dt), uint64(n))
+}
+
+func (r *run) download(p cu.DevicePtr, n int) ([]byte, error) {
+	raw := make([]byte, n*2)
+	return raw, r.env.Ctx.MemcpyDtoH(raw, p)
+}
+
+// finish sets Pass from the outputs.
+func finish(r ShapeResult, tol float64) ShapeResult {
+	r.Pass = len(r.Outputs) > 0
+	for _, x := range r.Outputs {
+		if !x.Stats.OK(tol) {
+			r.Pass = false
+		}
+	}
+	return r
+}
+
+// gemmShape is the shape a gemm config is checked on for s: M rows, N = I
+// columns, K = K. An MN-major A is stored [K,M], so its row pitch needs M
+// a multiple of 8; M is rounded up to one (the result names the shape
+// actually run).
+func gemmShape(cfg tiling.Config, s tiling.Shape) tiling.Shape {
+	if cfg.MajorA == tiling.MNMajor && s.M%8 != 0 {
+		s.M = (s.M + 7) / 8 * 8
+	}
+	return s
+}
+
+// VerifyGemm runs a loaded gemm kernel on each shape (M, K, and N = the
+// shape's I) and compares C with the CPU float64 reference.
+func VerifyGemm(env *Env, k *launch.Kernel, shapes []tiling.Shape, o Options) []ShapeResult {
+	o = o.defaults()
+	rng := num.NewRand(o.Seed)
+	var res []ShapeResult
+	for _, s := range shapes {
+		res = append(res, verifyGemmShape(env, k, gemmShape(k.Man.Config, s), rng, o))
+	}
+	return res
+}
+
+func verifyGemmShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o Options) ShapeResult {
+	cfg := k.Man.Config
+	dt := cfg.DType
+	M, N, K := s.M, s.I, s.K
+	r := ShapeResult{Shape: s, Ref: "cpu-float64"}
+	fail := func(err error) ShapeResult { r.Err = err; return r }
+	if err := launch.CheckGemmShape(cfg, M, N, K); err != nil {
+		return fail(err)
+	}
+	if int64(M)*int64(N)*int64(K) > cpuRefMaxMACsFwd {
+		return fail(fmt.Errorf("check: gemm %dx%dx%d exceeds the CPU reference's %d multiply-adds (no GPU reference for gemm)", M, N, K, int64(cpuRefMaxMACsFwd)))
+	}
+	a := rng.Normal(dt, M*K, 1)                       // logical [M,K]
+	b := rng.Normal(dt, N*K, 1/math.Sqrt(float64(K))) // logical [K,N]
+	aDev, bDev := a, transpose32(b, K, N)             // [M,K], [N,K]
+	if cfg.MajorA == tiling.MNMajor {
+		aDev = transpose32(a, M, K) // [K,M]
+	}
+	if cfg.MajorB == tiling.MNMajor {
+		bDev = b // [K,N]
+	}
+	dev := newRun(env, dt)
+	defer dev.free()
+	ap, err := dev.upload(aDev)
+	if err != nil {
+		return fail(err)
+	}
+	bp, err := dev.upload(bDev)
+	if err != nil {
+		return fail(err)
+	}
+	cp, err := dev.poisoned(M * N)
+	if err != nil {
+		return fail(err)
+	}
+	plan, err := k.PlanGemm(launch.GemmArgs{M: M, N: N, K: K, A: ap, B: bp, C: cp})
+	if err != nil {
+		return fail(err)
+	}
+	if err := plan.Launch(); err != nil {
+		return fail(err)
+	}
+	if err := plan.Sync(o.Timeout); err != nil {
+		return fail(err)
+	}
+	got, err := dev.download(cp, M*N)
+	if err != nil {
+		return fail(err)
+	}
+	want := ref.Gemm(ref.GemmProblem{M: M, N: N, K: K, A: num.Float64s(a), B: num.Float64s(b), BMNMajor: true})
+	r.Outputs = []OutputResult{{Name: "C", Stats: num.CompareRaw(dt, got, want)}}
+	return finish(r, o.Tol)
+}

@@ -1,0 +1,242 @@
+package mlp
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/runtime/bench"
+	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/tiling"
+)
+
+var s1 = tiling.Shape{M: 16384, K: 768, I: 4608}
+
+// TestCostSeedLedger pins the seed's FLOPs ledger at S1: forward 232 + 116
+// = 348 GF, backward 116 + 116 + 232 + 232 = 696 GF (twice the forward).
+func TestCostSeedLedger(t *testing.T) {
+	t.Parallel()
+	want := map[Segment]float64{FwdGateUp: 232, FwdDown: 116, BwdDSwiGLU: 116, DWDown: 116, DX: 232, DW: 232}
+	got := map[Segment]float64{}
+	var fwd, bwd float64
+	for _, s := range Segments() {
+		f := Cost(s, s1, false).FLOPs
+		got[s] = math.Round(f / 1e9)
+		if s.Forward() {
+			fwd += f
+		} else {
+			bwd += f
+		}
+		// The FLOPs do not depend on where out comes from.
+		if g := Cost(s, s1, true).FLOPs; g != f {
+			t.Errorf("%s: FLOPs %g with recompute-out, %g without", s, g, f)
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("GF per segment (-want +got):\n%s", d)
+	}
+	if math.Round(fwd/1e9) != 348 || math.Round(bwd/1e9) != 696 || bwd != 2*fwd {
+		t.Errorf("forward %.1f GF, backward %.1f GF; want 348 and 696 = 2x", fwd/1e9, bwd/1e9)
+	}
+}
+
+// TestBytesSeedLedger checks the byte counts against the seed's numbers
+// (in MiB): dout is 144 MiB, de and grad_de 288 MiB; the baseline's
+// elementwise dSwiGLU reads dout + de and writes grad_de, and the fused
+// segment saves exactly dout's round trip.
+func TestBytesSeedLedger(t *testing.T) {
+	t.Parallel()
+	const mib = 1 << 20
+	dout := 2 * float64(s1.M*s1.I)
+	if dout != 144*mib {
+		t.Fatalf("dout %g MiB, want 144", dout/mib)
+	}
+	for _, rec := range []bool{false, true} {
+		parts := BaselineParts(BwdDSwiGLU, s1, rec)
+		wantEW := float64(144+288+288) * mib
+		if rec {
+			wantEW += 144 * mib
+		}
+		if parts[1].Bytes != wantEW {
+			t.Errorf("recompute=%v: elementwise dSwiGLU %g MiB, want %g", rec, parts[1].Bytes/mib, wantEW/mib)
+		}
+		fused := Cost(BwdDSwiGLU, s1, rec).Bytes
+		if d := parts[0].Bytes + parts[1].Bytes - fused; d != 2*dout {
+			t.Errorf("recompute=%v: baseline - fused = %g MiB, want dout's round trip 288", rec, d/mib)
+		}
+		if rec && fused-Cost(BwdDSwiGLU, s1, false).Bytes != dout {
+			t.Errorf("recomputing out must add one write of out")
+		}
+	}
+	// Every segment's baseline moves at least the fused minimum, and the
+	// baseline's FLOPs are the segment's.
+	for _, s := range Segments() {
+		c := Cost(s, s1, false)
+		var fl, by float64
+		for _, p := range BaselineParts(s, s1, false) {
+			fl += p.FLOPs
+			by += p.Bytes
+		}
+		if fl != c.FLOPs || by < c.Bytes {
+			t.Errorf("%s: baseline %g FLOPs %g bytes; segment %g FLOPs, minimum %g bytes", s, fl, by, c.FLOPs, c.Bytes)
+		}
+	}
+	// The bwd segment's minimum equals runtime/bench's BwdCost.
+	for _, rec := range []bool{false, true} {
+		fl, by := bench.BwdCost(s1, rec)
+		if c := Cost(BwdDSwiGLU, s1, rec); c.FLOPs != fl || c.Bytes != by {
+			t.Errorf("recompute=%v: Cost %+v, bench.BwdCost %g %g", rec, c, fl, by)
+		}
+	}
+}
+
+func TestSegmentGemmMatchesCost(t *testing.T) {
+	t.Parallel()
+	for _, s := range []Segment{DWDown, DX, DW} {
+		g, ok := segmentGemm(s, s1)
+		if !ok {
+			t.Fatalf("%s: not a gemm", s)
+		}
+		if f := 2 * float64(g.M) * float64(g.N) * float64(g.K); f != Cost(s, s1, false).FLOPs {
+			t.Errorf("%s: gemm %+v has %g FLOPs, ledger %g", s, g, f, Cost(s, s1, false).FLOPs)
+		}
+	}
+	for _, s := range []Segment{FwdGateUp, FwdDown, BwdDSwiGLU} {
+		if _, ok := segmentGemm(s, s1); ok {
+			t.Errorf("%s: has its own kernel kind, not a plain gemm", s)
+		}
+	}
+}
+
+func TestActivations(t *testing.T) {
+	t.Parallel()
+	keptSave, saved0 := Activations(s1, false)
+	keptRec, saved := Activations(s1, true)
+	mi := 2 * float64(s1.M) * float64(s1.I)
+	if saved0 != 0 || saved != mi || keptSave-keptRec != mi {
+		t.Errorf("kept %g/%g saved %g/%g; want out = M*I*2 = %g saved", keptSave, keptRec, saved0, saved, mi)
+	}
+}
+
+func TestChoose(t *testing.T) {
+	t.Parallel()
+	st := func(us float64) bench.Stats { return bench.Stats{Median: us, P20: us, P80: us, N: 20} }
+	tests := []struct {
+		name string
+		sw   *Timing
+		rel  float64
+		want Impl
+	}{
+		{"no swigen", nil, -1, ImplBaseline},
+		{"swigen faster", &Timing{T: st(90)}, 1e-3, ImplSwigen},
+		{"swigen slower", &Timing{T: st(110)}, 1e-3, ImplBaseline},
+		{"swigen faster but wrong", &Timing{T: st(90)}, 0.5, ImplBaseline},
+		{"swigen faster, NaN", &Timing{T: st(90)}, math.Inf(1), ImplBaseline},
+		{"swigen faster, not compared", &Timing{T: st(90)}, -1, ImplSwigen},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := SegmentResult{Swigen: tt.sw, RelErr: tt.rel, Baseline: Timing{T: st(100)}}
+			r.Choose(DefaultTol)
+			if r.Chosen != tt.want {
+				t.Errorf("chose %s, want %s", r.Chosen, tt.want)
+			}
+		})
+	}
+}
+
+func TestSwigluPlan(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		M, I     int
+		de, out  uint64
+		wantVec  bool
+		wantGrid uint32
+		wantErr  bool
+	}{
+		{"aligned", 4, 64, 0x1000, 0x2000, true, 1, false},
+		{"ragged I", 4, 60, 0x1000, 0x2000, false, 1, false},
+		{"misaligned out", 4, 64, 0x1000, 0x2008, false, 1, false},
+		{"seed shape capped", 16384, 4608, 0x1000, 0x2000, true, 132 * ewBlocksPerSM, false},
+		{"bad", 0, 8, 0x1000, 0x2000, false, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vec, grid, err := swigluPlan(tt.M, tt.I, ptrOf(tt.de), ptrOf(tt.out), 132)
+			if (err != nil) != tt.wantErr || vec != tt.wantVec || grid != tt.wantGrid {
+				t.Errorf("swigluPlan = %v, %d, %v; want %v, %d, err %v", vec, grid, err, tt.wantVec, tt.wantGrid, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestSetBytesAndOutputs(t *testing.T) {
+	t.Parallel()
+	M, K, I := s1.M, s1.K, s1.I
+	// x, dy, y, dx: 4MK; W, dW: 4IK and W_down, dW_down: 2IK; de, grad_de:
+	// 4MI and out, dout: 2MI.
+	want := 2 * (4*M*K + 6*I*K + 6*M*I)
+	if got := SetBytes(s1); got != want {
+		t.Errorf("SetBytes = %d, want %d", got, want)
+	}
+	for _, s := range Segments() {
+		for _, rec := range []bool{false, true} {
+			for _, n := range Outputs(s, rec) {
+				if _, err := tensorByName(n); err != nil {
+					t.Errorf("%s: %v", s, err)
+				}
+			}
+		}
+	}
+	if _, err := tensorByName("nope"); err == nil {
+		t.Error("unknown tensor: want error")
+	}
+}
+
+// TestSwigenConfig: the bwd segment gets the heuristic bwd_dswiglu config
+// (StoreOut with recompute-out); a segment without a kernel says so with
+// ErrNoKernel, never a bare failure.
+func TestSwigenConfig(t *testing.T) {
+	t.Parallel()
+	for _, rec := range []bool{false, true} {
+		sw := NewSwigen(t.Context(), nil, tiling.ArchSM90a, tiling.BF16, rec)
+		cfg, err := sw.Config(BwdDSwiGLU, s1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Kernel != tiling.KernelBwdDSwiGLU || cfg.StoreOut != rec {
+			t.Errorf("recompute=%v: config %s", rec, cfg.Name())
+		}
+		// The majors follow from the storage (package doc); fwd_gateup
+		// stores de (training).
+		want := map[Segment][2]tiling.Major{
+			FwdGateUp: {tiling.KMajor, tiling.KMajor}, FwdDown: {tiling.KMajor, tiling.MNMajor},
+			DWDown: {tiling.MNMajor, tiling.MNMajor}, DX: {tiling.KMajor, tiling.MNMajor}, DW: {tiling.MNMajor, tiling.MNMajor},
+		}
+		for _, s := range []Segment{FwdGateUp, FwdDown, DWDown, DX, DW} {
+			for _, sh := range []tiling.Shape{s1, CheckShape} {
+				cfg, err := sw.Config(s, sh)
+				switch {
+				case err != nil && !errors.Is(err, ErrNoKernel):
+					t.Errorf("%s: error %v does not wrap ErrNoKernel", s, err)
+				case err != nil:
+					t.Logf("%s: %v", s, err)
+				case cfg.Kernel != s.Kernel():
+					t.Errorf("%s: config %s is a %s kernel", s, cfg.Name(), cfg.Kernel)
+				case [2]tiling.Major{cfg.MajorA, cfg.MajorB} != want[s]:
+					t.Errorf("%s: config %s has majors %s/%s, want %v", s, cfg.Name(), cfg.MajorA, cfg.MajorB, want[s])
+				case cfg.StoreOut != (s == FwdGateUp):
+					t.Errorf("%s: config %s StoreOut=%v", s, cfg.Name(), cfg.StoreOut)
+				}
+			}
+		}
+	}
+	var nilSw *Swigen
+	if _, _, err := nilSw.Plan(FwdGateUp, s1, &Tensors{}); !errors.Is(err, ErrNoKernel) {
+		t.Errorf("nil provider: %v", err)
+	}
+}
+
+func ptrOf(v uint64) cu.DevicePtr { return cu.DevicePtr(v) }

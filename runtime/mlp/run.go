@@ -1,0 +1,356 @@
+package mlp
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/swigen/swigen/runtime/baseline"
+	"github.com/swigen/swigen/runtime/bench"
+	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/runtime/num"
+	"github.com/swigen/swigen/tiling"
+)
+
+// DefaultTol is the relative Frobenius error a 16-bit output may have
+// against its reference (and swigen's output against the baseline's).
+const DefaultTol = 1e-2
+
+// Env is what the GPU runs need: a context and the baseline's kernels.
+type Env struct {
+	Ctx     *cu.Context
+	Dev     cu.Device
+	BLAS    *baseline.CuBLAS
+	DSwiGLU *baseline.Elementwise // backward elementwise (runtime/baseline)
+	SwiGLU  *SwiGLU               // forward elementwise (swiglu.cu)
+}
+
+// Options tune a run.
+type Options struct {
+	DType        tiling.DType
+	RecomputeOut bool
+	Reps         int           // timed repetitions per variant (>= 20)
+	Warmup       time.Duration // warm-up by time per variant
+	Timeout      time.Duration // per synchronisation
+	Seed         uint64
+	Tol          float64   // 0: DefaultTol
+	Progress     io.Writer // notes while running; nil: none
+}
+
+func (o *Options) defaults() {
+	if o.DType == "" {
+		o.DType = tiling.BF16
+	}
+	if o.Reps < 20 {
+		o.Reps = 20
+	}
+	if o.Warmup == 0 {
+		o.Warmup = 300 * time.Millisecond
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 60 * time.Second
+	}
+	if o.Tol == 0 {
+		o.Tol = DefaultTol
+	}
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+}
+
+// Tensors are the device buffers of one step (see the package doc for the
+// layouts). Dout is the baseline's scratch: the fused kernel never writes
+// it.
+type Tensors struct {
+	X, W, WDown, Dy              cu.DevicePtr // inputs
+	De, Out, Y                   cu.DevicePtr // forward
+	Dout, GradDe, DWDown, DX, DW cu.DevicePtr // backward
+}
+
+// tensor describes one buffer of Tensors.
+type tensor struct {
+	name  string
+	ptr   func(*Tensors) *cu.DevicePtr
+	elems func(tiling.Shape) int
+	// scale of the random fill of an input (0: an output, poisoned).
+	scale func(tiling.Shape) float64
+}
+
+func tensors() []tensor {
+	mk := func(s tiling.Shape) int { return s.M * s.K }
+	mi := func(s tiling.Shape) int { return s.M * s.I }
+	m2i := func(s tiling.Shape) int { return 2 * s.M * s.I }
+	ik := func(s tiling.Shape) int { return s.I * s.K }
+	i2k := func(s tiling.Shape) int { return 2 * s.I * s.K }
+	one := func(tiling.Shape) float64 { return 1 }
+	// Weights scaled by 1/sqrt(fan-in) keep every activation O(1), so
+	// nothing overflows fp16 and the outputs compare meaningfully.
+	invK := func(s tiling.Shape) float64 { return 1 / math.Sqrt(float64(s.K)) }
+	invI := func(s tiling.Shape) float64 { return 1 / math.Sqrt(float64(s.I)) }
+	return []tensor{
+		{"x", func(t *Tensors) *cu.DevicePtr { return &t.X }, mk, one},
+		{"W", func(t *Tensors) *cu.DevicePtr { return &t.W }, i2k, invK},
+		{"W_down", func(t *Tensors) *cu.DevicePtr { return &t.WDown }, ik, invI},
+		{"dy", func(t *Tensors) *cu.DevicePtr { return &t.Dy }, mk, one},
+		{"de", func(t *Tensors) *cu.DevicePtr { return &t.De }, m2i, nil},
+		{"out", func(t *Tensors) *cu.DevicePtr { return &t.Out }, mi, nil},
+		{"y", func(t *Tensors) *cu.DevicePtr { return &t.Y }, mk, nil},
+		{"dout", func(t *Tensors) *cu.DevicePtr { return &t.Dout }, mi, nil},
+		{"grad_de", func(t *Tensors) *cu.DevicePtr { return &t.GradDe }, m2i, nil},
+		{"dW_down", func(t *Tensors) *cu.DevicePtr { return &t.DWDown }, ik, nil},
+		{"dx", func(t *Tensors) *cu.DevicePtr { return &t.DX }, mk, nil},
+		{"dW", func(t *Tensors) *cu.DevicePtr { return &t.DW }, i2k, nil},
+	}
+}
+
+func tensorByName(name string) (tensor, error) {
+	for _, t := range tensors() {
+		if t.name == name {
+			return t, nil
+		}
+	}
+	return tensor{}, fmt.Errorf("mlp: unknown tensor %q", name)
+}
+
+// SetBytes is the device memory of one Tensors set at sh (16-bit).
+func SetBytes(sh tiling.Shape) int {
+	n := 0
+	for _, t := range tensors() {
+		n += 2 * t.elems(sh)
+	}
+	return n
+}
+
+// Outputs are the tensors segment s writes (compared between
+// implementations and against the reference).
+func Outputs(s Segment, recomputeOut bool) []string {
+	switch s {
+	case FwdGateUp:
+		return []string{"de", "out"}
+	case FwdDown:
+		return []string{"y"}
+	case BwdDSwiGLU:
+		if recomputeOut {
+			return []string{"grad_de", "out"}
+		}
+		return []string{"grad_de"}
+	case DWDown:
+		return []string{"dW_down"}
+	case DX:
+		return []string{"dx"}
+	case DW:
+		return []string{"dW"}
+	}
+	return nil
+}
+
+// baselineRun returns the baseline's kernels of segment s on t, one func
+// per Part of BaselineParts.
+func (e *Env) baselineRun(s Segment, sh tiling.Shape, o Options, t *Tensors) []func() error {
+	M, K, I, dt := sh.M, sh.K, sh.I, o.DType
+	switch s {
+	case FwdGateUp:
+		return []func() error{
+			func() error { return e.BLAS.GemmRowMajor(dt, true, M, 2*I, K, t.X, t.W, t.De, nil) },
+			func() error { return e.SwiGLU.Run(dt, M, I, t.De, t.Out, nil) },
+		}
+	case FwdDown:
+		return []func() error{func() error { return e.BLAS.GemmRowMajor(dt, false, M, K, I, t.Out, t.WDown, t.Y, nil) }}
+	case BwdDSwiGLU:
+		var out cu.DevicePtr
+		if o.RecomputeOut {
+			out = t.Out
+		}
+		return []func() error{
+			func() error { return e.BLAS.GemmRowMajor(dt, true, M, I, K, t.Dy, t.WDown, t.Dout, nil) },
+			func() error { return e.DSwiGLU.Run(dt, M, I, t.Dout, t.De, t.GradDe, out, nil) },
+		}
+	case DWDown:
+		return []func() error{func() error { return e.BLAS.GemmRowMajorAB(dt, true, false, I, K, M, t.Out, t.Dy, t.DWDown, nil) }}
+	case DX:
+		return []func() error{func() error { return e.BLAS.GemmRowMajor(dt, false, M, K, 2*I, t.GradDe, t.W, t.DX, nil) }}
+	case DW:
+		return []func() error{func() error { return e.BLAS.GemmRowMajorAB(dt, true, false, 2*I, K, M, t.GradDe, t.X, t.DW, nil) }}
+	}
+	return nil
+}
+
+func seq(fs []func() error) func() error {
+	return func() error {
+		for _, f := range fs {
+			if err := f(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// devMem tracks allocations so one deferred call frees them all.
+type devMem struct {
+	ctx  *cu.Context
+	ptrs []cu.DevicePtr
+}
+
+func (d *devMem) alloc(n int) (cu.DevicePtr, error) {
+	p, err := d.ctx.MemAlloc(uint64(n))
+	if err == nil {
+		d.ptrs = append(d.ptrs, p)
+	}
+	return p, err
+}
+
+func (d *devMem) free() {
+	for _, p := range d.ptrs {
+		_ = d.ctx.MemFree(p)
+	}
+	d.ptrs = nil
+}
+
+// allocSet allocates one Tensors set, inputs filled by fill, outputs
+// poisoned.
+func allocSet(ctx *cu.Context, mem *devMem, sh tiling.Shape, dt tiling.DType, fill func(tensor, cu.DevicePtr, int) error) (*Tensors, error) {
+	t := &Tensors{}
+	for _, d := range tensors() {
+		n := 2 * d.elems(sh)
+		p, err := mem.alloc(n)
+		if err != nil {
+			return nil, fmt.Errorf("mlp: allocate %s (%d bytes): %w", d.name, n, err)
+		}
+		*d.ptr(t) = p
+		if d.scale != nil {
+			err = fill(d, p, n)
+		} else {
+			err = ctx.MemsetD16(p, num.Poison(dt), uint64(n/2))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("mlp: initialise %s: %w", d.name, err)
+		}
+	}
+	return t, nil
+}
+
+// filler fills device buffers from a random block on the device, starting
+// at a different offset each call, so no two buffers are copies.
+type filler struct {
+	ctx   *cu.Context
+	src   cu.DevicePtr
+	size  int // bytes
+	shift int
+}
+
+func (f *filler) fill(p cu.DevicePtr, n int) error {
+	for off := 0; off < n; {
+		start := (f.shift * 4099 * 2) % (f.size / 2)
+		chunk := min(n-off, f.size-start) &^ 1
+		if chunk <= 0 {
+			chunk = min(n-off, 2)
+		}
+		if err := f.ctx.MemcpyDtoD(p+cu.DevicePtr(off), f.src+cu.DevicePtr(start), uint64(chunk)); err != nil {
+			return err
+		}
+		off += chunk
+		f.shift++
+	}
+	return nil
+}
+
+// timeEach runs f reps times, each bracketed by events on the default
+// stream, and returns the per-call times in microseconds. All events are
+// recorded first and read after one synchronisation, so host overhead
+// does not leak into the times.
+func timeEach(ctx *cu.Context, reps int, timeout time.Duration, what string, f func(rep int) error) ([]float64, error) {
+	evs := make([]*cu.Event, 0, 2*reps)
+	defer func() {
+		for _, e := range evs {
+			_ = e.Destroy()
+		}
+	}()
+	for i := 0; i < 2*reps; i++ {
+		e, err := ctx.NewEvent()
+		if err != nil {
+			return nil, err
+		}
+		evs = append(evs, e)
+	}
+	for i := 0; i < reps; i++ {
+		if err := evs[2*i].Record(nil); err != nil {
+			return nil, err
+		}
+		if err := f(i); err != nil {
+			return nil, err
+		}
+		if err := evs[2*i+1].Record(nil); err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Synchronize(timeout, what); err != nil {
+		return nil, err
+	}
+	us := make([]float64, reps)
+	for i := range us {
+		ms, err := cu.Elapsed(evs[2*i], evs[2*i+1])
+		if err != nil {
+			return nil, err
+		}
+		us[i] = float64(ms) * 1000
+	}
+	return us, nil
+}
+
+// warm runs f until d has passed (at least twice), synchronising each time.
+func warm(ctx *cu.Context, d, timeout time.Duration, what string, f func(rep int) error) error {
+	start := time.Now()
+	for i := 0; i < 2 || time.Since(start) < d; i++ {
+		if err := f(i); err != nil {
+			return err
+		}
+		if err := ctx.Synchronize(timeout, what); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Quantiles summarises per-call times (microseconds): median, p20, p80.
+func Quantiles(us []float64) bench.Stats {
+	if len(us) == 0 {
+		return bench.Stats{}
+	}
+	s := append([]float64(nil), us...)
+	sort.Float64s(s)
+	q := func(p float64) float64 { return s[int(math.Round(p*float64(len(s)-1)))] }
+	return bench.Stats{Median: q(0.5), P20: q(0.2), P80: q(0.8), N: len(s)}
+}
+
+// variant is one timed thing: a function of the repetition index (which
+// picks the rotated input set).
+type variant struct {
+	what string
+	f    func(rep int) error
+	us   []float64
+}
+
+// timeInterleaved warms every variant, then times them in rounds so clock
+// and temperature drift hit all of them alike.
+func timeInterleaved(ctx *cu.Context, o Options, vs []*variant) error {
+	for _, v := range vs {
+		if err := warm(ctx, o.Warmup, o.Timeout, v.what, v.f); err != nil {
+			return fmt.Errorf("mlp: warm up %s: %w", v.what, err)
+		}
+	}
+	const rounds = 4
+	per := (o.Reps + rounds - 1) / rounds
+	for r := 0; r < rounds; r++ {
+		for _, v := range vs {
+			us, err := timeEach(ctx, per, o.Timeout, v.what, v.f)
+			if err != nil {
+				return fmt.Errorf("mlp: time %s: %w", v.what, err)
+			}
+			v.us = append(v.us, us...)
+		}
+	}
+	return nil
+}
