@@ -69,6 +69,24 @@ SW_DEV void sw_mbar_wait(sw_u32 bar, sw_u32 parity) {
   }
 }
 
+// A wait whose phase is completed by arrivals from other CTAs of the
+// cluster: acquire at cluster scope.
+SW_DEV sw_u32 sw_mbar_try_cluster(sw_u32 bar, sw_u32 parity) {
+  sw_u32 ok;
+  asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+               : "=r"(ok) : "r"(bar), "r"(parity) : "memory");
+  return ok;
+}
+SW_DEV void sw_mbar_wait_cluster(sw_u32 bar, sw_u32 parity) {
+  if (sw_mbar_try_cluster(bar, parity)) return;
+  sw_u64 t0 = sw_globaltimer();
+  while (!sw_mbar_try_cluster(bar, parity)) {
+    if (sw_globaltimer() - t0 > 4000000000ull) {
+      asm volatile("trap;");
+    }
+  }
+}
+
 // ---- TMA (bulk tensor copies)
 SW_DEV void sw_prefetch_tmap(const sw_tmap* m) {
   asm volatile("prefetch.tensormap [%0];" :: "l"(reinterpret_cast<sw_u64>(m)) : "memory");
@@ -371,7 +389,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
 #pragma unroll 1
         for (int kb = 0; kb < kblocks; ++kb, ++it) {
           const sw_u32 s = it % kStages;
-          sw_mbar_wait(smem + kBarEmpty + 8 * s, ((it / kStages) & 1u) ^ 1u ^ kDbgHang);
+          if (kClusterSize > 1)  // released by the consumers of every CTA of the cluster
+            sw_mbar_wait_cluster(smem + kBarEmpty + 8 * s, ((it / kStages) & 1u) ^ 1u ^ kDbgHang);
+          else
+            sw_mbar_wait(smem + kBarEmpty + 8 * s, ((it / kStages) & 1u) ^ 1u ^ kDbgHang);
           const sw_u32 full = smem + kBarFull + 8 * s;
           sw_mbar_expect_tx(full, kStageTxBytes);
           const sw_u32 stage = smem + s * kStageBytes;
