@@ -8,10 +8,8 @@ import (
 	"math"
 	"os"
 	"testing"
-	"time"
 
-	"github.com/swigen/swigen/gen"
-	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/runtime/gputest"
 	"github.com/swigen/swigen/runtime/num"
 	"github.com/swigen/swigen/runtime/ref"
 	"github.com/swigen/swigen/tiling"
@@ -20,56 +18,6 @@ import (
 // gpuTol bounds the relative Frobenius error of 16-bit outputs. The
 // baseline also rounds dout to 16 bits between its two kernels.
 const gpuTol = 1e-2
-
-func openGPU(t *testing.T) (*cu.Context, *gen.Toolchain) {
-	t.Helper()
-	if !cu.Available() {
-		t.Skip("no CUDA driver or device: GPU tests need an NVIDIA GPU")
-	}
-	dev, err := cu.GetDevice(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, err := cu.NewContext(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ctx.Close() })
-	tc, err := gen.FindToolchain(gen.FindOptions{})
-	if err != nil {
-		t.Skipf("no CUDA compiler: %v", err)
-	}
-	return ctx, tc
-}
-
-func upload(t *testing.T, ctx *cu.Context, b []byte) cu.DevicePtr {
-	t.Helper()
-	p, err := ctx.MemAlloc(uint64(len(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ctx.MemFree(p) })
-	if err := ctx.MemcpyHtoD(p, b); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func download(t *testing.T, ctx *cu.Context, p cu.DevicePtr, n int) []byte {
-	t.Helper()
-	b := make([]byte, n)
-	if err := ctx.MemcpyDtoH(b, p); err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func sync(t *testing.T, ctx *cu.Context, what string) {
-	t.Helper()
-	if err := ctx.Synchronize(time.Minute, what); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func check(t *testing.T, dt tiling.DType, what string, raw []byte, want []float64) {
 	t.Helper()
@@ -81,7 +29,7 @@ func check(t *testing.T, dt tiling.DType, what string, raw []byte, want []float6
 }
 
 func TestGPUBaselineVsCPU(t *testing.T) {
-	ctx, tc := openGPU(t)
+	ctx, tc := gputest.Open(t)
 	blas, err := OpenCuBLAS(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -115,17 +63,17 @@ func TestGPUBaselineVsCPU(t *testing.T) {
 					}
 					want := ref.BwdDSwiGLU(p)
 
-					dDy, dW, dDe := upload(t, ctx, num.Encode(dt, dy)), upload(t, ctx, num.Encode(dt, w)), upload(t, ctx, num.Encode(dt, de))
-					dDout := upload(t, ctx, num.PoisonBytes(dt, s.M*s.I))
-					dGrad := upload(t, ctx, num.PoisonBytes(dt, s.M*2*s.I))
-					dOut := upload(t, ctx, num.PoisonBytes(dt, s.M*s.I))
+					dDy, dW, dDe := gputest.Upload(t, ctx, num.Encode(dt, dy)), gputest.Upload(t, ctx, num.Encode(dt, w)), gputest.Upload(t, ctx, num.Encode(dt, de))
+					dDout := gputest.Upload(t, ctx, num.PoisonBytes(dt, s.M*s.I))
+					dGrad := gputest.Upload(t, ctx, num.PoisonBytes(dt, s.M*2*s.I))
+					dOut := gputest.Upload(t, ctx, num.PoisonBytes(dt, s.M*s.I))
 					if err := bwd.Run(dt, s.M, s.K, s.I, dDy, dW, dDe, dDout, dGrad, dOut, mn, nil); err != nil {
 						t.Fatal(err)
 					}
-					sync(t, ctx, "baseline bwd")
-					check(t, dt, "dout (cuBLAS)", download(t, ctx, dDout, 2*s.M*s.I), want.Dout)
-					check(t, dt, "grad_de", download(t, ctx, dGrad, 2*s.M*2*s.I), want.GradDe)
-					check(t, dt, "out", download(t, ctx, dOut, 2*s.M*s.I), want.Out)
+					gputest.Sync(t, ctx, "baseline bwd")
+					check(t, dt, "dout (cuBLAS)", gputest.Download(t, ctx, dDout, 2*s.M*s.I), want.Dout)
+					check(t, dt, "grad_de", gputest.Download(t, ctx, dGrad, 2*s.M*2*s.I), want.GradDe)
+					check(t, dt, "out", gputest.Download(t, ctx, dOut, 2*s.M*s.I), want.Out)
 				})
 			}
 		}
@@ -135,7 +83,7 @@ func TestGPUBaselineVsCPU(t *testing.T) {
 // TestGPUElementwiseKnownAnswers runs the extreme-gate known answers through
 // both kernel paths: I = 64 rows take the 16-byte path, I = 63 the scalar one.
 func TestGPUElementwiseKnownAnswers(t *testing.T) {
-	ctx, tc := openGPU(t)
+	ctx, tc := gputest.Open(t)
 	ew, err := NewElementwise(ctx, tc)
 	if err != nil {
 		t.Fatal(err)
@@ -171,15 +119,15 @@ func TestGPUElementwiseKnownAnswers(t *testing.T) {
 					dl, dg, o := ref.DSwiGLU(float64(dout[n]), float64(de[m*2*I+i]), float64(de[m*2*I+I+i]))
 					wantGrad[m*2*I+i], wantGrad[m*2*I+I+i], wantOut[n] = dl, dg, o
 				}
-				dDout, dDe := upload(t, ctx, num.Encode(dt, dout)), upload(t, ctx, num.Encode(dt, de))
-				dGrad := upload(t, ctx, num.PoisonBytes(dt, M*2*I))
-				dOut := upload(t, ctx, num.PoisonBytes(dt, M*I))
+				dDout, dDe := gputest.Upload(t, ctx, num.Encode(dt, dout)), gputest.Upload(t, ctx, num.Encode(dt, de))
+				dGrad := gputest.Upload(t, ctx, num.PoisonBytes(dt, M*2*I))
+				dOut := gputest.Upload(t, ctx, num.PoisonBytes(dt, M*I))
 				if err := ew.Run(dt, M, I, dDout, dDe, dGrad, dOut, nil); err != nil {
 					t.Fatal(err)
 				}
-				sync(t, ctx, "elementwise")
-				gotGrad := download(t, ctx, dGrad, 2*M*2*I)
-				gotOut := download(t, ctx, dOut, 2*M*I)
+				gputest.Sync(t, ctx, "elementwise")
+				gotGrad := gputest.Download(t, ctx, dGrad, 2*M*2*I)
+				gotOut := gputest.Download(t, ctx, dOut, 2*M*I)
 				check(t, dt, "grad_de", gotGrad, wantGrad)
 				check(t, dt, "out", gotOut, wantOut)
 				// Element by element too, so one wrong extreme gate cannot

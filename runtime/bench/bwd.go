@@ -173,25 +173,6 @@ func warm(ctx *cu.Context, d, timeout time.Duration, what string, f func(rep int
 	return nil
 }
 
-type bufs struct {
-	ctx  *cu.Context
-	ptrs []cu.DevicePtr
-}
-
-func (b *bufs) alloc(n int) (cu.DevicePtr, error) {
-	p, err := b.ctx.MemAlloc(uint64(n))
-	if err == nil {
-		b.ptrs = append(b.ptrs, p)
-	}
-	return p, err
-}
-
-func (b *bufs) free() {
-	for _, p := range b.ptrs {
-		b.ctx.MemFree(p)
-	}
-}
-
 // fillRandom fills n bytes at p from a random source block, starting at a
 // different offset each call, so no buffer is zeros or a copy of another.
 type filler struct {
@@ -222,8 +203,8 @@ func (f *filler) fill(p cu.DevicePtr, n int) error {
 // MeasureCeilings times a cuBLAS 8192^3 GEMM and a 1 GiB device copy.
 func MeasureCeilings(env *Env, dt tiling.DType, o Options) (Ceilings, error) {
 	o.defaults()
-	b := &bufs{ctx: env.Ctx}
-	defer b.free()
+	b := env.Ctx.NewBuffers()
+	defer b.Free()
 	t := &timer{ctx: env.Ctx}
 	defer t.close()
 	const n = 8192
@@ -234,7 +215,7 @@ func MeasureCeilings(env *Env, dt tiling.DType, o Options) (Ceilings, error) {
 	fl := &filler{ctx: env.Ctx, src: rnd, size: 1 << 25}
 	var ab [3]cu.DevicePtr
 	for i := range ab {
-		if ab[i], err = b.alloc(n * n * 2); err != nil {
+		if ab[i], err = b.Alloc(n * n * 2); err != nil {
 			return Ceilings{}, err
 		}
 		if i < 2 {
@@ -255,11 +236,11 @@ func MeasureCeilings(env *Env, dt tiling.DType, o Options) (Ceilings, error) {
 	}
 	c := Ceilings{GemmTFLOPs: 2 * n * n * n / (quantiles(us).Median * 1e-6) / 1e12}
 	const cb = 1 << 30
-	src, err := b.alloc(cb)
+	src, err := b.Alloc(cb)
 	if err != nil {
 		return c, err
 	}
-	dst, err := b.alloc(cb)
+	dst, err := b.Alloc(cb)
 	if err != nil {
 		return c, err
 	}
@@ -278,10 +259,10 @@ func MeasureCeilings(env *Env, dt tiling.DType, o Options) (Ceilings, error) {
 	return c, nil
 }
 
-func randomBlock(ctx *cu.Context, b *bufs, dt tiling.DType, elems int, seed uint64) (cu.DevicePtr, error) {
+func randomBlock(ctx *cu.Context, b *cu.Buffers, dt tiling.DType, elems int, seed uint64) (cu.DevicePtr, error) {
 	rng := num.NewRand(seed)
 	raw := num.Encode(dt, rng.Normal(dt, elems, 1))
-	p, err := b.alloc(len(raw))
+	p, err := b.Alloc(len(raw))
 	if err != nil {
 		return 0, err
 	}
@@ -308,8 +289,8 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 	sets := max(2, int(math.Ceil(3*float64(l2)/float64(setBytes))))
 	sets = min(sets, 16)
 
-	b := &bufs{ctx: env.Ctx}
-	defer b.free()
+	b := env.Ctx.NewBuffers()
+	defer b.Free()
 	rnd, err := randomBlock(env.Ctx, b, dt, 1<<24, o.Seed)
 	if err != nil {
 		return nil, err
@@ -328,7 +309,7 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 			{&x.gde, M * 2 * I * 2, false}, {&x.dout, M * I * 2, false}, {&x.out, M * I * 2, false},
 			{&x.bgde, M * 2 * I * 2, false},
 		} {
-			if *a.p, err = b.alloc(a.n); err != nil {
+			if *a.p, err = b.Alloc(a.n); err != nil {
 				return nil, fmt.Errorf("bench: allocate %d bytes: %w", a.n, err)
 			}
 			if a.fill {

@@ -119,25 +119,6 @@ func VerifyBwd(env *Env, k *launch.Kernel, shapes []tiling.Shape, o Options) []S
 	return res
 }
 
-type devBufs struct {
-	ctx  *cu.Context
-	ptrs []cu.DevicePtr
-}
-
-func (b *devBufs) alloc(bytes int) (cu.DevicePtr, error) {
-	p, err := b.ctx.MemAlloc(uint64(bytes))
-	if err == nil {
-		b.ptrs = append(b.ptrs, p)
-	}
-	return p, err
-}
-
-func (b *devBufs) free() {
-	for _, p := range b.ptrs {
-		b.ctx.MemFree(p)
-	}
-}
-
 func verifyBwdShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o Options) ShapeResult {
 	cfg := k.Man.Config
 	dt := cfg.DType
@@ -152,11 +133,11 @@ func verifyBwdShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o
 	if cfg.MajorB == tiling.MNMajor { // the kernel reads W_down stored [K,I]
 		wdev = transpose32(in.w, I, K)
 	}
-	b := &devBufs{ctx: env.Ctx}
-	defer b.free()
+	b := env.Ctx.NewBuffers()
+	defer b.Free()
 	up := func(x []float32) (cu.DevicePtr, error) {
 		raw := num.Encode(dt, x)
-		p, err := b.alloc(len(raw))
+		p, err := b.Alloc(len(raw))
 		if err != nil {
 			return 0, err
 		}
@@ -174,13 +155,13 @@ func verifyBwdShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o
 	if err != nil {
 		return fail(err)
 	}
-	gde, err := b.alloc(M * 2 * I * 2)
+	gde, err := b.Alloc(M * 2 * I * 2)
 	if err != nil {
 		return fail(err)
 	}
 	var out cu.DevicePtr
 	if cfg.StoreOut {
-		if out, err = b.alloc(M * I * 2); err != nil {
+		if out, err = b.Alloc(M * I * 2); err != nil {
 			return fail(err)
 		}
 	}
@@ -225,11 +206,11 @@ func verifyBwdShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o
 		if env.GPURef == nil {
 			return fail(fmt.Errorf("check: shape %dx%dx%d needs the GPU reference, which is not loaded", M, K, I))
 		}
-		rg, err := b.alloc(M * 2 * I * 2)
+		rg, err := b.Alloc(M * 2 * I * 2)
 		if err != nil {
 			return fail(err)
 		}
-		ro, err := b.alloc(M * I * 2)
+		ro, err := b.Alloc(M * I * 2)
 		if err != nil {
 			return fail(err)
 		}

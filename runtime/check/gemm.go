@@ -48,18 +48,18 @@ func (o Options) defaults() Options {
 type run struct {
 	env *Env
 	dt  tiling.DType
-	b   *devBufs
+	b   *cu.Buffers
 }
 
 func newRun(env *Env, dt tiling.DType) *run {
-	return &run{env: env, dt: dt, b: &devBufs{ctx: env.Ctx}}
+	return &run{env: env, dt: dt, b: env.Ctx.NewBuffers()}
 }
 
-func (r *run) free() { r.b.free() }
+func (r *run) free() { r.b.Free() }
 
 func (r *run) upload(x []float32) (cu.DevicePtr, error) {
 	raw := num.Encode(r.dt, x)
-	p, err := r.b.alloc(len(raw))
+	p, err := r.b.Alloc(len(raw))
 	if err != nil {
 		return 0, err
 	}
@@ -69,7 +69,7 @@ func (r *run) upload(x []float32) (cu.DevicePtr, error) {
 // poisoned allocates n 16-bit elements filled with the poison pattern, so
 // an element the kernel never writes is detected.
 func (r *run) poisoned(n int) (cu.DevicePtr, error) {
-	p, err := r.b.alloc(n * 2)
+	p, err := r.b.Alloc(n * 2)
 	if err != nil {
 		return 0, err
 	}

@@ -297,3 +297,35 @@ func (c *Context) poll(timeout time.Duration, what string, done func() (bool, er
 		time.Sleep(sleep)
 	}
 }
+
+// Buffers tracks device allocations so that one deferred Free releases them
+// all (verification, benchmarks and tests allocate many short-lived
+// buffers).
+type Buffers struct {
+	ctx  *Context
+	ptrs []DevicePtr
+}
+
+// NewBuffers returns an empty allocation set on c.
+func (c *Context) NewBuffers() *Buffers { return &Buffers{ctx: c} }
+
+// Alloc allocates bytes on the device and remembers the pointer.
+func (b *Buffers) Alloc(bytes int) (DevicePtr, error) {
+	if bytes < 0 {
+		return 0, fmt.Errorf("cu: alloc %d bytes: size must be >= 0", bytes)
+	}
+	p, err := b.ctx.MemAlloc(uint64(bytes))
+	if err == nil {
+		b.ptrs = append(b.ptrs, p)
+	}
+	return p, err
+}
+
+// Free frees every allocation made through b; errors are ignored because a
+// failed free leaves nothing to retry.
+func (b *Buffers) Free() {
+	for _, p := range b.ptrs {
+		_ = b.ctx.MemFree(p)
+	}
+	b.ptrs = nil
+}

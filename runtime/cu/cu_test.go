@@ -241,3 +241,11 @@ func TestCString(t *testing.T) {
 		t.Errorf("cString = %q", got)
 	}
 }
+
+func TestBuffersRejectNegativeSize(t *testing.T) {
+	b := (&Context{}).NewBuffers()
+	if _, err := b.Alloc(-1); err == nil || !strings.Contains(err.Error(), "-1") {
+		t.Errorf("Alloc(-1) = %v, want an error naming -1", err)
+	}
+	b.Free() // nothing allocated: must not touch the driver
+}

@@ -39,8 +39,8 @@ func Bench(env *Env, sw *Swigen, sh tiling.Shape, ceil bench.Ceilings, o Options
 		// Leave a quarter of the memory to cuBLAS workspaces and others.
 		sets = max(1, min(sets, int(float64(total)*0.75)/setBytes))
 	}
-	mem := &devMem{ctx: ctx}
-	defer mem.free()
+	mem := ctx.NewBuffers()
+	defer mem.Free()
 	fills := map[float64]*filler{}
 	fill := func(d tensor, p cu.DevicePtr, n int) error {
 		sc := d.scale(sh)
@@ -48,7 +48,7 @@ func Bench(env *Env, sw *Swigen, sh tiling.Shape, ceil bench.Ceilings, o Options
 		if !ok {
 			const elems = 1 << 23
 			raw := num.Encode(dt, num.NewRand(o.Seed+uint64(len(fills))).Normal(dt, elems, sc))
-			src, err := mem.alloc(len(raw))
+			src, err := mem.Alloc(len(raw))
 			if err != nil {
 				return err
 			}

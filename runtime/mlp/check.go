@@ -53,8 +53,8 @@ func Check(env *Env, sw *Swigen, sh tiling.Shape, o Options) ([]CheckResult, err
 	ctx, dt := env.Ctx, o.DType
 	rng := num.NewRand(o.Seed)
 	host := map[string][]float32{}
-	mem := &devMem{ctx: ctx}
-	defer mem.free()
+	mem := ctx.NewBuffers()
+	defer mem.Free()
 	t, err := allocSet(ctx, mem, sh, dt, func(d tensor, p cu.DevicePtr, n int) error {
 		v := rng.Normal(dt, d.elems(sh), d.scale(sh))
 		host[d.name] = v

@@ -10,7 +10,7 @@ import (
 	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/runtime/baseline"
 	"github.com/swigen/swigen/runtime/check"
-	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/runtime/gputest"
 	"github.com/swigen/swigen/runtime/num"
 	"github.com/swigen/swigen/runtime/ref"
 	"github.com/swigen/swigen/tiling"
@@ -18,22 +18,7 @@ import (
 
 func gpuEnv(t *testing.T) (*Env, *gen.Toolchain) {
 	t.Helper()
-	if !cu.Available() {
-		t.Skip("no CUDA driver or device: GPU tests need an NVIDIA GPU")
-	}
-	dev, err := cu.GetDevice(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, err := cu.NewContext(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ctx.Close() })
-	tc, err := gen.FindToolchain(gen.FindOptions{})
-	if err != nil {
-		t.Skipf("no CUDA compiler: %v", err)
-	}
+	ctx, tc := gputest.Open(t)
 	blas, err := baseline.OpenCuBLAS(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +34,7 @@ func gpuEnv(t *testing.T) (*Env, *gen.Toolchain) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = sw.Close() })
-	return &Env{Ctx: ctx, Dev: dev, BLAS: blas, DSwiGLU: dsw, SwiGLU: sw}, tc
+	return &Env{Ctx: ctx, Dev: ctx.Device(), BLAS: blas, DSwiGLU: dsw, SwiGLU: sw}, tc
 }
 
 // TestGPUSwiGLU checks the forward elementwise kernel (both paths) against

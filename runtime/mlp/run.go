@@ -188,34 +188,13 @@ func seq(fs []func() error) func() error {
 	}
 }
 
-// devMem tracks allocations so one deferred call frees them all.
-type devMem struct {
-	ctx  *cu.Context
-	ptrs []cu.DevicePtr
-}
-
-func (d *devMem) alloc(n int) (cu.DevicePtr, error) {
-	p, err := d.ctx.MemAlloc(uint64(n))
-	if err == nil {
-		d.ptrs = append(d.ptrs, p)
-	}
-	return p, err
-}
-
-func (d *devMem) free() {
-	for _, p := range d.ptrs {
-		_ = d.ctx.MemFree(p)
-	}
-	d.ptrs = nil
-}
-
 // allocSet allocates one Tensors set, inputs filled by fill, outputs
 // poisoned.
-func allocSet(ctx *cu.Context, mem *devMem, sh tiling.Shape, dt tiling.DType, fill func(tensor, cu.DevicePtr, int) error) (*Tensors, error) {
+func allocSet(ctx *cu.Context, mem *cu.Buffers, sh tiling.Shape, dt tiling.DType, fill func(tensor, cu.DevicePtr, int) error) (*Tensors, error) {
 	t := &Tensors{}
 	for _, d := range tensors() {
 		n := 2 * d.elems(sh)
-		p, err := mem.alloc(n)
+		p, err := mem.Alloc(n)
 		if err != nil {
 			return nil, fmt.Errorf("mlp: allocate %s (%d bytes): %w", d.name, n, err)
 		}

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/runtime/gputest"
 	"github.com/swigen/swigen/runtime/num"
 	"github.com/swigen/swigen/tiling"
 )
@@ -17,49 +17,6 @@ import (
 // gpuTol is the relative Frobenius bound for 16-bit outputs computed in
 // fp32 (bf16 rounding alone gives ~3e-3).
 const gpuTol = 1e-2
-
-func openGPU(t *testing.T) (*cu.Context, *gen.Toolchain) {
-	t.Helper()
-	if !cu.Available() {
-		t.Skip("no CUDA driver or device: GPU tests need an NVIDIA GPU")
-	}
-	dev, err := cu.GetDevice(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, err := cu.NewContext(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ctx.Close() })
-	tc, err := gen.FindToolchain(gen.FindOptions{})
-	if err != nil {
-		t.Skipf("no CUDA compiler: %v", err)
-	}
-	return ctx, tc
-}
-
-func upload(t *testing.T, ctx *cu.Context, b []byte) cu.DevicePtr {
-	t.Helper()
-	p, err := ctx.MemAlloc(uint64(len(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ctx.MemFree(p) })
-	if err := ctx.MemcpyHtoD(p, b); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func download(t *testing.T, ctx *cu.Context, p cu.DevicePtr, n int) []byte {
-	t.Helper()
-	b := make([]byte, n)
-	if err := ctx.MemcpyDtoH(b, p); err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // runNaive uploads p's inputs (which must be exact in dt), runs the naive
 // kernel into poisoned outputs and returns the raw grad_de and out bytes.
@@ -72,16 +29,16 @@ func runNaive(t *testing.T, ctx *cu.Context, g *GPURef, dt tiling.DType, p BwdPr
 		}
 		return num.Encode(dt, f)
 	}
-	dy, w, de := upload(t, ctx, enc(p.Dy)), upload(t, ctx, enc(p.WDown)), upload(t, ctx, enc(p.De))
-	gd := upload(t, ctx, num.PoisonBytes(dt, p.M*2*p.I))
-	o := upload(t, ctx, num.PoisonBytes(dt, p.M*p.I))
+	dy, w, de := gputest.Upload(t, ctx, enc(p.Dy)), gputest.Upload(t, ctx, enc(p.WDown)), gputest.Upload(t, ctx, enc(p.De))
+	gd := gputest.Upload(t, ctx, num.PoisonBytes(dt, p.M*2*p.I))
+	o := gputest.Upload(t, ctx, num.PoisonBytes(dt, p.M*p.I))
 	if err := g.BwdDSwiGLU(dt, p.M, p.K, p.I, dy, w, de, gd, o, p.WDownMNMajor); err != nil {
 		t.Fatal(err)
 	}
 	if err := ctx.Synchronize(time.Minute, "naive bwd_dswiglu"); err != nil {
 		t.Fatal(err)
 	}
-	return download(t, ctx, gd, 2*p.M*2*p.I), download(t, ctx, o, 2*p.M*p.I)
+	return gputest.Download(t, ctx, gd, 2*p.M*2*p.I), gputest.Download(t, ctx, o, 2*p.M*p.I)
 }
 
 func randomProblem(dt tiling.DType, seed uint64, M, K, I int, mn bool) BwdProblem {
@@ -95,7 +52,7 @@ func randomProblem(dt tiling.DType, seed uint64, M, K, I int, mn bool) BwdProble
 }
 
 func TestGPUNaiveVsCPU(t *testing.T) {
-	ctx, tc := openGPU(t)
+	ctx, tc := gputest.Open(t)
 	g, err := NewGPURef(ctx, tc)
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +87,7 @@ func TestGPUNaiveVsCPU(t *testing.T) {
 }
 
 func TestGPUNaiveKnownAnswers(t *testing.T) {
-	ctx, tc := openGPU(t)
+	ctx, tc := gputest.Open(t)
 	g, err := NewGPURef(ctx, tc)
 	if err != nil {
 		t.Fatal(err)
