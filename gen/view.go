@@ -99,6 +99,11 @@ type View struct {
 
 	StoreOut bool
 
+	// FastSigmoid selects the tanh-based sigmoid; DSwiGLUFn is the
+	// epilogue function the template calls.
+	FastSigmoid bool
+	DSwiGLUFn   string
+
 	// Epilogue shape. EpiLoads: producer warps 1 and 2 TMA-load an
 	// epilogue operand per sub-tile (bwd_dswiglu: de; fwd_down: the
 	// residual), described by EpiLoadDoc, into the slot the consumer then
@@ -170,6 +175,8 @@ func newSM90View(c tiling.Config) (*View, error) {
 		Stages: c.Stages, EpiStages: c.EpiStages,
 		SwizzleGroup: c.SwizzleGroup,
 		StoreOut:     c.StoreOut,
+		FastSigmoid:  c.FastSigmoid,
+		DSwiGLUFn:    map[bool]string{false: "sw_dswiglu", true: "sw_dswiglu_tanh"}[c.FastSigmoid],
 	}
 	kd, err := sm90KindOf(c)
 	if err != nil {

@@ -126,6 +126,12 @@ type Config struct {
 	// manifests and config hashes.
 	Residual bool `json:",omitempty"`
 
+	// FastSigmoid computes sigmoid(g) as 0.5 + 0.5*tanh(g/2) with one
+	// tanh.approx (max rel. error 2^-11) instead of ex2 + rcp: half the
+	// special-function work in the SwiGLU epilogues, well under the 16-bit
+	// output rounding. bwd_dswiglu only.
+	FastSigmoid bool `json:",omitempty"`
+
 	// Debug is a test- and measurement-only variant; never in Space or
 	// Catalog, and its results are wrong by design (see Debug).
 	Debug Debug

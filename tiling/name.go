@@ -75,7 +75,7 @@ func (c Config) WithDefaults() Config {
 // fields add a suffix only when they differ from their default, in this
 // order: _rn (raster n), _g{N} (swizzle group), _e{EpiM}x{EpiN}s{EpiStages}
 // (non-default epilogue), _amn (MajorA mn), _bmn (MajorB mn), _out
-// (StoreOut), _res (Residual), _clc (CLC scheduler), _dbg{variant} (Debug).
+// (StoreOut), _res (Residual), _tanh (FastSigmoid), _clc (CLC scheduler), _dbg{variant} (Debug).
 //
 // The name of a valid config is a C identifier and a file name; it is the
 // cubin entry point, the cache key prefix and the golden file stem.
@@ -105,6 +105,9 @@ func (c Config) Name() string {
 	}
 	if c.Residual {
 		b.WriteString("_res")
+	}
+	if c.FastSigmoid {
+		b.WriteString("_tanh")
 	}
 	if c.Scheduler == CLCScheduler {
 		b.WriteString("_clc")
@@ -198,6 +201,7 @@ func parseName(s string) (Config, error) {
 		sufBMN
 		sufOut
 		sufRes
+		sufTanh
 		sufCLC
 		sufDbg
 	)
@@ -240,6 +244,9 @@ func parseName(s string) (Config, error) {
 		case t == "res":
 			at = sufRes
 			c.Residual = true
+		case t == "tanh":
+			at = sufTanh
+			c.FastSigmoid = true
 		case t == "clc":
 			at = sufCLC
 			c.Scheduler = CLCScheduler
@@ -250,10 +257,10 @@ func parseName(s string) (Config, error) {
 				return c, fmt.Errorf("debug suffix %q: want dbg + one of %v", t, Debugs())
 			}
 		default:
-			return c, fmt.Errorf("unknown suffix %q (want rn, g{N}, e{M}x{N}s{S}, amn, bmn, out, res, clc, dbg{variant})", t)
+			return c, fmt.Errorf("unknown suffix %q (want rn, g{N}, e{M}x{N}s{S}, amn, bmn, out, res, tanh, clc, dbg{variant})", t)
 		}
 		if at < next {
-			return c, fmt.Errorf("suffix %q repeated or out of order (order: rn, g, e, amn, bmn, out, res, clc, dbg)", t)
+			return c, fmt.Errorf("suffix %q repeated or out of order (order: rn, g, e, amn, bmn, out, res, tanh, clc, dbg)", t)
 		}
 		next = at + 1
 	}

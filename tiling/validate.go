@@ -109,6 +109,9 @@ func (c Config) Validate() error {
 	if c.StoreOut && kernelOK && c.Kernel != KernelBwdDSwiGLU && c.Kernel != KernelFwdGateUp {
 		ch.add("store_out", c.StoreOut, "only bwd_dswiglu (the recomputed out) and fwd_gateup (de for training) have a second output to store")
 	}
+	if c.FastSigmoid && kernelOK && c.Kernel != KernelBwdDSwiGLU {
+		ch.add("fast_sigmoid", c.FastSigmoid, "only bwd_dswiglu has the tanh sigmoid")
+	}
 	if c.Residual && kernelOK && c.Kernel != KernelFwdDown {
 		ch.add("residual", c.Residual, "only fwd_down adds a residual")
 	}
