@@ -47,3 +47,29 @@ func TestDebugVariantNames(t *testing.T) {
 		}
 	}
 }
+
+func TestFastSigmoidOption(t *testing.T) {
+	c, err := Heuristic(KernelBwdDSwiGLU, ArchSM90a, BF16, Shape{M: 4096, K: 768, I: 4608})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.FastSigmoid = true
+	if !strings.HasSuffix(c.Name(), "_tanh") {
+		t.Errorf("%s: want the _tanh suffix", c.Name())
+	}
+	got, err := ParseName(c.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(c, got); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	if err := c.Validate(); err != nil {
+		t.Errorf("%s: %v", c.Name(), err)
+	}
+	g := c
+	g.Kernel = KernelGEMM
+	if err := g.Validate(); err == nil || !strings.Contains(err.Error(), "fast_sigmoid") {
+		t.Errorf("Validate(gemm with FastSigmoid) = %v, want a fast_sigmoid problem", err)
+	}
+}
