@@ -8,7 +8,7 @@ root=$PWD
 tmp=$(mktemp -d)
 git worktree add -q --detach "$tmp" HEAD
 trap 'git worktree remove --force "$tmp"' EXIT
-for p in "$@"; do mkdir -p "$tmp/$(dirname "$p")"; cp -r "$p" "$tmp/$p"; done
+for p in "$@"; do mkdir -p "$tmp/$(dirname "$p")"; cp -rT "$p" "$tmp/$p"; done
 rev=$(git rev-parse --short=12 HEAD)$([ $# -gt 0 ] && echo -dirty || true)
 mkdir -p .bin
 (cd "$tmp" && CGO_ENABLED=0 go build -ldflags "-X main.gitRevision=$rev" -o "$root/.bin/swigen" ./cmd/swigen &&

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"go/token"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -88,10 +89,47 @@ func GoBindingsHook(pkg string) func(Index, []EmittedKernel) ([]OutputFile, erro
 	}
 }
 
+// goKind is how the bindings spell one kernel kind in Go: the names follow
+// runtime/launch, whose Plan method and argument type the launchers wrap.
+type goKind struct {
+	kind  tiling.Kernel
+	ident string // the kind's Go name: prefix of its launcher types, name of its dispatcher
+	args  string // argument type: an alias of the launch type of the same name
+	plan  string // the *launch.Kernel method that encodes one call's tensor maps
+}
+
+// goKinds lists the kinds with Go launchers, in the order the bindings
+// declare their argument types and dispatchers (the MLP's data flow, then
+// the backward).
+var goKinds = []goKind{
+	{tiling.KernelGEMM, "Gemm", "GemmArgs", "PlanGemm"},
+	{tiling.KernelFwdGateUp, "FwdGateUp", "FwdGateUpArgs", "PlanFwdGateUp"},
+	{tiling.KernelFwdDown, "FwdDown", "FwdDownArgs", "PlanFwdDown"},
+	{tiling.KernelBwdDSwiGLU, "BwdDswiglu", "BwdArgs", "PlanBwd"},
+}
+
+func goKindOf(k tiling.Kernel) (goKind, bool) {
+	for _, g := range goKinds {
+		if g.kind == k {
+			return g, true
+		}
+	}
+	return goKind{}, false
+}
+
+func goKindNames() string {
+	var s []string
+	for _, g := range goKinds {
+		s = append(s, string(g.kind))
+	}
+	return strings.Join(s, ", ")
+}
+
 // bindKernel is one kernel of the bindings with its derived identifiers.
 type bindKernel struct {
 	e       IndexEntry
 	m       Manifest
+	kind    goKind
 	typ     string // exported launcher type
 	load    string // its Load function
 	man     string // embedded manifest variable
@@ -102,7 +140,7 @@ type bindKernel struct {
 // dispatcher is a per-kernel-kind launcher that picks the variant for the
 // device's arch.
 type dispatcher struct {
-	kind    tiling.Kernel
+	kind    goKind
 	typ     string
 	load    string
 	kernels []*bindKernel
@@ -110,9 +148,11 @@ type dispatcher struct {
 
 // GoBindings renders the Go package pkg for the kernels of idx (mans holds
 // their manifests, in index order): the cubins and manifests embedded with
-// //go:embed, one launcher type per kernel, and per kernel kind an
-// arch-dispatching launcher when the emit holds at most one kernel per
-// arch with one calling convention. Every identifier and file name is
+// //go:embed; per kernel a launcher type whose Launch takes the argument
+// type of its kind (GemmArgs, FwdGateUpArgs, FwdDownArgs or BwdArgs,
+// aliases of runtime/launch's); and per kernel kind an arch-dispatching
+// launcher when the emit holds at most one kernel of the kind per arch,
+// all with one calling convention. Every identifier and file name is
 // validated; the output is deterministic and gofmt-formatted.
 func GoBindings(pkg string, idx Index, mans []Manifest) (OutputFile, error) {
 	if err := ValidateGoPackage(pkg); err != nil {
@@ -136,12 +176,17 @@ func GoBindings(pkg string, idx Index, mans []Manifest) (OutputFile, error) {
 	f.Anon("embed")
 	packageDoc(f, pkg, ks, disp, idx)
 
-	f.Comment("BwdArgs are the device buffers and sizes of one bwd_dswiglu call (see")
-	f.Comment("launch.BwdArgs).")
-	f.Type().Id("BwdArgs").Op("=").Qual(launchPath, "BwdArgs")
-
+	for _, g := range goKinds {
+		if !slices.ContainsFunc(ks, func(k *bindKernel) bool { return k.kind.kind == g.kind }) {
+			continue // only the argument types the package's launchers take
+		}
+		f.Commentf("%s are the device buffers and sizes of one %s call (see", g.args, g.kind)
+		f.Commentf("launch.%s).", g.args)
+		f.Type().Id(g.args).Op("=").Qual(launchPath, g.args)
+		f.Line()
+	}
 	for _, k := range ks {
-		kernelDecls(f, pkg, k)
+		kernelDecls(f, k)
 	}
 	for _, d := range disp {
 		dispatcherDecls(f, d)
@@ -155,6 +200,26 @@ func GoBindings(pkg string, idx Index, mans []Manifest) (OutputFile, error) {
 	return OutputFile{Name: GoBindingsFile, Data: buf.Bytes()}, nil
 }
 
+// kernelTypeName is the launcher type of the kernel named name, of kind g:
+// GoIdent(name) with the kind's words spelled as g.ident (fwd_gateup_... ->
+// FwdGateUp..., like launch.FwdGateUpArgs), so a kernel's type, its kind's
+// dispatcher and its argument type share one prefix.
+func kernelTypeName(g goKind, name string) (string, error) {
+	id, err := GoIdent(name)
+	if err != nil {
+		return "", err
+	}
+	if !strings.HasPrefix(name, string(g.kind)+"_") {
+		return "", fmt.Errorf("kernel name %q: does not start with its kind %s", name, g.kind)
+	}
+	kindID, err := GoIdent(string(g.kind))
+	if err != nil {
+		return "", err
+	}
+	// GoIdent maps word by word, so the kind's words map to kindID.
+	return g.ident + strings.TrimPrefix(id, kindID), nil
+}
+
 // bindPlan derives and checks every identifier and embedded file name.
 func bindPlan(idx Index, mans []Manifest) ([]*bindKernel, []*dispatcher, error) {
 	used := map[string]string{} // identifier -> what it names
@@ -165,7 +230,14 @@ func bindPlan(idx Index, mans []Manifest) ([]*bindKernel, []*dispatcher, error) 
 		used[id] = what
 		return nil
 	}
-	for _, id := range []string{"BwdArgs", "load"} {
+	// Every kind's argument type is reserved, declared or not, so whether a
+	// kernel's identifiers are accepted does not depend on the other kinds
+	// in the emit.
+	reserved := []string{"load"}
+	for _, g := range goKinds {
+		reserved = append(reserved, g.args)
+	}
+	for _, id := range reserved {
 		if err := claim(id, "the bindings' helpers"); err != nil {
 			return nil, nil, err
 		}
@@ -176,15 +248,16 @@ func bindPlan(idx Index, mans []Manifest) ([]*bindKernel, []*dispatcher, error) 
 	)
 	for i, e := range idx.Kernels {
 		m := mans[i]
-		if m.Name != e.Name || m.ConfigHash != e.ConfigHash || m.Arch != e.Arch {
-			errs = append(errs, fmt.Errorf("%s: manifest (%s, %s, %s) does not match its index entry", e.Name, m.Name, m.Arch, m.ConfigHash))
+		if m.Name != e.Name || m.ConfigHash != e.ConfigHash || m.Arch != e.Arch || string(m.Config.Kernel) != e.Kernel {
+			errs = append(errs, fmt.Errorf("%s: manifest (%s, %s, %s, %s) does not match its index entry", e.Name, m.Name, m.Config.Kernel, m.Arch, m.ConfigHash))
 			continue
 		}
-		if m.Config.Kernel != tiling.KernelBwdDSwiGLU {
-			errs = append(errs, fmt.Errorf("%s: kernel kind %s has no Go launcher (only %s)", e.Name, m.Config.Kernel, tiling.KernelBwdDSwiGLU))
+		g, ok := goKindOf(m.Config.Kernel)
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s: kernel kind %q has no Go launcher (want one of %s)", e.Name, m.Config.Kernel, goKindNames()))
 			continue
 		}
-		id, err := GoIdent(e.Name)
+		id, err := kernelTypeName(g, e.Name)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -197,7 +270,7 @@ func bindPlan(idx Index, mans []Manifest) ([]*bindKernel, []*dispatcher, error) 
 		if (e.Cubin == "") != (e.CubinSHA256 == "") {
 			errs = append(errs, fmt.Errorf("%s: index has cubin %q with sha256 %q: want both or neither", e.Name, e.Cubin, e.CubinSHA256))
 		}
-		k := &bindKernel{e: e, m: m, typ: id, load: "Load" + id, man: "manifest" + id, binding: "binding" + id}
+		k := &bindKernel{e: e, m: m, kind: g, typ: id, load: "Load" + id, man: "manifest" + id, binding: "binding" + id}
 		if e.Cubin != "" {
 			k.cubin = "cubin" + id
 		}
@@ -215,30 +288,20 @@ func bindPlan(idx Index, mans []Manifest) ([]*bindKernel, []*dispatcher, error) 
 	}
 
 	// One dispatcher per kernel kind, when its kernels share a calling
-	// convention (dtype, operand majors, StoreOut) and no arch repeats:
-	// otherwise "the kernel for this device" is ambiguous.
-	var disp []*dispatcher
-	byKind := map[tiling.Kernel]*dispatcher{}
-	for _, k := range ks {
-		d := byKind[k.m.Config.Kernel]
-		if d == nil {
-			d = &dispatcher{kind: k.m.Config.Kernel}
-			byKind[d.kind] = d
-			disp = append(disp, d)
-		}
-		d.kernels = append(d.kernels, k)
-	}
+	// convention and no arch repeats: otherwise "the kernel for this
+	// device" is ambiguous.
 	var out []*dispatcher
-	for _, d := range disp {
-		if !dispatchable(d.kernels) {
+	for _, g := range goKinds {
+		d := &dispatcher{kind: g, typ: g.ident, load: "Load" + g.ident}
+		for _, k := range ks {
+			if k.kind.kind == g.kind {
+				d.kernels = append(d.kernels, k)
+			}
+		}
+		if len(d.kernels) == 0 || !dispatchable(d.kernels) {
 			continue
 		}
-		id, err := GoIdent(string(d.kind))
-		if err != nil {
-			return nil, nil, err
-		}
-		d.typ, d.load = id, "Load"+id
-		if err := errors.Join(claim(d.typ, "type of "+string(d.kind)), claim(d.load, "func of "+string(d.kind))); err != nil {
+		if err := errors.Join(claim(d.typ, "type of "+string(g.kind)), claim(d.load, "func of "+string(g.kind))); err != nil {
 			return nil, nil, err
 		}
 		out = append(out, d)
@@ -246,12 +309,32 @@ func bindPlan(idx Index, mans []Manifest) ([]*bindKernel, []*dispatcher, error) 
 	return ks, out, nil
 }
 
+// callConv is what a caller must know about a kernel to fill its
+// arguments right: the element type, the operand layouts and the optional
+// tensors (StoreOut: bwd_dswiglu's out, fwd_gateup's de; Residual:
+// fwd_down's residual). Fields a kind does not use are fixed by
+// validation, so comparing all of them is comparing the kind's.
+type callConv struct {
+	dtype          tiling.DType
+	majorA, majorB tiling.Major
+	storeOut       bool
+	residual       bool
+}
+
+func convOf(c tiling.Config) callConv {
+	return callConv{dtype: c.DType, majorA: c.MajorA, majorB: c.MajorB, storeOut: c.StoreOut, residual: c.Residual}
+}
+
+// dispatchable reports whether ks (kernels of one kind) can share a
+// dispatcher: one calling convention, no arch twice, and no debug variant
+// (those compute wrong results by design; they keep their per-name
+// launchers only).
 func dispatchable(ks []*bindKernel) bool {
 	seen := map[tiling.Arch]bool{}
-	c0 := ks[0].m.Config
+	conv := convOf(ks[0].m.Config)
 	for _, k := range ks {
 		c := k.m.Config
-		if seen[c.Arch] || c.DType != c0.DType || c.MajorA != c0.MajorA || c.MajorB != c0.MajorB || c.StoreOut != c0.StoreOut {
+		if seen[c.Arch] || convOf(c) != conv || c.Debug != tiling.DebugNone {
 			return false
 		}
 		seen[c.Arch] = true
@@ -282,7 +365,7 @@ func packageDoc(f *jen.File, pkg string, ks []*bindKernel, disp []*dispatcher, i
 		f.PackageComment(fmt.Sprintf("  - %s: %s", k.typ, src))
 	}
 	for _, d := range disp {
-		f.PackageComment(fmt.Sprintf("  - %s: %s for the device's arch", d.typ, d.kind))
+		f.PackageComment(fmt.Sprintf("  - %s: %s for the device's arch", d.typ, d.kind.kind))
 	}
 }
 
@@ -292,23 +375,47 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// majorB describes W_down's layout for the launcher docs.
-func majorB(c tiling.Config) string {
-	if c.MajorB == tiling.MNMajor {
-		return "W_down stored [K,I]"
+// stored describes how a row-major operand is laid out for the launcher
+// docs: k when the major is K-major, mn otherwise.
+func stored(name string, m tiling.Major, k, mn string) string {
+	if m == tiling.MNMajor {
+		return name + " stored " + mn
 	}
-	return "W_down stored [I,K]"
+	return name + " stored " + k
 }
 
+// convention is the calling convention of c in words, for the launcher
+// docs: what goes in which field of the kind's argument type.
 func convention(c tiling.Config) string {
-	s := fmt.Sprintf("%s, %s", c.DType, majorB(c))
-	if c.StoreOut {
-		s += ", also stores out (BwdArgs.Out required)"
+	parts := []string{string(c.DType)}
+	switch c.Kernel {
+	case tiling.KernelGEMM:
+		parts = append(parts, stored("A", c.MajorA, "[M,K]", "[K,M]"), stored("B", c.MajorB, "[N,K]", "[K,N]"))
+	case tiling.KernelFwdGateUp:
+		parts = append(parts, stored("W", c.MajorB, "[2I,K]", "[K,2I]"))
+		if c.StoreOut {
+			parts = append(parts, "training: also stores de (FwdGateUpArgs.De required)")
+		} else {
+			parts = append(parts, "inference: FwdGateUpArgs.De unused")
+		}
+	case tiling.KernelFwdDown:
+		parts = append(parts, stored("W_down", c.MajorB, "[K,I]", "[I,K]"))
+		if c.Residual {
+			parts = append(parts, "adds a residual (FwdDownArgs.Residual required)")
+		}
+	case tiling.KernelBwdDSwiGLU:
+		parts = append(parts, stored("W_down", c.MajorB, "[I,K]", "[K,I]"))
+		if c.StoreOut {
+			parts = append(parts, "also stores out (BwdArgs.Out required)")
+		}
 	}
-	return s
+	if c.Debug != tiling.DebugNone {
+		parts = append(parts, fmt.Sprintf("debug variant %s: wrong results by design", c.Debug))
+	}
+	return strings.Join(parts, ", ")
 }
 
-func kernelDecls(f *jen.File, pkg string, k *bindKernel) {
+func kernelDecls(f *jen.File, k *bindKernel) {
 	e, c := k.e, k.m.Config
 	f.Comment("//go:embed " + e.Manifest)
 	f.Var().Id(k.man).Index().Byte()
@@ -334,17 +441,17 @@ func kernelDecls(f *jen.File, pkg string, k *bindKernel) {
 		jen.Id("Cubin"):       cubin,
 	})
 	f.Line()
-	f.Commentf("%s is the loaded kernel", k.typ)
+	f.Commentf("%s is the loaded %s kernel", k.typ, c.Kernel)
 	f.Comment(e.Name)
 	f.Commentf("(%s; %s).", c.Arch, convention(c))
-	f.Comment("The embedded *launch.Kernel plans launches (PlanBwd) and unloads (Close).")
+	f.Commentf("The embedded *launch.Kernel plans launches (%s) and unloads (Close).", k.kind.plan)
 	f.Type().Id(k.typ).Struct(jen.Op("*").Qual(launchPath, "Kernel"))
 	f.Line()
 	cc, _ := ccOf(c.Arch)
 	f.Commentf("%s loads the kernel into ctx, whose device", k.load)
 	f.Commentf("must be %s (compute capability %s).", c.Arch, cc)
 	loadFunc(f, k.load, k.typ, e.Name, jen.Id(k.binding))
-	launchMethod(f, k.typ)
+	launchMethod(f, k.typ, k.kind)
 }
 
 func dispatcherDecls(f *jen.File, d *dispatcher) {
@@ -355,16 +462,16 @@ func dispatcherDecls(f *jen.File, d *dispatcher) {
 		bs = append(bs, jen.Id(k.binding))
 	}
 	c := d.kernels[0].m.Config
-	f.Commentf("%s is the %s kernel for the device's arch", d.typ, d.kind)
+	f.Commentf("%s is the %s kernel for the device's arch", d.typ, d.kind.kind)
 	f.Commentf("(%s), one of:", convention(c))
 	for _, n := range names {
 		f.Comment("  - " + n)
 	}
 	f.Type().Id(d.typ).Struct(jen.Op("*").Qual(launchPath, "Kernel"))
 	f.Line()
-	f.Commentf("%s loads the %s kernel whose arch matches ctx's device.", d.load, d.kind)
-	loadFunc(f, d.load, d.typ, string(d.kind), bs...)
-	launchMethod(f, d.typ)
+	f.Commentf("%s loads the %s kernel whose arch matches ctx's device.", d.load, d.kind.kind)
+	loadFunc(f, d.load, d.typ, string(d.kind.kind), bs...)
+	launchMethod(f, d.typ, d.kind)
 }
 
 func ccOf(a tiling.Arch) (string, bool) {
@@ -386,11 +493,11 @@ func loadFunc(f *jen.File, name, typ, what string, bindings ...jen.Code) {
 	f.Line()
 }
 
-func launchMethod(f *jen.File, typ string) {
+func launchMethod(f *jen.File, typ string, g goKind) {
 	f.Comment("Launch checks a's shape, encodes the tensor maps and enqueues one call on")
-	f.Comment("a.Stream. To launch one shape many times, plan once with PlanBwd.")
-	f.Func().Params(jen.Id("k").Op("*").Id(typ)).Id("Launch").Params(jen.Id("a").Id("BwdArgs")).Error().Block(
-		jen.List(jen.Id("p"), jen.Err()).Op(":=").Id("k").Dot("PlanBwd").Call(jen.Id("a")),
+	f.Commentf("a.Stream. To launch one shape many times, plan once with %s.", g.plan)
+	f.Func().Params(jen.Id("k").Op("*").Id(typ)).Id("Launch").Params(jen.Id("a").Id(g.args)).Error().Block(
+		jen.List(jen.Id("p"), jen.Err()).Op(":=").Id("k").Dot(g.plan).Call(jen.Id("a")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.Return(jen.Id("p").Dot("Launch").Call()),
 	)

@@ -5,11 +5,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"go/ast"
 	"go/format"
 	"go/parser"
 	"go/token"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -373,7 +375,11 @@ func TestGoBindingsErrors(t *testing.T) {
 			man(func(m *Manifest) { m.Name = "x\"\nfunc init() { panic(1) }\n//" }), "kernel name"},
 		{"embed pattern", "kernels", idx(func(e *IndexEntry) { e.Manifest = "*.json" }), man(sameM), "//go:embed pattern"},
 		{"cubin without sha", "kernels", idx(func(e *IndexEntry) { e.Cubin = a.Name + ".sm_90a.cubin" }), man(sameM), "want both or neither"},
-		{"other kernel kind", "kernels", idx(same), man(func(m *Manifest) { m.Config.Kernel = tiling.KernelGEMM }), "has no Go launcher"},
+		{"kind differs from the index", "kernels", idx(same), man(func(m *Manifest) { m.Config.Kernel = tiling.KernelGEMM }), "does not match its index entry"},
+		{"unknown kernel kind", "kernels", idx(func(e *IndexEntry) { e.Kernel = "conv" }), man(func(m *Manifest) { m.Config.Kernel = "conv" }),
+			`kernel kind "conv" has no Go launcher (want one of gemm, fwd_gateup, fwd_down, bwd_dswiglu)`},
+		{"name without its kind", "kernels", idx(func(e *IndexEntry) { e.Kernel = string(tiling.KernelGEMM) }),
+			man(func(m *Manifest) { m.Config.Kernel = tiling.KernelGEMM }), "does not start with its kind gemm"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -444,5 +450,237 @@ func assertEmptyDir(t *testing.T, dir string) {
 	}
 	for _, e := range ents {
 		t.Errorf("%s was written", e.Name())
+	}
+}
+
+// bindCfg is the heuristic sm_90a config of kind k, edited by edit.
+func bindCfg(t *testing.T, k tiling.Kernel, edit func(c *tiling.Config)) tiling.Config {
+	t.Helper()
+	c, err := tiling.Heuristic(k, tiling.ArchSM90a, tiling.BF16, tiling.Shape{M: 16384, K: 768, I: 4608})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		edit(&c)
+		c.Stages = c.MaxStages() // the edit may change what fits in shared memory
+		if err := c.Validate(); err != nil {
+			t.Fatalf("%s: %v", c.Name(), err)
+		}
+	}
+	return c
+}
+
+// bindInputs renders cfgs (sorted by name, as Emit orders them) into the
+// index and manifests GoBindings takes. A config in twins is rendered for
+// sm_90a and relabelled as its sm_100a twin: GoBindings reads manifests
+// only, so this tests dispatch for kinds whose sm_100a templates do not
+// exist yet.
+func bindInputs(t *testing.T, cfgs []tiling.Config, twins ...tiling.Config) (Index, []Manifest) {
+	t.Helper()
+	type km struct {
+		e IndexEntry
+		m Manifest
+	}
+	var all []km
+	add := func(c tiling.Config, twin bool) {
+		a, err := Render(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := a.Manifest
+		if twin {
+			m.Config = twinOf(c)
+			m.Arch, m.Name, m.Entry = m.Config.Arch, m.Config.Name(), m.Config.Name()
+			m.ConfigHash = "twin" + m.ConfigHash[4:]
+		}
+		all = append(all, km{IndexEntry{Name: m.Name, Kernel: string(m.Config.Kernel), Arch: m.Arch, ConfigHash: m.ConfigHash,
+			Source: m.Name + ".cu", Manifest: m.Name + ".json"}, m})
+	}
+	for _, c := range cfgs {
+		add(c, false)
+	}
+	for _, c := range twins {
+		add(c, true)
+	}
+	slices.SortFunc(all, func(a, b km) int { return strings.Compare(a.e.Name, b.e.Name) })
+	var idx Index
+	var mans []Manifest
+	for _, x := range all {
+		idx.Kernels = append(idx.Kernels, x.e)
+		mans = append(mans, x.m)
+	}
+	return idx, mans
+}
+
+// twinOf is c relabelled for sm_100a (not a valid sm_100a config: only
+// its name and arch change).
+func twinOf(c tiling.Config) tiling.Config {
+	c.Arch = tiling.ArchSM100a
+	return c
+}
+
+// launchers lists the exported declarations of generated source as
+// "type T", "func LoadT" and "T.Launch(Args)", in source order.
+func launchers(t *testing.T, src []byte) []string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), GoBindingsFile, src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if !d.Name.IsExported() {
+				continue
+			}
+			if d.Recv == nil {
+				out = append(out, "func "+d.Name.Name)
+				continue
+			}
+			recv := d.Recv.List[0].Type.(*ast.StarExpr).X.(*ast.Ident).Name
+			arg := d.Type.Params.List[0].Type.(*ast.Ident).Name
+			out = append(out, fmt.Sprintf("%s.%s(%s)", recv, d.Name.Name, arg))
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				if ts, ok := s.(*ast.TypeSpec); ok {
+					what := "type "
+					if ts.Assign.IsValid() {
+						what = "alias "
+					}
+					out = append(out, what+ts.Name.Name)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestGoBindingsKinds checks that every kind gets its launcher: a type per
+// kernel whose Launch takes the kind's argument type, the argument types
+// of the kinds present only, and a dispatcher per kind.
+func TestGoBindingsKinds(t *testing.T) {
+	t.Parallel()
+	var cfgs []tiling.Config
+	for _, k := range []tiling.Kernel{tiling.KernelGEMM, tiling.KernelFwdGateUp, tiling.KernelFwdDown, tiling.KernelBwdDSwiGLU} {
+		cfgs = append(cfgs, bindCfg(t, k, nil))
+	}
+	idx, mans := bindInputs(t, cfgs, cfgs[0]) // gemm on both archs
+	out, err := GoBindings("mlp", idx, mans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if formatted, err := format.Source(out.Data); err != nil || !bytes.Equal(formatted, out.Data) {
+		t.Errorf("not gofmt-clean (err %v)", err)
+	}
+	twin, err := kernelTypeName(goKinds[0], twinOf(cfgs[0]).Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"alias GemmArgs", "alias FwdGateUpArgs", "alias FwdDownArgs", "alias BwdArgs",
+		"type BwdDswigluSm90aBf16M128n128k64S5C1x1Pingpong", "func LoadBwdDswigluSm90aBf16M128n128k64S5C1x1Pingpong",
+		"BwdDswigluSm90aBf16M128n128k64S5C1x1Pingpong.Launch(BwdArgs)",
+		"type FwdDownSm90aBf16M128n128k64S6C1x1Pingpong", "func LoadFwdDownSm90aBf16M128n128k64S6C1x1Pingpong",
+		"FwdDownSm90aBf16M128n128k64S6C1x1Pingpong.Launch(FwdDownArgs)",
+		"type FwdGateUpSm90aBf16M128n128k64S6C1x1Pingpong", "func LoadFwdGateUpSm90aBf16M128n128k64S6C1x1Pingpong",
+		"FwdGateUpSm90aBf16M128n128k64S6C1x1Pingpong.Launch(FwdGateUpArgs)",
+		"type " + twin, "func Load" + twin, twin + ".Launch(GemmArgs)",
+		"type GemmSm90aBf16M128n128k64S6C1x1Pingpong", "func LoadGemmSm90aBf16M128n128k64S6C1x1Pingpong",
+		"GemmSm90aBf16M128n128k64S6C1x1Pingpong.Launch(GemmArgs)",
+		"type Gemm", "func LoadGemm", "Gemm.Launch(GemmArgs)",
+		"type FwdGateUp", "func LoadFwdGateUp", "FwdGateUp.Launch(FwdGateUpArgs)",
+		"type FwdDown", "func LoadFwdDown", "FwdDown.Launch(FwdDownArgs)",
+		"type BwdDswiglu", "func LoadBwdDswiglu", "BwdDswiglu.Launch(BwdArgs)",
+	}
+	if diff := cmp.Diff(want, launchers(t, out.Data)); diff != "" {
+		t.Errorf("declarations (-want +got):\n%s", diff)
+	}
+	// Each launcher plans with its kind's method, and the gemm dispatcher
+	// holds both archs' bindings.
+	for _, w := range []string{
+		"k.PlanGemm(a)", "k.PlanFwdGateUp(a)", "k.PlanFwdDown(a)", "k.PlanBwd(a)",
+		`load(ctx, "gemm", binding` + twin + `, bindingGemmSm90aBf16M128n128k64S6C1x1Pingpong)`,
+	} {
+		if !bytes.Contains(out.Data, []byte(w)) {
+			t.Errorf("bindings lack %q", w)
+		}
+	}
+
+	// One kind alone declares its own argument type only.
+	idx, mans = bindInputs(t, cfgs[:1])
+	out, err = GoBindings("kernels", idx, mans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"alias GemmArgs",
+		"type GemmSm90aBf16M128n128k64S6C1x1Pingpong", "func LoadGemmSm90aBf16M128n128k64S6C1x1Pingpong",
+		"GemmSm90aBf16M128n128k64S6C1x1Pingpong.Launch(GemmArgs)",
+		"type Gemm", "func LoadGemm", "Gemm.Launch(GemmArgs)"}
+	if diff := cmp.Diff(want, launchers(t, out.Data)); diff != "" {
+		t.Errorf("gemm only: declarations (-want +got):\n%s", diff)
+	}
+}
+
+// TestGoBindingsDispatchRule checks the dispatcher rule of every kind: one
+// kernel per arch, all with one calling convention (dtype, operand
+// layouts, the optional tensors), and no debug variant.
+func TestGoBindingsDispatchRule(t *testing.T) {
+	t.Parallel()
+	gemm := bindCfg(t, tiling.KernelGEMM, nil)
+	gemmMN := bindCfg(t, tiling.KernelGEMM, func(c *tiling.Config) { c.MajorA, c.MajorB = tiling.MNMajor, tiling.MNMajor })
+	gemmB := bindCfg(t, tiling.KernelGEMM, func(c *tiling.Config) { c.MajorB = tiling.MNMajor })
+	gemmFP16 := bindCfg(t, tiling.KernelGEMM, func(c *tiling.Config) { c.DType = tiling.FP16 })
+	gemmCoop := bindCfg(t, tiling.KernelGEMM, func(c *tiling.Config) {
+		c.Schedule = tiling.Cooperative
+		c.EpiM, c.EpiN, c.EpiStages = tiling.DefaultEpilogue(c.Arch, c.Schedule, c.TileM)
+	})
+	gemmHang := bindCfg(t, tiling.KernelGEMM, func(c *tiling.Config) { c.Debug = tiling.DebugHang })
+	up := bindCfg(t, tiling.KernelFwdGateUp, nil)
+	upTrain := bindCfg(t, tiling.KernelFwdGateUp, func(c *tiling.Config) { c.StoreOut = true })
+	upBMN := bindCfg(t, tiling.KernelFwdGateUp, func(c *tiling.Config) { c.MajorB = tiling.MNMajor })
+	down := bindCfg(t, tiling.KernelFwdDown, nil)
+	downRes := bindCfg(t, tiling.KernelFwdDown, func(c *tiling.Config) { c.Residual = true })
+	bwd := bindCfg(t, tiling.KernelBwdDSwiGLU, nil)
+	bwdOut := bindCfg(t, tiling.KernelBwdDSwiGLU, func(c *tiling.Config) { c.StoreOut = true })
+	for _, tt := range []struct {
+		name  string
+		cfgs  []tiling.Config
+		twins []tiling.Config // relabelled sm_100a
+		want  []string        // dispatchers
+	}{
+		{"gemm single", []tiling.Config{gemm}, nil, []string{"Gemm"}},
+		{"gemm one per arch", []tiling.Config{gemm}, []tiling.Config{gemm}, []string{"Gemm"}},
+		{"gemm arch repeats", []tiling.Config{gemm, gemmCoop}, nil, nil},
+		{"gemm layouts differ", []tiling.Config{gemm}, []tiling.Config{gemmMN}, nil},
+		{"gemm B layout differs", []tiling.Config{gemmB}, []tiling.Config{gemm}, nil},
+		{"gemm dtypes differ", []tiling.Config{gemm}, []tiling.Config{gemmFP16}, nil},
+		{"gemm debug variant", []tiling.Config{gemmHang}, nil, nil},
+		{"fwd_gateup one per arch", []tiling.Config{upTrain}, []tiling.Config{upTrain}, []string{"FwdGateUp"}},
+		{"fwd_gateup training and inference", []tiling.Config{up}, []tiling.Config{upTrain}, nil},
+		{"fwd_gateup W layouts differ", []tiling.Config{up}, []tiling.Config{upBMN}, nil},
+		{"fwd_down one per arch", []tiling.Config{downRes}, []tiling.Config{downRes}, []string{"FwdDown"}},
+		{"fwd_down residual differs", []tiling.Config{down}, []tiling.Config{downRes}, nil},
+		{"bwd store-out differs", []tiling.Config{bwd}, []tiling.Config{bwdOut}, nil},
+		// Per kind: an ambiguous kind loses its dispatcher, the others keep theirs.
+		{"kinds are independent", []tiling.Config{gemm, gemmCoop, up, down, bwd}, []tiling.Config{bwd}, []string{"FwdGateUp", "FwdDown", "BwdDswiglu"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			idx, mans := bindInputs(t, tt.cfgs, tt.twins...)
+			out, err := GoBindings("kernels", idx, mans)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, d := range launchers(t, out.Data) {
+				if n, ok := strings.CutPrefix(d, "type "); ok && !strings.Contains(n, "Sm") {
+					got = append(got, n)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("dispatchers (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

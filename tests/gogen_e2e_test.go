@@ -61,18 +61,33 @@ func seedConfigs(t *testing.T) []tiling.Config {
 	return out
 }
 
+// kindConfigs is the heuristic sm_90a config of every kernel kind at the
+// seed shape: the kernels of the downstream mlp package.
+func kindConfigs(t *testing.T) []tiling.Config {
+	t.Helper()
+	var out []tiling.Config
+	for _, k := range tiling.Kernels() {
+		c, err := tiling.Heuristic(k, tiling.ArchSM90a, tiling.BF16, tiling.Shape{M: 16384, K: 768, I: 4608})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // TestGoBindingsGolden pins the generated Go bindings: the seed kernels
 // for both archs compiled (per-name launchers plus the arch-dispatching
-// BwdDswiglu) and sources only (no cubin embedded), and the sm_90a catalog
-// (several kernels per arch: no dispatcher). Regenerate with
+// BwdDswiglu) and sources only (no cubin embedded), one sm_90a kernel of
+// every kind (a launcher per kind, each with its argument type, and a
+// dispatcher per kind), and the sm_90a catalog (several kernels per arch
+// and kind: no dispatcher). Regenerate with
 //
 //	go test ./tests -run GoBindingsGolden -update
 func TestGoBindingsGolden(t *testing.T) {
 	var sm90 []tiling.Config
 	for _, c := range tiling.Catalog() {
-		// Go launchers exist for bwd_dswiglu only (gen.GoBindings rejects
-		// the other kinds).
-		if c.Arch == tiling.ArchSM90a && c.Kernel == tiling.KernelBwdDSwiGLU {
+		if c.Arch == tiling.ArchSM90a {
 			sm90 = append(sm90, c)
 		}
 	}
@@ -84,6 +99,7 @@ func TestGoBindingsGolden(t *testing.T) {
 	}{
 		{"seed_compiled", "kernels", seedConfigs(t), true},
 		{"seed_sources_only", "kernels", seedConfigs(t), false},
+		{"kinds_sm90a", "mlp", kindConfigs(t), true},
 		{"catalog_sm90a", "sm90", sm90, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -153,8 +169,8 @@ func runIn(t *testing.T, dir string, env []string, name string, args ...string) 
 	return string(out)
 }
 
-const downstreamMain = `// Command demo loads the generated kernel for GPU 0 and launches it once on
-// buffers the caller would own; it is only compiled in CI.
+const downstreamMain = `// Command demo loads the generated kernels for GPU 0 and launches each
+// once on buffers the caller would own; it is only compiled in CI.
 package main
 
 import (
@@ -163,6 +179,7 @@ import (
 	"time"
 
 	"example.com/downstream/kernels"
+	"example.com/downstream/mlp"
 	"github.com/swigen/swigen/runtime/cu"
 )
 
@@ -172,6 +189,9 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// closer is what every generated launcher embeds (*launch.Kernel).
+type closer interface{ Close() error }
 
 func run() error {
 	if err := cu.Init(); err != nil {
@@ -186,32 +206,130 @@ func run() error {
 		return err
 	}
 	defer ctx.Close()
-	k, err := kernels.LoadBwdDswiglu(ctx) // the sm_90a kernel on an H100/H200
+	const M, K, I = 256, 128, 256
+	var b [5]cu.DevicePtr // each large enough for any operand: [M,2I] = [2I,K] * 2
+	for i := range b {
+		if b[i], err = ctx.MemAlloc(2 * M * 2 * I); err != nil {
+			return err
+		}
+		defer ctx.MemFree(b[i])
+	}
+	var loaded []closer
+	defer func() {
+		for _, k := range loaded {
+			_ = k.Close()
+		}
+	}()
+	load := func(k closer, err error) error {
+		if err == nil {
+			loaded = append(loaded, k)
+		}
+		return err
+	}
+
+	// The CLI package: the seed kernel, picked for the device's arch.
+	bwd, err := kernels.LoadBwdDswiglu(ctx) // the sm_90a kernel on an H100/H200
+	if err := load(bwd, err); err != nil {
+		return err
+	}
+	if err := bwd.Launch(kernels.BwdArgs{M: M, K: K, I: I, Dy: b[0], WDown: b[1], De: b[2], GradDe: b[3]}); err != nil {
+		return err
+	}
+
+	// The mixed package: one launcher per kind, each with its own arguments.
+	gemm, err := mlp.LoadGemm(ctx)
+	if err := load(gemm, err); err != nil {
+		return err
+	}
+	if err := gemm.Launch(mlp.GemmArgs{M: M, N: I, K: K, A: b[0], B: b[1], C: b[2]}); err != nil {
+		return err
+	}
+	up, err := mlp.LoadFwdGateUp(ctx)
+	if err := load(up, err); err != nil {
+		return err
+	}
+	if err := up.Launch(mlp.FwdGateUpArgs{M: M, K: K, I: I, X: b[0], W: b[1], Out: b[2]}); err != nil {
+		return err
+	}
+	down, err := mlp.LoadFwdDown(ctx)
+	if err := load(down, err); err != nil {
+		return err
+	}
+	if err := down.Launch(mlp.FwdDownArgs{M: M, K: K, I: I, Out: b[2], WDown: b[1], Y: b[3]}); err != nil {
+		return err
+	}
+	back, err := mlp.LoadBwdDswiglu(ctx)
+	if err := load(back, err); err != nil {
+		return err
+	}
+	if err := back.Launch(mlp.BwdArgs{M: M, K: K, I: I, Dy: b[3], WDown: b[1], De: b[4], GradDe: b[0]}); err != nil {
+		return err
+	}
+	return ctx.Synchronize(10*time.Second, "demo")
+}
+`
+
+// downstreamGenMLP is the downstream's generator of package mlp: one
+// sm_90a kernel of each kind in one package. swigen emit takes one --kernel
+// per run (one run writes one package), so a package mixing kinds is
+// emitted through the library: gen.Emit with gen.GoBindingsHook.
+const downstreamGenMLP = `// Command genmlp writes package mlp: the heuristic sm_90a kernel of every
+// kind, compiled when a CUDA compiler is found, with Go bindings.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/tiling"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "genmlp:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	var cfgs []tiling.Config
+	for _, k := range tiling.Kernels() {
+		c, err := tiling.Heuristic(k, tiling.ArchSM90a, tiling.BF16, tiling.Shape{M: 16384, K: 768, I: 4608})
+		if err != nil {
+			return err
+		}
+		cfgs = append(cfgs, c)
+	}
+	o := gen.EmitOptions{Dir: "mlp", ExtraFiles: gen.GoBindingsHook("mlp")}
+	tc, err := gen.FindToolchain(gen.FindOptions{})
+	switch {
+	case errors.Is(err, gen.ErrNoCompiler):
+		fmt.Fprintln(os.Stderr, "genmlp: no CUDA compiler, writing sources and bindings only:", err)
+	case err != nil:
+		return err
+	default:
+		o.Toolchain = tc
+	}
+	res, err := gen.Emit(context.Background(), cfgs, o)
 	if err != nil {
 		return err
 	}
-	defer k.Close()
-	const M, K, I = 256, 128, 256
-	var bufs [4]cu.DevicePtr
-	for i, n := range []int{M * K, I * K, M * 2 * I, M * 2 * I} {
-		if bufs[i], err = ctx.MemAlloc(uint64(2 * n)); err != nil {
-			return err
-		}
-		defer ctx.MemFree(bufs[i])
-	}
-	if err := k.Launch(kernels.BwdArgs{M: M, K: K, I: I, Dy: bufs[0], WDown: bufs[1], De: bufs[2], GradDe: bufs[3]}); err != nil {
-		return err
-	}
-	return ctx.Synchronize(10*time.Second, "bwd_dswiglu")
+	fmt.Printf("genmlp: %d kernels, %d files in %s\n", len(res.Kernels), len(res.Files), res.Dir)
+	return nil
 }
 `
 
 // TestGoGenerateDownstream is the end-to-end check of --go-package: a
 // fresh module outside this repo (require + replace) runs swigen through
 // go generate, then go vet and a CGO_ENABLED=0 build of the generated
-// packages and of a small main that uses them. One package is compiled
-// (cubin embedded; needs the CUDA compiler), one is --no-compile (no cubin:
-// the bindings must still build).
+// packages and of a small main that calls every launcher. Package kernels
+// is compiled with the CLI (cubin embedded; needs the CUDA compiler),
+// kernelsrc is --no-compile (no cubin: the bindings must still build), and
+// mlp holds one sm_90a kernel of each kind, emitted by a downstream
+// generator through gen.Emit and gen.GoBindingsHook.
 func TestGoGenerateDownstream(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go generate and go build; skipped in -short mode")
@@ -231,8 +349,10 @@ func TestGoGenerateDownstream(t *testing.T) {
 		"go.mod": "module example.com/downstream\n\ngo 1.26.0\n\nrequire github.com/swigen/swigen v0.0.0\n\nreplace github.com/swigen/swigen => " + root + "\n",
 		"gen.go": "// Package downstream uses swigen kernels.\npackage downstream\n\n" +
 			"//go:generate go run github.com/swigen/swigen/cmd/swigen emit --go-package kernels -o kernels --arch sm_90a\n" +
-			"//go:generate go run github.com/swigen/swigen/cmd/swigen emit --no-compile --go-package kernelsrc -o kernelsrc\n",
-		"cmd/demo/main.go": downstreamMain,
+			"//go:generate go run github.com/swigen/swigen/cmd/swigen emit --no-compile --go-package kernelsrc -o kernelsrc\n" +
+			"//go:generate go run ./internal/genmlp\n",
+		"cmd/demo/main.go":        downstreamMain,
+		"internal/genmlp/main.go": downstreamGenMLP,
 	}
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	if err != nil {
@@ -256,7 +376,12 @@ func TestGoGenerateDownstream(t *testing.T) {
 	if _, err := os.Stat(cubin); compiled && err != nil {
 		t.Errorf("compiled package lacks its cubin: %v", err)
 	}
-	for _, p := range []string{"kernels", "kernelsrc"} {
+	for _, c := range kindConfigs(t) {
+		if _, err := os.Stat(filepath.Join(dir, "mlp", c.Name()+".sm_90a.cubin")); compiled && err != nil {
+			t.Errorf("package mlp lacks the %s cubin: %v", c.Kernel, err)
+		}
+	}
+	for _, p := range []string{"kernels", "kernelsrc", "mlp"} {
 		if _, err := os.Stat(filepath.Join(dir, p, gen.GoBindingsFile)); err != nil {
 			t.Errorf("no bindings in %s: %v", p, err)
 		}
@@ -268,9 +393,10 @@ func TestGoGenerateDownstream(t *testing.T) {
 	}
 }
 
-// examplesDirective returns the arguments of the swigen line of
-// examples/gen.go's //go:generate directive (after "go run ../cmd/swigen").
-func examplesDirective(t *testing.T) []string {
+// examplesDirectives returns the arguments of the swigen lines of
+// examples/gen.go's //go:generate directives (after "go run ../cmd/swigen"),
+// one per generated package.
+func examplesDirectives(t *testing.T) [][]string {
 	t.Helper()
 	f, err := os.Open(filepath.Join(repoRoot(t), "examples", "gen.go"))
 	if err != nil {
@@ -278,36 +404,43 @@ func examplesDirective(t *testing.T) []string {
 	}
 	defer f.Close()
 	const prefix = "//go:generate go run ../cmd/swigen "
+	var out [][]string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		if rest, ok := strings.CutPrefix(sc.Text(), prefix); ok {
-			return strings.Fields(rest)
+			out = append(out, strings.Fields(rest))
 		}
 	}
-	t.Fatalf("examples/gen.go has no %q line", prefix)
-	return nil
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) == 0 {
+		t.Fatalf("examples/gen.go has no %q line", prefix)
+	}
+	return out
 }
 
-// TestExamplesUpToDate runs examples/gen.go's generate command as swigen
-// diff: the committed examples/kernels (sources, manifests, cubin by
-// sha256, Go bindings) must be what the generator makes now. The cubin is
-// bit-reproducible with the pinned compiler, so this needs it.
+// TestExamplesUpToDate runs each of examples/gen.go's generate commands as
+// swigen diff: the committed packages (sources, manifests, cubins by
+// sha256, Go bindings) must be what the generator makes now. The cubins
+// are bit-reproducible with the pinned compiler, so this needs it.
 func TestExamplesUpToDate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles with nvcc; skipped in -short mode")
 	}
 	toolchain(t)
 	goCmd := goTool(t)
-	args := examplesDirective(t)
-	if len(args) == 0 || args[0] != "emit" {
-		t.Fatalf("examples/gen.go runs swigen %v, want swigen emit ...", args)
-	}
-	args = append([]string{"run", "../cmd/swigen", "diff"}, args[1:]...)
-	cmd := exec.Command(goCmd, args...)
-	cmd.Dir = filepath.Join(repoRoot(t), "examples")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("go %s: %v; examples/kernels is stale, regenerate with go generate ./examples:\n%s", strings.Join(args, " "), err, out.String())
+	for _, args := range examplesDirectives(t) {
+		if len(args) == 0 || args[0] != "emit" {
+			t.Fatalf("examples/gen.go runs swigen %v, want swigen emit ...", args)
+		}
+		args = append([]string{"run", "../cmd/swigen", "diff"}, args[1:]...)
+		cmd := exec.Command(goCmd, args...)
+		cmd.Dir = filepath.Join(repoRoot(t), "examples")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			t.Errorf("go %s: %v; examples is stale, regenerate with go generate ./examples:\n%s", strings.Join(args, " "), err, out.String())
+		}
 	}
 }

@@ -10,11 +10,65 @@ import (
 	"time"
 
 	"github.com/swigen/swigen/examples/kernels"
+	"github.com/swigen/swigen/examples/matmul"
 	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/runtime/gputest"
 	"github.com/swigen/swigen/runtime/num"
 	"github.com/swigen/swigen/runtime/ref"
 	"github.com/swigen/swigen/tiling"
 )
+
+// gpuDevice is device 0 with a context on it, closed when the test ends.
+type gpuDevice struct {
+	name         string
+	major, minor int
+	ctx          *cu.Context
+}
+
+// openDevice opens device 0, or skips t where there is no driver or GPU.
+func openDevice(t *testing.T) gpuDevice {
+	t.Helper()
+	if !cu.Available() {
+		t.Skip("no CUDA driver or device: GPU tests need an NVIDIA GPU")
+	}
+	dev, err := cu.GetDevice(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := gpuDevice{}
+	if d.name, err = dev.Name(); err != nil {
+		t.Fatal(err)
+	}
+	if d.major, d.minor, err = dev.ComputeCapability(); err != nil {
+		t.Fatal(err)
+	}
+	if d.ctx, err = cu.NewContext(dev); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.ctx.Close() })
+	return d
+}
+
+// onlySM90a handles the outcome of loading an examples/ kernel (sm_90a
+// only): off sm_90a the load must fail naming the device, its capability
+// and the embedded arch, and t is skipped; on sm_90a it must succeed.
+func (d gpuDevice) onlySM90a(t *testing.T, what string, err error) {
+	t.Helper()
+	if d.major != 9 || d.minor != 0 {
+		if err == nil {
+			t.Fatalf("%s on %s (%d.%d) succeeded; only sm_90a is embedded", what, d.name, d.major, d.minor)
+		}
+		for _, w := range []string{d.name, fmt.Sprintf("%d.%d", d.major, d.minor), "sm_90a"} {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("load error %q does not name %q", err, w)
+			}
+		}
+		t.Skipf("device %s is %d.%d, not sm_90a: checked the load error only", d.name, d.major, d.minor)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
 
 // TestGeneratedBindingsGPU runs the committed generated package
 // examples/kernels (swigen emit --go-package, cubin embedded) through its
@@ -23,47 +77,13 @@ import (
 // with `CGO_ENABLED=0 go test -c -tags gpu ./tests -o .bin/tests.test` and
 // run there with -test.run GeneratedBindings.
 func TestGeneratedBindingsGPU(t *testing.T) {
-	if !cu.Available() {
-		t.Skip("no CUDA driver or device: GPU tests need an NVIDIA GPU")
-	}
-	dev, err := cu.GetDevice(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name, err := dev.Name()
-	if err != nil {
-		t.Fatal(err)
-	}
-	major, minor, err := dev.ComputeCapability()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, err := cu.NewContext(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ctx.Close() })
-
+	d := openDevice(t)
+	ctx := d.ctx
 	k, err := kernels.LoadBwdDswiglu(ctx)
-	if major != 9 || minor != 0 {
-		// examples/kernels embeds sm_90a only: anywhere else loading must
-		// fail and say why.
-		if err == nil {
-			t.Fatalf("LoadBwdDswiglu on %s (%d.%d) succeeded; only sm_90a is embedded", name, major, minor)
-		}
-		for _, w := range []string{name, fmt.Sprintf("%d.%d", major, minor), "sm_90a"} {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("load error %q does not name %q", err, w)
-			}
-		}
-		t.Skipf("device %s is %d.%d, not sm_90a: checked the load error only", name, major, minor)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	d.onlySM90a(t, "LoadBwdDswiglu", err)
 	t.Cleanup(func() { _ = k.Close() })
 	cfg := k.Man.Config
-	t.Logf("%s (%d.%d): loaded %s, %d SMs", name, major, minor, k.Man.Name, k.NumSMs())
+	t.Logf("%s (%d.%d): loaded %s, %d SMs", d.name, d.major, d.minor, k.Man.Name, k.NumSMs())
 
 	// The per-name launcher loads the same embedded cubin.
 	named, err := kernels.LoadBwdDswigluSm90aBf16M128n128k64S5C1x1Pingpong(ctx)
@@ -166,5 +186,78 @@ func runGenerated(t *testing.T, ctx *cu.Context, k *kernels.BwdDswiglu, cfg tili
 		if st := num.CompareRaw(dt, gotO, want.Out); !st.OK(1e-2) {
 			t.Errorf("out: %s", st)
 		}
+	}
+}
+
+// TestGeneratedBindingsGemmGPU runs the committed generated gemm package
+// examples/matmul through its arch-dispatching launcher on ragged shapes
+// and compares C with the float64 CPU reference, checking that the
+// clipped stores stay inside C. Built and run like TestGeneratedBindingsGPU
+// (-test.run GeneratedBindings runs both).
+func TestGeneratedBindingsGemmGPU(t *testing.T) {
+	d := openDevice(t)
+	k, err := matmul.LoadGemm(d.ctx)
+	d.onlySM90a(t, "LoadGemm", err)
+	t.Cleanup(func() { _ = k.Close() })
+	t.Logf("%s (%d.%d): loaded %s, %d SMs", d.name, d.major, d.minor, k.Man.Name, k.NumSMs())
+
+	// The per-name launcher loads the same embedded cubin.
+	named, err := matmul.LoadGemmSm90aBf16M128n128k64S6C1x1Pingpong(d.ctx)
+	if err != nil {
+		t.Errorf("per-name loader: %v", err)
+	} else {
+		_ = named.Close()
+	}
+
+	rng := num.NewRand(11)
+	// Ragged in every dimension against the 128x128x64 tile: partial M and
+	// N tiles, a K tail shorter than one stage, and a single row.
+	for _, s := range []struct{ M, N, K int }{{200, 136, 72}, {1, 8, 8}, {333, 264, 200}} {
+		t.Run(fmt.Sprintf("%dx%dx%d", s.M, s.N, s.K), func(t *testing.T) {
+			runGeneratedGemm(t, d.ctx, k, s.M, s.N, s.K, rng)
+		})
+	}
+
+	// A bad shape is refused on the host, before anything is launched.
+	if err := k.Launch(matmul.GemmArgs{M: 16, N: 12, K: 64}); err == nil || !strings.Contains(err.Error(), "N=12") {
+		t.Errorf("Launch with N=12: %v, want a shape error naming N=12", err)
+	}
+}
+
+func runGeneratedGemm(t *testing.T, ctx *cu.Context, k *matmul.Gemm, M, N, K int, rng *num.Rand) {
+	cfg := k.Man.Config
+	dt := cfg.DType
+	aMN, bMN := cfg.MajorA == tiling.MNMajor, cfg.MajorB == tiling.MNMajor
+	if aMN && M%8 != 0 { // A stored [K,M]: its rows must be 16-byte multiples
+		M = (M + 7) / 8 * 8
+	}
+	// A and B in their stored layouts; ref.Gemm reads the same layouts.
+	a := rng.Normal(dt, M*K, 1)
+	b := rng.Normal(dt, N*K, 1/math.Sqrt(float64(K)))
+	bufs := ctx.NewBuffers()
+	t.Cleanup(bufs.Free)
+	// C has one guard row past [M,N]: clipped stores must not reach it.
+	c, err := bufs.Alloc((M + 1) * N * 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ctx.MemsetD16(c, num.Poison(dt), uint64((M+1)*N)); err != nil {
+		t.Fatal(err)
+	}
+	args := matmul.GemmArgs{M: M, N: N, K: K,
+		A: gputest.Upload(t, ctx, num.Encode(dt, a)), B: gputest.Upload(t, ctx, num.Encode(dt, b)), C: c}
+	if err := k.Launch(args); err != nil {
+		t.Fatal(err)
+	}
+	gputest.Sync(t, ctx, k.Man.Name)
+	got := gputest.Download(t, ctx, c, (M+1)*N*2)
+	want := ref.Gemm(ref.GemmProblem{M: M, N: N, K: K, A: num.Float64s(a), B: num.Float64s(b), AMNMajor: aMN, BMNMajor: bMN})
+	st := num.CompareRaw(dt, got[:M*N*2], want)
+	t.Logf("C: %s", st)
+	if !st.OK(1e-2) {
+		t.Errorf("C: %s exceeds rel. Frobenius 1e-2, or has NaNs or unwritten elements", st)
+	}
+	if n := num.CountPoisoned(dt, got[M*N*2:]); n != N {
+		t.Errorf("guard row past C: %d of %d elements written", N-n, N)
 	}
 }

@@ -44,7 +44,7 @@ var bindingBwdDswigluSm90aBf16M128n128k64S5C1x1Pingpong = &gen.Binding{
 	ParamLayout: "tmap_a:tensormap:128/64, tmap_b:tensormap:128/64, tmap_de:tensormap:128/64, tmap_gde:tensormap:128/64, M:i32:4/4, I:i32:4/4, K:i32:4/4",
 }
 
-// BwdDswigluSm90aBf16M128n128k64S5C1x1Pingpong is the loaded kernel
+// BwdDswigluSm90aBf16M128n128k64S5C1x1Pingpong is the loaded bwd_dswiglu kernel
 // bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong
 // (sm_90a; bf16, W_down stored [I,K]).
 // The embedded *launch.Kernel plans launches (PlanBwd) and unloads (Close).
