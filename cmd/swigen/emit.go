@@ -28,7 +28,7 @@ const sm100Note = "sm_100a: compile-verified only (no Blackwell GPU here); not e
 // raw; configs turns them into tiling.Configs so the rules live in one
 // place and tests can check them without running anything.
 type emitOptions struct {
-	Kernel  string
+	Kernels []string // --kernel, repeatable or comma-separated
 	Arches  []string
 	DType   string
 	Shape   string
@@ -113,7 +113,7 @@ func newEmitCmd(e *env, runF func(context.Context, *emitOptions) error) *cobra.C
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Kernel, "kernel", string(tiling.KernelBwdDSwiGLU), "kernel kind: "+joinStrings(tiling.Kernels()))
+	f.StringSliceVar(&o.Kernels, "kernel", []string{string(tiling.KernelBwdDSwiGLU)}, "kernel kinds, repeatable or comma-separated: "+joinStrings(tiling.Kernels()))
 	f.StringSliceVar(&o.Arches, "arch", []string{string(tiling.ArchSM100a), string(tiling.ArchSM90a)}, "targets, repeatable or comma-separated: "+joinStrings(tiling.Arches()))
 	f.StringVar(&o.DType, "dtype", string(tiling.BF16), "operand type: "+joinStrings(tiling.DTypes()))
 	f.StringVar(&o.Shape, "shape", seedShape, "problem size M,K,I the heuristic picks tiles for")
@@ -181,7 +181,7 @@ func (o *emitOptions) configs() ([]tiling.Config, []string, error) {
 		}
 		base = []tiling.Config{c}
 	} else {
-		k, err := tiling.ParseKernel(o.Kernel)
+		ks, err := parseKernels(o.Kernels)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -197,19 +197,30 @@ func (o *emitOptions) configs() ([]tiling.Config, []string, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		for _, a := range arches {
-			c, err := tiling.Heuristic(k, a, d, shape)
-			if err != nil {
-				return nil, nil, fmt.Errorf("heuristic for %s %s %s at %s: %w", k, a, d, shape, err)
-			}
-			if o.Tuned != "" {
-				var note string
-				if c, note, err = tunedConfig(o.Tuned, c, shape); err != nil {
-					return nil, nil, err
+		for _, k := range ks {
+			for _, a := range arches {
+				c, err := tiling.Heuristic(k, a, d, shape)
+				if err != nil {
+					return nil, nil, fmt.Errorf("heuristic for %s %s %s at %s: %w", k, a, d, shape, err)
 				}
-				tunedNotes = append(tunedNotes, note)
+				if ok, why := tiling.Implemented(c); !ok && len(ks)*len(arches) > 1 {
+					// Several kinds x archs asked for: skip the pairs the
+					// generator has no template for, with a note.
+					tunedNotes = append(tunedNotes, fmt.Sprintf("skipped %s for %s: %s", k, a, why))
+					continue
+				}
+				if o.Tuned != "" {
+					var note string
+					if c, note, err = tunedConfig(o.Tuned, c, shape); err != nil {
+						return nil, nil, err
+					}
+					tunedNotes = append(tunedNotes, note)
+				}
+				base = append(base, c)
 			}
-			base = append(base, c)
+		}
+		if len(base) == 0 {
+			return nil, nil, fmt.Errorf("no kernel to emit: %s", strings.Join(tunedNotes, "; "))
 		}
 	}
 	cfgs, notes, err := o.override(base)
@@ -225,11 +236,10 @@ func (o *emitOptions) catalog() ([]tiling.Config, []string, error) {
 		ds     []tiling.DType
 	)
 	if o.Changed["kernel"] {
-		k, err := tiling.ParseKernel(o.Kernel)
-		if err != nil {
+		var err error
+		if ks, err = parseKernels(o.Kernels); err != nil {
 			return nil, nil, err
 		}
-		ks = []tiling.Kernel{k}
 	}
 	if o.Changed["arch"] {
 		var err error
@@ -520,6 +530,20 @@ func buildLine(k gen.EmittedKernel, m gen.Manifest) string {
 
 // parseArches parses --arch values (each may be a comma list already split
 // by pflag), dropping repeats but keeping the user's order.
+// parseKernels parses --kernel values (each may be a comma list), dropping
+// repeats.
+func parseKernels(vals []string) ([]tiling.Kernel, error) {
+	var ks []tiling.Kernel
+	for _, v := range vals {
+		k, err := tiling.ParseKernel(strings.TrimSpace(v))
+		if err != nil {
+			return nil, err
+		}
+		ks = append(ks, k)
+	}
+	return uniq(ks), nil
+}
+
 func parseArches(vals []string) ([]tiling.Arch, error) {
 	var out []tiling.Arch
 	for _, v := range vals {

@@ -36,7 +36,7 @@ func parseEmit(t *testing.T, args ...string) (*emitOptions, error) {
 func TestEmitFlags(t *testing.T) {
 	t.Parallel()
 	defaults := emitOptions{
-		Kernel: "bwd_dswiglu", Arches: []string{"sm_100a", "sm_90a"}, DType: "bf16",
+		Kernels: []string{"bwd_dswiglu"}, Arches: []string{"sm_100a", "sm_90a"}, DType: "bf16",
 		Shape: seedShape, Out: "out", Changed: map[string]bool{},
 	}
 	with := func(f func(o *emitOptions)) emitOptions {
@@ -78,7 +78,7 @@ func TestEmitFlags(t *testing.T) {
 			}
 		})},
 		{"selection", []string{"--kernel", "gemm", "--dtype", "fp16", "--shape", "1,2,3", "--name", "n", "--catalog"}, with(func(o *emitOptions) {
-			o.Kernel, o.DType, o.Shape, o.Name, o.Catalog = "gemm", "fp16", "1,2,3", "n", true
+			o.Kernels, o.DType, o.Shape, o.Name, o.Catalog = []string{"gemm"}, "fp16", "1,2,3", "n", true
 			for _, f := range []string{"kernel", "dtype", "shape", "name", "catalog"} {
 				o.Changed[f] = true
 			}
@@ -360,5 +360,23 @@ func TestEmitNoCompiler(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, h90.Name()+".cu")); err != nil {
 		t.Error(err)
+	}
+}
+
+func TestEmitSeveralKinds(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	args := []string{"emit", "--kernel", "gemm,bwd_dswiglu", "--kernel", "fwd_down", "--arch", "sm_90a", "--no-compile", "-o", dir}
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("exit %d:\n%s%s", code, out.String(), errb.String())
+	}
+	for _, k := range []string{"gemm_sm90a", "bwd_dswiglu_sm90a", "fwd_down_sm90a"} {
+		m, err := filepath.Glob(filepath.Join(dir, k+"_*.cu"))
+		if err != nil || len(m) != 1 {
+			t.Errorf("%s: want one source, got %v (%v)", k, m, err)
+		}
+	}
+	if code := run([]string{"emit", "--kernel", "nope", "--no-compile", "-o", t.TempDir()}, &out, &errb); code != exitUsage && code != exitFailure {
+		t.Errorf("unknown kernel: exit %d", code)
 	}
 }
