@@ -22,6 +22,8 @@ func TestSmemDescWorkedValues(t *testing.T) {
 		{"sm90 64B", SM90SmemDesc, 0, 0, 0, Swizzle64B, 1 << 63},
 		{"sm90 32B", SM90SmemDesc, 0, 0, 0, Swizzle32B, 3 << 62},
 		{"sm100 K-major SW128", SM100SmemDesc, addr, 16, 1024, Swizzle128B, 0x4000404000010000 | addr>>4},
+		// MN-major, tile_k=64: LBO = one 64-wide MN slab of 64 k-rows.
+		{"sm100 MN-major SW128 LBO 8192", SM100SmemDesc, 0, 8192, 1024, Swizzle128B, 0x4000404002000000},
 		{"sm100 64B", SM100SmemDesc, 0, 0, 0, Swizzle64B, 1<<63 | 1<<46},
 		{"sm100 32B", SM100SmemDesc, 0, 0, 0, Swizzle32B, 3<<62 | 1<<46},
 		{"sm100 128B atom 32B", SM100SmemDesc, 0, 0, 0, Swizzle128BAtom32B, 1<<61 | 1<<46},
@@ -76,6 +78,9 @@ func TestSM100InstrDesc(t *testing.T) {
 		{"bf16 n128", tiling.BF16, 128, 128, false, false, 0x08200490},
 		{"f16 f32 acc", tiling.FP16, 128, 256, false, false, 0x08400010},
 		{"bf16 A M-major", tiling.BF16, 128, 256, true, false, 0x08408490},
+		// sm_100a gemm for a weight gradient: both operands MN-major, 2cta.
+		{"bf16 m256 A and B MN-major", tiling.BF16, 256, 256, true, true, 0x10418490},
+		{"f16 m128 n128 A M-major", tiling.FP16, 128, 128, true, false, 0x08208010},
 		{"bf16 m64 n8", tiling.BF16, 64, 8, false, false, 0x04020490},
 	}
 	for _, tc := range tests {

@@ -8,9 +8,10 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-// sm100Opcodes are the SASS opcodes every sm_100a bwd_dswiglu cubin must
-// contain (ptx.md §D2): tcgen05.mma, tcgen05.commit, tcgen05.ld, TMA loads
-// and stores; plus the 2-CTA forms and, with CLC, the try_cancel.
+// sm100Opcodes are the SASS opcodes every sm_100a cubin (every kind: the
+// skeleton is shared) must contain (ptx.md §D2): tcgen05.mma,
+// tcgen05.commit, tcgen05.ld, TMA loads and stores; plus the 2-CTA forms
+// and, with CLC, the try_cancel.
 func sm100Opcodes(c tiling.Config) []string {
 	want := []string{"UTCHMMA", "UTCBAR", "LDTM", "UTMALDG", "UTMASTG"}
 	if c.Schedule == tiling.TwoCTA {

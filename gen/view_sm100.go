@@ -8,9 +8,14 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-// SM100View is the typed, precomputed data of the sm_100a bwd_dswiglu
-// template. As with View, every offset, count and descriptor is computed
-// here; the template only substitutes.
+// SM100View is the typed, precomputed data of the sm_100a templates: the
+// shared skeleton (sm100a_kernel.cuh.tmpl) and the per-kind partials. As
+// with View, every offset, count and descriptor is computed here; the
+// template only substitutes.
+//
+// Nothing rendered from it has executed: there is no sm_100 GPU here. The
+// kernels are compile-verified (ptxas, SASS opcodes) and the layouts are
+// checked structurally by tests.
 type SM100View struct {
 	Name        string
 	ConfigLines []string
@@ -18,6 +23,16 @@ type SM100View struct {
 
 	HangTimeoutMs int
 	HangTimeoutNs int64
+
+	// Kernel kind: exactly one switch is true; the skeleton picks the
+	// kind's partials by them.
+	IsBwd, IsGemm, IsGateUp, IsDown bool
+	// NName names the kernel's output-column size parameter: I (bwd_dswiglu,
+	// fwd_gateup) or N (gemm, fwd_down).
+	NName string
+	// RingDoc names the operand ring in the header; Warp2Doc is what warp 2
+	// does besides the TMEM allocation; EpiLoadDoc what it loads.
+	RingDoc, Warp2Doc, EpiLoadDoc string
 
 	Threads  int
 	CTAGroup int  // tcgen05 .cta_group: 1, or 2 for the CTA pair
@@ -31,7 +46,14 @@ type SM100View struct {
 	Unpack, Pack string
 	TileFunc     string
 
+	// TileN is the MMA N (accumulator columns per tile); TileNOut the
+	// output columns one tile covers: TileN, except for fwd_gateup, whose
+	// accumulator holds TileN/2 left columns then the TileN/2 matching gate
+	// columns. AccColsConst names the kernel constant of the accumulator
+	// width (kTileN, or kAccN where it differs from the output tile).
 	TileM, TileN, TileK     int
+	TileNOut                int
+	AccColsConst            string
 	RowsPerCTA, TileNPerCTA int
 	CTAsPerTile             int
 	Stages, EpiStages       int
@@ -44,6 +66,7 @@ type SM100View struct {
 	EpiOff, EpiSlotBytes          int
 	EpiSubBytes                   int // one EpiM x EpiN buffer
 	EpiGateOff, EpiOutOff         int
+	EpiLeftOff                    int // fwd_gateup with StoreOut: the left half of de
 	EpiTxBytes                    int
 	BarFull, BarEmpty             int
 	BarTFull, BarTEmpty           int
@@ -58,26 +81,53 @@ type SM100View struct {
 
 	// Epilogue: NB sub-tiles of EpiN columns per tile, each a 128B-swizzled
 	// EpiM x EpiN buffer per tensor, EpiChunks 16-byte chunks per row.
+	// EpiLoads: warp 2 TMA-loads an epilogue operand per sub-tile
+	// (bwd_dswiglu: de; fwd_down: the residual) into the slot the epilogue
+	// rewrites in place. EpiStoreOnly: the epilogue only stores and guards
+	// its slots by waiting for the slot's previous TMA store.
 	NB, EpiM, EpiN, EpiChunks int
 	EpiRowBytes, SwizzleMask  int
 	EpiWarp0                  int
+	EpiLoads, EpiStoreOnly    bool
 	LdCols                    int
 	LdRegList, LdOperands     string
 
 	DescA, DescB string // hex literals: descriptor bits without the start address
 	IDesc        string // hex literal
 	AK16, BK16   string
+	// TransA/TransB: the operand is MN-major (transpose bits 15/16 of the
+	// instruction descriptor).
+	TransA, TransB bool
 
-	ALoads, BLoads     []int // only their lengths are used by templates
-	ALoadK, ALoadSmem  string
-	BLoadK, BLoadN     string
-	BLoadSmem          string
-	BLoadFunc          string
+	ALoads, BLoads []int // only their lengths are used by templates
+	ALoadK         string
+	// AMNMajor: A is stored [K,M]; load i is the 64-row slab ALoadRow[i].
+	AMNMajor       bool
+	ALoadRow       string
+	ALoadSmem      string
+	BLoadK, BLoadN string
+	BLoadSmem      string
+	BLoadFunc      string
+	// BHalves (fwd_gateup): B load i reads the left or the gate half of W,
+	// BLoadHalf[i] in {0,1}; the half's first row/column is NName past the
+	// left one's. RankNOff is what the odd CTA of a pair adds to its B n
+	// coordinate: kTileNPerCTA (its half of the B rows), or NName for
+	// fwd_gateup (it loads the gate half).
+	BHalves   bool
+	BLoadHalf string
+	RankNOff  string
+	// BoxA and BoxB are the TMA boxes of tmap_a and tmap_b (elements,
+	// innermost dimension first).
+	BoxA, BoxB [3]int
+
 	TmapADoc, TmapBDoc string
 	TmapDeDoc          string
 	TmapGdeDoc         string
-	TmapOutDoc         string
+	TmapOutDoc         string // out (bwd_dswiglu, fwd_gateup) or y (fwd_down)
+	TmapCDoc           string // gemm
+	TmapResDoc         string // fwd_down with Residual
 	StoreOut           bool
+	Residual           bool
 	ClusterDims        [3]int
 }
 
@@ -95,26 +145,40 @@ const (
 )
 
 // TMABoxSet is the TMA box (in elements, innermost dimension first) of each
-// tensor map a bwd_dswiglu kernel takes. Entries past a map's rank are 0.
-// A is dy [M,K]; B is W_down ([I,K] for major_b=k, [K,I] for major_b=mn);
-// De is de and grad_de viewed as [M][2][I] (dims I, 2, M); Out is out [M,I]
-// (StoreOut only).
+// tensor map a kernel takes. Entries past a map's rank are 0. A and B are
+// the GEMM operands as the kernel's tmap_a and tmap_b see them
+// (bwd_dswiglu: dy [M,K] and W_down); De is the 3-D [M][2][I] map (dims I,
+// 2, M) of de and grad_de (bwd_dswiglu) or de (fwd_gateup with StoreOut);
+// Out is every 2-D epilogue map: out, C (gemm), y and the residual
+// (fwd_down).
 type TMABoxSet struct {
 	A, B, De, Out [3]int
 }
 
 // TMABoxes returns the boxes the host must encode the tensor maps of cfg
-// with (128-byte swizzle, 16-bit elements, all element strides 1).
+// with (128-byte swizzle, 16-bit elements, all element strides 1), for
+// every kind on both targets; the launch plans of runtime/launch read them
+// from here.
 //
-// sm_90a: A {64, TileM}, B {64, TileN} (k-major) or {64, TileK} (mn-major),
-// De {64, 1, 64}, Out {64, 64}.
-// sm_100a: each CTA loads its own rows: A {64, TileM/CTAsPerTile}, B {64,
-// TileN/CTAsPerTile} (k-major) or {64, TileK} (mn-major), De {64, 1, EpiM},
-// Out {64, EpiM}.
+// sm_90a bwd_dswiglu: A {64, TileM}, B {64, TileN} (k-major) or {64, TileK}
+// (mn-major), De {64, 1, 64}, Out {64, 64}; each halved along the shared
+// operand of a cluster. The other sm_90a kinds: TMABoxesSM90.
+//
+// sm_100a, every kind: each CTA loads its own rows: A {64, TileM/CTAsPerTile}
+// (k-major) or {64, TileK} (mn-major, gemm), B {64, TileN/CTAsPerTile}
+// (k-major; fwd_gateup {64, TileN/2}: one half of [left | gate] per load) or
+// {64, TileK} (mn-major), De {64, 1, EpiM}, Out {64, EpiM}.
 func TMABoxes(cfg tiling.Config) (TMABoxSet, error) {
 	var b TMABoxSet
 	switch cfg.Arch {
 	case tiling.ArchSM90a:
+		if cfg.Kernel != tiling.KernelBwdDSwiGLU {
+			s, err := TMABoxesSM90(cfg)
+			if err != nil {
+				return TMABoxSet{}, err
+			}
+			return TMABoxSet{A: s.A, B: s.B, De: s.De, Out: s.Out}, nil
+		}
 		// A cluster's shared operand is loaded in halves, one per CTA.
 		b.A = [3]int{64, cfg.TileM / max(1, cfg.ClusterN)}
 		b.B = [3]int{64, cfg.TileN / max(1, cfg.ClusterM)}
@@ -123,6 +187,14 @@ func TMABoxes(cfg tiling.Config) (TMABoxSet, error) {
 	case tiling.ArchSM100a:
 		b.A = [3]int{64, cfg.TileMPerCTA()}
 		b.B = [3]int{64, cfg.TileNPerCTA()}
+		if cfg.Kernel == tiling.KernelFwdGateUp {
+			// One CTA loads both halves of its B rows, or a pair one half
+			// each: either way a load is TileN/2 rows.
+			b.B = [3]int{64, cfg.TileN / 2}
+		}
+		if cfg.MajorA == tiling.MNMajor {
+			b.A = [3]int{64, cfg.TileK}
+		}
 		b.De = [3]int{64, 1, cfg.EpiM}
 		b.Out = [3]int{64, cfg.EpiM}
 	default:
@@ -142,8 +214,9 @@ func TMABoxes(cfg tiling.Config) (TMABoxSet, error) {
 }
 
 // PersistentGrid is the number of CTAs (gridDim.x, a 1-D grid) to launch a
-// bwd_dswiglu kernel of cfg with for an M x I output on numSMs
-// multiprocessors. The result is a multiple of the cluster size
+// kernel of cfg with for an M x i accumulator on numSMs multiprocessors
+// (i: the accumulator columns, TileN per tile; for fwd_gateup 2I, as its
+// tile covers TileN/2 output columns). The result is a multiple of the cluster size
 // (ClusterM*ClusterN CTAs, laid out along x).
 //
 // Static scheduler: one work unit (CTAsPerTile CTAs) per tile up to the SM
@@ -169,9 +242,16 @@ func PersistentGrid(cfg tiling.Config, m, i, numSMs int) int {
 	return grid - grid%cluster
 }
 
-// newSM100View computes the view of a bwd_dswiglu sm_100a kernel.
+// newSM100View computes the view of an sm_100a kernel of any kind: the
+// shared skeleton (operand ring, schedule, TMEM, scheduler, barriers,
+// descriptors) here, the kind's operand naming and epilogue in sm100Kind
+// (view_sm100_kinds.go).
 func newSM100View(c tiling.Config) (*SM100View, error) {
 	name := c.Name()
+	kd, err := sm100KindOf(c)
+	if err != nil {
+		return nil, err
+	}
 	if c.TileK%64 != 0 {
 		return nil, fmt.Errorf("gen: %s: tile_k=%d: must be a multiple of 64 (one 128-byte swizzle atom)", name, c.TileK)
 	}
@@ -181,11 +261,17 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 	if c.EpiM != sm100RowsPerCTA || c.EpiN != sm100EpiN {
 		return nil, fmt.Errorf("gen: %s: epilogue sub-tile %dx%d: the sm_100a kernel supports %dx%d (one 128-byte swizzle row per TMEM lane)", name, c.EpiM, c.EpiN, sm100RowsPerCTA, sm100EpiN)
 	}
-	if c.TileN%sm100EpiN != 0 {
-		return nil, fmt.Errorf("gen: %s: tile_n=%d: the sm_100a epilogue needs a multiple of %d", name, c.TileN, sm100EpiN)
+	if c.TileN%(sm100EpiN*kd.halves) != 0 {
+		return nil, fmt.Errorf("gen: %s: tile_n=%d: the sm_100a %s epilogue needs a multiple of %d", name, c.TileN, c.Kernel, sm100EpiN*kd.halves)
 	}
-	if c.MajorA != tiling.KMajor {
-		return nil, fmt.Errorf("gen: %s: major_a %q: bwd_dswiglu reads dy K-major only", name, c.MajorA)
+	if c.MajorA != tiling.KMajor && c.Kernel != tiling.KernelGEMM {
+		return nil, fmt.Errorf("gen: %s: major_a %q: %s reads its activation operand K-major only", name, c.MajorA, c.Kernel)
+	}
+	if c.Debug != tiling.DebugNone {
+		return nil, fmt.Errorf("gen: %s: debug %q: debug variants exist for sm_90a only", name, c.Debug)
+	}
+	if c.FastSigmoid {
+		return nil, fmt.Errorf("gen: %s: fast_sigmoid: the sm_100a kernels have no tanh sigmoid", name)
 	}
 	cluster := c.ClusterM * c.ClusterN
 	if cluster < 1 || cluster > 2 {
@@ -204,9 +290,12 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 		ClusterDims:  [3]int{cluster, 1, 1},
 		TileM:        c.TileM,
 		TileN:        c.TileN,
+		TileNOut:     c.TileN / kd.halves,
+		AccColsConst: "kTileN",
 		TileK:        c.TileK,
 		RowsPerCTA:   c.TileMPerCTA(),
 		TileNPerCTA:  c.TileNPerCTA(),
+		RankNOff:     "kTileNPerCTA",
 		Stages:       c.Stages,
 		EpiStages:    c.EpiStages,
 		K16:          c.TileK / 16,
@@ -242,7 +331,7 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 	case tiling.OneCTA:
 		v.ScheduleDoc = fmt.Sprintf("Schedule 1cta: tcgen05.mma.cta_group::1 M=128 N=%d per CTA.", c.TileN)
 	case tiling.TwoCTA:
-		v.ScheduleDoc = fmt.Sprintf("Schedule 2cta: tcgen05.mma.cta_group::2 M=256 N=%d over the CTA pair; each CTA loads 128 rows of dy and %d rows of W_down, holds 128 rows of the accumulator and runs their epilogue.", c.TileN, c.TileNPerCTA())
+		v.ScheduleDoc = fmt.Sprintf("Schedule 2cta: tcgen05.mma.cta_group::2 M=256 N=%d over the CTA pair; each CTA loads 128 rows of %s and %s, holds 128 rows of the accumulator and runs their epilogue.", c.TileN, kd.aName, kd.bShare(c))
 	default:
 		return nil, fmt.Errorf("gen: %s: schedule %q: sm_100a supports 1cta or 2cta", name, c.Schedule)
 	}
@@ -263,54 +352,88 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 	// The leader's full barrier receives both CTAs' bytes (ptx.md §B8).
 	v.FullTxBytes = v.CTAsPerTile * v.StageBytes
 
-	var ak16, aK, aSmem []int
-	for k := 0; k < v.K16; k++ {
-		ak16 = append(ak16, (k/4)*rowsA*swizzleAtomBytes+(k%4)*32)
+	// A: K-major [M,K], atom a holds k in [64a, 64a+64) for the CTA's rows;
+	// MN-major [K,M], slab q holds m in [64q, 64q+64) for TileK k-rows (LBO
+	// is the slab stride, SBO 8 k-rows, a k16 step 16 k-rows; ptx.md §B4).
+	var ak16, aK, aRow, aSmem []int
+	var descA uint64
+	switch c.MajorA {
+	case tiling.KMajor:
+		for k := 0; k < v.K16; k++ {
+			ak16 = append(ak16, (k/4)*rowsA*swizzleAtomBytes+(k%4)*32)
+		}
+		for a := 0; a < atoms; a++ {
+			aK = append(aK, 64*a)
+			aSmem = append(aSmem, a*rowsA*swizzleAtomBytes)
+		}
+		descA, err = SM100SmemDesc(0, 16, swizzleRepeat, Swizzle128B)
+		v.BoxA = [3]int{64, rowsA}
+	case tiling.MNMajor:
+		if rowsA%64 != 0 {
+			return nil, fmt.Errorf("gen: %s: %d A rows per CTA: major_a=mn needs a multiple of 64", name, rowsA)
+		}
+		for k := 0; k < v.K16; k++ {
+			ak16 = append(ak16, k*16*swizzleAtomBytes)
+		}
+		for q := 0; q < rowsA/64; q++ {
+			aK, aRow = append(aK, 0), append(aRow, 64*q)
+			aSmem = append(aSmem, q*c.TileK*swizzleAtomBytes)
+		}
+		descA, err = SM100SmemDesc(0, uint32(c.TileK*swizzleAtomBytes), swizzleRepeat, Swizzle128B)
+		v.TransA, v.AMNMajor = true, true
+		v.BoxA = [3]int{64, c.TileK}
+	default:
+		return nil, fmt.Errorf("gen: %s: major_a %q: want k or mn", name, c.MajorA)
 	}
-	for a := 0; a < atoms; a++ {
-		aK = append(aK, 64*a)
-		aSmem = append(aSmem, a*rowsA*swizzleAtomBytes)
-	}
-	descA, err := SM100SmemDesc(0, 16, swizzleRepeat, Swizzle128B)
 	if err != nil {
 		return nil, fmt.Errorf("gen: %s: %w", name, err)
 	}
 	v.DescA = fmt.Sprintf("0x%016x", descA)
-	v.AK16, v.ALoadK, v.ALoadSmem = joinInts(ak16), joinInts(aK), joinInts(aSmem)
+	v.AK16, v.ALoadK, v.ALoadRow, v.ALoadSmem = joinInts(ak16), joinInts(aK), joinInts(aRow), joinInts(aSmem)
 	v.ALoads = aK
 
-	var bk16, bK, bN, bSmem []int
+	// B: like A. fwd_gateup's B tile is two halves (left rows of W, then
+	// the matching gate rows), each loaded on its own; in a CTA pair each
+	// CTA holds one half, so its loads are all half 0 and the odd CTA's n
+	// origin is the gate half's (RankNOff).
+	loadHalves := kd.halves
+	if kd.halves > 1 && v.TwoCTA {
+		loadHalves = 1
+	}
+	var bk16, bK, bN, bSmem, bHalf []int
 	var descB uint64
-	transB := false
 	switch c.MajorB {
 	case tiling.KMajor:
 		for k := 0; k < v.K16; k++ {
 			bk16 = append(bk16, (k/4)*rowsB*swizzleAtomBytes+(k%4)*32)
 		}
+		hRows := rowsB / loadHalves
 		for a := 0; a < atoms; a++ {
-			bK, bN = append(bK, 64*a), append(bN, 0)
-			bSmem = append(bSmem, a*rowsB*swizzleAtomBytes)
+			for h := 0; h < loadHalves; h++ {
+				bK, bN, bHalf = append(bK, 64*a), append(bN, 0), append(bHalf, h)
+				bSmem = append(bSmem, a*rowsB*swizzleAtomBytes+h*hRows*swizzleAtomBytes)
+			}
 		}
 		descB, err = SM100SmemDesc(0, 16, swizzleRepeat, Swizzle128B)
 		v.BLoadFunc = "sw_load_b_kmajor"
-		v.TmapBDoc = fmt.Sprintf("W_down [I,K] (K-major), box {64, %d}, 128B swizzle", rowsB)
+		v.BoxB = [3]int{64, hRows}
 	case tiling.MNMajor:
-		if rowsB%64 != 0 {
-			return nil, fmt.Errorf("gen: %s: %d B rows per CTA: major_b=mn needs a multiple of 64", name, rowsB)
+		if rowsB%(64*loadHalves) != 0 {
+			return nil, fmt.Errorf("gen: %s: %d B rows per CTA: major_b=mn needs a multiple of %d", name, rowsB, 64*loadHalves)
 		}
-		// Slab q holds n in [64q, 64q+64) for TileK k-rows; LBO is the slab
-		// stride, SBO 8 k-rows; a k16 step is 16 k-rows.
 		for k := 0; k < v.K16; k++ {
 			bk16 = append(bk16, k*16*swizzleAtomBytes)
 		}
-		for q := 0; q < rowsB/64; q++ {
-			bK, bN = append(bK, 0), append(bN, 64*q)
+		slabs := rowsB / 64
+		perHalf := slabs / loadHalves
+		for q := 0; q < slabs; q++ {
+			bK, bN, bHalf = append(bK, 0), append(bN, 64*(q%perHalf)), append(bHalf, q/perHalf)
 			bSmem = append(bSmem, q*c.TileK*swizzleAtomBytes)
 		}
 		descB, err = SM100SmemDesc(0, uint32(c.TileK*swizzleAtomBytes), swizzleRepeat, Swizzle128B)
-		transB = true
+		v.TransB = true
 		v.BLoadFunc = "sw_load_b_mnmajor"
-		v.TmapBDoc = fmt.Sprintf("W_down [K,I] (MN-major), box {64, %d}, 128B swizzle", c.TileK)
+		v.BoxB = [3]int{64, c.TileK}
 	default:
 		return nil, fmt.Errorf("gen: %s: major_b %q: want k or mn", name, c.MajorB)
 	}
@@ -320,29 +443,22 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 	v.DescB = fmt.Sprintf("0x%016x", descB)
 	v.BK16, v.BLoadK, v.BLoadN, v.BLoadSmem = joinInts(bk16), joinInts(bK), joinInts(bN), joinInts(bSmem)
 	v.BLoads = bK
-	idesc, err := SM100InstrDesc(c.DType, c.TileM, c.TileN, false, transB)
+	if kd.halves > 1 {
+		v.BHalves, v.BLoadHalf = true, joinInts(bHalf)
+	}
+	idesc, err := SM100InstrDesc(c.DType, c.TileM, c.TileN, v.TransA, v.TransB)
 	if err != nil {
 		return nil, fmt.Errorf("gen: %s: %w", name, err)
 	}
 	v.IDesc = fmt.Sprintf("0x%08x", idesc)
-	v.TmapADoc = fmt.Sprintf("dy [M,K], box {64, %d}, 128B swizzle", rowsA)
 
 	// ---- epilogue
 	v.EpiM, v.EpiN = c.EpiM, c.EpiN
-	v.NB = c.TileN / c.EpiN
+	v.NB = v.TileNOut / c.EpiN
 	v.EpiRowBytes = c.EpiN * elemBytes
 	v.EpiChunks = v.EpiRowBytes / 16
 	v.SwizzleMask = swizzleRepeat/swizzleAtomBytes - 1
 	v.EpiSubBytes = c.EpiM * c.EpiN * elemBytes
-	v.EpiGateOff = v.EpiSubBytes
-	v.EpiSlotBytes = c.EpiTensors() * v.EpiSubBytes
-	if c.StoreOut {
-		v.EpiOutOff = 2 * v.EpiSubBytes
-	}
-	v.EpiTxBytes = 2 * v.EpiSubBytes
-	v.TmapDeDoc = fmt.Sprintf("de as [M][2][I] (dims I, 2, M), box {64, 1, %d}, 128B swizzle", c.EpiM)
-	v.TmapGdeDoc = fmt.Sprintf("grad_de as [M][2][I], box {64, 1, %d}, 128B swizzle", c.EpiM)
-	v.TmapOutDoc = fmt.Sprintf("out [M,I], box {64, %d}, 128B swizzle", c.EpiM)
 	v.LdCols = c.EpiN
 	regs := make([]string, v.LdCols)
 	ops := make([]string, v.LdCols)
@@ -353,9 +469,17 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 	v.LdRegList = "{" + strings.Join(regs, ", ") + "}"
 	v.LdOperands = strings.Join(ops, ", ")
 	v.TmemEmptyArrivals = sm100EpiThreads * v.CTAsPerTile
-	// Every CTA's roles read each CLC response; the MMA thread only where
-	// MMAs are issued (the even CTA of a pair).
-	v.ClcEmptyArrivals = cluster*sm100RoleConsumers + cluster/v.CTAsPerTile
+	kd.apply(v, c)
+	v.EpiStoreOnly = !v.EpiLoads
+	// Every CTA's roles read each CLC response: the scheduler, the operand
+	// loader, the epilogue-operand loader (kinds with epilogue loads) and
+	// the epilogue warpgroup; the MMA thread only where MMAs are issued
+	// (the even CTA of a pair).
+	roles := sm100RoleConsumers
+	if !v.EpiLoads {
+		roles--
+	}
+	v.ClcEmptyArrivals = cluster*roles + cluster/v.CTAsPerTile
 
 	// ---- layout: offsets come from tiling's resource model, so what is
 	// emitted is what the tuner prunes with.

@@ -2,6 +2,7 @@ package gen
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -9,18 +10,103 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-// sm100Configs are the sm_100a bwd_dswiglu configs of the space and catalog.
+// sm100Configs are the sm_100a configs of every kind in the space and
+// catalog, plus the variants the space leaves out (StoreOut, MN-major
+// operands, a residual, raster n) of each space config.
 func sm100Configs() []tiling.Config {
 	var cfgs []tiling.Config
-	for _, d := range []tiling.DType{tiling.BF16, tiling.FP16} {
-		cfgs = append(cfgs, tiling.Space(tiling.KernelBwdDSwiGLU, tiling.ArchSM100a, d)...)
-	}
-	for _, c := range tiling.Catalog() {
-		if c.Arch == tiling.ArchSM100a && c.Kernel == tiling.KernelBwdDSwiGLU {
+	seen := map[string]bool{}
+	add := func(c tiling.Config) {
+		if !seen[c.Name()] {
+			seen[c.Name()] = true
 			cfgs = append(cfgs, c)
 		}
 	}
+	for _, k := range tiling.Kernels() {
+		for _, d := range []tiling.DType{tiling.BF16, tiling.FP16} {
+			for _, c := range tiling.Space(k, tiling.ArchSM100a, d) {
+				add(c)
+				for _, mod := range []func(*tiling.Config){
+					func(c *tiling.Config) { c.StoreOut = true },
+					func(c *tiling.Config) { c.MajorB = tiling.MNMajor },
+					func(c *tiling.Config) { c.MajorA, c.MajorB = tiling.MNMajor, tiling.MNMajor },
+					func(c *tiling.Config) { c.Residual, c.MajorB = true, tiling.MNMajor },
+					func(c *tiling.Config) { c.Raster = tiling.RasterN },
+				} {
+					x := c
+					mod(&x)
+					x.Stages = x.MaxStages()
+					if ok, _ := tiling.Implemented(x); ok && x.Validate() == nil {
+						add(x)
+					}
+				}
+			}
+		}
+	}
+	for _, c := range tiling.Catalog() {
+		if c.Arch == tiling.ArchSM100a {
+			add(c)
+		}
+	}
 	return cfgs
+}
+
+// ints parses a view's comma-separated constant array.
+func ints(t *testing.T, s string) []int {
+	t.Helper()
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("constant array %q: %v", s, err)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// TestSM100ConfigsCoverKinds: the structural tests below see every kind
+// and each of its paths.
+func TestSM100ConfigsCoverKinds(t *testing.T) {
+	t.Parallel()
+	has := map[string]bool{}
+	for _, c := range sm100Configs() {
+		k := string(c.Kernel) + "/" + string(c.Schedule)
+		has[k] = true
+		has[k+"/a"+string(c.MajorA)] = true
+		has[k+"/b"+string(c.MajorB)] = true
+		if c.StoreOut {
+			has[k+"/out"] = true
+		}
+		if c.Residual {
+			has[k+"/res"] = true
+		}
+		if c.Scheduler == tiling.CLCScheduler {
+			has[k+"/clc"] = true
+		}
+	}
+	for _, k := range tiling.Kernels() {
+		for _, s := range []tiling.Schedule{tiling.OneCTA, tiling.TwoCTA} {
+			p := string(k) + "/" + string(s)
+			want := []string{p, p + "/ak", p + "/bk", p + "/bmn", p + "/clc"}
+			switch k {
+			case tiling.KernelGEMM:
+				want = append(want, p+"/amn")
+			case tiling.KernelBwdDSwiGLU, tiling.KernelFwdGateUp:
+				want = append(want, p+"/out")
+			case tiling.KernelFwdDown:
+				want = append(want, p+"/res")
+			}
+			for _, w := range want {
+				if !has[w] {
+					t.Errorf("sm100Configs has no %s config", w)
+				}
+			}
+		}
+	}
 }
 
 // TestSM100ViewMatchesResourceModel checks that the layout the generator
@@ -62,7 +148,7 @@ func TestSM100ViewMatchesResourceModel(t *testing.T) {
 			t.Errorf("%s: CLC response at %d: must be 16-byte aligned after the barriers", c.Name(), v.ClcResp)
 		}
 		// Swizzled tiles start 1024-byte aligned (descriptor base offset 0).
-		for _, off := range []int{v.StageBytes, v.BOff, v.EpiOff, v.EpiSlotBytes, v.EpiGateOff, v.EpiOutOff} {
+		for _, off := range []int{v.StageBytes, v.BOff, v.EpiOff, v.EpiSlotBytes, v.EpiGateOff, v.EpiOutOff, v.EpiLeftOff} {
 			if off%1024 != 0 {
 				t.Errorf("%s: swizzled tile offset %d is not 1024-byte aligned", c.Name(), off)
 			}
@@ -88,9 +174,9 @@ func TestSM100EpilogueWriteMap(t *testing.T) {
 			t.Errorf("%s: %v", c.Name(), err)
 			continue
 		}
-		tensors := []int{0, v.EpiGateOff}
-		if c.StoreOut {
-			tensors = append(tensors, v.EpiOutOff)
+		tensors := v.epiBuffers()
+		if len(tensors)*v.EpiSubBytes != v.EpiSlotBytes {
+			t.Errorf("%s: %d epilogue buffers of %d bytes in a %d-byte slot", c.Name(), len(tensors), v.EpiSubBytes, v.EpiSlotBytes)
 		}
 		owner := make([]int, v.EpiSlotBytes)
 		for i := range owner {
@@ -129,13 +215,16 @@ func TestSM100EpilogueWriteMap(t *testing.T) {
 }
 
 // TestSM100TemplateUsesViewFormulas ties the Go write-map formulas above
-// to the template text, so the structural test checks what is emitted.
+// to the template text, so the structural test checks what is emitted:
+// the row and chunk formulas, one 16-byte store per epilogue buffer and
+// chunk, one TMA store per buffer, and (fwd_gateup) the gate columns read
+// TileN/2 past the left ones.
 func TestSM100TemplateUsesViewFormulas(t *testing.T) {
 	t.Parallel()
-	c := tiling.Catalog()
-	for _, cfg := range c {
-		if cfg.Arch != tiling.ArchSM100a {
-			continue
+	for _, cfg := range sm100Configs() {
+		v, err := newSM100View(cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", cfg.Name(), err)
 		}
 		a, err := Render(cfg)
 		if err != nil {
@@ -149,14 +238,268 @@ func TestSM100TemplateUsesViewFormulas(t *testing.T) {
 			"static constexpr sw_u32 kEpiRowBytes = 128;",
 			"static constexpr sw_u32 kSwizzleMask = 7;",
 			"static constexpr int kEpiWarp0 = 4;",
+			"sw_tmem_ld(tbase + (sw_u32)(nb * kEpiN), v);",
+			"const sw_u32 tbase = tmem + ((sw_u32)(32 * q) << 16) + b * (sw_u32)" + v.AccColsConst + ";",
+			"const sw_u32 d = tmem + b * (sw_u32)" + v.AccColsConst + ";",
 		} {
 			if !strings.Contains(src, want) {
 				t.Errorf("%s: rendered source lacks %q", cfg.Name(), want)
 			}
 		}
-		return
+		epi := src[strings.Index(src, "// ---------------- epilogue warpgroup"):]
+		if got, want := strings.Count(epi, "sw_sts128(slot"), len(v.epiBuffers()); got != want {
+			t.Errorf("%s: %d 16-byte smem stores per chunk in the epilogue, want one per buffer (%d)", cfg.Name(), got, want)
+		}
+		if got, want := strings.Count(epi, "sw_tma_store_"), len(v.epiBuffers()); got != want {
+			t.Errorf("%s: %d TMA stores per sub-tile, want one per buffer (%d)", cfg.Name(), got, want)
+		}
+		gate := "sw_tmem_ld(tbase + (sw_u32)(kTileN + nb * kEpiN), g);"
+		if got := strings.Contains(src, gate); got != v.IsGateUp {
+			t.Errorf("%s: gate-column TMEM load present = %t, want %t", cfg.Name(), got, v.IsGateUp)
+		}
 	}
-	t.Fatal("no sm_100a config in the catalog")
+}
+
+// TestSM100AccumulatorColumns: the epilogue's TMEM reads (v at nb*EpiN,
+// fwd_gateup's gate at TileNOut + nb*EpiN, as in the template) cover each
+// accumulator column of the tile exactly once, inside its TileN-column
+// buffer; left column j and gate column j of one output column pair up.
+func TestSM100AccumulatorColumns(t *testing.T) {
+	t.Parallel()
+	for _, c := range sm100Configs() {
+		v, err := newSM100View(c)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name(), err)
+		}
+		seen := make([]int, v.TileN)
+		read := func(col int) {
+			if col < 0 || col >= v.TileN {
+				t.Fatalf("%s: TMEM column %d outside the %d-column accumulator", c.Name(), col, v.TileN)
+			}
+			seen[col]++
+		}
+		for nb := 0; nb < v.NB; nb++ {
+			for j := 0; j < v.EpiN; j++ {
+				read(nb*v.EpiN + j)
+				if v.IsGateUp {
+					read(v.TileNOut + nb*v.EpiN + j)
+				}
+			}
+		}
+		for col, n := range seen {
+			if n != 1 {
+				t.Errorf("%s: accumulator column %d read %d times", c.Name(), col, n)
+				break
+			}
+		}
+		if want := v.TileN / (1 + btoi(v.IsGateUp)); v.TileNOut != want || 2*v.TileN > v.TmemCols {
+			t.Errorf("%s: output tile %d columns (want %d), 2 buffers of %d in %d TMEM columns", c.Name(), v.TileNOut, want, v.TileN, v.TmemCols)
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestSM100OperandRingMap simulates the TMA loads of one stage as the view
+// lays them out (the template issues exactly these: kALoads, kBLoads) and
+// checks that A and B of the CTA are written whole, once, in their
+// regions, that the full barrier expects what lands, and that the smem
+// rows the MMA reads as N columns hold the right rows of B: for
+// fwd_gateup, accumulator column j < TileN/2 is left row n+j of W and
+// TileN/2+j the gate row I+n+j, in one CTA or split over the pair.
+func TestSM100OperandRingMap(t *testing.T) {
+	t.Parallel()
+	const I = 1 << 20 // a symbolic hidden size: gate rows are I past the left ones
+	for _, c := range sm100Configs() {
+		v, err := newSM100View(c)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name(), err)
+		}
+		boxes, err := TMABoxes(c)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name(), err)
+		}
+		if boxes.A != v.BoxA || boxes.B != v.BoxB {
+			t.Errorf("%s: view boxes A %v B %v, TMABoxes A %v B %v", c.Name(), v.BoxA, v.BoxB, boxes.A, boxes.B)
+		}
+		owner := make([]int, v.StageBytes)
+		write := func(what string, off, n, id int) {
+			for b := off; b < off+n; b++ {
+				if b < 0 || b >= v.StageBytes {
+					t.Fatalf("%s: %s load %d writes byte %d outside the %d-byte stage", c.Name(), what, id, b, v.StageBytes)
+				}
+				if owner[b] != 0 {
+					t.Fatalf("%s: stage byte %d written by loads %d and %d", c.Name(), b, owner[b], id)
+				}
+				owner[b] = id
+			}
+		}
+		boxBytes := func(b [3]int) int { return b[0] * b[1] * elemBytes }
+		aSmem := ints(t, v.ALoadSmem)
+		for i, off := range aSmem {
+			write("A", off, boxBytes(v.BoxA), 1+i)
+		}
+		bSmem := ints(t, v.BLoadSmem)
+		for i, off := range bSmem {
+			write("B", v.BOff+off, boxBytes(v.BoxB), 1000+i)
+		}
+		for b, o := range owner {
+			if o == 0 {
+				t.Errorf("%s: stage byte %d never loaded", c.Name(), b)
+				break
+			}
+			if (b < v.BOff) != (o < 1000) {
+				t.Errorf("%s: stage byte %d (B at %d) written by the wrong operand's load %d", c.Name(), b, v.BOff, o)
+				break
+			}
+		}
+		if got := v.CTAsPerTile * (len(aSmem)*boxBytes(v.BoxA) + len(bSmem)*boxBytes(v.BoxB)); got != v.FullTxBytes {
+			t.Errorf("%s: loads of the tile's CTAs bring %d bytes, the full barrier expects %d", c.Name(), got, v.FullTxBytes)
+		}
+
+		// B column map: MMA column col is smem B row col%TileNPerCTA of
+		// CTA col/TileNPerCTA. Rebuild which row of B (W) each smem row
+		// holds from the load coordinates, for n0 = 0 (the template adds
+		// rank*RankNOff and kBLoadHalf[i]*I).
+		bK, bN := ints(t, v.BLoadK), ints(t, v.BLoadN)
+		half := make([]int, len(bK))
+		if v.BHalves {
+			half = ints(t, v.BLoadHalf)
+		}
+		rankOff := v.TileNPerCTA
+		if v.RankNOff == v.NName {
+			rankOff = I
+		} else if v.RankNOff != "kTileNPerCTA" {
+			t.Fatalf("%s: RankNOff %q", c.Name(), v.RankNOff)
+		}
+		for col := 0; col < v.TileN; col++ {
+			r, row := col/v.TileNPerCTA, col%v.TileNPerCTA
+			got := -1
+			for i := range bK {
+				n := r*rankOff + half[i]*I + bN[i]
+				switch c.MajorB {
+				case tiling.KMajor:
+					// Box {64, rows} at smem offset: rows of 128 bytes, the
+					// k offset selects the swizzle atom.
+					first := (bSmem[i] - (bK[i]/64)*v.TileNPerCTA*swizzleAtomBytes) / swizzleAtomBytes
+					if bK[i] == 0 && row >= first && row < first+v.BoxB[1] {
+						got = n + row - first
+					}
+				case tiling.MNMajor:
+					// Box {64, TileK}: one 64-column slab of TileK k-rows.
+					slab := bSmem[i] / (c.TileK * swizzleAtomBytes)
+					if row/64 == slab {
+						got = n + row%64
+					}
+				}
+			}
+			want := col
+			if v.IsGateUp && col >= v.TileNOut {
+				want = I + col - v.TileNOut
+			}
+			if got != want {
+				t.Errorf("%s: MMA column %d reads B row %d, want %d", c.Name(), col, got, want)
+				break
+			}
+		}
+		// A: MN-major slabs hold rows 64q.. of the CTA's 128.
+		if v.AMNMajor {
+			if d := cmp.Diff([]int{0, 64}, ints(t, v.ALoadRow)); d != "" {
+				t.Errorf("%s: A slab rows (-want +got):\n%s", c.Name(), d)
+			}
+		}
+	}
+}
+
+// TestSM100KindValues pins worked values of each kind's view: the
+// descriptors (MN-major A needs the transpose-A bit, ptx.md §B3; LBO the
+// slab stride, §B4), the B loads of fwd_gateup's two halves, and the CLC
+// consumer count (warp 2 reads the responses only when it loads epilogue
+// operands).
+func TestSM100KindValues(t *testing.T) {
+	t.Parallel()
+	mk := func(k tiling.Kernel, s tiling.Schedule, n int, ma, mb tiling.Major, f func(*tiling.Config)) tiling.Config {
+		c := tiling.Config{Kernel: k, Arch: tiling.ArchSM100a, DType: tiling.BF16, Schedule: s, TileM: 128, TileN: n, TileK: 64,
+			MajorA: ma, MajorB: mb}
+		if s == tiling.TwoCTA {
+			c.TileM, c.ClusterM = 256, 2
+		}
+		if f != nil {
+			f(&c)
+		}
+		c = c.WithDefaults()
+		c.Stages = c.MaxStages()
+		return c
+	}
+	type vals struct {
+		IDesc, DescA, DescB         string
+		AK16, BK16                  string
+		ALoadSmem, BLoadSmem        string
+		BLoadN, BLoadHalf, RankNOff string
+		BoxA, BoxB                  [3]int
+		TileNOut, NB                int
+		ClcEmptyArrivals            int
+		EpiSlotBytes, EpiTxBytes    int
+	}
+	clc := func(c *tiling.Config) { c.Scheduler = tiling.CLCScheduler }
+	tests := []struct {
+		name string
+		cfg  tiling.Config
+		want vals
+	}{
+		{"gemm 1cta k/k", mk(tiling.KernelGEMM, tiling.OneCTA, 256, tiling.KMajor, tiling.KMajor, nil), vals{
+			IDesc: "0x08400490", DescA: "0x4000404000010000", DescB: "0x4000404000010000",
+			AK16: "0, 32, 64, 96", BK16: "0, 32, 64, 96", ALoadSmem: "0", BLoadSmem: "0", BLoadN: "0", RankNOff: "kTileNPerCTA",
+			BoxA: [3]int{64, 128}, BoxB: [3]int{64, 256}, TileNOut: 256, NB: 4, EpiSlotBytes: 16384}},
+		{"gemm 2cta mn/mn clc", mk(tiling.KernelGEMM, tiling.TwoCTA, 256, tiling.MNMajor, tiling.MNMajor, clc), vals{
+			IDesc: "0x10418490", DescA: "0x4000404002000000", DescB: "0x4000404002000000",
+			AK16: "0, 2048, 4096, 6144", BK16: "0, 2048, 4096, 6144", ALoadSmem: "0, 8192", BLoadSmem: "0, 8192", BLoadN: "0, 64",
+			RankNOff: "kTileNPerCTA", BoxA: [3]int{64, 64}, BoxB: [3]int{64, 64}, TileNOut: 256, NB: 4,
+			ClcEmptyArrivals: 2*(2+128) + 1, EpiSlotBytes: 16384}},
+		{"gateup 1cta k out", mk(tiling.KernelFwdGateUp, tiling.OneCTA, 256, tiling.KMajor, tiling.KMajor, func(c *tiling.Config) { c.StoreOut = true }), vals{
+			IDesc: "0x08400490", DescA: "0x4000404000010000", DescB: "0x4000404000010000",
+			AK16: "0, 32, 64, 96", BK16: "0, 32, 64, 96", ALoadSmem: "0", BLoadSmem: "0, 16384", BLoadN: "0, 0", BLoadHalf: "0, 1",
+			RankNOff: "I", BoxA: [3]int{64, 128}, BoxB: [3]int{64, 128}, TileNOut: 128, NB: 2, EpiSlotBytes: 3 * 16384}},
+		{"gateup 1cta mn", mk(tiling.KernelFwdGateUp, tiling.OneCTA, 256, tiling.KMajor, tiling.MNMajor, nil), vals{
+			IDesc: "0x08410490", DescA: "0x4000404000010000", DescB: "0x4000404002000000",
+			AK16: "0, 32, 64, 96", BK16: "0, 2048, 4096, 6144", ALoadSmem: "0", BLoadSmem: "0, 8192, 16384, 24576",
+			BLoadN: "0, 64, 0, 64", BLoadHalf: "0, 0, 1, 1", RankNOff: "I",
+			BoxA: [3]int{64, 128}, BoxB: [3]int{64, 64}, TileNOut: 128, NB: 2, EpiSlotBytes: 16384}},
+		{"gateup 2cta k", mk(tiling.KernelFwdGateUp, tiling.TwoCTA, 256, tiling.KMajor, tiling.KMajor, nil), vals{
+			IDesc: "0x10400490", DescA: "0x4000404000010000", DescB: "0x4000404000010000",
+			AK16: "0, 32, 64, 96", BK16: "0, 32, 64, 96", ALoadSmem: "0", BLoadSmem: "0", BLoadN: "0", BLoadHalf: "0", RankNOff: "I",
+			BoxA: [3]int{64, 128}, BoxB: [3]int{64, 128}, TileNOut: 128, NB: 2, EpiSlotBytes: 16384}},
+		{"down 1cta residual clc", mk(tiling.KernelFwdDown, tiling.OneCTA, 128, tiling.KMajor, tiling.MNMajor, func(c *tiling.Config) {
+			c.Residual, c.ClusterN, c.Scheduler = true, 2, tiling.CLCScheduler
+		}), vals{
+			IDesc: "0x08210490", DescA: "0x4000404000010000", DescB: "0x4000404002000000",
+			AK16: "0, 32, 64, 96", BK16: "0, 2048, 4096, 6144", ALoadSmem: "0", BLoadSmem: "0, 8192", BLoadN: "0, 64",
+			RankNOff: "kTileNPerCTA", BoxA: [3]int{64, 128}, BoxB: [3]int{64, 64}, TileNOut: 128, NB: 2,
+			ClcEmptyArrivals: 2*(3+128) + 2, EpiSlotBytes: 16384, EpiTxBytes: 16384}},
+	}
+	for _, tc := range tests {
+		v, err := newSM100View(tc.cfg)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		got := vals{
+			IDesc: v.IDesc, DescA: v.DescA, DescB: v.DescB, AK16: v.AK16, BK16: v.BK16,
+			ALoadSmem: v.ALoadSmem, BLoadSmem: v.BLoadSmem, BLoadN: v.BLoadN, BLoadHalf: v.BLoadHalf, RankNOff: v.RankNOff,
+			BoxA: v.BoxA, BoxB: v.BoxB, TileNOut: v.TileNOut, NB: v.NB, EpiSlotBytes: v.EpiSlotBytes, EpiTxBytes: v.EpiTxBytes,
+		}
+		if v.CLC {
+			got.ClcEmptyArrivals = v.ClcEmptyArrivals
+		}
+		if d := cmp.Diff(tc.want, got); d != "" {
+			t.Errorf("%s (%s): (-want +got):\n%s", tc.name, tc.cfg.Name(), d)
+		}
+	}
 }
 
 func TestSM100RenderDeterministicAndManifest(t *testing.T) {
@@ -187,7 +530,7 @@ func TestSM100RenderDeterministicAndManifest(t *testing.T) {
 		want := Manifest{
 			Name: c.Name(), Entry: c.Name(), Arch: tiling.ArchSM100a, Config: c, ConfigHash: m.ConfigHash,
 			BlockThreads: 256, ClusterDims: [3]int{c.ClusterM * c.ClusterN, 1, 1},
-			DynamicSmemBytes: c.SmemBytes(), Params: bwdParams(c),
+			DynamicSmemBytes: c.SmemBytes(), Params: kernelParams(c),
 		}
 		if diff := cmp.Diff(want, m); diff != "" {
 			t.Errorf("%s: manifest (-want +got):\n%s", c.Name(), diff)
@@ -212,6 +555,10 @@ func TestSM100ViewRejects(t *testing.T) {
 		{"major_a mn", func(c *tiling.Config) { c.MajorA = tiling.MNMajor }},
 		{"cluster 2x2", func(c *tiling.Config) { c.ClusterM, c.ClusterN = 2, 2 }},
 		{"scheduler unknown", func(c *tiling.Config) { c.Scheduler = "dynamic" }},
+		{"debug variant", func(c *tiling.Config) { c.Debug = tiling.DebugNoEpilogue }},
+		{"fwd_gateup tile_n 64", func(c *tiling.Config) { c.Kernel, c.TileN = tiling.KernelFwdGateUp, 64 }},
+		{"fwd_down major_a mn", func(c *tiling.Config) { c.Kernel, c.MajorA = tiling.KernelFwdDown, tiling.MNMajor }},
+		{"unknown kernel", func(c *tiling.Config) { c.Kernel = "conv" }},
 	}
 	for _, tc := range tests {
 		c := base
@@ -248,6 +595,37 @@ func TestTMABoxes(t *testing.T) {
 		{"sm100 2cta mn-major", mk(tiling.ArchSM100a, tiling.TwoCTA, 256, 128, tiling.MNMajor),
 			TMABoxSet{A: [3]int{64, 128}, B: [3]int{64, 64}, De: [3]int{64, 1, 128}, Out: [3]int{64, 128}}},
 	}
+	// The other kinds: sm_90a through TMABoxesSM90, sm_100a per CTA.
+	kind := func(k tiling.Kernel, a tiling.Arch, s tiling.Schedule, m, n int, ma, mb tiling.Major) tiling.Config {
+		c := mk(a, s, m, n, mb)
+		c.Kernel, c.MajorA = k, ma
+		c.Stages = c.MaxStages()
+		return c
+	}
+	sm90Out, sm100Out := TMABoxSet{De: [3]int{64, 1, 64}, Out: [3]int{64, 64}}, TMABoxSet{De: [3]int{64, 1, 128}, Out: [3]int{64, 128}}
+	with := func(b TMABoxSet, a, bb [3]int) TMABoxSet { b.A, b.B = a, bb; return b }
+	tests = append(tests, []struct {
+		name string
+		cfg  tiling.Config
+		want TMABoxSet
+	}{
+		{"sm90 gemm mn/mn", kind(tiling.KernelGEMM, tiling.ArchSM90a, tiling.Cooperative, 128, 256, tiling.MNMajor, tiling.MNMajor),
+			with(sm90Out, [3]int{64, 64}, [3]int{64, 64})},
+		{"sm90 gateup k-major halves", kind(tiling.KernelFwdGateUp, tiling.ArchSM90a, tiling.PingPong, 128, 128, tiling.KMajor, tiling.KMajor),
+			with(sm90Out, [3]int{64, 128}, [3]int{64, 64})},
+		{"sm100 gemm 2cta mn/mn", kind(tiling.KernelGEMM, tiling.ArchSM100a, tiling.TwoCTA, 256, 256, tiling.MNMajor, tiling.MNMajor),
+			with(sm100Out, [3]int{64, 64}, [3]int{64, 64})},
+		{"sm100 gemm 1cta k/k", kind(tiling.KernelGEMM, tiling.ArchSM100a, tiling.OneCTA, 128, 256, tiling.KMajor, tiling.KMajor),
+			with(sm100Out, [3]int{64, 128}, [3]int{64, 256})},
+		{"sm100 gateup 1cta k-major halves", kind(tiling.KernelFwdGateUp, tiling.ArchSM100a, tiling.OneCTA, 128, 256, tiling.KMajor, tiling.KMajor),
+			with(sm100Out, [3]int{64, 128}, [3]int{64, 128})},
+		{"sm100 gateup 2cta k-major one half per CTA", kind(tiling.KernelFwdGateUp, tiling.ArchSM100a, tiling.TwoCTA, 256, 256, tiling.KMajor, tiling.KMajor),
+			with(sm100Out, [3]int{64, 128}, [3]int{64, 128})},
+		{"sm100 gateup 2cta mn-major", kind(tiling.KernelFwdGateUp, tiling.ArchSM100a, tiling.TwoCTA, 256, 256, tiling.KMajor, tiling.MNMajor),
+			with(sm100Out, [3]int{64, 128}, [3]int{64, 64})},
+		{"sm100 down 2cta k-major", kind(tiling.KernelFwdDown, tiling.ArchSM100a, tiling.TwoCTA, 256, 256, tiling.KMajor, tiling.KMajor),
+			with(sm100Out, [3]int{64, 128}, [3]int{64, 128})},
+	}...)
 	for _, tc := range tests {
 		got, err := TMABoxes(tc.cfg)
 		if err != nil {

@@ -7,9 +7,8 @@ import "fmt"
 // templates, not about the hardware: Validate says whether c is legal on its
 // arch, Implemented whether swigen has the code for it, so a config can be
 // valid yet not implemented (an sm_90a 1x2 cluster with an MN-major A, an
-// sm_100a gemm). Space
-// and Catalog return implemented configs only, so every config they list
-// renders and compiles.
+// sm_100a tile_m=64). Space and Catalog return implemented configs only,
+// so every config they list renders and compiles.
 //
 // Implemented assumes c otherwise validates; it does not repeat Validate's
 // rules. The reason is a user-facing sentence that names the way out when
@@ -41,13 +40,14 @@ func Implemented(c Config) (bool, string) {
 			return false, fmt.Sprintf("sm_90a fwd_gateup tile_n=%d is not implemented: it must be a multiple of 128 (TileN/2 left and TileN/2 gate columns, whole 64-column sub-tiles)", c.TileN)
 		}
 	case ArchSM100a:
-		// Only bwd_dswiglu has an sm_100a template; the forward kernels
-		// and the plain GEMM are sm_90a only so far.
-		if c.Kernel != KernelBwdDSwiGLU {
-			return false, fmt.Sprintf("kernel %s has no sm_100a template yet", c.Kernel)
-		}
+		// Every kind shares one sm_100a skeleton (templates/cuda/
+		// sm100a_kernel.cuh.tmpl) with a per-kind epilogue. None of it has
+		// executed (no sm_100 GPU); it is compile-verified only.
 		if c.Debug != DebugNone {
 			return false, "debug variants exist for sm_90a only"
+		}
+		if c.FastSigmoid {
+			return false, "the tanh sigmoid (fast_sigmoid) is implemented for sm_90a only"
 		}
 		// The sm_100a epilogue maps one TMEM lane to one row, 128 rows per
 		// CTA, and streams 64-column sub-tiles (one 128-byte swizzle row per
@@ -58,6 +58,11 @@ func Implemented(c Config) (bool, string) {
 		}
 		if c.EpiN != 64 {
 			return false, fmt.Sprintf("sm_100a epilogue sub-tile width epi_n=%d is not implemented yet; use epi_n=64", c.EpiN)
+		}
+		if c.Kernel == KernelFwdGateUp && c.TileN%128 != 0 {
+			// The accumulator is [left | gate], each half whole 64-column
+			// epilogue sub-tiles (and, in a CTA pair, one CTA's B rows).
+			return false, fmt.Sprintf("sm_100a fwd_gateup tile_n=%d is not implemented: it must be a multiple of 128 (TileN/2 left and TileN/2 gate columns, whole 64-column sub-tiles)", c.TileN)
 		}
 	}
 	return true, ""

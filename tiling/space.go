@@ -27,8 +27,8 @@ var spaceStages = []int{3, 4, 5, 6}
 // allows (TMEM double-buffering already hides the epilogue, so depth is
 // the only lever); static and CLC schedulers.
 //
-// Space drops the candidates that Implemented rejects (today: every kernel
-// but bwd_dswiglu on sm_100a, fwd_gateup tiles not a multiple of 128 wide)
+// Space drops the candidates that Implemented rejects (today: fwd_gateup
+// tiles not a multiple of 128 wide)
 // and the sm_90a clusters (measured slower, slowOnH200) rather than leaving
 // them out of the enumeration, so that implementing a feature in the
 // generator and in Implemented brings its configs back with no change here.
@@ -134,15 +134,19 @@ func sortByName(cs []Config) {
 
 // Catalog returns the configs that CI compiles: a small representative
 // subset per arch for bwd_dswiglu in bf16, a smaller one in fp16 (the type
-// only changes conversions), and on sm_90a two bf16 configs and one fp16
-// config of each of gemm, fwd_gateup and fwd_down. Each compile takes
-// seconds, so keep it small. Sorted by Name.
+// only changes conversions), on sm_90a two bf16 configs and one fp16
+// config of each of gemm, fwd_gateup and fwd_down, and on sm_100a two bf16
+// configs of each of those (one 1cta, one 2cta; compile-verified only, no
+// sm_100 GPU has run them). Each compile takes seconds, so keep it small.
+// Sorted by Name.
 //
 // It lists only configs the generator implements (see Implemented), since
 // CI renders and compiles every one of them: on sm_90a only cluster 1x1
 // (both schedules, both B majors, StoreOut once, an MN-major A, a
 // residual), on sm_100a bwd_dswiglu with both schedules, clusters 1x1 /
-// 2x1 / 1x2, both B majors, StoreOut once and CLC.
+// 2x1 / 1x2, both B majors, StoreOut once and CLC, and the other kinds
+// with both schedules, an MN-major A, both fwd_gateup B-tile paths (both
+// halves in one CTA, one half per CTA of a pair) and a residual.
 func Catalog() []Config {
 	var out []Config
 	for _, c := range catalogCandidates() {
@@ -197,6 +201,19 @@ func catalogCandidates() []Config {
 		{a: ArchSM100a, s: OneCTA, m: 128, n: 128, cm: 2, cn: 1, storeOut: true},
 		{a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1, fp16: true},
 		{a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1, majorB: MNMajor, scheduler: CLCScheduler, fp16: true},
+		// sm_100a gemm: the plain default, and the weight-gradient layout
+		// (both operands MN-major: the transpose-A and -B bits) on the CTA
+		// pair with CLC.
+		{k: KernelGEMM, a: ArchSM100a, s: OneCTA, m: 128, n: 256, cm: 1, cn: 1},
+		{k: KernelGEMM, a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1, majorA: MNMajor, majorB: MNMajor, scheduler: CLCScheduler},
+		// sm_100a fwd_gateup: training with both B halves in one CTA, and
+		// inference with W [K,2I] on the pair (each CTA loads one half).
+		{k: KernelFwdGateUp, a: ArchSM100a, s: OneCTA, m: 128, n: 256, cm: 1, cn: 1, storeOut: true},
+		{k: KernelFwdGateUp, a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1, majorB: MNMajor},
+		// sm_100a fwd_down: residual with W_down [I,K] on a 1x2 cluster with
+		// CLC, and plain on the pair.
+		{k: KernelFwdDown, a: ArchSM100a, s: OneCTA, m: 128, n: 128, cm: 1, cn: 2, majorB: MNMajor, residual: true, scheduler: CLCScheduler},
+		{k: KernelFwdDown, a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1},
 	}
 	var out []Config
 	for _, e := range entries {

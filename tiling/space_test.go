@@ -67,13 +67,6 @@ func TestSpaceProperties(t *testing.T) {
 			for _, d := range DTypes() {
 				name := string(k) + "/" + string(a) + "/" + string(d)
 				sp := Space(k, a, d)
-				if k != KernelBwdDSwiGLU && a != ArchSM90a {
-					// No template: nothing to tune.
-					if len(sp) != 0 {
-						t.Errorf("%s: %d configs for a kernel without a template, want none", name, len(sp))
-					}
-					continue
-				}
 				if len(sp) == 0 {
 					t.Errorf("%s: empty Space for an implemented kernel", name)
 				}
@@ -103,9 +96,9 @@ func TestSpaceProperties(t *testing.T) {
 }
 
 // TestSpaceImplementedFilter pins what the filter drops today: sm_90a
-// clusters, fwd_gateup tiles whose width is not a multiple of 128, and
-// every kernel but bwd_dswiglu on sm_100a. When the generator learns one
-// of them, Implemented and this test change together.
+// clusters and fwd_gateup tiles whose width is not a multiple of 128 (every
+// kind has an sm_100a template). When the generator learns one of them,
+// Implemented and this test change together.
 func TestSpaceImplementedFilter(t *testing.T) {
 	t.Parallel()
 	type key struct {
@@ -134,10 +127,7 @@ func TestSpaceImplementedFilter(t *testing.T) {
 		lc, sc := count(legal), count(space)
 		for k, n := range lc {
 			want := n
-			switch {
-			case k.k != KernelBwdDSwiGLU && k.a != ArchSM90a:
-				want = 0
-			case k.a == ArchSM90a && k.cluster != "1x1":
+			if k.a == ArchSM90a && k.cluster != "1x1" {
 				want = 0
 			}
 			if sc[k] != want {
@@ -211,6 +201,11 @@ func TestCatalog(t *testing.T) {
 		has[a+string(c.Schedule)] = true
 		has[a+fmt.Sprintf("c%d%d", c.ClusterM, c.ClusterN)] = true
 		has[a+"b"+string(c.MajorB)] = true
+		has[a+"a"+string(c.MajorA)] = true
+		has[a+string(c.Kernel)] = true
+		if c.Residual {
+			has[a+"res"] = true
+		}
 		has[a+string(c.DType)] = true
 		has[a+"sched_"+string(c.Scheduler)] = true
 		if c.StoreOut {
@@ -226,6 +221,10 @@ func TestCatalog(t *testing.T) {
 		"sm_90a/pingpong", "sm_90a/cooperative", "sm_90a/c11", "sm_90a/bk", "sm_90a/bmn", "sm_90a/out", "sm_90a/bf16", "sm_90a/fp16",
 		"sm_100a/1cta", "sm_100a/2cta", "sm_100a/c11", "sm_100a/c21", "sm_100a/c12", "sm_100a/bk", "sm_100a/bmn", "sm_100a/out",
 		"sm_100a/bf16", "sm_100a/fp16", "sm_100a/sched_static", "sm_100a/sched_clc",
+		// Every kind on both targets, with an MN-major A and a residual.
+		"sm_90a/amn", "sm_90a/res", "sm_100a/amn", "sm_100a/res",
+		"sm_90a/gemm", "sm_90a/fwd_gateup", "sm_90a/fwd_down", "sm_90a/bwd_dswiglu",
+		"sm_100a/gemm", "sm_100a/fwd_gateup", "sm_100a/fwd_down", "sm_100a/bwd_dswiglu",
 	} {
 		if !has[want] {
 			t.Errorf("catalog does not cover %s", want)

@@ -10,7 +10,7 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-// plan is a launch of an sm_90a gemm, fwd_gateup or fwd_down kernel with
+// plan is a launch of a gemm, fwd_gateup or fwd_down kernel with
 // its tensor maps encoded: the maps in the kernel's parameter order, then
 // the three i32 sizes (M, N or I, K as the kernel names them).
 type plan struct {
@@ -99,15 +99,16 @@ func (e *mapEncoder) add(name string, ptr cu.DevicePtr, dims []uint64, strides [
 	return nil
 }
 
-// checkKind fails unless the kernel is an sm_90a kernel of kind want.
-func (k *Kernel) checkKind(op string, want tiling.Kernel) (tiling.Config, gen.SM90Boxes, error) {
+// checkKind fails unless the kernel is of kind want, and returns its TMA
+// boxes (gen.TMABoxes: sm_90a and sm_100a).
+func (k *Kernel) checkKind(op string, want tiling.Kernel) (tiling.Config, gen.TMABoxSet, error) {
 	cfg := k.Man.Config
 	if cfg.Kernel != want {
-		return cfg, gen.SM90Boxes{}, fmt.Errorf("launch: %s: %s on a %s kernel (want %s)", k.Man.Name, op, cfg.Kernel, want)
+		return cfg, gen.TMABoxSet{}, fmt.Errorf("launch: %s: %s on a %s kernel (want %s)", k.Man.Name, op, cfg.Kernel, want)
 	}
-	boxes, err := gen.TMABoxesSM90(cfg)
+	boxes, err := gen.TMABoxes(cfg)
 	if err != nil {
-		return cfg, gen.SM90Boxes{}, fmt.Errorf("launch: %s: %w", op, err)
+		return cfg, gen.TMABoxSet{}, fmt.Errorf("launch: %s: %w", op, err)
 	}
 	return cfg, boxes, nil
 }
