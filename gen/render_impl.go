@@ -103,17 +103,36 @@ func bwdParams(cfg tiling.Config) []Param {
 	tm := func(name, doc string) Param {
 		return Param{Name: name, Kind: "tensormap", Size: 128, Align: 64, Doc: doc}
 	}
+	b := paramBoxes(cfg)
 	p := []Param{
-		tm("tmap_a", "dy [M,K] bf16/fp16, box {64, tile_m}, 128B swizzle"),
-		tm("tmap_b", "W_down [I,K] (major_b=k, box {64, tile_n}) or [K,I] (major_b=mn, box {64, tile_k}), 128B swizzle"),
-		tm("tmap_de", "de viewed as [M][2][I] (dims innermost first: I, 2, M), box {64, 1, 64}, 128B swizzle"),
-		tm("tmap_gde", "grad_de viewed as [M][2][I], box {64, 1, 64}, 128B swizzle"),
+		tm("tmap_a", "dy [M,K] bf16/fp16, box "+b.a+", 128B swizzle"),
+		tm("tmap_b", "W_down [I,K] (major_b=k) or [K,I] (major_b=mn), box "+b.b+", 128B swizzle"),
+		tm("tmap_de", "de viewed as [M][2][I] (dims innermost first: I, 2, M), box "+b.de+", 128B swizzle"),
+		tm("tmap_gde", "grad_de viewed as [M][2][I], box "+b.de+", 128B swizzle"),
 	}
 	if cfg.StoreOut {
-		p = append(p, tm("tmap_out", "out [M,I], box {64, 64}, 128B swizzle"))
+		p = append(p, tm("tmap_out", "out [M,I], box "+b.out+", 128B swizzle"))
 	}
 	for _, n := range []string{"M", "I", "K"} {
 		p = append(p, Param{Name: n, Kind: "i32", Size: 4, Align: 4})
 	}
 	return p
+}
+
+// boxStrings are a config's TMA boxes (gen.TMABoxes) as manifest text,
+// innermost dimension first.
+type boxStrings struct{ a, b, de, out string }
+
+func paramBoxes(cfg tiling.Config) boxStrings {
+	bs, err := TMABoxes(cfg)
+	if err != nil {
+		return boxStrings{"?", "?", "?", "?"}
+	}
+	f := func(b [3]int) string {
+		if b[2] == 0 {
+			return fmt.Sprintf("{%d, %d}", b[0], b[1])
+		}
+		return fmt.Sprintf("{%d, %d, %d}", b[0], b[1], b[2])
+	}
+	return boxStrings{f(bs.A), f(bs.B), f(bs.De), f(bs.Out)}
 }

@@ -182,32 +182,33 @@ func sm90Params(cfg tiling.Config) []Param {
 		return Param{Name: name, Kind: "tensormap", Size: 128, Align: 64, Doc: doc}
 	}
 	var p []Param
+	b := paramBoxes(cfg)
 	dims := []string{"M", "N", "K"}
 	switch cfg.Kernel {
 	case tiling.KernelGEMM:
 		p = []Param{
-			tm("tmap_a", "A [M,K] (major_a=k, box {64, tile_m}) or [K,M] (major_a=mn, box {64, tile_k}), 128B swizzle"),
-			tm("tmap_b", "B [N,K] (major_b=k, box {64, tile_n}) or [K,N] (major_b=mn, box {64, tile_k}), 128B swizzle"),
-			tm("tmap_c", "C [M,N], box {64, 64}, 128B swizzle"),
+			tm("tmap_a", "A [M,K] (major_a=k) or [K,M] (major_a=mn), box "+b.a+", 128B swizzle"),
+			tm("tmap_b", "B [N,K] (major_b=k) or [K,N] (major_b=mn), box "+b.b+", 128B swizzle"),
+			tm("tmap_c", "C [M,N], box "+b.out+", 128B swizzle"),
 		}
 	case tiling.KernelFwdGateUp:
 		dims = []string{"M", "I", "K"}
 		p = []Param{
-			tm("tmap_a", "x [M,K], box {64, tile_m}, 128B swizzle"),
-			tm("tmap_b", "W [2I,K] (major_b=k, box {64, tile_n/2}) or [K,2I] (major_b=mn, box {64, tile_k}), 128B swizzle"),
-			tm("tmap_out", "out [M,I], box {64, 64}, 128B swizzle"),
+			tm("tmap_a", "x [M,K], box "+b.a+", 128B swizzle"),
+			tm("tmap_b", "W [2I,K] (major_b=k) or [K,2I] (major_b=mn), box "+b.b+", 128B swizzle"),
+			tm("tmap_out", "out [M,I], box "+b.out+", 128B swizzle"),
 		}
 		if cfg.StoreOut {
-			p = append(p, tm("tmap_de", "de viewed as [M][2][I] (dims innermost first: I, 2, M), box {64, 1, 64}, 128B swizzle"))
+			p = append(p, tm("tmap_de", "de viewed as [M][2][I] (dims innermost first: I, 2, M), box "+b.de+", 128B swizzle"))
 		}
 	case tiling.KernelFwdDown:
 		p = []Param{
-			tm("tmap_a", "out [M,I] (the GEMM's K is I), box {64, tile_m}, 128B swizzle"),
-			tm("tmap_b", "W_down [K,I] (major_b=k, box {64, tile_n}) or [I,K] (major_b=mn, box {64, tile_k}), 128B swizzle"),
-			tm("tmap_y", "y [M,N] (N is the model dim K), box {64, 64}, 128B swizzle"),
+			tm("tmap_a", "out [M,I] (the GEMM's K is I), box "+b.a+", 128B swizzle"),
+			tm("tmap_b", "W_down [K,I] (major_b=k) or [I,K] (major_b=mn), box "+b.b+", 128B swizzle"),
+			tm("tmap_y", "y [M,N] (N is the model dim K), box "+b.out+", 128B swizzle"),
 		}
 		if cfg.Residual {
-			p = append(p, tm("tmap_res", "residual [M,N], box {64, 64}, 128B swizzle"))
+			p = append(p, tm("tmap_res", "residual [M,N], box "+b.out+", 128B swizzle"))
 		}
 	}
 	for _, n := range dims {
