@@ -6,7 +6,6 @@ package bench
 import (
 	"fmt"
 	"math"
-	"sort"
 	"time"
 
 	"github.com/swigen/swigen/runtime/baseline"
@@ -40,13 +39,6 @@ func (o *Options) defaults() {
 type Stats struct {
 	Median, P20, P80 float64
 	N                int
-}
-
-func quantiles(us []float64) Stats {
-	s := append([]float64(nil), us...)
-	sort.Float64s(s)
-	q := func(p float64) float64 { return s[int(math.Round(p*float64(len(s)-1)))] }
-	return Stats{Median: q(0.5), P20: q(0.2), P80: q(0.8), N: len(s)}
 }
 
 // Ceilings are the machine's measured GEMM rate and copy bandwidth.
@@ -100,126 +92,24 @@ type Env struct {
 	Base baseline.Bwd
 }
 
-type timer struct {
-	ctx    *cu.Context
-	events []*cu.Event
-}
-
-func (t *timer) ev() (*cu.Event, error) {
-	e, err := t.ctx.NewEvent()
-	if err == nil {
-		t.events = append(t.events, e)
-	}
-	return e, err
-}
-
-func (t *timer) close() {
-	for _, e := range t.events {
-		e.Destroy()
-	}
-}
-
-// timeEach runs f reps times, each bracketed by events, and returns the
-// per-call times in microseconds. Events of all reps are recorded first and
-// read after one synchronisation, so host overhead does not leak in.
-func timeEach(t *timer, reps int, timeout time.Duration, what string, f func(rep int) error) ([]float64, error) {
-	starts := make([]*cu.Event, reps)
-	ends := make([]*cu.Event, reps)
-	for i := range starts {
-		var err error
-		if starts[i], err = t.ev(); err != nil {
-			return nil, err
-		}
-		if ends[i], err = t.ev(); err != nil {
-			return nil, err
-		}
-	}
-	for i := 0; i < reps; i++ {
-		if err := starts[i].Record(nil); err != nil {
-			return nil, err
-		}
-		if err := f(i); err != nil {
-			return nil, err
-		}
-		if err := ends[i].Record(nil); err != nil {
-			return nil, err
-		}
-	}
-	if err := t.ctx.Synchronize(timeout, what); err != nil {
-		return nil, err
-	}
-	us := make([]float64, reps)
-	for i := range us {
-		ms, err := cu.Elapsed(starts[i], ends[i])
-		if err != nil {
-			return nil, err
-		}
-		us[i] = float64(ms) * 1000
-	}
-	return us, nil
-}
-
-// warm runs f until d has passed (at least twice), synchronising as it goes.
-func warm(ctx *cu.Context, d, timeout time.Duration, what string, f func(rep int) error) error {
-	start := time.Now()
-	for i := 0; i < 2 || time.Since(start) < d; i++ {
-		if err := f(i); err != nil {
-			return err
-		}
-		if err := ctx.Synchronize(timeout, what); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// fillRandom fills n bytes at p from a random source block, starting at a
-// different offset each call, so no buffer is zeros or a copy of another.
-type filler struct {
-	ctx   *cu.Context
-	src   cu.DevicePtr
-	size  int
-	shift int
-}
-
-func (f *filler) fill(p cu.DevicePtr, n int) error {
-	off := 0
-	for off < n {
-		start := (f.shift * 4099 * 2) % (f.size / 2)
-		chunk := min(n-off, f.size-start)
-		chunk &^= 1
-		if chunk <= 0 {
-			chunk = min(n-off, 2)
-		}
-		if err := f.ctx.MemcpyDtoD(p+cu.DevicePtr(off), f.src+cu.DevicePtr(start), uint64(chunk)); err != nil {
-			return err
-		}
-		off += chunk
-		f.shift++
-	}
-	return nil
-}
-
 // MeasureCeilings times a cuBLAS 8192^3 GEMM and a 1 GiB device copy.
 func MeasureCeilings(env *Env, dt tiling.DType, o Options) (Ceilings, error) {
 	o.defaults()
 	b := env.Ctx.NewBuffers()
 	defer b.Free()
-	t := &timer{ctx: env.Ctx}
-	defer t.close()
 	const n = 8192
 	rnd, err := randomBlock(env.Ctx, b, dt, 1<<24, o.Seed+99)
 	if err != nil {
 		return Ceilings{}, err
 	}
-	fl := &filler{ctx: env.Ctx, src: rnd, size: 1 << 25}
+	fl := &Filler{Ctx: env.Ctx, Src: rnd, Size: 1 << 25}
 	var ab [3]cu.DevicePtr
 	for i := range ab {
 		if ab[i], err = b.Alloc(n * n * 2); err != nil {
 			return Ceilings{}, err
 		}
 		if i < 2 {
-			if err := fl.fill(ab[i], n*n*2); err != nil {
+			if err := fl.Fill(ab[i], n*n*2); err != nil {
 				return Ceilings{}, err
 			}
 		}
@@ -227,14 +117,14 @@ func MeasureCeilings(env *Env, dt tiling.DType, o Options) (Ceilings, error) {
 	gemm := func(int) error {
 		return env.Base.BLAS.GemmRowMajor(dt, true, n, n, n, ab[0], ab[1], ab[2], nil)
 	}
-	if err := warm(env.Ctx, o.Warmup, o.Timeout, "cuBLAS 8192^3", gemm); err != nil {
+	if err := Warm(env.Ctx, o.Warmup, o.Timeout, "cuBLAS 8192^3", gemm); err != nil {
 		return Ceilings{}, err
 	}
-	us, err := timeEach(t, o.Reps, o.Timeout, "cuBLAS 8192^3", gemm)
+	us, err := TimeEach(env.Ctx, o.Reps, o.Timeout, "cuBLAS 8192^3", gemm)
 	if err != nil {
 		return Ceilings{}, err
 	}
-	c := Ceilings{GemmTFLOPs: 2 * n * n * n / (quantiles(us).Median * 1e-6) / 1e12}
+	c := Ceilings{GemmTFLOPs: 2 * n * n * n / (Quantiles(us).Median * 1e-6) / 1e12}
 	const cb = 1 << 30
 	src, err := b.Alloc(cb)
 	if err != nil {
@@ -244,18 +134,18 @@ func MeasureCeilings(env *Env, dt tiling.DType, o Options) (Ceilings, error) {
 	if err != nil {
 		return c, err
 	}
-	if err := fl.fill(src, cb); err != nil {
+	if err := fl.Fill(src, cb); err != nil {
 		return c, err
 	}
 	cp := func(int) error { return env.Ctx.MemcpyDtoD(dst, src, cb) }
-	if err := warm(env.Ctx, o.Warmup/2, o.Timeout, "device copy", cp); err != nil {
+	if err := Warm(env.Ctx, o.Warmup/2, o.Timeout, "device copy", cp); err != nil {
 		return c, err
 	}
-	us, err = timeEach(t, o.Reps, o.Timeout, "device copy", cp)
+	us, err = TimeEach(env.Ctx, o.Reps, o.Timeout, "device copy", cp)
 	if err != nil {
 		return c, err
 	}
-	c.CopyGBs = 2 * cb / (quantiles(us).Median * 1e-6) / 1e9
+	c.CopyGBs = 2 * cb / (Quantiles(us).Median * 1e-6) / 1e9
 	return c, nil
 }
 
@@ -295,7 +185,7 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 	if err != nil {
 		return nil, err
 	}
-	fl := &filler{ctx: env.Ctx, src: rnd, size: 1 << 25}
+	fl := &Filler{Ctx: env.Ctx, Src: rnd, Size: 1 << 25}
 	type set struct{ dy, w, de, gde, dout, out, bgde cu.DevicePtr }
 	ss := make([]set, sets)
 	for i := range ss {
@@ -313,7 +203,7 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 				return nil, fmt.Errorf("bench: allocate %d bytes: %w", a.n, err)
 			}
 			if a.fill {
-				err = fl.fill(*a.p, a.n)
+				err = fl.Fill(*a.p, a.n)
 			} else {
 				err = env.Ctx.MemsetD16(*a.p, num.Poison(dt), uint64(a.n/2))
 			}
@@ -349,14 +239,12 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 		return ew(rep)
 	}
 	name := k.Man.Name
-	if err := warm(env.Ctx, o.Warmup, o.Timeout, name, fused); err != nil {
+	if err := Warm(env.Ctx, o.Warmup, o.Timeout, name, fused); err != nil {
 		return nil, err
 	}
-	if err := warm(env.Ctx, o.Warmup, o.Timeout, "baseline", both); err != nil {
+	if err := Warm(env.Ctx, o.Warmup, o.Timeout, "baseline", both); err != nil {
 		return nil, err
 	}
-	t := &timer{ctx: env.Ctx}
-	defer t.close()
 	// Interleave the variants in rounds so clocks and temperature drift
 	// alike for all of them.
 	var tf, tb, tg, te []float64
@@ -368,7 +256,7 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 			f    func(int) error
 			what string
 		}{{&tf, fused, name}, {&tb, both, "baseline"}, {&tg, gemm, "cuBLAS GEMM"}, {&te, ew, "elementwise"}} {
-			us, err := timeEach(t, per, o.Timeout, v.what, v.f)
+			us, err := TimeEach(env.Ctx, per, o.Timeout, v.what, v.f)
 			if err != nil {
 				return nil, err
 			}
@@ -378,7 +266,7 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 	rep := &BwdReport{Shape: s, Config: name, Ceil: ceil, Sets: sets, Grid: plans[0].Grid()}
 	rep.FloorUS = math.Max(flops/(ceil.GemmTFLOPs*1e12), minBytes/(ceil.CopyGBs*1e9)) * 1e6
 	mk := func(n string, fl, by float64, us []float64) Row {
-		st := quantiles(us)
+		st := Quantiles(us)
 		r := Row{Name: n, FLOPs: fl, Bytes: by, T: st}
 		r.TFLOPs = fl / (st.Median * 1e-6) / 1e12
 		r.GBs = by / (st.Median * 1e-6) / 1e9

@@ -41,7 +41,7 @@ func Bench(env *Env, sw *Swigen, sh tiling.Shape, ceil bench.Ceilings, o Options
 	}
 	mem := ctx.NewBuffers()
 	defer mem.Free()
-	fills := map[float64]*filler{}
+	fills := map[float64]*bench.Filler{}
 	fill := func(d tensor, p cu.DevicePtr, n int) error {
 		sc := d.scale(sh)
 		f, ok := fills[sc]
@@ -55,10 +55,10 @@ func Bench(env *Env, sw *Swigen, sh tiling.Shape, ceil bench.Ceilings, o Options
 			if err := ctx.MemcpyHtoD(src, raw); err != nil {
 				return err
 			}
-			f = &filler{ctx: ctx, src: src, size: len(raw)}
+			f = &bench.Filler{Ctx: ctx, Src: src, Size: len(raw)}
 			fills[sc] = f
 		}
-		return f.fill(p, n)
+		return f.Fill(p, n)
 	}
 	ts := make([]*Tensors, sets)
 	for i := range ts {
@@ -142,7 +142,7 @@ func Bench(env *Env, sw *Swigen, sh tiling.Shape, ceil bench.Ceilings, o Options
 	}
 	for _, r := range runs {
 		if r.swV != nil {
-			r.res.Swigen = &Timing{Name: r.res.SwigenConfig, Part: r.res.Cost, T: Quantiles(r.swV.us)}
+			r.res.Swigen = &Timing{Name: r.res.SwigenConfig, Part: r.res.Cost, T: bench.Quantiles(r.swV.us)}
 			rel, note, err := compareSegment(env, r.res.Seg, sh, o, ts[0], seq(r.base[0]), r.sw[0].Launch)
 			if err != nil {
 				return nil, err
@@ -153,9 +153,9 @@ func Bench(env *Env, sw *Swigen, sh tiling.Shape, ceil bench.Ceilings, o Options
 				led.Warnings = append(led.Warnings, fmt.Sprintf("%s: %s", r.res.Seg, note))
 			}
 		}
-		r.res.Baseline.T = Quantiles(r.baseV.us)
+		r.res.Baseline.T = bench.Quantiles(r.baseV.us)
 		for i, v := range r.partV {
-			r.res.Parts[i].T = Quantiles(v.us)
+			r.res.Parts[i].T = bench.Quantiles(v.us)
 		}
 		r.res.Choose(o.Tol)
 	}
@@ -185,7 +185,7 @@ func Bench(env *Env, sw *Swigen, sh tiling.Shape, ceil bench.Ceilings, o Options
 	if err := timeInterleaved(ctx, o, []*variant{chosen, base}); err != nil {
 		return nil, err
 	}
-	led.StepChosen, led.StepBaseline = Quantiles(chosen.us), Quantiles(base.us)
+	led.StepChosen, led.StepBaseline = bench.Quantiles(chosen.us), bench.Quantiles(base.us)
 	for _, r := range runs {
 		led.Segs = append(led.Segs, *r.res)
 	}

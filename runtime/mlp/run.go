@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"time"
 
 	"github.com/swigen/swigen/runtime/baseline"
@@ -211,99 +210,6 @@ func allocSet(ctx *cu.Context, mem *cu.Buffers, sh tiling.Shape, dt tiling.DType
 	return t, nil
 }
 
-// filler fills device buffers from a random block on the device, starting
-// at a different offset each call, so no two buffers are copies.
-type filler struct {
-	ctx   *cu.Context
-	src   cu.DevicePtr
-	size  int // bytes
-	shift int
-}
-
-func (f *filler) fill(p cu.DevicePtr, n int) error {
-	for off := 0; off < n; {
-		start := (f.shift * 4099 * 2) % (f.size / 2)
-		chunk := min(n-off, f.size-start) &^ 1
-		if chunk <= 0 {
-			chunk = min(n-off, 2)
-		}
-		if err := f.ctx.MemcpyDtoD(p+cu.DevicePtr(off), f.src+cu.DevicePtr(start), uint64(chunk)); err != nil {
-			return err
-		}
-		off += chunk
-		f.shift++
-	}
-	return nil
-}
-
-// timeEach runs f reps times, each bracketed by events on the default
-// stream, and returns the per-call times in microseconds. All events are
-// recorded first and read after one synchronisation, so host overhead
-// does not leak into the times.
-func timeEach(ctx *cu.Context, reps int, timeout time.Duration, what string, f func(rep int) error) ([]float64, error) {
-	evs := make([]*cu.Event, 0, 2*reps)
-	defer func() {
-		for _, e := range evs {
-			_ = e.Destroy()
-		}
-	}()
-	for i := 0; i < 2*reps; i++ {
-		e, err := ctx.NewEvent()
-		if err != nil {
-			return nil, err
-		}
-		evs = append(evs, e)
-	}
-	for i := 0; i < reps; i++ {
-		if err := evs[2*i].Record(nil); err != nil {
-			return nil, err
-		}
-		if err := f(i); err != nil {
-			return nil, err
-		}
-		if err := evs[2*i+1].Record(nil); err != nil {
-			return nil, err
-		}
-	}
-	if err := ctx.Synchronize(timeout, what); err != nil {
-		return nil, err
-	}
-	us := make([]float64, reps)
-	for i := range us {
-		ms, err := cu.Elapsed(evs[2*i], evs[2*i+1])
-		if err != nil {
-			return nil, err
-		}
-		us[i] = float64(ms) * 1000
-	}
-	return us, nil
-}
-
-// warm runs f until d has passed (at least twice), synchronising each time.
-func warm(ctx *cu.Context, d, timeout time.Duration, what string, f func(rep int) error) error {
-	start := time.Now()
-	for i := 0; i < 2 || time.Since(start) < d; i++ {
-		if err := f(i); err != nil {
-			return err
-		}
-		if err := ctx.Synchronize(timeout, what); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// Quantiles summarises per-call times (microseconds): median, p20, p80.
-func Quantiles(us []float64) bench.Stats {
-	if len(us) == 0 {
-		return bench.Stats{}
-	}
-	s := append([]float64(nil), us...)
-	sort.Float64s(s)
-	q := func(p float64) float64 { return s[int(math.Round(p*float64(len(s)-1)))] }
-	return bench.Stats{Median: q(0.5), P20: q(0.2), P80: q(0.8), N: len(s)}
-}
-
 // variant is one timed thing: a function of the repetition index (which
 // picks the rotated input set).
 type variant struct {
@@ -316,7 +222,7 @@ type variant struct {
 // and temperature drift hit all of them alike.
 func timeInterleaved(ctx *cu.Context, o Options, vs []*variant) error {
 	for _, v := range vs {
-		if err := warm(ctx, o.Warmup, o.Timeout, v.what, v.f); err != nil {
+		if err := bench.Warm(ctx, o.Warmup, o.Timeout, v.what, v.f); err != nil {
 			return fmt.Errorf("mlp: warm up %s: %w", v.what, err)
 		}
 	}
@@ -324,7 +230,7 @@ func timeInterleaved(ctx *cu.Context, o Options, vs []*variant) error {
 	per := (o.Reps + rounds - 1) / rounds
 	for r := 0; r < rounds; r++ {
 		for _, v := range vs {
-			us, err := timeEach(ctx, per, o.Timeout, v.what, v.f)
+			us, err := bench.TimeEach(ctx, per, o.Timeout, v.what, v.f)
 			if err != nil {
 				return fmt.Errorf("mlp: time %s: %w", v.what, err)
 			}

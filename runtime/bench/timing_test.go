@@ -1,0 +1,43 @@
+package bench
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/swigen/swigen/tiling"
+)
+
+func TestQuantiles(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []float64
+		want Stats
+	}{
+		{"empty", nil, Stats{}},
+		{"one", []float64{7}, Stats{Median: 7, P20: 7, P80: 7, N: 1}},
+		{"unsorted eleven", []float64{10, 0, 9, 1, 8, 2, 7, 3, 6, 4, 5}, Stats{Median: 5, P20: 2, P80: 8, N: 11}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := append([]float64(nil), tt.in...)
+			if diff := cmp.Diff(tt.want, Quantiles(tt.in)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(in, tt.in); diff != "" {
+				t.Errorf("Quantiles changed its input (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestBwdCostSeedShape(t *testing.T) {
+	// ARCHITECTURE.md / PERF_MODEL.md: S1 is 116 GFLOP and 636 MB.
+	f, b := BwdCost(tiling.Shape{M: 16384, K: 768, I: 4608}, false)
+	if f < 115.9e9 || f > 116.0e9 {
+		t.Errorf("FLOPs = %g, want 116 GF", f)
+	}
+	if b < 636e6 || b > 636.3e6 {
+		t.Errorf("bytes = %g, want 636 MB", b)
+	}
+}
