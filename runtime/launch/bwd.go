@@ -6,8 +6,6 @@ package launch
 
 import (
 	"fmt"
-	"time"
-	"unsafe"
 
 	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/runtime/cu"
@@ -85,15 +83,9 @@ type BwdArgs struct {
 }
 
 // BwdPlan is a bwd_dswiglu launch with its tensor maps encoded, ready to be
-// launched many times (benchmarks launch the same plan repeatedly).
-type BwdPlan struct {
-	k      *Kernel
-	maps   []*cu.TensorMap
-	m, i   int32
-	kk     int32
-	grid   uint32
-	stream *cu.Stream
-}
+// launched many times (benchmarks launch the same plan repeatedly). Its
+// scalar arguments are M, I, K in the kernel's order.
+type BwdPlan struct{ plan }
 
 func tmapDType(d tiling.DType) cu.TensorDType {
 	if d == tiling.FP16 {
@@ -202,46 +194,9 @@ func (k *Kernel) PlanBwd(a BwdArgs) (*BwdPlan, error) {
 			return nil, err
 		}
 	}
-	grid := gen.PersistentGrid(cfg, a.M, a.I, k.numSMs)
-	if cs := k.Man.ClusterDims[0] * k.Man.ClusterDims[1]; cs > 1 && cfg.Scheduler != tiling.CLCScheduler {
-		// Not every SM pair can host a cluster: a persistent grid with
-		// more clusters than fit at once would run a second wave.
-		n, err := k.maxClusters()
-		if err != nil {
-			return nil, err
-		}
-		grid = min(grid, n*cs)
+	grid, err := k.persistentGrid(cfg, a.M, a.I)
+	if err != nil {
+		return nil, err
 	}
-	return &BwdPlan{k: k, maps: maps, m: int32(a.M), i: int32(a.I), kk: int32(a.K), grid: uint32(grid), stream: a.Stream}, nil
-}
-
-// Grid is the number of persistent CTAs the plan launches.
-func (p *BwdPlan) Grid() int { return int(p.grid) }
-
-// Launch enqueues the kernel on the plan's stream.
-func (p *BwdPlan) Launch() error {
-	params := make([]unsafe.Pointer, 0, len(p.maps)+3)
-	for _, m := range p.maps {
-		params = append(params, m.Ptr())
-	}
-	params = append(params, unsafe.Pointer(&p.m), unsafe.Pointer(&p.i), unsafe.Pointer(&p.kk))
-	man := p.k.Man
-	cfg := cu.LaunchConfig{
-		Grid:      [3]uint32{p.grid, 1, 1},
-		Block:     [3]uint32{uint32(man.BlockThreads), 1, 1},
-		SharedMem: uint32(man.DynamicSmemBytes),
-		Stream:    p.stream,
-	}
-	if man.ClusterDims[0]*man.ClusterDims[1] > 1 {
-		cfg.Cluster = [3]uint32{uint32(man.ClusterDims[0]), uint32(man.ClusterDims[1]), 1}
-	}
-	if err := p.k.ctx.Launch(p.k.fn, cfg, params...); err != nil {
-		return fmt.Errorf("launch: %s: %w", man.Name, err)
-	}
-	return nil
-}
-
-// Sync waits for the stream with a deadline, naming the kernel on timeout.
-func (p *BwdPlan) Sync(timeout time.Duration) error {
-	return p.k.ctx.Synchronize(timeout, p.k.Man.Name)
+	return &BwdPlan{plan{k: k, maps: maps, dims: [3]int32{int32(a.M), int32(a.I), int32(a.K)}, grid: uint32(grid), stream: a.Stream}}, nil
 }

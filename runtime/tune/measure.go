@@ -214,42 +214,7 @@ func probe(ctx *cu.Context, k *launch.Kernel, s tiling.Shape, reps int, timeout 
 	if err := plan.Sync(timeout); err != nil {
 		return nil, err
 	}
-	var evs []*cu.Event
-	defer func() {
-		for _, e := range evs {
-			e.Destroy()
-		}
-	}()
-	for i := 0; i < 2*reps; i++ {
-		e, err := ctx.NewEvent()
-		if err != nil {
-			return nil, err
-		}
-		evs = append(evs, e)
-	}
-	for i := 0; i < reps; i++ {
-		if err := evs[2*i].Record(nil); err != nil {
-			return nil, err
-		}
-		if err := plan.Launch(); err != nil {
-			return nil, err
-		}
-		if err := evs[2*i+1].Record(nil); err != nil {
-			return nil, err
-		}
-	}
-	if err := plan.Sync(timeout); err != nil {
-		return nil, err
-	}
-	us := make([]float64, reps)
-	for i := range us {
-		ms, err := cu.Elapsed(evs[2*i], evs[2*i+1])
-		if err != nil {
-			return nil, err
-		}
-		us[i] = float64(ms) * 1000
-	}
-	return us, nil
+	return bench.TimeEach(ctx, reps, timeout, k.Man.Name, func(int) error { return plan.Launch() })
 }
 
 func minOf(xs []float64) float64 {
