@@ -127,6 +127,8 @@ type SM100View struct {
 	TmapCDoc           string // gemm
 	TmapResDoc         string // fwd_down with Residual
 	StoreOut           bool
+	FastSigmoid        bool   // tanh-based sigmoid (bwd_dswiglu)
+	DSwiGLUFn          string // the epilogue function bwd_dswiglu calls
 	Residual           bool
 	ClusterDims        [3]int
 }
@@ -270,9 +272,6 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 	if c.Debug != tiling.DebugNone {
 		return nil, fmt.Errorf("gen: %s: debug %q: debug variants exist for sm_90a only", name, c.Debug)
 	}
-	if c.FastSigmoid {
-		return nil, fmt.Errorf("gen: %s: fast_sigmoid: the sm_100a kernels have no tanh sigmoid", name)
-	}
 	cluster := c.ClusterM * c.ClusterN
 	if cluster < 1 || cluster > 2 {
 		return nil, fmt.Errorf("gen: %s: cluster %dx%d: the sm_100a kernel supports clusters of 1 or 2 CTAs", name, c.ClusterM, c.ClusterN)
@@ -301,6 +300,8 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 		K16:          c.TileK / 16,
 		SwizzleGroup: c.SwizzleGroup,
 		StoreOut:     c.StoreOut,
+		FastSigmoid:  c.FastSigmoid,
+		DSwiGLUFn:    map[bool]string{false: "sw_dswiglu", true: "sw_dswiglu_tanh"}[c.FastSigmoid],
 		EpiWarp0:     sm100EpiWarp0,
 		TmemCols:     c.TMEMColumns(),
 	}

@@ -46,9 +46,6 @@ func Implemented(c Config) (bool, string) {
 		if c.Debug != DebugNone {
 			return false, "debug variants exist for sm_90a only"
 		}
-		if c.FastSigmoid {
-			return false, "the tanh sigmoid (fast_sigmoid) is implemented for sm_90a only"
-		}
 		// The sm_100a epilogue maps one TMEM lane to one row, 128 rows per
 		// CTA, and streams 64-column sub-tiles (one 128-byte swizzle row per
 		// lane). tcgen05 also has M=64 (1cta tile_m=64) and 32-column
