@@ -57,7 +57,7 @@ func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra
 		Args:    usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 && args[0] != "bwd" {
-				return usageError(fmt.Errorf("bench %q: want bwd, or the mlp subcommand", args[0]))
+				return usageError(fmt.Errorf("bench %q: want bwd, or the mlp or gemm subcommand", args[0]))
 			}
 			o.Command = "swigen " + strings.Join(os.Args[1:], " ")
 			if runF != nil {
@@ -69,7 +69,8 @@ func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra
 			return runBench(cmd.Context(), e, o)
 		},
 	}
-	cmd.AddCommand(newBenchMLPCmd(e, nil)) // bench mlp: the whole step (bench_mlp.go)
+	cmd.AddCommand(newBenchMLPCmd(e, nil))  // bench mlp: the whole step (bench_mlp.go)
+	cmd.AddCommand(newBenchGemmCmd(e, nil)) // bench gemm: plain gemm vs cuBLAS (bench_gemm.go)
 	f := cmd.Flags()
 	addSelectFlags(cmd, &o.Select)
 	f.StringArrayVar(&o.Shapes, "shape", []string{seedShape}, "shapes M,K,I (repeatable)")

@@ -34,3 +34,23 @@ func TestBenchModelProjection(t *testing.T) {
 		})
 	}
 }
+
+func TestGemmShapes(t *testing.T) {
+	got, err := gemmShapes([]string{"8192,4096,1024", "M=100,N=64,K=72"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][3]int{{8192, 4096, 1024}, {100, 64, 72}}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("gemmShapes = %v, want %v", got, want)
+	}
+	for _, bad := range []string{"1,2", "8,8,x", "8,12,8"} {
+		if _, err := gemmShapes([]string{bad}); err == nil {
+			t.Errorf("gemmShapes(%q) accepted", bad)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"bench", "gemm", "--help"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "swigen bench gemm --shape 8192,8192,8192") {
+		t.Errorf("bench gemm --help: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+}

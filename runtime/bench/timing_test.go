@@ -41,3 +41,23 @@ func TestBwdCostSeedShape(t *testing.T) {
 		t.Errorf("bytes = %g, want 636 MB", b)
 	}
 }
+
+func TestGemmCostAndLayouts(t *testing.T) {
+	f, b := GemmCost(8192, 8192, 8192)
+	if f != 2*8192.0*8192*8192 || b != 2*3*8192.0*8192 {
+		t.Errorf("GemmCost(8192^3) = %g, %g", f, b)
+	}
+	for _, tt := range []struct {
+		a, b         tiling.Major
+		wantA, wantB bool
+	}{
+		{tiling.KMajor, tiling.KMajor, false, true},   // A [M,K], B [N,K]
+		{tiling.MNMajor, tiling.MNMajor, true, false}, // A [K,M], B [K,N]
+		{tiling.KMajor, tiling.MNMajor, false, false},
+	} {
+		ta, tb := cublasTranspose(tiling.Config{MajorA: tt.a, MajorB: tt.b})
+		if ta != tt.wantA || tb != tt.wantB {
+			t.Errorf("majors %s/%s: transA=%v transB=%v, want %v %v", tt.a, tt.b, ta, tb, tt.wantA, tt.wantB)
+		}
+	}
+}

@@ -1,0 +1,150 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/runtime/launch"
+	"github.com/swigen/swigen/runtime/num"
+	"github.com/swigen/swigen/tiling"
+)
+
+// GemmReport is the result of BenchGemm: swigen's gemm and cuBLAS on the
+// same inputs, in the same run.
+type GemmReport struct {
+	M, N, K int
+	Config  string
+	Ceil    Ceilings
+	FloorUS float64
+	Rows    []Row // swigen, cuBLAS
+	Ratio   float64
+	RelErr  float64 // swigen's C vs cuBLAS's C
+	Sets    int
+	Grid    int
+}
+
+// GemmCost is a gemm's FLOPs and the fewest bytes it moves (A and B read
+// once, C written once, 16-bit).
+func GemmCost(M, N, K int) (flops, bytes float64) {
+	m, n, k := float64(M), float64(N), float64(K)
+	return 2 * m * n * k, 2 * (m*k + n*k + m*n)
+}
+
+// cublasTranspose maps a gemm config's operand majors onto
+// baseline.CuBLAS.GemmRowMajorAB's flags: an MN-major A is stored [K,M]
+// (transA); a K-major B is stored [N,K] (transB).
+func cublasTranspose(cfg tiling.Config) (transA, transB bool) {
+	return cfg.MajorA == tiling.MNMajor, cfg.MajorB == tiling.KMajor
+}
+
+// BenchGemm times a loaded gemm kernel against cuBLAS at M x N x K with the
+// same operand layouts, inputs rotated over enough sets to keep L2 cold, and
+// compares the two outputs.
+func BenchGemm(env *Env, k *launch.Kernel, M, N, K int, ceil Ceilings, o Options) (*GemmReport, error) {
+	o.defaults()
+	cfg := k.Man.Config
+	if cfg.Kernel != tiling.KernelGEMM {
+		return nil, fmt.Errorf("bench: gemm: %s is a %s kernel", k.Man.Name, cfg.Kernel)
+	}
+	if err := launch.CheckGemmShape(cfg, M, N, K); err != nil {
+		return nil, err
+	}
+	dt := cfg.DType
+	flops, minBytes := GemmCost(M, N, K)
+	l2, err := env.Dev.Attribute(cu.AttrL2CacheSize)
+	if err != nil {
+		return nil, err
+	}
+	setBytes := int(minBytes) + 2*M*N // + cuBLAS's own C
+	sets := min(16, max(2, int(math.Ceil(3*float64(l2)/float64(setBytes)))))
+
+	b := env.Ctx.NewBuffers()
+	defer b.Free()
+	rnd, err := randomBlock(env.Ctx, b, dt, 1<<24, o.Seed)
+	if err != nil {
+		return nil, err
+	}
+	fl := &Filler{Ctx: env.Ctx, Src: rnd, Size: 1 << 25}
+	type set struct{ a, b, c, cb cu.DevicePtr }
+	ss := make([]set, sets)
+	for i := range ss {
+		x := &ss[i]
+		for _, t := range []struct {
+			p    *cu.DevicePtr
+			n    int
+			fill bool
+		}{{&x.a, M * K * 2, true}, {&x.b, N * K * 2, true}, {&x.c, M * N * 2, false}, {&x.cb, M * N * 2, false}} {
+			if *t.p, err = b.Alloc(t.n); err != nil {
+				return nil, fmt.Errorf("bench: gemm: allocate %d bytes: %w", t.n, err)
+			}
+			if t.fill {
+				err = fl.Fill(*t.p, t.n)
+			} else {
+				err = env.Ctx.MemsetD16(*t.p, num.Poison(dt), uint64(t.n/2))
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	plans := make([]*launch.GemmPlan, sets)
+	for i, x := range ss {
+		if plans[i], err = k.PlanGemm(launch.GemmArgs{M: M, N: N, K: K, A: x.a, B: x.b, C: x.c}); err != nil {
+			return nil, err
+		}
+	}
+	ta, tb := cublasTranspose(cfg)
+	sw := func(rep int) error { return plans[rep%sets].Launch() }
+	cb := func(rep int) error {
+		x := ss[rep%sets]
+		return env.Base.BLAS.GemmRowMajorAB(dt, ta, tb, M, N, K, x.a, x.b, x.cb, nil)
+	}
+	name := k.Man.Name
+	if err := Warm(env.Ctx, o.Warmup, o.Timeout, name, sw); err != nil {
+		return nil, err
+	}
+	if err := Warm(env.Ctx, o.Warmup, o.Timeout, "cuBLAS", cb); err != nil {
+		return nil, err
+	}
+	var ts, tc []float64
+	const rounds = 4
+	per := (o.Reps + rounds - 1) / rounds
+	for r := 0; r < rounds; r++ {
+		us, err := TimeEach(env.Ctx, per, o.Timeout, name, sw)
+		if err != nil {
+			return nil, err
+		}
+		ts = append(ts, us...)
+		if us, err = TimeEach(env.Ctx, per, o.Timeout, "cuBLAS", cb); err != nil {
+			return nil, err
+		}
+		tc = append(tc, us...)
+	}
+	rep := &GemmReport{M: M, N: N, K: K, Config: name, Ceil: ceil, Sets: sets, Grid: plans[0].Grid()}
+	rep.FloorUS = math.Max(flops/(ceil.GemmTFLOPs*1e12), minBytes/(ceil.CopyGBs*1e9)) * 1e6
+	row := func(n string, us []float64) Row {
+		st := Quantiles(us)
+		return Row{Name: n, FLOPs: flops, Bytes: minBytes, T: st,
+			TFLOPs: flops / (st.Median * 1e-6) / 1e12, GBs: minBytes / (st.Median * 1e-6) / 1e9,
+			PctFloor: 100 * rep.FloorUS / st.Median}
+	}
+	rep.Rows = []Row{row("swigen "+name, ts), row("cuBLAS", tc)}
+	rep.Ratio = rep.Rows[1].T.Median / rep.Rows[0].T.Median
+
+	// Same inputs, both paths: swigen's C against cuBLAS's.
+	got := make([]byte, M*N*2)
+	want := make([]byte, M*N*2)
+	if err := env.Ctx.MemcpyDtoH(got, ss[0].c); err != nil {
+		return nil, err
+	}
+	if err := env.Ctx.MemcpyDtoH(want, ss[0].cb); err != nil {
+		return nil, err
+	}
+	st := num.CompareRaw(dt, got, num.Float64s(num.Decode(dt, want)))
+	rep.RelErr = st.RelFrobenius
+	if !st.OK(1e-2) {
+		return rep, fmt.Errorf("bench: gemm: %s differs from cuBLAS on the same inputs: %s", name, st)
+	}
+	return rep, nil
+}
