@@ -119,6 +119,10 @@ type View struct {
 
 	// Debug variants (tiling.Debug): 0 or 1 each.
 	DbgHang, DbgNoEpi, DbgNoMma int
+	DbgNoLoad, DbgNoStore       int
+	// ReleaseLocalCond is the C condition under which a consumer releases
+	// an operand stage in its own CTA only.
+	ReleaseLocalCond string
 }
 
 // Hardware facts the sm_90a layout depends on (ptx.md §A2, §A7).
@@ -255,6 +259,9 @@ func newSM90View(c tiling.Config) (*View, error) {
 
 	// A: a 1x2 cluster shares it; CTA r loads its share and multicasts.
 	aParts := c.ClusterN // 1, or 2 when A is shared
+	if c.Debug == tiling.DebugNoMulticast {
+		aParts = 1
+	}
 	var ak16, amb, aK, aSmem, aRow, aRank []int
 	switch c.MajorA {
 	case tiling.KMajor:
@@ -314,6 +321,9 @@ func newSM90View(c tiling.Config) (*View, error) {
 	// fwd_gateup's B tile is two halves (left rows of W, then the matching
 	// gate rows), each loaded on its own.
 	bParts := c.ClusterM
+	if c.Debug == tiling.DebugNoMulticast {
+		bParts = 1
+	}
 	var bk16, bK, bN, bSmem, bRank, bHalf []int
 	switch c.MajorB {
 	case tiling.KMajor:
@@ -364,7 +374,12 @@ func newSM90View(c tiling.Config) (*View, error) {
 	if kd.halves > 1 {
 		v.BHalves, v.BLoadHalf = true, joinInts(bHalf)
 	}
-	v.EmptyArrivals *= v.ClusterSize // consumers of every CTA release every stage
+	v.ReleaseLocalCond = "kClusterSize == 1"
+	if c.Debug == tiling.DebugNoMulticast {
+		v.ReleaseLocalCond = "true /* debug nomc: local release */"
+	} else {
+		v.EmptyArrivals *= v.ClusterSize // consumers of every CTA release every stage
+	}
 
 	sub := epiSubRows * epiSubCols * elemBytes // 8 KB, a multiple of 1024
 	if err := kd.apply(v, c, sub); err != nil {
@@ -409,6 +424,12 @@ func newSM90View(c tiling.Config) (*View, error) {
 		v.DbgNoEpi = 1
 	case tiling.DebugNoMainloop:
 		v.DbgNoMma = 1
+	case tiling.DebugNoMulticast:
+	case tiling.DebugNoEpiLoad:
+		v.DbgNoLoad = 1
+		v.EpiTxBytes = 0 // an expect-tx of 0 is a plain arrive
+	case tiling.DebugNoEpiStore:
+		v.DbgNoStore = 1
 	default:
 		return nil, fmt.Errorf("gen: %s: debug %q: unknown variant", c.Name(), c.Debug)
 	}

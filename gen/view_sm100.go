@@ -174,18 +174,12 @@ func TMABoxes(cfg tiling.Config) (TMABoxSet, error) {
 	var b TMABoxSet
 	switch cfg.Arch {
 	case tiling.ArchSM90a:
-		if cfg.Kernel != tiling.KernelBwdDSwiGLU {
-			s, err := TMABoxesSM90(cfg)
-			if err != nil {
-				return TMABoxSet{}, err
-			}
-			return TMABoxSet{A: s.A, B: s.B, De: s.De, Out: s.Out}, nil
+		// The view decides how a cluster's shared operand is split.
+		s, err := TMABoxesSM90(cfg)
+		if err != nil {
+			return TMABoxSet{}, err
 		}
-		// A cluster's shared operand is loaded in halves, one per CTA.
-		b.A = [3]int{64, cfg.TileM / max(1, cfg.ClusterN)}
-		b.B = [3]int{64, cfg.TileN / max(1, cfg.ClusterM)}
-		b.De = [3]int{64, 1, epiSubRows}
-		b.Out = [3]int{64, epiSubRows}
+		return TMABoxSet{A: s.A, B: s.B, De: s.De, Out: s.Out}, nil
 	case tiling.ArchSM100a:
 		b.A = [3]int{64, cfg.TileMPerCTA()}
 		b.B = [3]int{64, cfg.TileNPerCTA()}

@@ -577,7 +577,13 @@ func TestTMABoxes(t *testing.T) {
 		if s == tiling.TwoCTA {
 			c.ClusterM = 2
 		}
-		return c.WithDefaults()
+		c = c.WithDefaults()
+		c.Stages = c.MaxStages()
+		return c
+	}
+	cluster2x1 := func(c tiling.Config, d tiling.Debug) tiling.Config {
+		c.ClusterM, c.Debug = 2, d
+		return c
 	}
 	tests := []struct {
 		name string
@@ -588,6 +594,12 @@ func TestTMABoxes(t *testing.T) {
 			TMABoxSet{A: [3]int{64, 128}, B: [3]int{64, 128}, De: [3]int{64, 1, 64}, Out: [3]int{64, 64}}},
 		{"sm90 cooperative mn-major", mk(tiling.ArchSM90a, tiling.Cooperative, 256, 128, tiling.MNMajor),
 			TMABoxSet{A: [3]int{64, 256}, B: [3]int{64, 64}, De: [3]int{64, 1, 64}, Out: [3]int{64, 64}}},
+		// A 2x1 cluster loads half of B per CTA and multicasts it; the
+		// no-multicast debug variant loads whole tiles.
+		{"sm90 2x1 shares B", cluster2x1(mk(tiling.ArchSM90a, tiling.PingPong, 128, 128, tiling.KMajor), tiling.DebugNone),
+			TMABoxSet{A: [3]int{64, 128}, B: [3]int{64, 64}, De: [3]int{64, 1, 64}, Out: [3]int{64, 64}}},
+		{"sm90 2x1 nomc", cluster2x1(mk(tiling.ArchSM90a, tiling.PingPong, 128, 128, tiling.KMajor), tiling.DebugNoMulticast),
+			TMABoxSet{A: [3]int{64, 128}, B: [3]int{64, 128}, De: [3]int{64, 1, 64}, Out: [3]int{64, 64}}},
 		{"sm100 1cta", mk(tiling.ArchSM100a, tiling.OneCTA, 128, 256, tiling.KMajor),
 			TMABoxSet{A: [3]int{64, 128}, B: [3]int{64, 256}, De: [3]int{64, 1, 128}, Out: [3]int{64, 128}}},
 		{"sm100 2cta", mk(tiling.ArchSM100a, tiling.TwoCTA, 256, 256, tiling.KMajor),

@@ -153,7 +153,18 @@ const (
 	DebugNoEpilogue Debug = "noepi"
 	// DebugNoMainloop skips the wgmma issue; the operand ring still runs.
 	DebugNoMainloop Debug = "nomma"
+	// DebugNoMulticast launches the cluster but has every CTA load whole
+	// operand tiles itself and release its stages locally (results are
+	// right; it isolates the cost of multicast and cross-CTA release).
+	DebugNoMulticast Debug = "nomc"
+	// DebugNoEpiLoad skips the epilogue's TMA loads of its operands (the
+	// epilogue computes on whatever the slot holds).
+	DebugNoEpiLoad Debug = "noload"
+	// DebugNoEpiStore skips the epilogue's TMA stores.
+	DebugNoEpiStore Debug = "nostore"
 )
 
 // Debugs lists the debug variants (without DebugNone).
-func Debugs() []Debug { return []Debug{DebugHang, DebugNoEpilogue, DebugNoMainloop} }
+func Debugs() []Debug {
+	return []Debug{DebugHang, DebugNoEpilogue, DebugNoMainloop, DebugNoMulticast, DebugNoEpiLoad, DebugNoEpiStore}
+}

@@ -16,6 +16,11 @@ import "fmt"
 func Implemented(c Config) (bool, string) {
 	switch c.Arch {
 	case ArchSM90a:
+		// The epilogue load/store variants exist in the bwd_dswiglu
+		// epilogue only.
+		if (c.Debug == DebugNoEpiLoad || c.Debug == DebugNoEpiStore) && c.Kernel != KernelBwdDSwiGLU {
+			return false, fmt.Sprintf("debug %s exists for bwd_dswiglu only", c.Debug)
+		}
 		// Every kind shares one sm_90a skeleton (templates/cuda/
 		// sm90a_kernel.cuh.tmpl) with a per-kind epilogue.
 		//
