@@ -104,7 +104,7 @@ func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.C
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Kernel, "kernel", string(tiling.KernelBwdDSwiGLU), "kernel kind (tune measures bwd_dswiglu)")
+	f.StringVar(&o.Kernel, "kernel", string(tiling.KernelBwdDSwiGLU), "kernel kind: bwd_dswiglu, or gemm (--shape M,K,N)")
 	f.StringVar(&o.Arch, "arch", "auto", "target: auto (the GPU's), "+joinStrings(tiling.Arches()))
 	f.StringVar(&o.DType, "dtype", string(tiling.BF16), "operand type: "+joinStrings(tiling.DTypes()))
 	f.StringVar(&o.Shape, "shape", seedShape, "problem size M,K,I to tune for")
@@ -266,8 +266,8 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	if err != nil {
 		return usageError(fmt.Errorf("tune: %w", err))
 	}
-	if k != tiling.KernelBwdDSwiGLU {
-		return usageError(fmt.Errorf("tune: --kernel %s: only bwd_dswiglu can be measured so far", k))
+	if k != tiling.KernelBwdDSwiGLU && k != tiling.KernelGEMM {
+		return usageError(fmt.Errorf("tune: --kernel %s: only bwd_dswiglu and gemm can be measured so far", k))
 	}
 	dt, err := tiling.ParseDType(o.DType)
 	if err != nil {

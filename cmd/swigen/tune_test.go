@@ -217,7 +217,7 @@ func TestTuneUsageErrors(t *testing.T) {
 		{[]string{"--shard", "2/2"}, "0 <= i < n"},
 		{[]string{"--devices", "0,0"}, "lists 0 twice"},
 		{[]string{"--arch", "sm_100a"}, "runs sm_90a kernels"},
-		{[]string{"--kernel", "gemm"}, "only bwd_dswiglu"},
+		{[]string{"--kernel", "fwd_down"}, "only bwd_dswiglu and gemm"},
 		{[]string{"--shape", "1,2,3"}, "multiple of 8"},
 		{[]string{"--filter", "nothing-matches"}, "no candidate left"},
 		{[]string{"--slow-factor", "0.5"}, "must be above 1"},

@@ -99,8 +99,9 @@ func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Outp
 	failErr := func(step string, err error) Output {
 		return fail(Classify(err), "%s: %v", step, err)
 	}
-	if j.Config.Kernel != tiling.KernelBwdDSwiGLU {
-		return fail(StatusCompile, "tune measures bwd_dswiglu only, not %s", j.Config.Kernel)
+	kind := j.Config.Kernel
+	if kind != tiling.KernelBwdDSwiGLU && kind != tiling.KernelGEMM {
+		return fail(StatusCompile, "tune measures bwd_dswiglu and gemm, not %s", kind)
 	}
 
 	k, _, err := check.BuildAndLoad(ctx, env.Check, j.Config)
@@ -110,7 +111,7 @@ func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Outp
 	defer k.Close()
 
 	worst := 0.0
-	for _, r := range check.VerifyBwd(env.Check, k, o.VerifyShapes, check.Options{Timeout: o.SyncTimeout, Seed: 1}) {
+	for _, r := range check.Verify(env.Check, k, o.VerifyShapes, check.Options{Timeout: o.SyncTimeout, Seed: 1}) {
 		if r.Err != nil {
 			return failErr(fmt.Sprintf("verify %s", r.Shape), r.Err)
 		}
@@ -133,6 +134,28 @@ func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Outp
 			return failErr("measure ceilings", err)
 		}
 		out.Ceilings = Ceilings{GemmTFLOPs: c.GemmTFLOPs, CopyGBs: c.CopyGBs}
+	}
+
+	if kind == tiling.KernelGEMM {
+		// A gemm's shape is M, K and N (in I's place); its baseline is
+		// cuBLAS on the same layouts. No probe: a gemm run is short.
+		rep, err := bench.BenchGemm(env.Bench, k, j.Shape.M, j.Shape.I, j.Shape.K,
+			bench.Ceilings{GemmTFLOPs: out.Ceilings.GemmTFLOPs, CopyGBs: out.Ceilings.CopyGBs}, o.Bench)
+		if rep != nil {
+			sw, cb := rep.Rows[0].T, rep.Rows[1].T
+			out.US, out.P20US, out.P80US = sw.Median, sw.P20, sw.P80
+			out.BaselineUS = cb.Median
+			out.RelErr = finite(rep.RelErr)
+		}
+		if err != nil {
+			if rep != nil {
+				return fail(StatusWrong, "bench: %v", err)
+			}
+			return failErr("bench", err)
+		}
+		out.Status = StatusOK
+		out.WallS = time.Since(start).Seconds()
+		return out
 	}
 
 	if j.BestUS > 0 && j.SlowFactor > 1 {
