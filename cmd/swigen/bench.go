@@ -83,32 +83,38 @@ func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra
 	return cmd
 }
 
+// recordHeader is what every bench/results record starts with: what ran,
+// where, when and how (ARCHITECTURE.md §5).
+type recordHeader struct {
+	Kernel   string       `json:"kernel"`
+	Arch     string       `json:"arch"`
+	DType    string       `json:"dtype"`
+	Shape    tiling.Shape `json:"shape"`
+	Config   string       `json:"config"`
+	GPU      string       `json:"gpu"`
+	Driver   int          `json:"driver"`
+	Revision string       `json:"revision"`
+	Date     string       `json:"date"`
+	Command  string       `json:"command"`
+}
+
 // benchResult is the bench/results record (ARCHITECTURE.md §5).
 type benchResult struct {
-	Kernel     string       `json:"kernel"`
-	Arch       string       `json:"arch"`
-	DType      string       `json:"dtype"`
-	Shape      tiling.Shape `json:"shape"`
-	Config     string       `json:"config"`
-	GPU        string       `json:"gpu"`
-	Driver     int          `json:"driver"`
-	Revision   string       `json:"revision"`
-	Date       string       `json:"date"`
-	Command    string       `json:"command"`
-	US         float64      `json:"us"`
-	P20US      float64      `json:"p20_us"`
-	P80US      float64      `json:"p80_us"`
-	BaselineUS float64      `json:"baseline_us"`
-	GemmUS     float64      `json:"baseline_gemm_us"`
-	EwUS       float64      `json:"baseline_elementwise_us"`
-	FloorUS    float64      `json:"floor_us"`
-	Speedup    float64      `json:"speedup"`
-	PctFloor   float64      `json:"pct_of_floor"`
-	RelErr     float64      `json:"rel_err"`
-	GemmTFLOPs float64      `json:"ceiling_gemm_tflops"`
-	CopyGBs    float64      `json:"ceiling_copy_gbs"`
-	Reps       int          `json:"reps"`
-	Sets       int          `json:"rotated_sets"`
+	recordHeader
+	US         float64 `json:"us"`
+	P20US      float64 `json:"p20_us"`
+	P80US      float64 `json:"p80_us"`
+	BaselineUS float64 `json:"baseline_us"`
+	GemmUS     float64 `json:"baseline_gemm_us"`
+	EwUS       float64 `json:"baseline_elementwise_us"`
+	FloorUS    float64 `json:"floor_us"`
+	Speedup    float64 `json:"speedup"`
+	PctFloor   float64 `json:"pct_of_floor"`
+	RelErr     float64 `json:"rel_err"`
+	GemmTFLOPs float64 `json:"ceiling_gemm_tflops"`
+	CopyGBs    float64 `json:"ceiling_copy_gbs"`
+	Reps       int     `json:"reps"`
+	Sets       int     `json:"rotated_sets"`
 }
 
 // gitRevision is set with -ldflags "-X main.gitRevision=..." by
@@ -238,9 +244,10 @@ func truncate(s string, n int) string {
 func writeBenchJSON(o *benchOptions, s *gpuSession, cfg tiling.Config, r *bench.BwdReport) error {
 	now := time.Now().UTC()
 	res := benchResult{
-		Kernel: string(cfg.Kernel), Arch: string(cfg.Arch), DType: string(cfg.DType), Shape: r.Shape,
-		Config: cfg.Name(), GPU: s.name, Driver: s.driver, Revision: revision(), Date: now.Format(time.RFC3339),
-		Command: o.Command, US: r.Rows[0].T.Median, P20US: r.Rows[0].T.P20, P80US: r.Rows[0].T.P80,
+		recordHeader: recordHeader{Kernel: string(cfg.Kernel), Arch: string(cfg.Arch), DType: string(cfg.DType), Shape: r.Shape,
+			Config: cfg.Name(), GPU: s.name, Driver: s.driver, Revision: revision(), Date: now.Format(time.RFC3339),
+			Command: o.Command},
+		US: r.Rows[0].T.Median, P20US: r.Rows[0].T.P20, P80US: r.Rows[0].T.P80,
 		BaselineUS: r.Rows[1].T.Median, GemmUS: r.Rows[2].T.Median, EwUS: r.Rows[3].T.Median,
 		FloorUS: r.FloorUS, Speedup: r.Speedup, PctFloor: r.Rows[0].PctFloor, RelErr: r.RelErr,
 		GemmTFLOPs: r.Ceil.GemmTFLOPs, CopyGBs: r.Ceil.CopyGBs, Reps: r.Rows[0].T.N, Sets: r.Sets,

@@ -283,16 +283,7 @@ type mlpCheckRecord struct {
 // the chosen implementations; baseline_us: all-baseline end to end;
 // floor_us: the sum of the segment floors), plus the ledger.
 type benchMLPResult struct {
-	Kernel       string             `json:"kernel"`
-	Arch         string             `json:"arch"`
-	DType        string             `json:"dtype"`
-	Shape        tiling.Shape       `json:"shape"`
-	Config       string             `json:"config"`
-	GPU          string             `json:"gpu"`
-	Driver       int                `json:"driver"`
-	Revision     string             `json:"revision"`
-	Date         string             `json:"date"`
-	Command      string             `json:"command"`
+	recordHeader
 	US           float64            `json:"us"`
 	P20US        float64            `json:"p20_us"`
 	P80US        float64            `json:"p80_us"`
@@ -325,8 +316,8 @@ func mlpRecord(o *benchMLPOptions, gpu string, driver int, arch string, led *mlp
 	tot := led.Totals()[2]
 	kept, saved := mlp.Activations(led.Shape, led.RecomputeOut)
 	r := benchMLPResult{
-		Kernel: "mlp_step", Arch: arch, DType: string(led.DType), Shape: led.Shape, GPU: gpu, Driver: driver,
-		Revision: revision(), Date: now.Format(time.RFC3339), Command: o.Command,
+		recordHeader: recordHeader{Kernel: "mlp_step", Arch: arch, DType: string(led.DType), Shape: led.Shape, GPU: gpu, Driver: driver,
+			Revision: revision(), Date: now.Format(time.RFC3339), Command: o.Command},
 		US: led.StepChosen.Median, P20US: led.StepChosen.P20, P80US: led.StepChosen.P80, BaselineUS: led.StepBaseline.Median,
 		FloorUS: tot.FloorUS, Speedup: led.Speedup(), GemmTFLOPs: led.Ceil.GemmTFLOPs, CopyGBs: led.Ceil.CopyGBs,
 		Reps: led.StepChosen.N, Sets: led.Sets, RecomputeOut: led.RecomputeOut, ActBytes: kept, ActSaved: saved,
