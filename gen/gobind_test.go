@@ -581,13 +581,13 @@ func TestGoBindingsKinds(t *testing.T) {
 		"alias GemmArgs", "alias FwdGateUpArgs", "alias FwdDownArgs", "alias BwdArgs",
 		"type BwdDswigluSm90aBf16M128n128k64S5C1x1Pingpong", "func LoadBwdDswigluSm90aBf16M128n128k64S5C1x1Pingpong",
 		"BwdDswigluSm90aBf16M128n128k64S5C1x1Pingpong.Launch(BwdArgs)",
-		"type FwdDownSm90aBf16M128n128k64S6C1x1Pingpong", "func LoadFwdDownSm90aBf16M128n128k64S6C1x1Pingpong",
-		"FwdDownSm90aBf16M128n128k64S6C1x1Pingpong.Launch(FwdDownArgs)",
+		"type FwdDownSm90aBf16M128n256k64S4C1x1Cooperative", "func LoadFwdDownSm90aBf16M128n256k64S4C1x1Cooperative",
+		"FwdDownSm90aBf16M128n256k64S4C1x1Cooperative.Launch(FwdDownArgs)",
 		"type FwdGateUpSm90aBf16M128n128k64S6C1x1Pingpong", "func LoadFwdGateUpSm90aBf16M128n128k64S6C1x1Pingpong",
 		"FwdGateUpSm90aBf16M128n128k64S6C1x1Pingpong.Launch(FwdGateUpArgs)",
 		"type " + twin, "func Load" + twin, twin + ".Launch(GemmArgs)",
-		"type GemmSm90aBf16M128n128k64S6C1x1Pingpong", "func LoadGemmSm90aBf16M128n128k64S6C1x1Pingpong",
-		"GemmSm90aBf16M128n128k64S6C1x1Pingpong.Launch(GemmArgs)",
+		"type GemmSm90aBf16M128n256k64S4C1x1Cooperative", "func LoadGemmSm90aBf16M128n256k64S4C1x1Cooperative",
+		"GemmSm90aBf16M128n256k64S4C1x1Cooperative.Launch(GemmArgs)",
 		"type Gemm", "func LoadGemm", "Gemm.Launch(GemmArgs)",
 		"type FwdGateUp", "func LoadFwdGateUp", "FwdGateUp.Launch(FwdGateUpArgs)",
 		"type FwdDown", "func LoadFwdDown", "FwdDown.Launch(FwdDownArgs)",
@@ -600,7 +600,7 @@ func TestGoBindingsKinds(t *testing.T) {
 	// holds both archs' bindings.
 	for _, w := range []string{
 		"k.PlanGemm(a)", "k.PlanFwdGateUp(a)", "k.PlanFwdDown(a)", "k.PlanBwd(a)",
-		`load(ctx, "gemm", binding` + twin + `, bindingGemmSm90aBf16M128n128k64S6C1x1Pingpong)`,
+		`load(ctx, "gemm", binding` + twin + `, bindingGemmSm90aBf16M128n256k64S4C1x1Cooperative)`,
 	} {
 		if !bytes.Contains(out.Data, []byte(w)) {
 			t.Errorf("bindings lack %q", w)
@@ -614,8 +614,8 @@ func TestGoBindingsKinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	want = []string{"alias GemmArgs",
-		"type GemmSm90aBf16M128n128k64S6C1x1Pingpong", "func LoadGemmSm90aBf16M128n128k64S6C1x1Pingpong",
-		"GemmSm90aBf16M128n128k64S6C1x1Pingpong.Launch(GemmArgs)",
+		"type GemmSm90aBf16M128n256k64S4C1x1Cooperative", "func LoadGemmSm90aBf16M128n256k64S4C1x1Cooperative",
+		"GemmSm90aBf16M128n256k64S4C1x1Cooperative.Launch(GemmArgs)",
 		"type Gemm", "func LoadGemm", "Gemm.Launch(GemmArgs)"}
 	if diff := cmp.Diff(want, launchers(t, out.Data)); diff != "" {
 		t.Errorf("gemm only: declarations (-want +got):\n%s", diff)
@@ -631,8 +631,10 @@ func TestGoBindingsDispatchRule(t *testing.T) {
 	gemmMN := bindCfg(t, tiling.KernelGEMM, func(c *tiling.Config) { c.MajorA, c.MajorB = tiling.MNMajor, tiling.MNMajor })
 	gemmB := bindCfg(t, tiling.KernelGEMM, func(c *tiling.Config) { c.MajorB = tiling.MNMajor })
 	gemmFP16 := bindCfg(t, tiling.KernelGEMM, func(c *tiling.Config) { c.DType = tiling.FP16 })
+	// The same kind with the other sm_90a schedule (the heuristic gemm is
+	// cooperative 128x256).
 	gemmCoop := bindCfg(t, tiling.KernelGEMM, func(c *tiling.Config) {
-		c.Schedule = tiling.Cooperative
+		c.Schedule, c.TileN = tiling.PingPong, 128
 		c.EpiM, c.EpiN, c.EpiStages = tiling.DefaultEpilogue(c.Arch, c.Schedule, c.TileM)
 	})
 	gemmHang := bindCfg(t, tiling.KernelGEMM, func(c *tiling.Config) { c.Debug = tiling.DebugHang })

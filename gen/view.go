@@ -120,6 +120,13 @@ type View struct {
 	// Debug variants (tiling.Debug): 0 or 1 each.
 	DbgHang, DbgNoEpi, DbgNoMma int
 	DbgNoLoad, DbgNoStore       int
+	// EpiShared (0/1): the ping-pong consumers share one epilogue-operand
+	// ring of 2*EpiStages slots, filled by one producer warp in tile order.
+	EpiShared int
+	// EpiLagRelease (bwd_dswiglu with a shared ring): the epilogue releases
+	// a slot one TMA store later instead of waiting for each store to read
+	// its slot before the next sub-tile.
+	EpiLagRelease bool
 	// ReleaseLocalCond is the C condition under which a consumer releases
 	// an operand stage in its own CTA only.
 	ReleaseLocalCond string
@@ -402,6 +409,12 @@ func newSM90View(c tiling.Config) (*View, error) {
 		return nil, fmt.Errorf("gen: %s: epilogue/barrier layout disagrees with tiling.Smem", c.Name())
 	}
 	v.SmemBytes = lay.Total
+	// The two per-consumer rings are contiguous (consumer 1's starts
+	// EpiConsumerBytes in, its barriers EpiStages in), so a shared ring
+	// of 2*EpiStages slots is the same memory and the same barriers.
+	if c.Schedule == tiling.PingPong && v.EpiLoads {
+		v.EpiShared = 1
+	}
 
 	// wgmma operand lists: N/2 accumulators, then the two descriptors and
 	// the scale-d flag.
@@ -430,9 +443,19 @@ func newSM90View(c tiling.Config) (*View, error) {
 		v.EpiTxBytes = 0 // an expect-tx of 0 is a plain arrive
 	case tiling.DebugNoEpiStore:
 		v.DbgNoStore = 1
+	case tiling.DebugPrivateRing:
+		if v.EpiShared == 0 {
+			return nil, fmt.Errorf("gen: %s: debug %q: only a ping-pong kernel with epilogue loads has a shared ring", c.Name(), c.Debug)
+		}
+		v.EpiShared = 0
+	case tiling.DebugEagerRelease:
+		if v.EpiShared == 0 || !v.IsBwd {
+			return nil, fmt.Errorf("gen: %s: debug %q: only a ping-pong bwd_dswiglu kernel releases its epilogue slots late", c.Name(), c.Debug)
+		}
 	default:
 		return nil, fmt.Errorf("gen: %s: debug %q: unknown variant", c.Name(), c.Debug)
 	}
+	v.EpiLagRelease = v.IsBwd && v.EpiShared == 1 && c.Debug != tiling.DebugEagerRelease
 	v.ConfigLines = configLines(c)
 	return v, nil
 }

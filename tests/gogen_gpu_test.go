@@ -202,7 +202,7 @@ func TestGeneratedBindingsGemmGPU(t *testing.T) {
 	t.Logf("%s (%d.%d): loaded %s, %d SMs", d.name, d.major, d.minor, k.Man.Name, k.NumSMs())
 
 	// The per-name launcher loads the same embedded cubin.
-	named, err := matmul.LoadGemmSm90aBf16M128n128k64S6C1x1Pingpong(d.ctx)
+	named, err := matmul.LoadGemmSm90aBf16M128n256k64S4C1x1Cooperative(d.ctx)
 	if err != nil {
 		t.Errorf("per-name loader: %v", err)
 	} else {

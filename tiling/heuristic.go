@@ -91,7 +91,8 @@ const b200HalfSMs = 74
 // 1x1, raster m, group 8, epilogue 64x64x2. PingPong overlaps one
 // consumer's epilogue (which for bwd_dswiglu reads two de tiles and writes
 // two grad_de tiles, so it is long) with the other's mainloop; 128x128
-// keeps the accumulator at 128 registers per thread.
+// keeps the accumulator at 128 registers per thread. gemm and fwd_down
+// take cooperative 128x256 instead.
 //
 // sm_100a: 2cta 256x256 on a 2x1 cluster when M >= 4096 and there are at
 // least 74 such tiles (half a B200's SMs, one per CTA pair): each CTA then
@@ -106,6 +107,13 @@ func Heuristic(k Kernel, a Arch, d DType, s Shape) (Config, error) {
 	switch a {
 	case ArchSM90a:
 		c.Schedule, c.TileM, c.TileN = PingPong, 128, 128
+		if k == KernelGEMM || k == KernelFwdDown {
+			// Store-only epilogues gain little from ping-pong overlap; the
+			// 128x256 cooperative tile (m64n256 wgmma per consumer) reads
+			// the least shared memory per FLOP and won the H200 sweep at
+			// 8192^3 (bench/results/NOTES.md, run 21).
+			c.Schedule, c.TileM, c.TileN = Cooperative, 128, 256
+		}
 	case ArchSM100a:
 		tiles := ceilDiv(s.M, 256) * ceilDiv(s.I, 256)
 		if s.M >= 4096 && tiles >= b200HalfSMs {

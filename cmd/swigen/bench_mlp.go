@@ -32,12 +32,14 @@ type benchMLPOptions struct {
 	NVCC         string
 	Device       int
 	JSONDir      string
+	Names        []string
 	Command      string
 
 	// Parsed by parse.
-	shapes []tiling.Shape
-	dtype  tiling.DType
-	chk    tiling.Shape
+	shapes    []tiling.Shape
+	dtype     tiling.DType
+	chk       tiling.Shape
+	overrides []tiling.Config
 }
 
 const benchMLPLong = `Time the whole SwiGLU-MLP training step, forward and backward, segment by
@@ -77,6 +79,12 @@ stops the run; a failure with swigen's kernels is reported, the timing
 still runs (the ledger never picks a kernel whose output differs from the
 baseline's) and the exit status is 1.
 
+--name NAME (repeatable) replaces the heuristic config of every segment
+of that name's kernel kind (e.g. a gemm name for dW_down, dx and dW): its
+tile, schedule, stages, cluster, raster and epilogue are used, while the
+segment still sets its operand majors and outputs (the stages drop to the
+deepest ring that fits if the segment's epilogue needs more room).
+
 --json DIR writes one record per shape (ARCHITECTURE.md §5 fields for the
 whole step, plus every ledger row).`
 
@@ -114,6 +122,7 @@ func newBenchMLPCmd(e *env, runF func(context.Context, *benchMLPOptions) error) 
 	f.StringVar(&o.NVCC, "nvcc", "", "nvcc to use (default: search)")
 	f.IntVar(&o.Device, "device", 0, "GPU ordinal")
 	f.StringVar(&o.JSONDir, "json", "", "write one JSON record per shape into this directory")
+	f.StringSliceVar(&o.Names, "name", nil, "use this config (procedural name) for every segment of its kernel kind (repeatable; one per kind)")
 	return cmd
 }
 
@@ -137,6 +146,21 @@ func (o *benchMLPOptions) parse() error {
 	}
 	if o.CheckOnly {
 		o.Check = true
+	}
+	seen := map[tiling.Kernel]string{}
+	for _, n := range o.Names {
+		c, err := tiling.ParseName(n)
+		if err != nil {
+			return usageError(fmt.Errorf("bench mlp: --name %q: %w", n, err))
+		}
+		if prev, ok := seen[c.Kernel]; ok {
+			return usageError(fmt.Errorf("bench mlp: --name %q: kernel %s already set by %q (one config per kind)", n, c.Kernel, prev))
+		}
+		if c.DType != o.dtype {
+			return usageError(fmt.Errorf("bench mlp: --name %q: dtype %s, but --dtype is %s", n, c.DType, o.dtype))
+		}
+		seen[c.Kernel] = n
+		o.overrides = append(o.overrides, c)
 	}
 	return nil
 }
@@ -173,6 +197,11 @@ func runBenchMLP(ctx context.Context, e *env, o *benchMLPOptions) error {
 		defer cancel()
 		kernels = mlp.NewSwigen(bctx, &check.Env{Ctx: s.ctx, Dev: s.dev, TC: s.tc}, s.arch, o.dtype, o.RecomputeOut)
 		defer kernels.Close()
+		for _, c := range o.overrides {
+			if err := kernels.Override(c); err != nil {
+				return usageError(fmt.Errorf("bench mlp: --name %s: %w", c.Name(), err))
+			}
+		}
 	}
 	opts := mlp.Options{DType: o.dtype, RecomputeOut: o.RecomputeOut, Reps: o.Reps, Warmup: o.Warmup,
 		Seed: uint64(time.Now().UnixNano()), Progress: e.stderr}

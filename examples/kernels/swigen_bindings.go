@@ -38,7 +38,7 @@ var bindingBwdDswigluSm90aBf16M128n128k64S5C1x1Pingpong = &gen.Binding{
 	Arch:        "sm_90a",
 	ConfigHash:  "0a02120736dddce3",
 	Cubin:       cubinBwdDswigluSm90aBf16M128n128k64S5C1x1Pingpong,
-	CubinSHA256: "df8bac88407536bc3ff2212e1c7d6a111fa16939520189f61ec20c2834cd974b",
+	CubinSHA256: "46f1982b0f8369eb28731b86755eca3531e16a2ee462166eee7b092743620e50",
 	Manifest:    manifestBwdDswigluSm90aBf16M128n128k64S5C1x1Pingpong,
 	Name:        "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong",
 	ParamLayout: "tmap_a:tensormap:128/64, tmap_b:tensormap:128/64, tmap_de:tensormap:128/64, tmap_gde:tensormap:128/64, M:i32:4/4, I:i32:4/4, K:i32:4/4",

@@ -10,7 +10,7 @@
 //
 // Kernels:
 //
-//   - GemmSm90aBf16M128n128k64S6C1x1Pingpong: gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong.sm_90a.cubin
+//   - GemmSm90aBf16M128n256k64S4C1x1Cooperative: gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative.sm_90a.cubin
 //   - Gemm: gemm for the device's arch
 package matmul
 
@@ -26,45 +26,45 @@ import (
 // launch.GemmArgs).
 type GemmArgs = launch.GemmArgs
 
-//go:embed gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong.json
-var manifestGemmSm90aBf16M128n128k64S6C1x1Pingpong []byte
+//go:embed gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative.json
+var manifestGemmSm90aBf16M128n256k64S4C1x1Cooperative []byte
 
-//go:embed gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong.sm_90a.cubin
-var cubinGemmSm90aBf16M128n128k64S6C1x1Pingpong []byte
+//go:embed gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative.sm_90a.cubin
+var cubinGemmSm90aBf16M128n256k64S4C1x1Cooperative []byte
 
-// bindingGemmSm90aBf16M128n128k64S6C1x1Pingpong is what the bindings were generated for,
+// bindingGemmSm90aBf16M128n256k64S4C1x1Cooperative is what the bindings were generated for,
 // with the embedded files.
-var bindingGemmSm90aBf16M128n128k64S6C1x1Pingpong = &gen.Binding{
+var bindingGemmSm90aBf16M128n256k64S4C1x1Cooperative = &gen.Binding{
 	Arch:        "sm_90a",
-	ConfigHash:  "95dc6cf393b5e649",
-	Cubin:       cubinGemmSm90aBf16M128n128k64S6C1x1Pingpong,
-	CubinSHA256: "1bf10d4f8733e9167035579a2ddada3b961b949c66242bb126369f9a51069daa",
-	Manifest:    manifestGemmSm90aBf16M128n128k64S6C1x1Pingpong,
-	Name:        "gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong",
+	ConfigHash:  "3e29b9f93e1035b2",
+	Cubin:       cubinGemmSm90aBf16M128n256k64S4C1x1Cooperative,
+	CubinSHA256: "2a98c39a7fd747637def969b5134551308d50419cbe29e5410ecb15417d598d9",
+	Manifest:    manifestGemmSm90aBf16M128n256k64S4C1x1Cooperative,
+	Name:        "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative",
 	ParamLayout: "tmap_a:tensormap:128/64, tmap_b:tensormap:128/64, tmap_c:tensormap:128/64, M:i32:4/4, N:i32:4/4, K:i32:4/4",
 }
 
-// GemmSm90aBf16M128n128k64S6C1x1Pingpong is the loaded gemm kernel
-// gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong
+// GemmSm90aBf16M128n256k64S4C1x1Cooperative is the loaded gemm kernel
+// gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative
 // (sm_90a; bf16, A stored [M,K], B stored [N,K]).
 // The embedded *launch.Kernel plans launches (PlanGemm) and unloads (Close).
-type GemmSm90aBf16M128n128k64S6C1x1Pingpong struct {
+type GemmSm90aBf16M128n256k64S4C1x1Cooperative struct {
 	*launch.Kernel
 }
 
-// LoadGemmSm90aBf16M128n128k64S6C1x1Pingpong loads the kernel into ctx, whose device
+// LoadGemmSm90aBf16M128n256k64S4C1x1Cooperative loads the kernel into ctx, whose device
 // must be sm_90a (compute capability 9.0).
-func LoadGemmSm90aBf16M128n128k64S6C1x1Pingpong(ctx *cu.Context) (*GemmSm90aBf16M128n128k64S6C1x1Pingpong, error) {
-	k, err := load(ctx, "gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong", bindingGemmSm90aBf16M128n128k64S6C1x1Pingpong)
+func LoadGemmSm90aBf16M128n256k64S4C1x1Cooperative(ctx *cu.Context) (*GemmSm90aBf16M128n256k64S4C1x1Cooperative, error) {
+	k, err := load(ctx, "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative", bindingGemmSm90aBf16M128n256k64S4C1x1Cooperative)
 	if err != nil {
 		return nil, err
 	}
-	return &GemmSm90aBf16M128n128k64S6C1x1Pingpong{Kernel: k}, nil
+	return &GemmSm90aBf16M128n256k64S4C1x1Cooperative{Kernel: k}, nil
 }
 
 // Launch checks a's shape, encodes the tensor maps and enqueues one call on
 // a.Stream. To launch one shape many times, plan once with PlanGemm.
-func (k *GemmSm90aBf16M128n128k64S6C1x1Pingpong) Launch(a GemmArgs) error {
+func (k *GemmSm90aBf16M128n256k64S4C1x1Cooperative) Launch(a GemmArgs) error {
 	p, err := k.PlanGemm(a)
 	if err != nil {
 		return err
@@ -74,14 +74,14 @@ func (k *GemmSm90aBf16M128n128k64S6C1x1Pingpong) Launch(a GemmArgs) error {
 
 // Gemm is the gemm kernel for the device's arch
 // (bf16, A stored [M,K], B stored [N,K]), one of:
-//   - gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong (sm_90a)
+//   - gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative (sm_90a)
 type Gemm struct {
 	*launch.Kernel
 }
 
 // LoadGemm loads the gemm kernel whose arch matches ctx's device.
 func LoadGemm(ctx *cu.Context) (*Gemm, error) {
-	k, err := load(ctx, "gemm", bindingGemmSm90aBf16M128n128k64S6C1x1Pingpong)
+	k, err := load(ctx, "gemm", bindingGemmSm90aBf16M128n256k64S4C1x1Cooperative)
 	if err != nil {
 		return nil, err
 	}

@@ -240,3 +240,55 @@ func TestSwigenConfig(t *testing.T) {
 }
 
 func ptrOf(v uint64) cu.DevicePtr { return cu.DevicePtr(v) }
+
+// TestSwigenOverride: an override replaces the heuristic tile, schedule
+// and stages for every segment of its kind, while the segment keeps
+// setting majors and outputs; the stages drop to what fits when the
+// segment's epilogue needs more room; wrong arch/dtype and debug variants
+// are refused.
+func TestSwigenOverride(t *testing.T) {
+	t.Parallel()
+	sw := NewSwigen(t.Context(), nil, tiling.ArchSM90a, tiling.BF16, false)
+	for _, n := range []string{"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative", "fwd_gateup_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_e64x64s1"} {
+		c, err := tiling.ParseName(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sw.Override(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		seg  Segment
+		want string
+	}{
+		{DW, "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_amn_bmn"},
+		{DX, "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_bmn"},
+		{DWDown, "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_amn_bmn"},
+		// The training forward also stores de: a third epilogue tensor,
+		// so only 3 operand stages fit.
+		{FwdGateUp, "fwd_gateup_sm90a_bf16_m128n256k64_s3_c1x1_cooperative_e64x64s1_out"},
+	} {
+		cfg, err := sw.Config(tc.seg, s1)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.seg, err)
+		}
+		if diff := cmp.Diff(tc.want, cfg.Name()); diff != "" {
+			t.Errorf("%s: config (-want +got):\n%s", tc.seg, diff)
+		}
+	}
+	for _, bad := range []string{
+		"gemm_sm90a_fp16_m128n256k64_s4_c1x1_cooperative",
+		"gemm_sm100a_bf16_m128n256k64_s4_c1x1_1cta",
+		"gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_dbgnoepi",
+	} {
+		c, err := tiling.ParseName(bad)
+		if err != nil {
+			t.Logf("%s: %v (parse)", bad, err)
+			continue
+		}
+		if err := sw.Override(c); err == nil {
+			t.Errorf("Override(%s) accepted", bad)
+		}
+	}
+}

@@ -30,6 +30,7 @@ type Swigen struct {
 	recomputeOut bool
 	kernels      map[string]*launch.Kernel
 	failed       map[string]error
+	overrides    map[tiling.Kernel]tiling.Config
 }
 
 // NewSwigen returns a kernel provider for arch and dtype. With
@@ -37,7 +38,21 @@ type Swigen struct {
 // the compiles.
 func NewSwigen(ctx context.Context, env *check.Env, arch tiling.Arch, dtype tiling.DType, recomputeOut bool) *Swigen {
 	return &Swigen{env: env, ctx: ctx, arch: arch, dtype: dtype, recomputeOut: recomputeOut,
-		kernels: map[string]*launch.Kernel{}, failed: map[string]error{}}
+		kernels: map[string]*launch.Kernel{}, failed: map[string]error{}, overrides: map[tiling.Kernel]tiling.Config{}}
+}
+
+// Override makes every segment of c's kernel kind start from c instead of
+// the heuristic config (the segment still sets majors and outputs). c must
+// be for this provider's arch and dtype.
+func (s *Swigen) Override(c tiling.Config) error {
+	if c.Arch != s.arch || c.DType != s.dtype {
+		return fmt.Errorf("mlp: override %s: want arch %s and dtype %s", c.Name(), s.arch, s.dtype)
+	}
+	if c.Debug != tiling.DebugNone {
+		return fmt.Errorf("mlp: override %s: debug variants compute wrong results by design", c.Name())
+	}
+	s.overrides[c.Kernel] = c
+	return nil
 }
 
 // Close unloads every kernel built.
@@ -81,9 +96,13 @@ func (s *Swigen) Config(seg Segment, sh tiling.Shape) (tiling.Config, error) {
 		// multiples of 8, so round the reduction up for tile picking only.
 		ksh = tiling.Shape{M: g.M, K: (g.K + 7) &^ 7, I: g.N}
 	}
-	cfg, err := tiling.Heuristic(seg.Kernel(), s.arch, s.dtype, ksh)
-	if err != nil {
-		return tiling.Config{}, fmt.Errorf("%w for %s: %w", ErrNoKernel, seg, err)
+	cfg, overridden := s.overrides[seg.Kernel()]
+	if !overridden {
+		var err error
+		cfg, err = tiling.Heuristic(seg.Kernel(), s.arch, s.dtype, ksh)
+		if err != nil {
+			return tiling.Config{}, fmt.Errorf("%w for %s: %w", ErrNoKernel, seg, err)
+		}
 	}
 	switch seg {
 	case BwdDSwiGLU: // W_down [I,K]: K-major for dout = dy @ W_down^T
@@ -97,8 +116,10 @@ func (s *Swigen) Config(seg Segment, sh tiling.Shape) (tiling.Config, error) {
 		cfg.MajorA, cfg.MajorB = g.MajorA, g.MajorB
 	}
 	// A second output takes epilogue shared memory: re-derive the deepest
-	// operand ring that still fits.
-	cfg.Stages = cfg.MaxStages()
+	// operand ring that still fits (an override keeps its own if it fits).
+	if !overridden || cfg.Validate() != nil {
+		cfg.Stages = cfg.MaxStages()
+	}
 	if err := cfg.Validate(); err != nil {
 		return tiling.Config{}, fmt.Errorf("%w for %s: %s: %w", ErrNoKernel, seg, cfg.Name(), err)
 	}
