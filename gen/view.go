@@ -120,17 +120,23 @@ type View struct {
 	// Debug variants (tiling.Debug): 0 or 1 each.
 	DbgHang, DbgNoEpi, DbgNoMma int
 	DbgNoLoad, DbgNoStore       int
-	// EpiShared (0/1): the ping-pong consumers share one epilogue-operand
-	// ring of 2*EpiStages slots, filled by one producer warp in tile order.
-	EpiShared int
-	// EpiLagRelease (bwd_dswiglu with a shared ring): the epilogue releases
-	// a slot one TMA store later instead of waiting for each store to read
-	// its slot before the next sub-tile.
-	EpiLagRelease bool
+	// EpiGroup (bwd_dswiglu): accumulator fragments (of 16 per warp and
+	// sub-tile) whose shared-memory loads the epilogue issues together.
+	EpiGroup int
+	// DbgTrace: consumer thread 0 of CTA 0 prints per-tile timestamps.
+	DbgTrace bool
 	// ReleaseLocalCond is the C condition under which a consumer releases
 	// an operand stage in its own CTA only.
 	ReleaseLocalCond string
 }
+
+// epiGroup is how many accumulator fragments the sm_90a bwd_dswiglu
+// epilogue loads at once: enough independent loads to overlap their
+// shared-memory latency, few enough (2 registers each, 3 with out) to fit
+// next to a 128-register accumulator: ptxas allocates the consumers' code
+// within the kernel's 168 registers (65536 / 384 threads), setmaxnreg
+// notwithstanding. 8 already spills at 128x128 ping-pong, 16 spills 360 B.
+const epiGroup = 4
 
 // Hardware facts the sm_90a layout depends on (ptx.md §A2, §A7).
 const (
@@ -409,12 +415,6 @@ func newSM90View(c tiling.Config) (*View, error) {
 		return nil, fmt.Errorf("gen: %s: epilogue/barrier layout disagrees with tiling.Smem", c.Name())
 	}
 	v.SmemBytes = lay.Total
-	// The two per-consumer rings are contiguous (consumer 1's starts
-	// EpiConsumerBytes in, its barriers EpiStages in), so a shared ring
-	// of 2*EpiStages slots is the same memory and the same barriers.
-	if c.Schedule == tiling.PingPong && v.EpiLoads {
-		v.EpiShared = 1
-	}
 
 	// wgmma operand lists: N/2 accumulators, then the two descriptors and
 	// the scale-d flag.
@@ -443,19 +443,12 @@ func newSM90View(c tiling.Config) (*View, error) {
 		v.EpiTxBytes = 0 // an expect-tx of 0 is a plain arrive
 	case tiling.DebugNoEpiStore:
 		v.DbgNoStore = 1
-	case tiling.DebugPrivateRing:
-		if v.EpiShared == 0 {
-			return nil, fmt.Errorf("gen: %s: debug %q: only a ping-pong kernel with epilogue loads has a shared ring", c.Name(), c.Debug)
-		}
-		v.EpiShared = 0
-	case tiling.DebugEagerRelease:
-		if v.EpiShared == 0 || !v.IsBwd {
-			return nil, fmt.Errorf("gen: %s: debug %q: only a ping-pong bwd_dswiglu kernel releases its epilogue slots late", c.Name(), c.Debug)
-		}
+	case tiling.DebugTrace:
+		v.DbgTrace = true
 	default:
 		return nil, fmt.Errorf("gen: %s: debug %q: unknown variant", c.Name(), c.Debug)
 	}
-	v.EpiLagRelease = v.IsBwd && v.EpiShared == 1 && c.Debug != tiling.DebugEagerRelease
+	v.EpiGroup = epiGroup
 	v.ConfigLines = configLines(c)
 	return v, nil
 }

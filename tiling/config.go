@@ -162,18 +162,13 @@ const (
 	DebugNoEpiLoad Debug = "noload"
 	// DebugNoEpiStore skips the epilogue's TMA stores.
 	DebugNoEpiStore Debug = "nostore"
-	// DebugPrivateRing is a measurement variant, not a broken one (results
-	// are right): a ping-pong kernel with epilogue loads gives each
-	// consumer its own epilogue-operand ring of EpiStages slots instead of
-	// one shared ring of 2*EpiStages in tile order (the default).
-	DebugPrivateRing Debug = "privring"
-	// DebugEagerRelease is a measurement variant (results are right): the
-	// ping-pong bwd_dswiglu epilogue waits for each sub-tile's TMA store to
-	// read its slot before the next sub-tile, instead of one store later.
-	DebugEagerRelease Debug = "eagerrel"
+	// DebugTrace prints per-tile timestamps (%globaltimer) of CTA 0's
+	// consumers: order wait, mainloop, epilogue and the epilogue's waits.
+	// Results are right; the prints slow the kernel down.
+	DebugTrace Debug = "trace"
 )
 
 // Debugs lists the debug variants (without DebugNone).
 func Debugs() []Debug {
-	return []Debug{DebugHang, DebugNoEpilogue, DebugNoMainloop, DebugNoMulticast, DebugNoEpiLoad, DebugNoEpiStore, DebugPrivateRing, DebugEagerRelease}
+	return []Debug{DebugHang, DebugNoEpilogue, DebugNoMainloop, DebugNoMulticast, DebugNoEpiLoad, DebugNoEpiStore, DebugTrace}
 }

@@ -227,15 +227,10 @@ static constexpr sw_u32 kBOff = 16384;     // B tile offset inside a stage
 static constexpr sw_u32 kEpiOff = 163840;
 static constexpr sw_u32 kEpiConsumerBytes = 32768;
 static constexpr sw_u32 kEpiSlotBytes = 16384;
-// Epilogue-operand ring(s). Shared (ping-pong with epilogue loads): both
-// consumers draw from one ring of kEpiRing slots in the order they run
-// their tiles, so the whole next tile of one consumer is prefetched while
-// the other consumer's epilogue frees slots. Otherwise each consumer has
-// its own ring of kEpiStages slots, the first at slot c*kEpiStages.
-static constexpr int kEpiShared = 1;
-static constexpr int kEpiRing = kEpiShared ? 2 * kEpiStages : kEpiStages;
 static constexpr sw_u32 kEpiGateOff = 8192;
 static constexpr sw_u32 kEpiTxBytes = 16384;
+// Epilogue fragments whose loads are issued together (see the epilogue).
+static constexpr int kEpiGroup = 4;
 static constexpr sw_u32 kBarFull = 229376;
 static constexpr sw_u32 kBarEmpty = 229416;
 static constexpr sw_u32 kBarEFull = 229456;
@@ -332,11 +327,6 @@ SW_DEV void sw_release_stage(sw_u32 bar) {
   }
 }
 
-// Slot (and barrier) index of ring position e for consumer c.
-SW_DEV sw_u32 sw_epi_index(int c, sw_u32 e) { return (kEpiShared ? 0u : (sw_u32)(c * kEpiStages)) + e % kEpiRing; }
-// Phase parity of ring position e.
-SW_DEV sw_u32 sw_epi_phase(sw_u32 e) { return (e / kEpiRing) & 1u; }
-
 extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong(
     const __grid_constant__ sw_tmap tmap_a,    // dy [M,K], box {64, kTileM}, 128B swizzle
     const __grid_constant__ sw_tmap tmap_b,    // W_down [I,K] (K-major), box {64, 128}, 128B swizzle
@@ -428,15 +418,14 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
           }
         }
       }
-    } else if ((warp == 1 || (!kEpiShared && warp == 2)) && lane == 0) {
-      // Epilogue operands (left and gate sub-tiles of de): with a shared ring warp 1
-      // loads them for every tile in the order the consumers run them
-      // (tile j belongs to consumer j%2); else warp 1+c for consumer c.
+    } else if ((warp == 1 || warp == 2) && lane == 0) {
+      // Epilogue operands of consumer c: left and gate sub-tiles of de.
+      const int c = warp - 1;
+      const sw_u32 ebase = smem + kEpiOff + c * kEpiConsumerBytes;
       sw_u32 e = 0;
-      int j = kEpiShared ? 0 : (warp - 1) * kTileStart;
+      int j = c * kTileStart;
 #pragma unroll 1
-      for (int t = unit0 + j * num_ctas; t < num_units; j += kEpiShared ? 1 : kTileStep, t = unit0 + j * num_ctas) {
-        const int c = kEpiShared ? (j & 1) : warp - 1;
+      for (int t = unit0 + j * num_ctas; t < num_units; j += kTileStep, t = unit0 + j * num_ctas) {
         int tm, tn;
         sw_tile_raster_m(t, units_m, units_n, kSwizzleGroup, tm, tn);
         tm = tm * kClusterM + rank * kRankM;
@@ -448,11 +437,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
           for (int nb = 0; nb < kNB; ++nb) {
             const int rr = r0 + mb * 64, cc = n0 + nb * 64;
             if (rr >= M || cc >= I) continue;  // the consumer skips it too
-            const sw_u32 s = sw_epi_index(c, e);
-            sw_mbar_wait(smem + kBarEEmpty + 8 * s, sw_epi_phase(e) ^ 1u);
-            const sw_u32 full = smem + kBarEFull + 8 * s;
+            const sw_u32 s = e % kEpiStages;
+            sw_mbar_wait(smem + kBarEEmpty + 8 * (c * kEpiStages + s), ((e / kEpiStages) & 1u) ^ 1u);
+            const sw_u32 full = smem + kBarEFull + 8 * (c * kEpiStages + s);
             sw_mbar_expect_tx(full, kEpiTxBytes);
-            const sw_u32 slot = smem + kEpiOff + s * kEpiSlotBytes;
+            const sw_u32 slot = ebase + s * kEpiSlotBytes;
             sw_tma_load_3d(slot, &tmap_de, full, cc, 0, rr);
             sw_tma_load_3d(slot + kEpiGateOff, &tmap_de, full, cc, 1, rr);
             ++e;
@@ -467,21 +456,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
     const int wl = warp % 4;  // warp inside the warpgroup: rows 16*wl .. +15
     float acc[kMB][kAcc];
     const sw_u32 a_off = c * kConsumerASmem;
-    // Epilogue sub-tiles (valid ones only) of local tile j: with a shared
-    // ring, a consumer skips the ring positions of the other's tiles.
-    auto epi_count = [&](int jj) -> sw_u32 {
-      const int tt = unit0 + jj * num_ctas;
-      if (tt >= num_units) return 0u;
-      int tm, tn;
-      sw_tile_raster_m(tt, units_m, units_n, kSwizzleGroup, tm, tn);
-      tm = tm * kClusterM + rank * kRankM;
-      tn = tn * kClusterN + rank * kRankN;
-      const int rows = M - (tm * kTileM + (jj & 1) * kConsumerRows);
-      const int cols = I - tn * kTileN;
-      if (rows <= 0 || cols <= 0) return 0u;
-      return (sw_u32)(min(kMB, (rows + 63) / 64) * min(kNB, (cols + 63) / 64));
-    };
-    sw_u32 e = (kEpiShared && c == 1) ? epi_count(0) : 0u;
+    sw_u32 e = 0;
     sw_u32 turn = 0;  // tiles this consumer has run
     int j = c * kTileStart;
 #pragma unroll 1
@@ -527,44 +502,60 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
 
       // ---- epilogue: 64x64 sub-tiles, in place in the left/gate slot
       const int r0 = tm * kTileM + c * kConsumerRows, n0 = tn * kTileN;
-      // Thread 0 releases a slot one store later (once that store has read
-      // it), so no warp waits for a store in the middle of the tile; the
-      // last slot is released at the end of the tile.
-      sw_u32 prev_s = 0;
-      bool have_prev = false;
+      const sw_u32 ebase = smem + kEpiOff + c * kEpiConsumerBytes;
 #pragma unroll
       for (int mb = 0; mb < kMB; ++mb) {
 #pragma unroll
         for (int nb = 0; nb < kNB; ++nb) {
           const int rr = r0 + mb * 64, cc = n0 + nb * 64;
           if (rr >= M || cc >= I) continue;
-          const sw_u32 s = sw_epi_index(c, e);
-          sw_mbar_wait(smem + kBarEFull + 8 * s, sw_epi_phase(e));
-          const sw_u32 slot = smem + kEpiOff + s * kEpiSlotBytes;
+          const sw_u32 s = e % kEpiStages;
+          sw_mbar_wait(smem + kBarEFull + 8 * (c * kEpiStages + s), (e / kEpiStages) & 1u);
+          const sw_u32 slot = ebase + s * kEpiSlotBytes;
           if (kDbgNoEpi) {
             sw_named_bar_sync(1 + c, 128);
-            if (threadIdx.x % 128 == 0) sw_mbar_arrive(smem + kBarEEmpty + 8 * s);
+            if (threadIdx.x % 128 == 0) sw_mbar_arrive(smem + kBarEEmpty + 8 * (c * kEpiStages + s));
             ++e;
             continue;
           }
+          // Fragment i = 2*jj + h of the accumulator: row 16*wl + lane/4 +
+          // 8h, columns 8*jj + 2*(lane%4) + {0,1} of this sub-tile, at byte
+          // offset off(i) of the 128B-swizzled slot. kEpiGroup fragments at
+          // a time: their loads first, then the math, then their stores.
+          // Interleaved per fragment, each load would wait for the previous
+          // fragment's store (shared-memory accesses keep program order) and
+          // the sub-tile would run as one long dependency chain; a whole
+          // sub-tile at once does not fit the consumers' registers.
 #pragma unroll
-          for (int jj = 0; jj < 8; ++jj) {
+          for (int g = 0; g < 16; g += kEpiGroup) {
+            sw_u32 lv[kEpiGroup], gv[kEpiGroup];
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {
-              // Accumulator fragment: row 16*wl + lane/4 + 8h, columns
-              // 8*jj + 2*(lane%4) + {0,1} of this sub-tile.
-              const int r = 16 * wl + lane / 4 + 8 * h;
-              const sw_u32 off = r * 128 + ((jj ^ (r & 7)) << 4) + (lane % 4) * 4;
-              const float d0 = acc[mb][(nb * 8 + jj) * 4 + 2 * h];
-              const float d1 = acc[mb][(nb * 8 + jj) * 4 + 2 * h + 1];
+            for (int q = 0; q < kEpiGroup; ++q) {
+              const int i = g + q, r = 16 * wl + lane / 4 + 8 * (i % 2);
+              const sw_u32 off = r * 128 + (((i / 2) ^ (r & 7)) << 4) + (lane % 4) * 4;
+              lv[q] = sw_lds32(slot + off);
+              gv[q] = sw_lds32(slot + kEpiGateOff + off);
+            }
+#pragma unroll
+            for (int q = 0; q < kEpiGroup; ++q) {
+              const int i = g + q;
+              const float d0 = acc[mb][(nb * 8 + i / 2) * 4 + 2 * (i % 2)];
+              const float d1 = acc[mb][(nb * 8 + i / 2) * 4 + 2 * (i % 2) + 1];
               float l0, l1, g0, g1;
-              sw_unpack_bf16x2(sw_lds32(slot + off), l0, l1);
-              sw_unpack_bf16x2(sw_lds32(slot + kEpiGateOff + off), g0, g1);
+              sw_unpack_bf16x2(lv[q], l0, l1);
+              sw_unpack_bf16x2(gv[q], g0, g1);
               float dl0, dl1, dg0, dg1, o0, o1;
               sw_dswiglu(d0, l0, g0, dl0, dg0, o0);
               sw_dswiglu(d1, l1, g1, dl1, dg1, o1);
-              sw_sts32(slot + off, sw_pack_bf16x2(dl0, dl1));
-              sw_sts32(slot + kEpiGateOff + off, sw_pack_bf16x2(dg0, dg1));
+              lv[q] = sw_pack_bf16x2(dl0, dl1);
+              gv[q] = sw_pack_bf16x2(dg0, dg1);
+            }
+#pragma unroll
+            for (int q = 0; q < kEpiGroup; ++q) {
+              const int i = g + q, r = 16 * wl + lane / 4 + 8 * (i % 2);
+              const sw_u32 off = r * 128 + (((i / 2) ^ (r & 7)) << 4) + (lane % 4) * 4;
+              sw_sts32(slot + off, lv[q]);
+              sw_sts32(slot + kEpiGateOff + off, gv[q]);
             }
           }
           // Make the generic-proxy writes visible to the TMA store.
@@ -574,21 +565,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
             sw_tma_store_3d(&tmap_gde, slot, cc, 0, rr);
             sw_tma_store_3d(&tmap_gde, slot + kEpiGateOff, cc, 1, rr);
             sw_bulk_commit();
-            if (have_prev) {
-              sw_bulk_wait_read1();
-              sw_mbar_arrive(smem + kBarEEmpty + 8 * prev_s);
-            }
-            prev_s = s;
-            have_prev = true;
+            sw_bulk_wait_read0();
+            sw_mbar_arrive(smem + kBarEEmpty + 8 * (c * kEpiStages + s));
           }
           ++e;
         }
       }
-      if (threadIdx.x % 128 == 0 && have_prev) {
-        sw_bulk_wait_read0();
-        sw_mbar_arrive(smem + kBarEEmpty + 8 * prev_s);
-      }
-      if (kEpiShared) e += epi_count(j + 1);
     }
     if (threadIdx.x % 128 == 0) sw_bulk_wait0();
   }

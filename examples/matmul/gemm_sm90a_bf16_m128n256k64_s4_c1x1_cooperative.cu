@@ -227,13 +227,6 @@ static constexpr sw_u32 kBOff = 16384;     // B tile offset inside a stage
 static constexpr sw_u32 kEpiOff = 196608;
 static constexpr sw_u32 kEpiConsumerBytes = 16384;
 static constexpr sw_u32 kEpiSlotBytes = 8192;
-// Epilogue-operand ring(s). Shared (ping-pong with epilogue loads): both
-// consumers draw from one ring of kEpiRing slots in the order they run
-// their tiles, so the whole next tile of one consumer is prefetched while
-// the other consumer's epilogue frees slots. Otherwise each consumer has
-// its own ring of kEpiStages slots, the first at slot c*kEpiStages.
-static constexpr int kEpiShared = 0;
-static constexpr int kEpiRing = kEpiShared ? 2 * kEpiStages : kEpiStages;
 static constexpr sw_u32 kBarFull = 229376;
 static constexpr sw_u32 kBarEmpty = 229408;
 static constexpr sw_u32 kBarEFull = 229440;
@@ -335,11 +328,6 @@ SW_DEV void sw_release_stage(sw_u32 bar) {
   }
 }
 
-// Slot (and barrier) index of ring position e for consumer c.
-SW_DEV sw_u32 sw_epi_index(int c, sw_u32 e) { return (kEpiShared ? 0u : (sw_u32)(c * kEpiStages)) + e % kEpiRing; }
-// Phase parity of ring position e.
-SW_DEV sw_u32 sw_epi_phase(sw_u32 e) { return (e / kEpiRing) & 1u; }
-
 extern "C" __global__ void __launch_bounds__(384, 1) gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative(
     const __grid_constant__ sw_tmap tmap_a,    // A [M,K] (K-major), box {64, 128}, 128B swizzle
     const __grid_constant__ sw_tmap tmap_b,    // B [N,K] (K-major), box {64, 256}, 128B swizzle
@@ -437,21 +425,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_sm90a_bf16_m128n256k64
     const int wl = warp % 4;  // warp inside the warpgroup: rows 16*wl .. +15
     float acc[kMB][kAcc];
     const sw_u32 a_off = c * kConsumerASmem;
-    // Epilogue sub-tiles (valid ones only) of local tile j: with a shared
-    // ring, a consumer skips the ring positions of the other's tiles.
-    auto epi_count = [&](int jj) -> sw_u32 {
-      const int tt = unit0 + jj * num_ctas;
-      if (tt >= num_units) return 0u;
-      int tm, tn;
-      sw_tile_raster_m(tt, units_m, units_n, kSwizzleGroup, tm, tn);
-      tm = tm * kClusterM + rank * kRankM;
-      tn = tn * kClusterN + rank * kRankN;
-      const int rows = M - (tm * kTileM + (jj & 1) * kConsumerRows);
-      const int cols = N - tn * kTileN;
-      if (rows <= 0 || cols <= 0) return 0u;
-      return (sw_u32)(min(kMB, (rows + 63) / 64) * min(kNB, (cols + 63) / 64));
-    };
-    sw_u32 e = (kEpiShared && c == 1) ? epi_count(0) : 0u;
+    sw_u32 e = 0;
     sw_u32 turn = 0;  // tiles this consumer has run
     int j = c * kTileStart;
 #pragma unroll 1
@@ -531,7 +505,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_sm90a_bf16_m128n256k64
           ++e;
         }
       }
-      if (kEpiShared) e += epi_count(j + 1);
     }
     if (threadIdx.x % 128 == 0) sw_bulk_wait0();
   }

@@ -38,7 +38,7 @@ var bindingGemmSm90aBf16M128n256k64S4C1x1Cooperative = &gen.Binding{
 	Arch:        "sm_90a",
 	ConfigHash:  "3e29b9f93e1035b2",
 	Cubin:       cubinGemmSm90aBf16M128n256k64S4C1x1Cooperative,
-	CubinSHA256: "2a98c39a7fd747637def969b5134551308d50419cbe29e5410ecb15417d598d9",
+	CubinSHA256: "9db0563730893a9f4c3587114b0ba06ebcf1d28623d1528e41635f4820dc0a04",
 	Manifest:    manifestGemmSm90aBf16M128n256k64S4C1x1Cooperative,
 	Name:        "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative",
 	ParamLayout: "tmap_a:tensormap:128/64, tmap_b:tensormap:128/64, tmap_c:tensormap:128/64, M:i32:4/4, N:i32:4/4, K:i32:4/4",

@@ -64,7 +64,9 @@ func BuildAndLoad(ctx context.Context, env *Env, cfg tiling.Config) (*launch.Ker
 	if err != nil {
 		return nil, nil, err
 	}
-	br, err := env.TC.Compile(ctx, art.Name, art.Source, gen.CompileOptions{Arch: string(cfg.Arch)})
+	br, err := env.TC.Compile(ctx, art.Name, art.Source, gen.CompileOptions{Arch: string(cfg.Arch),
+		// The trace variant (printf, timers) may need a stack frame and spill.
+		AllowStack: cfg.Debug == tiling.DebugTrace, AllowSpills: cfg.Debug == tiling.DebugTrace})
 	if err != nil {
 		return nil, nil, err
 	}
