@@ -120,6 +120,9 @@ type View struct {
 	// Debug variants (tiling.Debug): 0 or 1 each.
 	DbgHang, DbgNoEpi, DbgNoMma int
 	DbgNoLoad, DbgNoStore       int
+	// DbgNoSmem: the bwd epilogue does its math without touching shared
+	// memory (no TMA loads or stores, no ld/st.shared).
+	DbgNoSmem bool
 	// EpiGroup (bwd_dswiglu): accumulator fragments (of 16 per warp and
 	// sub-tile) whose shared-memory loads the epilogue issues together.
 	EpiGroup int
@@ -443,6 +446,9 @@ func newSM90View(c tiling.Config) (*View, error) {
 		v.EpiTxBytes = 0 // an expect-tx of 0 is a plain arrive
 	case tiling.DebugNoEpiStore:
 		v.DbgNoStore = 1
+	case tiling.DebugNoEpiSmem:
+		v.DbgNoLoad, v.DbgNoStore, v.DbgNoSmem = 1, 1, true
+		v.EpiTxBytes = 0
 	case tiling.DebugTrace:
 		v.DbgTrace = true
 	default:

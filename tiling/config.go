@@ -166,9 +166,12 @@ const (
 	// consumers: order wait, mainloop, epilogue and the epilogue's waits.
 	// Results are right; the prints slow the kernel down.
 	DebugTrace Debug = "trace"
+	// DebugNoEpiSmem runs the epilogue math on accumulator values without
+	// any shared-memory traffic (no TMA loads or stores, no ld/st.shared).
+	DebugNoEpiSmem Debug = "nosmem"
 )
 
 // Debugs lists the debug variants (without DebugNone).
 func Debugs() []Debug {
-	return []Debug{DebugHang, DebugNoEpilogue, DebugNoMainloop, DebugNoMulticast, DebugNoEpiLoad, DebugNoEpiStore, DebugTrace}
+	return []Debug{DebugHang, DebugNoEpilogue, DebugNoMainloop, DebugNoMulticast, DebugNoEpiLoad, DebugNoEpiStore, DebugTrace, DebugNoEpiSmem}
 }

@@ -18,7 +18,7 @@ func Implemented(c Config) (bool, string) {
 	case ArchSM90a:
 		// The epilogue load/store variants exist in the bwd_dswiglu
 		// epilogue only.
-		if (c.Debug == DebugNoEpiLoad || c.Debug == DebugNoEpiStore) && c.Kernel != KernelBwdDSwiGLU {
+		if (c.Debug == DebugNoEpiLoad || c.Debug == DebugNoEpiStore || c.Debug == DebugNoEpiSmem) && c.Kernel != KernelBwdDSwiGLU {
 			return false, fmt.Sprintf("debug %s exists for bwd_dswiglu only", c.Debug)
 		}
 		// Every kind shares one sm_90a skeleton (templates/cuda/

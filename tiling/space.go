@@ -28,27 +28,20 @@ var spaceStages = []int{3, 4, 5, 6}
 // the only lever); static and CLC schedulers.
 //
 // Space drops the candidates that Implemented rejects (today: fwd_gateup
-// tiles not a multiple of 128 wide)
-// and the sm_90a clusters (measured slower, slowOnH200) rather than leaving
-// them out of the enumeration, so that implementing a feature in the
-// generator and in Implemented brings its configs back with no change here.
+// tiles not a multiple of 128 wide, and sm_90a clusters sharing an
+// MN-major operand) rather than leaving them out of the enumeration, so
+// that implementing a feature in the generator and in Implemented brings
+// its configs back with no change here. (sm_90a clusters were pruned as
+// 2x slower until session 2 found the cause, a GPU-scope fence in every
+// cross-CTA stage release; they now run at ~1x and win some gemm shapes.)
 func Space(k Kernel, a Arch, d DType) []Config {
 	var out []Config
 	for _, c := range legalSpace(k, a, d) {
-		if ok, _ := Implemented(c); ok && !slowOnH200(c) {
+		if ok, _ := Implemented(c); ok {
 			out = append(out, c)
 		}
 	}
 	return out
-}
-
-// slowOnH200 prunes configs measured far slower than their 1x1 versions:
-// sm_90a 2-CTA clusters ran the seed shape in ~550 us against ~267 us
-// without a cluster (bench/results/NOTES.md, runs 9-11). They stay
-// renderable (swigen verify/bench --name), just out of the tuning space,
-// until the cause is found.
-func slowOnH200(c Config) bool {
-	return c.Arch == ArchSM90a && c.ClusterM*c.ClusterN > 1
 }
 
 // legalSpace is Space before the Implemented filter: every candidate that
