@@ -60,9 +60,9 @@ func newBenchGemmCmd(e *env, runF func(context.Context, *benchGemmOptions) error
 	return cmd
 }
 
-// gemmShapes parses M,N,K shapes. tiling.ParseShape reads M,K,I (and
+// gemmShapes parses M,N,K shapes for command cmd (named in errors). tiling.ParseShape reads M,K,I (and
 // N= as I), so the positional form is reordered here.
-func gemmShapes(vals []string) ([][3]int, error) {
+func gemmShapes(cmd string, vals []string) ([][3]int, error) {
 	var out [][3]int
 	for _, v := range vals {
 		var s tiling.Shape
@@ -72,12 +72,12 @@ func gemmShapes(vals []string) ([][3]int, error) {
 		} else {
 			parts := strings.Split(v, ",")
 			if len(parts) != 3 {
-				return nil, usageError(fmt.Errorf("bench gemm: --shape %q: want M,N,K", v))
+				return nil, usageError(fmt.Errorf("%s: --shape %q: want M,N,K", cmd, v))
 			}
 			s, err = tiling.ParseShape(parts[0] + "," + parts[2] + "," + parts[1])
 		}
 		if err != nil {
-			return nil, usageError(fmt.Errorf("bench gemm: --shape %q: %w", v, err))
+			return nil, usageError(fmt.Errorf("%s: --shape %q: %w", cmd, v, err))
 		}
 		out = append(out, [3]int{s.M, s.I, s.K})
 	}
@@ -85,7 +85,7 @@ func gemmShapes(vals []string) ([][3]int, error) {
 }
 
 func runBenchGemm(ctx context.Context, e *env, o *benchGemmOptions) error {
-	shapes, err := gemmShapes(o.Shapes)
+	shapes, err := gemmShapes("bench gemm", o.Shapes)
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ func TestBenchModelProjection(t *testing.T) {
 }
 
 func TestGemmShapes(t *testing.T) {
-	got, err := gemmShapes([]string{"8192,4096,1024", "M=100,N=64,K=72"})
+	got, err := gemmShapes("bench gemm", []string{"8192,4096,1024", "M=100,N=64,K=72"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestGemmShapes(t *testing.T) {
 		t.Errorf("gemmShapes = %v, want %v", got, want)
 	}
 	for _, bad := range []string{"1,2", "8,8,x", "8,12,8"} {
-		if _, err := gemmShapes([]string{bad}); err == nil {
+		if _, err := gemmShapes("bench gemm", []string{bad}); err == nil {
 			t.Errorf("gemmShapes(%q) accepted", bad)
 		}
 	}

@@ -104,10 +104,10 @@ func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.C
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Kernel, "kernel", string(tiling.KernelBwdDSwiGLU), "kernel kind: bwd_dswiglu, or gemm (--shape M,K,N)")
+	f.StringVar(&o.Kernel, "kernel", string(tiling.KernelBwdDSwiGLU), "kernel kind: bwd_dswiglu, or gemm (then --shape is M,N,K, as for swigen bench gemm)")
 	f.StringVar(&o.Arch, "arch", "auto", "target: auto (the GPU's), "+joinStrings(tiling.Arches()))
 	f.StringVar(&o.DType, "dtype", string(tiling.BF16), "operand type: "+joinStrings(tiling.DTypes()))
-	f.StringVar(&o.Shape, "shape", seedShape, "problem size M,K,I to tune for")
+	f.StringVar(&o.Shape, "shape", seedShape, "problem size to tune for: M,K,I (bwd_dswiglu) or M,N,K (gemm)")
 	f.StringArrayVar(&o.Filters, "filter", nil, "keep candidates whose name contains this (repeatable: all must match)")
 	f.IntVar(&o.Max, "max", 0, "keep at most this many candidates (0: all)")
 	f.StringVar(&o.Shard, "shard", "0/1", "run shard i of n: candidates with index%n == i")
@@ -273,8 +273,15 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	if err != nil {
 		return usageError(fmt.Errorf("tune: %w", err))
 	}
-	shape, err := tiling.ParseShape(o.Shape)
-	if err != nil {
+	var shape tiling.Shape
+	if k == tiling.KernelGEMM {
+		// M,N,K as swigen bench gemm takes it; the DB keeps {M, K, I=N}.
+		g, err := gemmShapes("tune", []string{o.Shape})
+		if err != nil {
+			return err
+		}
+		shape = tiling.Shape{M: g[0][0], K: g[0][2], I: g[0][1]}
+	} else if shape, err = tiling.ParseShape(o.Shape); err != nil {
 		return usageError(fmt.Errorf("tune: %w", err))
 	}
 	si, sn, err := tune.ParseShard(o.Shard)
@@ -342,8 +349,8 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	}
 
 	w := e.stderr
-	fmt.Fprintf(w, "tune: %s %s %s at M=%d K=%d I=%d on %s (%s), driver %d, nvcc %s, templates %.12s\n",
-		k, arch, dt, shape.M, shape.K, shape.I, g.Name, g.CC, g.Driver, tc.Version, th)
+	fmt.Fprintf(w, "tune: %s %s %s at %s on %s (%s), driver %d, nvcc %s, templates %.12s\n",
+		k, arch, dt, shapeDims(k, shape), g.Name, g.CC, g.Driver, tc.Version, th)
 	db, err := tune.ReadDB(o.DB)
 	if err != nil {
 		return err
@@ -472,18 +479,31 @@ func (t *tuneBar) finish() {
 	}
 }
 
+// shapeDims names a tuned shape's sizes as the kernel kind's command line
+// takes them: M,K,I, or M,N,K for a gemm (whose N is kept in I's place).
+func shapeDims(k tiling.Kernel, s tiling.Shape) string {
+	if k == tiling.KernelGEMM {
+		return fmt.Sprintf("M=%d N=%d K=%d", s.M, s.I, s.K)
+	}
+	return fmt.Sprintf("M=%d K=%d I=%d", s.M, s.K, s.I)
+}
+
 func printTuneSummary(e *env, o *tuneOptions, g tuneGPU, tc *gen.Toolchain, res *tune.SweepResult, shape tiling.Shape, took time.Duration) {
 	w := e.stdout
 	en := res.Entry
 	k := en.Key
-	fmt.Fprintf(w, "\n%s %s %s M=%d K=%d I=%d on %s, driver %d, %s, templates %.12s\n",
-		k.Kernel, k.Arch, k.DType, shape.M, shape.K, shape.I, g.Name, g.Driver, k.Compiler, k.Templates)
+	base := "cuBLAS GEMM + elementwise"
+	if k.Kernel == tiling.KernelGEMM {
+		base = "cuBLAS GEMM on the same layouts"
+	}
+	fmt.Fprintf(w, "\n%s %s %s %s on %s, driver %d, %s, templates %.12s\n",
+		k.Kernel, k.Arch, k.DType, shapeDims(k.Kernel, shape), g.Name, g.Driver, k.Compiler, k.Templates)
 	if en.Ceilings.Known() {
 		fmt.Fprintf(w, "ceilings: cuBLAS 8192^3 %.0f TFLOP/s, device copy %.0f GB/s; roofline floor %.1f us\n",
 			en.Ceilings.GemmTFLOPs, en.Ceilings.CopyGBs, en.FloorUS(""))
 	}
 	if b := en.BaselineUS(); b > 0 {
-		fmt.Fprintf(w, "baseline (cuBLAS GEMM + elementwise, timed in each candidate's run): median %.1f us\n", b)
+		fmt.Fprintf(w, "baseline (%s, timed in each candidate's run): median %.1f us\n", base, b)
 	}
 	fmt.Fprintln(w)
 	tune.WriteTable(w, en)
@@ -525,8 +545,13 @@ func printTuneSummary(e *env, o *tuneOptions, g tuneGPU, tc *gen.Toolchain, res 
 			}
 		}
 	}
-	fmt.Fprintf(w, "DB: %s  (use it: swigen emit --tuned %s --arch %s --dtype %s --shape %d,%d,%d)\n",
-		o.DB, o.DB, k.Arch, k.DType, shape.M, shape.K, shape.I)
+	// emit's --shape is M,K,I for every kind (a gemm's N in I's place).
+	kind := ""
+	if k.Kernel != tiling.KernelBwdDSwiGLU {
+		kind = " --kernel " + string(k.Kernel)
+	}
+	fmt.Fprintf(w, "DB: %s  (use it: swigen emit --tuned %s%s --arch %s --dtype %s --shape %d,%d,%d)\n",
+		o.DB, o.DB, kind, k.Arch, k.DType, shape.M, shape.K, shape.I)
 }
 
 // newTuneMergeCmd is `swigen tune merge`.

@@ -208,6 +208,43 @@ func TestTuneRun(t *testing.T) {
 	}
 }
 
+// TestTuneRunGemm: a gemm sweep takes --shape as M,N,K (as swigen bench
+// gemm does), keys the DB by {M, K, I=N}, labels its baseline as plain
+// cuBLAS and prints an emit hint that names the kernel kind.
+func TestTuneRunGemm(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "tune.json")
+	o, err := parseTune(t, "--db", db, "--kernel", "gemm", "--shape", "4096,1024,2048", "--filter", "m128n256k64_s4_c1x1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []string
+	var stdout, stderr bytes.Buffer
+	if err := runTune(context.Background(), &env{stdout: &stdout, stderr: &stderr}, o, fakeTuneDeps(t, "", &runs)); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if len(runs) == 0 {
+		t.Fatal("no candidate ran")
+	}
+	for _, want := range []string{"gemm sm_90a bf16 at M=4096 N=1024 K=2048"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	for _, want := range []string{"M=4096 N=1024 K=2048", "baseline (cuBLAS GEMM on the same layouts", "--kernel gemm", "--shape 4096,2048,1024"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	d, err := tune.LoadDB(db)
+	if err != nil || len(d.Entries) != 1 {
+		t.Fatalf("DB: %v, %+v", err, d)
+	}
+	if got, want := d.Entries[0].Key.Shape, (tiling.Shape{M: 4096, K: 2048, I: 1024}); got != want {
+		t.Errorf("DB key shape %+v, want %+v", got, want)
+	}
+}
+
 func TestTuneUsageErrors(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -219,6 +256,7 @@ func TestTuneUsageErrors(t *testing.T) {
 		{[]string{"--arch", "sm_100a"}, "runs sm_90a kernels"},
 		{[]string{"--kernel", "fwd_down"}, "only bwd_dswiglu and gemm"},
 		{[]string{"--shape", "1,2,3"}, "multiple of 8"},
+		{[]string{"--kernel", "gemm", "--shape", "8,8"}, "want M,N,K"},
 		{[]string{"--filter", "nothing-matches"}, "no candidate left"},
 		{[]string{"--slow-factor", "0.5"}, "must be above 1"},
 	} {

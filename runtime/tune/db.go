@@ -158,24 +158,38 @@ func (e *Entry) BaselineUS() float64 {
 // max(FLOPs / GEMM rate, bytes / copy bandwidth), or 0 when the ceilings
 // are unknown or the kernel has no cost model.
 func (e *Entry) FloorUS(name string) float64 {
-	if !e.Ceilings.Known() || e.Key.Kernel != tiling.KernelBwdDSwiGLU {
+	if !e.Ceilings.Known() {
 		return 0
 	}
-	storeOut := false
-	if c, err := tiling.ParseName(name); err == nil {
-		storeOut = c.StoreOut
+	flops, bytes := e.cost(name)
+	if flops == 0 {
+		return 0
 	}
-	flops, bytes := bench.BwdCost(e.Key.Shape, storeOut)
 	return math.Max(flops/(e.Ceilings.GemmTFLOPs*1e12), bytes/(e.Ceilings.CopyGBs*1e9)) * 1e6
+}
+
+// cost is the FLOPs and minimum bytes of one call of config name at the
+// entry's shape (a gemm's shape holds M, K and N in I's place), or zeros
+// for a kernel without a cost model.
+func (e *Entry) cost(name string) (flops, bytes float64) {
+	sh := e.Key.Shape
+	switch e.Key.Kernel {
+	case tiling.KernelBwdDSwiGLU:
+		storeOut := false
+		if c, err := tiling.ParseName(name); err == nil {
+			storeOut = c.StoreOut
+		}
+		return bench.BwdCost(sh, storeOut)
+	case tiling.KernelGEMM:
+		return bench.GemmCost(sh.M, sh.I, sh.K)
+	}
+	return 0, 0
 }
 
 // FLOPs is the work of one call at the entry's shape, or 0 when the kernel
 // has no cost model.
 func (e *Entry) FLOPs() float64 {
-	if e.Key.Kernel != tiling.KernelBwdDSwiGLU {
-		return 0
-	}
-	f, _ := bench.BwdCost(e.Key.Shape, false)
+	f, _ := e.cost("")
 	return f
 }
 
