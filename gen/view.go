@@ -123,6 +123,11 @@ type View struct {
 	// DbgNoSmem: the bwd epilogue does its math without touching shared
 	// memory (no TMA loads or stores, no ld/st.shared).
 	DbgNoSmem bool
+	// DbgStg: grad_de is stored from registers through a raw pointer
+	// parameter (gde_raw) and each epilogue slot is released by its 128
+	// consumer threads once read (EpiEmptyArrivals).
+	DbgStg           bool
+	EpiEmptyArrivals int
 	// EpiGroup (bwd_dswiglu): accumulator fragments (of 16 per warp and
 	// sub-tile) whose shared-memory loads the epilogue issues together.
 	EpiGroup int
@@ -432,6 +437,7 @@ func newSM90View(c tiling.Config) (*View, error) {
 	v.WgmmaOperands = strings.Join(ops, ", ")
 	v.WgmmaDescAIdx, v.WgmmaDescBIdx, v.WgmmaScaleIdx = n, n+1, n+2
 
+	v.EpiEmptyArrivals, v.EpiGroup = 1, epiGroup
 	switch c.Debug {
 	case tiling.DebugNone:
 	case tiling.DebugHang:
@@ -449,12 +455,19 @@ func newSM90View(c tiling.Config) (*View, error) {
 	case tiling.DebugNoEpiSmem:
 		v.DbgNoLoad, v.DbgNoStore, v.DbgNoSmem = 1, 1, true
 		v.EpiTxBytes = 0
+	case tiling.DebugDirectStore:
+		if !v.IsBwd || c.StoreOut {
+			return nil, fmt.Errorf("gen: %s: debug %q: bwd_dswiglu without StoreOut only", c.Name(), c.Debug)
+		}
+		// Without shared-memory stores the next group's loads do not
+		// queue behind this group's stores: two at a time, which fits
+		// next to the store addressing without spilling (4 spills 8 B).
+		v.DbgStg, v.EpiEmptyArrivals, v.EpiGroup = true, 128, 2
 	case tiling.DebugTrace:
 		v.DbgTrace = true
 	default:
 		return nil, fmt.Errorf("gen: %s: debug %q: unknown variant", c.Name(), c.Debug)
 	}
-	v.EpiGroup = epiGroup
 	v.ConfigLines = configLines(c)
 	return v, nil
 }

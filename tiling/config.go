@@ -169,9 +169,14 @@ const (
 	// DebugNoEpiSmem runs the epilogue math on accumulator values without
 	// any shared-memory traffic (no TMA loads or stores, no ld/st.shared).
 	DebugNoEpiSmem Debug = "nosmem"
+	// DebugDirectStore is an experiment (results are right): the sm_90a
+	// bwd_dswiglu epilogue stores grad_de from registers with st.global
+	// (a raw pointer parameter after K) instead of st.shared + TMA store,
+	// and releases each epilogue slot as soon as its operands are read.
+	DebugDirectStore Debug = "stg"
 )
 
 // Debugs lists the debug variants (without DebugNone).
 func Debugs() []Debug {
-	return []Debug{DebugHang, DebugNoEpilogue, DebugNoMainloop, DebugNoMulticast, DebugNoEpiLoad, DebugNoEpiStore, DebugTrace, DebugNoEpiSmem}
+	return []Debug{DebugHang, DebugNoEpilogue, DebugNoMainloop, DebugNoMulticast, DebugNoEpiLoad, DebugNoEpiStore, DebugTrace, DebugNoEpiSmem, DebugDirectStore}
 }

@@ -198,5 +198,14 @@ func (k *Kernel) PlanBwd(a BwdArgs) (*BwdPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &BwdPlan{plan{k: k, maps: maps, dims: [3]int32{int32(a.M), int32(a.I), int32(a.K)}, grid: uint32(grid), stream: a.Stream}}, nil
+	pl := &BwdPlan{plan{k: k, maps: maps, dims: [3]int32{int32(a.M), int32(a.I), int32(a.K)}, grid: uint32(grid), stream: a.Stream}}
+	if cfg.Debug == tiling.DebugDirectStore {
+		// The variant stores grad_de through a raw pointer with 32-bit
+		// element offsets.
+		if uint64(a.M)*2*uint64(a.I) >= 1<<32 {
+			return nil, fmt.Errorf("launch: %s: M*2I = %d elements: debug stg indexes grad_de with 32 bits", k.Man.Name, uint64(a.M)*2*uint64(a.I))
+		}
+		pl.ptrs = []cu.DevicePtr{a.GradDe}
+	}
+	return pl, nil
 }

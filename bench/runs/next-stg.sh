@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Prepared for the next device session (compile-verified only): the bwd
+# epilogue storing grad_de from registers (_dbgstg: st.global through a raw
+# pointer, epilogue slots released once read; no st.shared, no TMA store).
+# Prediction: most of the ~31 us the stores cost at S1 (run 29), i.e.
+# ~230-240 us for the default config.
+set -u
+export PATH=/usr/local/cuda/bin:$PATH
+O=${OUT:-/tmp/out}; mkdir -p "$O/results"
+B=./.bin/swigen
+N=bwd_dswiglu_sm90a_bf16_m128n128k64
+run() { echo; echo "=== $*"; "$@"; echo "(exit $?)"; }
+NAMES="--name ${N}_s5_c1x1_pingpong_dbgstg --name ${N}_s5_c1x1_pingpong_rn_g4_tanh_dbgstg --name ${N}_s5_c1x1_cooperative_dbgstg
+  --name bwd_dswiglu_sm90a_fp16_m128n128k64_s5_c1x1_pingpong_dbgstg --name ${N}_s5_c1x1_pingpong_bmn_dbgstg"
+run timeout 200 $B verify --seed 40 $NAMES 2>&1 | grep -v "^ok " | tail -12
+run timeout 200 $B verify --seed 41 $NAMES --shape "4000,264,3000;3000,776,2056" 2>&1 | grep -v "^ok " | tail -12
+run timeout 300 $B bench bwd --reps 20 --shape 16384,768,4608 --json "$O/results" \
+  --name ${N}_s5_c1x1_pingpong --name ${N}_s5_c1x1_pingpong_dbgstg \
+  --name ${N}_s5_c1x1_pingpong_rn_g4_tanh --name ${N}_s5_c1x1_pingpong_rn_g4_tanh_dbgstg 2>&1 | grep -A10 "^summary"
+cd "$O" && tar czf results.tgz results && rm -rf results

@@ -1,0 +1,81 @@
+package gen
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/tiling"
+)
+
+// TestDebugVariantsRender checks what each sm_90a bwd_dswiglu measurement
+// variant changes in the source and the parameter list, and that the
+// normal kernel has none of it.
+func TestDebugVariantsRender(t *testing.T) {
+	t.Parallel()
+	base := "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong"
+	for _, tt := range []struct {
+		debug          tiling.Debug
+		want, absent   []string
+		lastParam      string
+		eemptyArrivals string
+	}{
+		{tiling.DebugNone,
+			[]string{"static constexpr int kEpiGroup = 4;", "lv[q] = sw_lds32(slot + off);", "sw_sts32(slot + off, lv[q]);", "sw_tma_store_3d(&tmap_gde, slot, cc, 0, rr);"},
+			[]string{"gde_raw", "swigen-trace", "st.global", "__float_as_uint"}, "K", "1"},
+		{tiling.DebugDirectStore,
+			[]string{"int K, unsigned short* __restrict__ gde_raw)", "static constexpr int kEpiGroup = 2;", `st.global.b32 [%0], %1;`,
+				"if (g + kEpiGroup == 16) sw_mbar_arrive(smem + kBarEEmpty"},
+			[]string{"sw_tma_store_3d(&tmap_gde", "sw_sts32(slot + off", "sw_named_bar_sync(1 + c, 128);\n          if (threadIdx.x % 128 == 0) {\n            sw_tma"}, "gde_raw", "128"},
+		{tiling.DebugNoEpiSmem,
+			[]string{"__float_as_uint(acc[mb]", "static constexpr sw_u32 kEpiTxBytes = 0;"},
+			[]string{"lv[q] = sw_lds32", "sw_tma_store_3d(&tmap_gde", "sw_tma_load_3d(slot, &tmap_de"}, "K", "1"},
+		{tiling.DebugTrace,
+			[]string{"swigen-trace c=%d j=%d", "tr_mfull += sw_globaltimer() - tq0;", "tr_full += sw_globaltimer() - tq;"},
+			[]string{"gde_raw"}, "K", "1"},
+	} {
+		name := base
+		if tt.debug != tiling.DebugNone {
+			name += "_dbg" + string(tt.debug)
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := tiling.ParseName(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := Render(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := string(a.Source)
+			for _, w := range tt.want {
+				if !strings.Contains(src, w) {
+					t.Errorf("source lacks %q", w)
+				}
+			}
+			for _, w := range tt.absent {
+				if strings.Contains(src, w) {
+					t.Errorf("source has %q", w)
+				}
+			}
+			if !strings.Contains(src, "sw_mbar_init(smem + kBarEEmpty + 8 * e, "+tt.eemptyArrivals+");") {
+				t.Errorf("epilogue-empty barriers not initialised with %s arrivals", tt.eemptyArrivals)
+			}
+			ps := a.Manifest.Params
+			if diff := cmp.Diff(tt.lastParam, ps[len(ps)-1].Name); diff != "" {
+				t.Errorf("last parameter (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// stg is bwd_dswiglu without StoreOut only.
+	for _, bad := range []string{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out_dbgstg", "gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_dbgstg"} {
+		cfg, err := tiling.ParseName(bad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, _ := tiling.Implemented(cfg); ok {
+			t.Errorf("%s: Implemented", bad)
+		}
+	}
+}
