@@ -459,10 +459,9 @@ func newSM90View(c tiling.Config) (*View, error) {
 		if !v.IsBwd || c.StoreOut {
 			return nil, fmt.Errorf("gen: %s: debug %q: bwd_dswiglu without StoreOut only", c.Name(), c.Debug)
 		}
-		// Without shared-memory stores the next group's loads do not
-		// queue behind this group's stores: two at a time, which fits
-		// next to the store addressing without spilling (4 spills 8 B).
-		v.DbgStg, v.EpiEmptyArrivals, v.EpiGroup = true, 128, 2
+		// Groups of 4: one row and four 8-column blocks, transposed in
+		// each lane quad into 16-byte stores.
+		v.DbgStg, v.EpiEmptyArrivals, v.EpiGroup = true, 128, 4
 	case tiling.DebugTrace:
 		v.DbgTrace = true
 	default:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prepared for the next device session (compile-verified only): the bwd
-# epilogue storing grad_de from registers (_dbgstg: st.global through a raw
-# pointer, epilogue slots released once read; no st.shared, no TMA store).
+# epilogue storing grad_de from registers (_dbgstg: a 4x4 transpose in each
+# lane quad, then 16-byte st.global through a raw pointer; epilogue slots
+# released once read; no st.shared, no TMA store).
 # Prediction: most of the ~31 us the stores cost at S1 (run 29), i.e.
 # ~230-240 us for the default config.
 set -u
