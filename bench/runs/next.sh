@@ -18,4 +18,10 @@ run timeout 200 $B verify --seed 41 $NAMES --shape "4000,264,3000;3000,776,2056"
 run timeout 300 $B bench bwd --reps 20 --shape 16384,768,4608 --json "$O/results" \
   --name ${N}_s5_c1x1_pingpong --name ${N}_s5_c1x1_pingpong_dbgstg \
   --name ${N}_s5_c1x1_pingpong_rn_g4_tanh --name ${N}_s5_c1x1_pingpong_rn_g4_tanh_dbgstg 2>&1 | grep -A10 "^summary"
+# The second issue shape (K=4096): the mainloop dominates there, so a
+# cooperative 128x256 tile (m64n256 per consumer, the best plain-gemm tile)
+# may beat ping-pong even without epilogue overlap. Prediction: >= 1.05x.
+run timeout 300 $B bench bwd --reps 20 --shape 8192,4096,14336 --json "$O/results" \
+  --name ${N}_s5_c1x1_pingpong --name bwd_dswiglu_sm90a_bf16_m128n256k64_s3_c1x1_cooperative \
+  --name bwd_dswiglu_sm90a_bf16_m128n256k64_s3_c1x2_cooperative --name bwd_dswiglu_sm90a_bf16_m256n128k64_s3_c2x1_cooperative 2>&1 | grep -A10 "^summary"
 cd "$O" && tar czf results.tgz results && rm -rf results
