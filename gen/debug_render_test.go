@@ -68,7 +68,42 @@ func TestDebugVariantsRender(t *testing.T) {
 			}
 		})
 	}
-	// stg is bwd_dswiglu without StoreOut only.
+	// stg: bwd_dswiglu without StoreOut, and fwd_gateup.
+	for _, good := range []string{"fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out_dbgstg", "fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_dbgstg"} {
+		cfg, err := tiling.ParseName(good)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := Render(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := string(a.Source)
+		for _, w := range []string{"unsigned short* __restrict__ out_raw", "sw_quad_transpose(ov, lane % 4);", "sw_stg128(out_raw + "} {
+			if !strings.Contains(src, w) {
+				t.Errorf("%s: source lacks %q", good, w)
+			}
+		}
+		if strings.Contains(src, "sw_tma_store_2d(&tmap_out") {
+			t.Errorf("%s: still TMA-stores out", good)
+		}
+		wantRaw := []string{"out_raw"}
+		if cfg.StoreOut {
+			wantRaw = append(wantRaw, "de_raw")
+			if !strings.Contains(src, "sw_stg128(p + I, gv);") {
+				t.Errorf("%s: does not store the gate half of de", good)
+			}
+		}
+		var gotRaw []string
+		for _, p := range a.Manifest.Params {
+			if p.Kind == "ptr" {
+				gotRaw = append(gotRaw, p.Name)
+			}
+		}
+		if diff := cmp.Diff(wantRaw, gotRaw); diff != "" {
+			t.Errorf("%s: raw pointer parameters (-want +got):\n%s", good, diff)
+		}
+	}
 	for _, bad := range []string{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out_dbgstg", "gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_dbgstg"} {
 		cfg, err := tiling.ParseName(bad)
 		if err != nil {

@@ -128,6 +128,9 @@ type View struct {
 	// consumer threads once read (EpiEmptyArrivals).
 	DbgStg           bool
 	EpiEmptyArrivals int
+	// RawParams: the raw pointer parameters after K of the stg variant
+	// (C text, starting with a comma), empty otherwise.
+	RawParams string
 	// EpiGroup (bwd_dswiglu): accumulator fragments (of 16 per warp and
 	// sub-tile) whose shared-memory loads the epilogue issues together.
 	EpiGroup int
@@ -456,12 +459,21 @@ func newSM90View(c tiling.Config) (*View, error) {
 		v.DbgNoLoad, v.DbgNoStore, v.DbgNoSmem = 1, 1, true
 		v.EpiTxBytes = 0
 	case tiling.DebugDirectStore:
-		if !v.IsBwd || c.StoreOut {
-			return nil, fmt.Errorf("gen: %s: debug %q: bwd_dswiglu without StoreOut only", c.Name(), c.Debug)
+		switch {
+		case v.IsBwd && !c.StoreOut:
+			// Groups of 4: one row and four 8-column blocks, transposed in
+			// each lane quad into 16-byte stores.
+			v.DbgStg, v.EpiEmptyArrivals, v.EpiGroup = true, 128, 4
+			v.RawParams = ", unsigned short* __restrict__ gde_raw"
+		case v.IsGateUp:
+			v.DbgStg = true
+			v.RawParams = ", unsigned short* __restrict__ out_raw"
+			if c.StoreOut {
+				v.RawParams += ", unsigned short* __restrict__ de_raw"
+			}
+		default:
+			return nil, fmt.Errorf("gen: %s: debug %q: bwd_dswiglu without StoreOut and fwd_gateup only", c.Name(), c.Debug)
 		}
-		// Groups of 4: one row and four 8-column blocks, transposed in
-		// each lane quad into 16-byte stores.
-		v.DbgStg, v.EpiEmptyArrivals, v.EpiGroup = true, 128, 4
 	case tiling.DebugTrace:
 		v.DbgTrace = true
 	default:

@@ -170,13 +170,26 @@ const (
 	// any shared-memory traffic (no TMA loads or stores, no ld/st.shared).
 	DebugNoEpiSmem Debug = "nosmem"
 	// DebugDirectStore is an experiment (results are right): the sm_90a
-	// bwd_dswiglu epilogue stores grad_de from registers with st.global
-	// (a raw pointer parameter after K) instead of st.shared + TMA store,
-	// and releases each epilogue slot as soon as its operands are read.
+	// bwd_dswiglu (without StoreOut) and fwd_gateup epilogues store their
+	// outputs from registers with 16-byte st.global (raw pointer
+	// parameters after K) instead of st.shared + TMA store; bwd_dswiglu
+	// releases each epilogue slot as soon as its operands are read.
 	DebugDirectStore Debug = "stg"
 )
 
 // Debugs lists the debug variants (without DebugNone).
 func Debugs() []Debug {
 	return []Debug{DebugHang, DebugNoEpilogue, DebugNoMainloop, DebugNoMulticast, DebugNoEpiLoad, DebugNoEpiStore, DebugTrace, DebugNoEpiSmem, DebugDirectStore}
+}
+
+// ResultsRight reports whether kernels of this variant compute the right
+// results (the normal kernel and the measurement variants that only move
+// work around or observe it: nomc, trace, stg); the others are broken or
+// partial by design.
+func (d Debug) ResultsRight() bool {
+	switch d {
+	case DebugNone, DebugNoMulticast, DebugTrace, DebugDirectStore:
+		return true
+	}
+	return false
 }

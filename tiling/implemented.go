@@ -18,8 +18,8 @@ func Implemented(c Config) (bool, string) {
 	case ArchSM90a:
 		// The epilogue load/store variants exist in the bwd_dswiglu
 		// epilogue only.
-		if c.Debug == DebugDirectStore && (c.Kernel != KernelBwdDSwiGLU || c.StoreOut) {
-			return false, "debug stg exists for bwd_dswiglu without StoreOut only"
+		if c.Debug == DebugDirectStore && !((c.Kernel == KernelBwdDSwiGLU && !c.StoreOut) || c.Kernel == KernelFwdGateUp) {
+			return false, "debug stg exists for bwd_dswiglu without StoreOut and for fwd_gateup only"
 		}
 		if (c.Debug == DebugNoEpiLoad || c.Debug == DebugNoEpiStore || c.Debug == DebugNoEpiSmem) && c.Kernel != KernelBwdDSwiGLU {
 			return false, fmt.Sprintf("debug %s exists for bwd_dswiglu only", c.Debug)
