@@ -73,3 +73,21 @@ func TestFastSigmoidOption(t *testing.T) {
 		t.Errorf("Validate(gemm with FastSigmoid) = %v, want a fast_sigmoid problem", err)
 	}
 }
+
+// TestDebugResultsRight pins which variants compute right results (the
+// ones bench mlp --name and other timing paths may use in place of the
+// normal kernel) and which are broken or partial by design.
+func TestDebugResultsRight(t *testing.T) {
+	got := map[Debug]bool{DebugNone: DebugNone.ResultsRight()}
+	for _, d := range Debugs() {
+		got[d] = d.ResultsRight()
+	}
+	want := map[Debug]bool{
+		DebugNone: true, DebugNoMulticast: true, DebugTrace: true, DebugDirectStore: true,
+		DebugHang: false, DebugNoEpilogue: false, DebugNoMainloop: false,
+		DebugNoEpiLoad: false, DebugNoEpiStore: false, DebugNoEpiSmem: false,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ResultsRight (-want +got):\n%s", diff)
+	}
+}
