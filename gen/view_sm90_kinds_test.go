@@ -150,16 +150,7 @@ func TestRenderKinds(t *testing.T) {
 			if !strings.HasSuffix(src, "}\n") {
 				t.Errorf("source does not end with the kernel's closing brace and a newline")
 			}
-			for _, w := range tt.want {
-				if !strings.Contains(src, w) {
-					t.Errorf("source lacks %q", w)
-				}
-			}
-			for _, w := range tt.absent {
-				if strings.Contains(src, w) {
-					t.Errorf("source has %q", w)
-				}
-			}
+			checkSource(t, src, tt.want, tt.absent)
 			b, err := Render(tt.c)
 			if err != nil || string(b.Source) != src {
 				t.Errorf("second render differs (err %v)", err)
@@ -230,6 +221,22 @@ func TestTMABoxesSM90(t *testing.T) {
 	} {
 		if _, err := TMABoxesSM90(c); err == nil {
 			t.Errorf("TMABoxesSM90(%s): want an error", c.Name())
+		}
+	}
+}
+
+// checkSource reports every string of want that src lacks and every
+// string of absent that it has.
+func checkSource(t *testing.T, src string, want, absent []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(src, w) {
+			t.Errorf("source lacks %q", w)
+		}
+	}
+	for _, w := range absent {
+		if strings.Contains(src, w) {
+			t.Errorf("source has %q", w)
 		}
 	}
 }

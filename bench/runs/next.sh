@@ -5,12 +5,7 @@
 # released once read; no st.shared, no TMA store).
 # Prediction: most of the ~31 us the stores cost at S1 (run 29), i.e.
 # ~230-240 us for the default config.
-set -u
-export PATH=/usr/local/cuda/bin:$PATH
-O=${OUT:-/tmp/out}; mkdir -p "$O/results"
-B=./.bin/swigen
-N=bwd_dswiglu_sm90a_bf16_m128n128k64
-run() { echo; echo "=== $*"; "$@"; echo "(exit $?)"; }
+. "$(dirname "$0")/lib.sh"
 NAMES="--name ${N}_s5_c1x1_pingpong_dbgstg --name ${N}_s5_c1x1_pingpong_rn_g4_tanh_dbgstg --name ${N}_s5_c1x1_cooperative_dbgstg
   --name bwd_dswiglu_sm90a_fp16_m128n128k64_s5_c1x1_pingpong_dbgstg --name ${N}_s5_c1x1_pingpong_bmn_dbgstg"
 run timeout 200 $B verify --seed 40 $NAMES 2>&1 | grep -v "^ok " | tail -12
