@@ -6,13 +6,16 @@
 # Prediction: most of the ~31 us the stores cost at S1 (run 29), i.e.
 # ~230-240 us for the default config.
 . "$(dirname "$0")/lib.sh"
-NAMES="--name ${N}_s5_c1x1_pingpong_dbgstg --name ${N}_s5_c1x1_pingpong_rn_g4_tanh_dbgstg --name ${N}_s5_c1x1_cooperative_dbgstg
+NAMES="--name ${N}_s6_c1x1_pingpong_e64x64s1_dbgstg --name ${N}_s5_c1x1_pingpong_dbgstg --name ${N}_s5_c1x1_pingpong_rn_g4_tanh_dbgstg --name ${N}_s5_c1x1_cooperative_dbgstg
   --name bwd_dswiglu_sm90a_fp16_m128n128k64_s5_c1x1_pingpong_dbgstg --name ${N}_s5_c1x1_pingpong_bmn_dbgstg"
 run timeout 200 $B verify --seed 40 $NAMES 2>&1 | grep -v "^ok " | tail -12
 run timeout 200 $B verify --seed 41 $NAMES --shape "4000,264,3000;3000,776,2056" 2>&1 | grep -v "^ok " | tail -12
 run timeout 300 $B bench bwd --reps 20 --shape 16384,768,4608 --json "$O/results" \
   --name ${N}_s5_c1x1_pingpong --name ${N}_s5_c1x1_pingpong_dbgstg \
-  --name ${N}_s5_c1x1_pingpong_rn_g4_tanh --name ${N}_s5_c1x1_pingpong_rn_g4_tanh_dbgstg 2>&1 | grep -A10 "^summary"
+  --name ${N}_s5_c1x1_pingpong_rn_g4_tanh --name ${N}_s5_c1x1_pingpong_rn_g4_tanh_dbgstg \
+  --name ${N}_s6_c1x1_pingpong_e64x64s1_dbgstg 2>&1 | grep -A10 "^summary"
+# (s6 with one epilogue slot per consumer: stg frees a slot as soon as it is
+# read, so a deeper operand ring may now pay; it lost without stg, run 26.)
 # The second issue shape (K=4096): the mainloop dominates there, so a
 # cooperative 128x256 tile (m64n256 per consumer, the best plain-gemm tile)
 # may beat ping-pong even without epilogue overlap. Prediction: >= 1.05x.
