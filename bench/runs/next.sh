@@ -15,7 +15,7 @@ run timeout 300 $B bench bwd --reps 20 --shape 16384,768,4608 --json "$O/results
   --name ${N}_s5_c1x1_pingpong_rn_g4_tanh --name ${N}_s5_c1x1_pingpong_rn_g4_tanh_dbgstg \
   --name ${N}_s6_c1x1_pingpong_e64x64s1_dbgstg 2>&1 | grep -A10 "^summary"
 # (s6 with one epilogue slot per consumer: stg frees a slot as soon as it is
-# read, so a deeper operand ring may now pay; it lost without stg, run 26.)
+# read, so a deeper operand ring may now pay; it lost without stg, call 31.)
 # The second issue shape (K=4096): the mainloop dominates there, so a
 # cooperative 128x256 tile (m64n256 per consumer, the best plain-gemm tile)
 # may beat ping-pong even without epilogue overlap. Prediction: >= 1.05x.
