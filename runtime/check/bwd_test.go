@@ -45,4 +45,16 @@ func TestRaggedShapesAreRaggedAndLegal(t *testing.T) {
 	if ragged < 4 {
 		t.Errorf("only %d ragged shapes; the list must exercise partial tiles", ragged)
 	}
+	// At least one ragged shape gives every CTA of an H200-sized grid (132)
+	// three 128x128 tiles or more.
+	many := false
+	for _, s := range RaggedShapes() {
+		tiles := ((s.M + 127) / 128) * ((s.I + 127) / 128)
+		if tiles >= 3*132 && (s.M%128 != 0 || s.I%128 != 0 || s.K%64 != 0) {
+			many = true
+		}
+	}
+	if !many {
+		t.Error("no ragged shape with several tiles per CTA")
+	}
 }
