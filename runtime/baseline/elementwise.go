@@ -8,6 +8,7 @@ import (
 
 	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -28,29 +29,17 @@ type Elementwise struct {
 
 // NewElementwise compiles elementwise.cu for sm_90a with tc and loads it.
 func NewElementwise(ctx *cu.Context, tc *gen.Toolchain) (*Elementwise, error) {
-	if ctx == nil || tc == nil {
-		return nil, fmt.Errorf("baseline: new elementwise: nil context or toolchain")
-	}
-	br, err := tc.Compile(context.Background(), "swigen_baseline_dswiglu", elementwiseSource, gen.CompileOptions{Arch: string(tiling.ArchSM90a)})
-	if err != nil {
-		return nil, fmt.Errorf("baseline: new elementwise: %w", err)
-	}
-	mod, err := ctx.LoadModule(br.Cubin)
-	if err != nil {
-		return nil, fmt.Errorf("baseline: new elementwise: %w", err)
-	}
-	e := &Elementwise{ctx: ctx, mod: mod, fns: map[string]*cu.Function{}}
+	var entries []string
 	for _, dt := range []tiling.DType{tiling.BF16, tiling.FP16} {
 		for _, vec := range []bool{true, false} {
-			name := elementwiseEntry(dt, vec)
-			f, err := mod.Function(name)
-			if err != nil {
-				_ = mod.Unload()
-				return nil, fmt.Errorf("baseline: new elementwise: %w", err)
-			}
-			e.fns[name] = f
+			entries = append(entries, elementwiseEntry(dt, vec))
 		}
 	}
+	mod, fns, err := launch.LoadSource(context.Background(), ctx, tc, "swigen_baseline_dswiglu", elementwiseSource, entries)
+	if err != nil {
+		return nil, fmt.Errorf("baseline: new elementwise: %w", err)
+	}
+	e := &Elementwise{ctx: ctx, mod: mod, fns: fns}
 	if e.sms, err = ctx.Device().Attribute(cu.AttrMultiprocessorCount); err != nil || e.sms <= 0 {
 		e.sms = 132 // H100/H200; only sizes the grid
 	}

@@ -172,12 +172,10 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 	}
 	flops, minBytes := BwdCost(s, cfg.StoreOut)
 	setBytes := 2 * (M*K + I*K + 2*M*I + 2*M*I + M*I)
-	l2, err := env.Dev.Attribute(cu.AttrL2CacheSize)
+	sets, err := RotatedSets(env.Dev, setBytes, 16)
 	if err != nil {
 		return nil, err
 	}
-	sets := max(2, int(math.Ceil(3*float64(l2)/float64(setBytes))))
-	sets = min(sets, 16)
 
 	b := env.Ctx.NewBuffers()
 	defer b.Free()
@@ -190,26 +188,12 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 	ss := make([]set, sets)
 	for i := range ss {
 		x := &ss[i]
-		for _, a := range []struct {
-			p    *cu.DevicePtr
-			n    int
-			fill bool
-		}{
+		if err := allocBufs(env.Ctx, b, fl, dt, []buf{
 			{&x.dy, M * K * 2, true}, {&x.w, I * K * 2, true}, {&x.de, M * 2 * I * 2, true},
 			{&x.gde, M * 2 * I * 2, false}, {&x.dout, M * I * 2, false}, {&x.out, M * I * 2, false},
 			{&x.bgde, M * 2 * I * 2, false},
-		} {
-			if *a.p, err = b.Alloc(a.n); err != nil {
-				return nil, fmt.Errorf("bench: allocate %d bytes: %w", a.n, err)
-			}
-			if a.fill {
-				err = fl.Fill(*a.p, a.n)
-			} else {
-				err = env.Ctx.MemsetD16(*a.p, num.Poison(dt), uint64(a.n/2))
-			}
-			if err != nil {
-				return nil, err
-			}
+		}); err != nil {
+			return nil, err
 		}
 	}
 	plans := make([]*launch.BwdPlan, sets)

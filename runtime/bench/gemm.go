@@ -52,12 +52,11 @@ func BenchGemm(env *Env, k *launch.Kernel, M, N, K int, ceil Ceilings, o Options
 	}
 	dt := cfg.DType
 	flops, minBytes := GemmCost(M, N, K)
-	l2, err := env.Dev.Attribute(cu.AttrL2CacheSize)
+	setBytes := int(minBytes) + 2*M*N // + cuBLAS's own C
+	sets, err := RotatedSets(env.Dev, setBytes, 16)
 	if err != nil {
 		return nil, err
 	}
-	setBytes := int(minBytes) + 2*M*N // + cuBLAS's own C
-	sets := min(16, max(2, int(math.Ceil(3*float64(l2)/float64(setBytes)))))
 
 	b := env.Ctx.NewBuffers()
 	defer b.Free()
@@ -70,22 +69,10 @@ func BenchGemm(env *Env, k *launch.Kernel, M, N, K int, ceil Ceilings, o Options
 	ss := make([]set, sets)
 	for i := range ss {
 		x := &ss[i]
-		for _, t := range []struct {
-			p    *cu.DevicePtr
-			n    int
-			fill bool
-		}{{&x.a, M * K * 2, true}, {&x.b, N * K * 2, true}, {&x.c, M * N * 2, false}, {&x.cb, M * N * 2, false}} {
-			if *t.p, err = b.Alloc(t.n); err != nil {
-				return nil, fmt.Errorf("bench: gemm: allocate %d bytes: %w", t.n, err)
-			}
-			if t.fill {
-				err = fl.Fill(*t.p, t.n)
-			} else {
-				err = env.Ctx.MemsetD16(*t.p, num.Poison(dt), uint64(t.n/2))
-			}
-			if err != nil {
-				return nil, err
-			}
+		if err := allocBufs(env.Ctx, b, fl, dt, []buf{
+			{&x.a, M * K * 2, true}, {&x.b, N * K * 2, true}, {&x.c, M * N * 2, false}, {&x.cb, M * N * 2, false},
+		}); err != nil {
+			return nil, err
 		}
 	}
 	plans := make([]*launch.GemmPlan, sets)

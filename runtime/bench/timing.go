@@ -1,11 +1,14 @@
 package bench
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"time"
 
 	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/runtime/num"
+	"github.com/swigen/swigen/tiling"
 )
 
 // TimeEach runs f reps times, each bracketed by events on the default
@@ -100,6 +103,45 @@ func (f *Filler) Fill(p cu.DevicePtr, n int) error {
 		}
 		off += chunk
 		f.shift++
+	}
+	return nil
+}
+
+// RotatedSets is how many input sets of setBytes each a benchmark rotates
+// through so that together they are at least 3x the L2 (from 2 up to
+// most): every timed call then reads its inputs from HBM, as in a real run.
+func RotatedSets(dev cu.Device, setBytes, most int) (int, error) {
+	l2, err := dev.Attribute(cu.AttrL2CacheSize)
+	if err != nil {
+		return 0, err
+	}
+	return min(most, max(2, int(math.Ceil(3*float64(l2)/float64(setBytes))))), nil
+}
+
+// buf is one device buffer of a rotated input set: n bytes, filled with
+// random data when it is an input, with the poison pattern otherwise.
+type buf struct {
+	p     *cu.DevicePtr
+	n     int
+	input bool
+}
+
+// allocBufs allocates bufs in b and fills them (inputs from fl, outputs
+// poisoned for dt).
+func allocBufs(ctx *cu.Context, b *cu.Buffers, fl *Filler, dt tiling.DType, bufs []buf) error {
+	for _, a := range bufs {
+		var err error
+		if *a.p, err = b.Alloc(a.n); err != nil {
+			return fmt.Errorf("bench: allocate %d bytes: %w", a.n, err)
+		}
+		if a.input {
+			err = fl.Fill(*a.p, a.n)
+		} else {
+			err = ctx.MemsetD16(*a.p, num.Poison(dt), uint64(a.n/2))
+		}
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }

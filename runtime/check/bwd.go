@@ -109,19 +109,7 @@ func newBwdInputs(rng *num.Rand, dt tiling.DType, M, K, I int) bwdInputs {
 // VerifyBwd runs a loaded bwd_dswiglu kernel on each shape and compares
 // grad_de (its dleft and dgate halves separately) and, if stored, out.
 func VerifyBwd(env *Env, k *launch.Kernel, shapes []tiling.Shape, o Options) []ShapeResult {
-	if o.Tol == 0 {
-		o.Tol = DefaultTol
-	}
-	if o.Timeout == 0 {
-		o.Timeout = 30 * time.Second
-	}
-	rng := num.NewRand(o.Seed)
-	var res []ShapeResult
-	for _, s := range shapes {
-		r := verifyBwdShape(env, k, s, rng, o)
-		res = append(res, r)
-	}
-	return res
+	return eachShape(env, k, shapes, o, verifyBwdShape)
 }
 
 func verifyBwdShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o Options) ShapeResult {

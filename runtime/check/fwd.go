@@ -14,13 +14,7 @@ import (
 // and compares out and, with StoreOut, both halves of de with the CPU
 // float64 reference.
 func VerifyFwdGateUp(env *Env, k *launch.Kernel, shapes []tiling.Shape, o Options) []ShapeResult {
-	o = o.defaults()
-	rng := num.NewRand(o.Seed)
-	var res []ShapeResult
-	for _, s := range shapes {
-		res = append(res, verifyFwdGateUpShape(env, k, s, rng, o))
-	}
-	return res
+	return eachShape(env, k, shapes, o, verifyFwdGateUpShape)
 }
 
 func verifyFwdGateUpShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o Options) ShapeResult {
@@ -94,13 +88,7 @@ func verifyFwdGateUpShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.R
 // VerifyFwdDown runs a loaded fwd_down kernel on each shape (M, K, I) and
 // compares y with the CPU float64 reference.
 func VerifyFwdDown(env *Env, k *launch.Kernel, shapes []tiling.Shape, o Options) []ShapeResult {
-	o = o.defaults()
-	rng := num.NewRand(o.Seed)
-	var res []ShapeResult
-	for _, s := range shapes {
-		res = append(res, verifyFwdDownShape(env, k, s, rng, o))
-	}
-	return res
+	return eachShape(env, k, shapes, o, verifyFwdDownShape)
 }
 
 func verifyFwdDownShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o Options) ShapeResult {

@@ -32,6 +32,21 @@ func Verify(env *Env, k *launch.Kernel, shapes []tiling.Shape, o Options) []Shap
 	return VerifyBwd(env, k, shapes, o)
 }
 
+// shapeCheck verifies a loaded kernel on one shape.
+type shapeCheck func(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o Options) ShapeResult
+
+// eachShape runs check on every shape in order, with o's defaults filled
+// in and one random stream (seeded by o.Seed) across the shapes.
+func eachShape(env *Env, k *launch.Kernel, shapes []tiling.Shape, o Options, check shapeCheck) []ShapeResult {
+	o = o.defaults()
+	rng := num.NewRand(o.Seed)
+	var res []ShapeResult
+	for _, s := range shapes {
+		res = append(res, check(env, k, s, rng, o))
+	}
+	return res
+}
+
 // defaults fills in Options' zero values.
 func (o Options) defaults() Options {
 	if o.Tol == 0 {
@@ -106,17 +121,12 @@ func gemmShape(cfg tiling.Config, s tiling.Shape) tiling.Shape {
 // VerifyGemm runs a loaded gemm kernel on each shape (M, K, and N = the
 // shape's I) and compares C with the CPU float64 reference.
 func VerifyGemm(env *Env, k *launch.Kernel, shapes []tiling.Shape, o Options) []ShapeResult {
-	o = o.defaults()
-	rng := num.NewRand(o.Seed)
-	var res []ShapeResult
-	for _, s := range shapes {
-		res = append(res, verifyGemmShape(env, k, gemmShape(k.Man.Config, s), rng, o))
-	}
-	return res
+	return eachShape(env, k, shapes, o, verifyGemmShape)
 }
 
 func verifyGemmShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o Options) ShapeResult {
 	cfg := k.Man.Config
+	s = gemmShape(cfg, s)
 	dt := cfg.DType
 	M, N, K := s.M, s.I, s.K
 	r := ShapeResult{Shape: s, Ref: "cpu-float64"}

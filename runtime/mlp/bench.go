@@ -30,11 +30,10 @@ func Bench(env *Env, sw *Swigen, sh tiling.Shape, ceil bench.Ceilings, o Options
 	}
 	ctx, dt := env.Ctx, o.DType
 	setBytes := SetBytes(sh)
-	l2, err := env.Dev.Attribute(cu.AttrL2CacheSize)
+	sets, err := bench.RotatedSets(env.Dev, setBytes, maxSets)
 	if err != nil {
 		return nil, err
 	}
-	sets := min(maxSets, max(2, int(math.Ceil(3*float64(l2)/float64(setBytes)))))
 	if total, err := env.Dev.TotalMem(); err == nil {
 		// Leave a quarter of the memory to cuBLAS workspaces and others.
 		sets = max(1, min(sets, int(float64(total)*0.75)/setBytes))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -36,28 +37,17 @@ func swigluEntry(dt tiling.DType, vec bool) string {
 // NewSwiGLU compiles swiglu.cu for sm_90a with tc (the build cache makes
 // this a lookup after the first run) and loads it.
 func NewSwiGLU(ctx context.Context, cctx *cu.Context, tc *gen.Toolchain) (*SwiGLU, error) {
-	if cctx == nil || tc == nil {
-		return nil, fmt.Errorf("mlp: new swiglu: nil context or toolchain")
-	}
-	br, err := tc.Compile(ctx, "swigen_mlp_swiglu", swigluSource, gen.CompileOptions{Arch: string(tiling.ArchSM90a)})
-	if err != nil {
-		return nil, fmt.Errorf("mlp: new swiglu: %w", err)
-	}
-	mod, err := cctx.LoadModule(br.Cubin)
-	if err != nil {
-		return nil, fmt.Errorf("mlp: new swiglu: %w", err)
-	}
-	s := &SwiGLU{ctx: cctx, mod: mod, fns: map[string]*cu.Function{}}
+	var entries []string
 	for _, dt := range []tiling.DType{tiling.BF16, tiling.FP16} {
 		for _, vec := range []bool{true, false} {
-			f, err := mod.Function(swigluEntry(dt, vec))
-			if err != nil {
-				_ = mod.Unload()
-				return nil, fmt.Errorf("mlp: new swiglu: %w", err)
-			}
-			s.fns[swigluEntry(dt, vec)] = f
+			entries = append(entries, swigluEntry(dt, vec))
 		}
 	}
+	mod, fns, err := launch.LoadSource(ctx, cctx, tc, "swigen_mlp_swiglu", swigluSource, entries)
+	if err != nil {
+		return nil, fmt.Errorf("mlp: new swiglu: %w", err)
+	}
+	s := &SwiGLU{ctx: cctx, mod: mod, fns: fns}
 	if s.sms, err = cctx.Device().Attribute(cu.AttrMultiprocessorCount); err != nil || s.sms <= 0 {
 		s.sms = 132 // H100/H200; only sizes the grid
 	}

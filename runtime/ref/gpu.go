@@ -8,6 +8,7 @@ import (
 
 	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -32,25 +33,18 @@ type GPURef struct {
 
 // NewGPURef compiles naive_bwd.cu for sm_90a with tc and loads it into ctx.
 func NewGPURef(ctx *cu.Context, tc *gen.Toolchain) (*GPURef, error) {
-	if ctx == nil || tc == nil {
-		return nil, fmt.Errorf("ref: new gpu ref: nil context or toolchain")
+	dts := []tiling.DType{tiling.BF16, tiling.FP16}
+	var entries []string
+	for _, dt := range dts {
+		entries = append(entries, naiveEntry(dt))
 	}
-	br, err := tc.Compile(context.Background(), "swigen_ref_bwd_dswiglu", naiveBwdSource, gen.CompileOptions{Arch: string(tiling.ArchSM90a)})
-	if err != nil {
-		return nil, fmt.Errorf("ref: new gpu ref: %w", err)
-	}
-	mod, err := ctx.LoadModule(br.Cubin)
+	mod, fns, err := launch.LoadSource(context.Background(), ctx, tc, "swigen_ref_bwd_dswiglu", naiveBwdSource, entries)
 	if err != nil {
 		return nil, fmt.Errorf("ref: new gpu ref: %w", err)
 	}
 	g := &GPURef{ctx: ctx, mod: mod, fns: map[tiling.DType]*cu.Function{}}
-	for _, dt := range []tiling.DType{tiling.BF16, tiling.FP16} {
-		f, err := mod.Function(naiveEntry(dt))
-		if err != nil {
-			_ = mod.Unload()
-			return nil, fmt.Errorf("ref: new gpu ref: %w", err)
-		}
-		g.fns[dt] = f
+	for _, dt := range dts {
+		g.fns[dt] = fns[naiveEntry(dt)]
 	}
 	return g, nil
 }
