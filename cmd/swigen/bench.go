@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/swigen/swigen/runtime/baseline"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/check"
 	"github.com/swigen/swigen/tiling"
@@ -163,17 +162,12 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 		return err
 	}
 	s.describe(e.stderr)
-	blas, err := baseline.OpenCuBLAS(s.ctx)
+	base, release, err := s.baselines(true)
 	if err != nil {
 		return err
 	}
-	defer blas.Close()
-	ew, err := baseline.NewElementwise(s.ctx, s.tc)
-	if err != nil {
-		return err
-	}
-	defer ew.Close()
-	benv := &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: baseline.Bwd{BLAS: blas, EW: ew}}
+	defer release()
+	benv := &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: base}
 	opts := bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: uint64(time.Now().UnixNano())}
 	ceilings := map[tiling.DType]bench.Ceilings{}
 	cenv := &check.Env{Ctx: s.ctx, Dev: s.dev, TC: s.tc}

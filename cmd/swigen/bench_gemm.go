@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/swigen/swigen/runtime/baseline"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/check"
 	"github.com/swigen/swigen/tiling"
@@ -99,12 +98,12 @@ func runBenchGemm(ctx context.Context, e *env, o *benchGemmOptions) error {
 	}
 	defer s.close()
 	s.describe(e.stderr)
-	blas, err := baseline.OpenCuBLAS(s.ctx)
+	base, release, err := s.baselines(false)
 	if err != nil {
 		return err
 	}
-	defer blas.Close()
-	benv := &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: baseline.Bwd{BLAS: blas}}
+	defer release()
+	benv := &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: base}
 	opts := bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: uint64(time.Now().UnixNano())}
 	ceil, err := bench.MeasureCeilings(benv, d, opts)
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/swigen/swigen/runtime/baseline"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/check"
 	"github.com/swigen/swigen/runtime/mlp"
@@ -172,16 +171,12 @@ func runBenchMLP(ctx context.Context, e *env, o *benchMLPOptions) error {
 	}
 	defer s.close()
 	s.describe(e.stderr)
-	blas, err := baseline.OpenCuBLAS(s.ctx)
+	base, release, err := s.baselines(true)
 	if err != nil {
 		return err
 	}
-	defer blas.Close()
-	dsw, err := baseline.NewElementwise(s.ctx, s.tc)
-	if err != nil {
-		return err
-	}
-	defer dsw.Close()
+	defer release()
+	blas, dsw := base.BLAS, base.EW
 	cctx, cancel := compileCtx(ctx)
 	sw, err := mlp.NewSwiGLU(cctx, s.ctx, s.tc)
 	cancel()
@@ -235,7 +230,7 @@ func runBenchMLP(ctx context.Context, e *env, o *benchMLPOptions) error {
 		return checkErr
 	}
 	fmt.Fprintf(e.stderr, "measuring ceilings (%s)...\n", o.dtype)
-	benv := &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: baseline.Bwd{BLAS: blas, EW: dsw}}
+	benv := &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: base}
 	ceil, err := bench.MeasureCeilings(benv, o.dtype, bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: opts.Seed})
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/runtime/baseline"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/tiling"
 )
@@ -64,6 +65,26 @@ func (s *gpuSession) close() {
 	if s.ctx != nil {
 		s.ctx.Close()
 	}
+}
+
+// baselines opens cuBLAS and, with elementwise, the baseline's dSwiGLU
+// kernel on the session's context; release frees both.
+func (s *gpuSession) baselines(elementwise bool) (b baseline.Bwd, release func(), err error) {
+	if b.BLAS, err = baseline.OpenCuBLAS(s.ctx); err != nil {
+		return b, nil, err
+	}
+	if elementwise {
+		if b.EW, err = baseline.NewElementwise(s.ctx, s.tc); err != nil {
+			b.BLAS.Close()
+			return b, nil, err
+		}
+	}
+	return b, func() {
+		if b.EW != nil {
+			b.EW.Close()
+		}
+		b.BLAS.Close()
+	}, nil
 }
 
 func (s *gpuSession) describe(w io.Writer) {
