@@ -98,11 +98,10 @@ func MeasureCeilings(env *Env, dt tiling.DType, o Options) (Ceilings, error) {
 	b := env.Ctx.NewBuffers()
 	defer b.Free()
 	const n = 8192
-	rnd, err := randomBlock(env.Ctx, b, dt, 1<<24, o.Seed+99)
+	fl, err := newFiller(env.Ctx, b, dt, o.Seed+99)
 	if err != nil {
 		return Ceilings{}, err
 	}
-	fl := &Filler{Ctx: env.Ctx, Src: rnd, Size: 1 << 25}
 	var ab [3]cu.DevicePtr
 	for i := range ab {
 		if ab[i], err = b.Alloc(n * n * 2); err != nil {
@@ -149,14 +148,19 @@ func MeasureCeilings(env *Env, dt tiling.DType, o Options) (Ceilings, error) {
 	return c, nil
 }
 
-func randomBlock(ctx *cu.Context, b *cu.Buffers, dt tiling.DType, elems int, seed uint64) (cu.DevicePtr, error) {
-	rng := num.NewRand(seed)
-	raw := num.Encode(dt, rng.Normal(dt, elems, 1))
+// newFiller uploads a 32 MB block of random normal dt values (seeded) into
+// b and returns a Filler that copies from it.
+func newFiller(ctx *cu.Context, b *cu.Buffers, dt tiling.DType, seed uint64) (*Filler, error) {
+	const elems = 1 << 24
+	raw := num.Encode(dt, num.NewRand(seed).Normal(dt, elems, 1))
 	p, err := b.Alloc(len(raw))
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	return p, ctx.MemcpyHtoD(p, raw)
+	if err := ctx.MemcpyHtoD(p, raw); err != nil {
+		return nil, err
+	}
+	return &Filler{Ctx: ctx, Src: p, Size: len(raw)}, nil
 }
 
 // BenchBwd times a loaded bwd_dswiglu kernel against the baseline (cuBLAS
@@ -179,11 +183,10 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 
 	b := env.Ctx.NewBuffers()
 	defer b.Free()
-	rnd, err := randomBlock(env.Ctx, b, dt, 1<<24, o.Seed)
+	fl, err := newFiller(env.Ctx, b, dt, o.Seed)
 	if err != nil {
 		return nil, err
 	}
-	fl := &Filler{Ctx: env.Ctx, Src: rnd, Size: 1 << 25}
 	type set struct{ dy, w, de, gde, dout, out, bgde cu.DevicePtr }
 	ss := make([]set, sets)
 	for i := range ss {

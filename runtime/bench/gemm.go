@@ -60,11 +60,10 @@ func BenchGemm(env *Env, k *launch.Kernel, M, N, K int, ceil Ceilings, o Options
 
 	b := env.Ctx.NewBuffers()
 	defer b.Free()
-	rnd, err := randomBlock(env.Ctx, b, dt, 1<<24, o.Seed)
+	fl, err := newFiller(env.Ctx, b, dt, o.Seed)
 	if err != nil {
 		return nil, err
 	}
-	fl := &Filler{Ctx: env.Ctx, Src: rnd, Size: 1 << 25}
 	type set struct{ a, b, c, cb cu.DevicePtr }
 	ss := make([]set, sets)
 	for i := range ss {
