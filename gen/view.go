@@ -134,6 +134,10 @@ type View struct {
 	// EpiGroup (bwd_dswiglu): accumulator fragments (of 16 per warp and
 	// sub-tile) whose shared-memory loads the epilogue issues together.
 	EpiGroup int
+	// ResGroup (fwd_down with a residual): accumulator fragments whose
+	// residual words the epilogue loads together; one register each, so
+	// twice EpiGroup in the same register room.
+	ResGroup int
 	// DbgTrace: consumer thread 0 of CTA 0 prints per-tile timestamps.
 	DbgTrace bool
 	// ReleaseLocalCond is the C condition under which a consumer releases
@@ -440,7 +444,7 @@ func newSM90View(c tiling.Config) (*View, error) {
 	v.WgmmaOperands = strings.Join(ops, ", ")
 	v.WgmmaDescAIdx, v.WgmmaDescBIdx, v.WgmmaScaleIdx = n, n+1, n+2
 
-	v.EpiEmptyArrivals, v.EpiGroup = 1, epiGroup
+	v.EpiEmptyArrivals, v.EpiGroup, v.ResGroup = 1, epiGroup, 2*epiGroup
 	switch c.Debug {
 	case tiling.DebugNone:
 	case tiling.DebugHang:

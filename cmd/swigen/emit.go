@@ -211,7 +211,7 @@ func (o *emitOptions) configs() ([]tiling.Config, []string, error) {
 				}
 				if o.Tuned != "" {
 					var note string
-					if c, note, err = tunedConfig(o.Tuned, c, shape); err != nil {
+					if c, note, err = tunedConfig(o.Tuned, c, shape, o.StoreOut); err != nil {
 						return nil, nil, err
 					}
 					tunedNotes = append(tunedNotes, note)

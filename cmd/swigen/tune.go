@@ -21,6 +21,7 @@ import (
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/check"
 	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/runtime/mlp"
 	"github.com/swigen/swigen/runtime/tune"
 	"github.com/swigen/swigen/tiling"
 )
@@ -31,6 +32,10 @@ type tuneOptions struct {
 	Arch   string
 	DType  string
 	Shape  string
+
+	// StoreOut sets StoreOut on every candidate (fwd_gateup: also store
+	// de, training; bwd_dswiglu: also store out).
+	StoreOut bool
 
 	Filters []string
 	Max     int
@@ -58,6 +63,21 @@ type tuneOptions struct {
 const tuneLong = `Sweep the tuning space of a kernel on this machine's GPU and record the
 fastest correct config.
 
+--kernel picks the kind and with it the baseline: bwd_dswiglu (the
+default; cuBLAS dout GEMM + the dSwiGLU elementwise kernel), fwd_gateup
+(cuBLAS de GEMM + the SwiGLU elementwise kernel; --shape M,K,I as for
+bwd_dswiglu) or gemm (cuBLAS on the same layouts; --shape M,N,K).
+
+--store-out sets StoreOut on every candidate: fwd_gateup then also stores
+de (training; without it the inference kernel, which writes only out, is
+tuned), bwd_dswiglu also stores the recomputed out. The second output
+takes epilogue shared memory, so a candidate whose operand ring no longer
+fits is replaced by the two deepest rings that do. The two modes do
+different work and are tuned apart: the DB key records the mode, so
+results with and without --store-out never compete for one winner (their
+names differ by _out), and swigen emit --tuned takes the winner of the
+mode its own --store-out asks for.
+
 The candidates are tiling.Space(kernel, arch, dtype) (see swigen list
 --space), narrowed by --filter (name substrings, all must match), --max and
 --shard i/n (every n-th candidate from the i-th, for splitting a sweep
@@ -69,17 +89,18 @@ time limit (--timeout), so a hang, a fault or a dead CUDA context costs
 only that candidate: the child is killed with its process group and the
 candidate recorded as "timeout" or "fault". In the child, the candidate is
 first checked against the float64 reference on a small ragged shape, then
-timed at --shape against the baseline (cuBLAS + elementwise) in the same
-run, with the output compared to the baseline's; a wrong one is rejected
-("wrong"). A candidate whose first launches take at least --slow-factor
-times the best so far is stopped early ("slow"). --devices 0,1 runs one
-child per GPU at a time.
+timed at --shape against the kind's baseline in the same run, with the
+output compared to the baseline's; a wrong one is rejected ("wrong"). A
+candidate whose first launches take at least --slow-factor times the best
+so far is stopped early ("slow"). --devices 0,1 runs one child per GPU at
+a time.
 
 Every result goes into the results DB (--db, JSON) as soon as it is known,
 written atomically under a file lock, so concurrent tuners can share it
 and a sweep stopped at any point resumes where it was: candidates already
 recorded for the same key (kernel, arch, dtype, shape, GPU, driver,
-compiler, templates) are skipped (--retry runs failed ones again).
+compiler, templates, --store-out) are skipped (--retry runs failed ones
+again).
 
 At the end, tune prints a table (time, TFLOP/s, % of the roofline floor,
 speedup vs the baseline, status) and the winner, and --report writes an
@@ -92,7 +113,7 @@ func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.C
 		Short: "Autotune a kernel on the GPU: sweep configs, record results, pick the winner",
 		Long:  tuneLong,
 		Example: `  swigen tune --shape 16384,768,4608 --db tune.json --report tune.svg
-  swigen tune --filter pingpong --max 8 --devices 0,1 --db tune.json
+  swigen tune --kernel fwd_gateup --store-out --filter pingpong --max 8 --devices 0,1 --db tune.json
   swigen tune merge a.json b.json -o tune.json`,
 		GroupID: groupGPU,
 		Args:    usageArgs(cobra.NoArgs),
@@ -104,10 +125,11 @@ func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.C
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Kernel, "kernel", string(tiling.KernelBwdDSwiGLU), "kernel kind: bwd_dswiglu, or gemm (then --shape is M,N,K, as for swigen bench gemm)")
+	f.StringVar(&o.Kernel, "kernel", string(tiling.KernelBwdDSwiGLU), "kernel kind: bwd_dswiglu, fwd_gateup, or gemm (then --shape is M,N,K, as for swigen bench gemm)")
 	f.StringVar(&o.Arch, "arch", "auto", "target: auto (the GPU's), "+joinStrings(tiling.Arches()))
 	f.StringVar(&o.DType, "dtype", string(tiling.BF16), "operand type: "+joinStrings(tiling.DTypes()))
-	f.StringVar(&o.Shape, "shape", seedShape, "problem size to tune for: M,K,I (bwd_dswiglu) or M,N,K (gemm)")
+	f.StringVar(&o.Shape, "shape", seedShape, "problem size to tune for: M,K,I (bwd_dswiglu, fwd_gateup) or M,N,K (gemm)")
+	f.BoolVar(&o.StoreOut, "store-out", false, "set StoreOut on every candidate: fwd_gateup also stores de (training; default: inference, only out), bwd_dswiglu also stores the recomputed out; recorded under its own DB key, never mixed with runs without it")
 	f.StringArrayVar(&o.Filters, "filter", nil, "keep candidates whose name contains this (repeatable: all must match)")
 	f.IntVar(&o.Max, "max", 0, "keep at most this many candidates (0: all)")
 	f.StringVar(&o.Shard, "shard", "0/1", "run shard i of n: candidates with index%n == i")
@@ -266,8 +288,11 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	if err != nil {
 		return usageError(fmt.Errorf("tune: %w", err))
 	}
-	if k != tiling.KernelBwdDSwiGLU && k != tiling.KernelGEMM {
-		return usageError(fmt.Errorf("tune: --kernel %s: only bwd_dswiglu and gemm can be measured so far", k))
+	if !tune.Measurable(k) {
+		return usageError(fmt.Errorf("tune: --kernel %s: only bwd_dswiglu, fwd_gateup and gemm can be measured so far", k))
+	}
+	if o.StoreOut && k != tiling.KernelBwdDSwiGLU && k != tiling.KernelFwdGateUp {
+		return usageError(fmt.Errorf("tune: --store-out with --kernel %s: only bwd_dswiglu (out) and fwd_gateup (de, training) have a second output to store", k))
 	}
 	dt, err := tiling.ParseDType(o.DType)
 	if err != nil {
@@ -326,18 +351,22 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 		return err
 	}
 	key := tune.Key{Kernel: k, Arch: arch, DType: dt, Shape: shape, GPU: g.Name, Driver: g.Driver,
-		Compiler: "nvcc " + tc.Version, Templates: th}
+		Compiler: "nvcc " + tc.Version, Templates: th, StoreOut: o.StoreOut}
 
 	space := tiling.Space(k, arch, dt)
+	without := len(space)
+	if o.StoreOut {
+		space = withStoreOut(space)
+	}
 	if len(space) == 0 {
-		return fmt.Errorf("tune: the tuning space of %s %s %s is empty (nothing implemented?)", k, arch, dt)
+		return fmt.Errorf("tune: the tuning space of %s %s %s%s is empty (nothing implemented?)", k, arch, dt, storeOutFlag(o.StoreOut))
 	}
 	cands, err := tune.Select(space, tune.Selection{Filter: o.Filters, Max: o.Max, Shard: si, Shards: sn})
 	if err != nil {
 		return usageError(err)
 	}
 	if o.IncludeHangTest {
-		h, err := tiling.Heuristic(k, arch, dt, shape)
+		h, err := heuristicFor(key)
 		if err != nil {
 			return err
 		}
@@ -349,15 +378,15 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	}
 
 	w := e.stderr
-	fmt.Fprintf(w, "tune: %s %s %s at %s on %s (%s), driver %d, nvcc %s, templates %.12s\n",
-		k, arch, dt, shapeDims(k, shape), g.Name, g.CC, g.Driver, tc.Version, th)
+	fmt.Fprintf(w, "tune: %s %s %s at %s on %s (%s), driver %d, nvcc %s, templates %.12s%s\n",
+		k, arch, dt, shapeDims(k, shape), g.Name, g.CC, g.Driver, tc.Version, th, modeNote(k, o.StoreOut, "; "))
 	db, err := tune.ReadDB(o.DB)
 	if err != nil {
 		return err
 	}
 	plan := tune.PlanSweep(db.Entry(key), cands, o.Retry)
-	fmt.Fprintf(w, "tune: %d candidates of %d in the space (filter %q, max %d, shard %s%s); %d already in %s, %d to run on device(s) %s; child limit %v\n",
-		len(cands), len(space), o.Filters, o.Max, o.Shard, hangNote(o), len(plan.Skipped), o.DB, len(plan.Run), joinInts(o.Devices), o.Timeout)
+	fmt.Fprintf(w, "tune: %d candidates of %d in the space (filter %q, max %d, shard %s%s%s); %d already in %s, %d to run on device(s) %s; child limit %v\n",
+		len(cands), len(space), o.Filters, o.Max, o.Shard, storeOutNote(o, without), hangNote(o), len(plan.Skipped), o.DB, len(plan.Run), joinInts(o.Devices), o.Timeout)
 
 	dir, err := os.MkdirTemp("", "swigen-tune-")
 	if err != nil {
@@ -388,7 +417,7 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	}
 	printTuneSummary(e, o, g, tc, res, shape, d.now().Sub(start))
 	if o.Report != "" && len(res.Entry.Results) > 0 {
-		title := fmt.Sprintf("swigen tune: %s %s %s, M=%d K=%d I=%d", k, arch, dt, shape.M, shape.K, shape.I)
+		title := fmt.Sprintf("swigen tune: %s %s %s, M=%d K=%d I=%d%s", k, arch, dt, shape.M, shape.K, shape.I, modeNote(k, o.StoreOut, ", "))
 		if err := os.WriteFile(o.Report, tune.SVG(res.Entry, title), 0o644); err != nil {
 			return fmt.Errorf("tune: write report: %w", err)
 		}
@@ -401,6 +430,94 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 		return fmt.Errorf("tune: no candidate passed (see the status column)")
 	}
 	return nil
+}
+
+// withStoreOut sets StoreOut on every candidate. The second output's
+// epilogue buffers take shared memory, so a candidate whose operand ring
+// no longer fits is replaced by the two deepest rings that do, as
+// tiling.Space picks them without it; duplicates are kept once, and
+// configs that fail Validate or Implemented are dropped.
+func withStoreOut(cands []tiling.Config) []tiling.Config {
+	var out []tiling.Config
+	seen := map[string]bool{}
+	for _, c := range cands {
+		c.StoreOut = true
+		stages := []int{c.Stages}
+		if m := c.MaxStages(); c.Stages > m {
+			stages = []int{m, m - 1}
+		}
+		for _, st := range stages {
+			c.Stages = st
+			if seen[c.Name()] || checkConfig(c) != nil {
+				continue
+			}
+			seen[c.Name()] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// storeOutConfig is c with StoreOut set and, if its operand ring no longer
+// fits, the deepest one that does; an error when it is not a valid,
+// implemented config.
+func storeOutConfig(c tiling.Config) (tiling.Config, error) {
+	c.StoreOut = true
+	if m := c.MaxStages(); m > 0 && c.Stages > m {
+		c.Stages = m
+	}
+	return c, checkConfig(c)
+}
+
+func checkConfig(c tiling.Config) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if ok, why := tiling.Implemented(c); !ok {
+		return errors.New(why)
+	}
+	return nil
+}
+
+// heuristicFor is the heuristic config of the key's problem, with the
+// key's StoreOut (so it is comparable with the key's candidates).
+func heuristicFor(k tune.Key) (tiling.Config, error) {
+	h, err := tiling.Heuristic(k.Kernel, k.Arch, k.DType, k.Shape)
+	if err != nil || !k.StoreOut {
+		return h, err
+	}
+	return storeOutConfig(h)
+}
+
+// modeNote says what a kind's kernels store in this mode, after sep, or
+// nothing for kinds whose mode needs no word (bwd_dswiglu and gemm without
+// --store-out). fwd_gateup always says, since its default is inference.
+func modeNote(k tiling.Kernel, storeOut bool, sep string) string {
+	switch {
+	case k == tiling.KernelFwdGateUp && storeOut:
+		return sep + "training: de and out stored (--store-out)"
+	case k == tiling.KernelFwdGateUp:
+		return sep + "inference: only out stored (--store-out for training)"
+	case storeOut:
+		return sep + "the recomputed out also stored (--store-out)"
+	}
+	return ""
+}
+
+func storeOutFlag(storeOut bool) string {
+	if storeOut {
+		return " --store-out"
+	}
+	return ""
+}
+
+// storeOutNote tells how --store-out changed the space: its re-fitted
+// operand rings can merge or add candidates.
+func storeOutNote(o *tuneOptions, without int) string {
+	if !o.StoreOut {
+		return ""
+	}
+	return fmt.Sprintf(", --store-out; %d without it", without)
 }
 
 func hangNote(o *tuneOptions) string {
@@ -493,11 +610,14 @@ func printTuneSummary(e *env, o *tuneOptions, g tuneGPU, tc *gen.Toolchain, res 
 	en := res.Entry
 	k := en.Key
 	base := "cuBLAS GEMM + elementwise"
-	if k.Kernel == tiling.KernelGEMM {
+	switch k.Kernel {
+	case tiling.KernelGEMM:
 		base = "cuBLAS GEMM on the same layouts"
+	case tiling.KernelFwdGateUp:
+		base = "cuBLAS GEMM + SwiGLU elementwise"
 	}
-	fmt.Fprintf(w, "\n%s %s %s %s on %s, driver %d, %s, templates %.12s\n",
-		k.Kernel, k.Arch, k.DType, shapeDims(k.Kernel, shape), g.Name, g.Driver, k.Compiler, k.Templates)
+	fmt.Fprintf(w, "\n%s %s %s %s on %s, driver %d, %s, templates %.12s%s\n",
+		k.Kernel, k.Arch, k.DType, shapeDims(k.Kernel, shape), g.Name, g.Driver, k.Compiler, k.Templates, modeNote(k.Kernel, k.StoreOut, "; "))
 	if en.Ceilings.Known() {
 		fmt.Fprintf(w, "ceilings: cuBLAS 8192^3 %.0f TFLOP/s, device copy %.0f GB/s; roofline floor %.1f us\n",
 			en.Ceilings.GemmTFLOPs, en.Ceilings.CopyGBs, en.FloorUS(""))
@@ -533,7 +653,7 @@ func printTuneSummary(e *env, o *tuneOptions, g tuneGPU, tc *gen.Toolchain, res 
 			line += fmt.Sprintf(", %.0f%% of the roofline floor", 100*f/best.US)
 		}
 		fmt.Fprintln(w, line)
-		if h, err := tiling.Heuristic(k.Kernel, k.Arch, k.DType, shape); err == nil {
+		if h, err := heuristicFor(k); err == nil {
 			r, ok := en.Result(h.Name())
 			switch {
 			case ok && r.Status == tune.StatusOK:
@@ -550,8 +670,8 @@ func printTuneSummary(e *env, o *tuneOptions, g tuneGPU, tc *gen.Toolchain, res 
 	if k.Kernel != tiling.KernelBwdDSwiGLU {
 		kind = " --kernel " + string(k.Kernel)
 	}
-	fmt.Fprintf(w, "DB: %s  (use it: swigen emit --tuned %s%s --arch %s --dtype %s --shape %d,%d,%d)\n",
-		o.DB, o.DB, kind, k.Arch, k.DType, shape.M, shape.K, shape.I)
+	fmt.Fprintf(w, "DB: %s  (use it: swigen emit --tuned %s%s --arch %s --dtype %s --shape %d,%d,%d%s)\n",
+		o.DB, o.DB, kind, k.Arch, k.DType, shape.M, shape.K, shape.I, storeOutFlag(k.StoreOut))
 }
 
 // newTuneMergeCmd is `swigen tune merge`.
@@ -694,6 +814,16 @@ func runTuneWorker(ctx context.Context, e *env, o *workerOptions) error {
 		Check: &check.Env{Ctx: s.ctx, Dev: s.dev, TC: s.tc},
 		Bench: &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: baseline.Bwd{BLAS: blas, EW: ew}},
 	}
+	if cfg.Kernel == tiling.KernelFwdGateUp {
+		// fwd_gateup's baseline ends in the forward SwiGLU elementwise
+		// kernel (a build cache hit after the first worker).
+		cctx, cancel := compileCtx(ctx)
+		env.SwiGLU, err = mlp.NewSwiGLU(cctx, s.ctx, s.tc)
+		cancel()
+		if err != nil {
+			return fail(tune.Classify(err), fmt.Errorf("baseline SwiGLU elementwise kernel: %w", err))
+		}
+	}
 	job := tune.Job{Config: cfg, Shape: shape, Device: o.Device, BestUS: o.BestUS, SlowFactor: o.SlowFactor,
 		Ceilings: tune.Ceilings{GemmTFLOPs: o.GemmTFLOPs, CopyGBs: o.CopyGBs}}
 	out := tune.Measure(ctx, env, job, tune.MeasureOptions{
@@ -715,6 +845,7 @@ func runTuneWorker(ctx context.Context, e *env, o *workerOptions) error {
 	if out.Status == tune.StatusFault || out.Status == tune.StatusTimeout {
 		workerExit(0)
 	}
+	env.SwiGLU.Close()
 	ew.Close()
 	blas.Close()
 	s.close()
@@ -722,9 +853,11 @@ func runTuneWorker(ctx context.Context, e *env, o *workerOptions) error {
 }
 
 // tunedConfig is `swigen emit --tuned`: the winner recorded in the DB at
-// path for the heuristic config's kernel, arch and dtype at shape, or the
-// heuristic config itself when the DB has none; the note says which.
-func tunedConfig(path string, heur tiling.Config, shape tiling.Shape) (tiling.Config, string, error) {
+// path for the heuristic config's kernel, arch and dtype at shape, tuned
+// with storeOut as emit's --store-out asks (swigen tune --store-out
+// records that mode under its own key), or the heuristic config itself
+// when the DB has none; the note says which.
+func tunedConfig(path string, heur tiling.Config, shape tiling.Shape, storeOut bool) (tiling.Config, string, error) {
 	if _, err := os.Stat(path); err != nil {
 		return heur, "", fmt.Errorf("--tuned: %w", err)
 	}
@@ -736,8 +869,8 @@ func tunedConfig(path string, heur tiling.Config, shape tiling.Shape) (tiling.Co
 	if err != nil {
 		return heur, "", err
 	}
-	what := fmt.Sprintf("%s %s %s M=%d K=%d I=%d", heur.Kernel, heur.Arch, heur.DType, shape.M, shape.K, shape.I)
-	w, ok := db.Lookup(heur.Kernel, heur.Arch, heur.DType, shape, th)
+	what := fmt.Sprintf("%s %s %s M=%d K=%d I=%d%s", heur.Kernel, heur.Arch, heur.DType, shape.M, shape.K, shape.I, storeOutFlag(storeOut))
+	w, ok := db.Lookup(heur.Kernel, heur.Arch, heur.DType, shape, storeOut, th)
 	if !ok {
 		return heur, fmt.Sprintf("--tuned %s has no passing result for %s; using the heuristic config %s", path, what, heur.Name()), nil
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -42,22 +43,24 @@ func TestTuneFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o.Kernel != "bwd_dswiglu" || o.Arch != "auto" || o.DType != "bf16" || o.Shape != seedShape || o.Shard != "0/1" ||
-		o.DB != "swigen-tune.json" || o.SlowFactor != tune.DefaultSlowFactor || !cmp.Equal(o.Devices, []int{0}) || o.Jobs < 1 || o.IncludeHangTest {
+		o.DB != "swigen-tune.json" || o.SlowFactor != tune.DefaultSlowFactor || !cmp.Equal(o.Devices, []int{0}) || o.Jobs < 1 || o.IncludeHangTest || o.StoreOut {
 		t.Errorf("defaults: %+v", o)
 	}
 	o, err = parseTune(t, "--devices", "0,1", "--filter", "pingpong", "--filter", "s5", "--max", "4", "--shard", "1/2",
-		"--include-hang-test", "--report", "r.svg", "--timeout", "30s", "--dtype", "fp16", "--arch", "sm_90a", "--retry")
+		"--include-hang-test", "--report", "r.svg", "--timeout", "30s", "--dtype", "fp16", "--arch", "sm_90a", "--retry",
+		"--kernel", "fwd_gateup", "--store-out")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []any{[]int{0, 1}, []string{"pingpong", "s5"}, 4, "1/2", true, "r.svg", 30 * time.Second, "fp16", "sm_90a", true}
-	got := []any{o.Devices, o.Filters, o.Max, o.Shard, o.IncludeHangTest, o.Report, o.Timeout, o.DType, o.Arch, o.Retry}
+	want := []any{[]int{0, 1}, []string{"pingpong", "s5"}, 4, "1/2", true, "r.svg", 30 * time.Second, "fp16", "sm_90a", true, "fwd_gateup", true}
+	got := []any{o.Devices, o.Filters, o.Max, o.Shard, o.IncludeHangTest, o.Report, o.Timeout, o.DType, o.Arch, o.Retry, o.Kernel, o.StoreOut}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("flags (-want +got):\n%s", diff)
 	}
 	// The hang test flag is hidden from help; the worker command too.
 	_, out, _ := runCLI(t, "tune", "--help")
-	if strings.Contains(out, "include-hang-test") || !strings.Contains(out, "--shard") {
+	if strings.Contains(out, "include-hang-test") || !strings.Contains(out, "--shard") || !strings.Contains(out, "--store-out") ||
+		!strings.Contains(out, "fwd_gateup") {
 		t.Errorf("tune help:\n%s", out)
 	}
 	_, out, _ = runCLI(t, "--help")
@@ -254,7 +257,9 @@ func TestTuneUsageErrors(t *testing.T) {
 		{[]string{"--shard", "2/2"}, "0 <= i < n"},
 		{[]string{"--devices", "0,0"}, "lists 0 twice"},
 		{[]string{"--arch", "sm_100a"}, "runs sm_90a kernels"},
-		{[]string{"--kernel", "fwd_down"}, "only bwd_dswiglu and gemm"},
+		{[]string{"--kernel", "fwd_down"}, "--kernel fwd_down: only bwd_dswiglu, fwd_gateup and gemm can be measured"},
+		{[]string{"--kernel", "gemm", "--shape", "64,64,64", "--store-out"}, "--store-out with --kernel gemm: only bwd_dswiglu (out) and fwd_gateup (de, training)"},
+		{[]string{"--kernel", "fwd_gateup", "--shape", "1,2,3"}, "multiple of 8"},
 		{[]string{"--shape", "1,2,3"}, "multiple of 8"},
 		{[]string{"--kernel", "gemm", "--shape", "8,8"}, "want M,N,K"},
 		{[]string{"--filter", "nothing-matches"}, "no candidate left"},
@@ -388,5 +393,174 @@ func TestEmitTuned(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(outDir, win.Name()+".cu")); err != nil {
 		t.Errorf("winner source not written: %v", err)
+	}
+}
+
+// fakeUS is the time fakeTuneDeps gives a candidate.
+func fakeUS(c tiling.Config) float64 {
+	return 200 + float64(c.TileM*c.TileN)/1000 + float64(c.Stages)
+}
+
+// fakeWinner is the candidate of runs that fakeTuneDeps makes fastest.
+func fakeWinner(t *testing.T, runs []string) string {
+	t.Helper()
+	best, bestUS := "", 0.0
+	for _, n := range runs {
+		c, err := tiling.ParseName(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if us := fakeUS(c); best == "" || us < bestUS || us == bestUS && n < best {
+			best, bestUS = n, us
+		}
+	}
+	return best
+}
+
+// TestTuneRunFwdGateUp: fwd_gateup sweeps at M,K,I; --store-out tunes the
+// training kernel (every candidate _out) under its own DB key, so a later
+// inference sweep on the same DB neither skips nor competes with it, and
+// emit --tuned picks the winner of the mode its own --store-out asks for.
+func TestTuneRunFwdGateUp(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "tune.json")
+	shape := tiling.Shape{M: 16384, K: 768, I: 4608}
+	winners := map[bool]string{}
+	for _, tt := range []struct {
+		storeOut bool
+		stderr   []string
+		stdout   []string
+	}{
+		{true,
+			[]string{"tune: fwd_gateup sm_90a bf16 at M=16384 K=768 I=4608 on NVIDIA H200", "; training: de and out stored (--store-out)", "shard 0/1, --store-out"},
+			[]string{"; training: de and out stored (--store-out)", "baseline (cuBLAS GEMM + SwiGLU elementwise, timed in each candidate's run)",
+				"heuristic: fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out  ", "--kernel fwd_gateup --arch sm_90a --dtype bf16 --shape 16384,768,4608 --store-out)"}},
+		{false,
+			[]string{"tune: fwd_gateup sm_90a bf16 at M=16384 K=768 I=4608 on NVIDIA H200", "; inference: only out stored (--store-out for training)", "0 already in"},
+			[]string{"; inference: only out stored", "baseline (cuBLAS GEMM + SwiGLU elementwise",
+				"heuristic: fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong  ", "--kernel fwd_gateup --arch sm_90a --dtype bf16 --shape 16384,768,4608)"}},
+	} {
+		args := []string{"--db", db, "--kernel", "fwd_gateup", "--filter", "pingpong", "--filter", "c1x1"}
+		if tt.storeOut {
+			args = append(args, "--store-out")
+		}
+		o, err := parseTune(t, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var runs []string
+		var stdout, stderr bytes.Buffer
+		if err := runTune(context.Background(), &env{stdout: &stdout, stderr: &stderr}, o, fakeTuneDeps(t, "", &runs)); err != nil {
+			t.Fatalf("store-out %v: %v\n%s", tt.storeOut, err, stderr.String())
+		}
+		if len(runs) == 0 {
+			t.Fatalf("store-out %v: no candidate ran", tt.storeOut)
+		}
+		for _, n := range runs {
+			if strings.HasSuffix(n, "_out") != tt.storeOut || !strings.HasPrefix(n, "fwd_gateup_sm90a_bf16_") {
+				t.Errorf("store-out %v: candidate %s", tt.storeOut, n)
+			}
+		}
+		winners[tt.storeOut] = fakeWinner(t, runs)
+		for _, want := range tt.stderr {
+			if !strings.Contains(stderr.String(), want) {
+				t.Errorf("store-out %v: stderr lacks %q:\n%s", tt.storeOut, want, stderr.String())
+			}
+		}
+		for _, want := range append(tt.stdout, "winner: "+winners[tt.storeOut]+"  ") {
+			if !strings.Contains(stdout.String(), want) {
+				t.Errorf("store-out %v: stdout lacks %q:\n%s", tt.storeOut, want, stdout.String())
+			}
+		}
+	}
+	d, err := tune.LoadDB(db)
+	if err != nil || len(d.Entries) != 2 {
+		t.Fatalf("DB: %v, %d entries, want one per mode", err, len(d.Entries))
+	}
+	for _, e := range d.Entries {
+		if e.Key.Kernel != tiling.KernelFwdGateUp || e.Key.Shape != shape {
+			t.Errorf("key %+v", e.Key)
+		}
+		for _, r := range e.Results {
+			if strings.HasSuffix(r.Config, "_out") != e.Key.StoreOut {
+				t.Errorf("entry store_out=%v holds %s", e.Key.StoreOut, r.Config)
+			}
+		}
+	}
+
+	for _, storeOut := range []bool{true, false} {
+		args := []string{"--tuned", db, "--kernel", "fwd_gateup", "--arch", "sm_90a"}
+		if storeOut {
+			args = append(args, "--store-out")
+		}
+		o, err := parseEmit(t, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfgs, notes, err := o.configs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cfgs) != 1 || cfgs[0].Name() != winners[storeOut] || !strings.Contains(strings.Join(notes, "\n"), "using the tuned winner for fwd_gateup sm_90a bf16 M=16384 K=768 I=4608") {
+			t.Errorf("emit --tuned, store-out %v: %v %q; want %s", storeOut, cfgs, notes, winners[storeOut])
+		}
+	}
+}
+
+// TestWithStoreOut: --store-out sets StoreOut on every candidate; one
+// whose operand ring no longer fits becomes the two deepest that do.
+func TestWithStoreOut(t *testing.T) {
+	t.Parallel()
+	cfg := func(name string) tiling.Config {
+		t.Helper()
+		c, err := tiling.ParseName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	names := func(cs []tiling.Config) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.Name())
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name string
+		in   []string
+		want []string
+	}{
+		{"fits: only the flag", []string{"fwd_gateup_sm90a_bf16_m128n128k64_s3_c1x1_pingpong"}, []string{"fwd_gateup_sm90a_bf16_m128n128k64_s3_c1x1_pingpong_out"}},
+		{"too deep: the deepest two that fit, once",
+			[]string{"fwd_gateup_sm90a_bf16_m128n128k64_s5_c1x1_pingpong", "fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong"},
+			[]string{"fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out", "fwd_gateup_sm90a_bf16_m128n128k64_s3_c1x1_pingpong_out"}},
+		{"bwd_dswiglu too", []string{"bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong"},
+			[]string{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out", "bwd_dswiglu_sm90a_bf16_m128n128k64_s3_c1x1_pingpong_out"}},
+		{"no second output: dropped", []string{"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative"}, nil},
+	} {
+		var in []tiling.Config
+		for _, n := range tt.in {
+			in = append(in, cfg(n))
+		}
+		if diff := cmp.Diff(tt.want, names(withStoreOut(in))); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+	// The whole sm_90a fwd_gateup space: every candidate valid, _out, and
+	// every tile of the space still there.
+	space := tiling.Space(tiling.KernelFwdGateUp, tiling.ArchSM90a, tiling.BF16)
+	got := withStoreOut(space)
+	tiles := map[string]bool{}
+	for _, c := range got {
+		if !c.StoreOut || c.Validate() != nil {
+			t.Errorf("%s: StoreOut %v, %v", c.Name(), c.StoreOut, c.Validate())
+		}
+		tiles[fmt.Sprintf("%dx%d %s c%dx%d", c.TileM, c.TileN, c.Schedule, c.ClusterM, c.ClusterN)] = true
+	}
+	for _, c := range space {
+		if k := fmt.Sprintf("%dx%d %s c%dx%d", c.TileM, c.TileN, c.Schedule, c.ClusterM, c.ClusterN); !tiles[k] {
+			t.Errorf("tile %s lost with --store-out", k)
+		}
 	}
 }

@@ -23,6 +23,13 @@ type Options struct {
 	Seed    uint64
 }
 
+// WithDefaults returns o with its zero fields set to the defaults every
+// benchmark of this package uses (for benchmarks built on it elsewhere).
+func (o Options) WithDefaults() Options {
+	o.defaults()
+	return o
+}
+
 func (o *Options) defaults() {
 	if o.Reps < 20 {
 		o.Reps = 20
@@ -98,7 +105,7 @@ func MeasureCeilings(env *Env, dt tiling.DType, o Options) (Ceilings, error) {
 	b := env.Ctx.NewBuffers()
 	defer b.Free()
 	const n = 8192
-	fl, err := newFiller(env.Ctx, b, dt, o.Seed+99)
+	fl, err := NewFiller(env.Ctx, b, dt, o.Seed+99, 1)
 	if err != nil {
 		return Ceilings{}, err
 	}
@@ -148,11 +155,12 @@ func MeasureCeilings(env *Env, dt tiling.DType, o Options) (Ceilings, error) {
 	return c, nil
 }
 
-// newFiller uploads a 32 MB block of random normal dt values (seeded) into
-// b and returns a Filler that copies from it.
-func newFiller(ctx *cu.Context, b *cu.Buffers, dt tiling.DType, seed uint64) (*Filler, error) {
+// NewFiller uploads a 32 MB block of random normal dt values (seeded, of
+// standard deviation scale) into b and returns a Filler that copies from
+// it.
+func NewFiller(ctx *cu.Context, b *cu.Buffers, dt tiling.DType, seed uint64, scale float64) (*Filler, error) {
 	const elems = 1 << 24
-	raw := num.Encode(dt, num.NewRand(seed).Normal(dt, elems, 1))
+	raw := num.Encode(dt, num.NewRand(seed).Normal(dt, elems, scale))
 	p, err := b.Alloc(len(raw))
 	if err != nil {
 		return nil, err
@@ -183,7 +191,7 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 
 	b := env.Ctx.NewBuffers()
 	defer b.Free()
-	fl, err := newFiller(env.Ctx, b, dt, o.Seed)
+	fl, err := NewFiller(env.Ctx, b, dt, o.Seed, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +199,7 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 	ss := make([]set, sets)
 	for i := range ss {
 		x := &ss[i]
-		if err := allocBufs(env.Ctx, b, fl, dt, []buf{
+		if err := AllocBufs(env.Ctx, b, fl, dt, []Buf{
 			{&x.dy, M * K * 2, true}, {&x.w, I * K * 2, true}, {&x.de, M * 2 * I * 2, true},
 			{&x.gde, M * 2 * I * 2, false}, {&x.dout, M * I * 2, false}, {&x.out, M * I * 2, false},
 			{&x.bgde, M * 2 * I * 2, false},

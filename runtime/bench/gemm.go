@@ -60,7 +60,7 @@ func BenchGemm(env *Env, k *launch.Kernel, M, N, K int, ceil Ceilings, o Options
 
 	b := env.Ctx.NewBuffers()
 	defer b.Free()
-	fl, err := newFiller(env.Ctx, b, dt, o.Seed)
+	fl, err := NewFiller(env.Ctx, b, dt, o.Seed, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func BenchGemm(env *Env, k *launch.Kernel, M, N, K int, ceil Ceilings, o Options
 	ss := make([]set, sets)
 	for i := range ss {
 		x := &ss[i]
-		if err := allocBufs(env.Ctx, b, fl, dt, []buf{
+		if err := AllocBufs(env.Ctx, b, fl, dt, []Buf{
 			{&x.a, M * K * 2, true}, {&x.b, N * K * 2, true}, {&x.c, M * N * 2, false}, {&x.cb, M * N * 2, false},
 		}); err != nil {
 			return nil, err

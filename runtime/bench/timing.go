@@ -118,26 +118,27 @@ func RotatedSets(dev cu.Device, setBytes, most int) (int, error) {
 	return min(most, max(2, int(math.Ceil(3*float64(l2)/float64(setBytes))))), nil
 }
 
-// buf is one device buffer of a rotated input set: n bytes, filled with
-// random data when it is an input, with the poison pattern otherwise.
-type buf struct {
-	p     *cu.DevicePtr
-	n     int
-	input bool
+// Buf is one device buffer of a rotated input set: N bytes at *P, filled
+// with random data when it is an Input, with the poison pattern otherwise
+// (so an element a kernel leaves unwritten shows up in the comparison).
+type Buf struct {
+	P     *cu.DevicePtr
+	N     int
+	Input bool
 }
 
-// allocBufs allocates bufs in b and fills them (inputs from fl, outputs
+// AllocBufs allocates bufs in b and fills them (inputs from fl, outputs
 // poisoned for dt).
-func allocBufs(ctx *cu.Context, b *cu.Buffers, fl *Filler, dt tiling.DType, bufs []buf) error {
+func AllocBufs(ctx *cu.Context, b *cu.Buffers, fl *Filler, dt tiling.DType, bufs []Buf) error {
 	for _, a := range bufs {
 		var err error
-		if *a.p, err = b.Alloc(a.n); err != nil {
-			return fmt.Errorf("bench: allocate %d bytes: %w", a.n, err)
+		if *a.P, err = b.Alloc(a.N); err != nil {
+			return fmt.Errorf("bench: allocate %d bytes: %w", a.N, err)
 		}
-		if a.input {
-			err = fl.Fill(*a.p, a.n)
+		if a.Input {
+			err = fl.Fill(*a.P, a.N)
 		} else {
-			err = ctx.MemsetD16(*a.p, num.Poison(dt), uint64(a.n/2))
+			err = ctx.MemsetD16(*a.P, num.Poison(dt), uint64(a.N/2))
 		}
 		if err != nil {
 			return err

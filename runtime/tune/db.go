@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/swigen/swigen/runtime/bench"
+	"github.com/swigen/swigen/runtime/mlp"
 	"github.com/swigen/swigen/templates"
 	"github.com/swigen/swigen/tiling"
 )
@@ -38,12 +39,22 @@ type Key struct {
 	Driver    int           `json:"driver"`
 	Compiler  string        `json:"compiler"`
 	Templates string        `json:"templates"` // TemplatesHash
+	// StoreOut is the candidates' StoreOut (bwd_dswiglu: also store out;
+	// fwd_gateup: also store de, i.e. training). Kernels with and without
+	// the second output do different work, so their results never share
+	// an entry: no winner, baseline median or early stop mixes them. Left
+	// out of the JSON when false, so the keys of earlier DBs are unchanged.
+	StoreOut bool `json:"store_out,omitempty"`
 }
 
 // String is a one-line form of k, also its sort key in the DB.
 func (k Key) String() string {
-	return fmt.Sprintf("%s|%s|%s|%d,%d,%d|%s|%d|%s|%s", k.Kernel, k.Arch, k.DType,
+	s := fmt.Sprintf("%s|%s|%s|%d,%d,%d|%s|%d|%s|%s", k.Kernel, k.Arch, k.DType,
 		k.Shape.M, k.Shape.K, k.Shape.I, k.GPU, k.Driver, k.Compiler, k.Templates)
+	if k.StoreOut {
+		s += "|store_out"
+	}
+	return s
 }
 
 // Status is the outcome of one candidate.
@@ -123,12 +134,13 @@ func (e *Entry) Set(r Result) {
 }
 
 // Best returns the fastest passing result. Debug variants never win: their
-// output is wrong by design.
+// output is wrong by design; nor does a config whose StoreOut is not the
+// key's (it did other work).
 func (e *Entry) Best() (Result, bool) {
 	var best Result
 	found := false
 	for _, r := range e.Results {
-		if r.Status != StatusOK || isDebug(r.Config) {
+		if r.Status != StatusOK || !e.canWin(r.Config) {
 			continue
 		}
 		if !found || r.Time() < best.Time() {
@@ -170,16 +182,20 @@ func (e *Entry) FloorUS(name string) float64 {
 
 // cost is the FLOPs and minimum bytes of one call of config name at the
 // entry's shape (a gemm's shape holds M, K and N in I's place), or zeros
-// for a kernel without a cost model.
+// for a kernel without a cost model. The second output counts as the
+// name says, or as the key says for a name that does not parse.
 func (e *Entry) cost(name string) (flops, bytes float64) {
 	sh := e.Key.Shape
+	storeOut := e.Key.StoreOut
+	if c, err := tiling.ParseName(name); err == nil {
+		storeOut = c.StoreOut
+	}
 	switch e.Key.Kernel {
 	case tiling.KernelBwdDSwiGLU:
-		storeOut := false
-		if c, err := tiling.ParseName(name); err == nil {
-			storeOut = c.StoreOut
-		}
 		return bench.BwdCost(sh, storeOut)
+	case tiling.KernelFwdGateUp:
+		p := mlp.FwdGateUpCost(sh, storeOut)
+		return p.FLOPs, p.Bytes
 	case tiling.KernelGEMM:
 		return bench.GemmCost(sh.M, sh.I, sh.K)
 	}
@@ -193,9 +209,11 @@ func (e *Entry) FLOPs() float64 {
 	return f
 }
 
-func isDebug(name string) bool {
+// canWin reports whether config name may be the entry's winner: it
+// parses, is no debug variant, and writes the key's outputs.
+func (e *Entry) canWin(name string) bool {
 	c, err := tiling.ParseName(name)
-	return err != nil || c.Debug != tiling.DebugNone
+	return err == nil && c.Debug == tiling.DebugNone && c.StoreOut == e.Key.StoreOut
 }
 
 // DB is a results file: one Entry per Key, sorted by Key.String, so the
@@ -399,16 +417,19 @@ type Winner struct {
 	StaleTemplates bool
 }
 
-// Lookup finds the fastest passing config for (kernel, arch, dtype, shape)
-// over every GPU, driver and compiler in db. Entries tuned with templates
-// (a TemplatesHash) are preferred; others are used only when no such entry
-// has a winner, and are marked StaleTemplates. Records whose names no
-// longer parse or validate are skipped. ok is false when nothing matches.
-func (db *DB) Lookup(k tiling.Kernel, a tiling.Arch, d tiling.DType, s tiling.Shape, templates string) (w Winner, ok bool) {
+// Lookup finds the fastest passing config for (kernel, arch, dtype, shape,
+// storeOut) over every GPU, driver and compiler in db. Entries tuned with
+// templates (a TemplatesHash) are preferred; others are used only when no
+// such entry has a winner, and are marked StaleTemplates. Only entries
+// and configs whose StoreOut is storeOut count: a kernel that writes a
+// second output is not interchangeable with one that does not. Records
+// whose names no longer parse or validate are skipped. ok is false when
+// nothing matches.
+func (db *DB) Lookup(k tiling.Kernel, a tiling.Arch, d tiling.DType, s tiling.Shape, storeOut bool, templates string) (w Winner, ok bool) {
 	for _, current := range []bool{true, false} {
 		for _, e := range db.Entries {
 			ek := e.Key
-			if ek.Kernel != k || ek.Arch != a || ek.DType != d || ek.Shape != s || (ek.Templates == templates) != current {
+			if ek.Kernel != k || ek.Arch != a || ek.DType != d || ek.Shape != s || ek.StoreOut != storeOut || (ek.Templates == templates) != current {
 				continue
 			}
 			for _, r := range e.Results {
@@ -417,7 +438,7 @@ func (db *DB) Lookup(k tiling.Kernel, a tiling.Arch, d tiling.DType, s tiling.Sh
 				}
 				c, err := tiling.ParseName(r.Config)
 				if err != nil || c.Validate() != nil || c.Debug != tiling.DebugNone ||
-					c.Kernel != k || c.Arch != a || c.DType != d {
+					c.Kernel != k || c.Arch != a || c.DType != d || c.StoreOut != storeOut {
 					continue
 				}
 				w = Winner{Config: c, Result: r, Key: ek, BaselineUS: e.BaselineUS(), StaleTemplates: !current}

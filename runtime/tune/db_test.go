@@ -21,6 +21,8 @@ const (
 	nameB = "bwd_dswiglu_sm90a_bf16_m128n256k64_s3_c1x1_cooperative"
 	nameC = "bwd_dswiglu_sm90a_bf16_m64n128k64_s5_c1x1_pingpong"
 	nameH = "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_dbghang"
+	// nameOut also stores out (StoreOut).
+	nameOut = "bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out"
 )
 
 func sampleDB() *DB {
@@ -260,25 +262,36 @@ func TestLookup(t *testing.T) {
 	old := k
 	old.Templates = "old"
 	db.Upsert(old).Set(Result{Config: nameC, Status: StatusOK, US: 100})
-	// An unparsable and a debug record must be skipped.
+	// An unparsable and a debug record must be skipped, and so must a
+	// record with a second output in an entry without (a DB written by
+	// hand or by an older tune).
 	db.Entry(k).Set(Result{Config: "bwd_dswiglu_bogus", Status: StatusOK, US: 1})
 	db.Entry(k).Set(Result{Config: nameH, Status: StatusOK, US: 2})
+	db.Entry(k).Set(Result{Config: nameOut, Status: StatusOK, US: 3})
+	// The store-out mode has its own entry, with a slower winner.
+	ko := k
+	ko.StoreOut = true
+	db.Upsert(ko).Set(Result{Config: nameOut, Status: StatusOK, US: 300})
+	db.Upsert(ko).Set(Result{Config: nameA, Status: StatusOK, US: 4}) // wrong mode: skipped
 
 	for _, tt := range []struct {
 		name      string
 		shape     tiling.Shape
 		arch      tiling.Arch
+		storeOut  bool
 		templates string
 		want      string
 		stale     bool
 		ok        bool
 	}{
-		{"current", k.Shape, k.Arch, "abc123", nameB, false, true},
-		{"stale only", k.Shape, k.Arch, "new", nameC, true, true},
-		{"other shape", tiling.Shape{M: 1, K: 8, I: 8}, k.Arch, "abc123", "", false, false},
-		{"other arch", k.Shape, tiling.ArchSM100a, "abc123", "", false, false},
+		{"current", k.Shape, k.Arch, false, "abc123", nameB, false, true},
+		{"current, store-out", k.Shape, k.Arch, true, "abc123", nameOut, false, true},
+		{"stale only", k.Shape, k.Arch, false, "new", nameC, true, true},
+		{"stale only, store-out", k.Shape, k.Arch, true, "new", nameOut, true, true},
+		{"other shape", tiling.Shape{M: 1, K: 8, I: 8}, k.Arch, false, "abc123", "", false, false},
+		{"other arch", k.Shape, tiling.ArchSM100a, false, "abc123", "", false, false},
 	} {
-		w, ok := db.Lookup(k.Kernel, tt.arch, k.DType, tt.shape, tt.templates)
+		w, ok := db.Lookup(k.Kernel, tt.arch, k.DType, tt.shape, tt.storeOut, tt.templates)
 		if ok != tt.ok || w.Config.Name() != tt.want && tt.ok || w.StaleTemplates != tt.stale {
 			t.Errorf("%s: Lookup = %s stale=%v ok=%v; want %s stale=%v ok=%v", tt.name, w.Config.Name(), w.StaleTemplates, ok, tt.want, tt.stale, tt.ok)
 		}
@@ -324,5 +337,116 @@ func TestOutputJSON(t *testing.T) {
 	os.WriteFile(path, []byte(`{"config":"x"}`), 0o644)
 	if _, err := ReadOutput(path); err == nil {
 		t.Error("ReadOutput accepted a result without a status")
+	}
+}
+
+// TestKeyStoreOut: the store-out mode is part of the key (its own entry,
+// its own sort key), and a key without it encodes as before, so earlier
+// DBs keep their keys.
+func TestKeyStoreOut(t *testing.T) {
+	t.Parallel()
+	k := testKey()
+	ko := k
+	ko.StoreOut = true
+	b, err := json.Marshal(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bo, _ := json.Marshal(ko)
+	for _, tt := range []struct {
+		name string
+		got  bool
+	}{
+		{"plain key has no store_out field", !strings.Contains(string(b), "store_out")},
+		{"store-out key has it", strings.Contains(string(bo), `"store_out":true`)},
+		{"String differs", k.String() != ko.String() && strings.HasSuffix(ko.String(), "|store_out")},
+		{"String of the plain key unchanged", k.String() == "bwd_dswiglu|sm_90a|bf16|16384,768,4608|NVIDIA H200|13000|nvcc 13.0.88|abc123"},
+	} {
+		if !tt.got {
+			t.Errorf("%s: %s / %s", tt.name, b, bo)
+		}
+	}
+	db := NewDB()
+	db.Upsert(k).Set(Result{Config: nameA, Status: StatusOK, US: 1})
+	db.Upsert(ko).Set(Result{Config: nameOut, Status: StatusOK, US: 2})
+	got, err := ParseDB(mustMarshal(t, db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(db, got); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	if len(got.Entries) != 2 || got.Entry(ko) == nil || got.Entry(k).Results[0].Config != nameA {
+		t.Errorf("entries: %+v", got.Entries)
+	}
+}
+
+func mustMarshal(t *testing.T, db *DB) []byte {
+	t.Helper()
+	b, err := db.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestBestStoreOut: only configs of the key's mode win.
+func TestBestStoreOut(t *testing.T) {
+	t.Parallel()
+	ko := testKey()
+	ko.StoreOut = true
+	for _, tt := range []struct {
+		name    string
+		key     Key
+		results []Result
+		want    string
+	}{
+		{"plain key skips _out", testKey(), []Result{{Config: nameOut, Status: StatusOK, US: 1}, {Config: nameA, Status: StatusOK, US: 9}}, nameA},
+		{"store-out key skips plain", ko, []Result{{Config: nameOut, Status: StatusOK, US: 9}, {Config: nameA, Status: StatusOK, US: 1}}, nameOut},
+		{"none of the mode", ko, []Result{{Config: nameA, Status: StatusOK, US: 1}}, ""},
+	} {
+		e := &Entry{Key: tt.key}
+		for _, r := range tt.results {
+			e.Set(r)
+		}
+		best, _ := e.Best()
+		if best.Config != tt.want {
+			t.Errorf("%s: Best = %q, want %q", tt.name, best.Config, tt.want)
+		}
+	}
+}
+
+// TestFwdGateUpCost: a fwd_gateup entry has the step ledger's cost model,
+// with de's bytes only when the config stores it (training).
+func TestFwdGateUpCost(t *testing.T) {
+	t.Parallel()
+	sh := tiling.Shape{M: 16384, K: 768, I: 4608}
+	M, K, I := float64(sh.M), float64(sh.K), float64(sh.I)
+	ceil := Ceilings{GemmTFLOPs: 800, CopyGBs: 4000}
+	const (
+		train = "fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out"
+		infer = "fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong"
+	)
+	floor := func(flops, bytes float64) float64 {
+		return math.Max(flops/(ceil.GemmTFLOPs*1e12), bytes/(ceil.CopyGBs*1e9)) * 1e6
+	}
+	flops := 4 * M * K * I
+	for _, tt := range []struct {
+		name     string
+		storeOut bool
+		config   string
+		want     float64
+	}{
+		{"training", true, train, floor(flops, 2*(M*K+2*I*K+3*M*I))},
+		{"inference", false, infer, floor(flops, 2*(M*K+2*I*K+M*I))},
+		{"unparsable name: the key's mode", true, "", floor(flops, 2*(M*K+2*I*K+3*M*I))},
+	} {
+		e := &Entry{Key: Key{Kernel: tiling.KernelFwdGateUp, Shape: sh, StoreOut: tt.storeOut}, Ceilings: ceil}
+		if got := e.FloorUS(tt.config); math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("%s: FloorUS = %v, want %v", tt.name, got, tt.want)
+		}
+		if got := e.FLOPs(); got != flops {
+			t.Errorf("%s: FLOPs = %v, want %v", tt.name, got, flops)
+		}
 	}
 }

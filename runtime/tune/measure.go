@@ -12,6 +12,7 @@ import (
 	"github.com/swigen/swigen/runtime/check"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/launch"
+	"github.com/swigen/swigen/runtime/mlp"
 	"github.com/swigen/swigen/runtime/num"
 	"github.com/swigen/swigen/tiling"
 )
@@ -22,6 +23,10 @@ import (
 type MeasureEnv struct {
 	Check *check.Env
 	Bench *bench.Env
+	// SwiGLU is the forward elementwise kernel, the second half of
+	// fwd_gateup's baseline (after Bench's cuBLAS); needed only to
+	// measure fwd_gateup.
+	SwiGLU *mlp.SwiGLU
 }
 
 // MeasureOptions tune one worker's measurement.
@@ -68,13 +73,21 @@ func finite(v float64) float64 {
 	return v
 }
 
+// Measurable reports whether Measure can time kernels of kind k.
+func Measurable(k tiling.Kernel) bool {
+	return k == tiling.KernelBwdDSwiGLU || k == tiling.KernelFwdGateUp || k == tiling.KernelGEMM
+}
+
 // Measure runs one job on the worker's GPU: build and load (a build cache
 // hit after the parent's Prepare), verify on o.VerifyShapes against the
-// float64 reference, measure the ceilings if the job has none, probe a few
-// launches at the tuned shape for the early stop, then time it against
-// the baseline with bench.BenchBwd and check its output against the
-// baseline's. It never panics on a bad candidate: every failure is a
-// Status with its reason.
+// float64 reference (check.Verify, which picks the kind's check), measure
+// the ceilings if the job has none, probe a few launches at the tuned
+// shape for the early stop (not for a gemm), then time it against its
+// baseline in the same run and check its output against the baseline's:
+// bench.BenchBwd (cuBLAS dout GEMM + dSwiGLU elementwise),
+// mlp.BenchFwdGateUp (cuBLAS de GEMM + SwiGLU elementwise) or
+// bench.BenchGemm (cuBLAS). It never panics on a bad candidate: every
+// failure is a Status with its reason.
 func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Output {
 	if len(o.VerifyShapes) == 0 {
 		o.VerifyShapes = VerifyShapes()
@@ -100,8 +113,11 @@ func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Outp
 		return fail(Classify(err), "%s: %v", step, err)
 	}
 	kind := j.Config.Kernel
-	if kind != tiling.KernelBwdDSwiGLU && kind != tiling.KernelGEMM {
-		return fail(StatusCompile, "tune measures bwd_dswiglu and gemm, not %s", kind)
+	if !Measurable(kind) {
+		return fail(StatusCompile, "tune measures bwd_dswiglu, fwd_gateup and gemm, not %s", kind)
+	}
+	if kind == tiling.KernelFwdGateUp && env.SwiGLU == nil {
+		return fail(StatusFault, "fwd_gateup: the worker has no SwiGLU elementwise kernel (the baseline's second half)")
 	}
 
 	k, _, err := check.BuildAndLoad(ctx, env.Check, j.Config)
@@ -170,27 +186,42 @@ func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Outp
 		}
 	}
 
-	rep, err := bench.BenchBwd(env.Bench, k, j.Shape, bench.Ceilings{GemmTFLOPs: out.Ceilings.GemmTFLOPs, CopyGBs: out.Ceilings.CopyGBs}, o.Bench)
-	if err != nil {
-		return failErr("bench", err)
+	ceil := bench.Ceilings{GemmTFLOPs: out.Ceilings.GemmTFLOPs, CopyGBs: out.Ceilings.CopyGBs}
+	var rows []bench.Row
+	var relErr float64
+	var warnings []string
+	if kind == tiling.KernelFwdGateUp {
+		menv := &mlp.Env{Ctx: env.Bench.Ctx, Dev: env.Bench.Dev, BLAS: env.Bench.Base.BLAS, SwiGLU: env.SwiGLU}
+		rep, err := mlp.BenchFwdGateUp(menv, k, j.Shape, ceil, o.Bench)
+		if err != nil {
+			return failErr("bench", err)
+		}
+		rows, relErr, warnings = rep.Rows, rep.RelErr, rep.Warnings
+	} else {
+		rep, err := bench.BenchBwd(env.Bench, k, j.Shape, ceil, o.Bench)
+		if err != nil {
+			return failErr("bench", err)
+		}
+		rows, relErr, warnings = rep.Rows, rep.RelErr, rep.Warnings
 	}
-	fused, baseline := rep.Rows[0].T, rep.Rows[1].T
+	fused, baseline := rows[0].T, rows[1].T
 	out.US, out.P20US, out.P80US = fused.Median, fused.P20, fused.P80
 	out.BaselineUS = baseline.Median
-	out.RelErr = finite(rep.RelErr)
-	if len(rep.Warnings) > 0 || !(rep.RelErr <= check.DefaultTol) {
+	out.RelErr = finite(relErr)
+	if len(warnings) > 0 || !(relErr <= check.DefaultTol) {
 		return fail(StatusWrong, "output at %s differs from the baseline's: rel err %.3g (tolerance %.0e) %v",
-			j.Shape, rep.RelErr, check.DefaultTol, rep.Warnings)
+			j.Shape, relErr, check.DefaultTol, warnings)
 	}
 	out.Status = StatusOK
 	out.WallS = time.Since(start).Seconds()
 	return out
 }
 
-// probe launches k at shape s twice to warm up, then reps times bracketed
-// by events, and returns the per-launch times in µs. The inputs are
-// constant (not random): the probe only has to tell "hopeless" from
-// "maybe", and the full timing that follows uses random data.
+// probe launches k (bwd_dswiglu or fwd_gateup) at shape s twice to warm
+// up, then reps times bracketed by events, and returns the per-launch
+// times in µs. The inputs are constant (not random): the probe only has
+// to tell "hopeless" from "maybe", and the full timing that follows uses
+// random data.
 func probe(ctx *cu.Context, k *launch.Kernel, s tiling.Shape, reps int, timeout time.Duration) ([]float64, error) {
 	cfg := k.Man.Config
 	M, K, I := s.M, s.K, s.I
@@ -210,24 +241,54 @@ func probe(ctx *cu.Context, k *launch.Kernel, s tiling.Shape, reps int, timeout 
 	}
 	one := num.Encode(cfg.DType, []float32{0.5})
 	v := uint16(one[0]) | uint16(one[1])<<8
-	a := launch.BwdArgs{M: M, K: K, I: I}
-	var err error
-	for _, x := range []struct {
+	type buf struct {
 		p *cu.DevicePtr
 		n int
-	}{{&a.Dy, M * K}, {&a.WDown, I * K}, {&a.De, M * 2 * I}, {&a.GradDe, M * 2 * I}} {
-		if *x.p, err = alloc(x.n, v); err != nil {
+	}
+	allocAll := func(bufs []buf) error {
+		for _, x := range bufs {
+			var err error
+			if *x.p, err = alloc(x.n, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var plan interface {
+		Launch() error
+		Sync(time.Duration) error
+	}
+	switch cfg.Kernel {
+	case tiling.KernelBwdDSwiGLU:
+		a := launch.BwdArgs{M: M, K: K, I: I}
+		bufs := []buf{{&a.Dy, M * K}, {&a.WDown, I * K}, {&a.De, M * 2 * I}, {&a.GradDe, M * 2 * I}}
+		if cfg.StoreOut {
+			bufs = append(bufs, buf{&a.Out, M * I})
+		}
+		if err := allocAll(bufs); err != nil {
 			return nil, err
 		}
-	}
-	if cfg.StoreOut {
-		if a.Out, err = alloc(M*I, v); err != nil {
+		p, err := k.PlanBwd(a)
+		if err != nil {
 			return nil, err
 		}
-	}
-	plan, err := k.PlanBwd(a)
-	if err != nil {
-		return nil, err
+		plan = p
+	case tiling.KernelFwdGateUp:
+		a := launch.FwdGateUpArgs{M: M, K: K, I: I}
+		bufs := []buf{{&a.X, M * K}, {&a.W, 2 * I * K}, {&a.Out, M * I}}
+		if cfg.StoreOut {
+			bufs = append(bufs, buf{&a.De, M * 2 * I})
+		}
+		if err := allocAll(bufs); err != nil {
+			return nil, err
+		}
+		p, err := k.PlanFwdGateUp(a)
+		if err != nil {
+			return nil, err
+		}
+		plan = p
+	default:
+		return nil, fmt.Errorf("tune: probe: no probe for %s kernels", cfg.Kernel)
 	}
 	for i := 0; i < 2; i++ {
 		if err := plan.Launch(); err != nil {

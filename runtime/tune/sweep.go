@@ -172,6 +172,14 @@ func Sweep(ctx context.Context, o SweepOptions) (*SweepResult, error) {
 	if o.PrepareWorkers < 1 {
 		o.PrepareWorkers = 1
 	}
+	for _, c := range o.Candidates {
+		// Results are keyed by kind and StoreOut: a candidate of another
+		// would be recorded, and compared, as if it did the key's work.
+		if c.Kernel != o.Key.Kernel || c.StoreOut != o.Key.StoreOut {
+			return nil, fmt.Errorf("tune: sweep: candidate %s (kernel %s, store_out %v) does not match the key (kernel %s, store_out %v)",
+				c.Name(), c.Kernel, c.StoreOut, o.Key.Kernel, o.Key.StoreOut)
+		}
+	}
 	now := o.Now
 	if now == nil {
 		now = time.Now
@@ -266,7 +274,7 @@ func Sweep(ctx context.Context, o SweepOptions) (*SweepResult, error) {
 		if !ceilings.Known() {
 			ceilings = res.Entry.Ceilings
 		}
-		if r.Status == StatusOK && !isDebug(r.Config) && (best.Status != StatusOK || r.Time() < best.Time()) {
+		if r.Status == StatusOK && res.Entry.canWin(r.Config) && (best.Status != StatusOK || r.Time() < best.Time()) {
 			best = r
 		}
 		done++

@@ -436,3 +436,40 @@ func TestClip(t *testing.T) {
 		t.Error("clip changed a short string")
 	}
 }
+
+// TestSweepKeyMismatch: a candidate of another kind or StoreOut than the
+// key is refused before anything runs (it would be recorded, and compared,
+// as if it did the key's work).
+func TestSweepKeyMismatch(t *testing.T) {
+	t.Parallel()
+	out := testCands(1)[0]
+	out.StoreOut = true
+	gemm := tiling.Space(tiling.KernelGEMM, tiling.ArchSM90a, tiling.BF16)[0]
+	ko := testKey()
+	ko.StoreOut = true
+	for _, tt := range []struct {
+		name string
+		key  Key
+		cand tiling.Config
+		want string // "" means no error
+	}{
+		{"store-out candidate, plain key", testKey(), out, "store_out true) does not match the key (kernel bwd_dswiglu, store_out false)"},
+		{"plain candidate, store-out key", ko, testCands(1)[0], "store_out false) does not match the key (kernel bwd_dswiglu, store_out true)"},
+		{"other kind", testKey(), gemm, "(kernel gemm, store_out false) does not match"},
+		{"matching store-out", ko, out, ""},
+	} {
+		ran := 0
+		_, err := Sweep(context.Background(), SweepOptions{DBPath: filepath.Join(t.TempDir(), "tune.json"), Key: tt.key,
+			Candidates: []tiling.Config{tt.cand},
+			Runner: RunnerFunc(func(ctx context.Context, j Job) (Output, error) {
+				ran++
+				return Output{Result: Result{Status: StatusOK, US: 50}}, nil
+			})})
+		switch {
+		case tt.want == "" && (err != nil || ran != 1):
+			t.Errorf("%s: err %v, ran %d; want it run", tt.name, err, ran)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || ran != 0):
+			t.Errorf("%s: err %v, ran %d; want %q and nothing run", tt.name, err, ran, tt.want)
+		}
+	}
+}

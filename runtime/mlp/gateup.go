@@ -1,0 +1,214 @@
+package mlp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/swigen/swigen/runtime/bench"
+	"github.com/swigen/swigen/runtime/check"
+	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/runtime/launch"
+	"github.com/swigen/swigen/runtime/num"
+	"github.com/swigen/swigen/tiling"
+)
+
+// FwdGateUpCost is the ledger's cost of one fwd_gateup call at sh: Cost of
+// the FwdGateUp segment when the kernel also stores de (storeDe: training,
+// the ledger's case), and without de's 2*M*I elements written when it does
+// not (inference: x and W read, only out written). The FLOPs are the same.
+func FwdGateUpCost(sh tiling.Shape, storeDe bool) Part {
+	p := Cost(FwdGateUp, sh, false)
+	if !storeDe {
+		p.Bytes -= 2 * 2 * float64(sh.M) * float64(sh.I)
+	}
+	return p
+}
+
+// FwdGateUpReport is the result of BenchFwdGateUp.
+type FwdGateUpReport struct {
+	Shape   tiling.Shape
+	Config  string
+	StoreDe bool // the kernel also wrote de (training)
+	Ceil    bench.Ceilings
+	FloorUS float64 // the fused kernel's roofline floor (FwdGateUpCost)
+	// Rows: swigen, the baseline (cuBLAS + elementwise), and the
+	// baseline's two kernels timed alone. The swigen and baseline rows'
+	// PctFloor are against FloorUS; each part's against its own floor, as
+	// in the step's ledger (Ledger.Rows).
+	Rows    []bench.Row
+	Speedup float64 // baseline / swigen, by median
+	// RelErr is the worst relative Frobenius error of swigen's outputs (out,
+	// and de when stored) against the baseline's on the same inputs; +Inf
+	// when an element is NaN or was left unwritten.
+	RelErr   float64
+	Sets     int // rotated input sets (L2 cold)
+	Grid     int // persistent CTAs launched
+	Warnings []string
+}
+
+// BenchFwdGateUp times a loaded fwd_gateup kernel against the unfused
+// baseline at shape s: the cuBLAS GEMM de = x @ W on the kernel's operand
+// layouts (W [2I,K] for major_b=k, [K,2I] for mn) followed by the SwiGLU
+// elementwise kernel out = left*silu(gate). It mirrors bench.BenchBwd:
+// inputs random (W scaled by 1/sqrt(K), as in Bench, so gates are O(1)),
+// outputs poisoned, rotated over enough sets to keep L2 cold, the variants
+// interleaved in rounds, then swigen's outputs compared with the
+// baseline's on the same inputs (Warnings when they differ by more than
+// check.DefaultTol). The costs are the step ledger's (FwdGateUpCost,
+// BaselineParts), so the numbers agree with Bench's fwd gate-up segment.
+// env needs Ctx, Dev, BLAS and SwiGLU.
+func BenchFwdGateUp(env *Env, k *launch.Kernel, s tiling.Shape, ceil bench.Ceilings, o bench.Options) (*FwdGateUpReport, error) {
+	o = o.WithDefaults()
+	if env == nil || env.Ctx == nil || env.BLAS == nil || env.SwiGLU == nil {
+		return nil, errors.New("mlp: bench fwd_gateup: context, cuBLAS or the SwiGLU elementwise kernel missing")
+	}
+	cfg := k.Man.Config
+	if cfg.Kernel != tiling.KernelFwdGateUp {
+		return nil, fmt.Errorf("mlp: bench fwd_gateup: %s is a %s kernel", k.Man.Name, cfg.Kernel)
+	}
+	dt := cfg.DType
+	M, K, I := s.M, s.K, s.I
+	if err := launch.CheckFwdGateUpShape(cfg, M, K, I); err != nil {
+		return nil, err
+	}
+	ctx := env.Ctx
+	cost := FwdGateUpCost(s, cfg.StoreOut)
+	parts := BaselineParts(FwdGateUp, s, false)
+	// x, W; swigen's out (+ de); the baseline's de and out.
+	setBytes := 2 * (M*K + 2*I*K + M*I + 2*M*I + M*I)
+	if cfg.StoreOut {
+		setBytes += 2 * 2 * M * I
+	}
+	sets, err := bench.RotatedSets(env.Dev, setBytes, 16)
+	if err != nil {
+		return nil, err
+	}
+
+	b := ctx.NewBuffers()
+	defer b.Free()
+	fx, err := bench.NewFiller(ctx, b, dt, o.Seed, 1)
+	if err != nil {
+		return nil, err
+	}
+	fw, err := bench.NewFiller(ctx, b, dt, o.Seed+1, 1/math.Sqrt(float64(K)))
+	if err != nil {
+		return nil, err
+	}
+	type set struct{ x, w, de, out, bde, bout cu.DevicePtr }
+	ss := make([]set, sets)
+	for i := range ss {
+		x := &ss[i]
+		if err := bench.AllocBufs(ctx, b, fx, dt, []bench.Buf{{P: &x.x, N: M * K * 2, Input: true}}); err != nil {
+			return nil, err
+		}
+		rest := []bench.Buf{
+			{P: &x.w, N: 2 * I * K * 2, Input: true},
+			{P: &x.out, N: M * I * 2}, {P: &x.bde, N: M * 2 * I * 2}, {P: &x.bout, N: M * I * 2},
+		}
+		if cfg.StoreOut {
+			rest = append(rest, bench.Buf{P: &x.de, N: M * 2 * I * 2})
+		}
+		if err := bench.AllocBufs(ctx, b, fw, dt, rest); err != nil {
+			return nil, err
+		}
+	}
+	plans := make([]*launch.FwdGateUpPlan, sets)
+	for i, x := range ss {
+		if plans[i], err = k.PlanFwdGateUp(launch.FwdGateUpArgs{M: M, K: K, I: I, X: x.x, W: x.w, De: x.de, Out: x.out}); err != nil {
+			return nil, err
+		}
+	}
+	// cuBLAS's transB: W [2I,K] (major_b=k) is B stored [N,K].
+	transB := cfg.MajorB == tiling.KMajor
+	fused := &variant{what: k.Man.Name, f: func(rep int) error { return plans[rep%sets].Launch() }}
+	gemm := &variant{what: parts[0].Name, f: func(rep int) error {
+		x := ss[rep%sets]
+		return env.BLAS.GemmRowMajor(dt, transB, M, 2*I, K, x.x, x.w, x.bde, nil)
+	}}
+	ew := &variant{what: parts[1].Name, f: func(rep int) error {
+		x := ss[rep%sets]
+		return env.SwiGLU.Run(dt, M, I, x.bde, x.bout, nil)
+	}}
+	both := &variant{what: "baseline", f: func(rep int) error {
+		if err := gemm.f(rep); err != nil {
+			return err
+		}
+		return ew.f(rep)
+	}}
+	mo := Options{Reps: o.Reps, Warmup: o.Warmup, Timeout: o.Timeout}
+	mo.defaults()
+	if err := timeInterleaved(ctx, mo, []*variant{fused, both, gemm, ew}); err != nil {
+		return nil, err
+	}
+
+	rep := &FwdGateUpReport{Shape: s, Config: k.Man.Name, StoreDe: cfg.StoreOut, Ceil: ceil,
+		FloorUS: FloorUS(cost, ceil), Sets: sets, Grid: plans[0].Grid()}
+	row := func(name string, p Part, floor float64, us []float64) bench.Row {
+		st := bench.Quantiles(us)
+		r := bench.Row{Name: name, FLOPs: p.FLOPs, Bytes: p.Bytes, T: st}
+		if st.Median > 0 {
+			sec := st.Median * 1e-6
+			r.TFLOPs, r.GBs, r.PctFloor = p.FLOPs/sec/1e12, p.Bytes/sec/1e9, 100*floor/st.Median
+		}
+		return r
+	}
+	baseCost := Part{Name: "baseline (cuBLAS + elementwise)", FLOPs: cost.FLOPs}
+	for _, p := range parts {
+		baseCost.Bytes += p.Bytes
+	}
+	rep.Rows = []bench.Row{
+		row("swigen "+k.Man.Name, cost, rep.FloorUS, fused.us),
+		row(baseCost.Name, baseCost, rep.FloorUS, both.us),
+		row("  "+parts[0].Name, parts[0], FloorUS(parts[0], ceil), gemm.us),
+		row("  "+parts[1].Name, parts[1], FloorUS(parts[1], ceil), ew.us),
+	}
+	rep.Speedup = rep.Rows[1].T.Median / rep.Rows[0].T.Median
+
+	// Same inputs, both paths: the baseline first, then swigen into freshly
+	// poisoned outputs, so an element it leaves unwritten fails.
+	x := ss[0]
+	type pair struct {
+		name      string
+		got, want cu.DevicePtr
+		elems     int
+	}
+	outs := []pair{{"out", x.out, x.bout, M * I}}
+	if cfg.StoreOut {
+		outs = append(outs, pair{"de", x.de, x.bde, M * 2 * I})
+	}
+	for _, c := range outs {
+		if err := ctx.MemsetD16(c.got, num.Poison(dt), uint64(c.elems)); err != nil {
+			return nil, err
+		}
+	}
+	if err := both.f(0); err != nil {
+		return nil, err
+	}
+	if err := fused.f(0); err != nil {
+		return nil, err
+	}
+	if err := ctx.Synchronize(o.Timeout, k.Man.Name); err != nil {
+		return nil, err
+	}
+	for _, c := range outs {
+		got := make([]byte, 2*c.elems)
+		want := make([]byte, 2*c.elems)
+		if err := ctx.MemcpyDtoH(got, c.got); err != nil {
+			return nil, err
+		}
+		if err := ctx.MemcpyDtoH(want, c.want); err != nil {
+			return nil, err
+		}
+		st := num.CompareRaw(dt, got, num.Float64s(num.Decode(dt, want)))
+		r := st.RelFrobenius
+		if st.NaNs > 0 || st.Poisoned > 0 {
+			r = math.Inf(1)
+		}
+		rep.RelErr = math.Max(rep.RelErr, r)
+		if !st.OK(check.DefaultTol) {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("fused %s differs from the baseline's: %s", c.name, st))
+		}
+	}
+	return rep, nil
+}
