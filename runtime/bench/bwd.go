@@ -290,15 +290,10 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 	if err := env.Ctx.Synchronize(o.Timeout, name); err != nil {
 		return nil, err
 	}
-	got := make([]byte, M*2*I*2)
-	want := make([]byte, M*2*I*2)
-	if err := env.Ctx.MemcpyDtoH(got, x.gde); err != nil {
+	st, err := CompareOutputs(env.Ctx, dt, x.gde, x.bgde, M*2*I)
+	if err != nil {
 		return nil, err
 	}
-	if err := env.Ctx.MemcpyDtoH(want, x.bgde); err != nil {
-		return nil, err
-	}
-	st := num.CompareRaw(dt, got, num.Float64s(num.Decode(dt, want)))
 	rep.RelErr = st.RelFrobenius
 	if !st.OK(1e-2) {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("fused output differs from the baseline: %s", st))

@@ -6,7 +6,6 @@ import (
 
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/launch"
-	"github.com/swigen/swigen/runtime/num"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -119,15 +118,10 @@ func BenchGemm(env *Env, k *launch.Kernel, M, N, K int, ceil Ceilings, o Options
 	rep.Ratio = rep.Rows[1].T.Median / rep.Rows[0].T.Median
 
 	// Same inputs, both paths: swigen's C against cuBLAS's.
-	got := make([]byte, M*N*2)
-	want := make([]byte, M*N*2)
-	if err := env.Ctx.MemcpyDtoH(got, ss[0].c); err != nil {
+	st, err := CompareOutputs(env.Ctx, dt, ss[0].c, ss[0].cb, M*N)
+	if err != nil {
 		return nil, err
 	}
-	if err := env.Ctx.MemcpyDtoH(want, ss[0].cb); err != nil {
-		return nil, err
-	}
-	st := num.CompareRaw(dt, got, num.Float64s(num.Decode(dt, want)))
 	rep.RelErr = st.RelFrobenius
 	if !st.OK(1e-2) {
 		return rep, fmt.Errorf("bench: gemm: %s differs from cuBLAS on the same inputs: %s", name, st)

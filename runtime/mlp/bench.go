@@ -231,12 +231,8 @@ func compareSegment(env *Env, s Segment, sh tiling.Shape, o Options, t *Tensors,
 		if err := ctx.MemcpyDtoH(got, *d.ptr(t)); err != nil {
 			return 0, "", err
 		}
-		st := num.CompareRaw(dt, got, num.Float64s(num.Decode(dt, want[i])))
-		r := st.RelFrobenius
-		if st.NaNs > 0 || st.Poisoned > 0 {
-			r = math.Inf(1)
-		}
-		rel = math.Max(rel, r)
+		st := num.CompareRawBoth(dt, got, want[i])
+		rel = math.Max(rel, st.RelOrInf())
 		if !st.OK(o.Tol) {
 			bad = append(bad, fmt.Sprintf("%s %s", name, st))
 		}

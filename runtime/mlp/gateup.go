@@ -192,20 +192,11 @@ func BenchFwdGateUp(env *Env, k *launch.Kernel, s tiling.Shape, ceil bench.Ceili
 		return nil, err
 	}
 	for _, c := range outs {
-		got := make([]byte, 2*c.elems)
-		want := make([]byte, 2*c.elems)
-		if err := ctx.MemcpyDtoH(got, c.got); err != nil {
+		st, err := bench.CompareOutputs(ctx, dt, c.got, c.want, c.elems)
+		if err != nil {
 			return nil, err
 		}
-		if err := ctx.MemcpyDtoH(want, c.want); err != nil {
-			return nil, err
-		}
-		st := num.CompareRaw(dt, got, num.Float64s(num.Decode(dt, want)))
-		r := st.RelFrobenius
-		if st.NaNs > 0 || st.Poisoned > 0 {
-			r = math.Inf(1)
-		}
-		rep.RelErr = math.Max(rep.RelErr, r)
+		rep.RelErr = math.Max(rep.RelErr, st.RelOrInf())
 		if !st.OK(check.DefaultTol) {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("fused %s differs from the baseline's: %s", c.name, st))
 		}

@@ -130,3 +130,19 @@ func CompareRaw(dtype tiling.DType, raw []byte, want []float64) ErrStats {
 	s.Poisoned = CountPoisoned(dtype, raw)
 	return s
 }
+
+// CompareRawBoth compares two raw dtype tensors, raw against the reference
+// wantRaw (a baseline's output on the same inputs), like CompareRaw.
+func CompareRawBoth(dtype tiling.DType, raw, wantRaw []byte) ErrStats {
+	return CompareRaw(dtype, raw, Float64s(Decode(dtype, wantRaw)))
+}
+
+// RelOrInf is RelFrobenius, or +Inf when got had non-finite or unwritten
+// (poisoned) elements: one number that no tolerance accepts for an output
+// that is not all there.
+func (s ErrStats) RelOrInf() float64 {
+	if s.NaNs > 0 || s.Poisoned > 0 {
+		return math.Inf(1)
+	}
+	return s.RelFrobenius
+}

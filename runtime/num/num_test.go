@@ -216,3 +216,31 @@ func TestPoison(t *testing.T) {
 		}
 	}
 }
+
+func TestCompareRawBothAndRelOrInf(t *testing.T) {
+	t.Parallel()
+	want := Encode(tiling.BF16, []float32{1, 2, 3})
+	poisoned := append([]byte(nil), want...)
+	p := Poison(tiling.BF16)
+	poisoned[2], poisoned[3] = byte(p), byte(p>>8)
+	tests := []struct {
+		name    string
+		got     []byte
+		rel     float64
+		wantBad bool
+	}{
+		{"equal", want, 0, false},
+		{"poisoned element", poisoned, math.Inf(1), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := CompareRawBoth(tiling.BF16, tt.got, want)
+			if diff := cmp.Diff(tt.rel, st.RelOrInf()); diff != "" {
+				t.Errorf("RelOrInf (-want +got):\n%s", diff)
+			}
+			if st.OK(1e-2) == tt.wantBad {
+				t.Errorf("OK = %v, want %v (%s)", st.OK(1e-2), !tt.wantBad, st)
+			}
+		})
+	}
+}
