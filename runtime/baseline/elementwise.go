@@ -20,40 +20,23 @@ func ElementwiseSource() []byte { return append([]byte(nil), elementwiseSource..
 
 // Elementwise is the baseline's standalone dSwiGLU kernel, loaded on one
 // context.
-type Elementwise struct {
-	ctx *cu.Context
-	mod *cu.Module
-	fns map[string]*cu.Function
-	sms int
-}
+type Elementwise struct{ h *launch.Helper }
 
 // NewElementwise compiles elementwise.cu for sm_90a with tc and loads it.
 func NewElementwise(ctx *cu.Context, tc *gen.Toolchain) (*Elementwise, error) {
-	var entries []string
-	for _, dt := range []tiling.DType{tiling.BF16, tiling.FP16} {
-		for _, vec := range []bool{true, false} {
-			entries = append(entries, elementwiseEntry(dt, vec))
-		}
-	}
-	mod, fns, err := launch.LoadSource(context.Background(), ctx, tc, "swigen_baseline_dswiglu", elementwiseSource, entries)
+	h, err := launch.LoadHelper(context.Background(), ctx, tc, "swigen_baseline_dswiglu", elementwiseSource, launch.VariantEntries(elementwiseEntry))
 	if err != nil {
 		return nil, fmt.Errorf("baseline: new elementwise: %w", err)
 	}
-	e := &Elementwise{ctx: ctx, mod: mod, fns: fns}
-	if e.sms, err = ctx.Device().Attribute(cu.AttrMultiprocessorCount); err != nil || e.sms <= 0 {
-		e.sms = 132 // H100/H200; only sizes the grid
-	}
-	return e, nil
+	return &Elementwise{h: h}, nil
 }
 
 // Close unloads the module.
 func (e *Elementwise) Close() error {
-	if e == nil || e.mod == nil {
+	if e == nil {
 		return nil
 	}
-	err := e.mod.Unload()
-	e.mod = nil
-	return err
+	return e.h.Close()
 }
 
 func elementwiseEntry(dt tiling.DType, vec bool) string {
@@ -104,12 +87,12 @@ func (e *Elementwise) Run(dtype tiling.DType, M, I int, dout, de, gradDe, out cu
 	if dout == 0 || de == 0 || gradDe == 0 {
 		return fmt.Errorf("baseline: elementwise: null dout, de or grad_de pointer")
 	}
-	vec, grid, err := ewPlan(M, I, []cu.DevicePtr{dout, de, gradDe, out}, e.sms)
+	vec, grid, err := ewPlan(M, I, []cu.DevicePtr{dout, de, gradDe, out}, e.h.SMs)
 	if err != nil {
 		return err
 	}
 	m, i := int32(M), int32(I)
-	return e.ctx.Launch(e.fns[elementwiseEntry(dtype, vec)],
+	return e.h.Ctx.Launch(e.h.Fns[elementwiseEntry(dtype, vec)],
 		cu.LaunchConfig{Grid: [3]uint32{grid, 1, 1}, Block: [3]uint32{ewBlock, 1, 1}, Stream: stream},
 		unsafe.Pointer(&dout), unsafe.Pointer(&de), unsafe.Pointer(&gradDe), unsafe.Pointer(&out),
 		unsafe.Pointer(&m), unsafe.Pointer(&i))

@@ -35,3 +35,52 @@ func LoadSource(ctx context.Context, cctx *cu.Context, tc *gen.Toolchain, name s
 	}
 	return mod, fns, nil
 }
+
+// Helper is a hand-written helper module (see LoadSource) loaded on one
+// context: its entry points by name and the device's SM count, which sizes
+// the grid of the grid-stride helper kernels.
+type Helper struct {
+	Ctx *cu.Context
+	Fns map[string]*cu.Function
+	SMs int
+	mod *cu.Module
+}
+
+// LoadHelper compiles and loads src like LoadSource and wraps the result.
+func LoadHelper(ctx context.Context, cctx *cu.Context, tc *gen.Toolchain, name string, src []byte, entries []string) (*Helper, error) {
+	mod, fns, err := LoadSource(ctx, cctx, tc, name, src, entries)
+	if err != nil {
+		return nil, err
+	}
+	h := &Helper{Ctx: cctx, Fns: fns, mod: mod}
+	if h.SMs, err = cctx.Device().Attribute(cu.AttrMultiprocessorCount); err != nil || h.SMs <= 0 {
+		h.SMs = 132 // H100/H200; only sizes the grid
+	}
+	return h, nil
+}
+
+// Loaded reports whether h holds a module (a nil or closed Helper does not).
+func (h *Helper) Loaded() bool { return h != nil && h.mod != nil }
+
+// Close unloads the module; closing a nil or closed Helper does nothing.
+func (h *Helper) Close() error {
+	if !h.Loaded() {
+		return nil
+	}
+	err := h.mod.Unload()
+	h.mod = nil
+	return err
+}
+
+// VariantEntries lists entry(dt, vec) for both 16-bit types and both the
+// vectorized and the scalar variant: the entry points of the elementwise
+// helper kernels.
+func VariantEntries(entry func(dt tiling.DType, vec bool) string) []string {
+	var entries []string
+	for _, dt := range []tiling.DType{tiling.BF16, tiling.FP16} {
+		for _, vec := range []bool{true, false} {
+			entries = append(entries, entry(dt, vec))
+		}
+	}
+	return entries
+}

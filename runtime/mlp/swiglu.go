@@ -20,12 +20,7 @@ func SwiGLUSource() []byte { return append([]byte(nil), swigluSource...) }
 
 // SwiGLU is the baseline's forward elementwise kernel, out = left *
 // silu(gate), loaded on one context.
-type SwiGLU struct {
-	ctx *cu.Context
-	mod *cu.Module
-	fns map[string]*cu.Function
-	sms int
-}
+type SwiGLU struct{ h *launch.Helper }
 
 func swigluEntry(dt tiling.DType, vec bool) string {
 	if vec {
@@ -37,31 +32,19 @@ func swigluEntry(dt tiling.DType, vec bool) string {
 // NewSwiGLU compiles swiglu.cu for sm_90a with tc (the build cache makes
 // this a lookup after the first run) and loads it.
 func NewSwiGLU(ctx context.Context, cctx *cu.Context, tc *gen.Toolchain) (*SwiGLU, error) {
-	var entries []string
-	for _, dt := range []tiling.DType{tiling.BF16, tiling.FP16} {
-		for _, vec := range []bool{true, false} {
-			entries = append(entries, swigluEntry(dt, vec))
-		}
-	}
-	mod, fns, err := launch.LoadSource(ctx, cctx, tc, "swigen_mlp_swiglu", swigluSource, entries)
+	h, err := launch.LoadHelper(ctx, cctx, tc, "swigen_mlp_swiglu", swigluSource, launch.VariantEntries(swigluEntry))
 	if err != nil {
 		return nil, fmt.Errorf("mlp: new swiglu: %w", err)
 	}
-	s := &SwiGLU{ctx: cctx, mod: mod, fns: fns}
-	if s.sms, err = cctx.Device().Attribute(cu.AttrMultiprocessorCount); err != nil || s.sms <= 0 {
-		s.sms = 132 // H100/H200; only sizes the grid
-	}
-	return s, nil
+	return &SwiGLU{h: h}, nil
 }
 
 // Close unloads the module.
 func (s *SwiGLU) Close() error {
-	if s == nil || s.mod == nil {
+	if s == nil {
 		return nil
 	}
-	err := s.mod.Unload()
-	s.mod = nil
-	return err
+	return s.h.Close()
 }
 
 const (
@@ -94,18 +77,18 @@ func (s *SwiGLU) Run(dtype tiling.DType, M, I int, de, out cu.DevicePtr, stream 
 	if dtype != tiling.BF16 && dtype != tiling.FP16 {
 		return fmt.Errorf("mlp: swiglu: dtype %q: want bf16 or fp16", dtype)
 	}
-	if s == nil || s.mod == nil {
+	if s == nil || !s.h.Loaded() {
 		return fmt.Errorf("mlp: swiglu: kernel not loaded")
 	}
 	if de == 0 || out == 0 {
 		return fmt.Errorf("mlp: swiglu: null de or out pointer")
 	}
-	vec, grid, err := swigluPlan(M, I, de, out, s.sms)
+	vec, grid, err := swigluPlan(M, I, de, out, s.h.SMs)
 	if err != nil {
 		return err
 	}
 	m, i := int32(M), int32(I)
-	return s.ctx.Launch(s.fns[swigluEntry(dtype, vec)],
+	return s.h.Ctx.Launch(s.h.Fns[swigluEntry(dtype, vec)],
 		cu.LaunchConfig{Grid: [3]uint32{grid, 1, 1}, Block: [3]uint32{ewBlock, 1, 1}, Stream: stream},
 		unsafe.Pointer(&de), unsafe.Pointer(&out), unsafe.Pointer(&m), unsafe.Pointer(&i))
 }

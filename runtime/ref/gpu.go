@@ -26,8 +26,7 @@ const maxGridY = 65535
 
 // GPURef runs the naive GPU reference kernels on one context.
 type GPURef struct {
-	ctx *cu.Context
-	mod *cu.Module
+	h   *launch.Helper
 	fns map[tiling.DType]*cu.Function
 }
 
@@ -38,25 +37,23 @@ func NewGPURef(ctx *cu.Context, tc *gen.Toolchain) (*GPURef, error) {
 	for _, dt := range dts {
 		entries = append(entries, naiveEntry(dt))
 	}
-	mod, fns, err := launch.LoadSource(context.Background(), ctx, tc, "swigen_ref_bwd_dswiglu", naiveBwdSource, entries)
+	h, err := launch.LoadHelper(context.Background(), ctx, tc, "swigen_ref_bwd_dswiglu", naiveBwdSource, entries)
 	if err != nil {
 		return nil, fmt.Errorf("ref: new gpu ref: %w", err)
 	}
-	g := &GPURef{ctx: ctx, mod: mod, fns: map[tiling.DType]*cu.Function{}}
+	g := &GPURef{h: h, fns: map[tiling.DType]*cu.Function{}}
 	for _, dt := range dts {
-		g.fns[dt] = fns[naiveEntry(dt)]
+		g.fns[dt] = h.Fns[naiveEntry(dt)]
 	}
 	return g, nil
 }
 
 // Close unloads the module.
 func (g *GPURef) Close() error {
-	if g == nil || g.mod == nil {
+	if g == nil {
 		return nil
 	}
-	err := g.mod.Unload()
-	g.mod = nil
-	return err
+	return g.h.Close()
 }
 
 func naiveEntry(dt tiling.DType) string { return "swigen_ref_bwd_dswiglu_" + string(dt) }
@@ -82,7 +79,7 @@ func (g *GPURef) BwdDSwiGLU(dtype tiling.DType, M, K, I int, dy, wdown, de, grad
 	if wdownMN {
 		mn = 1
 	}
-	return g.ctx.Launch(f, cfg,
+	return g.h.Ctx.Launch(f, cfg,
 		unsafe.Pointer(&dy), unsafe.Pointer(&wdown), unsafe.Pointer(&de), unsafe.Pointer(&gradDe), unsafe.Pointer(&out),
 		unsafe.Pointer(&m), unsafe.Pointer(&k), unsafe.Pointer(&i), unsafe.Pointer(&mn))
 }
