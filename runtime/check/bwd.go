@@ -171,10 +171,7 @@ func verifyBwdShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o
 	if err != nil {
 		return fail(err)
 	}
-	if err := plan.Launch(); err != nil {
-		return fail(err)
-	}
-	if err := plan.Sync(o.Timeout); err != nil {
+	if err := launchWait(plan, o.Timeout); err != nil {
 		return fail(err)
 	}
 	gotG := make([]byte, M*2*I*2)

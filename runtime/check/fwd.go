@@ -39,42 +39,26 @@ func verifyFwdGateUpShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.R
 	}
 	dev := newRun(env, dt)
 	defer dev.free()
-	xp, err := dev.upload(x)
-	if err != nil {
-		return fail(err)
-	}
-	wp, err := dev.upload(wDev)
-	if err != nil {
-		return fail(err)
-	}
-	op, err := dev.poisoned(M * I)
-	if err != nil {
-		return fail(err)
-	}
-	dp, err := dev.poisoned(M * 2 * I)
-	if err != nil {
-		return fail(err)
+	xp, wp := dev.upload(x), dev.upload(wDev)
+	op, dp := dev.poisoned(M*I), dev.poisoned(M*2*I)
+	if dev.err != nil {
+		return fail(dev.err)
 	}
 	plan, err := k.PlanFwdGateUp(launch.FwdGateUpArgs{M: M, K: K, I: I, X: xp, W: wp, De: dp, Out: op})
 	if err != nil {
 		return fail(err)
 	}
-	if err := plan.Launch(); err != nil {
-		return fail(err)
-	}
-	if err := plan.Sync(o.Timeout); err != nil {
-		return fail(err)
-	}
-	gotO, err := dev.download(op, M*I)
-	if err != nil {
-		return fail(err)
+	dev.exec(plan, o.Timeout)
+	gotO := dev.download(op, M*I)
+	if dev.err != nil {
+		return fail(dev.err)
 	}
 	want := ref.FwdGateUp(ref.FwdGateUpProblem{M: M, K: K, I: I, X: num.Float64s(x), W: num.Float64s(w)})
 	r.Outputs = []OutputResult{{Name: "out", Stats: num.CompareRaw(dt, gotO, want.Out)}}
 	if cfg.StoreOut {
-		gotD, err := dev.download(dp, M*2*I)
-		if err != nil {
-			return fail(err)
+		gotD := dev.download(dp, M*2*I)
+		if dev.err != nil {
+			return fail(dev.err)
 		}
 		left, gate := splitHalves(gotD, M, I)
 		wl, wg := splitHalves64(want.De, M, I)
@@ -115,36 +99,22 @@ func verifyFwdDownShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Ran
 	}
 	dev := newRun(env, dt)
 	defer dev.free()
-	outp, err := dev.upload(out)
-	if err != nil {
-		return fail(err)
-	}
-	wp, err := dev.upload(wDev)
-	if err != nil {
-		return fail(err)
-	}
-	args := launch.FwdDownArgs{M: M, K: K, I: I, Out: outp, WDown: wp}
+	args := launch.FwdDownArgs{M: M, K: K, I: I, Out: dev.upload(out), WDown: dev.upload(wDev)}
 	if cfg.Residual {
-		if args.Residual, err = dev.upload(res); err != nil {
-			return fail(err)
-		}
+		args.Residual = dev.upload(res)
 	}
-	if args.Y, err = dev.poisoned(M * K); err != nil {
-		return fail(err)
+	args.Y = dev.poisoned(M * K)
+	if dev.err != nil {
+		return fail(dev.err)
 	}
 	plan, err := k.PlanFwdDown(args)
 	if err != nil {
 		return fail(err)
 	}
-	if err := plan.Launch(); err != nil {
-		return fail(err)
-	}
-	if err := plan.Sync(o.Timeout); err != nil {
-		return fail(err)
-	}
-	got, err := dev.download(args.Y, M*K)
-	if err != nil {
-		return fail(err)
+	dev.exec(plan, o.Timeout)
+	got := dev.download(args.Y, M*K)
+	if dev.err != nil {
+		return fail(dev.err)
 	}
 	p := ref.FwdDownProblem{M: M, K: K, I: I, Out: num.Float64s(out), WDown: num.Float64s(wd)}
 	if cfg.Residual {

@@ -60,10 +60,15 @@ func (o Options) defaults() Options {
 
 // run is the device side shared by the gemm and forward checks: it
 // uploads inputs, allocates poisoned outputs, launches and reads back.
+//
+// Its methods keep the first error in err: after a failure they do nothing
+// and return zero values, so a caller stages a whole run and checks err
+// once.
 type run struct {
 	env *Env
 	dt  tiling.DType
 	b   *cu.Buffers
+	err error
 }
 
 func newRun(env *Env, dt tiling.DType) *run {
@@ -72,28 +77,63 @@ func newRun(env *Env, dt tiling.DType) *run {
 
 func (r *run) free() { r.b.Free() }
 
-func (r *run) upload(x []float32) (cu.DevicePtr, error) {
+// upload copies x, encoded as the run's dtype, into a new device buffer.
+func (r *run) upload(x []float32) cu.DevicePtr {
+	if r.err != nil {
+		return 0
+	}
 	raw := num.Encode(r.dt, x)
 	p, err := r.b.Alloc(len(raw))
-	if err != nil {
-		return 0, err
+	if err == nil {
+		err = r.env.Ctx.MemcpyHtoD(p, raw)
 	}
-	return p, r.env.Ctx.MemcpyHtoD(p, raw)
+	r.err = err
+	return p
 }
 
 // poisoned allocates n 16-bit elements filled with the poison pattern, so
 // an element the kernel never writes is detected.
-func (r *run) poisoned(n int) (cu.DevicePtr, error) {
-	p, err := r.b.Alloc(n * 2)
-	if err != nil {
-		return 0, err
+func (r *run) poisoned(n int) cu.DevicePtr {
+	if r.err != nil {
+		return 0
 	}
-	return p, r.env.Ctx.MemsetD16(p, num.Poison(r.dt), uint64(n))
+	p, err := r.b.Alloc(n * 2)
+	if err == nil {
+		err = r.env.Ctx.MemsetD16(p, num.Poison(r.dt), uint64(n))
+	}
+	r.err = err
+	return p
 }
 
-func (r *run) download(p cu.DevicePtr, n int) ([]byte, error) {
+// exec launches plan and waits for it (see launchWait).
+func (r *run) exec(plan launchWaiter, timeout time.Duration) {
+	if r.err == nil {
+		r.err = launchWait(plan, timeout)
+	}
+}
+
+// download copies n 16-bit elements at p back to the host.
+func (r *run) download(p cu.DevicePtr, n int) []byte {
+	if r.err != nil {
+		return nil
+	}
 	raw := make([]byte, n*2)
-	return raw, r.env.Ctx.MemcpyDtoH(raw, p)
+	r.err = r.env.Ctx.MemcpyDtoH(raw, p)
+	return raw
+}
+
+// launchWaiter is a launch plan of any kind.
+type launchWaiter interface {
+	Launch() error
+	Sync(timeout time.Duration) error
+}
+
+// launchWait launches plan and waits for it at most timeout.
+func launchWait(plan launchWaiter, timeout time.Duration) error {
+	if err := plan.Launch(); err != nil {
+		return err
+	}
+	return plan.Sync(timeout)
 }
 
 // finish sets Pass from the outputs.
@@ -148,31 +188,18 @@ func verifyGemmShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, 
 	}
 	dev := newRun(env, dt)
 	defer dev.free()
-	ap, err := dev.upload(aDev)
-	if err != nil {
-		return fail(err)
-	}
-	bp, err := dev.upload(bDev)
-	if err != nil {
-		return fail(err)
-	}
-	cp, err := dev.poisoned(M * N)
-	if err != nil {
-		return fail(err)
+	ap, bp, cp := dev.upload(aDev), dev.upload(bDev), dev.poisoned(M*N)
+	if dev.err != nil {
+		return fail(dev.err)
 	}
 	plan, err := k.PlanGemm(launch.GemmArgs{M: M, N: N, K: K, A: ap, B: bp, C: cp})
 	if err != nil {
 		return fail(err)
 	}
-	if err := plan.Launch(); err != nil {
-		return fail(err)
-	}
-	if err := plan.Sync(o.Timeout); err != nil {
-		return fail(err)
-	}
-	got, err := dev.download(cp, M*N)
-	if err != nil {
-		return fail(err)
+	dev.exec(plan, o.Timeout)
+	got := dev.download(cp, M*N)
+	if dev.err != nil {
+		return fail(dev.err)
 	}
 	want := ref.Gemm(ref.GemmProblem{M: M, N: N, K: K, A: num.Float64s(a), B: num.Float64s(b), BMNMajor: true})
 	r.Outputs = []OutputResult{{Name: "C", Stats: num.CompareRaw(dt, got, want)}}
