@@ -35,8 +35,24 @@ var spaceStages = []int{3, 4, 5, 6}
 // 2x slower until session 2 found the cause, a GPU-scope fence in every
 // cross-CTA stage release; they now run at ~1x and win some gemm shapes.)
 func Space(k Kernel, a Arch, d DType) []Config {
+	return implementedOnly(legalSpace(k, a, d, false))
+}
+
+// SpaceStoreOut is Space with StoreOut set on every config: bwd_dswiglu
+// also stores out, fwd_gateup also stores de (training). The second
+// output's epilogue buffers take shared memory, so each tile gets the two
+// deepest operand rings that fit with them. Kinds without a second output
+// (gemm, fwd_down) give nil.
+func SpaceStoreOut(k Kernel, a Arch, d DType) []Config {
+	if k != KernelBwdDSwiGLU && k != KernelFwdGateUp {
+		return nil
+	}
+	return implementedOnly(legalSpace(k, a, d, true))
+}
+
+func implementedOnly(cs []Config) []Config {
 	var out []Config
-	for _, c := range legalSpace(k, a, d) {
+	for _, c := range cs {
 		if ok, _ := Implemented(c); ok {
 			out = append(out, c)
 		}
@@ -44,13 +60,14 @@ func Space(k Kernel, a Arch, d DType) []Config {
 	return out
 }
 
-// legalSpace is Space before the Implemented filter: every candidate that
-// Validate accepts, sorted by Name.
-func legalSpace(k Kernel, a Arch, d DType) []Config {
+// legalSpace is Space (with storeOut: SpaceStoreOut) before the
+// Implemented filter: every candidate that Validate accepts, sorted by
+// Name.
+func legalSpace(k Kernel, a Arch, d DType, storeOut bool) []Config {
 	if !slices.Contains(Kernels(), k) || !slices.Contains(DTypes(), d) {
 		return nil
 	}
-	base := Config{Kernel: k, Arch: a, DType: d, TileK: 64}
+	base := Config{Kernel: k, Arch: a, DType: d, TileK: 64, StoreOut: storeOut}
 	var out []Config
 	add := func(c Config) {
 		c = c.WithDefaults()
@@ -74,15 +91,22 @@ func legalSpace(k Kernel, a Arch, d DType) []Config {
 					if c.AccRegsPerThread() > 128 {
 						continue
 					}
+					stages := spaceStages
+					if storeOut {
+						// The second output's buffers can leave room for
+						// only two operand stages (128x256 with de): keep
+						// such tiles in the space, measured and ranked.
+						stages = append([]int{2}, spaceStages...)
+					}
 					fit := 0
-					for _, s := range spaceStages {
+					for _, s := range stages {
 						c.Stages = s
 						if c.Validate() == nil {
 							fit = s
 						}
 					}
 					for _, s := range []int{fit, fit - 1} {
-						if slices.Contains(spaceStages, s) {
+						if slices.Contains(stages, s) {
 							c.Stages = s
 							add(c)
 						}

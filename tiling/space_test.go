@@ -54,7 +54,7 @@ func TestLegalSpaceProperties(t *testing.T) {
 		for _, a := range Arches() {
 			for _, d := range DTypes() {
 				name := string(k) + "/" + string(a) + "/" + string(d)
-				spaceProps(t, name, legalSpace(k, a, d), legalSpace(k, a, d), k, a, d)
+				spaceProps(t, name, legalSpace(k, a, d, false), legalSpace(k, a, d, false), k, a, d)
 			}
 		}
 	}
@@ -78,7 +78,7 @@ func TestSpaceProperties(t *testing.T) {
 				}
 				// Space is legalSpace minus exactly the unimplemented configs.
 				var want []Config
-				for _, c := range legalSpace(k, a, d) {
+				for _, c := range legalSpace(k, a, d, false) {
 					if ok, _ := Implemented(c); ok {
 						want = append(want, c)
 					}
@@ -120,7 +120,7 @@ func TestSpaceImplementedFilter(t *testing.T) {
 		var legal, space []Config
 		for _, k := range Kernels() {
 			for _, a := range Arches() {
-				legal = append(legal, legalSpace(k, a, d)...)
+				legal = append(legal, legalSpace(k, a, d, false)...)
 				space = append(space, Space(k, a, d)...)
 			}
 		}
@@ -228,5 +228,55 @@ func TestCatalog(t *testing.T) {
 	}
 	if !slices.IsSorted(names) || len(slices.Compact(slices.Clone(names))) != len(names) {
 		t.Errorf("catalog names not sorted and unique:\n%s", strings.Join(names, "\n"))
+	}
+}
+
+func TestSpaceStoreOut(t *testing.T) {
+	t.Parallel()
+	names := func(cs []Config) map[string]bool {
+		m := map[string]bool{}
+		for _, c := range cs {
+			m[c.Name()] = true
+		}
+		return m
+	}
+	fwd := names(SpaceStoreOut(KernelFwdGateUp, ArchSM90a, BF16))
+	bwd := names(SpaceStoreOut(KernelBwdDSwiGLU, ArchSM90a, BF16))
+	for _, tt := range []struct {
+		name string
+		in   map[string]bool
+		want bool
+	}{
+		// 128x128 ping-pong fits s5/s6 without the second output, s3/s4 with it.
+		{"fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out", fwd, true},
+		{"fwd_gateup_sm90a_bf16_m128n128k64_s3_c1x1_pingpong_out", fwd, true},
+		{"fwd_gateup_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_out", fwd, false},
+		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out", bwd, true},
+		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s3_c1x1_pingpong_out", bwd, true},
+		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_out", bwd, false},
+	} {
+		if tt.in[tt.name] != tt.want {
+			t.Errorf("%s in the store-out space: %v, want %v", tt.name, tt.in[tt.name], tt.want)
+		}
+	}
+	if sp := SpaceStoreOut(KernelGEMM, ArchSM90a, BF16); sp != nil {
+		t.Errorf("gemm has no second output, yet %d store-out configs", len(sp))
+	}
+	// Every config valid, implemented, StoreOut; every tile of Space still there.
+	for _, k := range []Kernel{KernelFwdGateUp, KernelBwdDSwiGLU} {
+		sp := SpaceStoreOut(k, ArchSM90a, BF16)
+		tiles := map[string]bool{}
+		for _, c := range sp {
+			ok, why := Implemented(c)
+			if !c.StoreOut || c.Validate() != nil || !ok {
+				t.Errorf("%s: StoreOut %v, validate %v, implemented %v %s", c.Name(), c.StoreOut, c.Validate(), ok, why)
+			}
+			tiles[fmt.Sprintf("%dx%d %s c%dx%d", c.TileM, c.TileN, c.Schedule, c.ClusterM, c.ClusterN)] = true
+		}
+		for _, c := range Space(k, ArchSM90a, BF16) {
+			if key := fmt.Sprintf("%dx%d %s c%dx%d", c.TileM, c.TileN, c.Schedule, c.ClusterM, c.ClusterN); !tiles[key] {
+				t.Errorf("%s: tile %s lost with StoreOut", k, key)
+			}
+		}
 	}
 }

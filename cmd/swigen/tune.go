@@ -70,9 +70,10 @@ bwd_dswiglu) or gemm (cuBLAS on the same layouts; --shape M,N,K).
 
 --store-out sets StoreOut on every candidate: fwd_gateup then also stores
 de (training; without it the inference kernel, which writes only out, is
-tuned), bwd_dswiglu also stores the recomputed out. The second output
-takes epilogue shared memory, so a candidate whose operand ring no longer
-fits is replaced by the two deepest rings that do. The two modes do
+tuned), bwd_dswiglu also stores the recomputed out. The candidates are
+then tiling.SpaceStoreOut: the second output takes epilogue shared memory,
+so each tile gets the two deepest operand rings that fit with it. The
+two modes do
 different work and are tuned apart: the DB key records the mode, so
 results with and without --store-out never compete for one winner (their
 names differ by _out), and swigen emit --tuned takes the winner of the
@@ -356,7 +357,7 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	space := tiling.Space(k, arch, dt)
 	without := len(space)
 	if o.StoreOut {
-		space = withStoreOut(space)
+		space = tiling.SpaceStoreOut(k, arch, dt)
 	}
 	if len(space) == 0 {
 		return fmt.Errorf("tune: the tuning space of %s %s %s%s is empty (nothing implemented?)", k, arch, dt, storeOutFlag(o.StoreOut))
@@ -430,32 +431,6 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 		return fmt.Errorf("tune: no candidate passed (see the status column)")
 	}
 	return nil
-}
-
-// withStoreOut sets StoreOut on every candidate. The second output's
-// epilogue buffers take shared memory, so a candidate whose operand ring
-// no longer fits is replaced by the two deepest rings that do, as
-// tiling.Space picks them without it; duplicates are kept once, and
-// configs that fail Validate or Implemented are dropped.
-func withStoreOut(cands []tiling.Config) []tiling.Config {
-	var out []tiling.Config
-	seen := map[string]bool{}
-	for _, c := range cands {
-		c.StoreOut = true
-		stages := []int{c.Stages}
-		if m := c.MaxStages(); c.Stages > m {
-			stages = []int{m, m - 1}
-		}
-		for _, st := range stages {
-			c.Stages = st
-			if seen[c.Name()] || checkConfig(c) != nil {
-				continue
-			}
-			seen[c.Name()] = true
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // storeOutConfig is c with StoreOut set and, if its operand ring no longer

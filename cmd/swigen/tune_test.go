@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/xml"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -509,58 +508,3 @@ func TestTuneRunFwdGateUp(t *testing.T) {
 
 // TestWithStoreOut: --store-out sets StoreOut on every candidate; one
 // whose operand ring no longer fits becomes the two deepest that do.
-func TestWithStoreOut(t *testing.T) {
-	t.Parallel()
-	cfg := func(name string) tiling.Config {
-		t.Helper()
-		c, err := tiling.ParseName(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	names := func(cs []tiling.Config) []string {
-		var out []string
-		for _, c := range cs {
-			out = append(out, c.Name())
-		}
-		return out
-	}
-	for _, tt := range []struct {
-		name string
-		in   []string
-		want []string
-	}{
-		{"fits: only the flag", []string{"fwd_gateup_sm90a_bf16_m128n128k64_s3_c1x1_pingpong"}, []string{"fwd_gateup_sm90a_bf16_m128n128k64_s3_c1x1_pingpong_out"}},
-		{"too deep: the deepest two that fit, once",
-			[]string{"fwd_gateup_sm90a_bf16_m128n128k64_s5_c1x1_pingpong", "fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong"},
-			[]string{"fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out", "fwd_gateup_sm90a_bf16_m128n128k64_s3_c1x1_pingpong_out"}},
-		{"bwd_dswiglu too", []string{"bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong"},
-			[]string{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out", "bwd_dswiglu_sm90a_bf16_m128n128k64_s3_c1x1_pingpong_out"}},
-		{"no second output: dropped", []string{"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative"}, nil},
-	} {
-		var in []tiling.Config
-		for _, n := range tt.in {
-			in = append(in, cfg(n))
-		}
-		if diff := cmp.Diff(tt.want, names(withStoreOut(in))); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
-		}
-	}
-	// The whole sm_90a fwd_gateup space: every candidate valid, _out, and
-	// every tile of the space still there.
-	space := tiling.Space(tiling.KernelFwdGateUp, tiling.ArchSM90a, tiling.BF16)
-	got := withStoreOut(space)
-	tiles := map[string]bool{}
-	for _, c := range got {
-		if !c.StoreOut || c.Validate() != nil {
-			t.Errorf("%s: StoreOut %v, %v", c.Name(), c.StoreOut, c.Validate())
-		}
-		tiles[fmt.Sprintf("%dx%d %s c%dx%d", c.TileM, c.TileN, c.Schedule, c.ClusterM, c.ClusterN)] = true
-	}
-	for _, c := range space {
-		if k := fmt.Sprintf("%dx%d %s c%dx%d", c.TileM, c.TileN, c.Schedule, c.ClusterM, c.ClusterN); !tiles[k] {
-			t.Errorf("tile %s lost with --store-out", k)
-		}
-	}
-}
