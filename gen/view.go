@@ -128,6 +128,11 @@ type View struct {
 	// consumer threads once read (EpiEmptyArrivals).
 	DbgStg           bool
 	EpiEmptyArrivals int
+	// ProducerStores (bwd_dswiglu): the producer's epilogue-operand warp
+	// TMA-stores each finished sub-tile before reloading its slot, so the
+	// consumers never wait for a store (not in the debug variants that
+	// store nothing or store directly).
+	ProducerStores bool
 	// RawParams: the raw pointer parameters after K of the stg variant
 	// (C text, starting with a comma), empty otherwise.
 	RawParams string
@@ -445,6 +450,9 @@ func newSM90View(c tiling.Config) (*View, error) {
 	v.WgmmaDescAIdx, v.WgmmaDescBIdx, v.WgmmaScaleIdx = n, n+1, n+2
 
 	v.EpiEmptyArrivals, v.EpiGroup, v.ResGroup = 1, epiGroup, 2*epiGroup
+	if v.IsBwd {
+		v.EpiEmptyArrivals = 128
+	}
 	switch c.Debug {
 	case tiling.DebugNone:
 	case tiling.DebugHang:
@@ -483,6 +491,7 @@ func newSM90View(c tiling.Config) (*View, error) {
 	default:
 		return nil, fmt.Errorf("gen: %s: debug %q: unknown variant", c.Name(), c.Debug)
 	}
+	v.ProducerStores = v.IsBwd && !v.DbgStg && v.DbgNoStore == 0 && v.DbgNoEpi == 0
 	v.ConfigLines = configLines(c)
 	return v, nil
 }

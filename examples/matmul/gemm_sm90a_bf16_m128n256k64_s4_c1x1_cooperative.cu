@@ -300,6 +300,29 @@ SW_DEV void sw_wgmma(float (&d)[kAcc], sw_u64 da, sw_u64 db, sw_u32 scale_d) {
       : "l"(da), "l"(db), "r"(scale_d));
 }
 
+// ---- Epilogue staging of a 64x64 16-bit sub-tile in a 128B-swizzled slot
+// (row r at r*128, 8-column chunk j at ((j ^ (r & 7)) << 4)). Accumulator
+// fragment (jj, h) of warp wl is an 8x8 matrix, rows 16*wl + 8h + 0..7 and
+// columns 8jj..8jj+7, and each lane holds the same two adjacent columns of
+// it that ldmatrix/stmatrix give it. So one x4 moves four fragments per lane
+// with one instruction (lanes 8m..8m+7 address the rows of matrix m) where
+// 32-bit accesses take four, each with its own swizzled address. The eight
+// rows of a matrix fall in eight different chunks: no bank conflicts.
+// Row address of this lane for fragments i = g..g+3 (g % 4 == 0,
+// i = 2*jj + h): matrix m = lane/8 is fragment g + m.
+SW_DEV sw_u32 sw_frag4_row(sw_u32 slot, int wl, int lane, int g) {
+  const int jj = g / 2 + (lane >> 4), h = (lane >> 3) & 1;
+  return slot + (16 * wl + 8 * h + (lane & 7)) * 128 + ((jj ^ (lane & 7)) << 4);
+}
+SW_DEV void sw_ldsm4(sw_u32 addr, sw_u32* v) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3]) : "r"(addr) : "memory");
+}
+SW_DEV void sw_stsm4(sw_u32 addr, const sw_u32* v) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+               :: "r"(addr), "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3]) : "memory");
+}
+
 SW_DEV void sw_load_b_kmajor(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int k, int n) {
   sw_tma_load_2d(dst, m, bar, k, n);
 }
@@ -483,17 +506,19 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_sm90a_bf16_m128n256k64
           if (threadIdx.x % 128 == 0) sw_bulk_wait_read<kEpiStages - 1>();
           sw_named_bar_sync(1 + c, 128);
 #pragma unroll
-          for (int jj = 0; jj < 8; ++jj) {
+          for (int g = 0; g < 16; g += 4) {
+            // Fragments i = g..g+3, i = 2*jj + h: row 16*wl + lane/4 + 8h,
+            // columns 8*jj + 2*(lane%4) + {0,1} of this sub-tile.
+            const sw_u32 row = sw_frag4_row(slot, wl, lane, g);
+            sw_u32 fv[3][4];
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {
-              // Accumulator fragment: row 16*wl + lane/4 + 8h, columns
-              // 8*jj + 2*(lane%4) + {0,1} of this sub-tile.
-              const int r = 16 * wl + lane / 4 + 8 * h;
-              const sw_u32 off = r * 128 + ((jj ^ (r & 7)) << 4) + (lane % 4) * 4;
+            for (int q = 0; q < 4; ++q) {
+              const int jj = (g + q) / 2, h = (g + q) % 2;
               const float d0 = acc[mb][(nb * 8 + jj) * 4 + 2 * h];
               const float d1 = acc[mb][(nb * 8 + jj) * 4 + 2 * h + 1];
-              sw_sts32(slot + off, sw_pack_bf16x2(d0, d1));
+              fv[0][q] = sw_pack_bf16x2(d0, d1);
             }
+            sw_stsm4(row, fv[0]);
           }
           // Make the generic-proxy writes visible to the TMA store.
           sw_fence_proxy_async();

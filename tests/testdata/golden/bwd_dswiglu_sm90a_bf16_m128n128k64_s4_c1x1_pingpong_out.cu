@@ -305,6 +305,29 @@ SW_DEV void sw_wgmma(float (&d)[kAcc], sw_u64 da, sw_u64 db, sw_u32 scale_d) {
       : "l"(da), "l"(db), "r"(scale_d));
 }
 
+// ---- Epilogue staging of a 64x64 16-bit sub-tile in a 128B-swizzled slot
+// (row r at r*128, 8-column chunk j at ((j ^ (r & 7)) << 4)). Accumulator
+// fragment (jj, h) of warp wl is an 8x8 matrix, rows 16*wl + 8h + 0..7 and
+// columns 8jj..8jj+7, and each lane holds the same two adjacent columns of
+// it that ldmatrix/stmatrix give it. So one x4 moves four fragments per lane
+// with one instruction (lanes 8m..8m+7 address the rows of matrix m) where
+// 32-bit accesses take four, each with its own swizzled address. The eight
+// rows of a matrix fall in eight different chunks: no bank conflicts.
+// Row address of this lane for fragments i = g..g+3 (g % 4 == 0,
+// i = 2*jj + h): matrix m = lane/8 is fragment g + m.
+SW_DEV sw_u32 sw_frag4_row(sw_u32 slot, int wl, int lane, int g) {
+  const int jj = g / 2 + (lane >> 4), h = (lane >> 3) & 1;
+  return slot + (16 * wl + 8 * h + (lane & 7)) * 128 + ((jj ^ (lane & 7)) << 4);
+}
+SW_DEV void sw_ldsm4(sw_u32 addr, sw_u32* v) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3]) : "r"(addr) : "memory");
+}
+SW_DEV void sw_stsm4(sw_u32 addr, const sw_u32* v) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+               :: "r"(addr), "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3]) : "memory");
+}
+
 SW_DEV void sw_load_b_kmajor(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int k, int n) {
   sw_tma_load_2d(dst, m, bar, k, n);
 }
@@ -368,7 +391,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
 #pragma unroll 1
     for (int e = 0; e < 2 * kEpiStages; ++e) {
       sw_mbar_init(smem + kBarEFull + 8 * e, 1);
-      sw_mbar_init(smem + kBarEEmpty + 8 * e, 1);
+      sw_mbar_init(smem + kBarEEmpty + 8 * e, 128);
     }
     sw_mbar_init(smem + kBarOrder, 1);
     sw_mbar_init(smem + kBarOrder + 8, 1);
@@ -425,6 +448,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
       const int c = warp - 1;
       const sw_u32 ebase = smem + kEpiOff + c * kEpiConsumerBytes;
       sw_u32 e = 0;
+      // Output coordinates of the last kEpiStages sub-tiles, oldest first.
+      int frr[kEpiStages], fcc[kEpiStages];
       int j = c * kTileStart;
 #pragma unroll 1
       for (int t = unit0 + j * num_ctas; t < num_units; j += kTileStep, t = unit0 + j * num_ctas) {
@@ -442,14 +467,44 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
             const sw_u32 s = e % kEpiStages;
             sw_mbar_wait(smem + kBarEEmpty + 8 * (c * kEpiStages + s), ((e / kEpiStages) & 1u) ^ 1u);
             const sw_u32 full = smem + kBarEFull + 8 * (c * kEpiStages + s);
-            sw_mbar_expect_tx(full, kEpiTxBytes);
             const sw_u32 slot = ebase + s * kEpiSlotBytes;
+            if (e >= (sw_u32)kEpiStages) {
+              // The slot holds sub-tile e - kEpiStages's finished results.
+              sw_tma_store_3d(&tmap_gde, slot, fcc[0], 0, frr[0]);
+              sw_tma_store_3d(&tmap_gde, slot + kEpiGateOff, fcc[0], 1, frr[0]);
+              sw_tma_store_2d(&tmap_out, slot + kEpiOutOff, fcc[0], frr[0]);
+              sw_bulk_commit();
+              sw_bulk_wait_read0();  // before the load below overwrites the slot
+            }
+#pragma unroll
+            for (int q = 0; q + 1 < kEpiStages; ++q) {
+              frr[q] = frr[q + 1];
+              fcc[q] = fcc[q + 1];
+            }
+            frr[kEpiStages - 1] = rr;
+            fcc[kEpiStages - 1] = cc;
+            sw_mbar_expect_tx(full, kEpiTxBytes);
             sw_tma_load_3d(slot, &tmap_de, full, cc, 0, rr);
             sw_tma_load_3d(slot + kEpiGateOff, &tmap_de, full, cc, 1, rr);
             ++e;
           }
         }
       }
+      // The last kEpiStages sub-tiles (fifo entry p is sub-tile e -
+      // kEpiStages + p): wait for the consumers to finish each, store it.
+#pragma unroll
+      for (int p = 0; p < kEpiStages; ++p) {
+        const int idx = (int)e - kEpiStages + p;
+        if (idx < 0) continue;
+        const sw_u32 s = (sw_u32)idx % kEpiStages;
+        sw_mbar_wait(smem + kBarEEmpty + 8 * (c * kEpiStages + s), ((sw_u32)idx / kEpiStages) & 1u);
+        const sw_u32 slot = ebase + s * kEpiSlotBytes;
+        sw_tma_store_3d(&tmap_gde, slot, fcc[p], 0, frr[p]);
+        sw_tma_store_3d(&tmap_gde, slot + kEpiGateOff, fcc[p], 1, frr[p]);
+        sw_tma_store_2d(&tmap_out, slot + kEpiOutOff, fcc[p], frr[p]);
+        sw_bulk_commit();
+      }
+      sw_bulk_wait0();
     }
   } else {
     // ---------------- consumer warpgroups
@@ -515,8 +570,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
           sw_mbar_wait(smem + kBarEFull + 8 * (c * kEpiStages + s), (e / kEpiStages) & 1u);
           const sw_u32 slot = ebase + s * kEpiSlotBytes;
           if (kDbgNoEpi) {
-            sw_named_bar_sync(1 + c, 128);
-            if (threadIdx.x % 128 == 0) sw_mbar_arrive(smem + kBarEEmpty + 8 * (c * kEpiStages + s));
+            sw_mbar_arrive(smem + kBarEEmpty + 8 * (c * kEpiStages + s));
             ++e;
             continue;
           }
@@ -563,17 +617,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
               sw_sts32(slot + kEpiOutOff + off, ov[q]);
             }
           }
-          // Make the generic-proxy writes visible to the TMA store.
+          // Make this thread's generic-proxy writes visible to the TMA
+          // store, then hand the slot to the producer's epilogue warp,
+          // which stores it (EEmpty counts the 128 consumer threads): the
+          // consumer never waits for a store.
           sw_fence_proxy_async();
-          sw_named_bar_sync(1 + c, 128);
-          if (threadIdx.x % 128 == 0) {
-            sw_tma_store_3d(&tmap_gde, slot, cc, 0, rr);
-            sw_tma_store_3d(&tmap_gde, slot + kEpiGateOff, cc, 1, rr);
-            sw_tma_store_2d(&tmap_out, slot + kEpiOutOff, cc, rr);
-            sw_bulk_commit();
-            sw_bulk_wait_read0();
-            sw_mbar_arrive(smem + kBarEEmpty + 8 * (c * kEpiStages + s));
-          }
+          sw_mbar_arrive(smem + kBarEEmpty + 8 * (c * kEpiStages + s));
           ++e;
         }
       }
