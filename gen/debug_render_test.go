@@ -23,17 +23,17 @@ func TestDebugVariantsRender(t *testing.T) {
 		{tiling.DebugNone,
 			[]string{"static constexpr int kEpiGroup = 4;", "lv[q] = sw_lds32(slot + off);", "sw_sts32(slot + off, lv[q]);",
 				"sw_tma_store_3d(&tmap_gde, slot, fcc[0], 0, frr[0]);", "sw_tma_store_3d(&tmap_gde, slot, fcc[p], 0, frr[p]);"},
-			[]string{"gde_raw", "swigen-trace", "st.global", "__float_as_uint", "sw_named_bar_sync(1 + c, 128);"}, "K", "128"},
+			[]string{"gde_raw", "swigen-trace", "st.global", "__float_as_uint", "sw_named_bar_sync(1 + c, 128);"}, "K", "4"},
 		{tiling.DebugDirectStore,
 			[]string{"int K, unsigned short* __restrict__ gde_raw)", "static constexpr int kEpiGroup = 4;", `st.global.v4.b32 [%0], {%1, %2, %3, %4};`,
 				"sw_quad_transpose(lv, lane % 4);", "if (g + kEpiGroup == 16) sw_mbar_arrive(smem + kBarEEmpty"},
 			[]string{"sw_tma_store_3d(&tmap_gde", "sw_sts32(slot + off", "sw_named_bar_sync(1 + c, 128);\n          if (threadIdx.x % 128 == 0) {\n            sw_tma"}, "gde_raw", "128"},
 		{tiling.DebugNoEpiSmem,
 			[]string{"__float_as_uint(acc[mb]", "static constexpr sw_u32 kEpiTxBytes = 0;"},
-			[]string{"lv[q] = sw_lds32", "sw_tma_store_3d(&tmap_gde", "sw_tma_load_3d(slot, &tmap_de"}, "K", "128"},
+			[]string{"lv[q] = sw_lds32", "sw_tma_store_3d(&tmap_gde", "sw_tma_load_3d(slot, &tmap_de"}, "K", "4"},
 		{tiling.DebugTrace,
 			[]string{"swigen-trace c=%d j=%d", "tr_mfull += sw_globaltimer() - tq0;", "tr_full += sw_globaltimer() - tq;"},
-			[]string{"gde_raw"}, "K", "128"},
+			[]string{"gde_raw"}, "K", "4"},
 	} {
 		name := base
 		if tt.debug != tiling.DebugNone {

@@ -451,7 +451,7 @@ func newSM90View(c tiling.Config) (*View, error) {
 
 	v.EpiEmptyArrivals, v.EpiGroup, v.ResGroup = 1, epiGroup, 2*epiGroup
 	if v.IsBwd {
-		v.EpiEmptyArrivals = 128
+		v.EpiEmptyArrivals = 4 // one per consumer warp (debug stg: 128 threads)
 	}
 	switch c.Debug {
 	case tiling.DebugNone:
