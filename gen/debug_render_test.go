@@ -100,3 +100,48 @@ func TestDebugVariantsRender(t *testing.T) {
 		}
 	}
 }
+
+// TestEpilogueHandoff pins who stores the sm_90a epilogue's results and
+// how many arrivals free a slot: bwd_dswiglu's producer warp stores each
+// finished sub-tile after one arrive per consumer warp, except in the
+// variants that store nothing (noepi, nostore, nosmem) or store directly
+// (stg: every thread arrives once it has read its operands); the other
+// kinds' consumer thread 0 stores and arrives itself.
+func TestEpilogueHandoff(t *testing.T) {
+	t.Parallel()
+	type handoff struct {
+		ProducerStores bool
+		EEmpty         int
+	}
+	for _, tt := range []struct {
+		name string
+		want handoff
+	}{
+		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong", handoff{true, 4}},
+		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out", handoff{true, 4}},
+		{"bwd_dswiglu_sm90a_bf16_m128n256k64_s3_c1x1_cooperative", handoff{true, 4}},
+		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x2_pingpong", handoff{true, 4}},
+		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_dbgtrace", handoff{true, 4}},
+		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_dbgnoepi", handoff{false, 4}},
+		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_dbgnostore", handoff{false, 4}},
+		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_dbgnosmem", handoff{false, 4}},
+		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_dbgstg", handoff{false, 128}},
+		{"fwd_down_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_bmn", handoff{false, 1}},
+		{"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative", handoff{false, 1}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := tiling.ParseName(tt.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := newSM90View(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, handoff{v.ProducerStores, v.EpiEmptyArrivals}); diff != "" {
+				t.Errorf("handoff (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
