@@ -33,21 +33,12 @@ func Implemented(c Config) (bool, string) {
 		if c.ClusterM*c.ClusterN > 2 {
 			return false, fmt.Sprintf("sm_90a cluster %dx%d is not implemented; use 1x1, 2x1 or 1x2", c.ClusterM, c.ClusterN)
 		}
-		if c.ClusterM*c.ClusterN > 1 && c.MajorB == MNMajor {
-			// Wrong on the H200 for 2x1 and 1x2, with and without multicast
-			// (_dbgnomc), bwd_dswiglu and gemm, while the emitted code differs
-			// from the passing 1x1 kernel only in its cluster constants and a
-			// 64-wide tile (one B slab) passes (bench/results/NOTES.md, runs 10,
-			// 22, 35-36): the wgmma reaching B's second slab through LBO goes
-			// wrong under a cluster launch. Disabled until understood.
-			return false, fmt.Sprintf("sm_90a cluster %dx%d with major_b=mn is disabled: it failed verification on the H200 (use cluster 1x1 or a K-major B)", c.ClusterM, c.ClusterN)
-		}
-		if c.ClusterN == 2 && c.MajorA == MNMajor && c.Debug != DebugNoMulticast {
-			// The slab split of a shared MN-major A failed (gemm, run 22);
-			// without multicast (_dbgnomc) the same cluster passes (run 35),
-			// so the fault is in the split itself.
-			return false, "sm_90a cluster 1x2 with major_a=mn is disabled: it failed verification on the H200"
-		}
+		// MN-major operands under clusters were wrong until session 4
+		// (bench/results/NOTES.md runs 35-36, 46): the wgmma descriptors
+		// ORed in the shared address >> 4 unmasked, and the high address
+		// bits landed in LBO, which only an MN-major operand stepping to its
+		// second 64-column slab uses. The kernel masks the 14-bit field now;
+		// 2x1 and 1x2 with MN-major A and/or B pass verify on the H200.
 		if c.Kernel == KernelFwdGateUp && c.TileN%128 != 0 {
 			// The accumulator is [left | gate], each half whole 64-column
 			// epilogue sub-tiles.

@@ -535,8 +535,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
         for (int k = 0; k < kK16 * (1 - kDbgNoMma); ++k) {
 #pragma unroll
           for (int mb = 0; mb < kMB; ++mb) {
-            const sw_u64 da = kDescA | (sw_u64)((stage + a_off + kAMB[mb] + kAK16[k]) >> 4);
-            const sw_u64 db = kDescB | (sw_u64)((stage + kBOff + kBK16[k]) >> 4);
+            // The start-address field is 14 bits (address >> 4): mask it so
+            // no higher address bit spills into LBO (bits 16-29).
+            const sw_u64 da = kDescA | (sw_u64)(((stage + a_off + kAMB[mb] + kAK16[k]) >> 4) & 0x3FFFu);
+            const sw_u64 db = kDescB | (sw_u64)(((stage + kBOff + kBK16[k]) >> 4) & 0x3FFFu);
             sw_wgmma(acc[mb], da, db, (kb > 0 || k > 0) ? 1u : 0u);
           }
         }
