@@ -509,7 +509,11 @@ func configLines(c tiling.Config) []string {
 		lines = append(lines, "residual=true")
 	}
 	if c.Debug != tiling.DebugNone {
-		lines = append(lines, fmt.Sprintf("DEBUG VARIANT %q: test/measurement only, results are wrong by design", c.Debug))
+		what := "results are wrong by design"
+		if c.Debug.ResultsRight() {
+			what = "results are right"
+		}
+		lines = append(lines, fmt.Sprintf("DEBUG VARIANT %q: test/measurement only, %s", c.Debug, what))
 	}
 	return lines
 }
