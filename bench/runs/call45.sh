@@ -7,9 +7,6 @@
 # go to $O/logs.
 . "$(dirname "$0")/lib.sh"
 OLD=./.bin/old/swigen
-mkdir -p "$O/logs"
-n=0
-log() { n=$((n+1)); echo; echo "=== [$n] $*"; "$@" > "$O/logs/$n.txt" 2>&1; echo "(exit $?)"; }
 for k in bwd_dswiglu gemm fwd_gateup fwd_down; do
   log timeout 150 $B verify --kernel $k --catalog --seed 50; grep -v "^ok \|^built" "$O/logs/$n.txt" | tail -2
 done

@@ -6,9 +6,6 @@
 # (same kernel, evict_normal everywhere) and the previous revision's binary.
 . "$(dirname "$0")/lib.sh"
 OLD=./.bin/old/swigen
-mkdir -p "$O/logs"
-n=0
-log() { n=$((n+1)); echo; echo "=== [$n] $*"; "$@" > "$O/logs/$n.txt" 2>&1; echo "(exit $?)"; }
 for k in bwd_dswiglu gemm fwd_gateup fwd_down; do
   log timeout 150 $B verify --kernel $k --catalog --seed 51; grep -v "^ok \|^built" "$O/logs/$n.txt" | tail -1
 done

@@ -7,9 +7,6 @@
 # dc6c558 (.bin/old) in the same run.
 . "$(dirname "$0")/lib.sh"
 OLD=./.bin/old/swigen; PREV=./.bin/prev/swigen
-mkdir -p "$O/logs"
-n=0
-log() { n=$((n+1)); echo; echo "=== [$n] $*"; "$@" > "$O/logs/$n.txt" 2>&1; echo "(exit $?)"; }
 log timeout 150 $B verify --kernel bwd_dswiglu --catalog --seed 55; grep -v "^ok \|^built" "$O/logs/$n.txt" | tail -1
 log timeout 200 $B verify --seed 56 --name ${N}_s5_c1x2_pingpong --name ${N}_s5_c2x1_pingpong --name ${N}_s4_c1x1_pingpong_out \
   --name ${N}_s5_c1x1_pingpong_rn_g4_tanh --name ${N}_s5_c1x1_pingpong_dbgtrace --name bwd_dswiglu_sm90a_fp16_m128n128k64_s5_c1x1_pingpong_bmn --name ${N}_s5_c1x1_pingpong_dbgstg
