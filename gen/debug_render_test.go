@@ -22,7 +22,8 @@ func TestDebugVariantsRender(t *testing.T) {
 	}{
 		{tiling.DebugNone,
 			[]string{"static constexpr int kEpiGroup = 4;", "lv[q] = sw_lds32(slot + off);", "sw_sts32(slot + off, lv[q]);",
-				"sw_tma_store_3d(&tmap_gde, slot, fcc[0], 0, frr[0]);", "sw_tma_store_3d(&tmap_gde, slot, fcc[p], 0, frr[p]);"},
+				"sw_store_results(&tmap_gde, slot, fcc[0], frr[0]);", "sw_store_results(&tmap_gde, slot, fcc[p], frr[p]);",
+				"sw_tma_store_3d(gde, slot, cc, 0, rr);"},
 			[]string{"gde_raw", "swigen-trace", "st.global", "__float_as_uint", "sw_named_bar_sync(1 + c, 128);"}, "K", "4"},
 		{tiling.DebugDirectStore,
 			[]string{"int K, unsigned short* __restrict__ gde_raw)", "static constexpr int kEpiGroup = 4;", `st.global.v4.b32 [%0], {%1, %2, %3, %4};`,

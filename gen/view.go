@@ -126,7 +126,10 @@ type View struct {
 	// DbgStg: grad_de is stored from registers through a raw pointer
 	// parameter (gde_raw) and each epilogue slot is released by its 128
 	// consumer threads once read (EpiEmptyArrivals).
-	DbgStg           bool
+	DbgStg bool
+	// EpiEmptyArrivals frees an epilogue slot: 1 (the consumer thread
+	// that stores), 4 for bwd_dswiglu (one per consumer warp; the producer
+	// stores), 128 for debug stg.
 	EpiEmptyArrivals int
 	// ProducerStores (bwd_dswiglu): the producer's epilogue-operand warp
 	// TMA-stores each finished sub-tile before reloading its slot, so the

@@ -231,6 +231,14 @@ static constexpr sw_u32 kEpiGateOff = 8192;
 static constexpr sw_u32 kEpiTxBytes = 16384;
 // Epilogue fragments whose loads are issued together (see the epilogue).
 static constexpr int kEpiGroup = 4;
+
+// TMA-stores the finished sub-tile in slot to grad_de (and out) at row rr,
+// column cc: both places the producer stores from go through here.
+SW_DEV void sw_store_results(const sw_tmap* gde, sw_u32 slot, int cc, int rr) {
+  sw_tma_store_3d(gde, slot, cc, 0, rr);
+  sw_tma_store_3d(gde, slot + kEpiGateOff, cc, 1, rr);
+  sw_bulk_commit();
+}
 static constexpr sw_u32 kBarFull = 229376;
 static constexpr sw_u32 kBarEmpty = 229416;
 static constexpr sw_u32 kBarEFull = 229456;
@@ -468,9 +476,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
             const sw_u32 slot = ebase + s * kEpiSlotBytes;
             if (e >= (sw_u32)kEpiStages) {
               // The slot holds sub-tile e - kEpiStages's finished results.
-              sw_tma_store_3d(&tmap_gde, slot, fcc[0], 0, frr[0]);
-              sw_tma_store_3d(&tmap_gde, slot + kEpiGateOff, fcc[0], 1, frr[0]);
-              sw_bulk_commit();
+              sw_store_results(&tmap_gde, slot, fcc[0], frr[0]);
               sw_bulk_wait_read0();  // before the load below overwrites the slot
             }
 #pragma unroll
@@ -496,9 +502,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
         const sw_u32 s = (sw_u32)idx % kEpiStages;
         sw_mbar_wait(smem + kBarEEmpty + 8 * (c * kEpiStages + s), ((sw_u32)idx / kEpiStages) & 1u);
         const sw_u32 slot = ebase + s * kEpiSlotBytes;
-        sw_tma_store_3d(&tmap_gde, slot, fcc[p], 0, frr[p]);
-        sw_tma_store_3d(&tmap_gde, slot + kEpiGateOff, fcc[p], 1, frr[p]);
-        sw_bulk_commit();
+        sw_store_results(&tmap_gde, slot, fcc[p], frr[p]);
       }
       sw_bulk_wait0();
     }

@@ -38,7 +38,7 @@ var bindingBwdDswigluSm90aBf16M128n128k64S5C1x1Pingpong = &gen.Binding{
 	Arch:        "sm_90a",
 	ConfigHash:  "0a02120736dddce3",
 	Cubin:       cubinBwdDswigluSm90aBf16M128n128k64S5C1x1Pingpong,
-	CubinSHA256: "57599cb0f80e378583d120450ea2c9114ea9440b5e6a1289f653b4d5a5097318",
+	CubinSHA256: "358dfb20c622afc52345ee996fe715175cdec67f7682b280e265b0cccad72214",
 	Manifest:    manifestBwdDswigluSm90aBf16M128n128k64S5C1x1Pingpong,
 	Name:        "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong",
 	ParamLayout: "tmap_a:tensormap:128/64, tmap_b:tensormap:128/64, tmap_de:tensormap:128/64, tmap_gde:tensormap:128/64, M:i32:4/4, I:i32:4/4, K:i32:4/4",
