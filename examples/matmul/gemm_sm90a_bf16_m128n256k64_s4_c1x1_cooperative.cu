@@ -466,7 +466,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_sm90a_bf16_m128n256k64
       for (int kb = 0; kb < kblocks; ++kb, ++it) {
         const sw_u32 s = it % kStages;
         sw_mbar_wait(smem + kBarFull + 8 * s, (it / kStages) & 1u);
-        const sw_u32 stage = smem + s * kStageBytes;
+        // The descriptors' start-address field is 14 bits (address >> 4):
+        // masked, so no higher address bit (set under a cluster launch)
+        // spills into LBO. The stage base is masked once: every operand
+        // offset stays inside the CTA's < 2^18-byte window, so adding it
+        // afterwards cannot carry out of the field.
+        const sw_u32 sd = ((smem + s * kStageBytes) & 0x3FFFFu) >> 4;
 #pragma unroll
         for (int mb = 0; mb < kMB; ++mb) sw_fence_acc(acc[mb]);
         sw_wgmma_fence();
@@ -474,10 +479,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_sm90a_bf16_m128n256k64
         for (int k = 0; k < kK16 * (1 - kDbgNoMma); ++k) {
 #pragma unroll
           for (int mb = 0; mb < kMB; ++mb) {
-            // The start-address field is 14 bits (address >> 4): mask it so
-            // no higher address bit spills into LBO (bits 16-29).
-            const sw_u64 da = kDescA | (sw_u64)(((stage + a_off + kAMB[mb] + kAK16[k]) >> 4) & 0x3FFFu);
-            const sw_u64 db = kDescB | (sw_u64)(((stage + kBOff + kBK16[k]) >> 4) & 0x3FFFu);
+            const sw_u64 da = kDescA | (sw_u64)(sd + (a_off >> 4) + ((kAMB[mb] + kAK16[k]) >> 4));
+            const sw_u64 db = kDescB | (sw_u64)(sd + ((kBOff + kBK16[k]) >> 4));
             sw_wgmma(acc[mb], da, db, (kb > 0 || k > 0) ? 1u : 0u);
           }
         }

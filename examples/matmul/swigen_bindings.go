@@ -38,7 +38,7 @@ var bindingGemmSm90aBf16M128n256k64S4C1x1Cooperative = &gen.Binding{
 	Arch:        "sm_90a",
 	ConfigHash:  "3e29b9f93e1035b2",
 	Cubin:       cubinGemmSm90aBf16M128n256k64S4C1x1Cooperative,
-	CubinSHA256: "fae301da695cec44193d85c3d19795fd047988e1cc37b5185e7fc12069c5c631",
+	CubinSHA256: "4fa5418f13266ebea81a5d23fffe883fb1f409cc70060a7cea3c26e53bc616bf",
 	Manifest:    manifestGemmSm90aBf16M128n256k64S4C1x1Cooperative,
 	Name:        "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative",
 	ParamLayout: "tmap_a:tensormap:128/64, tmap_b:tensormap:128/64, tmap_c:tensormap:128/64, M:i32:4/4, N:i32:4/4, K:i32:4/4",
