@@ -10,9 +10,12 @@ import (
 
 // PtxasHazardCodes are the ptxas diagnostic codes that mean a kernel will not
 // run as written: C7508 (setmaxnreg ignored), C7511/C7515 (wgmma serialized),
-// C7517/C7519 (warpgroup.wait/arrive injected by the compiler, which also
-// serializes the wgmma pipeline). Lines carrying them become Notes.
-var PtxasHazardCodes = []string{"C7508", "C7511", "C7515", "C7517", "C7519"}
+// C7518 (wgmma serialized because a divergent path -- e.g. a trap in a
+// barrier wait -- may run while wgmmas are in flight), C7517/C7519
+// (warpgroup.wait/arrive injected by the compiler, which also serializes the
+// wgmma pipeline). Lines carrying them, or any other "Potential Performance
+// Loss" note, become Notes.
+var PtxasHazardCodes = []string{"C7508", "C7511", "C7515", "C7517", "C7518", "C7519"}
 
 // FunctionReport is what `ptxas -v` says about one function.
 type FunctionReport struct {
@@ -193,7 +196,7 @@ func isPtxasNote(s string) bool {
 			return true
 		}
 	}
-	return false
+	return strings.Contains(s, "Potential Performance Loss")
 }
 
 func entryCount(fs []FunctionReport) int {

@@ -155,6 +155,19 @@ func TestParsePtxasVerboseSynthetic(t *testing.T) {
 			want: []FunctionReport{{Name: "k", Entry: true, Arch: "sm_90a", Registers: 8, Notes: []string{"C7515"}}},
 		},
 		{
+			// The overlap schedule's first build: a trap in a barrier wait
+			// that may run while wgmmas are in flight.
+			name: "C7518 and any other performance-loss note are hazards",
+			log: "ptxas info    : (C7518) Potential Performance Loss: wgmma.mma_async instructions are serialized due to program dependence on compiler-inserted WG.DP in divergent path in the function 'k'\n" +
+				"ptxas info    : (C7599) Potential Performance Loss: something new in the function 'k'\n" +
+				"ptxas info    : (C7000) an unrelated remark in the function 'k'\n" +
+				"ptxas info    : Compiling entry function 'k' for 'sm_90a'\n" +
+				"ptxas info    : Function properties for k\n" +
+				"    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n" +
+				"ptxas info    : Used 246 registers, used 16 barriers\n",
+			want: []FunctionReport{{Name: "k", Entry: true, Arch: "sm_90a", Registers: 246, Barriers: 16, Notes: []string{"C7518", "C7599"}}},
+		},
+		{
 			name:    "frame line without a function",
 			log:     "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n",
 			wantErr: "line 1: stack frame line outside a function",

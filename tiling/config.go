@@ -165,6 +165,8 @@ const (
 	// DebugTrace prints per-tile timestamps (%globaltimer) of CTA 0's
 	// consumers: order wait, mainloop, epilogue and the epilogue's waits.
 	// Results are right; the prints slow the kernel down.
+	// Its printf makes ptxas serialize the wgmma pipeline (C7510): the
+	// trace times a slower mainloop than the real kernel's.
 	DebugTrace Debug = "trace"
 	// DebugNoEpiSmem runs the epilogue math on accumulator values without
 	// any shared-memory traffic (no TMA loads or stores, no ld/st.shared).
