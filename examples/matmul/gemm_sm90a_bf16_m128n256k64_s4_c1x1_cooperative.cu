@@ -69,6 +69,26 @@ SW_DEV void sw_mbar_wait(sw_u32 bar, sw_u32 parity) {
   }
 }
 
+// sw_mbar_wait for code that must not contain a trap: the sm_90a consumer
+// warpgroups. ptxas gives a setmaxnreg region more registers than the
+// kernel's entry count only if no trap (an exit) can run inside it, and it
+// serializes every wgmma if a trap can run in a divergent path while
+// wgmmas are in flight (C7518). On a timeout it gives up and sets hung,
+// which makes every later wait return at once: the kernel then finishes
+// with wrong results (verify reports them) instead of hanging, and the
+// producer, whose waits still trap, fails the launch in every deadlock
+// that stalls it.
+SW_DEV void sw_mbar_wait_nt(sw_u32 bar, sw_u32 parity, sw_u32& hung) {
+  if (hung || sw_mbar_try(bar, parity)) return;
+  const sw_u64 t0 = sw_globaltimer();
+  while (!sw_mbar_try(bar, parity)) {
+    if (sw_globaltimer() - t0 > 4000000000ull) {
+      hung = 1;
+      return;
+    }
+  }
+}
+
 // A wait whose phase is completed by arrivals from other CTAs of the
 // cluster: acquire at cluster scope.
 SW_DEV sw_u32 sw_mbar_try_cluster(sw_u32 bar, sw_u32 parity) {
@@ -448,6 +468,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_sm90a_bf16_m128n256k64
     const int wl = warp % 4;  // warp inside the warpgroup: rows 16*wl .. +15
     float acc[kMB][kAcc];
     const sw_u32 a_off = c * kConsumerASmem;
+    // The consumers wait with sw_mbar_wait_nt: no trap in this region, so
+    // ptxas allocates it up to 232 registers and never
+    // serializes its wgmmas.
+    sw_u32 hung = 0;
     sw_u32 e = 0;
     sw_u32 turn = 0;  // tiles this consumer has run
     int j = c * kTileStart;
@@ -459,13 +483,13 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_sm90a_bf16_m128n256k64
       tn = tn * kClusterN + rank * kRankN;
       // Consumer 0's n-th tile follows consumer 1's (n-1)-th mainloop;
       // consumer 1's n-th follows consumer 0's n-th.
-      if (kOrderWait && j > 0) sw_mbar_wait(smem + kBarOrder + 8 * c, (turn - 1 + c) & 1u);
+      if (kOrderWait && j > 0) sw_mbar_wait_nt(smem + kBarOrder + 8 * c, (turn - 1 + c) & 1u, hung);
       // ---- mainloop
       sw_u32 it = (sw_u32)j * (sw_u32)kblocks;
 #pragma unroll 1
       for (int kb = 0; kb < kblocks; ++kb, ++it) {
         const sw_u32 s = it % kStages;
-        sw_mbar_wait(smem + kBarFull + 8 * s, (it / kStages) & 1u);
+        sw_mbar_wait_nt(smem + kBarFull + 8 * s, (it / kStages) & 1u, hung);
         // The descriptors' start-address field is 14 bits (address >> 4):
         // masked, so no higher address bit (set under a cluster launch)
         // spills into LBO. The stage base is masked once: every operand
