@@ -20,7 +20,12 @@ type View struct {
 	HangTimeoutMs int
 	HangTimeoutNs int64
 
-	Threads      int
+	Threads int
+	// ProducerRegs and ConsumerRegs are the setmaxnreg targets of the
+	// producer and consumer warpgroups. setmaxnreg only redistributes the
+	// registers allocated at launch (Threads x the entry count, 168 at 384
+	// threads), so ProducerRegs + 2*ConsumerRegs must not exceed 3 x 168:
+	// otherwise the consumers' setmaxnreg.inc never returns.
 	ProducerRegs int
 	ConsumerRegs int
 
@@ -496,7 +501,33 @@ func newSM90View(c tiling.Config) (*View, error) {
 	}
 	v.ProducerStores = v.IsBwd && !v.DbgStg && v.DbgNoStore == 0 && v.DbgNoEpi == 0
 	v.ConfigLines = configLines(c)
+	if err := checkRegisterSplit(v.Threads, v.ProducerRegs, v.ConsumerRegs); err != nil {
+		return nil, fmt.Errorf("gen: %s: %w", c.Name(), err)
+	}
 	return v, nil
+}
+
+// checkRegisterSplit checks the setmaxnreg targets of a kernel of threads
+// threads (one producer warpgroup, the rest consumers) against the registers
+// its launch allocates: 65536 / threads per thread, rounded down to a
+// multiple of 8, which ptxas assigns the entry under __launch_bounds__(threads,
+// 1). Targets must be multiples of 8 in [24, 256].
+func checkRegisterSplit(threads, producer, consumer int) error {
+	if threads%128 != 0 || threads < 256 {
+		return fmt.Errorf("register split: %d threads: want a producer warpgroup and at least one consumer warpgroup", threads)
+	}
+	for _, r := range []int{producer, consumer} {
+		if r%8 != 0 || r < 24 || r > 256 {
+			return fmt.Errorf("register split: setmaxnreg target %d: must be a multiple of 8 in [24, 256]", r)
+		}
+	}
+	entry := 65536 / threads / 8 * 8
+	groups := threads / 128
+	if total, pool := producer+(groups-1)*consumer, groups*entry; total > pool {
+		return fmt.Errorf("register split: producer %d + %d consumers x %d = %d registers per thread row, over the %d the launch allocates (%d warpgroups x %d): setmaxnreg.inc would never return",
+			producer, groups-1, consumer, total, pool, groups, entry)
+	}
+	return nil
 }
 
 // configLines describes the config for the generated file's header, one
