@@ -37,6 +37,16 @@ type View struct {
 	// Kernel kind: exactly one switch is true; the skeleton template picks
 	// the kind's partials by them.
 	IsBwd, IsGemm, IsGateUp, IsDown bool
+	// IsOverlap (schedule overlap, bwd_dswiglu): the consumers keep a
+	// finished tile's dout as bf16x2 and run its epilogue in OverlapSlices
+	// slices of OverlapFrags accumulator fragments between the next tile's
+	// k-blocks (sm90a_overlap.cuh.tmpl). OverlapSliceIdx is
+	// 0..OverlapSlices-1, the cases of the template's switch: every slice
+	// has compile-time register indices, or dout would go to local memory.
+	IsOverlap       bool
+	OverlapSlices   int
+	OverlapFrags    int
+	OverlapSliceIdx []int
 	// NName names the kernel's output-column size parameter: I (bwd_dswiglu,
 	// fwd_gateup) or N (gemm, fwd_down).
 	NName string
@@ -249,6 +259,16 @@ func newSM90View(c tiling.Config) (*View, error) {
 		v.ConsumerRowStride = rows
 		v.EmptyArrivals = 8 // lane 0 of each of the 8 consumer warps
 		v.ScheduleDoc = "both consumers work on every tile, consumer c on rows [c*TileM/2, (c+1)*TileM/2)."
+	case tiling.Overlap:
+		rows = c.TileM / 2
+		v.TileStart, v.TileStep = 0, 1
+		v.ConsumerRowStride = rows
+		v.EmptyArrivals = 8 // lane 0 of each of the 8 consumer warps
+		v.IsOverlap = true
+		// The consumers hold accumulators and the previous tile's dout
+		// (128x192: 96 + 48 registers); the producer needs few.
+		v.ProducerRegs, v.ConsumerRegs = 24, 240
+		v.ScheduleDoc = "both consumers work on every tile, consumer c on rows [c*TileM/2, (c+1)*TileM/2); each runs the previous tile's epilogue in slices between the next tile's k-blocks."
 	case tiling.PingPong:
 		v.TileStart, v.TileStep = 1, 2
 		v.EmptyArrivals = 4
@@ -260,7 +280,7 @@ func newSM90View(c tiling.Config) (*View, error) {
 		v.OrderWait = 1
 		v.ScheduleDoc = "consumer c owns the CTA's local tiles j with j%2 == c, so one consumer's epilogue overlaps the other's mainloop."
 	default:
-		return nil, fmt.Errorf("gen: %s: schedule %q: sm_90a supports cooperative or pingpong", c.Name(), c.Schedule)
+		return nil, fmt.Errorf("gen: %s: schedule %q: sm_90a supports cooperative, pingpong or overlap", c.Name(), c.Schedule)
 	}
 	if rows%64 != 0 {
 		return nil, fmt.Errorf("gen: %s: %d rows per consumer: must be a multiple of 64 (wgmma M)", c.Name(), rows)
@@ -271,6 +291,13 @@ func newSM90View(c tiling.Config) (*View, error) {
 	}
 	v.TileNOut = c.TileN / kd.halves
 	v.NB = v.TileNOut / epiSubCols
+	if v.IsOverlap {
+		v.OverlapFrags = 2
+		v.OverlapSlices = v.NB * 16 / v.OverlapFrags
+		for q := 0; q < v.OverlapSlices; q++ {
+			v.OverlapSliceIdx = append(v.OverlapSliceIdx, q)
+		}
+	}
 	v.K16 = c.TileK / 16
 	v.AccPerMB = c.TileN / 2
 

@@ -47,8 +47,15 @@ type Schedule string
 const (
 	Cooperative Schedule = "cooperative"
 	PingPong    Schedule = "pingpong"
-	OneCTA      Schedule = "1cta"
-	TwoCTA      Schedule = "2cta"
+	// Overlap (sm_90a bwd_dswiglu, experimental): cooperative tiles (each
+	// consumer warpgroup takes half the rows of every tile); each consumer
+	// keeps the finished tile's dout as bf16x2 in registers and runs its
+	// dSwiGLU epilogue in slices between the next tile's wgmma issues. The
+	// producer warpgroup loads the operands and de and stores grad_de, as
+	// for the other schedules.
+	Overlap Schedule = "overlap"
+	OneCTA  Schedule = "1cta"
+	TwoCTA  Schedule = "2cta"
 )
 
 // Scheduler is how persistent CTAs obtain their tiles.
@@ -165,8 +172,6 @@ const (
 	// DebugTrace prints per-tile timestamps (%globaltimer) of CTA 0's
 	// consumers: order wait, mainloop, epilogue and the epilogue's waits.
 	// Results are right; the prints slow the kernel down.
-	// Its printf makes ptxas serialize the wgmma pipeline (C7510): the
-	// trace times a slower mainloop than the real kernel's.
 	DebugTrace Debug = "trace"
 	// DebugNoEpiSmem runs the epilogue math on accumulator values without
 	// any shared-memory traffic (no TMA loads or stores, no ld/st.shared).

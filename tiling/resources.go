@@ -85,7 +85,7 @@ func (c Config) Consumers() int {
 // TileM, sm_100a the rows per CTA. 0 for an unknown arch or schedule.
 func (c Config) RowsPerConsumer() int {
 	switch {
-	case c.Arch == ArchSM90a && c.Schedule == Cooperative:
+	case c.Arch == ArchSM90a && (c.Schedule == Cooperative || c.Schedule == Overlap):
 		return c.TileM / 2
 	case c.Arch == ArchSM90a && c.Schedule == PingPong:
 		return c.TileM

@@ -185,6 +185,10 @@ func (c Config) validateShape(ch *checker, lim Limits) bool {
 			if c.TileM != 64 && c.TileM != 128 {
 				ch.add("tile_m", c.TileM, "must be 64 or 128 for pingpong (each consumer warpgroup takes a whole tile, a multiple of the wgmma M=64)")
 			}
+		case Overlap:
+			if c.TileM != 128 {
+				ch.add("tile_m", c.TileM, "must be 128 for overlap (each consumer warpgroup takes 64 rows, one wgmma M)")
+			}
 		}
 		if !mma.LegalN(c.TileN) {
 			ch.add("tile_n", c.TileN, "must be a multiple of %d in [%d,%d] (wgmma N)", mma.NStep, mma.NMin, mma.NMax)
