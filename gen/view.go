@@ -266,8 +266,9 @@ func newSM90View(c tiling.Config) (*View, error) {
 		v.EmptyArrivals = 8 // lane 0 of each of the 8 consumer warps
 		v.IsOverlap = true
 		// The consumers hold accumulators and the previous tile's dout
-		// (128x192: 96 + 48 registers); 32 x 128 + 240 x 256 = 65536.
-		v.ProducerRegs, v.ConsumerRegs = 32, 240
+		// (128x192: 96 + 48 registers); 24 + 2 x 240 = 504 = 3 x 168, the entry
+		// allocation setmaxnreg redistributes (more and TRY_ALLOC never returns).
+		v.ProducerRegs, v.ConsumerRegs = 24, 240
 		v.ScheduleDoc = "both consumers work on every tile, consumer c on rows [c*TileM/2, (c+1)*TileM/2); each runs the previous tile's epilogue in slices between the next tile's k-blocks."
 	case tiling.PingPong:
 		v.TileStart, v.TileStep = 1, 2
