@@ -265,10 +265,14 @@ func newSM90View(c tiling.Config) (*View, error) {
 		v.ConsumerRowStride = rows
 		v.EmptyArrivals = 8 // lane 0 of each of the 8 consumer warps
 		v.IsOverlap = true
-		// The consumers hold accumulators and the previous tile's dout
-		// (128x192: 96 + 48 registers); 24 + 2 x 240 = 504 = 3 x 168, the entry
-		// allocation setmaxnreg redistributes (more and TRY_ALLOC never returns).
-		v.ProducerRegs, v.ConsumerRegs = 24, 240
+		// The consumers hold accumulators and the previous tile's dout:
+		// from 128x192 on (96 + 48 registers) they need 240 registers, and
+		// the producer gets the 24 left (24 + 2 x 240 = 504 = 3 x 168, the
+		// pool setmaxnreg redistributes). 128x128 keeps the default split:
+		// its producer spills at 24.
+		if c.TileN > 128 {
+			v.ProducerRegs, v.ConsumerRegs = 24, 240
+		}
 		v.ScheduleDoc = "both consumers work on every tile, consumer c on rows [c*TileM/2, (c+1)*TileM/2); each runs the previous tile's epilogue in slices between the next tile's k-blocks."
 	case tiling.PingPong:
 		v.TileStart, v.TileStep = 1, 2

@@ -70,9 +70,6 @@ func BuildAndLoad(ctx context.Context, env *Env, cfg tiling.Config) (*launch.Ker
 	// printf also makes ptxas serialize the wgmma pipeline (C7510), so its
 	// times are those of a slower mainloop than the real kernel's.
 	loose := cfg.Debug == tiling.DebugTrace || cfg.Debug == tiling.DebugDirectStore
-	// Experimental overlap: at 24 producer registers ptxas saves one value
-	// at kernel entry and reloads it in each region (12-28 bytes).
-	loose = loose || cfg.Schedule == tiling.Overlap
 	br, err := env.TC.Compile(ctx, art.Name, art.Source, gen.CompileOptions{Arch: string(cfg.Arch),
 		AllowStack: loose, AllowSpills: loose, AllowNotes: cfg.Debug == tiling.DebugTrace})
 	if err != nil {
