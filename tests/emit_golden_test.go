@@ -25,7 +25,8 @@ const goldenDir = "testdata/golden"
 // other load path and descriptors), and ping-pong with StoreOut (the third
 // epilogue output). They are chosen by role rather than by name so that a
 // change of the catalog's stage counts moves the goldens along (run with
-// -update) instead of silently testing configs the catalog dropped.
+// -update) instead of silently testing configs the catalog dropped. A
+// fourth, the experimental overlap schedule, is pinned by name.
 func goldenConfigs(t *testing.T) []tiling.Config {
 	t.Helper()
 	roles := []struct {
@@ -52,7 +53,12 @@ func goldenConfigs(t *testing.T) []tiling.Config {
 		}
 		out = append(out, tiling.Catalog()[i])
 	}
-	return out
+	// The experimental overlap schedule is in no catalog: pinned by name.
+	ov, err := tiling.ParseName("bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(out, ov)
 }
 
 // TestEmitGolden pins the rendered source of representative sm_90a
