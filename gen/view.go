@@ -301,7 +301,7 @@ func newSM90View(c tiling.Config) (*View, error) {
 		// 1: 368.0 us, 2: 283.6, 4: 252.7, 8: 276.7, 16: 288.0. Small slices
 		// pay a fixed cost each; large ones hold up the next k-block's
 		// wgmma issue. 4 gives 12 slices per tile, one per k-block at K=768.
-		v.OverlapFrags = 4
+		v.OverlapFrags = c.OverlapSliceFrags()
 		v.OverlapSlices = v.NB * 16 / v.OverlapFrags
 		for q := 0; q < v.OverlapSlices; q++ {
 			v.OverlapSliceIdx = append(v.OverlapSliceIdx, q)

@@ -139,6 +139,14 @@ type Config struct {
 	// output rounding. bwd_dswiglu only.
 	FastSigmoid bool `json:",omitempty"`
 
+	// SliceFrags (overlap schedule only; 0 otherwise) is the accumulator
+	// fragments of the previous tile's epilogue run in one slice between
+	// two k-blocks: 16 per 64x64 sub-tile. Small slices pay a fixed cost
+	// each, large ones hold up the next k-block's wgmmas (H200, 128x192:
+	// 4 is fastest at K=768, 8 at K=4096). 0 means the default,
+	// DefaultSliceFrags, and is left out of names and JSON.
+	SliceFrags int `json:",omitempty"`
+
 	// Debug is a test- and measurement-only variant; never in Space or
 	// Catalog, and its results are wrong by design (see Debug).
 	Debug Debug
@@ -199,4 +207,18 @@ func (d Debug) ResultsRight() bool {
 		return true
 	}
 	return false
+}
+
+// DefaultSliceFrags is the overlap schedule's slice size when SliceFrags is
+// 0: the fastest measured at the seed shape S1 (bench/results/NOTES.md run
+// 58).
+const DefaultSliceFrags = 4
+
+// OverlapSliceFrags returns the overlap schedule's slice size: SliceFrags,
+// or DefaultSliceFrags when it is 0.
+func (c Config) OverlapSliceFrags() int {
+	if c.SliceFrags == 0 {
+		return DefaultSliceFrags
+	}
+	return c.SliceFrags
 }

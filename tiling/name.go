@@ -75,7 +75,8 @@ func (c Config) WithDefaults() Config {
 // fields add a suffix only when they differ from their default, in this
 // order: _rn (raster n), _g{N} (swizzle group), _e{EpiM}x{EpiN}s{EpiStages}
 // (non-default epilogue), _amn (MajorA mn), _bmn (MajorB mn), _out
-// (StoreOut), _res (Residual), _tanh (FastSigmoid), _clc (CLC scheduler), _dbg{variant} (Debug).
+// (StoreOut), _res (Residual), _tanh (FastSigmoid), _sf{N} (SliceFrags), _clc (CLC scheduler),
+// _dbg{variant} (Debug).
 //
 // The name of a valid config is a C identifier and a file name; it is the
 // cubin entry point, the cache key prefix and the golden file stem.
@@ -108,6 +109,9 @@ func (c Config) Name() string {
 	}
 	if c.FastSigmoid {
 		b.WriteString("_tanh")
+	}
+	if c.SliceFrags != 0 {
+		fmt.Fprintf(&b, "_sf%d", c.SliceFrags)
 	}
 	if c.Scheduler == CLCScheduler {
 		b.WriteString("_clc")
@@ -202,6 +206,7 @@ func parseName(s string) (Config, error) {
 		sufOut
 		sufRes
 		sufTanh
+		sufSF
 		sufCLC
 		sufDbg
 	)
@@ -247,6 +252,16 @@ func parseName(s string) (Config, error) {
 		case t == "tanh":
 			at = sufTanh
 			c.FastSigmoid = true
+		case strings.HasPrefix(t, "sf"):
+			at = sufSF
+			v, err := scanNums(t, "sf")
+			if err != nil {
+				return c, fmt.Errorf("slice suffix %q: %w", t, err)
+			}
+			if v[0] == DefaultSliceFrags {
+				return c, fmt.Errorf("slice suffix %q: the default %d is left out of names", t, DefaultSliceFrags)
+			}
+			c.SliceFrags = v[0]
 		case t == "clc":
 			at = sufCLC
 			c.Scheduler = CLCScheduler
@@ -257,10 +272,10 @@ func parseName(s string) (Config, error) {
 				return c, fmt.Errorf("debug suffix %q: want dbg + one of %v", t, Debugs())
 			}
 		default:
-			return c, fmt.Errorf("unknown suffix %q (want rn, g{N}, e{M}x{N}s{S}, amn, bmn, out, res, tanh, clc, dbg{variant})", t)
+			return c, fmt.Errorf("unknown suffix %q (want rn, g{N}, e{M}x{N}s{S}, amn, bmn, out, res, tanh, sf{N}, clc, dbg{variant})", t)
 		}
 		if at < next {
-			return c, fmt.Errorf("suffix %q repeated or out of order (order: rn, g, e, amn, bmn, out, res, tanh, clc, dbg)", t)
+			return c, fmt.Errorf("suffix %q repeated or out of order (order: rn, g, e, amn, bmn, out, res, tanh, sf, clc, dbg)", t)
 		}
 		next = at + 1
 	}

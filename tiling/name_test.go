@@ -27,6 +27,7 @@ func TestName(t *testing.T) {
 		}), "gemm_sm90a_fp16_m128n128k64_s4_c1x1_pingpong_rn_g1_amn_bmn"},
 		{mut(h, func(c *Config) { c.Kernel, c.MajorB, c.Residual = KernelFwdDown, MNMajor, true }), "fwd_down_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_res"},
 		{mut(h, func(c *Config) { c.Kernel, c.StoreOut, c.Debug = KernelFwdGateUp, true, DebugNoEpilogue }), "fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out_dbgnoepi"},
+		{mut(h, func(c *Config) { c.Schedule, c.TileN, c.FastSigmoid, c.SliceFrags = Overlap, 192, true, 8 }), "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap_tanh_sf8"},
 		{b, "bwd_dswiglu_sm100a_bf16_m256n256k64_s5_c2x1_2cta"},
 		{mut(b, func(c *Config) { c.Scheduler = CLCScheduler; c.EpiN = 32 }), "bwd_dswiglu_sm100a_bf16_m256n256k64_s5_c2x1_2cta_e128x32s2_clc"},
 		{cfg100(64, 128, 4, OneCTA), "bwd_dswiglu_sm100a_bf16_m64n128k64_s4_c1x1_1cta"},
@@ -68,6 +69,9 @@ func TestParseNameErrors(t *testing.T) {
 		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out_out", "repeated"},
 		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_fast", "unknown suffix"},
 		{"fwd_down_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_res_bmn", "out of order"},
+		{"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap_sf8_tanh", "out of order"},
+		{"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap_sf08", "leading zeros"},
+		{"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap_sf4", "default 4"},
 		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s99999999999_c1x1_pingpong", "must be <="},
 	}
 	for _, tt := range tests {

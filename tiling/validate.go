@@ -109,6 +109,16 @@ func (c Config) Validate() error {
 	if c.StoreOut && kernelOK && c.Kernel != KernelBwdDSwiGLU && c.Kernel != KernelFwdGateUp {
 		ch.add("store_out", c.StoreOut, "only bwd_dswiglu (the recomputed out) and fwd_gateup (de for training) have a second output to store")
 	}
+	if c.SliceFrags != 0 {
+		switch {
+		case c.Schedule != Overlap:
+			ch.add("slice_frags", c.SliceFrags, "only the overlap schedule runs its epilogue in slices; leave it 0")
+		case c.SliceFrags == DefaultSliceFrags:
+			ch.add("slice_frags", c.SliceFrags, "is the default; leave it 0 (no _sf suffix)")
+		case c.SliceFrags != 1 && c.SliceFrags != 2 && c.SliceFrags != 8 && c.SliceFrags != 16:
+			ch.add("slice_frags", c.SliceFrags, "must divide the 16 fragments of a 64x64 sub-tile: 1, 2, 4 (default), 8 or 16")
+		}
+	}
 	if c.FastSigmoid && kernelOK && c.Kernel != KernelBwdDSwiGLU {
 		ch.add("fast_sigmoid", c.FastSigmoid, "only bwd_dswiglu has the tanh sigmoid")
 	}
