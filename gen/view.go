@@ -253,17 +253,15 @@ func newSM90View(c tiling.Config) (*View, error) {
 	}
 	rows := c.TileM // rows per consumer warpgroup
 	switch c.Schedule {
-	case tiling.Cooperative:
+	case tiling.Cooperative, tiling.Overlap:
 		rows = c.TileM / 2
 		v.TileStart, v.TileStep = 0, 1
 		v.ConsumerRowStride = rows
 		v.EmptyArrivals = 8 // lane 0 of each of the 8 consumer warps
 		v.ScheduleDoc = "both consumers work on every tile, consumer c on rows [c*TileM/2, (c+1)*TileM/2)."
-	case tiling.Overlap:
-		rows = c.TileM / 2
-		v.TileStart, v.TileStep = 0, 1
-		v.ConsumerRowStride = rows
-		v.EmptyArrivals = 8 // lane 0 of each of the 8 consumer warps
+		if c.Schedule != tiling.Overlap {
+			break
+		}
 		v.IsOverlap = true
 		// The consumers hold accumulators and the previous tile's dout:
 		// from 128x192 on (96 + 48 registers) they need 240 registers, and
@@ -273,7 +271,7 @@ func newSM90View(c tiling.Config) (*View, error) {
 		if c.TileN > 128 {
 			v.ProducerRegs, v.ConsumerRegs = 24, 240
 		}
-		v.ScheduleDoc = "both consumers work on every tile, consumer c on rows [c*TileM/2, (c+1)*TileM/2); each runs the previous tile's epilogue in slices between the next tile's k-blocks."
+		v.ScheduleDoc = strings.TrimSuffix(v.ScheduleDoc, ".") + "; each runs the previous tile's epilogue in slices between the next tile's k-blocks."
 	case tiling.PingPong:
 		v.TileStart, v.TileStep = 1, 2
 		v.EmptyArrivals = 4

@@ -46,8 +46,9 @@ func TestCompileCatalog(t *testing.T) {
 		t.Fatal("tiling.Catalog() is empty")
 	}
 	// The experimental overlap schedule is in no catalog; it must still
-	// compile clean: accumulators and the previous tile's dout in 240
-	// consumer registers, no trap in the consumers (C7518).
+	// compile clean: accumulators and the previous tile's dout in the
+	// consumers' registers (240 at 128x192), no trap in the consumers
+	// (C7518).
 	for _, name := range []string{"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap", "bwd_dswiglu_sm90a_fp16_m128n128k64_s5_c1x1_overlap_bmn"} {
 		ov, err := tiling.ParseName(name)
 		if err != nil {

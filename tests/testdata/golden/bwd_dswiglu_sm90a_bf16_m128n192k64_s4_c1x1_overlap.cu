@@ -641,19 +641,28 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
       for (int kb = 0; kb < kblocks; ++kb, ++it) {
         const sw_u32 s = it % kStages;
         sw_mbar_wait_nt(smem + kBarFull + 8 * s, (it / kStages) & 1u, hung);
-        // Descriptor start addresses: the stage base masked once (see the
-        // other schedules' mainloop).
+        // The descriptors' start-address field is 14 bits (address >> 4):
+        // masked, so no higher address bit (set under a cluster launch)
+        // spills into LBO. The stage base is masked once: every operand
+        // offset stays inside the CTA's < 2^18-byte window, so adding it
+        // afterwards cannot carry out of the field.
         const sw_u32 sd = ((smem + s * kStageBytes) & 0x3FFFFu) >> 4;
-        sw_fence_acc(acc[0]);
+#pragma unroll
+        for (int mb = 0; mb < kMB; ++mb) sw_fence_acc(acc[mb]);
         sw_wgmma_fence();
 #pragma unroll
         for (int k = 0; k < kK16 * (1 - kDbgNoMma); ++k) {
-          const sw_u64 da = kDescA | (sw_u64)(sd + (a_off >> 4) + (kAK16[k] >> 4));
-          const sw_u64 db = kDescB | (sw_u64)(sd + ((kBOff + kBK16[k]) >> 4));
-          sw_wgmma(acc[0], da, db, (kb > 0 || k > 0) ? 1u : 0u);
+#pragma unroll
+          for (int mb = 0; mb < kMB; ++mb) {
+            const sw_u64 da = kDescA | (sw_u64)(sd + (a_off >> 4) + ((kAMB[mb] + kAK16[k]) >> 4));
+            const sw_u64 db = kDescB | (sw_u64)(sd + ((kBOff + kBK16[k]) >> 4));
+            sw_wgmma(acc[mb], da, db, (kb > 0 || k > 0) ? 1u : 0u);
+          }
         }
         sw_wgmma_commit();
-        sw_fence_acc(acc[0]);
+#pragma unroll
+        for (int mb = 0; mb < kMB; ++mb) sw_fence_acc(acc[mb]);
+        // The wgmmas of the previous k-block are done: release its stage.
         sw_wgmma_wait<1>();
         if (kb > 0 && lane == 0) sw_release_stage(smem + kBarEmpty + 8 * ((it - 1) % kStages));
         // Slices of the pending epilogue while this k-block's wgmmas run.
@@ -667,7 +676,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
         for (; q < kSlices; ++q) run_slice(q);
       }
       sw_wgmma_wait<0>();
-      sw_fence_acc(acc[0]);
+#pragma unroll
+      for (int mb = 0; mb < kMB; ++mb) sw_fence_acc(acc[mb]);
       if (kblocks > 0 && lane == 0) sw_release_stage(smem + kBarEmpty + 8 * ((it - 1) % kStages));
       // This tile's dout becomes the pending epilogue.
 #pragma unroll
@@ -691,7 +701,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
       sw_u32 x = 0;
 #pragma unroll
       for (int f = 0; f < kNB * 16; ++f) x ^= dpk[f];
-      if (K < 0 && x == 0x9E3779B9u) asm volatile("trap;");
+      // A store, not a trap: no trap may sit in a consumer (sw_mbar_wait_nt).
+      if (K < 0 && x == 0x9E3779B9u) sw_sts32(ebase, x);
     }
     if (threadIdx.x % 128 == 0) sw_bulk_wait0();
   }
