@@ -219,14 +219,11 @@ func parseName(s string) (Config, error) {
 			c.Raster = RasterN
 		case strings.HasPrefix(t, "g"):
 			at = sufG
-			v, err := scanNums(t, "g")
+			v, err := scanDefaultless(t, "g", "swizzle group", DefaultSwizzleGroup)
 			if err != nil {
-				return c, fmt.Errorf("swizzle group suffix %q: %w", t, err)
+				return c, err
 			}
-			if v[0] == DefaultSwizzleGroup {
-				return c, fmt.Errorf("swizzle group suffix %q: the default %d is left out of names", t, DefaultSwizzleGroup)
-			}
-			c.SwizzleGroup = v[0]
+			c.SwizzleGroup = v
 		case strings.HasPrefix(t, "e"):
 			at = sufE
 			v, err := scanNums(t, "e", "x", "s")
@@ -254,14 +251,11 @@ func parseName(s string) (Config, error) {
 			c.FastSigmoid = true
 		case strings.HasPrefix(t, "sf"):
 			at = sufSF
-			v, err := scanNums(t, "sf")
+			v, err := scanDefaultless(t, "sf", "slice", DefaultSliceFrags)
 			if err != nil {
-				return c, fmt.Errorf("slice suffix %q: %w", t, err)
+				return c, err
 			}
-			if v[0] == DefaultSliceFrags {
-				return c, fmt.Errorf("slice suffix %q: the default %d is left out of names", t, DefaultSliceFrags)
-			}
-			c.SliceFrags = v[0]
+			c.SliceFrags = v
 		case t == "clc":
 			at = sufCLC
 			c.Scheduler = CLCScheduler
@@ -280,6 +274,19 @@ func parseName(s string) (Config, error) {
 		next = at + 1
 	}
 	return c, nil
+}
+
+// scanDefaultless reads the one-number suffix t = lit N (the field what),
+// rejecting the field's default def, which canonical names leave out.
+func scanDefaultless(t, lit, what string, def int) (int, error) {
+	v, err := scanNums(t, lit)
+	if err != nil {
+		return 0, fmt.Errorf("%s suffix %q: %w", what, t, err)
+	}
+	if v[0] == def {
+		return 0, fmt.Errorf("%s suffix %q: the default %d is left out of names", what, t, def)
+	}
+	return v[0], nil
 }
 
 // scanNums reads s as lits[0] num lits[1] num ... with canonical positive
