@@ -270,6 +270,9 @@ func newSM90View(c tiling.Config) (*View, error) {
 		// its producer spills at 24.
 		if c.TileN > 128 {
 			v.ProducerRegs, v.ConsumerRegs = 24, 240
+			if c.ClusterM*c.ClusterN > 1 {
+				v.ProducerRegs, v.ConsumerRegs = 40, 232
+			}
 		}
 		v.ScheduleDoc = strings.TrimSuffix(v.ScheduleDoc, ".") + "; each runs the previous tile's epilogue in slices between the next tile's k-blocks."
 	case tiling.PingPong:
