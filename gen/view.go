@@ -334,6 +334,12 @@ func newSM90View(c tiling.Config) (*View, error) {
 		}
 		return -1
 	}
+	// slabRank is the multicast rank that loads slab q of n: the slabs are
+	// split into parts runs of consecutive slabs, the first runs one
+	// shorter when n is not a multiple of parts (128x192 under a 2x1
+	// cluster has 3 B slabs: ranks 0, 0, 1). Each CTA still expects the
+	// whole stage's bytes, so an uneven split only moves load issue work.
+	slabRank := func(q, n, parts int) int { return part(q*parts/n, parts) }
 
 	// A: a 1x2 cluster shares it; CTA r loads its share and multicasts.
 	aParts := c.ClusterN // 1, or 2 when A is shared
@@ -380,7 +386,7 @@ func newSM90View(c tiling.Config) (*View, error) {
 		for q := 0; q < slabs; q++ {
 			aK, aRow = append(aK, 0), append(aRow, 64*q)
 			aSmem = append(aSmem, q*slab)
-			aRank = append(aRank, part(q/max(1, slabs/aParts), aParts))
+			aRank = append(aRank, slabRank(q, slabs, aParts))
 		}
 		v.ConsumerASmemStride = v.ConsumerRowStride / 64 * slab
 		v.DescA = fmt.Sprintf("0x%016x", descBits(slab, swizzleRepeat))
@@ -437,7 +443,7 @@ func newSM90View(c tiling.Config) (*View, error) {
 		for q := 0; q < slabs; q++ {
 			bK, bN, bHalf = append(bK, 0), append(bN, 64*(q%perHalf)), append(bHalf, q/perHalf)
 			bSmem = append(bSmem, q*c.TileK*swizzleAtomBytes)
-			bRank = append(bRank, part(q/max(1, slabs/bParts), bParts))
+			bRank = append(bRank, slabRank(q, slabs, bParts))
 		}
 		v.DescB = fmt.Sprintf("0x%016x", descBits(c.TileK*swizzleAtomBytes, swizzleRepeat))
 		v.TransB = 1

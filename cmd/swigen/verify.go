@@ -130,7 +130,7 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 	}
 	failed := 0
 	var all []verifyJSON
-	for _, cfg := range cfgs {
+	for ci, cfg := range cfgs {
 		cctx, cancel := compileCtx(ctx)
 		k, br, err := check.BuildAndLoad(cctx, env, cfg)
 		cancel()
@@ -174,6 +174,12 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 			var te *cu.TimeoutError
 			if errors.As(r.Err, &te) {
 				return fmt.Errorf("verify: %w", r.Err)
+			}
+			if cu.ContextLost(r.Err) {
+				// Every later call in this context fails with the same
+				// sticky error: say so instead of failing the rest.
+				return fmt.Errorf("verify: %s M=%d K=%d I=%d: %w; the CUDA context is lost, so %d later config(s) did not run (verify them in a new process)",
+					cfg.Name(), r.Shape.M, r.Shape.K, r.Shape.I, r.Err, len(cfgs)-ci-1)
 			}
 		}
 	}

@@ -110,6 +110,23 @@ func (e *Error) Is(target error) bool {
 	return target == ErrNoDevice && e.Code == ErrorNoDevice
 }
 
+// ContextLost reports whether err holds a driver error that leaves the
+// CUDA context unusable: a kernel fault (illegal address or instruction,
+// misaligned access, launch failure, ...) is sticky, and every later call
+// in the context returns it again, so the work after it cannot run in this
+// process.
+func ContextLost(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code {
+	case 700, 714, 715, 716, 717, 718, 719:
+		return true
+	}
+	return false
+}
+
 // check turns a status into an error (nil for CUDA_SUCCESS).
 func check(op string, r Result) error {
 	if r == Success {

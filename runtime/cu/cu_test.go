@@ -3,6 +3,7 @@ package cu
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unsafe"
@@ -248,4 +249,24 @@ func TestBuffersRejectNegativeSize(t *testing.T) {
 		t.Errorf("Alloc(-1) = %v, want an error naming -1", err)
 	}
 	b.Free() // nothing allocated: must not touch the driver
+}
+
+func TestContextLost(t *testing.T) {
+	tests := []struct {
+		err  error
+		want bool
+	}{
+		{check("cuStreamQuery", 719), true},                          // launch failed
+		{fmt.Errorf("alloc: %w", check("cuMemAlloc_v2", 700)), true}, // illegal address, wrapped
+		{check("cuMemAlloc_v2", 2), false},                           // out of memory: the context survives
+		{check("cuLaunchKernel", 701), false},                        // too many resources: nothing ran
+		{&TimeoutError{What: "k", After: 1}, false},                  // reported on its own
+		{errors.New("cu: something else"), false},
+		{nil, false},
+	}
+	for _, tt := range tests {
+		if got := ContextLost(tt.err); got != tt.want {
+			t.Errorf("ContextLost(%v) = %v, want %v", tt.err, got, tt.want)
+		}
+	}
 }

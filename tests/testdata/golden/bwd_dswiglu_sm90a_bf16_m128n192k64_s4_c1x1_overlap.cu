@@ -634,6 +634,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
     for (int t = unit0; t < num_units; ++j, t = unit0 + j * num_ctas) {
       int tm, tn;
       sw_tile_raster_m(t, units_m, units_n, kSwizzleGroup, tm, tn);
+      tm = tm * kClusterM + rank * kRankM;
+      tn = tn * kClusterN + rank * kRankN;
       // ---- mainloop, with the pending tile's epilogue between k-blocks
       sw_u32 it = (sw_u32)j * (sw_u32)kblocks;
       int q = 0;  // the pending epilogue's next slice
