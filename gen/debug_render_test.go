@@ -33,8 +33,9 @@ func TestDebugVariantsRender(t *testing.T) {
 			[]string{"__float_as_uint(acc[mb]", "static constexpr sw_u32 kEpiTxBytes = 0;"},
 			[]string{"lv[q] = sw_lds32", "sw_tma_store_3d(&tmap_gde", "sw_tma_load_3d(slot, &tmap_de"}, "K", "4"},
 		{tiling.DebugTrace,
-			[]string{"swigen-trace c=%d j=%d", "tr_mfull += sw_globaltimer() - tq0;", "tr_full += sw_globaltimer() - tq;"},
-			[]string{"gde_raw"}, "K", "4"},
+			[]string{"__device__ sw_u64 sw_trace[kTraceCtas * 2 * kTraceTiles * kTraceWords];", "tr_opw += sw_clock() - tq0;",
+				"tr_dew += sw_clock() - tq;", "tr_mmaw += sw_clock() - tq1;", "sw_trace_put(c, turn, tr_t0, tr_a,"},
+			[]string{"gde_raw", "printf("}, "K", "4"},
 	} {
 		name := base
 		if tt.debug != tiling.DebugNone {

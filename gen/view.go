@@ -161,8 +161,11 @@ type View struct {
 	// residual words the epilogue loads together; one register each, so
 	// twice EpiGroup in the same register room.
 	ResGroup int
-	// DbgTrace: consumer thread 0 of CTA 0 prints per-tile timestamps.
-	DbgTrace bool
+	// DbgTrace: thread 0 of each consumer writes per-tile timings into the
+	// global sw_trace, TraceCtas CTAs x 2 consumers x TraceTiles tiles
+	// (runtime/bench.TraceRecord).
+	DbgTrace              bool
+	TraceCtas, TraceTiles int
 	// ReleaseLocalCond is the C condition under which a consumer releases
 	// an operand stage in its own CTA only.
 	ReleaseLocalCond string
@@ -204,6 +207,17 @@ func joinInts(v []int) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// TraceCtas and TraceTiles size the trace variant's record buffer
+// (sw_trace): CTAs past TraceCtas and tiles past TraceTiles are not
+// recorded.
+const (
+	TraceCtas  = 160
+	TraceTiles = 96
+)
+
+// TraceSymbol is the trace variant's global record buffer.
+const TraceSymbol = "sw_trace"
 
 // newSM90View computes the view of an sm_90a kernel of any kind: the
 // shared skeleton (operand ring, schedule, cluster, descriptors) here, the
@@ -539,6 +553,7 @@ func newSM90View(c tiling.Config) (*View, error) {
 		}
 	case tiling.DebugTrace:
 		v.DbgTrace = true
+		v.TraceCtas, v.TraceTiles = TraceCtas, TraceTiles
 	default:
 		return nil, fmt.Errorf("gen: %s: debug %q: unknown variant", c.Name(), c.Debug)
 	}

@@ -177,9 +177,10 @@ const (
 	DebugNoEpiLoad Debug = "noload"
 	// DebugNoEpiStore skips the epilogue's TMA stores.
 	DebugNoEpiStore Debug = "nostore"
-	// DebugTrace prints per-tile timestamps (%globaltimer) of CTA 0's
-	// consumers: order wait, mainloop, epilogue and the epilogue's waits.
-	// Results are right; the prints slow the kernel down.
+	// DebugTrace records per-tile timings of every consumer (%clock:
+	// order wait, mainloop, epilogue, and the waits for operands, de and
+	// wgmmas) into a global buffer that swigen bench reads back and
+	// summarizes. Results are right; the timer reads cost little.
 	DebugTrace Debug = "trace"
 	// DebugNoEpiSmem runs the epilogue math on accumulator values without
 	// any shared-memory traffic (no TMA loads or stores, no ld/st.shared).

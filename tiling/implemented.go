@@ -30,10 +30,10 @@ func Implemented(c Config) (bool, string) {
 		// Clusters of two CTAs share one operand by TMA multicast (2x1: B,
 		// 1x2: A), each CTA loading half of it. An MN-major operand is split
 		// by 64-column slabs.
-		if c.Schedule == Overlap && (c.Kernel != KernelBwdDSwiGLU || c.StoreOut || (c.Debug != DebugNone && c.Debug != DebugNoEpilogue && c.Debug != DebugNoMainloop)) {
+		if c.Schedule == Overlap && (c.Kernel != KernelBwdDSwiGLU || c.StoreOut || (c.Debug != DebugNone && c.Debug != DebugNoEpilogue && c.Debug != DebugNoMainloop && c.Debug != DebugTrace)) {
 			// Experimental: the first version of the schedule runs the plain
 			// bwd_dswiglu epilogue only.
-			return false, "sm_90a overlap is implemented for bwd_dswiglu without store_out, and of the debug variants only noepi and nomma"
+			return false, "sm_90a overlap is implemented for bwd_dswiglu without store_out, and of the debug variants only noepi, nomma and trace"
 		}
 		if c.ClusterM*c.ClusterN > 2 {
 			return false, fmt.Sprintf("sm_90a cluster %dx%d is not implemented; use 1x1, 2x1 or 1x2", c.ClusterM, c.ClusterN)

@@ -12,8 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/check"
+	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -194,13 +196,28 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 			unbuilt = append(unbuilt, cfg.Name())
 			continue
 		}
+		trace := cfg.Debug == tiling.DebugTrace
 		for _, sh := range shapes {
+			if trace {
+				if err := k.ClearTrace(); err != nil {
+					k.Close()
+					return err
+				}
+			}
 			rep, err := bench.BenchBwd(benv, k, sh, c, opts)
 			if err != nil {
 				k.Close()
 				return err
 			}
 			printBwdReport(e, rep)
+			if trace {
+				// Every timed launch wrote the same records; the buffer holds
+				// the last one's.
+				if err := printTrace(e, k); err != nil {
+					k.Close()
+					return err
+				}
+			}
 			summary = append(summary, fmt.Sprintf("%-60s %6d,%5d,%6d  %8.1f us  base %8.1f us  %5.2fx  floor %6.1f us (%3.0f%%)  grid %d",
 				cfg.Name(), sh.M, sh.K, sh.I, rep.Rows[0].T.Median, rep.Rows[1].T.Median, rep.Speedup, rep.FloorUS, rep.Rows[0].PctFloor, rep.Grid))
 			if o.JSONDir != "" {
@@ -316,5 +333,20 @@ func runModel(e *env, o *benchOptions) error {
 	if m.seedRef != "" {
 		fmt.Fprintf(w, "for comparison, %s\n", m.seedRef)
 	}
+	return nil
+}
+
+// printTrace reads a trace variant's records after its runs and prints
+// their per-tile summary.
+func printTrace(e *env, k *launch.Kernel) error {
+	w, err := k.Trace()
+	if err != nil {
+		return err
+	}
+	recs, err := bench.ParseTrace(w, gen.TraceCtas, gen.TraceTiles)
+	if err != nil {
+		return err
+	}
+	bench.SummarizeTrace(recs).Print(e.stdout)
 	return nil
 }

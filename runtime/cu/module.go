@@ -90,6 +90,24 @@ func (m *Module) Function(name string) (*Function, error) {
 	return f, nil
 }
 
+// Global returns the device address and size in bytes of the module-scope
+// __device__ variable name (cuModuleGetGlobal_v2).
+func (m *Module) Global(name string) (DevicePtr, uint64, error) {
+	if cuModuleGetGlobal.addr == 0 {
+		return 0, 0, fmt.Errorf("cu: global %q: the driver has no cuModuleGetGlobal_v2", name)
+	}
+	cs := append([]byte(name), 0)
+	var p DevicePtr
+	var n uint64
+	err := m.ctx.Do(func() error {
+		return invoke(&cuModuleGetGlobal, uintptr(unsafe.Pointer(&p)), uintptr(unsafe.Pointer(&n)), m.h, uintptr(unsafe.Pointer(&cs[0])))
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("cu: global %q: %w", name, err)
+	}
+	return p, n, nil
+}
+
 // Unload unloads m; its Functions become invalid.
 func (m *Module) Unload() error {
 	if m == nil || m.h == 0 {

@@ -41,6 +41,7 @@ var (
 	cuModuleLoadData             = sym{name: "cuModuleLoadData"}
 	cuModuleGetFunction          = sym{name: "cuModuleGetFunction"}
 	cuModuleUnload               = sym{name: "cuModuleUnload"}
+	cuModuleGetGlobal            = sym{name: "cuModuleGetGlobal_v2", optional: true}
 	cuFuncSetAttribute           = sym{name: "cuFuncSetAttribute"}
 	cuFuncGetAttribute           = sym{name: "cuFuncGetAttribute"}
 	cuLaunchKernel               = sym{name: "cuLaunchKernel"}
@@ -62,7 +63,7 @@ var (
 		&cuDeviceGetName, &cuDeviceGetAttribute, &cuDeviceTotalMem, &cuDevicePrimaryCtxRetain,
 		&cuDevicePrimaryCtxRelease, &cuCtxSetCurrent, &cuCtxSynchronize, &cuMemAlloc, &cuMemFree,
 		&cuMemcpyHtoD, &cuMemcpyDtoH, &cuMemcpyDtoD, &cuMemsetD8, &cuMemsetD16,
-		&cuModuleLoadData, &cuModuleGetFunction, &cuModuleUnload, &cuFuncSetAttribute,
+		&cuModuleLoadData, &cuModuleGetFunction, &cuModuleUnload, &cuModuleGetGlobal, &cuFuncSetAttribute,
 		&cuFuncGetAttribute, &cuLaunchKernel, &cuStreamCreate, &cuStreamDestroy, &cuStreamQuery,
 		&cuStreamSynchronize, &cuEventCreate, &cuEventRecord, &cuEventQuery, &cuEventDestroy,
 		&cuEventElapsedTime, &cuLaunchKernelEx, &cuTensorMapEncodeTiled, &cuGetProcAddress,

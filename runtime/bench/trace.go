@@ -1,0 +1,138 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"sort"
+)
+
+// TraceRecord is one consumer's timings of one tile, written by the trace
+// variant of an sm_90a kernel (tiling.DebugTrace; templates/cuda/
+// sm90a_kernel.cuh.tmpl, sw_trace_put). The durations are SM clock cycles.
+type TraceRecord struct {
+	CTA, Consumer, Tile int
+	StartNs             uint64 // %globaltimer at the tile's start
+	StartClock          uint32 // %clock at the tile's start
+	// Order is the ping-pong order wait (0 under overlap); Mainloop the
+	// k-loop (under overlap it includes the pending epilogue's slices);
+	// OperandWait the waits for operand stages; Epilogue the epilogue
+	// (under overlap: the slices); DeWait the waits for the epilogue's
+	// operands; MmaWait the waits for wgmmas to finish.
+	Order, Mainloop, OperandWait, Epilogue, DeWait, MmaWait uint32
+}
+
+// traceWords is the record size in 8-byte words.
+const traceWords = 8
+
+// ParseTrace splits a trace buffer of ctas x 2 x tiles records into the
+// records that were written (a zero start time marks an unwritten one).
+func ParseTrace(words []uint64, ctas, tiles int) ([]TraceRecord, error) {
+	if want := ctas * 2 * tiles * traceWords; len(words) != want {
+		return nil, fmt.Errorf("bench: trace: %d words, want %d (%d CTAs x 2 consumers x %d tiles x %d)", len(words), want, ctas, tiles, traceWords)
+	}
+	var recs []TraceRecord
+	for cta := 0; cta < ctas; cta++ {
+		for c := 0; c < 2; c++ {
+			for t := 0; t < tiles; t++ {
+				w := words[((cta*2+c)*tiles+t)*traceWords:]
+				if w[0] == 0 {
+					continue
+				}
+				recs = append(recs, TraceRecord{CTA: cta, Consumer: c, Tile: t, StartNs: w[0], StartClock: uint32(w[1]),
+					Order: uint32(w[2]), Mainloop: uint32(w[3]), OperandWait: uint32(w[4]), Epilogue: uint32(w[5]),
+					DeWait: uint32(w[6]), MmaWait: uint32(w[7])})
+			}
+		}
+	}
+	return recs, nil
+}
+
+// TracePart is one consumer's mean per-tile timings in cycles, over its
+// tiles after the first (which also waits for the pipeline to fill).
+type TracePart struct {
+	Tiles                                                   int
+	Period                                                  float64 // start of a tile to the start of the next
+	Order, Mainloop, OperandWait, Epilogue, DeWait, MmaWait float64
+}
+
+// TraceSummary condenses a trace.
+type TraceSummary struct {
+	Records   int
+	Consumers [2]TracePart
+	ClockGHz  float64 // SM clock from %clock against %globaltimer over each consumer's tiles
+}
+
+// SummarizeTrace averages the records per consumer.
+func SummarizeTrace(recs []TraceRecord) TraceSummary {
+	s := TraceSummary{Records: len(recs)}
+	type key struct{ cta, c int }
+	runs := map[key][]TraceRecord{}
+	for _, r := range recs {
+		runs[key{r.CTA, r.Consumer}] = append(runs[key{r.CTA, r.Consumer}], r)
+	}
+	var sums [2]TracePart
+	var periods [2]int
+	var cyc, ns float64
+	for k, rs := range runs {
+		sort.Slice(rs, func(i, j int) bool { return rs[i].Tile < rs[j].Tile })
+		for i, r := range rs {
+			if i > 0 && r.Tile == rs[i-1].Tile+1 {
+				sums[k.c].Period += float64(r.StartClock - rs[i-1].StartClock) // wraps correctly in uint32
+				periods[k.c]++
+			}
+			if r.Tile == 0 {
+				continue
+			}
+			p := &sums[k.c]
+			p.Tiles++
+			p.Order += float64(r.Order)
+			p.Mainloop += float64(r.Mainloop)
+			p.OperandWait += float64(r.OperandWait)
+			p.Epilogue += float64(r.Epilogue)
+			p.DeWait += float64(r.DeWait)
+			p.MmaWait += float64(r.MmaWait)
+		}
+		if n := len(rs); n > 1 && rs[n-1].StartNs > rs[0].StartNs {
+			// %clock is 32 bits: sum the per-tile deltas, each < 2^32.
+			var d uint64
+			for i := 1; i < n; i++ {
+				d += uint64(rs[i].StartClock - rs[i-1].StartClock)
+			}
+			cyc += float64(d)
+			ns += float64(rs[n-1].StartNs - rs[0].StartNs)
+		}
+	}
+	for c := range sums {
+		p := sums[c]
+		if p.Tiles > 0 {
+			n := float64(p.Tiles)
+			p.Order, p.Mainloop, p.OperandWait = p.Order/n, p.Mainloop/n, p.OperandWait/n
+			p.Epilogue, p.DeWait, p.MmaWait = p.Epilogue/n, p.DeWait/n, p.MmaWait/n
+		}
+		if periods[c] > 0 {
+			p.Period /= float64(periods[c])
+		}
+		s.Consumers[c] = p
+	}
+	if ns > 0 {
+		s.ClockGHz = cyc / ns
+	}
+	return s
+}
+
+// Print writes the summary as a small table in microseconds (cycles at the
+// measured clock).
+func (s TraceSummary) Print(w io.Writer) {
+	us := func(c float64) float64 {
+		if s.ClockGHz == 0 {
+			return 0
+		}
+		return c / s.ClockGHz / 1e3
+	}
+	fmt.Fprintf(w, "trace: %d tile records, SM clock %.2f GHz; per tile after the first, mean us:\n", s.Records, s.ClockGHz)
+	fmt.Fprintf(w, "%-9s %6s %8s %7s %9s %9s %9s %8s %9s\n", "consumer", "tiles", "period", "order", "mainloop", "op-wait", "epilogue", "de-wait", "mma-wait")
+	for c, p := range s.Consumers {
+		fmt.Fprintf(w, "%-9d %6d %8.2f %7.2f %9.2f %9.2f %9.2f %8.2f %9.2f\n", c, p.Tiles, us(p.Period), us(p.Order), us(p.Mainloop),
+			us(p.OperandWait), us(p.Epilogue), us(p.DeWait), us(p.MmaWait))
+	}
+}
