@@ -17,12 +17,14 @@ type TraceRecord struct {
 	// k-loop (under overlap it includes the pending epilogue's slices);
 	// OperandWait the waits for operand stages; Epilogue the epilogue
 	// (under overlap: the slices); DeWait the waits for the epilogue's
-	// operands; MmaWait the waits for wgmmas to finish.
-	Order, Mainloop, OperandWait, Epilogue, DeWait, MmaWait uint32
+	// operands; MmaWait the waits for the previous k-block's wgmmas; Issue
+	// the wgmma issue (fence to commit); Drain the wait for the last
+	// k-block's wgmmas (under overlap with the packing of dout).
+	Order, Mainloop, OperandWait, Epilogue, DeWait, MmaWait, Issue, Drain uint32
 }
 
 // traceWords is the record size in 8-byte words.
-const traceWords = 8
+const traceWords = 10
 
 // ParseTrace splits a trace buffer of ctas x 2 x tiles records into the
 // records that were written (a zero start time marks an unwritten one).
@@ -40,7 +42,7 @@ func ParseTrace(words []uint64, ctas, tiles int) ([]TraceRecord, error) {
 				}
 				recs = append(recs, TraceRecord{CTA: cta, Consumer: c, Tile: t, StartNs: w[0], StartClock: uint32(w[1]),
 					Order: uint32(w[2]), Mainloop: uint32(w[3]), OperandWait: uint32(w[4]), Epilogue: uint32(w[5]),
-					DeWait: uint32(w[6]), MmaWait: uint32(w[7])})
+					DeWait: uint32(w[6]), MmaWait: uint32(w[7]), Issue: uint32(w[8]), Drain: uint32(w[9])})
 			}
 		}
 	}
@@ -52,7 +54,7 @@ func ParseTrace(words []uint64, ctas, tiles int) ([]TraceRecord, error) {
 type TracePart struct {
 	Tiles                                                   int
 	Period                                                  float64 // start of a tile to the start of the next
-	Order, Mainloop, OperandWait, Epilogue, DeWait, MmaWait float64
+	Order, Mainloop, OperandWait, Epilogue, DeWait, MmaWait, Issue, Drain float64
 }
 
 // TraceSummary condenses a trace.
@@ -91,6 +93,8 @@ func SummarizeTrace(recs []TraceRecord) TraceSummary {
 			p.Epilogue += float64(r.Epilogue)
 			p.DeWait += float64(r.DeWait)
 			p.MmaWait += float64(r.MmaWait)
+			p.Issue += float64(r.Issue)
+			p.Drain += float64(r.Drain)
 		}
 		if n := len(rs); n > 1 && rs[n-1].StartNs > rs[0].StartNs {
 			// %clock is 32 bits: sum the per-tile deltas, each < 2^32.
@@ -108,6 +112,7 @@ func SummarizeTrace(recs []TraceRecord) TraceSummary {
 			n := float64(p.Tiles)
 			p.Order, p.Mainloop, p.OperandWait = p.Order/n, p.Mainloop/n, p.OperandWait/n
 			p.Epilogue, p.DeWait, p.MmaWait = p.Epilogue/n, p.DeWait/n, p.MmaWait/n
+			p.Issue, p.Drain = p.Issue/n, p.Drain/n
 		}
 		if periods[c] > 0 {
 			p.Period /= float64(periods[c])
@@ -130,9 +135,9 @@ func (s TraceSummary) Print(w io.Writer) {
 		return c / s.ClockGHz / 1e3
 	}
 	fmt.Fprintf(w, "trace: %d tile records, SM clock %.2f GHz; per tile after the first, mean us:\n", s.Records, s.ClockGHz)
-	fmt.Fprintf(w, "%-9s %6s %8s %7s %9s %9s %9s %8s %9s\n", "consumer", "tiles", "period", "order", "mainloop", "op-wait", "epilogue", "de-wait", "mma-wait")
+	fmt.Fprintf(w, "%-9s %6s %8s %7s %9s %9s %9s %8s %9s %7s %7s\n", "consumer", "tiles", "period", "order", "mainloop", "op-wait", "epilogue", "de-wait", "mma-wait", "issue", "drain")
 	for c, p := range s.Consumers {
-		fmt.Fprintf(w, "%-9d %6d %8.2f %7.2f %9.2f %9.2f %9.2f %8.2f %9.2f\n", c, p.Tiles, us(p.Period), us(p.Order), us(p.Mainloop),
-			us(p.OperandWait), us(p.Epilogue), us(p.DeWait), us(p.MmaWait))
+		fmt.Fprintf(w, "%-9d %6d %8.2f %7.2f %9.2f %9.2f %9.2f %8.2f %9.2f %7.2f %7.2f\n", c, p.Tiles, us(p.Period), us(p.Order), us(p.Mainloop),
+			us(p.OperandWait), us(p.Epilogue), us(p.DeWait), us(p.MmaWait), us(p.Issue), us(p.Drain))
 	}
 }

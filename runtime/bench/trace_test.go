@@ -9,7 +9,7 @@ import (
 )
 
 // put writes one record the way sw_trace_put lays it out.
-func put(w []uint64, tiles, cta, c, t int, rec [8]uint64) {
+func put(w []uint64, tiles, cta, c, t int, rec [10]uint64) {
 	copy(w[((cta*2+c)*tiles+t)*traceWords:], rec[:])
 }
 
@@ -19,11 +19,11 @@ func TestTraceSummary(t *testing.T) {
 	// CTA 0, consumer 0: three tiles 2000 cycles apart, 1000 ns apart (2 GHz),
 	// with %clock wrapping between the first and the second.
 	start := uint64(1<<32 - 500)
-	put(w, tiles, 0, 0, 0, [8]uint64{1000, start, 9, 9, 9, 9, 9, 9})
-	put(w, tiles, 0, 0, 1, [8]uint64{2000, (start + 2000) % (1 << 32), 10, 1600, 200, 300, 40, 500})
-	put(w, tiles, 0, 0, 2, [8]uint64{3000, (start + 4000) % (1 << 32), 30, 1800, 400, 500, 60, 700})
+	put(w, tiles, 0, 0, 0, [10]uint64{1000, start, 9, 9, 9, 9, 9, 9, 9, 9})
+	put(w, tiles, 0, 0, 1, [10]uint64{2000, (start + 2000) % (1 << 32), 10, 1600, 200, 300, 40, 500, 80, 100})
+	put(w, tiles, 0, 0, 2, [10]uint64{3000, (start + 4000) % (1 << 32), 30, 1800, 400, 500, 60, 700, 120, 300})
 	// CTA 1, consumer 1: one tile only (no period, no clock estimate).
-	put(w, tiles, 1, 1, 0, [8]uint64{1500, 7, 1, 1, 1, 1, 1, 1})
+	put(w, tiles, 1, 1, 0, [10]uint64{1500, 7, 1, 1, 1, 1, 1, 1, 1, 1})
 
 	recs, err := ParseTrace(w, ctas, tiles)
 	if err != nil {
@@ -34,7 +34,7 @@ func TestTraceSummary(t *testing.T) {
 	}
 	got := SummarizeTrace(recs)
 	want := TraceSummary{Records: 4, ClockGHz: 2, Consumers: [2]TracePart{
-		{Tiles: 2, Period: 2000, Order: 20, Mainloop: 1700, OperandWait: 300, Epilogue: 400, DeWait: 50, MmaWait: 600},
+		{Tiles: 2, Period: 2000, Order: 20, Mainloop: 1700, OperandWait: 300, Epilogue: 400, DeWait: 50, MmaWait: 600, Issue: 100, Drain: 200},
 		{},
 	}}
 	if d := cmp.Diff(want, got); d != "" {
@@ -47,7 +47,7 @@ func TestTraceSummary(t *testing.T) {
 		t.Errorf("printed summary lacks the mainloop's 0.85 us or the clock:\n%s", b.String())
 	}
 
-	if _, err := ParseTrace(w[:8], ctas, tiles); err == nil || !strings.Contains(err.Error(), "8 words") {
-		t.Errorf("short buffer: err = %v, want one naming the 8 words", err)
+	if _, err := ParseTrace(w[:10], ctas, tiles); err == nil || !strings.Contains(err.Error(), "10 words") {
+		t.Errorf("short buffer: err = %v, want one naming the 10 words", err)
 	}
 }
