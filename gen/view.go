@@ -43,12 +43,7 @@ type View struct {
 	// k-blocks (sm90a_overlap.cuh.tmpl). OverlapSliceIdx is
 	// 0..OverlapSlices-1, the cases of the template's switch: every slice
 	// has compile-time register indices, or dout would go to local memory.
-	IsOverlap bool
-	// MmaDepth is the k-blocks of wgmmas a consumer keeps in flight: 1
-	// (release the previous k-block's stage after issuing the next), or 2
-	// under overlap, whose slices run between issues and would otherwise
-	// let the tensor pipe drain (run 60 trace: wgmma waits ~0).
-	MmaDepth        int
+	IsOverlap       bool
 	OverlapSlices   int
 	OverlapFrags    int
 	OverlapSliceIdx []int
@@ -270,7 +265,6 @@ func newSM90View(c tiling.Config) (*View, error) {
 	default:
 		v.TileFunc = "sw_tile_raster_m"
 	}
-	v.MmaDepth = 1
 	rows := c.TileM // rows per consumer warpgroup
 	switch c.Schedule {
 	case tiling.Cooperative, tiling.Overlap:
@@ -283,7 +277,6 @@ func newSM90View(c tiling.Config) (*View, error) {
 			break
 		}
 		v.IsOverlap = true
-		v.MmaDepth = 2
 		// The consumers hold accumulators and the previous tile's dout:
 		// from 128x192 on (96 + 48 registers) they need 240 registers, and
 		// the producer gets the 24 left (24 + 2 x 240 = 504 = 3 x 168, the

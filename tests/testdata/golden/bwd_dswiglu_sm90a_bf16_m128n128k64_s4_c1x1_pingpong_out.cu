@@ -310,9 +310,6 @@ static constexpr int kClusterN = 1;
 static constexpr int kRankM = 0;
 static constexpr int kRankN = 0;
 static constexpr sw_u16 kMcMask = 1;
-// k-blocks of wgmmas a consumer keeps in flight: it releases a stage
-// kMmaDepth k-blocks after issuing its wgmmas.
-static constexpr int kMmaDepth = 1;
 
 SW_DEV void sw_wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 SW_DEV void sw_wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
@@ -582,10 +579,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
         sw_wgmma_commit();
 #pragma unroll
         for (int mb = 0; mb < kMB; ++mb) sw_fence_acc(acc[mb]);
-        // The wgmmas of the k-block kMmaDepth back are done: release its
-        // stage (kMmaDepth k-blocks of wgmmas stay queued).
-        sw_wgmma_wait<kMmaDepth>();
-        if (kb >= kMmaDepth && lane == 0) sw_release_stage(smem + kBarEmpty + 8 * ((it - kMmaDepth) % kStages));
+        // The wgmmas of the previous k-block are done: release its stage.
+        sw_wgmma_wait<1>();
+        if (kb > 0 && lane == 0) sw_release_stage(smem + kBarEmpty + 8 * ((it - 1) % kStages));
       }
       sw_wgmma_wait<0>();
 #pragma unroll
