@@ -26,7 +26,7 @@ const goldenDir = "testdata/golden"
 // epilogue output). They are chosen by role rather than by name so that a
 // change of the catalog's stage counts moves the goldens along (run with
 // -update) instead of silently testing configs the catalog dropped. A
-// fourth, the experimental overlap schedule, is pinned by name.
+// fourth, the overlap schedule's heuristic pick, is pinned by name.
 func goldenConfigs(t *testing.T) []tiling.Config {
 	t.Helper()
 	roles := []struct {
@@ -53,7 +53,7 @@ func goldenConfigs(t *testing.T) []tiling.Config {
 		}
 		out = append(out, tiling.Catalog()[i])
 	}
-	// The experimental overlap schedule is in no catalog: pinned by name.
+	// The overlap schedule at the heuristic's tile, pinned by name.
 	ov, err := tiling.ParseName("bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap")
 	if err != nil {
 		t.Fatal(err)

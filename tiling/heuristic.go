@@ -84,15 +84,24 @@ func ParseShape(str string) (Shape, error) {
 // occupies a CTA pair, so this many 256x256 tiles fill the machine once.
 const b200HalfSMs = 74
 
+// overlapMinK is the smallest K at which the sm_90a bwd_dswiglu heuristic
+// takes the overlap schedule (128x192) over ping-pong (128x128). Measured
+// on the H200 at M=16384, I=4608 (call 76, two runs each, us): K=768
+// ping-pong 243.9 vs 249.0, K=1536 399.6 vs 404.0, K=2048 501.3 vs 498.4,
+// K=4096 913.0 vs 895.9; at 8192x4096x14336 1443.2 vs 1390.5.
+const overlapMinK = 2048
+
 // Heuristic returns a sound default config for kernel k on arch a and type
-// d at shape s, with no tuning. The result validates.
+// d at shape s, with no tuning. The result validates and is implemented.
 //
 // sm_90a: pingpong 128x128x64, the deepest operand ring that fits, cluster
 // 1x1, raster m, group 8, epilogue 64x64x2. PingPong overlaps one
 // consumer's epilogue (which for bwd_dswiglu reads two de tiles and writes
 // two grad_de tiles, so it is long) with the other's mainloop; 128x128
-// keeps the accumulator at 128 registers per thread. gemm and fwd_down
-// take cooperative 128x256 instead.
+// keeps the accumulator at 128 registers per thread. bwd_dswiglu with
+// K >= 2048 takes the overlap schedule at 128x192 instead (its epilogue
+// runs in slices between the next tile's k-blocks; the more k-blocks, the
+// better they hide it). gemm and fwd_down take cooperative 128x256.
 //
 // sm_100a: 2cta 256x256 on a 2x1 cluster when M >= 4096 and there are at
 // least 74 such tiles (half a B200's SMs, one per CTA pair): each CTA then
@@ -100,19 +109,35 @@ const b200HalfSMs = 74
 // Smaller problems take 1cta 128x256, which has twice as many tiles to
 // spread over the SMs. Static scheduler: CLC is not yet measured.
 func Heuristic(k Kernel, a Arch, d DType, s Shape) (Config, error) {
+	return heuristic(k, a, d, s, false)
+}
+
+// HeuristicStoreOut is Heuristic for a config that also stores its second
+// output (StoreOut: bwd_dswiglu's out, fwd_gateup's de): the same choice
+// on a schedule that implements StoreOut (the overlap schedule does not,
+// so bwd_dswiglu keeps ping-pong 128x128), with the operand ring as deep as
+// fits beside the second output's buffers.
+func HeuristicStoreOut(k Kernel, a Arch, d DType, s Shape) (Config, error) {
+	return heuristic(k, a, d, s, true)
+}
+
+func heuristic(k Kernel, a Arch, d DType, s Shape, storeOut bool) (Config, error) {
 	if err := s.Validate(); err != nil {
 		return Config{}, fmt.Errorf("tiling: heuristic: %w", err)
 	}
-	c := Config{Kernel: k, Arch: a, DType: d, TileK: 64, ClusterM: 1, ClusterN: 1}
+	c := Config{Kernel: k, Arch: a, DType: d, TileK: 64, ClusterM: 1, ClusterN: 1, StoreOut: storeOut}
 	switch a {
 	case ArchSM90a:
 		c.Schedule, c.TileM, c.TileN = PingPong, 128, 128
-		if k == KernelGEMM || k == KernelFwdDown {
+		switch {
+		case k == KernelGEMM || k == KernelFwdDown:
 			// Store-only epilogues gain little from ping-pong overlap; the
 			// 128x256 cooperative tile (m64n256 wgmma per consumer) reads
 			// the least shared memory per FLOP and won the H200 sweep at
 			// 8192^3 (bench/results/NOTES.md, run 21).
 			c.Schedule, c.TileM, c.TileN = Cooperative, 128, 256
+		case k == KernelBwdDSwiGLU && !storeOut && s.K >= overlapMinK:
+			c.Schedule, c.TileM, c.TileN = Overlap, 128, 192
 		}
 	case ArchSM100a:
 		tiles := ceilDiv(s.M, 256) * ceilDiv(s.I, 256)

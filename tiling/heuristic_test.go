@@ -92,6 +92,19 @@ func TestHeuristic(t *testing.T) {
 					if err := c.Validate(); err != nil {
 						t.Fatalf("Heuristic(%s, %s, %s, %v) = %s, invalid: %v", kind, a, d, s, c.Name(), err)
 					}
+					if ok, why := Implemented(c); !ok {
+						t.Fatalf("Heuristic(%s, %s, %s, %v) = %s, not implemented: %s", kind, a, d, s, c.Name(), why)
+					}
+					if kind != KernelBwdDSwiGLU && kind != KernelFwdGateUp {
+						continue
+					}
+					c, err = HeuristicStoreOut(kind, a, d, s)
+					if err != nil {
+						t.Fatalf("HeuristicStoreOut(%s, %s, %s, %v): %v", kind, a, d, s, err)
+					}
+					if ok, why := Implemented(c); !ok || !c.StoreOut || c.Validate() != nil {
+						t.Fatalf("HeuristicStoreOut(%s, %s, %s, %v) = %s: StoreOut %v, implemented %v (%s), validate %v", kind, a, d, s, c.Name(), c.StoreOut, ok, why, c.Validate())
+					}
 				}
 			}
 		}
@@ -101,23 +114,35 @@ func TestHeuristic(t *testing.T) {
 func TestHeuristicPicks(t *testing.T) {
 	t.Parallel()
 	s1 := Shape{M: 16384, K: 768, I: 4608}
+	large := Shape{M: 8192, K: 4096, I: 14336}
 	tests := []struct {
-		a    Arch
-		s    Shape
-		want string
+		a        Arch
+		s        Shape
+		storeOut bool
+		want     string
 	}{
-		{ArchSM90a, s1, "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong"},
-		{ArchSM100a, s1, "bwd_dswiglu_sm100a_bf16_m256n256k64_s5_c2x1_2cta"},
-		{ArchSM100a, Shape{M: 1024, K: 768, I: 4608}, "bwd_dswiglu_sm100a_bf16_m128n256k64_s3_c1x1_1cta"},
-		{ArchSM100a, Shape{M: 4096, K: 768, I: 1024}, "bwd_dswiglu_sm100a_bf16_m128n256k64_s3_c1x1_1cta"},
+		{ArchSM90a, s1, false, "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong"},
+		{ArchSM90a, Shape{M: 16384, K: 2040, I: 4608}, false, "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong"},
+		{ArchSM90a, Shape{M: 16384, K: 2048, I: 4608}, false, "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap"},
+		{ArchSM90a, large, false, "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap"},
+		// The overlap schedule has no StoreOut epilogue: ping-pong keeps it.
+		{ArchSM90a, large, true, "bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out"},
+		{ArchSM90a, s1, true, "bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out"},
+		{ArchSM100a, s1, false, "bwd_dswiglu_sm100a_bf16_m256n256k64_s5_c2x1_2cta"},
+		{ArchSM100a, Shape{M: 1024, K: 768, I: 4608}, false, "bwd_dswiglu_sm100a_bf16_m128n256k64_s3_c1x1_1cta"},
+		{ArchSM100a, Shape{M: 4096, K: 768, I: 1024}, false, "bwd_dswiglu_sm100a_bf16_m128n256k64_s3_c1x1_1cta"},
 	}
 	for _, tt := range tests {
-		c, err := Heuristic(KernelBwdDSwiGLU, tt.a, BF16, tt.s)
+		h := Heuristic
+		if tt.storeOut {
+			h = HeuristicStoreOut
+		}
+		c, err := h(KernelBwdDSwiGLU, tt.a, BF16, tt.s)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := c.Name(); got != tt.want {
-			t.Errorf("Heuristic(%s, %v) = %s, want %s", tt.a, tt.s, got, tt.want)
+			t.Errorf("Heuristic(%s, %v, storeOut %v) = %s, want %s", tt.a, tt.s, tt.storeOut, got, tt.want)
 		}
 	}
 }

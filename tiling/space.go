@@ -20,7 +20,8 @@ var spaceStages = []int{3, 4, 5, 6}
 // 64..256 in steps of 64 where the accumulator fits the register budget,
 // TileK 64, clusters 1x1, 2x1, 1x2, and for each tile the two deepest
 // operand rings of {3,4,5,6} that fit (deeper rings beyond what fits buy
-// nothing; one fewer leaves room to compare).
+// nothing; one fewer leaves room to compare); for bwd_dswiglu also the
+// overlap schedule at 128x128 and 128x192, cluster 1x1.
 //
 // sm_100a: 1cta 128 x {64,128,256} with clusters 1x1, 2x1, 1x2; 2cta 256 x
 // {128,256} on the 2x1 pair; the operand ring as deep as shared memory
@@ -114,6 +115,24 @@ func legalSpace(k Kernel, a Arch, d DType, storeOut bool) []Config {
 				}
 			}
 		}
+		// The overlap schedule (bwd_dswiglu without StoreOut, the only
+		// kind and mode it implements): 128x128 and 128x192, cluster 1x1.
+		// 128x256 spills (accumulators plus the pending tile's dout), and
+		// its clusters measured slower than 1x1 (call 73).
+		for _, n := range []int{128, 192} {
+			if k != KernelBwdDSwiGLU || storeOut {
+				break
+			}
+			c := base
+			c.Schedule, c.TileM, c.TileN, c.ClusterM, c.ClusterN = Overlap, 128, n, 1, 1
+			c = c.WithDefaults()
+			for _, st := range []int{c.MaxStages(), c.MaxStages() - 1} {
+				if slices.Contains(spaceStages, st) {
+					c.Stages = st
+					add(c)
+				}
+			}
+		}
 	case ArchSM100a:
 		var cands []Config
 		for _, n := range []int{64, 128, 256} {
@@ -200,6 +219,8 @@ func catalogCandidates() []Config {
 		{a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, storeOut: true},
 		{a: ArchSM90a, s: Cooperative, m: 128, n: 256, cm: 1, cn: 1, fp16: true},
 		{a: ArchSM90a, s: Cooperative, m: 256, n: 128, cm: 1, cn: 1, majorB: MNMajor},
+		// The heuristic's pick for K >= 2048.
+		{a: ArchSM90a, s: Overlap, m: 128, n: 192, cm: 1, cn: 1, fp16: true},
 		// sm_90a gemm: the plain default, and the weight-gradient layout
 		// (dW = x^T @ grad_de: both operands MN-major).
 		{k: KernelGEMM, a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, fp16: true},

@@ -76,7 +76,7 @@ Without flags, emit writes the seed kernel (bwd_dswiglu, bf16) for sm_100a
 and sm_90a with heuristic tiles for the shape --shape (M,K,I) into out/.
 Flags that set a config field (--tile, --stages, --cluster, --schedule, ...)
 override only that field of the heuristic choice. --schedule takes the
-schedule of each arch: cooperative, pingpong or overlap (experimental) on sm_90a, 1cta or 2cta on
+schedule of each arch: cooperative, pingpong or overlap (bwd_dswiglu) on sm_90a, 1cta or 2cta on
 sm_100a; a value is applied to the selected arch where it is legal, so
 --schedule pingpong,2cta sets both. --name emits one config by its
 procedural name (see swigen list); --catalog emits the whole catalog.
@@ -124,7 +124,7 @@ func newEmitCmd(e *env, runF func(context.Context, *emitOptions) error) *cobra.C
 	f.StringVar(&o.Tile, "tile", "", "tile MxNxK, e.g. 128x128x64")
 	f.IntVar(&o.Stages, "stages", 0, "operand pipeline stages")
 	f.StringVar(&o.Cluster, "cluster", "", "cluster shape MxN, e.g. 2x1")
-	f.StringSliceVar(&o.Schedules, "schedule", nil, "schedule per arch: cooperative|pingpong|overlap (sm_90a; overlap: bwd_dswiglu, experimental), 1cta|2cta (sm_100a)")
+	f.StringSliceVar(&o.Schedules, "schedule", nil, "schedule per arch: cooperative|pingpong|overlap (sm_90a; overlap: bwd_dswiglu only), 1cta|2cta (sm_100a)")
 	f.StringVar(&o.Scheduler, "scheduler", "", "tile scheduler: "+joinStrings(tiling.Schedulers())+" (clc: sm_100a only)")
 	f.StringVar(&o.Raster, "raster", "", "raster order of the tile scheduler: "+joinStrings(tiling.Rasters()))
 	f.IntVar(&o.SwizzleGroup, "swizzle-group", 0, "tile rows/columns walked together: "+joinInts(tiling.SwizzleGroups()))
@@ -199,7 +199,11 @@ func (o *emitOptions) configs() ([]tiling.Config, []string, error) {
 		}
 		for _, k := range ks {
 			for _, a := range arches {
-				c, err := tiling.Heuristic(k, a, d, shape)
+				h := tiling.Heuristic
+				if o.Changed["store-out"] && o.StoreOut {
+					h = tiling.HeuristicStoreOut // the overlap schedule has no StoreOut epilogue
+				}
+				c, err := h(k, a, d, shape)
 				if err != nil {
 					return nil, nil, fmt.Errorf("heuristic for %s %s %s at %s: %w", k, a, d, shape, err)
 				}

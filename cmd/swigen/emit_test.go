@@ -154,7 +154,9 @@ func TestEmitConfigs(t *testing.T) {
 		{"two schedules for one arch", []string{"--schedule", "cooperative,pingpong"}, nil, nil, "give one per arch"},
 		{"epilogue and majors", []string{"--arch", "sm_90a", "--epi", "64x128", "--epi-stages", "3", "--major-b", "mn", "--store-out", "--raster", "n", "--swizzle-group", "4", "--scheduler", "static"},
 			[]tiling.Config{mod(h90, func(c *tiling.Config) {
-				c.EpiM, c.EpiN, c.EpiStages, c.MajorB, c.StoreOut = 64, 128, 3, tiling.MNMajor, true
+				// --store-out starts from tiling.HeuristicStoreOut: the
+				// deepest ring that fits beside out's buffers.
+				c.EpiM, c.EpiN, c.EpiStages, c.MajorB, c.StoreOut, c.Stages = 64, 128, 3, tiling.MNMajor, true, 4
 				c.Raster, c.SwizzleGroup, c.Scheduler = tiling.RasterN, 4, tiling.StaticScheduler
 			})}, nil, ""},
 		{"bad epi", []string{"--epi", "64"}, nil, nil, `--epi "64"`},

@@ -433,17 +433,6 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	return nil
 }
 
-// storeOutConfig is c with StoreOut set and, if its operand ring no longer
-// fits, the deepest one that does; an error when it is not a valid,
-// implemented config.
-func storeOutConfig(c tiling.Config) (tiling.Config, error) {
-	c.StoreOut = true
-	if m := c.MaxStages(); m > 0 && c.Stages > m {
-		c.Stages = m
-	}
-	return c, checkConfig(c)
-}
-
 func checkConfig(c tiling.Config) error {
 	if err := c.Validate(); err != nil {
 		return err
@@ -457,11 +446,14 @@ func checkConfig(c tiling.Config) error {
 // heuristicFor is the heuristic config of the key's problem, with the
 // key's StoreOut (so it is comparable with the key's candidates).
 func heuristicFor(k tune.Key) (tiling.Config, error) {
-	h, err := tiling.Heuristic(k.Kernel, k.Arch, k.DType, k.Shape)
-	if err != nil || !k.StoreOut {
+	if !k.StoreOut {
+		return tiling.Heuristic(k.Kernel, k.Arch, k.DType, k.Shape)
+	}
+	h, err := tiling.HeuristicStoreOut(k.Kernel, k.Arch, k.DType, k.Shape)
+	if err != nil {
 		return h, err
 	}
-	return storeOutConfig(h)
+	return h, checkConfig(h)
 }
 
 // modeNote says what a kind's kernels store in this mode, after sep, or

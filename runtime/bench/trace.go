@@ -52,8 +52,8 @@ func ParseTrace(words []uint64, ctas, tiles int) ([]TraceRecord, error) {
 // TracePart is one consumer's mean per-tile timings in cycles, over its
 // tiles after the first (which also waits for the pipeline to fill).
 type TracePart struct {
-	Tiles                                                   int
-	Period                                                  float64 // start of a tile to the start of the next
+	Tiles                                                                 int
+	Period                                                                float64 // start of a tile to the start of the next
 	Order, Mainloop, OperandWait, Epilogue, DeWait, MmaWait, Issue, Drain float64
 }
 

@@ -98,8 +98,14 @@ func (s *Swigen) Config(seg Segment, sh tiling.Shape) (tiling.Config, error) {
 	}
 	cfg, overridden := s.overrides[seg.Kernel()]
 	if !overridden {
+		// A config that will store its second output needs a schedule
+		// that implements it (the overlap schedule does not).
+		h := tiling.Heuristic
+		if seg == FwdGateUp || (seg == BwdDSwiGLU && s.recomputeOut) {
+			h = tiling.HeuristicStoreOut
+		}
 		var err error
-		cfg, err = tiling.Heuristic(seg.Kernel(), s.arch, s.dtype, ksh)
+		cfg, err = h(seg.Kernel(), s.arch, s.dtype, ksh)
 		if err != nil {
 			return tiling.Config{}, fmt.Errorf("%w for %s: %w", ErrNoKernel, seg, err)
 		}
