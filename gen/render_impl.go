@@ -116,7 +116,7 @@ func bwdParams(cfg tiling.Config) []Param {
 	for _, n := range []string{"M", "I", "K"} {
 		p = append(p, Param{Name: n, Kind: "i32", Size: 4, Align: 4})
 	}
-	if cfg.Debug == tiling.DebugDirectStore {
+	if cfg.Debug == tiling.DebugDirectStore || cfg.Debug == tiling.DebugPermStore {
 		p = append(p, Param{Name: "gde_raw", Kind: "ptr", Size: 8, Align: 8, Doc: "grad_de [M,2I] (debug stg: stored from registers)"})
 	}
 	return p

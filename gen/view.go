@@ -142,6 +142,9 @@ type View struct {
 	// parameter (gde_raw) and each epilogue slot is released by its 128
 	// consumer threads once read (EpiEmptyArrivals).
 	DbgStg bool
+	// DbgPerm (debug pstg, with DbgStg): W_down's rows are loaded permuted
+	// by a 5-D tensor map so that no quad transpose is needed.
+	DbgPerm bool
 	// EpiEmptyArrivals frees an epilogue slot: 1 (the consumer thread
 	// that stores), 4 for bwd_dswiglu (one per consumer warp; the producer
 	// stores), 128 for debug stg.
@@ -551,6 +554,13 @@ func newSM90View(c tiling.Config) (*View, error) {
 		default:
 			return nil, fmt.Errorf("gen: %s: debug %q: bwd_dswiglu without StoreOut and fwd_gateup only", c.Name(), c.Debug)
 		}
+	case tiling.DebugPermStore:
+		// The stg groups (one row, four 8-column blocks), with W_down's
+		// rows permuted so that the four blocks' words are one lane's 16
+		// contiguous output bytes: no quad transpose.
+		v.DbgStg, v.DbgPerm, v.EpiEmptyArrivals, v.EpiGroup = true, true, 128, 4
+		v.RawParams = ", unsigned short* __restrict__ gde_raw"
+		v.BLoadFunc = "sw_load_b_kperm"
 	case tiling.DebugTrace:
 		v.DbgTrace = true
 		v.TraceCtas, v.TraceTiles = TraceCtas, TraceTiles

@@ -192,11 +192,21 @@ const (
 	// parameters after K) instead of st.shared + TMA store; bwd_dswiglu
 	// releases each epilogue slot as soon as its operands are read.
 	DebugDirectStore Debug = "stg"
+	// DebugPermStore is an experiment (results are right): the sm_90a
+	// bwd_dswiglu epilogue (ping-pong or cooperative, W_down [I,K], no
+	// StoreOut, cluster 1x1) stores grad_de from registers with 16-byte
+	// st.global and no shuffles. W_down's rows are loaded permuted within
+	// each 32-row block (a 5-D tensor map: smem row e + 2t + 8b + 32a holds
+	// row 32a + 8t + 2b + e), so each lane's accumulator fragments are 8
+	// consecutive output columns; de is read with 16-byte ld.shared. It
+	// takes the st.shared and the TMA store's shared-memory read off the
+	// shared-memory pipe. Needs I % 32 == 0.
+	DebugPermStore Debug = "pstg"
 )
 
 // Debugs lists the debug variants (without DebugNone).
 func Debugs() []Debug {
-	return []Debug{DebugHang, DebugNoEpilogue, DebugNoMainloop, DebugNoMulticast, DebugNoEpiLoad, DebugNoEpiStore, DebugTrace, DebugNoEpiSmem, DebugDirectStore}
+	return []Debug{DebugHang, DebugNoEpilogue, DebugNoMainloop, DebugNoMulticast, DebugNoEpiLoad, DebugNoEpiStore, DebugTrace, DebugNoEpiSmem, DebugDirectStore, DebugPermStore}
 }
 
 // ResultsRight reports whether kernels of this variant compute the right
@@ -205,7 +215,7 @@ func Debugs() []Debug {
 // partial by design.
 func (d Debug) ResultsRight() bool {
 	switch d {
-	case DebugNone, DebugNoMulticast, DebugTrace, DebugDirectStore:
+	case DebugNone, DebugNoMulticast, DebugTrace, DebugDirectStore, DebugPermStore:
 		return true
 	}
 	return false

@@ -83,7 +83,7 @@ func TestDebugResultsRight(t *testing.T) {
 		got[d] = d.ResultsRight()
 	}
 	want := map[Debug]bool{
-		DebugNone: true, DebugNoMulticast: true, DebugTrace: true, DebugDirectStore: true,
+		DebugNone: true, DebugNoMulticast: true, DebugTrace: true, DebugDirectStore: true, DebugPermStore: true,
 		DebugHang: false, DebugNoEpilogue: false, DebugNoMainloop: false,
 		DebugNoEpiLoad: false, DebugNoEpiStore: false, DebugNoEpiSmem: false,
 	}

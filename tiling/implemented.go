@@ -21,6 +21,9 @@ func Implemented(c Config) (bool, string) {
 		if c.Debug == DebugDirectStore && !((c.Kernel == KernelBwdDSwiGLU && !c.StoreOut) || c.Kernel == KernelFwdGateUp) {
 			return false, "debug stg exists for bwd_dswiglu without StoreOut and for fwd_gateup only"
 		}
+		if c.Debug == DebugPermStore && (c.Kernel != KernelBwdDSwiGLU || c.StoreOut || c.MajorB != KMajor || c.ClusterM*c.ClusterN > 1 || c.Schedule == Overlap) {
+			return false, "debug pstg exists for bwd_dswiglu (ping-pong or cooperative) with W_down [I,K], without StoreOut, cluster 1x1"
+		}
 		if (c.Debug == DebugNoEpiLoad || c.Debug == DebugNoEpiStore || c.Debug == DebugNoEpiSmem) && c.Kernel != KernelBwdDSwiGLU {
 			return false, fmt.Sprintf("debug %s exists for bwd_dswiglu only", c.Debug)
 		}

@@ -69,7 +69,7 @@ func BuildAndLoad(ctx context.Context, env *Env, cfg tiling.Config) (*launch.Ker
 	// setmaxnreg, outside the loops. The trace is held to the full check:
 	// it records into a global buffer (no printf, which serialized the
 	// wgmmas, C7510, until session 6), so its times are the real kernel's.
-	loose := cfg.Debug == tiling.DebugDirectStore
+	loose := cfg.Debug == tiling.DebugDirectStore || cfg.Debug == tiling.DebugPermStore
 	br, err := env.TC.Compile(ctx, art.Name, art.Source, gen.CompileOptions{Arch: string(cfg.Arch),
 		AllowStack: loose, AllowSpills: loose})
 	if err != nil {
