@@ -1,27 +1,11 @@
 package gen
 
 import (
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/swigen/swigen/tiling"
 )
-
-// ranks parses a view's comma-separated load ranks.
-func ranks(t *testing.T, s string) []int {
-	t.Helper()
-	var out []int
-	for _, f := range strings.Split(s, ", ") {
-		r, err := strconv.Atoi(f)
-		if err != nil {
-			t.Fatalf("load rank %q: %v", f, err)
-		}
-		out = append(out, r)
-	}
-	return out
-}
 
 // TestMulticastRanks checks that under a 2-CTA cluster every load of the
 // shared operand is issued by a CTA that exists (rank 0 or 1) and that both
@@ -58,7 +42,7 @@ func TestMulticastRanks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := [2][]int{ranks(t, v.ALoadRank), ranks(t, v.BLoadRank)}
+			got := [2][]int{ints(t, v.ALoadRank), ints(t, v.BLoadRank)}
 			if d := cmp.Diff([2][]int{tt.a, tt.b}, got); d != "" {
 				t.Errorf("%s load ranks [A, B] (-want +got):\n%s", tt.c.Name(), d)
 			}
