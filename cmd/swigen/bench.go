@@ -29,6 +29,54 @@ type benchOptions struct {
 	JSONDir string
 	Command string
 	Model   string
+	// HeuristicPerShape: without --name, --catalog, --space or
+	// --heuristic-shape, each --shape runs the heuristic's config for
+	// that shape (tiling.Heuristic depends on the shape: the overlap
+	// schedule from K >= 2048).
+	HeuristicPerShape bool
+}
+
+// benchJob is one config and the shapes it is timed at.
+type benchJob struct {
+	cfg    tiling.Config
+	shapes []tiling.Shape
+}
+
+// benchJobs pairs configs with shapes: every selected config with every
+// shape, or, for the default selection with HeuristicPerShape, each shape
+// with the heuristic's config for it (shapes that share a config share
+// its build).
+func benchJobs(o *benchOptions, arch tiling.Arch, shapes []tiling.Shape) ([]benchJob, error) {
+	sel := o.Select
+	if len(sel.Names) > 0 || sel.Catalog || sel.Space || !o.HeuristicPerShape {
+		cfgs, err := sel.resolve(arch)
+		if err != nil {
+			return nil, err
+		}
+		jobs := make([]benchJob, len(cfgs))
+		for i, c := range cfgs {
+			jobs[i] = benchJob{c, shapes}
+		}
+		return jobs, nil
+	}
+	var jobs []benchJob
+	idx := map[string]int{}
+	for _, sh := range shapes {
+		one := sel
+		one.Shape = sh.String()
+		cfgs, err := one.resolve(arch)
+		if err != nil {
+			return nil, err
+		}
+		c := cfgs[0]
+		if i, ok := idx[c.Name()]; ok {
+			jobs[i].shapes = append(jobs[i].shapes, sh)
+			continue
+		}
+		idx[c.Name()] = len(jobs)
+		jobs = append(jobs, benchJob{c, []tiling.Shape{sh}})
+	}
+	return jobs, nil
 }
 
 const benchLong = `Time kernels against the baseline, in the same run, on this GPU.
@@ -41,6 +89,9 @@ segment, FLOPs, bytes, median time (p20-p80), TFLOP/s, GB/s and the share
 of the roofline floor max(FLOPs/GEMM rate, bytes/copy bandwidth). Inputs
 rotate over enough sets to keep L2 cold; each variant is warmed up by time
 and timed with CUDA events, at least 20 repetitions, interleaved.
+
+Without --name, --catalog or --space, each --shape runs the heuristic's
+config for that shape (--heuristic-shape picks one config for all shapes).
 
 --json DIR writes one result file per (config, shape) in the format of
 ARCHITECTURE.md §5 (bench/results/).`
@@ -61,6 +112,7 @@ func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra
 				return usageError(fmt.Errorf("bench %q: want bwd, or the mlp or gemm subcommand", args[0]))
 			}
 			o.Command = "swigen " + strings.Join(os.Args[1:], " ")
+			o.HeuristicPerShape = !cmd.Flags().Changed("heuristic-shape")
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
@@ -74,6 +126,7 @@ func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra
 	cmd.AddCommand(newBenchGemmCmd(e, nil)) // bench gemm: plain gemm vs cuBLAS (bench_gemm.go)
 	f := cmd.Flags()
 	addSelectFlags(cmd, &o.Select)
+	f.Lookup("heuristic-shape").Usage = "shape M,K,I the heuristic config is picked for (default: each --shape gets the heuristic's config for it)"
 	f.StringArrayVar(&o.Shapes, "shape", []string{seedShape}, "shapes M,K,I (repeatable)")
 	f.IntVar(&o.Reps, "reps", 40, "timed repetitions per variant (at least 20)")
 	f.DurationVar(&o.Warmup, "warmup", 300*time.Millisecond, "warm-up time per variant")
@@ -159,7 +212,7 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 		return err
 	}
 	defer s.close()
-	cfgs, err := o.Select.resolve(s.arch)
+	jobs, err := benchJobs(o, s.arch, shapes)
 	if err != nil {
 		return err
 	}
@@ -175,7 +228,8 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 	cenv := &check.Env{Ctx: s.ctx, Dev: s.dev, TC: s.tc}
 	var summary []string
 	var unbuilt []string
-	for _, cfg := range cfgs {
+	for _, job := range jobs {
+		cfg := job.cfg
 		c, ok := ceilings[cfg.DType]
 		if !ok {
 			fmt.Fprintf(e.stderr, "measuring ceilings (%s)...\n", cfg.DType)
@@ -197,7 +251,7 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 			continue
 		}
 		trace := cfg.Debug == tiling.DebugTrace
-		for _, sh := range shapes {
+		for _, sh := range job.shapes {
 			if trace {
 				if err := k.ClearTrace(); err != nil {
 					k.Close()
@@ -234,7 +288,7 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 		fmt.Fprintln(e.stdout, l)
 	}
 	if len(unbuilt) > 0 {
-		return fmt.Errorf("bench: %d of %d configs did not build: %s", len(unbuilt), len(cfgs), strings.Join(unbuilt, ", "))
+		return fmt.Errorf("bench: %d of %d configs did not build: %s", len(unbuilt), len(jobs), strings.Join(unbuilt, ", "))
 	}
 	return nil
 }

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/tiling"
 )
 
 func TestBenchModelProjection(t *testing.T) {
@@ -52,5 +55,45 @@ func TestGemmShapes(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := run([]string{"bench", "gemm", "--help"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "swigen bench gemm --shape 8192,8192,8192") {
 		t.Errorf("bench gemm --help: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+}
+
+func TestBenchJobs(t *testing.T) {
+	s1 := tiling.Shape{M: 16384, K: 768, I: 4608}
+	large := tiling.Shape{M: 8192, K: 4096, I: 14336}
+	sel := configSelect{Kernel: "bwd_dswiglu", DType: "bf16", Shape: seedShape}
+	type job struct {
+		Config string
+		Shapes []tiling.Shape
+	}
+	pp := "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong"
+	ov := "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap"
+	tests := []struct {
+		name   string
+		o      benchOptions
+		shapes []tiling.Shape
+		want   []job
+	}{
+		{"heuristic per shape", benchOptions{Select: sel, HeuristicPerShape: true}, []tiling.Shape{s1, large, s1},
+			[]job{{pp, []tiling.Shape{s1, s1}}, {ov, []tiling.Shape{large}}}},
+		{"--heuristic-shape: one config", benchOptions{Select: sel}, []tiling.Shape{s1, large},
+			[]job{{pp, []tiling.Shape{s1, large}}}},
+		{"names: every shape", benchOptions{Select: configSelect{Kernel: "bwd_dswiglu", DType: "bf16", Names: []string{ov, pp}}, HeuristicPerShape: true},
+			[]tiling.Shape{s1, large}, []job{{ov, []tiling.Shape{s1, large}}, {pp, []tiling.Shape{s1, large}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			jobs, err := benchJobs(&tt.o, tiling.ArchSM90a, tt.shapes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []job
+			for _, j := range jobs {
+				got = append(got, job{j.cfg.Name(), j.shapes})
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("jobs (-want +got):\n%s", d)
+			}
+		})
 	}
 }
