@@ -16,6 +16,7 @@ import (
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/check"
 	"github.com/swigen/swigen/runtime/launch"
+	"github.com/swigen/swigen/runtime/mlp"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -55,6 +56,10 @@ func benchJobs(o *benchOptions, arch tiling.Arch, shapes []tiling.Shape) ([]benc
 		}
 		jobs := make([]benchJob, len(cfgs))
 		for i, c := range cfgs {
+			if string(c.Kernel) != sel.Kernel {
+				return nil, usageError(fmt.Errorf("bench %s: config %s is a %s kernel (bench bwd times bwd_dswiglu, bench gateup fwd_gateup)",
+					kindArg(tiling.Kernel(sel.Kernel)), c.Name(), c.Kernel))
+			}
 			jobs[i] = benchJob{c, shapes}
 		}
 		return jobs, nil
@@ -90,6 +95,11 @@ of the roofline floor max(FLOPs/GEMM rate, bytes/copy bandwidth). Inputs
 rotate over enough sets to keep L2 cold; each variant is warmed up by time
 and timed with CUDA events, at least 20 repetitions, interleaved.
 
+bench gateup times fwd_gateup (the gate-up GEMM with out = left*silu(gate)
+in the epilogue) the same way, against cuBLAS for de = x @ W and the SwiGLU
+elementwise kernel: inference (only out stored) by default, training (de
+stored as well) for configs with StoreOut (--store-out picks the heuristic's).
+
 Without --name, --catalog or --space, each --shape runs the heuristic's
 config for that shape (--heuristic-shape picks one config for all shapes).
 
@@ -99,17 +109,17 @@ ARCHITECTURE.md §5 (bench/results/).`
 func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra.Command {
 	o := &benchOptions{}
 	cmd := &cobra.Command{
-		Use:   "bench bwd",
+		Use:   "bench [bwd|gateup]",
 		Short: "Benchmark kernels against cuBLAS + elementwise, with the roofline floor",
 		Long:  benchLong,
-		Example: `  swigen bench bwd
-  swigen bench bwd --shape 16384,768,4608 --shape 8192,4096,14336 --json bench/results
-  swigen bench bwd --name bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong --reps 50`,
+		Example: `  swigen bench bwd --shape 16384,768,4608 --shape 8192,4096,14336 --json bench/results
+  swigen bench bwd --name bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong --reps 50
+  swigen bench gateup --store-out --shape 16384,768,4608   # fused forward, training`,
 		GroupID: groupGPU,
 		Args:    usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 && args[0] != "bwd" {
-				return usageError(fmt.Errorf("bench %q: want bwd, or the mlp or gemm subcommand", args[0]))
+			if err := o.setKind(args, cmd.Flags().Changed("kernel")); err != nil {
+				return err
 			}
 			o.Command = "swigen " + strings.Join(os.Args[1:], " ")
 			o.HeuristicPerShape = !cmd.Flags().Changed("heuristic-shape")
@@ -134,7 +144,40 @@ func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra
 	f.IntVar(&o.Device, "device", 0, "GPU ordinal")
 	f.StringVar(&o.JSONDir, "json", "", "write one JSON result per config and shape into this directory")
 	f.StringVar(&o.Model, "model", "", "print a roofline projection for a GPU model ("+strings.Join(modelNames(), ", ")+") instead of measuring; needs no GPU")
+	f.BoolVar(&o.Select.StoreOut, "store-out", false, "without --name: the heuristic's StoreOut config (bench gateup: training, de stored as well; bench bwd: out recomputed and stored)")
 	return cmd
+}
+
+// setKind applies the positional kind: bwd (bwd_dswiglu, the default) or
+// gateup (fwd_gateup, timed against cuBLAS + the SwiGLU elementwise
+// kernel). --kernel may name the same kind; other kinds have their own
+// commands.
+func (o *benchOptions) setKind(args []string, kernelSet bool) error {
+	kind := tiling.KernelBwdDSwiGLU
+	if len(args) == 1 {
+		switch args[0] {
+		case "bwd":
+		case "gateup":
+			kind = tiling.KernelFwdGateUp
+		default:
+			return usageError(fmt.Errorf("bench %q: want bwd or gateup, or the mlp or gemm subcommand", args[0]))
+		}
+	}
+	if kernelSet && o.Select.Kernel != string(kind) {
+		if len(args) == 0 && o.Select.Kernel == string(tiling.KernelFwdGateUp) {
+			return nil // bench --kernel fwd_gateup: same as bench gateup
+		}
+		return usageError(fmt.Errorf("bench %s: --kernel %s: bench times bwd_dswiglu (bench bwd) and fwd_gateup (bench gateup); gemm has bench gemm", kindArg(kind), o.Select.Kernel))
+	}
+	o.Select.Kernel = string(kind)
+	return nil
+}
+
+func kindArg(k tiling.Kernel) string {
+	if k == tiling.KernelFwdGateUp {
+		return "gateup"
+	}
+	return "bwd"
 }
 
 // recordHeader is what every bench/results record starts with: what ran,
@@ -217,12 +260,25 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 		return err
 	}
 	s.describe(e.stderr)
-	base, release, err := s.baselines(true)
+	gateup := o.Select.Kernel == string(tiling.KernelFwdGateUp)
+	base, release, err := s.baselines(!gateup) // bwd: the dSwiGLU elementwise kernel
 	if err != nil {
 		return err
 	}
 	defer release()
 	benv := &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: base}
+	menv := &mlp.Env{Ctx: s.ctx, Dev: s.dev, BLAS: base.BLAS}
+	if gateup {
+		// fwd_gateup's baseline: the cuBLAS GEMM, then the SwiGLU
+		// elementwise kernel.
+		cctx, cancel := compileCtx(ctx)
+		menv.SwiGLU, err = mlp.NewSwiGLU(cctx, s.ctx, s.tc)
+		cancel()
+		if err != nil {
+			return err
+		}
+		defer menv.SwiGLU.Close()
+	}
 	opts := bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: uint64(time.Now().UnixNano())}
 	ceilings := map[tiling.DType]bench.Ceilings{}
 	cenv := &check.Env{Ctx: s.ctx, Dev: s.dev, TC: s.tc}
@@ -258,12 +314,20 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 					return err
 				}
 			}
-			rep, err := bench.BenchBwd(benv, k, sh, c, opts)
+			var rep *bench.BwdReport
+			if gateup {
+				var r *mlp.FwdGateUpReport
+				if r, err = mlp.BenchFwdGateUp(menv, k, sh, c, opts); err == nil {
+					rep = gateupReport(r)
+				}
+			} else {
+				rep, err = bench.BenchBwd(benv, k, sh, c, opts)
+			}
 			if err != nil {
 				k.Close()
 				return err
 			}
-			printBwdReport(e, rep)
+			printReport(e, cfg, rep)
 			if trace {
 				// Every timed launch wrote the same records; the buffer holds
 				// the last one's.
@@ -293,9 +357,25 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 	return nil
 }
 
-func printBwdReport(e *env, r *bench.BwdReport) {
+// gateupReport is a fwd_gateup result in bench's report form: the same
+// rows (swigen, baseline, its GEMM, its elementwise kernel) and fields.
+func gateupReport(r *mlp.FwdGateUpReport) *bench.BwdReport {
+	return &bench.BwdReport{Shape: r.Shape, Config: r.Config, Ceil: r.Ceil, FloorUS: r.FloorUS, Rows: r.Rows, Speedup: r.Speedup,
+		RelErr: r.RelErr, Sets: r.Sets, Grid: r.Grid, Warnings: r.Warnings}
+}
+
+// printReport prints one config's bench at one shape: its rows, floor and
+// speedup.
+func printReport(e *env, cfg tiling.Config, r *bench.BwdReport) {
 	w := e.stdout
-	fmt.Fprintf(w, "\nbwd_dswiglu M=%d K=%d I=%d  config %s  (grid %d CTAs, %d rotated input sets)\n", r.Shape.M, r.Shape.K, r.Shape.I, r.Config, r.Grid, r.Sets)
+	mode := ""
+	if cfg.Kernel == tiling.KernelFwdGateUp {
+		mode = "  inference: out stored"
+		if cfg.StoreOut {
+			mode = "  training: de and out stored"
+		}
+	}
+	fmt.Fprintf(w, "\n%s M=%d K=%d I=%d  config %s  (grid %d CTAs, %d rotated input sets)%s\n", cfg.Kernel, r.Shape.M, r.Shape.K, r.Shape.I, r.Config, r.Grid, r.Sets, mode)
 	fmt.Fprintf(w, "floor %.1f us = max(FLOPs / %.0f TFLOP/s, bytes / %.0f GB/s)\n", r.FloorUS, r.Ceil.GemmTFLOPs, r.Ceil.CopyGBs)
 	fmt.Fprintf(w, "%-36s %9s %9s %10s %18s %9s %8s %7s\n", "segment", "GFLOP", "MB", "us", "p20-p80", "TFLOP/s", "GB/s", "%floor")
 	for _, row := range r.Rows {

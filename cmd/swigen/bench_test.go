@@ -97,3 +97,68 @@ func TestBenchJobs(t *testing.T) {
 		})
 	}
 }
+
+func TestBenchKind(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		kernel  string // --kernel, "" when not given
+		want    string // the kernel bench times
+		wantErr string
+	}{
+		{"default", nil, "", "bwd_dswiglu", ""},
+		{"bwd", []string{"bwd"}, "", "bwd_dswiglu", ""},
+		{"gateup", []string{"gateup"}, "", "fwd_gateup", ""},
+		{"--kernel fwd_gateup", nil, "fwd_gateup", "fwd_gateup", ""},
+		{"gateup with the same --kernel", []string{"gateup"}, "fwd_gateup", "fwd_gateup", ""},
+		{"bwd with --kernel gemm", []string{"bwd"}, "gemm", "", "--kernel gemm"},
+		{"--kernel gemm", nil, "gemm", "", "bench gemm"},
+		{"unknown kind", []string{"down"}, "", "", `bench "down": want bwd or gateup`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := benchOptions{Select: configSelect{Kernel: "bwd_dswiglu"}}
+			if tt.kernel != "" {
+				o.Select.Kernel = tt.kernel
+			}
+			err := o.setKind(tt.args, tt.kernel != "")
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("setKind(%v, --kernel %q) = %v, want an error containing %q", tt.args, tt.kernel, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || o.Select.Kernel != tt.want {
+				t.Errorf("setKind(%v, --kernel %q): kernel %q, err %v; want %q", tt.args, tt.kernel, o.Select.Kernel, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestBenchJobsGateUp(t *testing.T) {
+	s1 := tiling.Shape{M: 16384, K: 768, I: 4608}
+	sel := configSelect{Kernel: "fwd_gateup", DType: "bf16", Shape: seedShape}
+	for _, tt := range []struct {
+		storeOut bool
+		want     string
+	}{
+		{false, "fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong"},
+		{true, "fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out"},
+	} {
+		o := benchOptions{Select: sel, HeuristicPerShape: true}
+		o.Select.StoreOut = tt.storeOut
+		jobs, err := benchJobs(&o, tiling.ArchSM90a, []tiling.Shape{s1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(jobs) != 1 || jobs[0].cfg.Name() != tt.want {
+			t.Errorf("store-out %v: jobs %v, want one of %s", tt.storeOut, jobs, tt.want)
+		}
+	}
+	// A bwd_dswiglu name under bench gateup is a usage error naming it.
+	o := benchOptions{Select: sel}
+	o.Select.Names = []string{"bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong"}
+	if _, err := benchJobs(&o, tiling.ArchSM90a, []tiling.Shape{s1}); err == nil || !strings.Contains(err.Error(), "is a bwd_dswiglu kernel") {
+		t.Errorf("bwd name under bench gateup: err = %v", err)
+	}
+}

@@ -101,6 +101,9 @@ type configSelect struct {
 	Kernel  string
 	DType   string
 	Shape   string
+	// StoreOut picks the heuristic's config with StoreOut
+	// (tiling.HeuristicStoreOut) when no config is named.
+	StoreOut bool
 }
 
 func (c *configSelect) resolve(arch tiling.Arch) ([]tiling.Config, error) {
@@ -135,7 +138,11 @@ func (c *configSelect) resolve(arch tiling.Arch) ([]tiling.Config, error) {
 		if err != nil {
 			return nil, usageError(err)
 		}
-		cfg, err := tiling.Heuristic(k, arch, d, s)
+		h := tiling.Heuristic
+		if c.StoreOut {
+			h = tiling.HeuristicStoreOut
+		}
+		cfg, err := h(k, arch, d, s)
 		if err != nil {
 			return nil, err
 		}
