@@ -167,8 +167,8 @@ type View struct {
 	// DbgTrace: thread 0 of each consumer writes per-tile timings into the
 	// global sw_trace, TraceCtas CTAs x 2 consumers x TraceTiles tiles
 	// (runtime/bench.TraceRecord).
-	DbgTrace              bool
-	TraceCtas, TraceTiles int
+	DbgTrace                          bool
+	TraceCtas, TraceTiles, TraceWords int
 	// ReleaseLocalCond is the C condition under which a consumer releases
 	// an operand stage in its own CTA only.
 	ReleaseLocalCond string
@@ -217,6 +217,9 @@ func joinInts(v []int) string {
 const (
 	TraceCtas  = 160
 	TraceTiles = 96
+	// TraceWords is a record's size in 8-byte words (sw_trace_put; read
+	// by runtime/bench.ParseTrace).
+	TraceWords = 10
 )
 
 // TraceSymbol is the trace variant's global record buffer.
@@ -563,7 +566,7 @@ func newSM90View(c tiling.Config) (*View, error) {
 		v.BLoadFunc = "sw_load_b_kperm"
 	case tiling.DebugTrace:
 		v.DbgTrace = true
-		v.TraceCtas, v.TraceTiles = TraceCtas, TraceTiles
+		v.TraceCtas, v.TraceTiles, v.TraceWords = TraceCtas, TraceTiles, TraceWords
 	default:
 		return nil, fmt.Errorf("gen: %s: debug %q: unknown variant", c.Name(), c.Debug)
 	}

@@ -120,14 +120,11 @@ func legalSpace(k Kernel, a Arch, d DType, storeOut bool) []Config {
 		// 128x256 spills (accumulators plus the pending tile's dout), and
 		// its clusters measured slower than 1x1 (call 73).
 		for _, n := range []int{128, 192} {
-			if k != KernelBwdDSwiGLU || storeOut {
-				break
-			}
 			c := base
 			c.Schedule, c.TileM, c.TileN, c.ClusterM, c.ClusterN = Overlap, 128, n, 1, 1
 			c = c.WithDefaults()
 			for _, st := range []int{c.MaxStages(), c.MaxStages() - 1} {
-				if slices.Contains(spaceStages, st) {
+				if k == KernelBwdDSwiGLU && !storeOut && slices.Contains(spaceStages, st) {
 					c.Stages = st
 					add(c)
 				}

@@ -150,24 +150,29 @@ func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra
 
 // setKind applies the positional kind: bwd (bwd_dswiglu, the default) or
 // gateup (fwd_gateup, timed against cuBLAS + the SwiGLU elementwise
-// kernel). --kernel may name the same kind; other kinds have their own
-// commands.
+// kernel). --kernel may name either kind, or the positional one; other
+// kinds have their own commands.
 func (o *benchOptions) setKind(args []string, kernelSet bool) error {
 	kind := tiling.KernelBwdDSwiGLU
+	if kernelSet {
+		kind = tiling.Kernel(o.Select.Kernel)
+	}
 	if len(args) == 1 {
+		pos := tiling.KernelBwdDSwiGLU
 		switch args[0] {
 		case "bwd":
 		case "gateup":
-			kind = tiling.KernelFwdGateUp
+			pos = tiling.KernelFwdGateUp
 		default:
 			return usageError(fmt.Errorf("bench %q: want bwd or gateup, or the mlp or gemm subcommand", args[0]))
 		}
-	}
-	if kernelSet && o.Select.Kernel != string(kind) {
-		if len(args) == 0 && o.Select.Kernel == string(tiling.KernelFwdGateUp) {
-			return nil // bench --kernel fwd_gateup: same as bench gateup
+		if kernelSet && kind != pos {
+			return usageError(fmt.Errorf("bench %s: --kernel %s names another kind", args[0], o.Select.Kernel))
 		}
-		return usageError(fmt.Errorf("bench %s: --kernel %s: bench times bwd_dswiglu (bench bwd) and fwd_gateup (bench gateup); gemm has bench gemm", kindArg(kind), o.Select.Kernel))
+		kind = pos
+	}
+	if kind != tiling.KernelBwdDSwiGLU && kind != tiling.KernelFwdGateUp {
+		return usageError(fmt.Errorf("bench: --kernel %s: bench times bwd_dswiglu (bench bwd) and fwd_gateup (bench gateup); gemm has bench gemm", o.Select.Kernel))
 	}
 	o.Select.Kernel = string(kind)
 	return nil

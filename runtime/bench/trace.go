@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+
+	"github.com/swigen/swigen/gen"
 )
 
 // TraceRecord is one consumer's timings of one tile, written by the trace
@@ -24,7 +26,7 @@ type TraceRecord struct {
 }
 
 // traceWords is the record size in 8-byte words.
-const traceWords = 10
+const traceWords = gen.TraceWords
 
 // ParseTrace splits a trace buffer of ctas x 2 x tiles records into the
 // records that were written (a zero start time marks an unwritten one).
