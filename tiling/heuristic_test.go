@@ -120,29 +120,40 @@ func TestHeuristicPicks(t *testing.T) {
 		s        Shape
 		storeOut bool
 		want     string
+		k        Kernel // bwd_dswiglu when empty
 	}{
-		{ArchSM90a, s1, false, "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong"},
-		{ArchSM90a, Shape{M: 16384, K: 2040, I: 4608}, false, "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong"},
-		{ArchSM90a, Shape{M: 16384, K: 2048, I: 4608}, false, "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap"},
-		{ArchSM90a, large, false, "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap"},
+		{ArchSM90a, s1, false, "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong", ""},
+		{ArchSM90a, Shape{M: 16384, K: 2040, I: 4608}, false, "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong", ""},
+		{ArchSM90a, Shape{M: 16384, K: 2048, I: 4608}, false, "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap", ""},
+		{ArchSM90a, large, false, "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap", ""},
 		// The overlap schedule has no StoreOut epilogue: ping-pong keeps it.
-		{ArchSM90a, large, true, "bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out"},
-		{ArchSM90a, s1, true, "bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out"},
-		{ArchSM100a, s1, false, "bwd_dswiglu_sm100a_bf16_m256n256k64_s5_c2x1_2cta"},
-		{ArchSM100a, Shape{M: 1024, K: 768, I: 4608}, false, "bwd_dswiglu_sm100a_bf16_m128n256k64_s3_c1x1_1cta"},
-		{ArchSM100a, Shape{M: 4096, K: 768, I: 1024}, false, "bwd_dswiglu_sm100a_bf16_m128n256k64_s3_c1x1_1cta"},
+		{ArchSM90a, large, true, "bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out", ""},
+		{ArchSM90a, s1, true, "bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out", ""},
+		{ArchSM100a, s1, false, "bwd_dswiglu_sm100a_bf16_m256n256k64_s5_c2x1_2cta", ""},
+		{ArchSM100a, Shape{M: 1024, K: 768, I: 4608}, false, "bwd_dswiglu_sm100a_bf16_m128n256k64_s3_c1x1_1cta", ""},
+		{ArchSM100a, Shape{M: 4096, K: 768, I: 1024}, false, "bwd_dswiglu_sm100a_bf16_m128n256k64_s3_c1x1_1cta", ""},
+		// fwd_gateup: inference walks along N in groups of 4; training keeps
+		// the default order (gateUpInferenceGroup).
+		{ArchSM90a, s1, false, "fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_rn_g4", KernelFwdGateUp},
+		{ArchSM90a, large, false, "fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_rn_g4", KernelFwdGateUp},
+		{ArchSM90a, s1, true, "fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out", KernelFwdGateUp},
+		{ArchSM100a, s1, false, "fwd_gateup_sm100a_bf16_m256n256k64_s6_c2x1_2cta", KernelFwdGateUp},
 	}
 	for _, tt := range tests {
 		h := Heuristic
 		if tt.storeOut {
 			h = HeuristicStoreOut
 		}
-		c, err := h(KernelBwdDSwiGLU, tt.a, BF16, tt.s)
+		k := tt.k
+		if k == "" {
+			k = KernelBwdDSwiGLU
+		}
+		c, err := h(k, tt.a, BF16, tt.s)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := c.Name(); got != tt.want {
-			t.Errorf("Heuristic(%s, %v, storeOut %v) = %s, want %s", tt.a, tt.s, tt.storeOut, got, tt.want)
+			t.Errorf("Heuristic(%s, %s, %v, storeOut %v) = %s, want %s", k, tt.a, tt.s, tt.storeOut, got, tt.want)
 		}
 	}
 }

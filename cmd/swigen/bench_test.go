@@ -142,7 +142,7 @@ func TestBenchJobsGateUp(t *testing.T) {
 		storeOut bool
 		want     string
 	}{
-		{false, "fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong"},
+		{false, "fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_rn_g4"},
 		{true, "fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out"},
 	} {
 		o := benchOptions{Select: sel, HeuristicPerShape: true}
