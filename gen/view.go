@@ -47,6 +47,17 @@ type View struct {
 	OverlapSlices   int
 	OverlapFrags    int
 	OverlapSliceIdx []int
+	// IsHandoff (schedule handoff, bwd_dswiglu): the consumers store each
+	// tile's dout, rounded to the element type, into a shared-memory buffer
+	// (DoutPitch bytes per row, 16-byte chunks XOR-swizzled by row % 8) and
+	// go on with the next tile; warpgroup 3, at EpiWGRegs registers, runs
+	// the epilogue from it with 16-byte global loads of de and stores of
+	// grad_de, EpiPrefetch rows of de in flight per warp
+	// (sm90a_handoff.cuh.tmpl).
+	IsHandoff   bool
+	EpiWGRegs   int
+	DoutPitch   int
+	EpiPrefetch int
 	// NName names the kernel's output-column size parameter: I (bwd_dswiglu,
 	// fwd_gateup) or N (gemm, fwd_down).
 	NName string
@@ -147,8 +158,11 @@ type View struct {
 	DbgPerm bool
 	// EpiEmptyArrivals frees an epilogue slot: 1 (the consumer thread
 	// that stores), 4 for bwd_dswiglu (one per consumer warp; the producer
-	// stores), 128 for debug stg.
+	// stores; under handoff one per epilogue warp), 128 for debug stg.
+	// EpiFullArrivals fills one: 1 (the producer's expect-tx), 8 under
+	// handoff (one per consumer warp).
 	EpiEmptyArrivals int
+	EpiFullArrivals  int
 	// ProducerStores (bwd_dswiglu): the producer's epilogue-operand warp
 	// TMA-stores each finished sub-tile before reloading its slot, so the
 	// consumers never wait for a store (not in the debug variants that
@@ -243,7 +257,7 @@ func newSM90View(c tiling.Config) (*View, error) {
 		Schedule:      c.Schedule,
 		HangTimeoutMs: defaultHangTimeoutMs,
 		HangTimeoutNs: defaultHangTimeoutMs * 1_000_000,
-		Threads:       384,
+		Threads:       c.Threads(),
 		ProducerRegs:  40,
 		ConsumerRegs:  232,
 		TileM:         c.TileM, TileN: c.TileN, TileK: c.TileK, TileNOut: c.TileN,
@@ -273,6 +287,20 @@ func newSM90View(c tiling.Config) (*View, error) {
 	}
 	rows := c.TileM // rows per consumer warpgroup
 	switch c.Schedule {
+	case tiling.Handoff:
+		rows = c.TileM / 2
+		v.TileStart, v.TileStep = 0, 1
+		v.ConsumerRowStride = rows
+		v.EmptyArrivals = 8
+		v.IsHandoff = true
+		// 512 threads: the launch allocates 128 registers each. The
+		// consumers hold a 128x128 fp32 accumulator (128 registers); the
+		// epilogue warpgroup keeps handoffPrefetch steps of de (8 registers
+		// each) in flight. 24 + 2 x 184 + 120 = 512 = 4 x 128.
+		v.ProducerRegs, v.ConsumerRegs, v.EpiWGRegs = 24, 184, 120
+		v.DoutPitch = c.TileN * elemBytes
+		v.EpiPrefetch = handoffPrefetch
+		v.ScheduleDoc = "both consumers work on every tile, consumer c on rows [c*TileM/2, (c+1)*TileM/2), and hand its dout to the epilogue warpgroup through shared memory."
 	case tiling.Cooperative, tiling.Overlap:
 		rows = c.TileM / 2
 		v.TileStart, v.TileStep = 0, 1
@@ -306,7 +334,7 @@ func newSM90View(c tiling.Config) (*View, error) {
 		v.OrderWait = 1
 		v.ScheduleDoc = "consumer c owns the CTA's local tiles j with j%2 == c, so one consumer's epilogue overlaps the other's mainloop."
 	default:
-		return nil, fmt.Errorf("gen: %s: schedule %q: sm_90a supports cooperative, pingpong or overlap", c.Name(), c.Schedule)
+		return nil, fmt.Errorf("gen: %s: schedule %q: sm_90a supports cooperative, pingpong, overlap or handoff", c.Name(), c.Schedule)
 	}
 	if rows%64 != 0 {
 		return nil, fmt.Errorf("gen: %s: %d rows per consumer: must be a multiple of 64 (wgmma M)", c.Name(), rows)
@@ -497,6 +525,13 @@ func newSM90View(c tiling.Config) (*View, error) {
 	}
 	v.EpiOff = lay.EpilogueOff
 	v.EpiConsumerBytes = c.EpiStages * v.EpiSlotBytes
+	if v.IsHandoff {
+		// The epilogue region is the dout buffer; consumer c writes its
+		// rows, the second half for c = 1. The producer loads no de.
+		v.EpiConsumerBytes = lay.Epilogue / 2
+		v.EpiLoads, v.ProducerStores = false, false
+		v.RawParams = ", const unsigned short* __restrict__ de_raw, unsigned short* __restrict__ gde_raw"
+	}
 	v.BarFull = lay.BarrierOffset
 	v.BarEmpty = v.BarFull + 8*c.Stages
 	v.BarEFull = v.BarFull + 16*c.Stages
@@ -520,7 +555,7 @@ func newSM90View(c tiling.Config) (*View, error) {
 	v.WgmmaOperands = strings.Join(ops, ", ")
 	v.WgmmaDescAIdx, v.WgmmaDescBIdx, v.WgmmaScaleIdx = n, n+1, n+2
 
-	v.EpiEmptyArrivals, v.EpiGroup, v.ResGroup = 1, epiGroup, 2*epiGroup
+	v.EpiEmptyArrivals, v.EpiFullArrivals, v.EpiGroup, v.ResGroup = 1, 1, epiGroup, 2*epiGroup
 	if v.IsBwd {
 		v.EpiEmptyArrivals = 4 // one per consumer warp (debug stg: 128 threads)
 	}
@@ -570,36 +605,54 @@ func newSM90View(c tiling.Config) (*View, error) {
 	default:
 		return nil, fmt.Errorf("gen: %s: debug %q: unknown variant", c.Name(), c.Debug)
 	}
-	v.ProducerStores = v.IsBwd && !v.DbgStg && v.DbgNoStore == 0 && v.DbgNoEpi == 0
+	v.ProducerStores = v.IsBwd && !v.DbgStg && v.DbgNoStore == 0 && v.DbgNoEpi == 0 && !v.IsHandoff
+	if v.IsHandoff {
+		v.EpiFullArrivals = 8
+	}
 	v.ConfigLines = configLines(c)
-	if err := checkRegisterSplit(v.Threads, v.ProducerRegs, v.ConsumerRegs); err != nil {
+	if err := checkRegisterSplit(v.Threads, v.ProducerRegs, v.ConsumerRegs, v.EpiWGRegs); err != nil {
 		return nil, fmt.Errorf("gen: %s: %w", c.Name(), err)
 	}
 	return v, nil
 }
 
 // checkRegisterSplit checks the setmaxnreg targets of a kernel of threads
-// threads (one producer warpgroup, the rest consumers) against the registers
-// its launch allocates: 65536 / threads per thread, rounded down to a
-// multiple of 8, which ptxas assigns the entry under __launch_bounds__(threads,
-// 1). Targets must be multiples of 8 in [24, 256].
-func checkRegisterSplit(threads, producer, consumer int) error {
-	if threads%128 != 0 || threads < 256 {
-		return fmt.Errorf("register split: %d threads: want a producer warpgroup and at least one consumer warpgroup", threads)
+// threads (one producer warpgroup, one epilogue warpgroup when epi > 0,
+// the rest consumers) against the registers its launch allocates: 65536 /
+// threads per thread, rounded down to a multiple of 8, which ptxas assigns
+// the entry under __launch_bounds__(threads, 1). Targets must be multiples
+// of 8 in [24, 256].
+func checkRegisterSplit(threads, producer, consumer, epi int) error {
+	groups := threads / 128
+	consumers := groups - 1
+	if epi > 0 {
+		consumers--
 	}
-	for _, r := range []int{producer, consumer} {
+	if threads%128 != 0 || consumers < 1 {
+		return fmt.Errorf("register split: %d threads: want a producer warpgroup, %d epilogue warpgroups and at least one consumer warpgroup", threads, min(epi, 1))
+	}
+	targets := []int{producer, consumer}
+	if epi > 0 {
+		targets = append(targets, epi)
+	}
+	for _, r := range targets {
 		if r%8 != 0 || r < 24 || r > 256 {
 			return fmt.Errorf("register split: setmaxnreg target %d: must be a multiple of 8 in [24, 256]", r)
 		}
 	}
 	entry := 65536 / threads / 8 * 8
-	groups := threads / 128
-	if total, pool := producer+(groups-1)*consumer, groups*entry; total > pool {
-		return fmt.Errorf("register split: producer %d + %d consumers x %d = %d registers per thread row, over the %d the launch allocates (%d warpgroups x %d): setmaxnreg.inc would never return",
-			producer, groups-1, consumer, total, pool, groups, entry)
+	if total, pool := producer+consumers*consumer+epi, groups*entry; total > pool {
+		return fmt.Errorf("register split: producer %d + %d consumers x %d + epilogue %d = %d registers per thread row, over the %d the launch allocates (%d warpgroups x %d): setmaxnreg.inc would never return",
+			producer, consumers, consumer, epi, total, pool, groups, entry)
 	}
 	return nil
 }
+
+// handoffPrefetch is how many steps of de each epilogue warp of the
+// handoff schedule keeps in flight (8 registers per lane each): 4 warps x
+// 8 steps x 1 KB = 32 KB per SM, the de bytes a 256x128 tile needs per
+// ~9 us mainloop times ~2 us of DRAM latency.
+const handoffPrefetch = 8
 
 // configLines describes the config for the generated file's header, one
 // field per line, in a fixed order.

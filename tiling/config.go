@@ -55,6 +55,14 @@ const (
 	// for the other schedules. The heuristic takes it (128x192) for K >=
 	// 2048, where it beats ping-pong on the H200.
 	Overlap Schedule = "overlap"
+	// Handoff (sm_90a bwd_dswiglu without StoreOut, experimental):
+	// cooperative tiles whose consumers hand dout over instead of running
+	// the epilogue. After each tile's mainloop they round dout to the
+	// element type (as the baseline's GEMM does), store it in a swizzled
+	// shared-memory buffer and start the next tile; a fourth warpgroup
+	// reads it back row by row, loads de and stores grad_de with 16-byte
+	// global accesses. 512 threads; tile 256x128 only.
+	Handoff Schedule = "handoff"
 	OneCTA  Schedule = "1cta"
 	TwoCTA  Schedule = "2cta"
 )

@@ -18,13 +18,15 @@ func Arches() []Arch { return []Arch{ArchSM90a, ArchSM100a} }
 func DTypes() []DType { return []DType{BF16, FP16} }
 
 // Schedules returns every schedule of every arch.
-func Schedules() []Schedule { return []Schedule{Cooperative, PingPong, Overlap, OneCTA, TwoCTA} }
+func Schedules() []Schedule {
+	return []Schedule{Cooperative, PingPong, Overlap, Handoff, OneCTA, TwoCTA}
+}
 
 // SchedulesFor returns the schedules legal on arch a (nil if a is unknown).
 func SchedulesFor(a Arch) []Schedule {
 	switch a {
 	case ArchSM90a:
-		return []Schedule{Cooperative, PingPong, Overlap}
+		return []Schedule{Cooperative, PingPong, Overlap, Handoff}
 	case ArchSM100a:
 		return []Schedule{OneCTA, TwoCTA}
 	}

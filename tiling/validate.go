@@ -199,6 +199,10 @@ func (c Config) validateShape(ch *checker, lim Limits) bool {
 			if c.TileM != 128 {
 				ch.add("tile_m", c.TileM, "must be 128 for overlap (each consumer warpgroup takes 64 rows, one wgmma M)")
 			}
+		case Handoff:
+			if c.TileM != 256 {
+				ch.add("tile_m", c.TileM, "must be 256 for handoff (each consumer warpgroup takes 128 rows: two wgmma M blocks, whose n128 accumulators fit the 128-register cap of a 512-thread kernel)")
+			}
 		}
 		if !mma.LegalN(c.TileN) {
 			ch.add("tile_n", c.TileN, "must be a multiple of %d in [%d,%d] (wgmma N)", mma.NStep, mma.NMin, mma.NMax)

@@ -220,6 +220,11 @@ func (k *Kernel) PlanBwd(a BwdArgs) (*BwdPlan, error) {
 		}
 		pl.ptrs = []cu.DevicePtr{a.GradDe}
 	}
+	if cfg.Schedule == tiling.Handoff {
+		// The handoff epilogue warpgroup reads de and writes grad_de with
+		// 16-byte global accesses (64-bit offsets).
+		pl.ptrs = []cu.DevicePtr{a.De, a.GradDe}
+	}
 	return pl, nil
 }
 
