@@ -296,8 +296,8 @@ func newSM90View(c tiling.Config) (*View, error) {
 		// 512 threads: the launch allocates 128 registers each. The
 		// consumers hold a 128x128 fp32 accumulator (128 registers); the
 		// epilogue warpgroup keeps handoffPrefetch steps of de (8 registers
-		// each) in flight. 24 + 2 x 184 + 120 = 512 = 4 x 128.
-		v.ProducerRegs, v.ConsumerRegs, v.EpiWGRegs = 24, 184, 120
+		// each) in flight. 24 + 2 x 176 + 136 = 512 = 4 x 128.
+		v.ProducerRegs, v.ConsumerRegs, v.EpiWGRegs = 24, 176, 136
 		v.DoutPitch = c.TileN * elemBytes
 		v.EpiPrefetch = handoffPrefetch
 		v.ScheduleDoc = "both consumers work on every tile, consumer c on rows [c*TileM/2, (c+1)*TileM/2), and hand its dout to the epilogue warpgroup through shared memory."
