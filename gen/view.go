@@ -54,8 +54,12 @@ type View struct {
 	// the epilogue from it with 16-byte global loads of de and stores of
 	// grad_de, EpiPrefetch rows of de in flight per warp
 	// (sm90a_handoff.cuh.tmpl).
-	IsHandoff   bool
-	EpiWGRegs   int
+	IsHandoff bool
+	EpiWGRegs int
+	// EpiWGRegOp is the epilogue warpgroup's setmaxnreg direction, "inc"
+	// or "dec" from the launch's entry count (a .dec to more registers
+	// than a warp holds is an illegal instruction: call 89).
+	EpiWGRegOp  string
 	DoutPitch   int
 	EpiPrefetch int
 	// NName names the kernel's output-column size parameter: I (bwd_dswiglu,
@@ -613,6 +617,12 @@ func newSM90View(c tiling.Config) (*View, error) {
 	if err := checkRegisterSplit(v.Threads, v.ProducerRegs, v.ConsumerRegs, v.EpiWGRegs); err != nil {
 		return nil, fmt.Errorf("gen: %s: %w", c.Name(), err)
 	}
+	if v.EpiWGRegs > 0 {
+		v.EpiWGRegOp = "dec"
+		if v.EpiWGRegs > entryRegs(v.Threads) {
+			v.EpiWGRegOp = "inc"
+		}
+	}
 	return v, nil
 }
 
@@ -640,13 +650,18 @@ func checkRegisterSplit(threads, producer, consumer, epi int) error {
 			return fmt.Errorf("register split: setmaxnreg target %d: must be a multiple of 8 in [24, 256]", r)
 		}
 	}
-	entry := 65536 / threads / 8 * 8
+	entry := entryRegs(threads)
 	if total, pool := producer+consumers*consumer+epi, groups*entry; total > pool {
 		return fmt.Errorf("register split: producer %d + %d consumers x %d + epilogue %d = %d registers per thread row, over the %d the launch allocates (%d warpgroups x %d): setmaxnreg.inc would never return",
 			producer, consumers, consumer, epi, total, pool, groups, entry)
 	}
 	return nil
 }
+
+// entryRegs is the per-thread register count a kernel of threads threads
+// starts with under __launch_bounds__(threads, 1): 65536 / threads, rounded
+// down to a multiple of 8.
+func entryRegs(threads int) int { return 65536 / threads / 8 * 8 }
 
 // handoffPrefetch is how many steps of de each epilogue warp of the
 // handoff schedule keeps in flight (8 registers per lane each): 4 warps x
