@@ -149,6 +149,7 @@ type View struct {
 
 	// Debug variants (tiling.Debug): 0 or 1 each.
 	DbgHang, DbgNoEpi, DbgNoMma int
+	DbgEpiOnly                  int
 	DbgNoLoad, DbgNoStore       int
 	// DbgNoSmem: the bwd epilogue does its math without touching shared
 	// memory (no TMA loads or stores, no ld/st.shared).
@@ -571,6 +572,10 @@ func newSM90View(c tiling.Config) (*View, error) {
 		v.DbgNoEpi = 1
 	case tiling.DebugNoMainloop:
 		v.DbgNoMma = 1
+	case tiling.DebugEpiOnly:
+		// No wgmmas, and the producer arrives on each operand stage with
+		// no bytes to expect instead of loading it.
+		v.DbgNoMma, v.DbgEpiOnly, v.StageTxBytes = 1, 1, 0
 	case tiling.DebugNoMulticast:
 	case tiling.DebugNoEpiLoad:
 		v.DbgNoLoad = 1

@@ -210,11 +210,16 @@ const (
 	// takes the st.shared and the TMA store's shared-memory read off the
 	// shared-memory pipe. Needs I % 32 == 0.
 	DebugPermStore Debug = "pstg"
+	// DebugEpiOnly skips the operand loads and the wgmmas (the producer
+	// completes each operand stage without loading it): what is left is the
+	// epilogue with its real de loads and grad_de stores, in the kernel's
+	// tile order. It times the epilogue's data stream alone.
+	DebugEpiOnly Debug = "epionly"
 )
 
 // Debugs lists the debug variants (without DebugNone).
 func Debugs() []Debug {
-	return []Debug{DebugHang, DebugNoEpilogue, DebugNoMainloop, DebugNoMulticast, DebugNoEpiLoad, DebugNoEpiStore, DebugTrace, DebugNoEpiSmem, DebugDirectStore, DebugPermStore}
+	return []Debug{DebugHang, DebugNoEpilogue, DebugNoMainloop, DebugNoMulticast, DebugNoEpiLoad, DebugNoEpiStore, DebugTrace, DebugNoEpiSmem, DebugDirectStore, DebugPermStore, DebugEpiOnly}
 }
 
 // ResultsRight reports whether kernels of this variant compute the right

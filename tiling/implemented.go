@@ -27,6 +27,9 @@ func Implemented(c Config) (bool, string) {
 		if (c.Debug == DebugNoEpiLoad || c.Debug == DebugNoEpiStore || c.Debug == DebugNoEpiSmem) && c.Kernel != KernelBwdDSwiGLU {
 			return false, fmt.Sprintf("debug %s exists for bwd_dswiglu only", c.Debug)
 		}
+		if c.Debug == DebugEpiOnly && (c.Kernel != KernelBwdDSwiGLU || c.ClusterM*c.ClusterN > 1 || (c.Schedule != PingPong && c.Schedule != Handoff)) {
+			return false, "debug epionly exists for bwd_dswiglu ping-pong and handoff, cluster 1x1"
+		}
 		// Every kind shares one sm_90a skeleton (templates/cuda/
 		// sm90a_kernel.cuh.tmpl) with a per-kind epilogue.
 		//
@@ -39,12 +42,12 @@ func Implemented(c Config) (bool, string) {
 			return false, "sm_90a overlap is implemented for bwd_dswiglu without store_out, and of the debug variants only noepi, nomma and trace"
 		}
 		if c.Schedule == Handoff && (c.Kernel != KernelBwdDSwiGLU || c.StoreOut || c.TileN != 128 || c.ClusterM*c.ClusterN > 1 ||
-			(c.Debug != DebugNone && c.Debug != DebugNoEpilogue && c.Debug != DebugNoMainloop)) {
+			(c.Debug != DebugNone && c.Debug != DebugNoEpilogue && c.Debug != DebugNoMainloop && c.Debug != DebugEpiOnly)) {
 			// Experimental: 256x128 only (two m64n128 wgmmas per consumer
 			// and k16: at 512 threads ptxas caps the kernel at 128 registers,
 			// and an m64n256 wgmma needs 154 at the instruction); no
 			// cluster, StoreOut or trace code yet.
-			return false, "sm_90a handoff is implemented for bwd_dswiglu 256x128 without store_out, cluster 1x1, and of the debug variants only noepi and nomma"
+			return false, "sm_90a handoff is implemented for bwd_dswiglu 256x128 without store_out, cluster 1x1, and of the debug variants only noepi, nomma and epionly"
 		}
 		if c.ClusterM*c.ClusterN > 2 {
 			return false, fmt.Sprintf("sm_90a cluster %dx%d is not implemented; use 1x1, 2x1 or 1x2", c.ClusterM, c.ClusterN)

@@ -273,6 +273,9 @@ static constexpr int kOrderWait = 1;
 static constexpr sw_u32 kDbgHang = 0;
 static constexpr int kDbgNoEpi = 0;
 static constexpr int kDbgNoMma = 0;
+// kDbgEpiOnly: the producer completes each operand stage without loading
+// it (kStageTxBytes is 0), so only the epilogue's data moves.
+static constexpr int kDbgEpiOnly = 0;
 static constexpr sw_u32 kEmptyArrivals = 4;
 // Consumer c owns local tiles j = c*kTileStart, += kTileStep, and the rows
 // [c*kConsumerRows, +64*kMB) of each of them (A smem offset c*kConsumerASmem).
@@ -453,6 +456,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
           const sw_u32 full = smem + kBarFull + 8 * s;
           sw_mbar_expect_tx(full, kStageTxBytes);
           const sw_u32 stage = smem + s * kStageBytes;
+          if (kDbgEpiOnly) continue;
 #pragma unroll
           for (int i = 0; i < kALoads; ++i) {
             if (kALoadRank[i] < 0)

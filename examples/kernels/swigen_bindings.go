@@ -38,7 +38,7 @@ var bindingBwdDswigluSm90aBf16M128n128k64S5C1x1Pingpong = &gen.Binding{
 	Arch:        "sm_90a",
 	ConfigHash:  "0a02120736dddce3",
 	Cubin:       cubinBwdDswigluSm90aBf16M128n128k64S5C1x1Pingpong,
-	CubinSHA256: "4701f28a052e3935d355605f406185289e4d5f9b5c8065af50516c84d9948d2b",
+	CubinSHA256: "81c2634174378d5baa6ea9126662445c214cd874e1c9f2a2d88ce78d13cca346",
 	Manifest:    manifestBwdDswigluSm90aBf16M128n128k64S5C1x1Pingpong,
 	Name:        "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong",
 	ParamLayout: "tmap_a:tensormap:128/64, tmap_b:tensormap:128/64, tmap_de:tensormap:128/64, tmap_gde:tensormap:128/64, M:i32:4/4, I:i32:4/4, K:i32:4/4",
