@@ -215,11 +215,17 @@ const (
 	// epilogue with its real de loads and grad_de stores, in the kernel's
 	// tile order. It times the epilogue's data stream alone.
 	DebugEpiOnly Debug = "epionly"
+	// DebugL2Last is an experiment (results are right): the operand TMA
+	// loads carry an L2 evict_last cache policy (createpolicy), so the
+	// streamed de and grad_de cannot push dy and W_down out of L2 (the
+	// kernel re-reads 134 MB of operands from DRAM at S1: NOTES run 74).
+	// sm_90a, cluster 1x1, both operands K-major.
+	DebugL2Last Debug = "l2last"
 )
 
 // Debugs lists the debug variants (without DebugNone).
 func Debugs() []Debug {
-	return []Debug{DebugHang, DebugNoEpilogue, DebugNoMainloop, DebugNoMulticast, DebugNoEpiLoad, DebugNoEpiStore, DebugTrace, DebugNoEpiSmem, DebugDirectStore, DebugPermStore, DebugEpiOnly}
+	return []Debug{DebugHang, DebugNoEpilogue, DebugNoMainloop, DebugNoMulticast, DebugNoEpiLoad, DebugNoEpiStore, DebugTrace, DebugNoEpiSmem, DebugDirectStore, DebugPermStore, DebugEpiOnly, DebugL2Last}
 }
 
 // ResultsRight reports whether kernels of this variant compute the right
@@ -228,7 +234,7 @@ func Debugs() []Debug {
 // partial by design.
 func (d Debug) ResultsRight() bool {
 	switch d {
-	case DebugNone, DebugNoMulticast, DebugTrace, DebugDirectStore, DebugPermStore:
+	case DebugNone, DebugNoMulticast, DebugTrace, DebugDirectStore, DebugPermStore, DebugL2Last:
 		return true
 	}
 	return false

@@ -85,7 +85,7 @@ func TestDebugResultsRight(t *testing.T) {
 	want := map[Debug]bool{
 		DebugNone: true, DebugNoMulticast: true, DebugTrace: true, DebugDirectStore: true, DebugPermStore: true,
 		DebugHang: false, DebugNoEpilogue: false, DebugNoMainloop: false,
-		DebugNoEpiLoad: false, DebugNoEpiStore: false, DebugNoEpiSmem: false, DebugEpiOnly: false,
+		DebugNoEpiLoad: false, DebugNoEpiStore: false, DebugNoEpiSmem: false, DebugEpiOnly: false, DebugL2Last: true,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ResultsRight (-want +got):\n%s", diff)

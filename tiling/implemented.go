@@ -27,6 +27,9 @@ func Implemented(c Config) (bool, string) {
 		if (c.Debug == DebugNoEpiLoad || c.Debug == DebugNoEpiStore || c.Debug == DebugNoEpiSmem) && c.Kernel != KernelBwdDSwiGLU {
 			return false, fmt.Sprintf("debug %s exists for bwd_dswiglu only", c.Debug)
 		}
+		if c.Debug == DebugL2Last && (c.ClusterM*c.ClusterN > 1 || c.MajorA != KMajor || c.MajorB != KMajor) {
+			return false, "debug l2last exists for cluster 1x1 with both operands K-major"
+		}
 		if c.Debug == DebugEpiOnly && (c.Kernel != KernelBwdDSwiGLU || c.ClusterM*c.ClusterN > 1 || (c.Schedule != PingPong && c.Schedule != Handoff)) {
 			return false, "debug epionly exists for bwd_dswiglu ping-pong and handoff, cluster 1x1"
 		}
