@@ -151,8 +151,8 @@ type View struct {
 	DbgHang, DbgNoEpi, DbgNoMma int
 	DbgEpiOnly                  int
 	// DbgL2Last: the operand loads carry an L2 evict_last policy.
-	DbgL2Last bool
-	DbgNoLoad, DbgNoStore       int
+	DbgL2Last             bool
+	DbgNoLoad, DbgNoStore int
 	// DbgNoSmem: the bwd epilogue does its math without touching shared
 	// memory (no TMA loads or stores, no ld/st.shared).
 	DbgNoSmem bool
