@@ -150,8 +150,9 @@ type View struct {
 	// Debug variants (tiling.Debug): 0 or 1 each.
 	DbgHang, DbgNoEpi, DbgNoMma int
 	DbgEpiOnly                  int
-	// DbgL2Last: the operand loads carry an L2 evict_last policy.
-	DbgL2Last             bool
+	// L2Keep (tiling.Config.L2KeepOperands): the operand loads go through
+	// the _keep forms of their helpers, which carry an L2 evict_last policy.
+	L2Keep                bool
 	DbgNoLoad, DbgNoStore int
 	// DbgNoSmem: the bwd epilogue does its math without touching shared
 	// memory (no TMA loads or stores, no ld/st.shared).
@@ -574,11 +575,6 @@ func newSM90View(c tiling.Config) (*View, error) {
 		v.DbgNoEpi = 1
 	case tiling.DebugNoMainloop:
 		v.DbgNoMma = 1
-	case tiling.DebugL2Last:
-		// The operand loads with an evict_last L2 policy (K-major, 1x1:
-		// tiling.Implemented).
-		v.DbgL2Last = true
-		v.ALoadFunc, v.BLoadFunc = "sw_tma_load_2d_last", "sw_load_b_kmajor_last"
 	case tiling.DebugEpiOnly:
 		// No wgmmas, and the producer arrives on each operand stage with
 		// no bytes to expect instead of loading it.
@@ -620,6 +616,11 @@ func newSM90View(c tiling.Config) (*View, error) {
 		v.TraceCtas, v.TraceTiles, v.TraceWords = TraceCtas, TraceTiles, TraceWords
 	default:
 		return nil, fmt.Errorf("gen: %s: debug %q: unknown variant", c.Name(), c.Debug)
+	}
+	if c.L2KeepOperands {
+		v.L2Keep = true
+		v.ALoadFunc += "_keep"
+		v.BLoadFunc += "_keep"
 	}
 	v.ProducerStores = v.IsBwd && !v.DbgStg && v.DbgNoStore == 0 && v.DbgNoEpi == 0 && !v.IsHandoff
 	if v.IsHandoff {

@@ -122,7 +122,10 @@ func TestHeuristicPicks(t *testing.T) {
 		want     string
 		k        Kernel // bwd_dswiglu when empty
 	}{
-		{ArchSM90a, s1, false, "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong", ""},
+		{ArchSM90a, s1, false, "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_rn_g2_l2k", ""},
+		// W_down over 16 MB: the default order (l2KeepMaxWeightBytes).
+		{ArchSM90a, Shape{M: 16384, K: 768, I: 14336}, false, "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong", ""},
+		{ArchSM90a, Shape{M: 16384, K: 1536, I: 4608}, false, "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_rn_g2_l2k", ""},
 		{ArchSM90a, Shape{M: 16384, K: 2040, I: 4608}, false, "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong", ""},
 		{ArchSM90a, Shape{M: 16384, K: 2048, I: 4608}, false, "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap", ""},
 		{ArchSM90a, large, false, "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap", ""},

@@ -27,9 +27,6 @@ func Implemented(c Config) (bool, string) {
 		if (c.Debug == DebugNoEpiLoad || c.Debug == DebugNoEpiStore || c.Debug == DebugNoEpiSmem) && c.Kernel != KernelBwdDSwiGLU {
 			return false, fmt.Sprintf("debug %s exists for bwd_dswiglu only", c.Debug)
 		}
-		if c.Debug == DebugL2Last && (c.ClusterM*c.ClusterN > 1 || c.MajorA != KMajor || c.MajorB != KMajor) {
-			return false, "debug l2last exists for cluster 1x1 with both operands K-major"
-		}
 		if c.Debug == DebugEpiOnly && (c.Kernel != KernelBwdDSwiGLU || c.ClusterM*c.ClusterN > 1 || (c.Schedule != PingPong && c.Schedule != Handoff)) {
 			return false, "debug epionly exists for bwd_dswiglu ping-pong and handoff, cluster 1x1"
 		}
@@ -72,6 +69,9 @@ func Implemented(c Config) (bool, string) {
 		// executed (no sm_100 GPU); it is compile-verified only.
 		if c.Debug != DebugNone {
 			return false, "debug variants exist for sm_90a only"
+		}
+		if c.L2KeepOperands {
+			return false, "l2k (the operands' L2 evict_last policy) is implemented for sm_90a only"
 		}
 		// The sm_100a epilogue maps one TMEM lane to one row, 128 rows per
 		// CTA, and streams 64-column sub-tiles (one 128-byte swizzle row per

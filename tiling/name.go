@@ -75,8 +75,8 @@ func (c Config) WithDefaults() Config {
 // fields add a suffix only when they differ from their default, in this
 // order: _rn (raster n), _g{N} (swizzle group), _e{EpiM}x{EpiN}s{EpiStages}
 // (non-default epilogue), _amn (MajorA mn), _bmn (MajorB mn), _out
-// (StoreOut), _res (Residual), _tanh (FastSigmoid), _sf{N} (SliceFrags), _clc (CLC scheduler),
-// _dbg{variant} (Debug).
+// (StoreOut), _res (Residual), _tanh (FastSigmoid), _sf{N} (SliceFrags), _l2k
+// (L2KeepOperands), _clc (CLC scheduler), _dbg{variant} (Debug).
 //
 // The name of a valid config is a C identifier and a file name; it is the
 // cubin entry point, the cache key prefix and the golden file stem.
@@ -112,6 +112,9 @@ func (c Config) Name() string {
 	}
 	if c.SliceFrags != 0 {
 		fmt.Fprintf(&b, "_sf%d", c.SliceFrags)
+	}
+	if c.L2KeepOperands {
+		b.WriteString("_l2k")
 	}
 	if c.Scheduler == CLCScheduler {
 		b.WriteString("_clc")
@@ -207,6 +210,7 @@ func parseName(s string) (Config, error) {
 		sufRes
 		sufTanh
 		sufSF
+		sufL2K
 		sufCLC
 		sufDbg
 	)
@@ -256,6 +260,9 @@ func parseName(s string) (Config, error) {
 				return c, err
 			}
 			c.SliceFrags = v
+		case t == "l2k":
+			at = sufL2K
+			c.L2KeepOperands = true
 		case t == "clc":
 			at = sufCLC
 			c.Scheduler = CLCScheduler
@@ -266,10 +273,10 @@ func parseName(s string) (Config, error) {
 				return c, fmt.Errorf("debug suffix %q: want dbg + one of %v", t, Debugs())
 			}
 		default:
-			return c, fmt.Errorf("unknown suffix %q (want rn, g{N}, e{M}x{N}s{S}, amn, bmn, out, res, tanh, sf{N}, clc, dbg{variant})", t)
+			return c, fmt.Errorf("unknown suffix %q (want rn, g{N}, e{M}x{N}s{S}, amn, bmn, out, res, tanh, sf{N}, l2k, clc, dbg{variant})", t)
 		}
 		if at < next {
-			return c, fmt.Errorf("suffix %q repeated or out of order (order: rn, g, e, amn, bmn, out, res, tanh, sf, clc, dbg)", t)
+			return c, fmt.Errorf("suffix %q repeated or out of order (order: rn, g, e, amn, bmn, out, res, tanh, sf, l2k, clc, dbg)", t)
 		}
 		next = at + 1
 	}

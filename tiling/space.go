@@ -23,7 +23,8 @@ var spaceStages = []int{3, 4, 5, 6}
 // nothing; one fewer leaves room to compare); for bwd_dswiglu also the
 // overlap schedule at 128x128 and 128x192, cluster 1x1; for fwd_gateup
 // inference also ping-pong 128x128 1x1 in the heuristic's tile order
-// (raster n, group 4).
+// (raster n, group 4), for bwd_dswiglu in raster n, group 2 with the
+// operands kept in L2 (_l2k).
 //
 // sm_100a: 1cta 128 x {64,128,256} with clusters 1x1, 2x1, 1x2; 2cta 256 x
 // {128,256} on the 2x1 pair; the operand ring as deep as shared memory
@@ -112,12 +113,20 @@ func legalSpace(k Kernel, a Arch, d DType, storeOut bool) []Config {
 						if slices.Contains(stages, s) {
 							c.Stages = s
 							add(c)
-							if k == KernelFwdGateUp && !storeOut && t.s == PingPong && t.m == 128 && n == 128 && cl == [2]int{1, 1} {
-								// The heuristic's tile order for inference
-								// (gateUpInferenceGroup), next to the default.
+							if !storeOut && t.s == PingPong && t.m == 128 && n == 128 && cl == [2]int{1, 1} {
+								// The heuristic's other tile orders, next to
+								// the default: fwd_gateup inference
+								// (gateUpInferenceGroup), bwd_dswiglu with the
+								// operands kept in L2 (l2KeepMaxWeightBytes).
 								r := c
-								r.Raster, r.SwizzleGroup = RasterN, gateUpInferenceGroup
-								add(r)
+								switch k {
+								case KernelFwdGateUp:
+									r.Raster, r.SwizzleGroup = RasterN, gateUpInferenceGroup
+									add(r)
+								case KernelBwdDSwiGLU:
+									r.Raster, r.SwizzleGroup, r.L2KeepOperands = RasterN, 2, true
+									add(r)
+								}
 							}
 						}
 					}

@@ -66,7 +66,7 @@ func TestBenchJobs(t *testing.T) {
 		Config string
 		Shapes []tiling.Shape
 	}
-	pp := "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong"
+	pp := "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_rn_g2_l2k"
 	ov := "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap"
 	tests := []struct {
 		name   string

@@ -158,6 +158,7 @@ func TestEmitConfigs(t *testing.T) {
 				// deepest ring that fits beside out's buffers.
 				c.EpiM, c.EpiN, c.EpiStages, c.MajorB, c.StoreOut, c.Stages = 64, 128, 3, tiling.MNMajor, true, 4
 				c.Raster, c.SwizzleGroup, c.Scheduler = tiling.RasterN, 4, tiling.StaticScheduler
+				c.L2KeepOperands = false // HeuristicStoreOut keeps the operands' default L2 policy
 			})}, nil, ""},
 		{"bad epi", []string{"--epi", "64"}, nil, nil, `--epi "64"`},
 		{"every bad value reported", []string{"--tile", "1x1", "--cluster", "9", "--major-a", "row"}, nil, nil, "parse major"},
