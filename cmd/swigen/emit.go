@@ -48,6 +48,7 @@ type emitOptions struct {
 	MajorA       string
 	MajorB       string
 	StoreOut     bool
+	L2Keep       bool
 
 	Out         string
 	NVCC        string
@@ -67,7 +68,7 @@ type emitOptions struct {
 // fieldFlags are the flags that set Config fields directly.
 var fieldFlags = []string{
 	"tile", "stages", "cluster", "schedule", "scheduler", "raster", "swizzle-group",
-	"epi", "epi-stages", "major-a", "major-b", "store-out",
+	"epi", "epi-stages", "major-a", "major-b", "store-out", "l2k",
 }
 
 const emitLong = `Render kernels to CUDA C++ and compile them to cubins.
@@ -133,6 +134,7 @@ func newEmitCmd(e *env, runF func(context.Context, *emitOptions) error) *cobra.C
 	f.StringVar(&o.MajorA, "major-a", "", "major of operand A: "+joinStrings(tiling.Majors()))
 	f.StringVar(&o.MajorB, "major-b", "", "major of operand B: "+joinStrings(tiling.Majors()))
 	f.BoolVar(&o.StoreOut, "store-out", false, "bwd_dswiglu: also store the recomputed out = left*silu(gate); fwd_gateup: also store de = [left | gate] (training)")
+	f.BoolVar(&o.L2Keep, "l2k", false, "sm_90a configs: an L2 evict_last policy on the operand loads (name suffix _l2k; --l2k=false turns off the heuristic's)")
 
 	f.StringVarP(&o.Out, "out", "o", "out", "output directory")
 	f.StringVar(&o.NVCC, "nvcc", "", "nvcc to use (path or directory); default: search CUDA_HOME, PATH, SWIGEN_CUDA_VENV, ...")
@@ -352,6 +354,9 @@ func (o *emitOptions) override(base []tiling.Config) ([]tiling.Config, []string,
 		}
 		if o.Changed["store-out"] {
 			c.StoreOut = o.StoreOut
+		}
+		if o.Changed["l2k"] && c.Arch == tiling.ArchSM90a {
+			c.L2KeepOperands = o.L2Keep // sm_100a has no such policy (tiling.Implemented)
 		}
 		out[i] = c
 	}

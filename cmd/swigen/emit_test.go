@@ -62,11 +62,11 @@ func TestEmitFlags(t *testing.T) {
 		{"every field flag", []string{
 			"--tile", "128x256x64", "--stages", "4", "--cluster", "2x1", "--schedule", "pingpong,2cta",
 			"--scheduler", "static", "--raster", "n", "--swizzle-group", "4", "--epi", "64x32",
-			"--epi-stages", "3", "--major-a", "k", "--major-b", "mn", "--store-out",
+			"--epi-stages", "3", "--major-a", "k", "--major-b", "mn", "--store-out", "--l2k",
 		}, with(func(o *emitOptions) {
 			o.Tile, o.Stages, o.Cluster, o.Schedules = "128x256x64", 4, "2x1", []string{"pingpong", "2cta"}
 			o.Scheduler, o.Raster, o.SwizzleGroup, o.Epi = "static", "n", 4, "64x32"
-			o.EpiStages, o.MajorA, o.MajorB, o.StoreOut = 3, "k", "mn", true
+			o.EpiStages, o.MajorA, o.MajorB, o.StoreOut, o.L2Keep = 3, "k", "mn", true, true
 			for _, f := range fieldFlags {
 				o.Changed[f] = true
 			}
@@ -160,6 +160,8 @@ func TestEmitConfigs(t *testing.T) {
 				c.Raster, c.SwizzleGroup, c.Scheduler = tiling.RasterN, 4, tiling.StaticScheduler
 				c.L2KeepOperands = false // HeuristicStoreOut keeps the operands' default L2 policy
 			})}, nil, ""},
+		{"l2k off", []string{"--arch", "sm_90a", "--l2k=false"},
+			[]tiling.Config{mod(h90, func(c *tiling.Config) { c.L2KeepOperands = false })}, nil, ""},
 		{"bad epi", []string{"--epi", "64"}, nil, nil, `--epi "64"`},
 		{"every bad value reported", []string{"--tile", "1x1", "--cluster", "9", "--major-a", "row"}, nil, nil, "parse major"},
 		{"name", []string{"--name", cat[0].Name()}, []tiling.Config{cat[0]}, nil, ""},
