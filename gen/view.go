@@ -295,26 +295,24 @@ func newSM90View(c tiling.Config) (*View, error) {
 	}
 	rows := c.TileM // rows per consumer warpgroup
 	switch c.Schedule {
-	case tiling.Handoff:
-		rows = c.TileM / 2
-		v.TileStart, v.TileStep = 0, 1
-		v.ConsumerRowStride = rows
-		v.EmptyArrivals = 8
-		v.IsHandoff = true
-		// 512 threads: the launch allocates 128 registers each. The
-		// consumers hold a 128x128 fp32 accumulator (128 registers); the
-		// epilogue warpgroup keeps handoffPrefetch steps of de (8 registers
-		// each) in flight. 24 + 2 x 176 + 136 = 512 = 4 x 128.
-		v.ProducerRegs, v.ConsumerRegs, v.EpiWGRegs = 24, 176, 136
-		v.DoutPitch = c.TileN * elemBytes
-		v.EpiPrefetch = handoffPrefetch
-		v.ScheduleDoc = "both consumers work on every tile, consumer c on rows [c*TileM/2, (c+1)*TileM/2), and hand its dout to the epilogue warpgroup through shared memory."
-	case tiling.Cooperative, tiling.Overlap:
+	case tiling.Cooperative, tiling.Overlap, tiling.Handoff:
 		rows = c.TileM / 2
 		v.TileStart, v.TileStep = 0, 1
 		v.ConsumerRowStride = rows
 		v.EmptyArrivals = 8 // lane 0 of each of the 8 consumer warps
 		v.ScheduleDoc = "both consumers work on every tile, consumer c on rows [c*TileM/2, (c+1)*TileM/2)."
+		if c.Schedule == tiling.Handoff {
+			v.IsHandoff = true
+			// 512 threads: the launch allocates 128 registers each. The
+			// consumers hold a 128x128 fp32 accumulator (128 registers);
+			// the epilogue warpgroup keeps handoffPrefetch steps of de (8
+			// registers each) in flight. 24 + 2 x 176 + 136 = 512 = 4 x 128.
+			v.ProducerRegs, v.ConsumerRegs, v.EpiWGRegs = 24, 176, 136
+			v.DoutPitch = c.TileN * elemBytes
+			v.EpiPrefetch = handoffPrefetch
+			v.ScheduleDoc = strings.TrimSuffix(v.ScheduleDoc, ".") + ", and hand its dout to the epilogue warpgroup through shared memory."
+			break
+		}
 		if c.Schedule != tiling.Overlap {
 			break
 		}
@@ -535,9 +533,10 @@ func newSM90View(c tiling.Config) (*View, error) {
 	v.EpiConsumerBytes = c.EpiStages * v.EpiSlotBytes
 	if v.IsHandoff {
 		// The epilogue region is the dout buffer; consumer c writes its
-		// rows, the second half for c = 1. The producer loads no de.
+		// rows, the second half for c = 1. The producer loads no de (and
+		// stores nothing: ProducerStores below).
 		v.EpiConsumerBytes = lay.Epilogue / 2
-		v.EpiLoads, v.ProducerStores = false, false
+		v.EpiLoads = false
 		v.RawParams = ", const unsigned short* __restrict__ de_raw, unsigned short* __restrict__ gde_raw"
 	}
 	v.BarFull = lay.BarrierOffset
