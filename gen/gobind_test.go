@@ -277,7 +277,7 @@ func TestGoBindingsWellFormed(t *testing.T) {
 	want := []string{
 		"type BwdArgs",
 		"type BwdDswigluSm100aBf16M256n256k64S5C2x1_2cta", "func LoadBwdDswigluSm100aBf16M256n256k64S5C2x1_2cta",
-		"type BwdDswigluSm90aBf16M128n128k64S5C1x1PingpongRnG2L2k", "func LoadBwdDswigluSm90aBf16M128n128k64S5C1x1PingpongRnG2L2k",
+		"type BwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k", "func LoadBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k",
 		"type BwdDswiglu", "func LoadBwdDswiglu",
 		"func load",
 	}
@@ -579,8 +579,8 @@ func TestGoBindingsKinds(t *testing.T) {
 	}
 	want := []string{
 		"alias GemmArgs", "alias FwdGateUpArgs", "alias FwdDownArgs", "alias BwdArgs",
-		"type BwdDswigluSm90aBf16M128n128k64S5C1x1PingpongRnG2L2k", "func LoadBwdDswigluSm90aBf16M128n128k64S5C1x1PingpongRnG2L2k",
-		"BwdDswigluSm90aBf16M128n128k64S5C1x1PingpongRnG2L2k.Launch(BwdArgs)",
+		"type BwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k", "func LoadBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k",
+		"BwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k.Launch(BwdArgs)",
 		"type FwdDownSm90aBf16M128n256k64S4C1x1Cooperative", "func LoadFwdDownSm90aBf16M128n256k64S4C1x1Cooperative",
 		"FwdDownSm90aBf16M128n256k64S4C1x1Cooperative.Launch(FwdDownArgs)",
 		"type FwdGateUpSm90aBf16M128n128k64S6C1x1PingpongRnG4", "func LoadFwdGateUpSm90aBf16M128n128k64S6C1x1PingpongRnG4",

@@ -86,7 +86,7 @@ func TestGeneratedBindingsGPU(t *testing.T) {
 	t.Logf("%s (%d.%d): loaded %s, %d SMs", d.name, d.major, d.minor, k.Man.Name, k.NumSMs())
 
 	// The per-name launcher loads the same embedded cubin.
-	named, err := kernels.LoadBwdDswigluSm90aBf16M128n128k64S5C1x1PingpongRnG2L2k(ctx)
+	named, err := kernels.LoadBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k(ctx)
 	if err != nil {
 		t.Errorf("per-name loader: %v", err)
 	} else {

@@ -84,23 +84,60 @@ func ParseShape(str string) (Shape, error) {
 // occupies a CTA pair, so this many 256x256 tiles fill the machine once.
 const b200HalfSMs = 74
 
-// overlapMinK is the smallest K at which the sm_90a bwd_dswiglu heuristic
-// takes the overlap schedule (128x192) over ping-pong (128x128). Measured
-// on the H200 at M=16384, I=4608 (call 76, two runs each, us): K=768
-// ping-pong 243.9 vs 249.0, K=1536 399.6 vs 404.0, K=2048 501.3 vs 498.4,
-// K=4096 913.0 vs 895.9; at 8192x4096x14336 1443.2 vs 1390.5.
-const overlapMinK = 2048
+// The sm_90a bwd_dswiglu heuristic (no StoreOut) takes ping-pong 128x192
+// over 128x128: a 128x192 tile brings 20 operand bytes per output element
+// into its SM at K=768 (K*2*(1/128+1/192)) instead of 24, and its
+// mainloop alone runs 13% faster (noepi 136.3 vs 156.1 us at S1, call 98).
+// H200, us, same runs (calls 98-99), 128x192 vs the previous pick:
+// S1 226.4-234.0 vs 232.0-241.5; 16384x1536x4608 362.7 vs 400.9;
+// 32768x1024x4096 491.8 vs 521.0; 16384x768x14336 740.3 vs 758.8;
+// 8192x4096x14336 1342.5 vs 1413.8 (the overlap schedule, the previous pick
+// for K >= 2048). With out stored too (training) 128x192 is slower (274.0
+// vs 265.0 us at S1): its ring drops to 3 stages beside out's buffers.
+//
+// wideTileGainPct is the per-output speed of the wide tile over 128x128
+// that the heuristic assumes (the measured 3-10%, low end) when it weighs
+// the wide tile's fewer, larger tiles against the SMs they leave idle in
+// the last wave: the wide tile wins unless its waves x 192 columns exceed
+// 128x128's waves x 128 by more than this.
+const (
+	wideTileN       = 192
+	wideTileGainPct = 6
+)
+
+// h200SMs is the SM count of an H200 (and H100 SXM): one persistent CTA
+// per SM, two tiles in flight each under ping-pong.
+const h200SMs = 132
 
 // l2KeepMaxWeightBytes bounds W_down (I*K 16-bit elements) for which the
-// sm_90a bwd_dswiglu ping-pong heuristic walks its tiles along N in groups
-// of 2 with the operands' L2 evict_last policy (L2KeepOperands): each dy
+// sm_90a bwd_dswiglu ping-pong heuristic walks its tiles along N in small
+// groups with the operands' L2 evict_last policy (L2KeepOperands): each dy
 // tile row is then reused across all of I while W_down stays in L2, and
-// the streamed de cannot evict either. H200, call 96, us, the default
-// order vs this one in the same run: 16384x768x4608 (W 7 MB) 242.6 vs
-// 234.6; 8192x768x4608 128.8 vs 123.6; 16384x1536x4608 (14 MB) 397.0 vs
-// 393.2; 32768x1024x4096 (8 MB) 512.9 vs 506.7; 16384x768x14336 (22 MB)
-// 738.3 vs 767.1 (slower: W_down no longer stays).
+// the streamed de cannot evict either. H200, call 96, us, 128x128, the
+// default order vs raster n, group 2, in the same run: 16384x768x4608 (W
+// 7 MB) 242.6 vs 234.6; 8192x768x4608 128.8 vs 123.6; 16384x1536x4608 (14
+// MB) 397.0 vs 393.2; 32768x1024x4096 (8 MB) 512.9 vs 506.7;
+// 16384x768x14336 (22 MB) 738.3 vs 767.1 (slower: W_down no longer stays).
+// 128x192 (call 99, S1): group 4 234.0/234.1, group 2 235.1, group 1
+// 236.1, group 8 235.5, the default order without l2k 235.8 (call 98).
+// With out stored (training, 128x128 s4): 265.0 vs 287.3 (call 99).
 const l2KeepMaxWeightBytes = 16 << 20
+
+// l2KeepGroup is the swizzle group of that order, per tile width.
+func l2KeepGroup(tileN int) int {
+	if tileN == wideTileN {
+		return 4
+	}
+	return 2
+}
+
+// bwdWideTile reports whether the sm_90a bwd_dswiglu heuristic takes the
+// 128x192 ping-pong tile at shape s (see wideTileGainPct): its waves of
+// tiles over the H200's SMs, weighed by tile width, against 128x128's.
+func bwdWideTile(s Shape) bool {
+	waves := func(n int) int { return ceilDiv(ceilDiv(s.M, 128)*ceilDiv(s.I, n), h200SMs) }
+	return waves(wideTileN)*wideTileN*100 <= waves(128)*128*(100+wideTileGainPct)
+}
 
 // gateUpInferenceGroup is the swizzle group of the sm_90a fwd_gateup
 // heuristic when it stores out only (inference): tiles walked along N in
@@ -117,14 +154,13 @@ const gateUpInferenceGroup = 4
 // sm_90a: pingpong 128x128x64, the deepest operand ring that fits, cluster
 // 1x1, raster m, group 8, epilogue 64x64x2. PingPong overlaps one
 // consumer's epilogue (which for bwd_dswiglu reads two de tiles and writes
-// two grad_de tiles, so it is long) with the other's mainloop; 128x128
-// keeps the accumulator at 128 registers per thread. bwd_dswiglu with
-// K >= 2048 takes the overlap schedule at 128x192 instead (its epilogue
-// runs in slices between the next tile's k-blocks; the more k-blocks, the
-// better they hide it). gemm and fwd_down take cooperative 128x256.
+// two grad_de tiles, so it is long) with the other's mainloop. bwd_dswiglu
+// without StoreOut takes a 128x192 tile (192 accumulator registers per
+// consumer thread) unless the shape leaves too many SMs idle with it
+// (wideTileGainPct). gemm and fwd_down take cooperative 128x256.
 // fwd_gateup without StoreOut walks its tiles along N in groups of 4
-// (gateUpInferenceGroup). bwd_dswiglu's ping-pong without StoreOut walks
-// them along N in groups of 2 with the operands' L2 evict_last policy when
+// (gateUpInferenceGroup). bwd_dswiglu walks them along N in groups of 4
+// (128x192) or 2 (128x128) with the operands' L2 evict_last policy when
 // W_down takes at most 16 MB (l2KeepMaxWeightBytes).
 //
 // sm_100a: 2cta 256x256 on a 2x1 cluster when M >= 4096 and there are at
@@ -137,10 +173,9 @@ func Heuristic(k Kernel, a Arch, d DType, s Shape) (Config, error) {
 }
 
 // HeuristicStoreOut is Heuristic for a config that also stores its second
-// output (StoreOut: bwd_dswiglu's out, fwd_gateup's de): the same choice
-// on a schedule that implements StoreOut (the overlap schedule does not,
-// so bwd_dswiglu keeps ping-pong 128x128), with the operand ring as deep as
-// fits beside the second output's buffers.
+// output (StoreOut: bwd_dswiglu's out, fwd_gateup's de), with the operand
+// ring as deep as fits beside the second output's buffers. bwd_dswiglu
+// keeps ping-pong 128x128 there (128x192 measured slower with out).
 func HeuristicStoreOut(k Kernel, a Arch, d DType, s Shape) (Config, error) {
 	return heuristic(k, a, d, s, true)
 }
@@ -160,12 +195,15 @@ func heuristic(k Kernel, a Arch, d DType, s Shape, storeOut bool) (Config, error
 			// the least shared memory per FLOP and won the H200 sweep at
 			// 8192^3 (bench/results/NOTES.md, run 21).
 			c.Schedule, c.TileM, c.TileN = Cooperative, 128, 256
-		case k == KernelBwdDSwiGLU && !storeOut && s.K >= overlapMinK:
-			c.Schedule, c.TileM, c.TileN = Overlap, 128, 192
 		case k == KernelFwdGateUp && !storeOut:
 			c.Raster, c.SwizzleGroup = RasterN, gateUpInferenceGroup
-		case k == KernelBwdDSwiGLU && !storeOut && s.I*s.K*2 <= l2KeepMaxWeightBytes:
-			c.Raster, c.SwizzleGroup, c.L2KeepOperands = RasterN, 2, true
+		case k == KernelBwdDSwiGLU:
+			if !storeOut && bwdWideTile(s) {
+				c.TileN = wideTileN
+			}
+			if s.I*s.K*2 <= l2KeepMaxWeightBytes {
+				c.Raster, c.SwizzleGroup, c.L2KeepOperands = RasterN, l2KeepGroup(c.TileN), true
+			}
 		}
 	case ArchSM100a:
 		tiles := ceilDiv(s.M, 256) * ceilDiv(s.I, 256)

@@ -122,16 +122,23 @@ func TestHeuristicPicks(t *testing.T) {
 		want     string
 		k        Kernel // bwd_dswiglu when empty
 	}{
-		{ArchSM90a, s1, false, "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_rn_g2_l2k", ""},
+		{ArchSM90a, s1, false, "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k", ""},
 		// W_down over 16 MB: the default order (l2KeepMaxWeightBytes).
-		{ArchSM90a, Shape{M: 16384, K: 768, I: 14336}, false, "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong", ""},
-		{ArchSM90a, Shape{M: 16384, K: 1536, I: 4608}, false, "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_rn_g2_l2k", ""},
-		{ArchSM90a, Shape{M: 16384, K: 2040, I: 4608}, false, "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong", ""},
-		{ArchSM90a, Shape{M: 16384, K: 2048, I: 4608}, false, "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap", ""},
-		{ArchSM90a, large, false, "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap", ""},
-		// The overlap schedule has no StoreOut epilogue: ping-pong keeps it.
+		{ArchSM90a, Shape{M: 16384, K: 768, I: 14336}, false, "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong", ""},
+		{ArchSM90a, Shape{M: 16384, K: 1536, I: 4608}, false, "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k", ""},
+		{ArchSM90a, Shape{M: 16384, K: 2040, I: 4608}, false, "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong", ""},
+		{ArchSM90a, large, false, "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong", ""},
+		// Ragged N: 22 tiles of 192 for 4096 columns, still fewer waves.
+		{ArchSM90a, Shape{M: 32768, K: 1024, I: 4096}, false, "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k", ""},
+		// One wave either way: 128x128 keeps the SM time per tile short
+		// (wideTileGainPct).
+		{ArchSM90a, Shape{M: 512, K: 768, I: 1024}, false, "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_rn_g2_l2k", ""},
+		// Equal waves x width: the wide tile.
+		{ArchSM90a, Shape{M: 1024, K: 768, I: 4608}, false, "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k", ""},
+		// With out stored (training) 128x128 stays, in the l2k order when
+		// W_down fits.
 		{ArchSM90a, large, true, "bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out", ""},
-		{ArchSM90a, s1, true, "bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out", ""},
+		{ArchSM90a, s1, true, "bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_rn_g2_out_l2k", ""},
 		{ArchSM100a, s1, false, "bwd_dswiglu_sm100a_bf16_m256n256k64_s5_c2x1_2cta", ""},
 		{ArchSM100a, Shape{M: 1024, K: 768, I: 4608}, false, "bwd_dswiglu_sm100a_bf16_m128n256k64_s3_c1x1_1cta", ""},
 		{ArchSM100a, Shape{M: 4096, K: 768, I: 1024}, false, "bwd_dswiglu_sm100a_bf16_m128n256k64_s3_c1x1_1cta", ""},

@@ -67,6 +67,11 @@ type Limits struct {
 	// consumer warpgroup may hold, leaving the rest of ConsumerRegs for
 	// addresses, epilogue math and the pipeline (sm_90a only).
 	MaxAccRegs int
+	// MaxAccRegsPingPong is MaxAccRegs for a ping-pong consumer, whose
+	// epilogue holds no second tile: 192 accumulators (a 128x192 tile)
+	// plus the epilogue's ~36 registers fit the 232 that setmaxnreg gives
+	// it, with no spills (bench/results/NOTES.md, run 78).
+	MaxAccRegsPingPong int
 
 	// MaxClusterSize is the portable maximum number of CTAs in a cluster.
 	MaxClusterSize int
@@ -115,7 +120,7 @@ func LimitsFor(a Arch) (Limits, error) {
 	case ArchSM90a:
 		l.Threads = sm90Threads
 		l.ConsumerRegs, l.ProducerRegs = 232, 40
-		l.MaxAccRegs = 128
+		l.MaxAccRegs, l.MaxAccRegsPingPong = 128, 192
 		for _, d := range []DType{BF16, FP16} {
 			l.MMA = append(l.MMA, MMAShape{
 				Instr: "wgmma", DType: d, M: []int{64},
@@ -140,6 +145,25 @@ func LimitsFor(a Arch) (Limits, error) {
 		return Limits{}, fmt.Errorf("tiling: limits for arch %q: %w (want one of %s)", a, ErrUnsupportedArch, join(Arches()))
 	}
 	return l, nil
+}
+
+// AccBudget is the most fp32 accumulator registers per thread that a
+// consumer warpgroup of schedule s may hold (sm_90a; 0 elsewhere):
+// MaxAccRegsPingPong for ping-pong, MaxAccRegs for the others.
+func (l Limits) AccBudget(s Schedule) int {
+	if s == PingPong {
+		return l.MaxAccRegsPingPong
+	}
+	return l.MaxAccRegs
+}
+
+// accBudget is Limits.AccBudget for arch a (0 for an unknown arch).
+func accBudget(a Arch, s Schedule) int {
+	l, err := LimitsFor(a)
+	if err != nil {
+		return 0
+	}
+	return l.AccBudget(s)
 }
 
 // MMAFor returns the instruction shapes for operand type d and, on sm_100a,

@@ -23,8 +23,9 @@ var spaceStages = []int{3, 4, 5, 6}
 // nothing; one fewer leaves room to compare); for bwd_dswiglu also the
 // overlap schedule at 128x128 and 128x192, cluster 1x1; for fwd_gateup
 // inference also ping-pong 128x128 1x1 in the heuristic's tile order
-// (raster n, group 4), for bwd_dswiglu in raster n, group 2 with the
-// operands kept in L2 (_l2k).
+// (raster n, group 4), for bwd_dswiglu ping-pong 128x128 and 128x192 in
+// raster n, group 2 or 4, with the operands kept in L2 (_l2k), also with
+// StoreOut at 128x128.
 //
 // sm_100a: 1cta 128 x {64,128,256} with clusters 1x1, 2x1, 1x2; 2cta 256 x
 // {128,256} on the 2x1 pair; the operand ring as deep as shared memory
@@ -92,7 +93,7 @@ func legalSpace(k Kernel, a Arch, d DType, storeOut bool) []Config {
 					c.Schedule, c.TileM, c.TileN = t.s, t.m, n
 					c.ClusterM, c.ClusterN = cl[0], cl[1]
 					c = c.WithDefaults()
-					if c.AccRegsPerThread() > 128 {
+					if c.AccRegsPerThread() > accBudget(a, t.s) {
 						continue
 					}
 					stages := spaceStages
@@ -113,18 +114,18 @@ func legalSpace(k Kernel, a Arch, d DType, storeOut bool) []Config {
 						if slices.Contains(stages, s) {
 							c.Stages = s
 							add(c)
-							if !storeOut && t.s == PingPong && t.m == 128 && n == 128 && cl == [2]int{1, 1} {
+							if t.s == PingPong && t.m == 128 && cl == [2]int{1, 1} {
 								// The heuristic's other tile orders, next to
 								// the default: fwd_gateup inference
 								// (gateUpInferenceGroup), bwd_dswiglu with the
 								// operands kept in L2 (l2KeepMaxWeightBytes).
 								r := c
-								switch k {
-								case KernelFwdGateUp:
+								switch {
+								case k == KernelFwdGateUp && !storeOut && n == 128:
 									r.Raster, r.SwizzleGroup = RasterN, gateUpInferenceGroup
 									add(r)
-								case KernelBwdDSwiGLU:
-									r.Raster, r.SwizzleGroup, r.L2KeepOperands = RasterN, 2, true
+								case k == KernelBwdDSwiGLU && (n == 128 || n == wideTileN && !storeOut):
+									r.Raster, r.SwizzleGroup, r.L2KeepOperands = RasterN, l2KeepGroup(n), true
 									add(r)
 								}
 							}
@@ -226,15 +227,16 @@ func catalogCandidates() []Config {
 		fp16      bool // also in fp16
 	}
 	entries := []entry{
-		// sm_90a bwd_dswiglu: the heuristic pick first. Clusters are out
-		// of the sm_90a tuning space (measured slower), so every entry is
-		// 1x1.
-		{a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, fp16: true},
+		// sm_90a bwd_dswiglu: the heuristic's tile first (128x192), then
+		// 128x128, its pick for small shapes (here with W_down [K,I]) and
+		// with out stored. Clusters measured slower, so every entry is 1x1.
+		{a: ArchSM90a, s: PingPong, m: 128, n: 192, cm: 1, cn: 1, fp16: true},
 		{a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, majorB: MNMajor, fp16: true},
 		{a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, storeOut: true},
 		{a: ArchSM90a, s: Cooperative, m: 128, n: 256, cm: 1, cn: 1, fp16: true},
 		{a: ArchSM90a, s: Cooperative, m: 256, n: 128, cm: 1, cn: 1, majorB: MNMajor},
-		// The heuristic's pick for K >= 2048.
+		// The overlap schedule (the heuristic's pick for K >= 2048 until
+		// ping-pong 128x192 beat it, run 78).
 		{a: ArchSM90a, s: Overlap, m: 128, n: 192, cm: 1, cn: 1, fp16: true},
 		// sm_90a gemm: the plain default, and the weight-gradient layout
 		// (dW = x^T @ grad_de: both operands MN-major).

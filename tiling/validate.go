@@ -214,9 +214,10 @@ func (c Config) validateShape(ch *checker, lim Limits) bool {
 			ch.add("epi_n", c.EpiN, "must be 64 on sm_90a (one 128-byte swizzle atom wide)")
 		}
 		if len(ch.probs) == n0 {
-			if acc := c.AccRegsPerThread(); acc > lim.MaxAccRegs {
-				ch.add("tile_n", c.TileN, "needs %d fp32 accumulator registers per thread (%d rows per consumer warpgroup x %d / 128), over the %d-register budget; use tile_n <= %d",
-					acc, rows, c.TileN, lim.MaxAccRegs, lim.MaxAccRegs*128/rows)
+			budget := lim.AccBudget(c.Schedule)
+			if acc := c.AccRegsPerThread(); acc > budget {
+				ch.add("tile_n", c.TileN, "needs %d fp32 accumulator registers per thread (%d rows per consumer warpgroup x %d / 128), over the %d-register budget of %s; use tile_n <= %d",
+					acc, rows, c.TileN, budget, c.Schedule, budget*128/rows)
 			}
 		}
 	case ArchSM100a:

@@ -41,7 +41,11 @@ func TestValidate(t *testing.T) {
 		{"clc on sm90", mut(ArchSM90a, func(c *Config) { c.Scheduler = CLCScheduler }), []string{"scheduler"}},
 		{"wgmma n", mut(ArchSM90a, func(c *Config) { c.TileN = 300 }), []string{"tile_n"}},
 		{"wgmma n not epi multiple", mut(ArchSM90a, func(c *Config) { c.Schedule, c.TileM, c.TileN, c.Stages = Cooperative, 128, 72, 3 }), []string{"tile_n"}},
-		{"pingpong acc regs", mut(ArchSM90a, func(c *Config) { c.TileN = 192; c.Stages = 3 }), []string{"tile_n"}},
+		{"pingpong acc regs", mut(ArchSM90a, func(c *Config) { c.TileN = 256; c.Stages = 3 }), []string{"tile_n"}},
+		// Ping-pong consumers hold up to 192 accumulators (MaxAccRegsPingPong);
+		// the cooperative ones 128.
+		{"pingpong 128x192", mut(ArchSM90a, func(c *Config) { c.TileN = 192; c.Stages = 4 }), nil},
+		{"coop 128 rows x 192", mut(ArchSM90a, func(c *Config) { c.Schedule, c.TileM, c.TileN, c.Stages = Cooperative, 256, 192, 2 }), []string{"tile_n"}},
 		{"coop 256 acc regs", mut(ArchSM90a, func(c *Config) { c.Schedule, c.TileM, c.TileN, c.Stages = Cooperative, 256, 256, 2 }), []string{"tile_n"}},
 		{"pingpong tile m", mut(ArchSM90a, func(c *Config) { c.TileM = 256 }), []string{"tile_m"}},
 		{"coop tile m", mut(ArchSM90a, func(c *Config) { c.Schedule = Cooperative; c.TileM = 64 }), []string{"tile_m"}},

@@ -66,8 +66,8 @@ func TestBenchJobs(t *testing.T) {
 		Config string
 		Shapes []tiling.Shape
 	}
-	pp := "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_rn_g2_l2k"
-	ov := "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap"
+	pp := "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k"
+	lg := "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong"
 	tests := []struct {
 		name   string
 		o      benchOptions
@@ -75,11 +75,11 @@ func TestBenchJobs(t *testing.T) {
 		want   []job
 	}{
 		{"heuristic per shape", benchOptions{Select: sel, HeuristicPerShape: true}, []tiling.Shape{s1, large, s1},
-			[]job{{pp, []tiling.Shape{s1, s1}}, {ov, []tiling.Shape{large}}}},
+			[]job{{pp, []tiling.Shape{s1, s1}}, {lg, []tiling.Shape{large}}}},
 		{"--heuristic-shape: one config", benchOptions{Select: sel}, []tiling.Shape{s1, large},
 			[]job{{pp, []tiling.Shape{s1, large}}}},
-		{"names: every shape", benchOptions{Select: configSelect{Kernel: "bwd_dswiglu", DType: "bf16", Names: []string{ov, pp}}, HeuristicPerShape: true},
-			[]tiling.Shape{s1, large}, []job{{ov, []tiling.Shape{s1, large}}, {pp, []tiling.Shape{s1, large}}}},
+		{"names: every shape", benchOptions{Select: configSelect{Kernel: "bwd_dswiglu", DType: "bf16", Names: []string{lg, pp}}, HeuristicPerShape: true},
+			[]tiling.Shape{s1, large}, []job{{lg, []tiling.Shape{s1, large}}, {pp, []tiling.Shape{s1, large}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -154,11 +154,12 @@ func TestEmitConfigs(t *testing.T) {
 		{"two schedules for one arch", []string{"--schedule", "cooperative,pingpong"}, nil, nil, "give one per arch"},
 		{"epilogue and majors", []string{"--arch", "sm_90a", "--epi", "64x128", "--epi-stages", "3", "--major-b", "mn", "--store-out", "--raster", "n", "--swizzle-group", "4", "--scheduler", "static"},
 			[]tiling.Config{mod(h90, func(c *tiling.Config) {
-				// --store-out starts from tiling.HeuristicStoreOut: the
-				// deepest ring that fits beside out's buffers.
+				// --store-out starts from tiling.HeuristicStoreOut: 128x128
+				// (not the wide tile) and the deepest ring that fits beside
+				// out's buffers.
+				c.TileN = 128
 				c.EpiM, c.EpiN, c.EpiStages, c.MajorB, c.StoreOut, c.Stages = 64, 128, 3, tiling.MNMajor, true, 4
 				c.Raster, c.SwizzleGroup, c.Scheduler = tiling.RasterN, 4, tiling.StaticScheduler
-				c.L2KeepOperands = false // HeuristicStoreOut keeps the operands' default L2 policy
 			})}, nil, ""},
 		{"l2k off", []string{"--arch", "sm_90a", "--l2k=false"},
 			[]tiling.Config{mod(h90, func(c *tiling.Config) { c.L2KeepOperands = false })}, nil, ""},

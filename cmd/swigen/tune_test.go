@@ -173,7 +173,7 @@ func TestTuneRun(t *testing.T) {
 		"ceilings: cuBLAS 8192^3 780 TFLOP/s, device copy 4255 GB/s; roofline floor",
 		"config", "% of floor", "vs baseline",
 		"winner: " + winner,
-		"heuristic: bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong",
+		"heuristic: bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k",
 		"timeout",
 		"1 compile, 1 timeout",
 		"DB: " + db,

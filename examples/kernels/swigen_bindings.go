@@ -10,7 +10,7 @@
 //
 // Kernels:
 //
-//   - BwdDswigluSm90aBf16M128n128k64S5C1x1PingpongRnG2L2k: bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_rn_g2_l2k.sm_90a.cubin
+//   - BwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k: bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k.sm_90a.cubin
 //   - BwdDswiglu: bwd_dswiglu for the device's arch
 package kernels
 
@@ -26,45 +26,45 @@ import (
 // launch.BwdArgs).
 type BwdArgs = launch.BwdArgs
 
-//go:embed bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_rn_g2_l2k.json
-var manifestBwdDswigluSm90aBf16M128n128k64S5C1x1PingpongRnG2L2k []byte
+//go:embed bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k.json
+var manifestBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k []byte
 
-//go:embed bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_rn_g2_l2k.sm_90a.cubin
-var cubinBwdDswigluSm90aBf16M128n128k64S5C1x1PingpongRnG2L2k []byte
+//go:embed bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k.sm_90a.cubin
+var cubinBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k []byte
 
-// bindingBwdDswigluSm90aBf16M128n128k64S5C1x1PingpongRnG2L2k is what the bindings were generated for,
+// bindingBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k is what the bindings were generated for,
 // with the embedded files.
-var bindingBwdDswigluSm90aBf16M128n128k64S5C1x1PingpongRnG2L2k = &gen.Binding{
+var bindingBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k = &gen.Binding{
 	Arch:        "sm_90a",
-	ConfigHash:  "04bbbd4304025eba",
-	Cubin:       cubinBwdDswigluSm90aBf16M128n128k64S5C1x1PingpongRnG2L2k,
-	CubinSHA256: "1aafb31b64484c88b3050d784249412cd8891d03da2040f11016f97aca94b39f",
-	Manifest:    manifestBwdDswigluSm90aBf16M128n128k64S5C1x1PingpongRnG2L2k,
-	Name:        "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_rn_g2_l2k",
+	ConfigHash:  "bf628b6c9668ecab",
+	Cubin:       cubinBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k,
+	CubinSHA256: "551032253805f06214ffe87bbc1e5a81b31bb7f6bcf92dd476b51fa936a0ba79",
+	Manifest:    manifestBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k,
+	Name:        "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k",
 	ParamLayout: "tmap_a:tensormap:128/64, tmap_b:tensormap:128/64, tmap_de:tensormap:128/64, tmap_gde:tensormap:128/64, M:i32:4/4, I:i32:4/4, K:i32:4/4",
 }
 
-// BwdDswigluSm90aBf16M128n128k64S5C1x1PingpongRnG2L2k is the loaded bwd_dswiglu kernel
-// bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_rn_g2_l2k
+// BwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k is the loaded bwd_dswiglu kernel
+// bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k
 // (sm_90a; bf16, W_down stored [I,K]).
 // The embedded *launch.Kernel plans launches (PlanBwd) and unloads (Close).
-type BwdDswigluSm90aBf16M128n128k64S5C1x1PingpongRnG2L2k struct {
+type BwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k struct {
 	*launch.Kernel
 }
 
-// LoadBwdDswigluSm90aBf16M128n128k64S5C1x1PingpongRnG2L2k loads the kernel into ctx, whose device
+// LoadBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k loads the kernel into ctx, whose device
 // must be sm_90a (compute capability 9.0).
-func LoadBwdDswigluSm90aBf16M128n128k64S5C1x1PingpongRnG2L2k(ctx *cu.Context) (*BwdDswigluSm90aBf16M128n128k64S5C1x1PingpongRnG2L2k, error) {
-	k, err := load(ctx, "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_rn_g2_l2k", bindingBwdDswigluSm90aBf16M128n128k64S5C1x1PingpongRnG2L2k)
+func LoadBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k(ctx *cu.Context) (*BwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k, error) {
+	k, err := load(ctx, "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k", bindingBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k)
 	if err != nil {
 		return nil, err
 	}
-	return &BwdDswigluSm90aBf16M128n128k64S5C1x1PingpongRnG2L2k{Kernel: k}, nil
+	return &BwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k{Kernel: k}, nil
 }
 
 // Launch checks a's shape, encodes the tensor maps and enqueues one call on
 // a.Stream. To launch one shape many times, plan once with PlanBwd.
-func (k *BwdDswigluSm90aBf16M128n128k64S5C1x1PingpongRnG2L2k) Launch(a BwdArgs) error {
+func (k *BwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k) Launch(a BwdArgs) error {
 	p, err := k.PlanBwd(a)
 	if err != nil {
 		return err
@@ -74,14 +74,14 @@ func (k *BwdDswigluSm90aBf16M128n128k64S5C1x1PingpongRnG2L2k) Launch(a BwdArgs) 
 
 // BwdDswiglu is the bwd_dswiglu kernel for the device's arch
 // (bf16, W_down stored [I,K]), one of:
-//   - bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_rn_g2_l2k (sm_90a)
+//   - bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k (sm_90a)
 type BwdDswiglu struct {
 	*launch.Kernel
 }
 
 // LoadBwdDswiglu loads the bwd_dswiglu kernel whose arch matches ctx's device.
 func LoadBwdDswiglu(ctx *cu.Context) (*BwdDswiglu, error) {
-	k, err := load(ctx, "bwd_dswiglu", bindingBwdDswigluSm90aBf16M128n128k64S5C1x1PingpongRnG2L2k)
+	k, err := load(ctx, "bwd_dswiglu", bindingBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k)
 	if err != nil {
 		return nil, err
 	}
