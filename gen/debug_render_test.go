@@ -21,10 +21,10 @@ func TestDebugVariantsRender(t *testing.T) {
 		eemptyArrivals string
 	}{
 		{tiling.DebugNone,
-			[]string{"static constexpr int kEpiGroup = 4;", "lv[q] = sw_lds32(slot + off);", "sw_sts32(slot + off, lv[q]);",
+			[]string{"static constexpr int kEpiGroup = 4;", "sw_ldsm4(sw_frag4_row(slot, wl, lane, g), lv);", "sw_stsm4(sw_frag4_row(slot + kEpiGateOff, wl, lane, g), gv);",
 				"sw_store_results(&tmap_gde, slot, fcc[0], frr[0]);", "sw_store_results(&tmap_gde, slot, fcc[p], frr[p]);",
 				"sw_tma_store_3d(gde, slot, cc, 0, rr);"},
-			[]string{"gde_raw", "swigen-trace", "st.global", "__float_as_uint", "sw_named_bar_sync(1 + c, 128);"}, "K", "4"},
+			[]string{"gde_raw", "swigen-trace", "st.global", "__float_as_uint", "sw_named_bar_sync(1 + c, 128);", "lv[q] = sw_lds32(slot + off);"}, "K", "4"},
 		{tiling.DebugDirectStore,
 			[]string{"int K, unsigned short* __restrict__ gde_raw)", "static constexpr int kEpiGroup = 4;", `st.global.v4.b32 [%0], {%1, %2, %3, %4};`,
 				"sw_quad_transpose(lv, lane % 4);", "if (g + kEpiGroup == 16) sw_mbar_arrive(smem + kBarEEmpty"},
@@ -34,8 +34,9 @@ func TestDebugVariantsRender(t *testing.T) {
 			[]string{"lv[q] = sw_lds32", "sw_tma_store_3d(&tmap_gde", "sw_tma_load_3d(slot, &tmap_de"}, "K", "4"},
 		{tiling.DebugTrace,
 			[]string{"__device__ sw_u64 sw_trace[kTraceCtas * 2 * kTraceTiles * kTraceWords];", "tr_opw += sw_clock() - tq0;",
-				"tr_dew += sw_clock() - tq;", "tr_mmaw += sw_clock() - tq1;", "sw_trace_put(c, turn, tr_t0, tr_a,"},
-			[]string{"gde_raw", "printf("}, "K", "4"},
+				"tr_dew += sw_clock() - tq;", "tr_mmaw += sw_clock() - tq1;", "sw_trace_put(c, turn, tr_t0, tr_a,",
+				"lv[q] = sw_lds32(slot + off);"}, // the trace keeps 32-bit accesses (View.EpiMatrix)
+			[]string{"gde_raw", "printf(", "sw_ldsm4(sw_frag4_row(slot, wl"}, "K", "4"},
 	} {
 		name := base
 		if tt.debug != tiling.DebugNone {

@@ -251,6 +251,7 @@ static constexpr sw_u32 kEpiGateOff = 8192;
 static constexpr sw_u32 kEpiTxBytes = 16384;
 // Epilogue fragments whose loads are issued together (see the epilogue).
 static constexpr int kEpiGroup = 4;
+static_assert(kEpiGroup == 4, "the ldmatrix/stmatrix epilogue moves 4 fragments per x4");
 
 // TMA-stores the finished sub-tile in slot to grad_de (and out) at row rr,
 // column cc: both places the producer stores from go through here.
@@ -619,13 +620,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m256
 #pragma unroll
           for (int g = 0; g < 16; g += kEpiGroup) {
             sw_u32 lv[kEpiGroup], gv[kEpiGroup];
-#pragma unroll
-            for (int q = 0; q < kEpiGroup; ++q) {
-              const int i = g + q, r = 16 * wl + lane / 4 + 8 * (i % 2);
-              const sw_u32 off = r * 128 + (((i / 2) ^ (r & 7)) << 4) + (lane % 4) * 4;
-              lv[q] = sw_lds32(slot + off);
-              gv[q] = sw_lds32(slot + kEpiGateOff + off);
-            }
+            // One ldmatrix x4 per operand: fragments g..g+3 (kEpiGroup == 4).
+            sw_ldsm4(sw_frag4_row(slot, wl, lane, g), lv);
+            sw_ldsm4(sw_frag4_row(slot + kEpiGateOff, wl, lane, g), gv);
 #pragma unroll
             for (int q = 0; q < kEpiGroup; ++q) {
               const int i = g + q;
@@ -640,13 +637,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m256
               lv[q] = sw_pack_bf16x2(dl0, dl1);
               gv[q] = sw_pack_bf16x2(dg0, dg1);
             }
-#pragma unroll
-            for (int q = 0; q < kEpiGroup; ++q) {
-              const int i = g + q, r = 16 * wl + lane / 4 + 8 * (i % 2);
-              const sw_u32 off = r * 128 + (((i / 2) ^ (r & 7)) << 4) + (lane % 4) * 4;
-              sw_sts32(slot + off, lv[q]);
-              sw_sts32(slot + kEpiGateOff + off, gv[q]);
-            }
+            sw_stsm4(sw_frag4_row(slot, wl, lane, g), lv);
+            sw_stsm4(sw_frag4_row(slot + kEpiGateOff, wl, lane, g), gv);
           }
           // Make this thread's generic-proxy writes visible to the TMA
           // store, then hand the slot to the producer's epilogue warp,
