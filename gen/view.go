@@ -205,9 +205,10 @@ type View struct {
 // epiGroup is how many accumulator fragments the sm_90a bwd_dswiglu
 // epilogue loads at once: enough independent loads to overlap their
 // shared-memory latency, few enough (2 registers each, 3 with out) to fit
-// next to a 128-register accumulator: ptxas allocates the consumers' code
-// within the kernel's 168 registers (65536 / 384 threads), setmaxnreg
-// notwithstanding. 8 already spills at 128x128 ping-pong, 16 spills 360 B.
+// beside the accumulators. With 232 consumer registers (since run 56)
+// 128x128 builds at 8 and 16 too, and times the same (call 102: 230.3 and
+// 229.7 vs 230.2 us at S1); 128x192 spills at 8. The ldmatrix/stmatrix
+// epilogue (View.EpiMatrix) moves exactly one group of 4 per x4.
 const epiGroup = 4
 
 // Hardware facts the sm_90a layout depends on (ptx.md §A2, §A7).
