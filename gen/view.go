@@ -572,10 +572,12 @@ func newSM90View(c tiling.Config) (*View, error) {
 	v.EpiEmptyArrivals, v.EpiFullArrivals, v.EpiGroup, v.ResGroup = 1, 1, epiGroup, 2*epiGroup
 	if v.IsBwd {
 		v.EpiEmptyArrivals = 4 // one per consumer warp (debug stg: 128 threads)
-		// The trace keeps 32-bit accesses: its counters take the registers
-		// that ldmatrix's addresses need at 128x192 (8 bytes of stack).
+		// The trace, and StoreOut above 128 accumulators, keep 32-bit
+		// accesses: their counters or out's third x4 take the registers
+		// that the x4 addresses need at 128x192 (8 bytes of stack).
 		v.EpiMatrix = !v.IsOverlap && !v.IsHandoff && c.Debug != tiling.DebugNoEpiSmem &&
-			c.Debug != tiling.DebugDirectStore && c.Debug != tiling.DebugPermStore && c.Debug != tiling.DebugTrace
+			c.Debug != tiling.DebugDirectStore && c.Debug != tiling.DebugPermStore && c.Debug != tiling.DebugTrace &&
+			!(c.StoreOut && c.AccRegsPerThread() > 128)
 	}
 	switch c.Debug {
 	case tiling.DebugNone:
