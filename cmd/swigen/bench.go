@@ -32,8 +32,8 @@ type benchOptions struct {
 	Model   string
 	// HeuristicPerShape: without --name, --catalog, --space or
 	// --heuristic-shape, each --shape runs the heuristic's config for
-	// that shape (tiling.Heuristic depends on the shape: the overlap
-	// schedule from K >= 2048).
+	// that shape (tiling.Heuristic depends on the shape: tile width,
+	// tile order and L2 policy follow M, I and W_down's size).
 	HeuristicPerShape bool
 }
 

@@ -203,7 +203,7 @@ func (o *emitOptions) configs() ([]tiling.Config, []string, error) {
 			for _, a := range arches {
 				h := tiling.Heuristic
 				if o.Changed["store-out"] && o.StoreOut {
-					h = tiling.HeuristicStoreOut // the overlap schedule has no StoreOut epilogue
+					h = tiling.HeuristicStoreOut // with out stored bwd_dswiglu keeps 128x128 (the ring beside out's buffers)
 				}
 				c, err := h(k, a, d, shape)
 				if err != nil {
