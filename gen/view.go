@@ -577,7 +577,7 @@ func newSM90View(c tiling.Config) (*View, error) {
 		// that the x4 addresses need at 128x192 (8 bytes of stack).
 		v.EpiMatrix = !v.IsOverlap && !v.IsHandoff && c.Debug != tiling.DebugNoEpiSmem &&
 			c.Debug != tiling.DebugDirectStore && c.Debug != tiling.DebugPermStore && c.Debug != tiling.DebugTrace &&
-			!(c.StoreOut && c.AccRegsPerThread() > 128)
+			!(c.StoreOut && c.WideAccumulator())
 	}
 	switch c.Debug {
 	case tiling.DebugNone:

@@ -49,7 +49,7 @@ func Implemented(c Config) (bool, string) {
 			// cluster, StoreOut or trace code yet.
 			return false, "sm_90a handoff is implemented for bwd_dswiglu 256x128 without store_out, cluster 1x1, and of the debug variants only noepi, nomma and epionly"
 		}
-		if c.Schedule == PingPong && c.Kernel != KernelBwdDSwiGLU && c.AccRegsPerThread() > 128 {
+		if c.Kernel != KernelBwdDSwiGLU && c.WideAccumulator() {
 			// Only bwd_dswiglu's ping-pong is measured above 128
 			// accumulators (128x192: no spills at 40/232 registers, verified
 			// and timed on the H200 in run 78).

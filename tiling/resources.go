@@ -108,6 +108,15 @@ func (c Config) AccRegsPerThread() int {
 	return c.RowsPerConsumer() * c.TileN / 128
 }
 
+// WideAccumulator reports whether c's consumers hold more accumulator
+// registers per thread than Limits.MaxAccRegs: only ping-pong may
+// (MaxAccRegsPingPong), and the generator implements it for bwd_dswiglu
+// only. False on sm_100a.
+func (c Config) WideAccumulator() bool {
+	l, err := LimitsFor(c.Arch)
+	return err == nil && c.AccRegsPerThread() > l.MaxAccRegs
+}
+
 // TMEMColumns is the tcgen05.alloc size on sm_100a: two accumulator
 // buffers of TileN fp32 columns, rounded up to a power of two and at
 // least 32. 0 on sm_90a.

@@ -113,7 +113,7 @@ func TestSpaceImplementedFilter(t *testing.T) {
 			if c.Kernel == KernelFwdGateUp && c.TileN%128 != 0 {
 				continue // not implemented: counted apart below
 			}
-			if c.Kernel != KernelBwdDSwiGLU && c.Schedule == PingPong && c.AccRegsPerThread() > 128 {
+			if c.Kernel != KernelBwdDSwiGLU && c.WideAccumulator() {
 				continue // not implemented: checked below
 			}
 			m[key{c.Kernel, c.Arch, fmt.Sprintf("%dx%d", c.ClusterM, c.ClusterN)}]++
@@ -139,7 +139,7 @@ func TestSpaceImplementedFilter(t *testing.T) {
 			if c.Kernel == KernelFwdGateUp && c.TileN%128 != 0 {
 				t.Errorf("%s: in Space, but fwd_gateup needs tile_n a multiple of 128", c.Name())
 			}
-			if c.Kernel != KernelBwdDSwiGLU && c.Schedule == PingPong && c.AccRegsPerThread() > 128 {
+			if c.Kernel != KernelBwdDSwiGLU && c.WideAccumulator() {
 				t.Errorf("%s: in Space, but ping-pong above 128 accumulators is implemented for bwd_dswiglu only", c.Name())
 			}
 		}
