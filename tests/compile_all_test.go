@@ -28,7 +28,8 @@ var sm90Opcodes = []string{"HGMMA", "UTMALDG", "UTMASTG", "SYNCS"}
 // and compiles it with the real toolchain. Compile fails on register
 // spills, a stack frame or ptxas hazard notes (e.g. serialized wgmma), so a
 // pass means every catalog kernel builds clean. sm_90a cubins are also
-// checked for their key SASS opcodes.
+// checked for their key SASS opcodes, and every cubin's SASS against the
+// hashes in testdata/sass_sha256.json (sassGolden).
 func TestCompileCatalog(t *testing.T) {
 	t.Parallel()
 	tc := toolchain(t)
@@ -61,13 +62,21 @@ func TestCompileCatalog(t *testing.T) {
 		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c2x1_overlap_bmn",
 		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k", "bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_rn_g2_out_l2k",
 		"bwd_dswiglu_sm90a_bf16_m128n192k64_s3_c1x1_pingpong_out", "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c2x1_pingpong_rn_g4_l2k",
-		"bwd_dswiglu_sm90a_fp16_m128n192k64_s4_c1x2_pingpong_bmn"} {
+		"bwd_dswiglu_sm90a_fp16_m128n192k64_s4_c1x2_pingpong_bmn",
+		// The examples' gemm.
+		"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative"} {
 		ov, err := tiling.ParseName(name)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cat = append(cat, ov)
 	}
+	var hashes sassHashes
+	t.Cleanup(func() {
+		if haveSASS {
+			hashes.check(t)
+		}
+	})
 	for _, c := range cat {
 		t.Run(c.Name(), func(t *testing.T) {
 			t.Parallel()
@@ -86,15 +95,16 @@ func TestCompileCatalog(t *testing.T) {
 				t.Fatalf("ptxas report has no entry %s", a.Name)
 			}
 			t.Logf("compiled in %v: %d registers", time.Since(start).Round(time.Millisecond), f.Registers)
-			if c.Arch != tiling.ArchSM90a {
-				return
-			}
 			if !haveSASS {
-				t.Skipf("compiled clean; skipping the SASS check: toolchain %v has no cuobjdump/nvdisasm", tc)
+				t.Skipf("compiled clean; skipping the SASS checks: toolchain %v has no cuobjdump/nvdisasm", tc)
 			}
 			sass, err := tc.SASS(ctx, r.Cubin)
 			if err != nil {
 				t.Fatalf("SASS: %v", err)
+			}
+			hashes.add(c.Name(), sass)
+			if c.Arch != tiling.ArchSM90a {
+				return
 			}
 			if err := gen.CheckOpcodes(sass, sm90Opcodes); err != nil {
 				t.Error(err)
