@@ -13,8 +13,9 @@ import (
 )
 
 // cacheFormat is mixed into every key; bump it when the entry layout or the
-// meaning of a cached field changes so old entries are simply missed.
-const cacheFormat = "swigen-build-cache-v1"
+// meaning of a cached field changes so old entries are simply missed (v2:
+// reports carry no ptxas compile times).
+const cacheFormat = "swigen-build-cache-v2"
 
 // DefaultCacheDir is $SWIGEN_CACHE_DIR, or "swigen" under os.UserCacheDir.
 func DefaultCacheDir() (string, error) {

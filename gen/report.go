@@ -87,9 +87,18 @@ func ParsePtxasVerbose(log string) ([]FunctionReport, error) {
 	return r.Functions, nil
 }
 
+// compileTimeRE matches ptxas -v's timing lines, which differ on every run.
+var compileTimeRE = regexp.MustCompile(`(?m)^ptxas info\s*: Compile time = .*\n?`)
+
+// stripCompileTimes drops ptxas's timing lines from its log, so the
+// report written next to a cubin is as reproducible as the cubin.
+func stripCompileTimes(log string) string {
+	return compileTimeRE.ReplaceAllString(log, "")
+}
+
 // parsePtxasReport is ParsePtxasVerbose keeping unattributed notes apart.
 func parsePtxasReport(log string) (BuildReport, error) {
-	r := BuildReport{Log: log}
+	r := BuildReport{Log: stripCompileTimes(log)}
 	// A fat-binary compile reports each function once per arch, so
 	// functions are keyed by arch and name.
 	type key struct{ arch, name string }

@@ -219,10 +219,13 @@ func (t *Toolchain) build(ctx context.Context, name, stem string, src []byte, ar
 	if err != nil {
 		return nil, fmt.Errorf("compile %s: nvcc wrote no PTX: %w", name, err)
 	}
-	// NOTES: with -lineinfo nvcc records the absolute source path in .file
+	// With -lineinfo nvcc records the absolute source path in .file
 	// directives, which would make every PTX and cubin differ by the scratch
 	// directory name; strip it so builds are byte-reproducible.
 	ptx = bytes.ReplaceAll(ptx, []byte(`"`+dir+string(filepath.Separator)), []byte(`"`))
+	if err := checkSelfContained(ptx, stem+".cu"); err != nil {
+		return nil, fmt.Errorf("compile %s: %w", name, err)
+	}
 	if err := os.WriteFile(ptxPath, ptx, 0o644); err != nil {
 		return nil, fmt.Errorf("compile %s: %w", name, err)
 	}
@@ -252,6 +255,23 @@ func (t *Toolchain) build(ctx context.Context, name, stem string, src []byte, ar
 		PtxasArgv: ptxasArgv,
 		SHA256:    hex.EncodeToString(sum[:]),
 	}, nil
+}
+
+// ptxFileRE matches a PTX .file directive and captures its path.
+var ptxFileRE = regexp.MustCompile(`(?m)^\s*\.file\s+\d+\s+"([^"]*)"`)
+
+// checkSelfContained rejects PTX whose line table names a file other than
+// the kernel's own source. A call into CUDA header code (e.g. __syncwarp)
+// makes ptxas record the header's absolute path and modification time, and
+// nvcc name its static functions with a prefix hashed from the build
+// directory: the cubin would then differ between machines and installs.
+func checkSelfContained(ptx []byte, source string) error {
+	for _, m := range ptxFileRE.FindAllSubmatch(ptx, -1) {
+		if f := string(m[1]); f != source {
+			return fmt.Errorf("the PTX's line table names %s: a kernel must not use CUDA header code (write the PTX inline, as templates/cuda/common.cuh.tmpl does), or its cubin is not reproducible", f)
+		}
+	}
+	return nil
 }
 
 // shellJoin quotes argv for a POSIX shell.

@@ -41,6 +41,13 @@ SW_DEV sw_u64 sw_globaltimer() {
 SW_DEV void sw_mbar_init(sw_u32 bar, sw_u32 count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(bar), "r"(count) : "memory");
 }
+// All 32 lanes converge here, as __syncwarp() does; written in PTX because
+// calling a CUDA header function puts that header's path and modification
+// time, and a name prefix nvcc derives from the build directory, into the
+// cubin's line table: the cubin would differ from machine to machine.
+SW_DEV void sw_syncwarp() {
+  asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
+}
 SW_DEV void sw_fence_mbar_init() {
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 }
@@ -628,7 +635,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
           sw_mbar_wait_nt(smem + kBarEFull + 8 * (c * kEpiStages + s), (e / kEpiStages) & 1u, hung);
           const sw_u32 slot = ebase + s * kEpiSlotBytes;
           if (kDbgNoEpi) {
-            __syncwarp();
+            sw_syncwarp();
             if (lane == 0) sw_mbar_arrive(smem + kBarEEmpty + 8 * (c * kEpiStages + s));
             ++e;
             continue;
@@ -671,7 +678,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
           // __syncwarp: 32 lanes arriving on one barrier serialise, ~2.3M
           // extra shared-memory wavefronts per S1 launch in ncu).
           sw_fence_proxy_async();
-          __syncwarp();
+          sw_syncwarp();
           if (lane == 0) sw_mbar_arrive(smem + kBarEEmpty + 8 * (c * kEpiStages + s));
           ++e;
         }
@@ -682,7 +689,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
   // No CTA may leave while a peer can still multicast into its shared
   // memory or arrive on its barriers.
   if (kClusterSize > 1) {
-    __syncwarp();
+    sw_syncwarp();
     sw_cluster_sync();
   }
 }

@@ -41,6 +41,13 @@ SW_DEV sw_u64 sw_globaltimer() {
 SW_DEV void sw_mbar_init(sw_u32 bar, sw_u32 count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(bar), "r"(count) : "memory");
 }
+// All 32 lanes converge here, as __syncwarp() does; written in PTX because
+// calling a CUDA header function puts that header's path and modification
+// time, and a name prefix nvcc derives from the build directory, into the
+// cubin's line table: the cubin would differ from machine to machine.
+SW_DEV void sw_syncwarp() {
+  asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
+}
 SW_DEV void sw_fence_mbar_init() {
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 }
@@ -569,7 +576,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_sm90a_bf16_m128n256k64
   // No CTA may leave while a peer can still multicast into its shared
   // memory or arrive on its barriers.
   if (kClusterSize > 1) {
-    __syncwarp();
+    sw_syncwarp();
     sw_cluster_sync();
   }
 }

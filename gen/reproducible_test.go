@@ -1,0 +1,181 @@
+package gen
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/tiling"
+)
+
+// TestCompileReproducible builds the seed kernel of each arch twice: in two
+// scratch directories (TMPDIR), with two cache directories, and the second
+// time with a toolkit whose headers carry another modification time (a
+// wheel installed on another day). The cubins and the build reports written
+// next to them must be byte-identical, or
+// `swigen diff` and the committed examples would go stale on every machine.
+func TestCompileReproducible(t *testing.T) {
+	tc := realToolchain(t)
+	other := toolkitWithNewHeaderTimes(t, tc)
+	for _, arch := range []tiling.Arch{tiling.ArchSM90a, tiling.ArchSM100a} {
+		cfg, err := tiling.Heuristic(tiling.KernelBwdDSwiGLU, arch, tiling.BF16, tiling.Shape{M: 16384, K: 768, I: 4608})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := Render(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cubins, reports [][]byte
+		for _, tk := range []*Toolchain{tc, other} {
+			t.Setenv("TMPDIR", t.TempDir())
+			r, err := tk.Compile(context.Background(), a.Name, a.Source, CompileOptions{Arch: string(arch), CacheDir: t.TempDir()})
+			if err != nil {
+				t.Fatalf("%s with %s: %v", a.Name, tk.NVCC, err)
+			}
+			rep, err := json.Marshal(r.Report)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cubins, reports = append(cubins, r.Cubin), append(reports, rep)
+		}
+		if !bytes.Equal(cubins[0], cubins[1]) {
+			t.Errorf("%s: the cubins differ (%d bytes, first difference at byte %d) between two builds in other directories with other header times",
+				a.Name, len(cubins[0]), firstDiffByte(cubins[0], cubins[1]))
+		}
+		if d := cmp.Diff(string(reports[0]), string(reports[1])); d != "" {
+			t.Errorf("%s: the build reports differ (-first +second):\n%s", a.Name, d)
+		}
+	}
+}
+
+// toolkitWithNewHeaderTimes returns a toolchain whose tools are links to
+// tc's and whose include directory is a copy with every file's time set to
+// a fixed date. nvcc finds its headers relative to the directory it was
+// started from, so the copy is what it reads.
+func toolkitWithNewHeaderTimes(t *testing.T, tc *Toolchain) *Toolchain {
+	t.Helper()
+	root := filepath.Dir(filepath.Dir(tc.NVCC))
+	ovl := t.TempDir()
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		src, dst := filepath.Join(root, e.Name()), filepath.Join(ovl, e.Name())
+		switch e.Name() {
+		case "bin":
+			linkEach(t, src, dst)
+		case "include":
+			copyTree(t, src, dst, time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC))
+		default:
+			if err := os.Symlink(src, dst); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	other, err := FindToolchain(FindOptions{NVCC: filepath.Join(ovl, "bin", "nvcc")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return other
+}
+
+// linkEach makes dst a directory of symbolic links to src's entries.
+func linkEach(t *testing.T, src, dst string) {
+	t.Helper()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if err := os.Symlink(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// copyTree copies the regular files and directories under src to dst and
+// gives every copied file the modification time mtime.
+func copyTree(t *testing.T, src, dst string, mtime time.Time) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		out := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(out, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(out, data, 0o644); err != nil {
+			return err
+		}
+		return os.Chtimes(out, mtime, mtime)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// firstDiffByte is the index of the first byte where a and b differ.
+func firstDiffByte(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+func TestCheckSelfContained(t *testing.T) {
+	for _, tc := range []struct {
+		name, ptx string
+		ok        bool
+	}{
+		{"own source only", "\t.file\t1 \"k.cu\"\n\t.loc 1 2 3\n", true},
+		{"no line table", ".version 9.0\n", true},
+		{"a CUDA header", "\t.file\t1 \"k.cu\"\n\t.file\t2 \"/usr/local/cuda/include/sm_30_intrinsics.hpp\"\n", false},
+		{"another source", "\t.file\t1 \"other.cu\", 0, 0\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := checkSelfContained([]byte(tc.ptx), "k.cu")
+			if (err == nil) != tc.ok {
+				t.Fatalf("checkSelfContained = %v, want ok=%v", err, tc.ok)
+			}
+		})
+	}
+}
+
+// TestCompileRejectsHeaderCode: a kernel that calls CUDA header code fails
+// to build, naming the header, instead of giving a cubin that differs from
+// machine to machine.
+func TestCompileRejectsHeaderCode(t *testing.T) {
+	tc := realToolchain(t)
+	src := []byte("extern \"C\" __global__ void k(int* p) { __syncwarp(); p[threadIdx.x] = 1; }\n")
+	_, err := tc.Compile(context.Background(), "k", src, CompileOptions{Arch: "sm_90a", NoCache: true})
+	if err == nil || !strings.Contains(err.Error(), "sm_30_intrinsics.hpp") {
+		t.Fatalf("Compile of a kernel calling __syncwarp: err = %v, want one naming sm_30_intrinsics.hpp", err)
+	}
+}
