@@ -55,8 +55,8 @@ type tuneOptions struct {
 	NVCC       string
 	Verbose    bool
 
-	// IncludeHangTest appends the deadlocking debug variant of the
-	// heuristic config (hidden flag; shows isolation working on a GPU).
+	// IncludeHangTest runs the last candidate once more with the hang
+	// probe (hidden flag; shows isolation working on a GPU).
 	IncludeHangTest bool
 }
 
@@ -266,6 +266,7 @@ func workerArgs(o *tuneOptions, tc *gen.Toolchain, j tune.Job, out string) []str
 	ff := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	args := []string{"tune-worker",
 		"--name", j.Config.Name(),
+		"--probe", j.Probe,
 		"--shape", fmt.Sprintf("%d,%d,%d", j.Shape.M, j.Shape.K, j.Shape.I),
 		"--device", strconv.Itoa(j.Device),
 		"--json-out", out,
@@ -366,14 +367,6 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	if err != nil {
 		return usageError(err)
 	}
-	if o.IncludeHangTest {
-		h, err := heuristicFor(key)
-		if err != nil {
-			return err
-		}
-		h.Debug = tiling.DebugHang
-		cands = append(cands, h)
-	}
 	if len(cands) == 0 {
 		return usageError(fmt.Errorf("tune: no candidate left of %d after --filter %q --max %d --shard %s", len(space), o.Filters, o.Max, o.Shard))
 	}
@@ -407,7 +400,7 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	res, sweepErr := tune.Sweep(ctx, tune.SweepOptions{
 		DBPath: o.DB, Key: key, Candidates: cands, Devices: o.Devices,
 		Prepare: d.prepare(tc), PrepareWorkers: max(1, o.Jobs),
-		Runner: runner, SlowFactor: slow, Retry: o.Retry,
+		Runner: runner, SlowFactor: slow, Retry: o.Retry, HangTest: o.IncludeHangTest,
 		Progress: func(p tune.Progress) {
 			bar.line(progressLine(p, d.now().Sub(start)))
 		},
@@ -696,6 +689,7 @@ func runTuneMerge(e *env, inputs []string, out string) error {
 // workerOptions are the flags of the hidden `swigen tune-worker`.
 type workerOptions struct {
 	Name        string
+	Probe       string
 	Shape       string
 	Device      int
 	JSONOut     string
@@ -726,6 +720,7 @@ func newTuneWorkerCmd(e *env, runF func(context.Context, *workerOptions) error) 
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Name, "name", "", "config (procedural name)")
+	f.StringVar(&o.Probe, "probe", "", "build the kernel with this probe")
 	f.StringVar(&o.Shape, "shape", seedShape, "shape M,K,I to time")
 	f.IntVar(&o.Device, "device", 0, "GPU ordinal")
 	f.StringVar(&o.JSONOut, "json-out", "", "result file")
@@ -756,9 +751,11 @@ func runTuneWorker(ctx context.Context, e *env, o *workerOptions) error {
 	if err != nil {
 		return usageError(fmt.Errorf("tune-worker: %w", err))
 	}
+	job := tune.Job{Config: cfg, Probe: o.Probe, Shape: shape, Device: o.Device, BestUS: o.BestUS, SlowFactor: o.SlowFactor,
+		Ceilings: tune.Ceilings{GemmTFLOPs: o.GemmTFLOPs, CopyGBs: o.CopyGBs}}
 	start := time.Now()
 	fail := func(st tune.Status, err error) error {
-		out := tune.Output{Result: tune.Result{Config: cfg.Name(), Status: st, Error: err.Error(), Device: o.Device,
+		out := tune.Output{Result: tune.Result{Config: job.Name(), Status: st, Error: err.Error(), Device: o.Device,
 			WallS: time.Since(start).Seconds()}}
 		if werr := tune.WriteOutput(o.JSONOut, out); werr != nil {
 			return errors.Join(err, werr)
@@ -791,8 +788,6 @@ func runTuneWorker(ctx context.Context, e *env, o *workerOptions) error {
 			return fail(tune.Classify(err), fmt.Errorf("baseline SwiGLU elementwise kernel: %w", err))
 		}
 	}
-	job := tune.Job{Config: cfg, Shape: shape, Device: o.Device, BestUS: o.BestUS, SlowFactor: o.SlowFactor,
-		Ceilings: tune.Ceilings{GemmTFLOPs: o.GemmTFLOPs, CopyGBs: o.CopyGBs}}
 	out := tune.Measure(ctx, env, job, tune.MeasureOptions{
 		Bench:       bench.Options{Reps: o.Reps, Warmup: o.Warmup, Timeout: o.SyncTimeout, Seed: uint64(time.Now().UnixNano())},
 		SyncTimeout: o.SyncTimeout,
@@ -801,7 +796,7 @@ func runTuneWorker(ctx context.Context, e *env, o *workerOptions) error {
 	if err := tune.WriteOutput(o.JSONOut, out); err != nil {
 		return err
 	}
-	msg := fmt.Sprintf("tune-worker: %s on device %d: %s", cfg.Name(), o.Device, out.Status)
+	msg := fmt.Sprintf("tune-worker: %s on device %d: %s", job.Name(), o.Device, out.Status)
 	if out.Status == tune.StatusOK || out.Status == tune.StatusSlow {
 		msg += fmt.Sprintf(" %.1f us", out.US)
 	}

@@ -60,18 +60,23 @@ type Env struct {
 
 // BuildAndLoad renders, compiles and loads cfg.
 func BuildAndLoad(ctx context.Context, env *Env, cfg tiling.Config) (*launch.Kernel, *gen.BuildResult, error) {
-	art, err := gen.Render(cfg)
+	return BuildAndLoadProbe(ctx, env, cfg, "")
+}
+
+// BuildAndLoadProbe renders cfg with the probe called probe (gen.Probes;
+// "" is the product kernel), compiles and loads it. A probe's build is held
+// to the product's checks (no spills, no stack, no hazard notes), so the
+// times it measures are those of a kernel like the product's.
+func BuildAndLoadProbe(ctx context.Context, env *Env, cfg tiling.Config, probe string) (*launch.Kernel, *gen.BuildResult, error) {
+	render := gen.Render
+	if probe != "" {
+		render = func(c tiling.Config) (*gen.Artifact, error) { return gen.RenderProbe(c, probe) }
+	}
+	art, err := render(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	// stg (a measurement variant) may spill a few registers: its
-	// transposes save a few bytes at kernel entry and reload them after
-	// setmaxnreg, outside the loops. The trace is held to the full check:
-	// it records into a global buffer (no printf, which serialized the
-	// wgmmas, C7510, until session 6), so its times are the real kernel's.
-	loose := cfg.Debug == tiling.DebugDirectStore || cfg.Debug == tiling.DebugPermStore
-	br, err := env.TC.Compile(ctx, art.Name, art.Source, gen.CompileOptions{Arch: string(cfg.Arch),
-		AllowStack: loose, AllowSpills: loose})
+	br, err := env.TC.Compile(ctx, art.Name, art.Source, gen.CompileOptions{Arch: string(cfg.Arch)})
 	if err != nil {
 		return nil, nil, err
 	}

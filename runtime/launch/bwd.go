@@ -170,18 +170,6 @@ func (k *Kernel) PlanBwd(a BwdArgs) (*BwdPlan, error) {
 			Box: u32(boxes.B)}); err != nil {
 			return nil, err
 		}
-	} else if cfg.Debug == tiling.DebugPermStore { // W_down [I,K], rows permuted within 32-row blocks
-		// Dims {K, e 2, t 4, b 4, a I/32} with row strides {1, 8, 2, 32}:
-		// the box puts row 32a + 8t + 2b + e at shared row e + 2t + 8b + 32a
-		// (sw_load_b_kperm). A partial 32-row block cannot be expressed.
-		if a.I%32 != 0 {
-			return nil, fmt.Errorf("launch: %s: I=%d: debug pstg permutes W_down in 32-row blocks and needs I %% 32 == 0", k.Man.Name, a.I)
-		}
-		if err := add("W_down", cu.TensorMapParams{Rank: 5, Global: a.WDown, Dims: [5]uint64{K, 2, 4, 4, I / 32},
-			Strides: [4]uint64{K * eb, 8 * K * eb, 2 * K * eb, 32 * K * eb},
-			Box:     [5]uint32{uint32(boxes.B[0]), 2, 4, 4, uint32(cfg.TileN / 32)}}); err != nil {
-			return nil, err
-		}
 	} else { // W_down [I,K]
 		if err := add("W_down", cu.TensorMapParams{Rank: 2, Global: a.WDown, Dims: [5]uint64{K, I}, Strides: [4]uint64{K * eb},
 			Box: u32(boxes.B)}); err != nil {
@@ -212,19 +200,6 @@ func (k *Kernel) PlanBwd(a BwdArgs) (*BwdPlan, error) {
 		return nil, err
 	}
 	pl := &BwdPlan{plan{k: k, maps: maps, dims: [3]int32{int32(a.M), int32(a.I), int32(a.K)}, grid: uint32(grid), stream: a.Stream}}
-	if cfg.Debug == tiling.DebugDirectStore || cfg.Debug == tiling.DebugPermStore {
-		// The variants store grad_de through a raw pointer with 32-bit
-		// element offsets.
-		if uint64(a.M)*2*uint64(a.I) >= 1<<32 {
-			return nil, fmt.Errorf("launch: %s: M*2I = %d elements: debug stg indexes grad_de with 32 bits", k.Man.Name, uint64(a.M)*2*uint64(a.I))
-		}
-		pl.ptrs = []cu.DevicePtr{a.GradDe}
-	}
-	if cfg.Schedule == tiling.Handoff {
-		// The handoff epilogue warpgroup reads de and writes grad_de with
-		// 16-byte global accesses (64-bit offsets).
-		pl.ptrs = []cu.DevicePtr{a.De, a.GradDe}
-	}
 	return pl, nil
 }
 

@@ -77,17 +77,6 @@ func (k *Kernel) PlanFwdGateUp(a FwdGateUpArgs) (*FwdGateUpPlan, error) {
 		return nil, err
 	}
 	pl := &FwdGateUpPlan{plan{k: k, maps: e.maps, dims: [3]int32{int32(a.M), int32(a.I), int32(a.K)}, grid: uint32(grid), stream: a.Stream}}
-	if cfg.Debug == tiling.DebugDirectStore {
-		// The variant stores out and de through raw pointers with 32-bit
-		// element offsets.
-		if uint64(a.M)*2*uint64(a.I) >= 1<<32 {
-			return nil, fmt.Errorf("launch: %s: M*2I = %d elements: debug stg indexes de with 32 bits", k.Man.Name, uint64(a.M)*2*uint64(a.I))
-		}
-		pl.ptrs = []cu.DevicePtr{a.Out}
-		if cfg.StoreOut {
-			pl.ptrs = append(pl.ptrs, a.De)
-		}
-	}
 	return pl, nil
 }
 

@@ -17,7 +17,6 @@ type plan struct {
 	k      *Kernel
 	maps   []*cu.TensorMap
 	dims   [3]int32
-	ptrs   []cu.DevicePtr // raw pointers after the sizes (the bwd debug variant stg)
 	grid   uint32
 	stream *cu.Stream
 }
@@ -32,9 +31,6 @@ func (p *plan) Launch() error {
 		params = append(params, m.Ptr())
 	}
 	params = append(params, unsafe.Pointer(&p.dims[0]), unsafe.Pointer(&p.dims[1]), unsafe.Pointer(&p.dims[2]))
-	for i := range p.ptrs {
-		params = append(params, unsafe.Pointer(&p.ptrs[i]))
-	}
 	man := p.k.Man
 	cfg := cu.LaunchConfig{
 		Grid:      [3]uint32{p.grid, 1, 1},

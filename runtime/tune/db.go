@@ -133,9 +133,9 @@ func (e *Entry) Set(r Result) {
 	e.Results = slices.Insert(e.Results, i, r)
 }
 
-// Best returns the fastest passing result. Debug variants never win: their
-// output is wrong by design; nor does a config whose StoreOut is not the
-// key's (it did other work).
+// Best returns the fastest passing result. A probed kernel never wins (its
+// name, <config>_probe_<probe>, parses as no config), nor does a config
+// whose StoreOut is not the key's (it did other work).
 func (e *Entry) Best() (Result, bool) {
 	var best Result
 	found := false
@@ -210,10 +210,10 @@ func (e *Entry) FLOPs() float64 {
 }
 
 // canWin reports whether config name may be the entry's winner: it
-// parses, is no debug variant, and writes the key's outputs.
+// parses (a probed kernel's does not) and writes the key's outputs.
 func (e *Entry) canWin(name string) bool {
 	c, err := tiling.ParseName(name)
-	return err == nil && c.Debug == tiling.DebugNone && c.StoreOut == e.Key.StoreOut
+	return err == nil && c.StoreOut == e.Key.StoreOut
 }
 
 // DB is a results file: one Entry per Key, sorted by Key.String, so the
@@ -437,7 +437,7 @@ func (db *DB) Lookup(k tiling.Kernel, a tiling.Arch, d tiling.DType, s tiling.Sh
 					continue
 				}
 				c, err := tiling.ParseName(r.Config)
-				if err != nil || c.Validate() != nil || c.Debug != tiling.DebugNone ||
+				if err != nil || c.Validate() != nil ||
 					c.Kernel != k || c.Arch != a || c.DType != d || c.StoreOut != storeOut {
 					continue
 				}

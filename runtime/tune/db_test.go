@@ -20,7 +20,7 @@ const (
 	nameA = "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong"
 	nameB = "bwd_dswiglu_sm90a_bf16_m128n256k64_s3_c1x1_cooperative"
 	nameC = "bwd_dswiglu_sm90a_bf16_m64n128k64_s5_c1x1_pingpong"
-	nameH = "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_dbghang"
+	nameH = "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_probe_hang"
 	// nameOut also stores out (StoreOut).
 	nameOut = "bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out"
 )
@@ -229,10 +229,10 @@ func TestBestAndBaseline(t *testing.T) {
 	if !ok || best.Config != nameB {
 		t.Errorf("Best = %s, %v; want %s", best.Config, ok, nameB)
 	}
-	// A debug variant never wins, however fast.
+	// A probed kernel never wins, however fast.
 	e.Set(Result{Config: nameH, Status: StatusOK, US: 1})
 	if best, _ := e.Best(); best.Config != nameB {
-		t.Errorf("Best with a fast debug variant = %s", best.Config)
+		t.Errorf("Best with a fast probed kernel = %s", best.Config)
 	}
 	if got := e.BaselineUS(); got != 347.5 {
 		t.Errorf("BaselineUS = %v, want the median 347.5", got)
