@@ -329,6 +329,13 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 		return usageError(fmt.Errorf("tune: --slow-factor %g: must be above 1 (or 0 to disable)", o.SlowFactor))
 	}
 
+	// The DB is read before the GPU is probed: a corrupt one is bad input
+	// (exit 2) and must not wait for the probe.
+	db, err := tune.ReadDB(o.DB)
+	if err != nil {
+		return fmt.Errorf("tune: --db: %w", err)
+	}
+
 	g, err := d.probe(o.Devices)
 	if err != nil {
 		return err
@@ -381,10 +388,6 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	w := e.stderr
 	fmt.Fprintf(w, "tune: %s %s %s at %s on %s (%s), driver %d, nvcc %s, templates %.12s%s\n",
 		k, arch, dt, shapeDims(k, shape), g.Name, g.CC, g.Driver, tc.Version, th, modeNote(k, o.StoreOut, "; "))
-	db, err := tune.ReadDB(o.DB)
-	if err != nil {
-		return err
-	}
 	plan := tune.PlanSweep(db.Entry(key), cands, o.Retry)
 	fmt.Fprintf(w, "tune: %d candidates of %d in the space (filter %q, max %d, shard %s%s%s); %d already in %s, %d to run on device(s) %s; child limit %v\n",
 		len(cands), len(space), o.Filters, o.Max, o.Shard, storeOutNote(o, without), hangNote(o), len(plan.Skipped), o.DB, len(plan.Run), joinInts(o.Devices), o.Timeout)
@@ -670,7 +673,9 @@ func runTuneMerge(e *env, inputs []string, out string) error {
 	n := 0
 	for _, p := range inputs {
 		if _, err := os.Stat(p); err != nil {
-			return fmt.Errorf("tune merge: %w", err)
+			// An input that is not there is a bad argument, not an empty DB
+			// (ReadDB's reading of a missing file).
+			return usageError(fmt.Errorf("tune merge: input %w", err))
 		}
 		db, err := tune.ReadDB(p)
 		if err != nil {
