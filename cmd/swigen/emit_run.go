@@ -185,4 +185,3 @@ func buildLine(k gen.EmittedKernel, m gen.Manifest) string {
 	}
 	return b.String()
 }
-
