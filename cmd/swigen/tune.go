@@ -148,7 +148,7 @@ func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.C
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "pass the children's output through to stderr")
 	f.BoolVar(&o.IncludeHangTest, "include-hang-test", false, "append a deliberately deadlocking config (test of the isolation)")
 	f.MarkHidden("include-hang-test")
-	cmd.AddCommand(newTuneMergeCmd(e))
+	cmd.AddCommand(newTuneMergeCmd(e, nil))
 	return cmd
 }
 
@@ -644,8 +644,9 @@ func printTuneSummary(e *env, o *tuneOptions, g tuneGPU, tc *gen.Toolchain, res 
 		o.DB, o.DB, kind, k.Arch, k.DType, shape.M, shape.K, shape.I, storeOutFlag(k.StoreOut))
 }
 
-// newTuneMergeCmd is `swigen tune merge`.
-func newTuneMergeCmd(e *env) *cobra.Command {
+// newTuneMergeCmd is `swigen tune merge`; runF, when non-nil, replaces
+// the merge once the arguments are checked (tests).
+func newTuneMergeCmd(e *env, runF func(inputs []string, out string) error) *cobra.Command {
 	var out string
 	cmd := &cobra.Command{
 		Use:   "merge DB... -o OUT",
@@ -660,6 +661,9 @@ of the inputs.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return usageError(errors.New("tune merge: -o OUT is required"))
+			}
+			if runF != nil {
+				return runF(args, out)
 			}
 			return runTuneMerge(e, args, out)
 		},

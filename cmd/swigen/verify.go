@@ -103,13 +103,32 @@ type verifyJSONOutput struct {
 	Poisoned int     `json:"poisoned"`
 }
 
-func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
+// validate checks every flag that needs no GPU and returns the shapes to
+// check (the built-in ragged list when none is given).
+func (o *verifyOptions) validate() ([]tiling.Shape, error) {
 	shapes, err := parseShapes(o.Shapes)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	if err := o.Select.check(); err != nil {
+		return nil, err
+	}
+	if !(o.Tol > 0) {
+		return nil, usageError(fmt.Errorf("verify: --tol %g: must be positive", o.Tol))
+	}
+	if o.Timeout <= 0 {
+		return nil, usageError(fmt.Errorf("verify: --timeout %v: must be positive", o.Timeout))
 	}
 	if len(shapes) == 0 {
 		shapes = check.RaggedShapes()
+	}
+	return shapes, nil
+}
+
+func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
+	shapes, err := o.validate()
+	if err != nil {
+		return err
 	}
 	s, err := openGPU(o.NVCC, o.Device)
 	if err != nil {
