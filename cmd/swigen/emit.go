@@ -155,7 +155,8 @@ func newEmitCmd(e *env, runF func(context.Context, *emitOptions) error) *cobra.C
 }
 
 // configs resolves the flags to the configs to emit, plus notes for the
-// user (flags applied to only some archs). Errors are usage errors.
+// user (flags applied to only some archs, fields that gave way to the
+// given ones, --tuned's choice). Errors are usage errors.
 func (o *emitOptions) configs() ([]tiling.Config, []string, error) {
 	var given []string
 	for _, n := range fieldFlags {
