@@ -254,8 +254,28 @@ func revision() string {
 	return "unknown"
 }
 
-func runBench(ctx context.Context, e *env, o *benchOptions) error {
+// validate checks every flag that needs no GPU and returns the shapes.
+func (o *benchOptions) validate() ([]tiling.Shape, error) {
 	shapes, err := parseShapes(o.Shapes)
+	if err != nil {
+		return nil, err
+	}
+	if len(shapes) == 0 {
+		return nil, usageError(fmt.Errorf("bench: --shape: no shape given"))
+	}
+	if err := o.Select.check(); err != nil {
+		return nil, err
+	}
+	if o.Model != "" {
+		if _, ok := gpuModels[strings.ToLower(o.Model)]; !ok {
+			return nil, usageError(fmt.Errorf("bench --model %q: want one of %s", o.Model, strings.Join(modelNames(), ", ")))
+		}
+	}
+	return shapes, nil
+}
+
+func runBench(ctx context.Context, e *env, o *benchOptions) error {
+	shapes, err := o.validate()
 	if err != nil {
 		return err
 	}

@@ -148,7 +148,7 @@ func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.C
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "pass the children's output through to stderr")
 	f.BoolVar(&o.IncludeHangTest, "include-hang-test", false, "append a deliberately deadlocking config (test of the isolation)")
 	f.MarkHidden("include-hang-test")
-	cmd.AddCommand(newTuneMergeCmd(e))
+	cmd.AddCommand(newTuneMergeCmd(e, nil))
 	return cmd
 }
 
@@ -330,6 +330,13 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 		return usageError(fmt.Errorf("tune: --slow-factor %g: must be above 1 (or 0 to disable)", o.SlowFactor))
 	}
 
+	// The DB is read before the GPU is probed: a corrupt one is bad input
+	// (exit 2) and must not wait for the probe.
+	db, err := tune.ReadDB(o.DB)
+	if err != nil {
+		return fmt.Errorf("tune: --db: %w", err)
+	}
+
 	g, err := d.probe(o.Devices)
 	if err != nil {
 		return err
@@ -374,10 +381,6 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	w := e.stderr
 	fmt.Fprintf(w, "tune: %s %s %s at %s on %s (%s), driver %d, nvcc %s, templates %.12s%s\n",
 		k, arch, dt, shapeDims(k, shape), g.Name, g.CC, g.Driver, tc.Version, th, modeNote(k, o.StoreOut, "; "))
-	db, err := tune.ReadDB(o.DB)
-	if err != nil {
-		return err
-	}
 	plan := tune.PlanSweep(db.Entry(key), cands, o.Retry)
 	fmt.Fprintf(w, "tune: %d candidates of %d in the space (filter %q, max %d, shard %s%s%s); %d already in %s, %d to run on device(s) %s; child limit %v\n",
 		len(cands), len(space), o.Filters, o.Max, o.Shard, storeOutNote(o, without), hangNote(o), len(plan.Skipped), o.DB, len(plan.Run), joinInts(o.Devices), o.Timeout)
@@ -634,8 +637,9 @@ func printTuneSummary(e *env, o *tuneOptions, g tuneGPU, tc *gen.Toolchain, res 
 		o.DB, o.DB, kind, k.Arch, k.DType, shape.M, shape.K, shape.I, storeOutFlag(k.StoreOut))
 }
 
-// newTuneMergeCmd is `swigen tune merge`.
-func newTuneMergeCmd(e *env) *cobra.Command {
+// newTuneMergeCmd is `swigen tune merge`; runF, when non-nil, replaces
+// the merge once the arguments are checked (tests).
+func newTuneMergeCmd(e *env, runF func(inputs []string, out string) error) *cobra.Command {
 	var out string
 	cmd := &cobra.Command{
 		Use:   "merge DB... -o OUT",
@@ -651,6 +655,9 @@ of the inputs.`,
 			if out == "" {
 				return usageError(errors.New("tune merge: -o OUT is required"))
 			}
+			if runF != nil {
+				return runF(args, out)
+			}
 			return runTuneMerge(e, args, out)
 		},
 	}
@@ -663,7 +670,9 @@ func runTuneMerge(e *env, inputs []string, out string) error {
 	n := 0
 	for _, p := range inputs {
 		if _, err := os.Stat(p); err != nil {
-			return fmt.Errorf("tune merge: %w", err)
+			// An input that is not there is a bad argument, not an empty DB
+			// (ReadDB's reading of a missing file).
+			return usageError(fmt.Errorf("tune merge: input %w", err))
 		}
 		db, err := tune.ReadDB(p)
 		if err != nil {

@@ -298,7 +298,7 @@ func TestTuneMerge(t *testing.T) {
 	if err != nil || len(db.Entries[0].Results) != 3 {
 		t.Fatalf("%v %+v", err, db)
 	}
-	if code, _, stderr := runCLI(t, "tune", "merge", filepath.Join(dir, "missing.json"), "-o", out); code != exitFailure || !strings.Contains(stderr, "missing.json") {
+	if code, _, stderr := runCLI(t, "tune", "merge", filepath.Join(dir, "missing.json"), "-o", out); code != exitUsage || !strings.Contains(stderr, "missing.json") {
 		t.Errorf("missing input: exit %d: %s", code, stderr)
 	}
 	if code, _, stderr := runCLI(t, "tune", "merge", paths[0]); code != exitUsage || !strings.Contains(stderr, "-o OUT") {

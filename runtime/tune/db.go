@@ -247,18 +247,23 @@ func (db *DB) Upsert(k Key) *Entry {
 	return e
 }
 
-// ParseDB decodes a DB file's bytes.
+// ErrInvalidDB is wrapped by every error of a DB file whose bytes are not
+// a results DB (not JSON, another format, a null entry), so callers can
+// tell bad input from a failure to read.
+var ErrInvalidDB = errors.New("not a swigen tune results DB")
+
+// ParseDB decodes a DB file's bytes. Its errors wrap ErrInvalidDB.
 func ParseDB(b []byte) (*DB, error) {
 	db := &DB{}
 	if err := json.Unmarshal(b, db); err != nil {
-		return nil, fmt.Errorf("tune: parse DB: %w", err)
+		return nil, fmt.Errorf("tune: parse DB: %w: %w", ErrInvalidDB, err)
 	}
 	if db.Format != DBFormat {
-		return nil, fmt.Errorf("tune: parse DB: format %q: want %q", db.Format, DBFormat)
+		return nil, fmt.Errorf("tune: parse DB: %w: format %q, want %q", ErrInvalidDB, db.Format, DBFormat)
 	}
 	for _, e := range db.Entries {
 		if e == nil {
-			return nil, errors.New("tune: parse DB: null entry")
+			return nil, fmt.Errorf("tune: parse DB: %w: null entry", ErrInvalidDB)
 		}
 		slices.SortFunc(e.Results, func(a, b Result) int { return strings.Compare(a.Config, b.Config) })
 	}
@@ -361,16 +366,17 @@ func UpdateDB(path string, f func(*DB) error) (*DB, error) {
 	return db, nil
 }
 
-// ReadDB reads the DB at path under the lock, so it never sees a write in
-// progress from a tuner on a file system without atomic rename.
+// ReadDB reads the DB at path, under a shared lock when a writer's lock
+// file (path+".lock", made by UpdateDB) exists, so it never sees a write
+// in progress on a file system without atomic rename. Reading creates no
+// file: a DB nobody writes has no lock file, and a writer that starts
+// later replaces the DB by an atomic rename. A missing DB is an empty one.
 func ReadDB(path string) (*DB, error) {
-	unlock, err := lockFile(path + ".lock")
-	if err != nil {
-		// Reading needs no lock where rename is atomic; a read-only
-		// directory must not make the DB unreadable.
-		return LoadDB(path)
+	if unlock, err := readLockFile(path + ".lock"); err == nil {
+		defer unlock()
 	}
-	defer unlock()
+	// Without the lock (none exists, or a read-only directory) reading is
+	// still safe where rename is atomic.
 	return LoadDB(path)
 }
 

@@ -2,6 +2,7 @@ package tune
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -81,14 +83,65 @@ func TestLoadDB(t *testing.T) {
 	}
 	for _, tt := range []struct{ name, body, wantErr string }{
 		{"torn", `{"format":"swigen-tune-v1","entries":[`, "parse DB"},
-		{"format", `{"format":"other","entries":[]}`, `format "other": want "swigen-tune-v1"`},
+		{"format", `{"format":"other","entries":[]}`, `format "other", want "swigen-tune-v1"`},
 		{"null", `{"format":"swigen-tune-v1","entries":[null]}`, "null entry"},
 	} {
 		p := filepath.Join(dir, tt.name+".json")
 		os.WriteFile(p, []byte(tt.body), 0o644)
-		if _, err := LoadDB(p); err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), p) {
-			t.Errorf("%s: LoadDB = %v, want an error naming %s with %q", tt.name, err, p, tt.wantErr)
+		if _, err := LoadDB(p); err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), p) || !errors.Is(err, ErrInvalidDB) {
+			t.Errorf("%s: LoadDB = %v, want an error wrapping ErrInvalidDB naming %s with %q", tt.name, err, p, tt.wantErr)
 		}
+	}
+	// A read failure is not bad input.
+	if _, err := LoadDB(dir); err == nil || errors.Is(err, ErrInvalidDB) {
+		t.Errorf("LoadDB(a directory) = %v, want a read error that is not ErrInvalidDB", err)
+	}
+}
+
+// TestReadDBCreatesNothing checks that reading a DB, with or without a
+// writer's lock file beside it, leaves the directory as it was.
+func TestReadDBCreatesNothing(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		files []string // created before the read
+	}{
+		{"missing DB", nil},
+		{"DB without lock file", []string{"tune.json"}},
+		{"DB with a writer's lock file", []string{"tune.json", "tune.json.lock"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "tune.json")
+			for _, f := range tt.files {
+				switch f {
+				case "tune.json":
+					if err := sampleDB().WriteFile(path); err != nil {
+						t.Fatal(err)
+					}
+				default:
+					if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			db, err := ReadDB(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := len(tt.files) > 0; (len(db.Entries) > 0) != want {
+				t.Errorf("ReadDB: %d entries, want some: %v", len(db.Entries), want)
+			}
+			var got []string
+			ents, _ := os.ReadDir(dir)
+			for _, e := range ents {
+				got = append(got, e.Name())
+			}
+			if diff := cmp.Diff(tt.files, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("files after ReadDB (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
