@@ -271,6 +271,11 @@ func (o *benchOptions) validate() ([]tiling.Shape, error) {
 			return nil, usageError(fmt.Errorf("bench --model %q: want one of %s", o.Model, strings.Join(modelNames(), ", ")))
 		}
 	}
+	if o.Probe != "" {
+		if _, err := gen.LookupProbe(o.Probe); err != nil {
+			return nil, usageError(fmt.Errorf("bench: --probe: %w", err))
+		}
+	}
 	return shapes, nil
 }
 
@@ -287,6 +292,11 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 	jobs, err := benchJobs(o, s.arch, shapes)
 	if err != nil {
 		return err
+	}
+	for _, j := range jobs {
+		if err := checkProbe(o.Probe, []tiling.Config{j.cfg}); err != nil {
+			return err
+		}
 	}
 	s.describe(e.stderr)
 	gateup := o.Select.Kernel == string(tiling.KernelFwdGateUp)
