@@ -36,7 +36,11 @@ type SmemLayout struct {
 	BarrierOffset int
 	Barriers      int // rounded-up barrier region
 	Align         int // alignment slack reserved for aligning the base
-	Total         int // Operands + Epilogue + Barriers + Align
+	// TMEMPad (sm_100a) is dynamic shared memory the kernel requests but
+	// never uses, so that no more CTAs fit on an SM than tensor memory
+	// holds allocations for (see TMEMPadding).
+	TMEMPad int
+	Total   int // Operands + Epilogue + Barriers + Align + TMEMPad
 }
 
 // Threads returns the block size (0 for an unknown arch).
@@ -204,7 +208,66 @@ func (c Config) Smem() SmemLayout {
 	s.Barriers = roundUp(raw, l.BarrierRegionAlign)
 	s.Align = l.SmemAlign
 	s.Total = s.Operands + s.Epilogue + s.Barriers + s.Align
+	s.TMEMPad = c.tmemPadding(l, s.Total)
+	s.Total += s.TMEMPad
 	return s
+}
+
+// The sm_100a kernel allocates its TMEM columns once per CTA with
+// tcgen05.alloc, which blocks until the columns are free. If more CTAs of
+// a kernel are resident on an SM than TMEM holds allocations for, the
+// extra ones wait in tcgen05.alloc; with clusters, CTAs of two clusters can
+// then hold each other's partners crosswise (each waits at the post-alloc
+// cluster barrier for a peer blocked in alloc): a deadlock that no trap
+// ends. So the dynamic shared memory is padded until shared memory alone
+// keeps the co-resident CTAs within what TMEM holds, and the loader checks
+// the driver's occupancy against the same bound (runtime/launch).
+
+// TMEMCoResident is how many CTAs of c can hold their TMEM allocation on
+// one SM at once: Limits.TMEMColumns / TMEMColumns. 0 on sm_90a, which has
+// no TMEM.
+func (c Config) TMEMCoResident() int {
+	l, err := LimitsFor(c.Arch)
+	if err != nil || c.TMEMColumns() == 0 {
+		return 0
+	}
+	return l.TMEMColumns / c.TMEMColumns()
+}
+
+// MaxCoResident is the most CTAs of c that can be resident on one SM as far
+// as is known before compiling: by shared memory (SmemBytes plus the
+// driver's per-CTA reservation, out of SmemPerSM), threads and the block
+// limit. Registers, known only after compiling, can only lower it. 0 for
+// an unknown arch.
+func (c Config) MaxCoResident() int {
+	l, err := LimitsFor(c.Arch)
+	if err != nil {
+		return 0
+	}
+	return coResident(l, c.Threads(), c.SmemBytes())
+}
+
+// coResident is MaxCoResident for a block of threads threads and smem
+// bytes of dynamic shared memory.
+func coResident(l Limits, threads, smem int) int {
+	n := l.MaxBlocksPerSM
+	if threads > 0 {
+		n = min(n, l.MaxThreadsPerSM/threads)
+	}
+	return min(n, l.SmemPerSM/(smem+l.SmemReservedPerBlock))
+}
+
+// tmemPadding is the padding Smem adds to a total of smem bytes: 0 unless
+// more CTAs could co-reside than TMEMCoResident, else what lifts each
+// CTA's footprint (smem plus the reservation) above SmemPerSM divided by
+// TMEMCoResident+1, rounded up to SmemAllocUnit.
+func (c Config) tmemPadding(l Limits, smem int) int {
+	fit := c.TMEMCoResident()
+	if fit == 0 || coResident(l, c.Threads(), smem) <= fit {
+		return 0
+	}
+	need := roundUp(l.SmemPerSM/(fit+1)+1-l.SmemReservedPerBlock, l.SmemAllocUnit)
+	return max(0, need-smem)
 }
 
 // SmemBytes is the dynamic shared memory the kernel requests: everything
