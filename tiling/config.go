@@ -163,6 +163,16 @@ type Config struct {
 	// the kernel by 3% (NOTES runs 76-77).
 	L2KeepOperands bool `json:",omitempty"`
 
+	// CLCStages (sm_100a with the clc scheduler; name suffix _clc{N}) is
+	// the depth of the cluster-launch-control response ring: the scheduler
+	// warp may ask for the tile CLCStages responses ahead of the slowest
+	// role still reading one, so the request for the next tile does not
+	// wait for the epilogue of the last (a ring of one put a CLC round trip
+	// on the critical path whenever epilogue and mainloop take about as
+	// long). 0 means the default, DefaultCLCStages, and is left out of
+	// names and JSON; otherwise at least 2.
+	CLCStages int `json:",omitempty"`
+
 	// Debug is a test- and measurement-only variant; never in Space or
 	// Catalog, and its results are wrong by design (see Debug).
 	Debug Debug

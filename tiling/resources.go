@@ -21,8 +21,8 @@ package tiling
 // Epilogue ring: per consumer, EpiStages slots, each slot EpiTensors()
 // buffers of EpiM x EpiN 16-bit elements.
 // Barrier region: BarrierCount() mbarriers of 8 bytes, then (sm_100a) an
-// 8-byte slot for the TMEM base address and, with CLC, a 16-byte
-// cluster-launch-control response; rounded up to 128 bytes.
+// 8-byte slot for the TMEM base address and, with CLC, CLCDepth 16-byte
+// cluster-launch-control responses; rounded up to 128 bytes.
 
 // SmemLayout is the shared-memory budget of a Config: offsets are from
 // the 1024-byte aligned base, sizes in bytes.
@@ -129,7 +129,7 @@ func (c Config) TMEMColumns() int {
 		return 0
 	}
 	n := 32
-	for n < 2*c.TileN {
+	for n < AccStages*c.TileN {
 		n *= 2
 	}
 	return n
@@ -156,6 +156,32 @@ func (c Config) EpiTensors() int {
 	return 1
 }
 
+// AccStages is the number of TMEM accumulator buffers of the sm_100a
+// kernel: the epilogue drains one while the MMAs fill the other.
+const AccStages = 2
+
+// DefaultCLCStages is the CLC response ring depth when CLCStages is 0:
+// one response per accumulator buffer in flight plus the one being
+// requested (as CUTLASS sizes its scheduler pipeline).
+const DefaultCLCStages = AccStages + 1
+
+// maxCLCStages bounds CLCStages: deeper rings only hold responses no role
+// is near.
+const maxCLCStages = 8
+
+// CLCDepth is the depth of the CLC response ring: CLCStages, or
+// DefaultCLCStages when it is 0. 0 without the clc scheduler (or off
+// sm_100a).
+func (c Config) CLCDepth() int {
+	switch {
+	case c.Arch != ArchSM100a || c.Scheduler != CLCScheduler:
+		return 0
+	case c.CLCStages == 0:
+		return DefaultCLCStages
+	}
+	return c.CLCStages
+}
+
 // BarrierCount is the number of mbarriers.
 //
 // sm_90a: full/empty per operand stage (2*Stages) + full/empty per
@@ -164,18 +190,15 @@ func (c Config) EpiTensors() int {
 // layout does not depend on it).
 //
 // sm_100a: full/empty per operand stage (2*Stages) + full/empty per TMEM
-// accumulator buffer (2*2) + full/empty per epilogue slot (2*EpiStages) +
-// with CLC a full/empty pair for the response buffer.
+// accumulator buffer (2*AccStages) + full/empty per epilogue slot
+// (2*EpiStages) + with CLC a full/empty pair per response slot
+// (2*CLCDepth).
 func (c Config) BarrierCount() int {
 	switch c.Arch {
 	case ArchSM90a:
 		return 2*c.Stages + 2*2*c.EpiStages + 2
 	case ArchSM100a:
-		n := 2*c.Stages + 2*2 + 2*c.EpiStages
-		if c.Scheduler == CLCScheduler {
-			n += 2
-		}
-		return n
+		return 2*c.Stages + 2*AccStages + 2*c.EpiStages + 2*c.CLCDepth()
 	}
 	return 0
 }
@@ -200,10 +223,8 @@ func (c Config) Smem() SmemLayout {
 	s.BarrierOffset = s.EpilogueOff + s.Epilogue
 	raw := c.BarrierCount() * l.BarrierBytes
 	if c.Arch == ArchSM100a {
-		raw += 8 // TMEM base address written by tcgen05.alloc
-		if c.Scheduler == CLCScheduler {
-			raw += 16 // clusterlaunchcontrol.try_cancel response
-		}
+		raw += 8                 // TMEM base address written by tcgen05.alloc
+		raw += 16 * c.CLCDepth() // clusterlaunchcontrol.try_cancel responses
 	}
 	s.Barriers = roundUp(raw, l.BarrierRegionAlign)
 	s.Align = l.SmemAlign

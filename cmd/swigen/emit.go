@@ -49,6 +49,7 @@ type emitOptions struct {
 	MajorB       string
 	StoreOut     bool
 	L2Keep       bool
+	CLCStages    int
 
 	Out         string
 	NVCC        string
@@ -68,7 +69,7 @@ type emitOptions struct {
 // fieldFlags are the flags that set Config fields directly.
 var fieldFlags = []string{
 	"tile", "stages", "cluster", "schedule", "scheduler", "raster", "swizzle-group",
-	"epi", "epi-stages", "major-a", "major-b", "store-out", "l2k",
+	"epi", "epi-stages", "major-a", "major-b", "store-out", "l2k", "clc-stages",
 }
 
 const emitLong = `Render kernels to CUDA C++ and compile them to cubins.
@@ -134,6 +135,7 @@ func newEmitCmd(e *env, runF func(context.Context, *emitOptions) error) *cobra.C
 	f.StringVar(&o.MajorA, "major-a", "", "major of operand A: "+joinStrings(tiling.Majors()))
 	f.StringVar(&o.MajorB, "major-b", "", "major of operand B: "+joinStrings(tiling.Majors()))
 	f.BoolVar(&o.StoreOut, "store-out", false, "bwd_dswiglu: also store the recomputed out = left*silu(gate); fwd_gateup: also store de = [left | gate] (training)")
+	f.IntVar(&o.CLCStages, "clc-stages", 0, "sm_100a configs with --scheduler clc: depth of the CLC response ring (default accumulator stages + 1 = "+strconv.Itoa(tiling.DefaultCLCStages)+"; name suffix _clc{N})")
 	f.BoolVar(&o.L2Keep, "l2k", false, "sm_90a configs: an L2 evict_last policy on the operand loads (name suffix _l2k; --l2k=false turns off the heuristic's)")
 
 	f.StringVarP(&o.Out, "out", "o", "out", "output directory")
@@ -354,6 +356,12 @@ func (o *emitOptions) override(base []tiling.Config) ([]tiling.Config, []string,
 		}
 		if o.Changed["store-out"] {
 			c.StoreOut = o.StoreOut
+		}
+		if o.Changed["clc-stages"] && c.Arch == tiling.ArchSM100a {
+			c.CLCStages = o.CLCStages // sm_90a has no CLC (Validate)
+			if c.CLCStages == tiling.DefaultCLCStages {
+				c.CLCStages = 0 // the default is left out of names
+			}
 		}
 		if o.Changed["l2k"] && c.Arch == tiling.ArchSM90a {
 			c.L2KeepOperands = o.L2Keep // sm_100a has no such policy (tiling.Implemented)
