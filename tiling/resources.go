@@ -38,7 +38,7 @@ type SmemLayout struct {
 	Align         int // alignment slack reserved for aligning the base
 	// TMEMPad (sm_100a) is dynamic shared memory the kernel requests but
 	// never uses, so that no more CTAs fit on an SM than tensor memory
-	// holds allocations for (see TMEMPadding).
+	// holds allocations for (TMEMCoResident).
 	TMEMPad int
 	Total   int // Operands + Epilogue + Barriers + Align + TMEMPad
 }
@@ -162,7 +162,8 @@ const AccStages = 2
 
 // DefaultCLCStages is the CLC response ring depth when CLCStages is 0:
 // one response per accumulator buffer in flight plus the one being
-// requested (as CUTLASS sizes its scheduler pipeline).
+// requested (CUTLASS's SM100 block-scaled GEMM builder sizes its scheduler
+// pipeline so; its other builders use 2 or 3).
 const DefaultCLCStages = AccStages + 1
 
 // maxCLCStages bounds CLCStages: deeper rings only hold responses no role
