@@ -110,12 +110,17 @@ func SM100SmemDesc(addr, lbo, sbo uint32, sw Swizzle) (uint64, error) {
 }
 
 // SM100InstrDesc encodes the 32-bit instruction descriptor of
-// tcgen05.mma.kind::f16 with an fp32 accumulator (ptx.md §B3): D type
-// bits 4-5 (F32 = 1), A and B type bits 7-9 and 10-12 (F16 = 0, BF16 = 1),
+// tcgen05.mma.cta_group::<ctaGroup>.kind::f16 with an fp32 accumulator
+// (PTX ISA 9.7.16.4.2, Table 42 "Instruction descriptor format for
+// .kind::tf32, .kind::f16, .kind::f8f6f4 and .kind::i8"): D type bits 4-5
+// (F32 = 1), A and B type bits 7-9 and 10-12 (F16 = 0, BF16 = 1),
 // transpose A bit 15 and B bit 16 (1 = MN-major), N>>3 at bits 17-22,
-// M>>4 at bits 24-28. m is the instruction M (the CTA pair's M with
-// cta_group::2): 64, 128 or 256.
-func SM100InstrDesc(ab tiling.DType, m, n int, transA, transB bool) (uint32, error) {
+// M>>4 at bits 24-28; dense, no negation, no saturation, no .ws shift.
+// m is the instruction M (the CTA pair's M with cta_group::2). Only the
+// shapes of PTX ISA Table 39 are accepted (tiling.Limits.CheckMMA):
+// cta_group::1 M 64 or 128 with N a multiple of 8 in [8,256], cta_group::2
+// M 128 or 256 with N a multiple of 16 in [16,256].
+func SM100InstrDesc(ab tiling.DType, ctaGroup, m, n int, transA, transB bool) (uint32, error) {
 	const op = "sm100 instr desc"
 	var t uint32
 	switch ab {
@@ -126,15 +131,15 @@ func SM100InstrDesc(ab tiling.DType, m, n int, transA, transB bool) (uint32, err
 	default:
 		return 0, fmt.Errorf("%s: dtype %q: want bf16 or fp16 (kind::f16)", op, ab)
 	}
-	if m != 64 && m != 128 && m != 256 {
-		return 0, fmt.Errorf("%s: m=%d: want 64, 128 or 256", op, m)
+	if ctaGroup != 1 && ctaGroup != 2 {
+		return 0, fmt.Errorf("%s: cta_group %d: want 1 or 2", op, ctaGroup)
 	}
-	step := 8
-	if m == 256 {
-		step = 16 // cta_group::2
+	lim, err := tiling.LimitsFor(tiling.ArchSM100a)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", op, err)
 	}
-	if n < step || n > 256 || n%step != 0 {
-		return 0, fmt.Errorf("%s: n=%d: want a multiple of %d in [%d,256] for m=%d", op, n, step, step, m)
+	if err := lim.CheckMMA(ab, ctaGroup, m, n); err != nil {
+		return 0, fmt.Errorf("%s: %w", op, err)
 	}
 	d := uint32(1)<<4 | t<<7 | t<<10 | uint32(n>>3)<<17 | uint32(m>>4)<<24
 	if transA {

@@ -68,23 +68,26 @@ func TestSM100InstrDesc(t *testing.T) {
 	tests := []struct {
 		name           string
 		d              tiling.DType
-		m, n           int
+		g, m, n        int
 		transA, transB bool
 		want           uint32
 	}{
-		{"bf16 m128 n256", tiling.BF16, 128, 256, false, false, 0x08400490},
-		{"bf16 m256 n256 (2cta)", tiling.BF16, 256, 256, false, false, 0x10400490},
-		{"bf16 B N-major", tiling.BF16, 128, 256, false, true, 0x08410490},
-		{"bf16 n128", tiling.BF16, 128, 128, false, false, 0x08200490},
-		{"f16 f32 acc", tiling.FP16, 128, 256, false, false, 0x08400010},
-		{"bf16 A M-major", tiling.BF16, 128, 256, true, false, 0x08408490},
+		{"bf16 m128 n256", tiling.BF16, 1, 128, 256, false, false, 0x08400490},
+		{"bf16 m256 n256 (2cta)", tiling.BF16, 2, 256, 256, false, false, 0x10400490},
+		{"bf16 B N-major", tiling.BF16, 1, 128, 256, false, true, 0x08410490},
+		{"bf16 n128", tiling.BF16, 1, 128, 128, false, false, 0x08200490},
+		{"f16 f32 acc", tiling.FP16, 1, 128, 256, false, false, 0x08400010},
+		{"bf16 A M-major", tiling.BF16, 1, 128, 256, true, false, 0x08408490},
 		// sm_100a gemm for a weight gradient: both operands MN-major, 2cta.
-		{"bf16 m256 A and B MN-major", tiling.BF16, 256, 256, true, true, 0x10418490},
-		{"f16 m128 n128 A M-major", tiling.FP16, 128, 128, true, false, 0x08208010},
-		{"bf16 m64 n8", tiling.BF16, 64, 8, false, false, 0x04020490},
+		{"bf16 m256 A and B MN-major", tiling.BF16, 2, 256, 256, true, true, 0x10418490},
+		{"f16 m128 n128 A M-major", tiling.FP16, 1, 128, 128, true, false, 0x08208010},
+		{"bf16 m64 n8", tiling.BF16, 1, 64, 8, false, false, 0x04020490},
+		// PTX ISA Table 39: cta_group::1 M=128 takes N in steps of 8.
+		{"bf16 m128 n24", tiling.BF16, 1, 128, 24, false, false, 0x08060490},
+		{"bf16 m128 n32 (2cta)", tiling.BF16, 2, 128, 32, false, false, 0x08080490},
 	}
 	for _, tc := range tests {
-		got, err := SM100InstrDesc(tc.d, tc.m, tc.n, tc.transA, tc.transB)
+		got, err := SM100InstrDesc(tc.d, tc.g, tc.m, tc.n, tc.transA, tc.transB)
 		if err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
@@ -94,19 +97,25 @@ func TestSM100InstrDesc(t *testing.T) {
 		}
 	}
 	bad := []struct {
-		name string
-		d    tiling.DType
-		m, n int
+		name    string
+		d       tiling.DType
+		g, m, n int
 	}{
-		{"m96", tiling.BF16, 96, 128},
-		{"n0", tiling.BF16, 128, 0},
-		{"n264", tiling.BF16, 128, 264},
-		{"n12", tiling.BF16, 128, 12},
-		{"m256 n8", tiling.BF16, 256, 8},
-		{"fp8", tiling.DType("e4m3"), 128, 128},
+		{"m96", tiling.BF16, 1, 96, 128},
+		{"n0", tiling.BF16, 1, 128, 0},
+		{"n264", tiling.BF16, 1, 128, 264},
+		{"n12", tiling.BF16, 1, 128, 12},
+		{"m256 n8", tiling.BF16, 2, 256, 8},
+		{"fp8", tiling.DType("e4m3"), 1, 128, 128},
+		// The shape depends on cta_group (Table 39).
+		{"m256 on one CTA", tiling.BF16, 1, 256, 128},
+		{"m64 on a pair", tiling.BF16, 2, 64, 128},
+		{"pair n24", tiling.BF16, 2, 128, 24},
+		{"cta_group 0", tiling.BF16, 0, 128, 128},
+		{"cta_group 4", tiling.BF16, 4, 256, 128},
 	}
 	for _, tc := range bad {
-		if got, err := SM100InstrDesc(tc.d, tc.m, tc.n, false, false); err == nil {
+		if got, err := SM100InstrDesc(tc.d, tc.g, tc.m, tc.n, false, false); err == nil {
 			t.Errorf("%s: got %#x, want an error", tc.name, got)
 		}
 	}

@@ -78,6 +78,13 @@ type SM100View struct {
 	TmemCols          int
 	TmemEmptyArrivals int
 	ClcEmptyArrivals  int
+	// ClcStages is the depth of the CLC response ring
+	// (tiling.Config.CLCDepth): ClcStages full/empty barrier pairs at
+	// BarClcFull/BarClcEmpty and as many 16-byte responses at ClcResp.
+	ClcStages int
+	// PairMask is the tcgen05.commit multicast mask of the CTA pair
+	// (cta_group::2): the cluster ranks of the pair, as a hex literal.
+	PairMask string
 
 	// Epilogue: NB sub-tiles of EpiN columns per tile, each a 128B-swizzled
 	// EpiM x EpiN buffer per tensor, EpiChunks 16-byte chunks per row.
@@ -302,6 +309,10 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 	case tiling.StaticScheduler:
 	case tiling.CLCScheduler:
 		v.CLC = true
+		v.ClcStages = c.CLCDepth()
+		if v.ClcStages < 2 {
+			return nil, fmt.Errorf("gen: %s: clc ring of %d: need at least 2 responses in flight", name, v.ClcStages)
+		}
 	default:
 		return nil, fmt.Errorf("gen: %s: scheduler %q: want static or clc", name, c.Scheduler)
 	}
@@ -329,6 +340,16 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 	}
 	if v.TwoCTA && (c.ClusterM != 2 || c.ClusterN != 1) {
 		return nil, fmt.Errorf("gen: %s: cluster %dx%d: 2cta needs 2x1", name, c.ClusterM, c.ClusterN)
+	}
+	if v.TwoCTA {
+		// The pair of a tile is CTAsPerTile consecutive cluster ranks
+		// starting at an even one (the MMA-issuing CTA); the cluster is
+		// exactly one pair, so it starts at rank 0 and the commit's
+		// multicast mask is a constant.
+		if cluster != v.CTAsPerTile {
+			return nil, fmt.Errorf("gen: %s: cluster of %d CTAs: the commit mask assumes the cluster is one CTA pair of %d", name, cluster, v.CTAsPerTile)
+		}
+		v.PairMask = fmt.Sprintf("%#x", (1<<v.CTAsPerTile)-1)
 	}
 	if v.TmemCols < 2*c.TileN || v.TmemCols > 512 || v.TmemCols&(v.TmemCols-1) != 0 {
 		return nil, fmt.Errorf("gen: %s: %d TMEM columns: need a power of two in [%d,512]", name, v.TmemCols, 2*c.TileN)
@@ -438,7 +459,7 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 	if kd.halves > 1 {
 		v.BHalves, v.BLoadHalf = true, joinInts(bHalf)
 	}
-	idesc, err := SM100InstrDesc(c.DType, c.TileM, c.TileN, v.TransA, v.TransB)
+	idesc, err := SM100InstrDesc(c.DType, v.CTAGroup, c.TileM, c.TileN, v.TransA, v.TransB)
 	if err != nil {
 		return nil, fmt.Errorf("gen: %s: %w", name, err)
 	}
@@ -492,12 +513,12 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 	end := v.BarEEmpty + 8*c.EpiStages
 	if v.CLC {
 		v.BarClcFull = end
-		v.BarClcEmpty = end + 8
-		end += 16
-		// The 16-byte response first: the barrier count is even, so it is
-		// 16-byte aligned.
+		v.BarClcEmpty = end + 8*v.ClcStages
+		end += 16 * v.ClcStages
+		// The 16-byte responses after the barriers: the barrier count is
+		// even, so they are 16-byte aligned.
 		v.ClcResp = end
-		end += 16
+		end += 16 * v.ClcStages
 	}
 	v.TmemSlot = end
 	end += 8
@@ -514,11 +535,7 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 
 // barrierCount is the number of mbarriers the view lays out.
 func (v *SM100View) barrierCount() int {
-	n := 2*v.Stages + 2*2 + 2*v.EpiStages
-	if v.CLC {
-		n += 2
-	}
-	return n
+	return 2*v.Stages + 2*tiling.AccStages + 2*v.EpiStages + 2*v.ClcStages
 }
 
 // epiChunkOffset is the byte offset, inside one EpiM x EpiN buffer, of the

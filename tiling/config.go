@@ -154,6 +154,15 @@ type Config struct {
 	// bwd_dswiglu's operand re-reads from DRAM at the seed shape from 134
 	// to 40 MB and the kernel by 3% (docs/PERFORMANCE.md#l2-keep-operands).
 	L2KeepOperands bool `json:",omitempty"`
+	// CLCStages (sm_100a with the clc scheduler; name suffix _clc{N}) is
+	// the depth of the cluster-launch-control response ring: the scheduler
+	// warp may ask for the tile CLCStages responses ahead of the slowest
+	// role still reading one, so the request for the next tile does not
+	// wait for the epilogue of the last (a ring of one put a CLC round trip
+	// on the critical path whenever epilogue and mainloop take about as
+	// long). 0 means the default, DefaultCLCStages, and is left out of
+	// names and JSON; otherwise at least 2.
+	CLCStages int `json:",omitempty"`
 }
 
 // DefaultSliceFrags is the overlap schedule's slice size when SliceFrags is

@@ -38,6 +38,20 @@ type Limits struct {
 	// memory counts against it: stages, epilogue buffers, barriers and the
 	// alignment slack.
 	SmemPerBlock int
+	// SmemPerSM is the shared memory of one SM that co-resident CTAs
+	// share (228 KiB on sm_90 and sm_100), and SmemReservedPerBlock what
+	// the driver reserves of it for each resident CTA on top of the
+	// CTA's dynamic shared memory (1 KiB; cuDeviceGetAttribute's
+	// MAX_SHARED_MEMORY_PER_MULTIPROCESSOR and
+	// RESERVED_SHARED_MEMORY_PER_BLOCK). Together they bound how many CTAs
+	// of a kernel can share an SM.
+	SmemPerSM, SmemReservedPerBlock int
+	// SmemAllocUnit is the granularity the hardware allocates a CTA's
+	// shared memory in; padding targets are rounded up to it.
+	SmemAllocUnit int
+	// MaxThreadsPerSM and MaxBlocksPerSM are the other per-SM residency
+	// limits known before compiling (registers are known only after).
+	MaxThreadsPerSM, MaxBlocksPerSM int
 	// SmemAlign is the alignment of the shared-memory base that 128-byte
 	// swizzled TMA tiles and MMA descriptors need; the kernel aligns the
 	// dynamic smem pointer up by hand, so it reserves this much as slack.
@@ -94,6 +108,7 @@ var ErrUnsupportedArch = fmt.Errorf("unsupported arch")
 
 const (
 	smemPerBlock = 232448 // 227 KiB, sm_90 and sm_100 opt-in maximum
+	smemPerSM    = 233472 // 228 KiB per SM, sm_90 and sm_100
 	sm90Threads  = 384
 	sm100Threads = 256
 )
@@ -102,16 +117,23 @@ const (
 // caller may modify it.
 func LimitsFor(a Arch) (Limits, error) {
 	l := Limits{
-		Arch:               a,
-		SmemPerBlock:       smemPerBlock,
-		SmemAlign:          1024,
-		BarrierBytes:       8,
-		BarrierRegionAlign: 128,
-		SwizzleBytes:       128,
-		RegsPerSM:          65536,
-		MaxClusterSize:     8,
-		MaxThreadsPerBlock: 1024,
-		WarpgroupThreads:   128,
+		Arch:         a,
+		SmemPerBlock: smemPerBlock,
+		SmemPerSM:    smemPerSM,
+		// 1 KiB per resident CTA since sm_80; the allocation unit is 128
+		// bytes.
+		SmemReservedPerBlock: 1024,
+		SmemAllocUnit:        128,
+		MaxThreadsPerSM:      2048,
+		MaxBlocksPerSM:       32,
+		SmemAlign:            1024,
+		BarrierBytes:         8,
+		BarrierRegionAlign:   128,
+		SwizzleBytes:         128,
+		RegsPerSM:            65536,
+		MaxClusterSize:       8,
+		MaxThreadsPerBlock:   1024,
+		WarpgroupThreads:     128,
 	}
 	switch a {
 	case ArchSM90a:
@@ -127,11 +149,16 @@ func LimitsFor(a Arch) (Limits, error) {
 	case ArchSM100a:
 		l.Threads = sm100Threads
 		l.TMEMColumns, l.TMEMMinAlloc = 512, 32
+		// The dense tcgen05.mma.kind::f16 shapes (no .ws) with an f16 or
+		// f32 D, PTX ISA 9.7.16.2.1 "Matrix Shape", Table 39 "Various
+		// combinations of .kind and shapes": cta_group::1 M 64 or 128, N
+		// 8..256 in steps of 8; cta_group::2 M 128 or 256 (the pair's M),
+		// N 16..256 in steps of 16; K 16 for both.
 		for _, d := range []DType{BF16, FP16} {
 			l.MMA = append(l.MMA,
 				MMAShape{
 					Instr: "tcgen05.mma cta_group::1", DType: d, CTAGroup: 1,
-					M: []int{64, 128}, NMin: 16, NMax: 256, NStep: 16, K: 16,
+					M: []int{64, 128}, NMin: 8, NMax: 256, NStep: 8, K: 16,
 				},
 				MMAShape{
 					Instr: "tcgen05.mma cta_group::2", DType: d, CTAGroup: 2,
@@ -172,4 +199,18 @@ func (l Limits) MMAFor(d DType, g int) (MMAShape, bool) {
 		}
 	}
 	return MMAShape{}, false
+}
+
+// CheckMMA returns nil when M m and N n form a legal instruction shape for
+// operand type d and, on sm_100a, cta_group g (1 or 2; ignored on
+// sm_90a), or an error naming the legal values.
+func (l Limits) CheckMMA(d DType, g, m, n int) error {
+	s, ok := l.MMAFor(d, g)
+	if !ok {
+		return fmt.Errorf("tiling: %s mma: dtype %q cta_group %d: no such instruction (want bf16 or fp16; cta_group 1 or 2 on sm_100a)", l.Arch, d, g)
+	}
+	if !s.LegalM(m) || !s.LegalN(n) {
+		return fmt.Errorf("tiling: %s: M=%d N=%d: not a legal shape (want M in {%s}, N a multiple of %d in [%d,%d])", s.Instr, m, n, joinInts(s.M), s.NStep, s.NMin, s.NMax)
+	}
+	return nil
 }

@@ -67,7 +67,7 @@ func TestMMAShape(t *testing.T) {
 	want := map[string][]bool{
 		"1cta M 64,128,256":    {true, true, false},
 		"2cta M 64,128,256":    {false, true, true},
-		"1cta N 8,16,256,272":  {false, true, true, false},
+		"1cta N 8,16,256,272":  {true, true, true, false},
 		"wgmma N 8,12,200,264": {true, false, true, false},
 	}
 	if d := cmp.Diff(want, got); d != "" {

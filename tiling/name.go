@@ -75,7 +75,7 @@ func (c Config) WithDefaults() Config {
 // order: _rn (raster n), _g{N} (swizzle group), _e{EpiM}x{EpiN}s{EpiStages}
 // (non-default epilogue), _amn (MajorA mn), _bmn (MajorB mn), _out
 // (StoreOut), _res (Residual), _tanh (FastSigmoid), _sf{N} (SliceFrags), _l2k
-// (L2KeepOperands), _clc (CLC scheduler).
+// (L2KeepOperands), _clc (CLC scheduler; _clc{N} with CLCStages N).
 //
 // The name of a valid config is a C identifier and a file name; it is the
 // cubin entry point, the cache key prefix and the golden file stem.
@@ -117,6 +117,9 @@ func (c Config) Name() string {
 	}
 	if c.Scheduler == CLCScheduler {
 		b.WriteString("_clc")
+		if c.CLCStages != 0 {
+			b.WriteString(strconv.Itoa(c.CLCStages))
+		}
 	}
 	return b.String()
 }
@@ -261,8 +264,15 @@ func parseName(s string) (Config, error) {
 		case t == "clc":
 			at = sufCLC
 			c.Scheduler = CLCScheduler
+		case strings.HasPrefix(t, "clc"):
+			at = sufCLC
+			v, err := scanDefaultless(t, "clc", "clc ring", DefaultCLCStages)
+			if err != nil {
+				return c, err
+			}
+			c.Scheduler, c.CLCStages = CLCScheduler, v
 		default:
-			return c, fmt.Errorf("unknown suffix %q (want rn, g{N}, e{M}x{N}s{S}, amn, bmn, out, res, tanh, sf{N}, l2k, clc)", t)
+			return c, fmt.Errorf("unknown suffix %q (want rn, g{N}, e{M}x{N}s{S}, amn, bmn, out, res, tanh, sf{N}, l2k, clc[{N}])", t)
 		}
 		if at < next {
 			return c, fmt.Errorf("suffix %q repeated or out of order (order: rn, g, e, amn, bmn, out, res, tanh, sf, l2k, clc)", t)

@@ -31,6 +31,8 @@ func TestName(t *testing.T) {
 		{b, "bwd_dswiglu_sm100a_bf16_m256n256k64_s5_c2x1_2cta"},
 		{mut(b, func(c *Config) { c.Scheduler = CLCScheduler; c.EpiN = 32 }), "bwd_dswiglu_sm100a_bf16_m256n256k64_s5_c2x1_2cta_e128x32s2_clc"},
 		{cfg100(64, 128, 4, OneCTA), "bwd_dswiglu_sm100a_bf16_m64n128k64_s4_c1x1_1cta"},
+		{mut(b, func(c *Config) { c.Scheduler, c.CLCStages = CLCScheduler, 2 }), "bwd_dswiglu_sm100a_bf16_m256n256k64_s5_c2x1_2cta_clc2"},
+		{mut(b, func(c *Config) { c.Scheduler, c.CLCStages, c.MajorB = CLCScheduler, 5, MNMajor }), "bwd_dswiglu_sm100a_bf16_m256n256k64_s5_c2x1_2cta_bmn_clc5"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
@@ -73,6 +75,9 @@ func TestParseNameErrors(t *testing.T) {
 		{"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap_sf08", "leading zeros"},
 		{"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap_sf4", "default 4"},
 		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s99999999999_c1x1_pingpong", "must be <="},
+		{"bwd_dswiglu_sm100a_bf16_m256n256k64_s5_c2x1_2cta_clc3", "default 3"},
+		{"bwd_dswiglu_sm100a_bf16_m256n256k64_s5_c2x1_2cta_clc02", "leading zeros"},
+		{"bwd_dswiglu_sm100a_bf16_m256n256k64_s5_c2x1_2cta_clc2_clc", "repeated"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

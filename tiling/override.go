@@ -31,6 +31,9 @@ type Override struct {
 	// archs.
 	StoreOut       *bool
 	L2KeepOperands *bool
+	// CLCStages applies to sm_100a configs only (sm_90a has no CLC); the
+	// default depth is stored as 0, as names leave it out.
+	CLCStages int
 }
 
 // IsZero reports whether o sets no field.
@@ -122,6 +125,12 @@ func (o Override) set(c Config) Config {
 	}
 	if o.L2KeepOperands != nil && c.Arch == ArchSM90a {
 		c.L2KeepOperands = *o.L2KeepOperands
+	}
+	if o.CLCStages != 0 && c.Arch == ArchSM100a {
+		c.CLCStages = o.CLCStages
+		if c.CLCStages == DefaultCLCStages {
+			c.CLCStages = 0
+		}
 	}
 	return c
 }

@@ -21,8 +21,8 @@ package tiling
 // Epilogue ring: per consumer, EpiStages slots, each slot EpiTensors()
 // buffers of EpiM x EpiN 16-bit elements.
 // Barrier region: BarrierCount() mbarriers of 8 bytes, then (sm_100a) an
-// 8-byte slot for the TMEM base address and, with CLC, a 16-byte
-// cluster-launch-control response; rounded up to 128 bytes.
+// 8-byte slot for the TMEM base address and, with CLC, CLCDepth 16-byte
+// cluster-launch-control responses; rounded up to 128 bytes.
 
 // SmemLayout is the shared-memory budget of a Config: offsets are from
 // the 1024-byte aligned base, sizes in bytes.
@@ -36,7 +36,11 @@ type SmemLayout struct {
 	BarrierOffset int
 	Barriers      int // rounded-up barrier region
 	Align         int // alignment slack reserved for aligning the base
-	Total         int // Operands + Epilogue + Barriers + Align
+	// TMEMPad (sm_100a) is dynamic shared memory the kernel requests but
+	// never uses, so that no more CTAs fit on an SM than tensor memory
+	// holds allocations for (TMEMCoResident).
+	TMEMPad int
+	Total   int // Operands + Epilogue + Barriers + Align + TMEMPad
 }
 
 // Threads returns the block size (0 for an unknown arch).
@@ -122,7 +126,7 @@ func (c Config) TMEMColumns() int {
 		return 0
 	}
 	n := 32
-	for n < 2*c.TileN {
+	for n < AccStages*c.TileN {
 		n *= 2
 	}
 	return n
@@ -149,6 +153,33 @@ func (c Config) EpiTensors() int {
 	return 1
 }
 
+// AccStages is the number of TMEM accumulator buffers of the sm_100a
+// kernel: the epilogue drains one while the MMAs fill the other.
+const AccStages = 2
+
+// DefaultCLCStages is the CLC response ring depth when CLCStages is 0:
+// one response per accumulator buffer in flight plus the one being
+// requested (CUTLASS's SM100 block-scaled GEMM builder sizes its scheduler
+// pipeline so; its other builders use 2 or 3).
+const DefaultCLCStages = AccStages + 1
+
+// maxCLCStages bounds CLCStages: deeper rings only hold responses no role
+// is near.
+const maxCLCStages = 8
+
+// CLCDepth is the depth of the CLC response ring: CLCStages, or
+// DefaultCLCStages when it is 0. 0 without the clc scheduler (or off
+// sm_100a).
+func (c Config) CLCDepth() int {
+	switch {
+	case c.Arch != ArchSM100a || c.Scheduler != CLCScheduler:
+		return 0
+	case c.CLCStages == 0:
+		return DefaultCLCStages
+	}
+	return c.CLCStages
+}
+
 // BarrierCount is the number of mbarriers.
 //
 // sm_90a: full/empty per operand stage (2*Stages) + full/empty per
@@ -157,18 +188,15 @@ func (c Config) EpiTensors() int {
 // layout does not depend on it).
 //
 // sm_100a: full/empty per operand stage (2*Stages) + full/empty per TMEM
-// accumulator buffer (2*2) + full/empty per epilogue slot (2*EpiStages) +
-// with CLC a full/empty pair for the response buffer.
+// accumulator buffer (2*AccStages) + full/empty per epilogue slot
+// (2*EpiStages) + with CLC a full/empty pair per response slot
+// (2*CLCDepth).
 func (c Config) BarrierCount() int {
 	switch c.Arch {
 	case ArchSM90a:
 		return 2*c.Stages + 2*2*c.EpiStages + 2
 	case ArchSM100a:
-		n := 2*c.Stages + 2*2 + 2*c.EpiStages
-		if c.Scheduler == CLCScheduler {
-			n += 2
-		}
-		return n
+		return 2*c.Stages + 2*AccStages + 2*c.EpiStages + 2*c.CLCDepth()
 	}
 	return 0
 }
@@ -189,15 +217,72 @@ func (c Config) Smem() SmemLayout {
 	s.BarrierOffset = s.EpilogueOff + s.Epilogue
 	raw := c.BarrierCount() * l.BarrierBytes
 	if c.Arch == ArchSM100a {
-		raw += 8 // TMEM base address written by tcgen05.alloc
-		if c.Scheduler == CLCScheduler {
-			raw += 16 // clusterlaunchcontrol.try_cancel response
-		}
+		raw += 8                 // TMEM base address written by tcgen05.alloc
+		raw += 16 * c.CLCDepth() // clusterlaunchcontrol.try_cancel responses
 	}
 	s.Barriers = roundUp(raw, l.BarrierRegionAlign)
 	s.Align = l.SmemAlign
 	s.Total = s.Operands + s.Epilogue + s.Barriers + s.Align
+	s.TMEMPad = c.tmemPadding(l, s.Total)
+	s.Total += s.TMEMPad
 	return s
+}
+
+// The sm_100a kernel allocates its TMEM columns once per CTA with
+// tcgen05.alloc, which blocks until the columns are free. If more CTAs of
+// a kernel are resident on an SM than TMEM holds allocations for, the
+// extra ones wait in tcgen05.alloc; with clusters, CTAs of two clusters can
+// then hold each other's partners crosswise (each waits at the post-alloc
+// cluster barrier for a peer blocked in alloc): a deadlock that no trap
+// ends. So the dynamic shared memory is padded until shared memory alone
+// keeps the co-resident CTAs within what TMEM holds, and the loader checks
+// the driver's occupancy against the same bound (runtime/launch).
+
+// TMEMCoResident is how many CTAs of c can hold their TMEM allocation on
+// one SM at once: Limits.TMEMColumns / TMEMColumns. 0 on sm_90a, which has
+// no TMEM.
+func (c Config) TMEMCoResident() int {
+	l, err := LimitsFor(c.Arch)
+	if err != nil || c.TMEMColumns() == 0 {
+		return 0
+	}
+	return l.TMEMColumns / c.TMEMColumns()
+}
+
+// MaxCoResident is the most CTAs of c that can be resident on one SM as far
+// as is known before compiling: by shared memory (SmemBytes plus the
+// driver's per-CTA reservation, out of SmemPerSM), threads and the block
+// limit. Registers, known only after compiling, can only lower it. 0 for
+// an unknown arch.
+func (c Config) MaxCoResident() int {
+	l, err := LimitsFor(c.Arch)
+	if err != nil {
+		return 0
+	}
+	return coResident(l, c.Threads(), c.SmemBytes())
+}
+
+// coResident is MaxCoResident for a block of threads threads and smem
+// bytes of dynamic shared memory.
+func coResident(l Limits, threads, smem int) int {
+	n := l.MaxBlocksPerSM
+	if threads > 0 {
+		n = min(n, l.MaxThreadsPerSM/threads)
+	}
+	return min(n, l.SmemPerSM/(smem+l.SmemReservedPerBlock))
+}
+
+// tmemPadding is the padding Smem adds to a total of smem bytes: 0 unless
+// more CTAs could co-reside than TMEMCoResident, else what lifts each
+// CTA's footprint (smem plus the reservation) above SmemPerSM divided by
+// TMEMCoResident+1, rounded up to SmemAllocUnit.
+func (c Config) tmemPadding(l Limits, smem int) int {
+	fit := c.TMEMCoResident()
+	if fit == 0 || coResident(l, c.Threads(), smem) <= fit {
+		return 0
+	}
+	need := roundUp(l.SmemPerSM/(fit+1)+1-l.SmemReservedPerBlock, l.SmemAllocUnit)
+	return max(0, need-smem)
 }
 
 // SmemBytes is the dynamic shared memory the kernel requests: everything

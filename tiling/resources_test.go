@@ -74,12 +74,14 @@ func TestResources(t *testing.T) {
 			},
 		},
 		{
-			// Each CTA holds 128 rows of A and 128 of B.
+			// Each CTA holds 128 rows of A and 128 of B. Barriers 10 + 4 +
+			// 4 + 2*3 (the CLC ring, DefaultCLCStages deep) = 24 -> 192 + 8
+			// + 3*16 = 248 -> 256.
 			name: "sm100 2cta 256x256 s5 clc",
 			c:    withCLC(cfg100(256, 256, 5, TwoCTA)),
 			want: resources{
 				Smem:    SmemLayout{OperandStage: 32768, Operands: 163840, EpilogueSlot: 16384, EpilogueOff: 163840, Epilogue: 65536, BarrierOffset: 229376, Barriers: 256, Align: 1024, Total: 230656},
-				Threads: 256, Rows: 128, TMEM: 512, Barriers: 20, Tens: 2,
+				Threads: 256, Rows: 128, TMEM: 512, Barriers: 24, Tens: 2,
 			},
 		},
 		{
@@ -139,5 +141,32 @@ func TestMaxStages(t *testing.T) {
 		if got := tt.c.MaxStages(); got != tt.want {
 			t.Errorf("%s: MaxStages = %d, want %d", tt.c.Name(), got, tt.want)
 		}
+	}
+}
+
+func TestCLCDepth(t *testing.T) {
+	t.Parallel()
+	clc := func(c Config, stages int) Config { c.Scheduler, c.CLCStages = CLCScheduler, stages; return c }
+	b := cfg100(256, 256, 5, TwoCTA)
+	for _, tt := range []struct {
+		name                     string
+		c                        Config
+		depth, barriers, barrier int
+	}{
+		{"static", b, 0, 18, 256},
+		// Ring of 2: 22 barriers, 176 + 8 + 32 = 216 -> 256 bytes.
+		{"clc 2", clc(b, 2), 2, 22, 256},
+		{"clc default", clc(b, 0), DefaultCLCStages, 24, 256},
+		// Ring of 8: 34 barriers, 272 + 8 + 128 = 408 -> 512 bytes.
+		{"clc 8", clc(b, 8), 8, 34, 512},
+		{"sm90", cfg90(128, 128, 4, PingPong), 0, 18, 256},
+	} {
+		got := []int{tt.c.CLCDepth(), tt.c.BarrierCount(), tt.c.Smem().Barriers}
+		if d := cmp.Diff([]int{tt.depth, tt.barriers, tt.barrier}, got); d != "" {
+			t.Errorf("%s: depth, barriers, barrier bytes (-want +got):\n%s", tt.name, d)
+		}
+	}
+	if DefaultCLCStages != AccStages+1 || DefaultCLCStages < 2 {
+		t.Errorf("DefaultCLCStages = %d, want AccStages+1 = %d and >= 2", DefaultCLCStages, AccStages+1)
 	}
 }

@@ -116,6 +116,18 @@ func (c Config) Validate() error {
 			ch.add("slice_frags", c.SliceFrags, "must divide the 16 fragments of a 64x64 sub-tile: 1, 2, 4 (default), 8 or 16")
 		}
 	}
+	if c.CLCStages != 0 {
+		switch {
+		case c.Scheduler != CLCScheduler:
+			ch.add("clc_stages", c.CLCStages, "only the clc scheduler has a response ring; leave it 0")
+		case c.CLCStages == DefaultCLCStages:
+			ch.add("clc_stages", c.CLCStages, "is the default (accumulator stages + 1); leave it 0 (no number after _clc)")
+		case c.CLCStages < 2 || c.CLCStages > maxCLCStages:
+			// One slot makes the scheduler wait for the slowest role (the
+			// epilogue) before each request.
+			ch.add("clc_stages", c.CLCStages, "must be in [2,%d] (a ring of one serializes each CLC request behind the last tile's epilogue)", maxCLCStages)
+		}
+	}
 	if c.FastSigmoid && kernelOK && c.Kernel != KernelBwdDSwiGLU {
 		ch.add("fast_sigmoid", c.FastSigmoid, "only bwd_dswiglu has the tanh sigmoid")
 	}

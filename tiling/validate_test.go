@@ -76,6 +76,12 @@ func TestValidate(t *testing.T) {
 			c.EpiN = 32
 		}), []string{"tile_n"}},
 		{"epi stages", mut(ArchSM90a, func(c *Config) { c.EpiStages = 0 }), []string{"epi_stages"}},
+		{"clc ring 2", mut(ArchSM100a, func(c *Config) { c.Scheduler, c.CLCStages = CLCScheduler, 2 }), nil},
+		{"clc ring 8", mut(ArchSM100a, func(c *Config) { c.Scheduler, c.CLCStages = CLCScheduler, 8 }), nil},
+		{"clc ring of one", mut(ArchSM100a, func(c *Config) { c.Scheduler, c.CLCStages = CLCScheduler, 1 }), []string{"clc_stages"}},
+		{"clc ring 9", mut(ArchSM100a, func(c *Config) { c.Scheduler, c.CLCStages = CLCScheduler, 9 }), []string{"clc_stages"}},
+		{"clc ring default spelled out", mut(ArchSM100a, func(c *Config) { c.Scheduler, c.CLCStages = CLCScheduler, DefaultCLCStages }), []string{"clc_stages"}},
+		{"clc ring without clc", mut(ArchSM100a, func(c *Config) { c.CLCStages = 2 }), []string{"clc_stages"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -46,6 +46,7 @@ type emitOptions struct {
 	MajorB       string
 	StoreOut     bool
 	L2Keep       bool
+	CLCStages    int
 
 	Out         string
 	NVCC        string
@@ -65,7 +66,7 @@ type emitOptions struct {
 // fieldFlags are the flags that set Config fields directly.
 var fieldFlags = []string{
 	"tile", "stages", "cluster", "schedule", "scheduler", "raster", "swizzle-group",
-	"epi", "epi-stages", "major-a", "major-b", "store-out", "l2k",
+	"epi", "epi-stages", "major-a", "major-b", "store-out", "l2k", "clc-stages",
 }
 
 const emitLong = `Render kernels to CUDA C++ and compile them to cubins.
@@ -144,6 +145,7 @@ func newEmitCmd(e *env, runF func(context.Context, *emitOptions) error) *cobra.C
 	f.StringVar(&o.MajorA, "major-a", "", "major of operand A: "+joinStrings(tiling.Majors()))
 	f.StringVar(&o.MajorB, "major-b", "", "major of operand B: "+joinStrings(tiling.Majors()))
 	f.BoolVar(&o.StoreOut, "store-out", false, "bwd_dswiglu: also store the recomputed out = left*silu(gate); fwd_gateup: also store de = [left | gate] (training)")
+	f.IntVar(&o.CLCStages, "clc-stages", 0, "sm_100a configs with --scheduler clc: depth of the CLC response ring (default accumulator stages + 1 = "+strconv.Itoa(tiling.DefaultCLCStages)+"; name suffix _clc{N})")
 	f.BoolVar(&o.L2Keep, "l2k", false, "sm_90a configs: an L2 evict_last policy on the operand loads (name suffix _l2k; --l2k=false turns off the heuristic's)")
 
 	f.StringVarP(&o.Out, "out", "o", "out", "output directory")
@@ -381,6 +383,7 @@ func (o *emitOptions) fieldOverride() (tiling.Override, error) {
 	set("major-b", func() (err error) { ov.MajorB, err = tiling.ParseMajor(o.MajorB); return })
 	set("store-out", func() error { ov.StoreOut = &o.StoreOut; return nil })
 	set("l2k", func() error { ov.L2KeepOperands = &o.L2Keep; return nil })
+	set("clc-stages", positive("clc-stages", o.CLCStages, &ov.CLCStages))
 	return ov, errors.Join(errs...)
 }
 

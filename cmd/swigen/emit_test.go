@@ -62,11 +62,11 @@ func TestEmitFlags(t *testing.T) {
 		{"every field flag", []string{
 			"--tile", "128x256x64", "--stages", "4", "--cluster", "2x1", "--schedule", "pingpong,2cta",
 			"--scheduler", "static", "--raster", "n", "--swizzle-group", "4", "--epi", "64x32",
-			"--epi-stages", "3", "--major-a", "k", "--major-b", "mn", "--store-out", "--l2k",
+			"--epi-stages", "3", "--major-a", "k", "--major-b", "mn", "--store-out", "--l2k", "--clc-stages", "2",
 		}, with(func(o *emitOptions) {
 			o.Tile, o.Stages, o.Cluster, o.Schedules = "128x256x64", 4, "2x1", []string{"pingpong", "2cta"}
 			o.Scheduler, o.Raster, o.SwizzleGroup, o.Epi = "static", "n", 4, "64x32"
-			o.EpiStages, o.MajorA, o.MajorB, o.StoreOut, o.L2Keep = 3, "k", "mn", true, true
+			o.EpiStages, o.MajorA, o.MajorB, o.StoreOut, o.L2Keep, o.CLCStages = 3, "k", "mn", true, true, 2
 			for _, f := range fieldFlags {
 				o.Changed[f] = true
 			}
@@ -163,6 +163,10 @@ func TestEmitConfigs(t *testing.T) {
 			})}, nil, ""},
 		{"l2k off", []string{"--arch", "sm_90a", "--l2k=false"},
 			[]tiling.Config{mod(h90, func(c *tiling.Config) { c.L2KeepOperands = false })}, nil, ""},
+		{"clc ring", []string{"--arch", "sm_100a", "--scheduler", "clc", "--clc-stages", "4"},
+			[]tiling.Config{mod(h100, func(c *tiling.Config) { c.Scheduler, c.CLCStages = tiling.CLCScheduler, 4 })}, nil, ""},
+		{"clc ring default", []string{"--arch", "sm_100a", "--scheduler", "clc", "--clc-stages", "3"},
+			[]tiling.Config{mod(h100, func(c *tiling.Config) { c.Scheduler = tiling.CLCScheduler })}, nil, ""},
 		{"bad epi", []string{"--epi", "64"}, nil, nil, `--epi "64"`},
 		{"every bad value reported", []string{"--tile", "1x1", "--cluster", "9", "--major-a", "row"}, nil, nil, "parse major"},
 		{"name", []string{"--name", cat[0].Name()}, []tiling.Config{cat[0]}, nil, ""},

@@ -23,7 +23,9 @@ const (
 	AttrL2CacheSize                  DeviceAttribute = 38 // bytes
 	AttrComputeCapabilityMajor       DeviceAttribute = 75
 	AttrComputeCapabilityMinor       DeviceAttribute = 76
-	AttrMaxSharedMemoryPerBlockOptin DeviceAttribute = 97 // bytes
+	AttrMaxSharedMemoryPerSM         DeviceAttribute = 81  // bytes
+	AttrMaxSharedMemoryPerBlockOptin DeviceAttribute = 97  // bytes
+	AttrReservedSharedMemoryPerBlock DeviceAttribute = 111 // bytes
 	AttrClusterLaunch                DeviceAttribute = 120
 )
 

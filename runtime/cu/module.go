@@ -271,6 +271,28 @@ func (c *Context) Launch(f *Function, cfg LaunchConfig, params ...unsafe.Pointer
 	return nil
 }
 
+// MaxActiveBlocksPerSM is how many CTAs of f with threads threads and smem
+// bytes of dynamic shared memory can be resident on one multiprocessor at
+// once (cuOccupancyMaxActiveBlocksPerMultiprocessor): the bound of every
+// per-SM resource, registers included. A driver without the entry point
+// gives an error wrapping ErrMissingSymbol.
+func (f *Function) MaxActiveBlocksPerSM(threads, smem int) (int, error) {
+	if f == nil || f.mod == nil || f.mod.ctx == nil {
+		return 0, errors.New("cu: max active blocks per SM: nil function")
+	}
+	if threads <= 0 || smem < 0 {
+		return 0, fmt.Errorf("cu: max active blocks per SM %q: block of %d threads with %d bytes of shared memory: want threads > 0, smem >= 0", f.name, threads, smem)
+	}
+	var n int32
+	err := f.mod.ctx.Do(func() error {
+		return invoke(&cuOccupancyMaxActiveBlocksPerMultiprocessor, uintptr(unsafe.Pointer(&n)), f.h, uintptr(threads), uintptr(smem))
+	})
+	if err != nil {
+		return 0, fmt.Errorf("cu: max active blocks per SM %q block %d smem %d: %w", f.name, threads, smem, err)
+	}
+	return int(n), nil
+}
+
 // MaxActiveClusters is how many clusters of cfg.Cluster CTAs (with cfg's
 // block size and dynamic shared memory) can be resident on the device at
 // once (cuOccupancyMaxActiveClusters). A persistent kernel launched with

@@ -58,7 +58,11 @@ var (
 	cuTensorMapEncodeTiled       = sym{name: "cuTensorMapEncodeTiled", optional: true} // CUDA 12.0+
 	cuGetProcAddress             = sym{name: "cuGetProcAddress_v2", alts: []string{"cuGetProcAddress"}, optional: true}
 	cuOccupancyMaxActiveClusters = sym{name: "cuOccupancyMaxActiveClusters", optional: true} // CUDA 11.8+
-	allSyms                      = []*sym{
+	// Optional, as every entry point newer than the core: the sm_100a
+	// loader's check fails with ErrMissingSymbol instead of the whole
+	// binding.
+	cuOccupancyMaxActiveBlocksPerMultiprocessor = sym{name: "cuOccupancyMaxActiveBlocksPerMultiprocessor", optional: true}
+	allSyms                                     = []*sym{
 		&cuInit, &cuGetErrorName, &cuDriverGetVersion, &cuDeviceGet, &cuDeviceGetCount,
 		&cuDeviceGetName, &cuDeviceGetAttribute, &cuDeviceTotalMem, &cuDevicePrimaryCtxRetain,
 		&cuDevicePrimaryCtxRelease, &cuCtxSetCurrent, &cuCtxSynchronize, &cuMemAlloc, &cuMemFree,
@@ -67,7 +71,7 @@ var (
 		&cuFuncGetAttribute, &cuLaunchKernel, &cuStreamCreate, &cuStreamDestroy, &cuStreamQuery,
 		&cuStreamSynchronize, &cuEventCreate, &cuEventRecord, &cuEventQuery, &cuEventDestroy,
 		&cuEventElapsedTime, &cuLaunchKernelEx, &cuTensorMapEncodeTiled, &cuGetProcAddress,
-		&cuOccupancyMaxActiveClusters,
+		&cuOccupancyMaxActiveClusters, &cuOccupancyMaxActiveBlocksPerMultiprocessor,
 	}
 )
 

@@ -24,7 +24,9 @@ type Kernel struct {
 }
 
 // Load loads a cubin built from the manifest's source and prepares the
-// function for launch (dynamic shared memory attribute).
+// function for launch (dynamic shared memory attribute). An sm_100a kernel
+// of which more CTAs could share an SM than TMEM holds allocations for is
+// refused with an error wrapping ErrTMEMCoResidency.
 func Load(ctx *cu.Context, dev cu.Device, cubin []byte, man gen.Manifest) (*Kernel, error) {
 	sms, err := dev.Attribute(cu.AttrMultiprocessorCount)
 	if err != nil {
@@ -42,6 +44,10 @@ func Load(ctx *cu.Context, dev cu.Device, cubin []byte, man gen.Manifest) (*Kern
 	if err := fn.SetMaxDynamicSharedMemory(man.DynamicSmemBytes); err != nil {
 		mod.Unload()
 		return nil, fmt.Errorf("launch: %s: dynamic smem %d bytes: %w", man.Name, man.DynamicSmemBytes, err)
+	}
+	if err := checkTMEMOccupancy(fn, man); err != nil {
+		mod.Unload()
+		return nil, err
 	}
 	return &Kernel{ctx: ctx, mod: mod, fn: fn, Man: man, numSMs: sms}, nil
 }
