@@ -21,6 +21,9 @@ type Kernel struct {
 	Man      gen.Manifest
 	numSMs   int
 	clusters int // co-resident clusters, once queried
+	// encode, when set, replaces the driver's tensor-map encoder: tests
+	// record the encode arguments through it without a GPU.
+	encode func(cu.TensorMapParams, string) (*cu.TensorMap, error)
 }
 
 // Load loads a cubin built from the manifest's source and prepares the
@@ -149,7 +152,7 @@ func (k *Kernel) PlanBwd(a BwdArgs) (*BwdPlan, error) {
 		for i := 0; i < p.Rank; i++ {
 			p.ElemStrides[i] = 1
 		}
-		return k.ctx.EncodeTiled(p, name)
+		return k.encodeTiled(p, name)
 	}
 	var maps []*cu.TensorMap
 	add := func(name string, p cu.TensorMapParams) error {

@@ -27,6 +27,14 @@ func (p *plan) Grid() int { return int(p.grid) }
 
 // Launch enqueues the kernel on the plan's stream.
 func (p *plan) Launch() error {
+	if err := p.k.ctx.Launch(p.k.fn, p.launchConfig(), p.args()...); err != nil {
+		return fmt.Errorf("launch: %s: %w", p.k.Man.Name, err)
+	}
+	return nil
+}
+
+// args are the kernel's parameters in order, one pointer per parameter.
+func (p *plan) args() []unsafe.Pointer {
 	params := make([]unsafe.Pointer, 0, len(p.maps)+3)
 	for _, m := range p.maps {
 		params = append(params, m.Ptr())
@@ -35,6 +43,11 @@ func (p *plan) Launch() error {
 	for i := range p.ptrs {
 		params = append(params, unsafe.Pointer(&p.ptrs[i]))
 	}
+	return params
+}
+
+// launchConfig is the grid, block, cluster and shared memory of the plan.
+func (p *plan) launchConfig() cu.LaunchConfig {
 	man := p.k.Man
 	cfg := cu.LaunchConfig{
 		Grid:      [3]uint32{p.grid, 1, 1},
@@ -45,10 +58,7 @@ func (p *plan) Launch() error {
 	if man.ClusterDims[0]*man.ClusterDims[1] > 1 {
 		cfg.Cluster = [3]uint32{uint32(man.ClusterDims[0]), uint32(man.ClusterDims[1]), 1}
 	}
-	if err := p.k.ctx.Launch(p.k.fn, cfg, params...); err != nil {
-		return fmt.Errorf("launch: %s: %w", man.Name, err)
-	}
-	return nil
+	return cfg
 }
 
 // Sync waits for the stream with a deadline, naming the kernel on timeout.
@@ -95,7 +105,7 @@ func (e *mapEncoder) add(name string, ptr cu.DevicePtr, dims []uint64, strides [
 		}
 		pitch *= d
 	}
-	m, err := e.k.ctx.EncodeTiled(p, name)
+	m, err := e.k.encodeTiled(p, name)
 	if err != nil {
 		return fmt.Errorf("launch: %s: %w", e.k.Man.Name, err)
 	}
