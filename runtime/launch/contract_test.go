@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/tiling"
 )
@@ -272,4 +274,84 @@ func splitLines(b []byte) []string {
 		out = append(out, string(l))
 	}
 	return out
+}
+
+// contractSizes are s as the sizes of cfg's kind (gemm: M, N=I, K).
+func contractSizes(cfg tiling.Config, s tiling.Shape) manifest.Sizes {
+	if cfg.Kernel == tiling.KernelGEMM {
+		return manifest.Sizes{"M": s.M, "N": s.I, "K": s.K}
+	}
+	return manifest.Sizes{"M": s.M, "K": s.K, "I": s.I}
+}
+
+// recordFromManifest derives the launch of cfg at s from its manifest
+// alone, after a round trip through JSON, as a loader in another language
+// would, and records it like recordLaunch.
+func recordFromManifest(t *testing.T, cfg tiling.Config, s tiling.Shape) recordedLaunch {
+	t.Helper()
+	built, err := manifest.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := json.Marshal(built)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m manifest.Manifest
+	if err := json.Unmarshal(js, &m); err != nil {
+		t.Fatal(err)
+	}
+	out := recordedLaunch{Config: cfg.Name(), Shape: s}
+	l, err := m.Resolve(contractSizes(cfg, s), manifest.Device{SMs: contractSMs[cfg.Arch], Clusters: contractClusters})
+	if err != nil {
+		out.Error = fmt.Sprintf("launch: %s: %v", m.Name, err)
+		return out
+	}
+	rec := &recorder{}
+	for _, a := range l.Args {
+		switch a.Kind {
+		case manifest.KindTensorMap:
+			p, err := tensorMapParams(a.Map, fakeBuffer(strings.ToLower(a.Map.Buffer)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := rec.encode(p, a.Map.Buffer); err != nil {
+				t.Fatal(err)
+			}
+			idx := len(rec.maps) - 1
+			out.Params = append(out.Params, recordedParam{Kind: "tensormap", Map: &idx})
+		case manifest.KindI32:
+			v := int64(a.Value)
+			out.Params = append(out.Params, recordedParam{Kind: "i32", Value: &v})
+		case manifest.KindPtr:
+			out.Params = append(out.Params, recordedParam{Kind: "ptr", Ptr: strings.ToLower(a.Buffer)})
+		}
+	}
+	out.Maps = rec.maps
+	u32 := func(d [3]int) [3]uint32 { return [3]uint32{uint32(d[0]), uint32(d[1]), uint32(d[2])} }
+	out.Grid, out.Block, out.Cluster, out.Smem = u32(l.Grid), u32(l.Block), u32(l.Cluster), uint32(l.SmemBytes)
+	return out
+}
+
+// TestContractFromManifest: the launch a loader derives from the manifest
+// JSON alone equals the golden one, for every config and shape.
+func TestContractFromManifest(t *testing.T) {
+	want, err := os.ReadFile(filepath.FromSlash(contractGolden))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	for _, cfg := range contractConfigs(t) {
+		for _, s := range contractShapes {
+			line, err := json.Marshal(recordFromManifest(t, cfg, s))
+			if err != nil {
+				t.Fatal(err)
+			}
+			buf.Write(line)
+			buf.WriteByte('\n')
+		}
+	}
+	if d := cmp.Diff(splitLines(want), splitLines(buf.Bytes())); d != "" {
+		t.Errorf("manifest launches differ from %s (-golden +manifest):\n%s", contractGolden, d)
+	}
 }
