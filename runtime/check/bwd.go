@@ -9,7 +9,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/runtime/num"
@@ -50,36 +49,28 @@ type ShapeResult struct {
 }
 
 // Env is what verification needs from the machine: a context, its device,
-// a toolchain to build kernels and the naive GPU reference.
+// a builder of kernels and the naive GPU reference.
 type Env struct {
-	Ctx    *cu.Context
-	Dev    cu.Device
-	TC     *gen.Toolchain
-	GPURef *ref.GPURef
+	Ctx     *cu.Context
+	Dev     cu.Device
+	Builder launch.Builder
+	GPURef  *ref.GPURef
 }
 
-// BuildAndLoad renders, compiles and loads cfg.
-func BuildAndLoad(ctx context.Context, env *Env, cfg tiling.Config) (*launch.Kernel, *gen.BuildResult, error) {
-	art, err := gen.Render(cfg)
+// BuildAndLoad builds and loads cfg's kernel.
+func BuildAndLoad(ctx context.Context, env *Env, cfg tiling.Config) (*launch.Kernel, *launch.Built, error) {
+	if env.Builder == nil {
+		return nil, nil, fmt.Errorf("check: build %s: no builder", cfg.Name())
+	}
+	b, err := env.Builder.Build(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	// stg (a measurement variant) may spill a few registers: its
-	// transposes save a few bytes at kernel entry and reload them after
-	// setmaxnreg, outside the loops. The trace is held to the full check:
-	// it records into a global buffer (no printf, which serialized the
-	// wgmmas, C7510, until session 6), so its times are the real kernel's.
-	loose := cfg.Debug == tiling.DebugDirectStore || cfg.Debug == tiling.DebugPermStore
-	br, err := env.TC.Compile(ctx, art.Name, art.Source, gen.CompileOptions{Arch: string(cfg.Arch),
-		AllowStack: loose, AllowSpills: loose})
+	k, err := launch.Load(env.Ctx, env.Dev, b.Cubin, b.Manifest)
 	if err != nil {
-		return nil, nil, err
+		return nil, b, err
 	}
-	k, err := launch.Load(env.Ctx, env.Dev, br.Cubin, art.Manifest)
-	if err != nil {
-		return nil, br, err
-	}
-	return k, br, nil
+	return k, b, nil
 }
 
 // bwdInputs holds one random bwd_dswiglu problem on the host.
@@ -120,7 +111,7 @@ func verifyBwdShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o
 	M, K, I := s.M, s.K, s.I
 	r := ShapeResult{Shape: s}
 	fail := func(err error) ShapeResult { r.Err = err; return r }
-	if err := launch.CheckBwdShape(cfg, M, K, I); err != nil {
+	if err := launch.CheckShape(cfg, launch.BwdArgs{M: M, K: K, I: I}); err != nil {
 		return fail(err)
 	}
 	in := newBwdInputs(rng, dt, M, K, I)
@@ -169,7 +160,7 @@ func verifyBwdShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o
 			return fail(err)
 		}
 	}
-	plan, err := k.PlanBwd(launch.BwdArgs{M: M, K: K, I: I, Dy: dy, WDown: wd, De: de, GradDe: gde, Out: out})
+	plan, err := k.Plan(launch.BwdArgs{M: M, K: K, I: I, Dy: dy, WDown: wd, De: de, GradDe: gde, Out: out})
 	if err != nil {
 		return fail(err)
 	}

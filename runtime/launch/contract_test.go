@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/tiling"
@@ -167,12 +166,12 @@ func contractConfigs(t *testing.T) []tiling.Config {
 // records what the plan would pass to the driver.
 func recordLaunch(t *testing.T, cfg tiling.Config, s tiling.Shape) recordedLaunch {
 	t.Helper()
-	art, err := gen.Render(cfg)
+	man, err := manifest.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := &recorder{}
-	k := &Kernel{Man: art.Manifest, numSMs: contractSMs[cfg.Arch], clusters: contractClusters, encode: rec.encode}
+	k := &Kernel{Man: man, numSMs: contractSMs[cfg.Arch], clusters: contractClusters, encode: rec.encode}
 	out := recordedLaunch{Config: cfg.Name(), Shape: s}
 	p, err := planShape(k, cfg, s)
 	if err != nil {
@@ -180,53 +179,49 @@ func recordLaunch(t *testing.T, cfg tiling.Config, s tiling.Shape) recordedLaunc
 		return out
 	}
 	out.Maps = rec.maps
-	for i, a := range p.args() {
-		switch {
-		case i < len(p.maps):
-			idx := rec.mapIndex(a)
-			out.Params = append(out.Params, recordedParam{Kind: "tensormap", Map: &idx})
-		case i < len(p.maps)+len(p.dims):
-			v := int64(*(*int32)(a))
-			out.Params = append(out.Params, recordedParam{Kind: "i32", Value: &v})
-		default:
-			out.Params = append(out.Params, recordedParam{Kind: "ptr", Ptr: bufferName(*(*cu.DevicePtr)(a))})
-		}
+	for _, a := range p.args {
+		out.Params = append(out.Params, decodeArg(rec, p, a))
 	}
-	lc := p.launchConfig()
+	lc := p.cfg
 	out.Grid, out.Block, out.Cluster, out.Smem = lc.Grid, lc.Block, lc.Cluster, lc.SharedMem
 	return out
 }
 
 // planShape plans one launch of k's kind, every buffer a fake address.
-func planShape(k *Kernel, cfg tiling.Config, s tiling.Shape) (*plan, error) {
+func planShape(k *Kernel, cfg tiling.Config, s tiling.Shape) (*Plan, error) {
 	b := fakeBuffer
 	switch cfg.Kernel {
 	case tiling.KernelBwdDSwiGLU:
-		p, err := k.PlanBwd(BwdArgs{M: s.M, K: s.K, I: s.I, Dy: b("dy"), WDown: b("w_down"), De: b("de"), GradDe: b("grad_de"), Out: b("out")})
-		if err != nil {
-			return nil, err
-		}
-		return &p.plan, nil
+		return k.Plan(BwdArgs{M: s.M, K: s.K, I: s.I, Dy: b("dy"), WDown: b("w_down"), De: b("de"), GradDe: b("grad_de"), Out: b("out")})
 	case tiling.KernelGEMM:
-		p, err := k.PlanGemm(GemmArgs{M: s.M, N: s.I, K: s.K, A: b("a"), B: b("b"), C: b("c")})
-		if err != nil {
-			return nil, err
-		}
-		return &p.plan, nil
+		return k.Plan(GemmArgs{M: s.M, N: s.I, K: s.K, A: b("a"), B: b("b"), C: b("c")})
 	case tiling.KernelFwdGateUp:
-		p, err := k.PlanFwdGateUp(FwdGateUpArgs{M: s.M, K: s.K, I: s.I, X: b("x"), W: b("w"), De: b("de"), Out: b("out")})
-		if err != nil {
-			return nil, err
-		}
-		return &p.plan, nil
+		return k.Plan(FwdGateUpArgs{M: s.M, K: s.K, I: s.I, X: b("x"), W: b("w"), De: b("de"), Out: b("out")})
 	case tiling.KernelFwdDown:
-		p, err := k.PlanFwdDown(FwdDownArgs{M: s.M, K: s.K, I: s.I, Out: b("out"), WDown: b("w_down"), Residual: b("residual"), Y: b("y")})
-		if err != nil {
-			return nil, err
-		}
-		return &p.plan, nil
+		return k.Plan(FwdDownArgs{M: s.M, K: s.K, I: s.I, Out: b("out"), WDown: b("w_down"), Residual: b("residual"), Y: b("y")})
 	}
 	return nil, fmt.Errorf("no plan for kernel %q", cfg.Kernel)
+}
+
+// decodeArg reads one packed kernel argument back by where it points: a
+// recorded map's descriptor, one of the plan's 32-bit values or one of its
+// pointers.
+func decodeArg(rec *recorder, p *Plan, a unsafe.Pointer) recordedParam {
+	if idx := rec.mapIndex(a); idx >= 0 {
+		return recordedParam{Kind: "tensormap", Map: &idx}
+	}
+	for i := range p.i32s {
+		if unsafe.Pointer(&p.i32s[i]) == a {
+			v := int64(p.i32s[i])
+			return recordedParam{Kind: "i32", Value: &v}
+		}
+	}
+	for i := range p.ptrs {
+		if unsafe.Pointer(&p.ptrs[i]) == a {
+			return recordedParam{Kind: "ptr", Ptr: bufferName(p.ptrs[i])}
+		}
+	}
+	return recordedParam{Kind: "unknown"}
 }
 
 // recordAll records every config at every contract shape, one JSON line
