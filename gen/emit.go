@@ -1,7 +1,6 @@
 package gen
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -46,6 +44,10 @@ type EmitOptions struct {
 	// nothing: EmitResult.Output holds the files, Files stays empty.
 	// `swigen diff` compares that against the disk.
 	DryRun bool
+
+	// fs is the file system the files are written with; nil is the OS's.
+	// Tests set it to make a write or rename fail part-way.
+	fs fileSys
 }
 
 // FileStatus says what Emit did with one output file.
@@ -108,31 +110,71 @@ type IndexEntry struct {
 // (the manifest) and, when compiled, <name>.<arch>.cubin and
 // <name>.report.json, plus the index manifest.json and the files of
 // o.ExtraFiles (the Go bindings). With o.DryRun it stops after laying the
-// files out in memory (EmitResult.Output). Files whose bytes are
-// already on disk are left untouched; the others are written through a
-// temporary file and a rename. On any render or compile failure nothing is
-// written and the error joins one error per failing config.
+// files out in memory (EmitResult.Output). On any render or compile
+// failure nothing is written and the error joins one error per failing
+// config. Emit is RenderAll followed by EmitArtifacts.
 func Emit(ctx context.Context, cfgs []tiling.Config, o EmitOptions) (*EmitResult, error) {
 	if o.Dir == "" {
 		return nil, errors.New("emit: empty output directory")
 	}
+	arts, err := renderAll(cfgs, o.Progress)
+	if err != nil {
+		return nil, err
+	}
+	return EmitArtifacts(ctx, arts, o)
+}
+
+// RenderAll renders every config in memory, sorted by name, exact
+// duplicates dropped. Two different configs with one name, or any config
+// that fails to render, is an error; the errors of all failing configs are
+// joined. A caller can render everything first, to report bad configs
+// before looking for a compiler, then hand the artifacts to EmitArtifacts.
+func RenderAll(cfgs []tiling.Config) ([]*Artifact, error) { return renderAll(cfgs, nil) }
+
+func renderAll(cfgs []tiling.Config, progress io.Writer) ([]*Artifact, error) {
 	cfgs, err := uniqueByName(cfgs)
 	if err != nil {
 		return nil, err
 	}
-	kernels := make([]EmittedKernel, len(cfgs))
+	arts := make([]*Artifact, len(cfgs))
 	var errs []error
 	for i, c := range cfgs {
-		progressf(o.Progress, nil, "render %s\n", c.Name())
+		progressf(progress, nil, "render %s\n", c.Name())
 		a, err := Render(c)
 		if err != nil {
 			errs = append(errs, nameErr(c.Name(), err))
 			continue
 		}
-		kernels[i].Artifact = a
+		arts[i] = a
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
+	}
+	return arts, nil
+}
+
+// EmitArtifacts compiles (when o.Toolchain is set), lays out and writes
+// rendered kernels as Emit does; arts must come from RenderAll (sorted by
+// name, one per name).
+//
+// Writing is all or nothing: every changed file is first written into a
+// hidden staging directory inside o.Dir (the same file system), then
+// renamed into place, each file it replaces kept as a backup until all are
+// in. On any failure the renamed files are removed, the backups renamed
+// back (same bytes, same mtime), the staging directory and any output
+// directory Emit created are removed, and the error says what failed.
+// Files whose bytes are already on disk are left untouched, so their
+// mtime stays.
+func EmitArtifacts(ctx context.Context, arts []*Artifact, o EmitOptions) (*EmitResult, error) {
+	if o.Dir == "" {
+		return nil, errors.New("emit: empty output directory")
+	}
+	kernels := make([]EmittedKernel, len(arts))
+	for i, a := range arts {
+		if a == nil {
+			return nil, fmt.Errorf("emit: artifact %d of %d is nil", i, len(arts))
+		}
+		kernels[i].Artifact = a
 	}
 	if o.Toolchain != nil {
 		if err := compileAll(ctx, kernels, o); err != nil {
@@ -147,16 +189,12 @@ func Emit(ctx context.Context, cfgs []tiling.Config, o EmitOptions) (*EmitResult
 	if o.DryRun {
 		return res, nil
 	}
-	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("emit: %w", err)
+	fsys := o.fs
+	if fsys == nil {
+		fsys = osFS{}
 	}
-	for _, f := range files {
-		path := filepath.Join(o.Dir, f.Name)
-		st, err := writeIfChanged(path, f.Data)
-		if err != nil {
-			return res, fmt.Errorf("emit: %w", err)
-		}
-		res.Files = append(res.Files, EmittedFile{Path: path, Status: st, Size: len(f.Data)})
+	if res.Files, err = writeAll(fsys, o.Dir, files); err != nil {
+		return nil, err
 	}
 	return res, nil
 }
@@ -306,34 +344,6 @@ func marshalJSON(v any) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
-}
-
-// writeIfChanged writes data to path unless the file already holds exactly
-// those bytes. Unchanged files keep their mtime, so make-style consumers and
-// the Go build cache (go:embed) do not see a change.
-func writeIfChanged(path string, data []byte) (FileStatus, error) {
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
-		return FileUnchanged, nil
-	}
-	// The temp file sits in the target directory so the rename stays on one
-	// file system and is atomic: readers see the old or the new file, never
-	// a partial one.
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return "", err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr, os.Chmod(tmp, 0o644)); err != nil {
-		os.Remove(tmp)
-		return "", fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return "", fmt.Errorf("write %s: %w", path, err)
-	}
-	return FileWritten, nil
 }
 
 // nameErr makes err name the failing config, without repeating the name

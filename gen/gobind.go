@@ -326,15 +326,13 @@ func convOf(c tiling.Config) callConv {
 }
 
 // dispatchable reports whether ks (kernels of one kind) can share a
-// dispatcher: one calling convention, no arch twice, and no debug variant
-// (those compute wrong results by design; they keep their per-name
-// launchers only).
+// dispatcher: one calling convention and no arch twice.
 func dispatchable(ks []*bindKernel) bool {
 	seen := map[tiling.Arch]bool{}
 	conv := convOf(ks[0].m.Config)
 	for _, k := range ks {
 		c := k.m.Config
-		if seen[c.Arch] || convOf(c) != conv || c.Debug != tiling.DebugNone {
+		if seen[c.Arch] || convOf(c) != conv {
 			return false
 		}
 		seen[c.Arch] = true
@@ -408,9 +406,6 @@ func convention(c tiling.Config) string {
 		if c.StoreOut {
 			parts = append(parts, "also stores out (BwdArgs.Out required)")
 		}
-	}
-	if c.Debug != tiling.DebugNone {
-		parts = append(parts, fmt.Sprintf("debug variant %s: wrong results by design", c.Debug))
 	}
 	return strings.Join(parts, ", ")
 }

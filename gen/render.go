@@ -25,6 +25,9 @@ type Manifest struct {
 	ClusterDims      [3]int        `json:"cluster_dims"`
 	DynamicSmemBytes int           `json:"dynamic_smem_bytes"`
 	Params           []Param       `json:"params"`
+	// Probe names the probe the kernel is built with (gen.RenderProbe);
+	// empty for a product kernel.
+	Probe string `json:"probe,omitempty"`
 }
 
 // Param is one kernel parameter, in order.

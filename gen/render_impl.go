@@ -41,9 +41,15 @@ func render(cfg tiling.Config) (*Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := kernelTemplate(cfg)
-	if set.Lookup(name) == nil {
-		return nil, fmt.Errorf("gen: %s: no template %s: kernel %s is not implemented for %s yet", cfg.Name(), name, cfg.Kernel, cfg.Arch)
+	return renderWith(set, cfg, cfg.Name(), nil)
+}
+
+// renderWith renders cfg with the template set set under the kernel name
+// name; adjust, when set, changes the sm_90a view first (a probe's needs).
+func renderWith(set *template.Template, cfg tiling.Config, name string, adjust func(*View)) (*Artifact, error) {
+	tmpl := kernelTemplate(cfg)
+	if set.Lookup(tmpl) == nil {
+		return nil, fmt.Errorf("gen: %s: no template %s: kernel %s is not implemented for %s yet", cfg.Name(), tmpl, cfg.Kernel, cfg.Arch)
 	}
 	var view any
 	var threads, smem int
@@ -55,8 +61,15 @@ func render(cfg tiling.Config) (*Artifact, error) {
 		if err != nil {
 			return nil, err
 		}
+		if adjust != nil {
+			adjust(v)
+		}
+		v.Name = name
 		view, threads, smem = v, v.Threads, v.SmemBytes
 	case tiling.ArchSM100a:
+		if adjust != nil {
+			return nil, fmt.Errorf("gen: %s: probes exist for sm_90a only", cfg.Name())
+		}
 		v, err := newSM100View(cfg)
 		if err != nil {
 			return nil, err
@@ -68,8 +81,8 @@ func render(cfg tiling.Config) (*Artifact, error) {
 		return nil, fmt.Errorf("gen: %s: arch %s has no view builder", cfg.Name(), cfg.Arch)
 	}
 	var buf bytes.Buffer
-	if err := set.ExecuteTemplate(&buf, name, view); err != nil {
-		return nil, fmt.Errorf("gen: render %s: %w", name, err)
+	if err := set.ExecuteTemplate(&buf, tmpl, view); err != nil {
+		return nil, fmt.Errorf("gen: render %s: %w", tmpl, err)
 	}
 	cfgJSON, err := json.Marshal(cfg)
 	if err != nil {
@@ -77,8 +90,8 @@ func render(cfg tiling.Config) (*Artifact, error) {
 	}
 	sum := sha256.Sum256(cfgJSON)
 	m := Manifest{
-		Name:             cfg.Name(),
-		Entry:            cfg.Name(),
+		Name:             name,
+		Entry:            name,
 		Arch:             cfg.Arch,
 		Config:           cfg,
 		ConfigHash:       hex.EncodeToString(sum[:8]),
@@ -87,7 +100,7 @@ func render(cfg tiling.Config) (*Artifact, error) {
 		DynamicSmemBytes: smem,
 		Params:           kernelParams(cfg),
 	}
-	return &Artifact{Config: cfg, Name: cfg.Name(), Source: buf.Bytes(), Manifest: m}, nil
+	return &Artifact{Config: cfg, Name: name, Source: buf.Bytes(), Manifest: m}, nil
 }
 
 // kernelParams is the parameter layout of cfg's kernel.
@@ -115,9 +128,6 @@ func bwdParams(cfg tiling.Config) []Param {
 	}
 	for _, n := range []string{"M", "I", "K"} {
 		p = append(p, Param{Name: n, Kind: "i32", Size: 4, Align: 4})
-	}
-	if cfg.Debug == tiling.DebugDirectStore || cfg.Debug == tiling.DebugPermStore {
-		p = append(p, Param{Name: "gde_raw", Kind: "ptr", Size: 8, Align: 8, Doc: "grad_de [M,2I] (debug stg: stored from registers)"})
 	}
 	return p
 }

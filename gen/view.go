@@ -47,21 +47,6 @@ type View struct {
 	OverlapSlices   int
 	OverlapFrags    int
 	OverlapSliceIdx []int
-	// IsHandoff (schedule handoff, bwd_dswiglu): the consumers store each
-	// tile's dout, rounded to the element type, into a shared-memory buffer
-	// (DoutPitch bytes per row, 16-byte chunks XOR-swizzled by row % 8) and
-	// go on with the next tile; warpgroup 3, at EpiWGRegs registers, runs
-	// the epilogue from it with 16-byte global loads of de and stores of
-	// grad_de, EpiPrefetch rows of de in flight per warp
-	// (sm90a_handoff.cuh.tmpl).
-	IsHandoff bool
-	EpiWGRegs int
-	// EpiWGRegOp is the epilogue warpgroup's setmaxnreg direction, "inc"
-	// or "dec" from the launch's entry count (a .dec to more registers
-	// than a warp holds is an illegal instruction: call 89).
-	EpiWGRegOp  string
-	DoutPitch   int
-	EpiPrefetch int
 	// NName names the kernel's output-column size parameter: I (bwd_dswiglu,
 	// fwd_gateup) or N (gemm, fwd_down).
 	NName string
@@ -147,38 +132,18 @@ type View struct {
 	EpiLeftOff             int
 	Residual               bool
 
-	// Debug variants (tiling.Debug): 0 or 1 each.
-	DbgHang, DbgNoEpi, DbgNoMma int
-	DbgEpiOnly                  int
 	// L2Keep (tiling.Config.L2KeepOperands): the operand loads go through
 	// the _keep forms of their helpers, which carry an L2 evict_last policy.
-	L2Keep                bool
-	DbgNoLoad, DbgNoStore int
-	// DbgNoSmem: the bwd epilogue does its math without touching shared
-	// memory (no TMA loads or stores, no ld/st.shared).
-	DbgNoSmem bool
-	// DbgStg: grad_de is stored from registers through a raw pointer
-	// parameter (gde_raw) and each epilogue slot is released by its 128
-	// consumer threads once read (EpiEmptyArrivals).
-	DbgStg bool
-	// DbgPerm (debug pstg, with DbgStg): W_down's rows are loaded permuted
-	// by a 5-D tensor map so that no quad transpose is needed.
-	DbgPerm bool
+	L2Keep bool
 	// EpiEmptyArrivals frees an epilogue slot: 1 (the consumer thread
 	// that stores), 4 for bwd_dswiglu (one per consumer warp; the producer
-	// stores; under handoff one per epilogue warp), 128 for debug stg.
-	// EpiFullArrivals fills one: 1 (the producer's expect-tx), 8 under
-	// handoff (one per consumer warp).
+	// stores). EpiFullArrivals fills one: 1 (the producer's expect-tx).
 	EpiEmptyArrivals int
 	EpiFullArrivals  int
 	// ProducerStores (bwd_dswiglu): the producer's epilogue-operand warp
 	// TMA-stores each finished sub-tile before reloading its slot, so the
-	// consumers never wait for a store (not in the debug variants that
-	// store nothing or store directly).
+	// consumers never wait for a store.
 	ProducerStores bool
-	// RawParams: the raw pointer parameters after K of the stg variant
-	// (C text, starting with a comma), empty otherwise.
-	RawParams string
 	// EpiGroup (bwd_dswiglu): accumulator fragments (of 16 per warp and
 	// sub-tile) whose shared-memory loads the epilogue issues together.
 	EpiGroup int
@@ -192,11 +157,8 @@ type View struct {
 	// residual words the epilogue loads together; one register each, so
 	// twice EpiGroup in the same register room.
 	ResGroup int
-	// DbgTrace: thread 0 of each consumer writes per-tile timings into the
-	// global sw_trace, TraceCtas CTAs x 2 consumers x TraceTiles tiles
-	// (runtime/bench.TraceRecord).
-	DbgTrace                          bool
-	TraceCtas, TraceTiles, TraceWords int
+	// Trace sizes the trace probe's record buffer; zero without it.
+	Trace TraceLayout
 	// ReleaseLocalCond is the C condition under which a consumer releases
 	// an operand stage in its own CTA only.
 	ReleaseLocalCond string
@@ -240,18 +202,19 @@ func joinInts(v []int) string {
 	return strings.Join(s, ", ")
 }
 
-// TraceCtas and TraceTiles size the trace variant's record buffer
-// (sw_trace): CTAs past TraceCtas and tiles past TraceTiles are not
-// recorded.
-const (
-	TraceCtas  = 160
-	TraceTiles = 96
-	// TraceWords is a record's size in 8-byte words (sw_trace_put; read
-	// by runtime/bench.ParseTrace).
-	TraceWords = 10
-)
+// TraceLayout sizes the trace probe's record buffer (TraceSymbol): one
+// record of Words 8-byte words per CTA (up to Ctas), consumer (2) and tile
+// (up to Tiles); later CTAs and tiles are not recorded. runtime/bench's
+// ParseTrace reads it.
+type TraceLayout struct {
+	Ctas, Tiles, Words int
+}
 
-// TraceSymbol is the trace variant's global record buffer.
+// DefaultTraceLayout is the trace probe's buffer: every CTA of a 132-SM
+// GPU, 96 tiles each, ten words a record.
+var DefaultTraceLayout = TraceLayout{Ctas: 160, Tiles: 96, Words: 10}
+
+// TraceSymbol is the trace probe's global record buffer.
 const TraceSymbol = "sw_trace"
 
 // newSM90View computes the view of an sm_90a kernel of any kind: the
@@ -302,24 +265,12 @@ func newSM90View(c tiling.Config) (*View, error) {
 	}
 	rows := c.TileM // rows per consumer warpgroup
 	switch c.Schedule {
-	case tiling.Cooperative, tiling.Overlap, tiling.Handoff:
+	case tiling.Cooperative, tiling.Overlap:
 		rows = c.TileM / 2
 		v.TileStart, v.TileStep = 0, 1
 		v.ConsumerRowStride = rows
 		v.EmptyArrivals = 8 // lane 0 of each of the 8 consumer warps
 		v.ScheduleDoc = "both consumers work on every tile, consumer c on rows [c*TileM/2, (c+1)*TileM/2)."
-		if c.Schedule == tiling.Handoff {
-			v.IsHandoff = true
-			// 512 threads: the launch allocates 128 registers each. The
-			// consumers hold a 128x128 fp32 accumulator (128 registers);
-			// the epilogue warpgroup keeps handoffPrefetch steps of de (8
-			// registers each) in flight. 24 + 2 x 176 + 136 = 512 = 4 x 128.
-			v.ProducerRegs, v.ConsumerRegs, v.EpiWGRegs = 24, 176, 136
-			v.DoutPitch = c.TileN * elemBytes
-			v.EpiPrefetch = handoffPrefetch
-			v.ScheduleDoc = strings.TrimSuffix(v.ScheduleDoc, ".") + ", and hand its dout to the epilogue warpgroup through shared memory."
-			break
-		}
 		if c.Schedule != tiling.Overlap {
 			break
 		}
@@ -347,7 +298,7 @@ func newSM90View(c tiling.Config) (*View, error) {
 		v.OrderWait = 1
 		v.ScheduleDoc = "consumer c owns the CTA's local tiles j with j%2 == c, so one consumer's epilogue overlaps the other's mainloop."
 	default:
-		return nil, fmt.Errorf("gen: %s: schedule %q: sm_90a supports cooperative, pingpong, overlap or handoff", c.Name(), c.Schedule)
+		return nil, fmt.Errorf("gen: %s: schedule %q: sm_90a supports cooperative, pingpong or overlap", c.Name(), c.Schedule)
 	}
 	if rows%64 != 0 {
 		return nil, fmt.Errorf("gen: %s: %d rows per consumer: must be a multiple of 64 (wgmma M)", c.Name(), rows)
@@ -404,9 +355,6 @@ func newSM90View(c tiling.Config) (*View, error) {
 
 	// A: a 1x2 cluster shares it; CTA r loads its share and multicasts.
 	aParts := c.ClusterN // 1, or 2 when A is shared
-	if c.Debug == tiling.DebugNoMulticast {
-		aParts = 1
-	}
 	var ak16, amb, aK, aSmem, aRow, aRank []int
 	switch c.MajorA {
 	case tiling.KMajor:
@@ -466,9 +414,6 @@ func newSM90View(c tiling.Config) (*View, error) {
 	// fwd_gateup's B tile is two halves (left rows of W, then the matching
 	// gate rows), each loaded on its own.
 	bParts := c.ClusterM
-	if c.Debug == tiling.DebugNoMulticast {
-		bParts = 1
-	}
 	var bk16, bK, bN, bSmem, bRank, bHalf []int
 	switch c.MajorB {
 	case tiling.KMajor:
@@ -520,11 +465,7 @@ func newSM90View(c tiling.Config) (*View, error) {
 		v.BHalves, v.BLoadHalf = true, joinInts(bHalf)
 	}
 	v.ReleaseLocalCond = "kClusterSize == 1"
-	if c.Debug == tiling.DebugNoMulticast {
-		v.ReleaseLocalCond = "true /* debug nomc: local release */"
-	} else {
-		v.EmptyArrivals *= v.ClusterSize // consumers of every CTA release every stage
-	}
+	v.EmptyArrivals *= v.ClusterSize // consumers of every CTA release every stage
 
 	sub := epiSubRows * epiSubCols * elemBytes // 8 KB, a multiple of 1024
 	if err := kd.apply(v, c, sub); err != nil {
@@ -538,14 +479,6 @@ func newSM90View(c tiling.Config) (*View, error) {
 	}
 	v.EpiOff = lay.EpilogueOff
 	v.EpiConsumerBytes = c.EpiStages * v.EpiSlotBytes
-	if v.IsHandoff {
-		// The epilogue region is the dout buffer; consumer c writes its
-		// rows, the second half for c = 1. The producer loads no de (and
-		// stores nothing: ProducerStores below).
-		v.EpiConsumerBytes = lay.Epilogue / 2
-		v.EpiLoads = false
-		v.RawParams = ", const unsigned short* __restrict__ de_raw, unsigned short* __restrict__ gde_raw"
-	}
 	v.BarFull = lay.BarrierOffset
 	v.BarEmpty = v.BarFull + 8*c.Stages
 	v.BarEFull = v.BarFull + 16*c.Stages
@@ -571,114 +504,46 @@ func newSM90View(c tiling.Config) (*View, error) {
 
 	v.EpiEmptyArrivals, v.EpiFullArrivals, v.EpiGroup, v.ResGroup = 1, 1, epiGroup, 2*epiGroup
 	if v.IsBwd {
-		v.EpiEmptyArrivals = 4 // one per consumer warp (debug stg: 128 threads)
-		// The trace, and StoreOut above 128 accumulators, keep 32-bit
-		// accesses: their counters or out's third x4 take the registers
-		// that the x4 addresses need at 128x192 (8 bytes of stack).
-		v.EpiMatrix = !v.IsOverlap && !v.IsHandoff && c.Debug != tiling.DebugNoEpiSmem &&
-			c.Debug != tiling.DebugDirectStore && c.Debug != tiling.DebugPermStore && c.Debug != tiling.DebugTrace &&
-			!(c.StoreOut && c.WideAccumulator())
-	}
-	switch c.Debug {
-	case tiling.DebugNone:
-	case tiling.DebugHang:
-		v.DbgHang = 1
-	case tiling.DebugNoEpilogue:
-		v.DbgNoEpi = 1
-	case tiling.DebugNoMainloop:
-		v.DbgNoMma = 1
-	case tiling.DebugEpiOnly:
-		// No wgmmas, and the producer arrives on each operand stage with
-		// no bytes to expect instead of loading it.
-		v.DbgNoMma, v.DbgEpiOnly, v.StageTxBytes = 1, 1, 0
-	case tiling.DebugNoMulticast:
-	case tiling.DebugNoEpiLoad:
-		v.DbgNoLoad = 1
-		v.EpiTxBytes = 0 // an expect-tx of 0 is a plain arrive
-	case tiling.DebugNoEpiStore:
-		v.DbgNoStore = 1
-	case tiling.DebugNoEpiSmem:
-		v.DbgNoLoad, v.DbgNoStore, v.DbgNoSmem = 1, 1, true
-		v.EpiTxBytes = 0
-	case tiling.DebugDirectStore:
-		switch {
-		case v.IsBwd && !c.StoreOut:
-			// Groups of 4: one row and four 8-column blocks, transposed in
-			// each lane quad into 16-byte stores.
-			v.DbgStg, v.EpiEmptyArrivals, v.EpiGroup = true, 128, 4
-			v.RawParams = ", unsigned short* __restrict__ gde_raw"
-		case v.IsGateUp:
-			v.DbgStg = true
-			v.RawParams = ", unsigned short* __restrict__ out_raw"
-			if c.StoreOut {
-				v.RawParams += ", unsigned short* __restrict__ de_raw"
-			}
-		default:
-			return nil, fmt.Errorf("gen: %s: debug %q: bwd_dswiglu without StoreOut and fwd_gateup only", c.Name(), c.Debug)
-		}
-	case tiling.DebugPermStore:
-		// The stg groups (one row, four 8-column blocks), with W_down's
-		// rows permuted so that the four blocks' words are one lane's 16
-		// contiguous output bytes: no quad transpose.
-		v.DbgStg, v.DbgPerm, v.EpiEmptyArrivals, v.EpiGroup = true, true, 128, 4
-		v.RawParams = ", unsigned short* __restrict__ gde_raw"
-		v.BLoadFunc = "sw_load_b_kperm"
-	case tiling.DebugTrace:
-		v.DbgTrace = true
-		v.TraceCtas, v.TraceTiles, v.TraceWords = TraceCtas, TraceTiles, TraceWords
-	default:
-		return nil, fmt.Errorf("gen: %s: debug %q: unknown variant", c.Name(), c.Debug)
+		v.EpiEmptyArrivals = 4 // one per consumer warp
+		// StoreOut above 128 accumulators keeps 32-bit accesses: out's
+		// third x4 takes the registers that the x4 addresses need at
+		// 128x192 (8 bytes of stack).
+		v.EpiMatrix = !v.IsOverlap && !(c.StoreOut && c.WideAccumulator())
 	}
 	if c.L2KeepOperands {
 		v.L2Keep = true
 		v.ALoadFunc += "_keep"
 		v.BLoadFunc += "_keep"
 	}
-	v.ProducerStores = v.IsBwd && !v.DbgStg && v.DbgNoStore == 0 && v.DbgNoEpi == 0 && !v.IsHandoff
-	if v.IsHandoff {
-		v.EpiFullArrivals = 8
-	}
+	v.ProducerStores = v.IsBwd
 	v.ConfigLines = configLines(c)
-	if err := checkRegisterSplit(v.Threads, v.ProducerRegs, v.ConsumerRegs, v.EpiWGRegs); err != nil {
+	if err := checkRegisterSplit(v.Threads, v.ProducerRegs, v.ConsumerRegs); err != nil {
 		return nil, fmt.Errorf("gen: %s: %w", c.Name(), err)
-	}
-	if v.EpiWGRegs > 0 {
-		v.EpiWGRegOp = "dec"
-		if v.EpiWGRegs > entryRegs(v.Threads) {
-			v.EpiWGRegOp = "inc"
-		}
 	}
 	return v, nil
 }
 
 // checkRegisterSplit checks the setmaxnreg targets of a kernel of threads
-// threads (one producer warpgroup, one epilogue warpgroup when epi > 0,
-// the rest consumers) against the registers its launch allocates: 65536 /
-// threads per thread, rounded down to a multiple of 8, which ptxas assigns
-// the entry under __launch_bounds__(threads, 1). Targets must be multiples
-// of 8 in [24, 256].
-func checkRegisterSplit(threads, producer, consumer, epi int) error {
+// threads (one producer warpgroup, the rest consumers) against the
+// registers its launch allocates: 65536 / threads per thread, rounded down
+// to a multiple of 8, which ptxas assigns the entry under
+// __launch_bounds__(threads, 1). Targets must be multiples of 8 in
+// [24, 256].
+func checkRegisterSplit(threads, producer, consumer int) error {
 	groups := threads / 128
 	consumers := groups - 1
-	if epi > 0 {
-		consumers--
-	}
 	if threads%128 != 0 || consumers < 1 {
-		return fmt.Errorf("register split: %d threads: want a producer warpgroup, %d epilogue warpgroups and at least one consumer warpgroup", threads, min(epi, 1))
+		return fmt.Errorf("register split: %d threads: want a producer warpgroup and at least one consumer warpgroup", threads)
 	}
-	targets := []int{producer, consumer}
-	if epi > 0 {
-		targets = append(targets, epi)
-	}
-	for _, r := range targets {
+	for _, r := range []int{producer, consumer} {
 		if r%8 != 0 || r < 24 || r > 256 {
 			return fmt.Errorf("register split: setmaxnreg target %d: must be a multiple of 8 in [24, 256]", r)
 		}
 	}
 	entry := entryRegs(threads)
-	if total, pool := producer+consumers*consumer+epi, groups*entry; total > pool {
-		return fmt.Errorf("register split: producer %d + %d consumers x %d + epilogue %d = %d registers per thread row, over the %d the launch allocates (%d warpgroups x %d): setmaxnreg.inc would never return",
-			producer, consumers, consumer, epi, total, pool, groups, entry)
+	if total, pool := producer+consumers*consumer, groups*entry; total > pool {
+		return fmt.Errorf("register split: producer %d + %d consumers x %d = %d registers per thread row, over the %d the launch allocates (%d warpgroups x %d): setmaxnreg.inc would never return",
+			producer, consumers, consumer, total, pool, groups, entry)
 	}
 	return nil
 }
@@ -687,12 +552,6 @@ func checkRegisterSplit(threads, producer, consumer, epi int) error {
 // starts with under __launch_bounds__(threads, 1): 65536 / threads, rounded
 // down to a multiple of 8.
 func entryRegs(threads int) int { return 65536 / threads / 8 * 8 }
-
-// handoffPrefetch is how many steps of de each epilogue warp of the
-// handoff schedule keeps in flight (8 registers per lane each): 4 warps x
-// 8 steps x 1 KB = 32 KB per SM, the de bytes a 256x128 tile needs per
-// ~9 us mainloop times ~2 us of DRAM latency.
-const handoffPrefetch = 8
 
 // configLines describes the config for the generated file's header, one
 // field per line, in a fixed order.
@@ -705,13 +564,6 @@ func configLines(c tiling.Config) []string {
 	}
 	if c.Residual {
 		lines = append(lines, "residual=true")
-	}
-	if c.Debug != tiling.DebugNone {
-		what := "results are wrong by design"
-		if c.Debug.ResultsRight() {
-			what = "results are right"
-		}
-		lines = append(lines, fmt.Sprintf("DEBUG VARIANT %q: test/measurement only, %s", c.Debug, what))
 	}
 	return lines
 }

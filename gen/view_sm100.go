@@ -263,9 +263,6 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 	if c.MajorA != tiling.KMajor && c.Kernel != tiling.KernelGEMM {
 		return nil, fmt.Errorf("gen: %s: major_a %q: %s reads its activation operand K-major only", name, c.MajorA, c.Kernel)
 	}
-	if c.Debug != tiling.DebugNone {
-		return nil, fmt.Errorf("gen: %s: debug %q: debug variants exist for sm_90a only", name, c.Debug)
-	}
 	cluster := c.ClusterM * c.ClusterN
 	if cluster < 1 || cluster > 2 {
 		return nil, fmt.Errorf("gen: %s: cluster %dx%d: the sm_100a kernel supports clusters of 1 or 2 CTAs", name, c.ClusterM, c.ClusterN)

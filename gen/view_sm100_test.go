@@ -555,7 +555,6 @@ func TestSM100ViewRejects(t *testing.T) {
 		{"major_a mn", func(c *tiling.Config) { c.MajorA = tiling.MNMajor }},
 		{"cluster 2x2", func(c *tiling.Config) { c.ClusterM, c.ClusterN = 2, 2 }},
 		{"scheduler unknown", func(c *tiling.Config) { c.Scheduler = "dynamic" }},
-		{"debug variant", func(c *tiling.Config) { c.Debug = tiling.DebugNoEpilogue }},
 		{"fwd_gateup tile_n 64", func(c *tiling.Config) { c.Kernel, c.TileN = tiling.KernelFwdGateUp, 64 }},
 		{"fwd_down major_a mn", func(c *tiling.Config) { c.Kernel, c.MajorA = tiling.KernelFwdDown, tiling.MNMajor }},
 		{"unknown kernel", func(c *tiling.Config) { c.Kernel = "conv" }},
@@ -581,8 +580,8 @@ func TestTMABoxes(t *testing.T) {
 		c.Stages = c.MaxStages()
 		return c
 	}
-	cluster2x1 := func(c tiling.Config, d tiling.Debug) tiling.Config {
-		c.ClusterM, c.Debug = 2, d
+	cluster2x1 := func(c tiling.Config) tiling.Config {
+		c.ClusterM = 2
 		return c
 	}
 	tests := []struct {
@@ -594,12 +593,9 @@ func TestTMABoxes(t *testing.T) {
 			TMABoxSet{A: [3]int{64, 128}, B: [3]int{64, 128}, De: [3]int{64, 1, 64}, Out: [3]int{64, 64}}},
 		{"sm90 cooperative mn-major", mk(tiling.ArchSM90a, tiling.Cooperative, 256, 128, tiling.MNMajor),
 			TMABoxSet{A: [3]int{64, 256}, B: [3]int{64, 64}, De: [3]int{64, 1, 64}, Out: [3]int{64, 64}}},
-		// A 2x1 cluster loads half of B per CTA and multicasts it; the
-		// no-multicast debug variant loads whole tiles.
-		{"sm90 2x1 shares B", cluster2x1(mk(tiling.ArchSM90a, tiling.PingPong, 128, 128, tiling.KMajor), tiling.DebugNone),
+		// A 2x1 cluster loads half of B per CTA and multicasts it.
+		{"sm90 2x1 shares B", cluster2x1(mk(tiling.ArchSM90a, tiling.PingPong, 128, 128, tiling.KMajor)),
 			TMABoxSet{A: [3]int{64, 128}, B: [3]int{64, 64}, De: [3]int{64, 1, 64}, Out: [3]int{64, 64}}},
-		{"sm90 2x1 nomc", cluster2x1(mk(tiling.ArchSM90a, tiling.PingPong, 128, 128, tiling.KMajor), tiling.DebugNoMulticast),
-			TMABoxSet{A: [3]int{64, 128}, B: [3]int{64, 128}, De: [3]int{64, 1, 64}, Out: [3]int{64, 64}}},
 		{"sm100 1cta", mk(tiling.ArchSM100a, tiling.OneCTA, 128, 256, tiling.KMajor),
 			TMABoxSet{A: [3]int{64, 128}, B: [3]int{64, 256}, De: [3]int{64, 1, 128}, Out: [3]int{64, 128}}},
 		{"sm100 2cta", mk(tiling.ArchSM100a, tiling.TwoCTA, 256, 256, tiling.KMajor),

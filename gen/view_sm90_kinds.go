@@ -214,11 +214,5 @@ func sm90Params(cfg tiling.Config) []Param {
 	for _, n := range dims {
 		p = append(p, Param{Name: n, Kind: "i32", Size: 4, Align: 4})
 	}
-	if cfg.Debug == tiling.DebugDirectStore && cfg.Kernel == tiling.KernelFwdGateUp {
-		p = append(p, Param{Name: "out_raw", Kind: "ptr", Size: 8, Align: 8, Doc: "out [M,I] (debug stg: stored from registers)"})
-		if cfg.StoreOut {
-			p = append(p, Param{Name: "de_raw", Kind: "ptr", Size: 8, Align: 8, Doc: "de [M,2I] (debug stg: stored from registers)"})
-		}
-	}
 	return p
 }

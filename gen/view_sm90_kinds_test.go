@@ -128,12 +128,12 @@ func TestRenderKinds(t *testing.T) {
 		{kindCfg(tiling.KernelFwdGateUp, tiling.Cooperative, 128, 256, nil),
 			[]string{"sw_tma_store_2d(&tmap_out, slot + kEpiOutOff, cc, rr);", "Inference: only out is stored."},
 			[]string{"tmap_de", "<no value>"}},
-		{kindCfg(tiling.KernelFwdDown, tiling.PingPong, 128, 128, func(c *tiling.Config) { c.Residual = true; c.Debug = tiling.DebugNoEpilogue }),
+		{kindCfg(tiling.KernelFwdDown, tiling.PingPong, 128, 128, func(c *tiling.Config) { c.Residual = true }),
 			[]string{"warp == 1 || warp == 2", "sw_tma_load_2d(slot, &tmap_res, full, cc, rr);", "Epilogue operands of consumer c: residual sub-tiles.",
-				"sw_tma_store_2d(&tmap_y, slot, cc, rr);", "static constexpr int kDbgNoEpi = 1;"},
+				"sw_tma_store_2d(&tmap_y, slot, cc, rr);"},
 			[]string{"sw_bulk_wait_read<", "<no value>"}},
-		{kindCfg(tiling.KernelFwdDown, tiling.Cooperative, 128, 256, func(c *tiling.Config) { c.MajorB = tiling.MNMajor; c.Debug = tiling.DebugHang }),
-			[]string{"sw_bulk_wait_read<kEpiStages - 1>();", "sw_load_b_mnmajor(", "static constexpr sw_u32 kDbgHang = 1;"},
+		{kindCfg(tiling.KernelFwdDown, tiling.Cooperative, 128, 256, func(c *tiling.Config) { c.MajorB = tiling.MNMajor }),
+			[]string{"sw_bulk_wait_read<kEpiStages - 1>();", "sw_load_b_mnmajor("},
 			[]string{"tmap_res", "<no value>"}},
 	}
 	for _, tt := range tests {

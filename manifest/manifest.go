@@ -41,6 +41,12 @@ type Manifest struct {
 	// ShapeRules must all hold for a launch's sizes.
 	ShapeRules []Rule `json:"shape_rules"`
 	Grid       Grid   `json:"grid"`
+	// Probe names the probe the kernel is built with; empty for a product
+	// kernel.
+	Probe string `json:"probe,omitempty"`
+	// Trace is the layout of the trace probe's record buffer (TraceSymbol),
+	// for a kernel that has one.
+	Trace *TraceLayout `json:"trace,omitempty"`
 }
 
 // Buffer is one device buffer a launch reads or writes.

@@ -55,14 +55,6 @@ const (
 	// for the other schedules. The heuristic takes it (128x192) for K >=
 	// 2048, where it beats ping-pong on the H200.
 	Overlap Schedule = "overlap"
-	// Handoff (sm_90a bwd_dswiglu without StoreOut, experimental):
-	// cooperative tiles whose consumers hand dout over instead of running
-	// the epilogue. After each tile's mainloop they round dout to the
-	// element type (as the baseline's GEMM does), store it in a swizzled
-	// shared-memory buffer and start the next tile; a fourth warpgroup
-	// reads it back row by row, loads de and stores grad_de with 16-byte
-	// global accesses. 512 threads; tile 256x128 only.
-	Handoff Schedule = "handoff"
 	OneCTA  Schedule = "1cta"
 	TwoCTA  Schedule = "2cta"
 )
@@ -162,83 +154,6 @@ type Config struct {
 	// bwd_dswiglu's operand re-reads from DRAM at S1 from 134 to 40 MB and
 	// the kernel by 3% (NOTES runs 76-77).
 	L2KeepOperands bool `json:",omitempty"`
-
-	// Debug is a test- and measurement-only variant; never in Space or
-	// Catalog, and its results are wrong by design (see Debug).
-	Debug Debug
-}
-
-// Debug names a deliberately broken or partial kernel variant, used to
-// test the tools (a kernel that hangs) and to split a kernel's time between
-// its parts (mainloop only, epilogue only). Their outputs are wrong.
-type Debug string
-
-// The debug variants.
-const (
-	DebugNone Debug = ""
-	// DebugHang waits on a barrier parity that never completes: the
-	// kernel deadlocks (and traps after the in-kernel hang timeout).
-	DebugHang Debug = "hang"
-	// DebugNoEpilogue skips the epilogue math and stores; the epilogue
-	// operands are still loaded and released.
-	DebugNoEpilogue Debug = "noepi"
-	// DebugNoMainloop skips the wgmma issue; the operand ring still runs.
-	DebugNoMainloop Debug = "nomma"
-	// DebugNoMulticast launches the cluster but has every CTA load whole
-	// operand tiles itself and release its stages locally (results are
-	// right; it isolates the cost of multicast and cross-CTA release).
-	DebugNoMulticast Debug = "nomc"
-	// DebugNoEpiLoad skips the epilogue's TMA loads of its operands (the
-	// epilogue computes on whatever the slot holds).
-	DebugNoEpiLoad Debug = "noload"
-	// DebugNoEpiStore skips the epilogue's TMA stores.
-	DebugNoEpiStore Debug = "nostore"
-	// DebugTrace records per-tile timings of every consumer (%clock:
-	// order wait, mainloop, epilogue, and the waits for operands, de and
-	// wgmmas) into a global buffer that swigen bench reads back and
-	// summarizes. Results are right; the timer reads cost little.
-	DebugTrace Debug = "trace"
-	// DebugNoEpiSmem runs the epilogue math on accumulator values without
-	// any shared-memory traffic (no TMA loads or stores, no ld/st.shared).
-	DebugNoEpiSmem Debug = "nosmem"
-	// DebugDirectStore is an experiment (results are right): the sm_90a
-	// bwd_dswiglu (without StoreOut) and fwd_gateup epilogues store their
-	// outputs from registers with 16-byte st.global (raw pointer
-	// parameters after K) instead of st.shared + TMA store; bwd_dswiglu
-	// releases each epilogue slot as soon as its operands are read.
-	DebugDirectStore Debug = "stg"
-	// DebugPermStore is an experiment (results are right): the sm_90a
-	// bwd_dswiglu epilogue (ping-pong or cooperative, W_down [I,K], no
-	// StoreOut, cluster 1x1) stores grad_de from registers with 16-byte
-	// st.global and no shuffles. W_down's rows are loaded permuted within
-	// each 32-row block (a 5-D tensor map: smem row e + 2t + 8b + 32a holds
-	// row 32a + 8t + 2b + e), so each lane's accumulator fragments are 8
-	// consecutive output columns; de is read with 16-byte ld.shared. It
-	// takes the st.shared and the TMA store's shared-memory read off the
-	// shared-memory pipe. Needs I % 32 == 0.
-	DebugPermStore Debug = "pstg"
-	// DebugEpiOnly skips the operand loads and the wgmmas (the producer
-	// completes each operand stage without loading it): what is left is the
-	// epilogue with its real de loads and grad_de stores, in the kernel's
-	// tile order. It times the epilogue's data stream alone.
-	DebugEpiOnly Debug = "epionly"
-)
-
-// Debugs lists the debug variants (without DebugNone).
-func Debugs() []Debug {
-	return []Debug{DebugHang, DebugNoEpilogue, DebugNoMainloop, DebugNoMulticast, DebugNoEpiLoad, DebugNoEpiStore, DebugTrace, DebugNoEpiSmem, DebugDirectStore, DebugPermStore, DebugEpiOnly}
-}
-
-// ResultsRight reports whether kernels of this variant compute the right
-// results (the normal kernel and the measurement variants that only move
-// work around or observe it: nomc, trace, stg); the others are broken or
-// partial by design.
-func (d Debug) ResultsRight() bool {
-	switch d {
-	case DebugNone, DebugNoMulticast, DebugTrace, DebugDirectStore, DebugPermStore:
-		return true
-	}
-	return false
 }
 
 // DefaultSliceFrags is the overlap schedule's slice size when SliceFrags is

@@ -19,14 +19,14 @@ func DTypes() []DType { return []DType{BF16, FP16} }
 
 // Schedules returns every schedule of every arch.
 func Schedules() []Schedule {
-	return []Schedule{Cooperative, PingPong, Overlap, Handoff, OneCTA, TwoCTA}
+	return []Schedule{Cooperative, PingPong, Overlap, OneCTA, TwoCTA}
 }
 
 // SchedulesFor returns the schedules legal on arch a (nil if a is unknown).
 func SchedulesFor(a Arch) []Schedule {
 	switch a {
 	case ArchSM90a:
-		return []Schedule{Cooperative, PingPong, Overlap, Handoff}
+		return []Schedule{Cooperative, PingPong, Overlap}
 	case ArchSM100a:
 		return []Schedule{OneCTA, TwoCTA}
 	}

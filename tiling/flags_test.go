@@ -56,7 +56,7 @@ func TestParseEnums(t *testing.T) {
 		"dtype fp16":    {V: "fp16"},
 		"dtype bad":     {Err: `tiling: parse dtype "fp8": must be one of bf16, fp16`},
 		"schedule 2cta": {V: "2cta"},
-		"schedule bad":  {Err: `tiling: parse schedule "ws": must be one of cooperative, pingpong, overlap, handoff, 1cta, 2cta`},
+		"schedule bad":  {Err: `tiling: parse schedule "ws": must be one of cooperative, pingpong, overlap, 1cta, 2cta`},
 		"scheduler clc": {V: "clc"},
 		"scheduler bad": {Err: `tiling: parse scheduler "dyn": must be one of static, clc`},
 		"raster n":      {V: "n"},

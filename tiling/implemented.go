@@ -16,38 +16,16 @@ import "fmt"
 func Implemented(c Config) (bool, string) {
 	switch c.Arch {
 	case ArchSM90a:
-		// The epilogue load/store variants exist in the bwd_dswiglu
-		// epilogue only.
-		if c.Debug == DebugDirectStore && !((c.Kernel == KernelBwdDSwiGLU && !c.StoreOut) || c.Kernel == KernelFwdGateUp) {
-			return false, "debug stg exists for bwd_dswiglu without StoreOut and for fwd_gateup only"
-		}
-		if c.Debug == DebugPermStore && (c.Kernel != KernelBwdDSwiGLU || c.StoreOut || c.MajorB != KMajor || c.ClusterM*c.ClusterN > 1 || c.Schedule == Overlap) {
-			return false, "debug pstg exists for bwd_dswiglu (ping-pong or cooperative) with W_down [I,K], without StoreOut, cluster 1x1"
-		}
-		if (c.Debug == DebugNoEpiLoad || c.Debug == DebugNoEpiStore || c.Debug == DebugNoEpiSmem) && c.Kernel != KernelBwdDSwiGLU {
-			return false, fmt.Sprintf("debug %s exists for bwd_dswiglu only", c.Debug)
-		}
-		if c.Debug == DebugEpiOnly && (c.Kernel != KernelBwdDSwiGLU || c.ClusterM*c.ClusterN > 1 || (c.Schedule != PingPong && c.Schedule != Handoff)) {
-			return false, "debug epionly exists for bwd_dswiglu ping-pong and handoff, cluster 1x1"
-		}
 		// Every kind shares one sm_90a skeleton (templates/cuda/
 		// sm90a_kernel.cuh.tmpl) with a per-kind epilogue.
 		//
 		// Clusters of two CTAs share one operand by TMA multicast (2x1: B,
 		// 1x2: A), each CTA loading half of it. An MN-major operand is split
 		// by 64-column slabs.
-		if c.Schedule == Overlap && (c.Kernel != KernelBwdDSwiGLU || c.StoreOut || (c.Debug != DebugNone && c.Debug != DebugNoEpilogue && c.Debug != DebugNoMainloop && c.Debug != DebugTrace)) {
+		if c.Schedule == Overlap && (c.Kernel != KernelBwdDSwiGLU || c.StoreOut) {
 			// Experimental: the first version of the schedule runs the plain
 			// bwd_dswiglu epilogue only.
-			return false, "sm_90a overlap is implemented for bwd_dswiglu without store_out, and of the debug variants only noepi, nomma and trace"
-		}
-		if c.Schedule == Handoff && (c.Kernel != KernelBwdDSwiGLU || c.StoreOut || c.TileN != 128 || c.ClusterM*c.ClusterN > 1 ||
-			(c.Debug != DebugNone && c.Debug != DebugNoEpilogue && c.Debug != DebugNoMainloop && c.Debug != DebugEpiOnly)) {
-			// Experimental: 256x128 only (two m64n128 wgmmas per consumer
-			// and k16: at 512 threads ptxas caps the kernel at 128 registers,
-			// and an m64n256 wgmma needs 154 at the instruction); no
-			// cluster, StoreOut or trace code yet.
-			return false, "sm_90a handoff is implemented for bwd_dswiglu 256x128 without store_out, cluster 1x1, and of the debug variants only noepi, nomma and epionly"
+			return false, "sm_90a overlap is implemented for bwd_dswiglu without store_out"
 		}
 		if c.Kernel != KernelBwdDSwiGLU && c.WideAccumulator() {
 			// Only bwd_dswiglu's ping-pong is measured above 128
@@ -73,9 +51,6 @@ func Implemented(c Config) (bool, string) {
 		// Every kind shares one sm_100a skeleton (templates/cuda/
 		// sm100a_kernel.cuh.tmpl) with a per-kind epilogue. None of it has
 		// executed (no sm_100 GPU); it is compile-verified only.
-		if c.Debug != DebugNone {
-			return false, "debug variants exist for sm_90a only"
-		}
 		if c.L2KeepOperands {
 			return false, "l2k (the operands' L2 evict_last policy) is implemented for sm_90a only"
 		}

@@ -26,9 +26,9 @@ func TestImplemented(t *testing.T) {
 		{"sm90 cluster 1x2", mut(h90, func(c *Config) { c.ClusterN = 2 }), true, ""},
 		{"sm90 cluster 2x1 mn-major B", mut(h90, func(c *Config) { c.ClusterM, c.MajorB = 2, MNMajor }), true, ""},
 		{"sm90 gemm", mut(h90, func(c *Config) { c.Kernel = KernelGEMM }), true, ""},
-		{"sm90 cluster 2x1 mn-major B, debug nomc", mut(h90, func(c *Config) { c.ClusterM, c.MajorB, c.Debug = 2, MNMajor, DebugNoMulticast }), true, ""},
+		{"sm90 cluster 2x1 mn-major B", mut(h90, func(c *Config) { c.ClusterM, c.MajorB = 2, MNMajor }), true, ""},
 		{"sm90 gemm cluster 1x2 mn-major B", mut(h90, func(c *Config) { c.Kernel, c.MajorB, c.ClusterN = KernelGEMM, MNMajor, 2 }), true, ""},
-		{"sm90 gemm cluster 1x2 mn-major A, debug nomc", mut(h90, func(c *Config) { c.Kernel, c.MajorA, c.ClusterN, c.Debug = KernelGEMM, MNMajor, 2, DebugNoMulticast }), true, ""},
+		{"sm90 gemm cluster 1x2 mn-major A", mut(h90, func(c *Config) { c.Kernel, c.MajorA, c.ClusterN = KernelGEMM, MNMajor, 2 }), true, ""},
 		{"sm90 gemm mn-major A and B", mut(h90, func(c *Config) { c.Kernel, c.MajorA, c.MajorB = KernelGEMM, MNMajor, MNMajor }), true, ""},
 		{"sm90 gemm cluster 1x2 mn-major A", mut(h90, func(c *Config) { c.Kernel, c.MajorA, c.ClusterN = KernelGEMM, MNMajor, 2 }), true, ""},
 		{"sm90 fwd_gateup", mut(h90, func(c *Config) { c.Kernel = KernelFwdGateUp }), true, ""},
@@ -36,18 +36,6 @@ func TestImplemented(t *testing.T) {
 		{"sm90 fwd_gateup tile_n 192", mut(cfg90(128, 192, 3, Cooperative), func(c *Config) { c.Kernel = KernelFwdGateUp }), false,
 			"sm_90a fwd_gateup tile_n=192 is not implemented: it must be a multiple of 128 (TileN/2 left and TileN/2 gate columns, whole 64-column sub-tiles)"},
 		{"sm90 fwd_down cluster residual", mut(h90, func(c *Config) { c.Kernel, c.ClusterM, c.Residual = KernelFwdDown, 2, true }), true, ""},
-		{"sm90 handoff 256x128", cfg90(256, 128, 3, Handoff), true, ""},
-		{"sm90 handoff fp16 mn-major B tanh epionly", mut(cfg90(256, 128, 3, Handoff), func(c *Config) {
-			c.DType, c.MajorB, c.FastSigmoid, c.Debug = FP16, MNMajor, true, DebugEpiOnly
-		}), true, ""},
-		{"sm90 handoff 256x64", cfg90(256, 64, 3, Handoff), false,
-			"sm_90a handoff is implemented for bwd_dswiglu 256x128 without store_out, cluster 1x1, and of the debug variants only noepi, nomma and epionly"},
-		{"sm90 handoff store_out", mut(cfg90(256, 128, 3, Handoff), func(c *Config) { c.StoreOut = true }), false,
-			"sm_90a handoff is implemented for bwd_dswiglu 256x128 without store_out, cluster 1x1, and of the debug variants only noepi, nomma and epionly"},
-		{"sm90 handoff trace", mut(cfg90(256, 128, 3, Handoff), func(c *Config) { c.Debug = DebugTrace }), false,
-			"sm_90a handoff is implemented for bwd_dswiglu 256x128 without store_out, cluster 1x1, and of the debug variants only noepi, nomma and epionly"},
-		{"sm90 epionly cooperative", mut(cfg90(128, 128, 3, Cooperative), func(c *Config) { c.Debug = DebugEpiOnly }), false,
-			"debug epionly exists for bwd_dswiglu ping-pong and handoff, cluster 1x1"},
 		{"sm100 2cta", h100, true, ""},
 		{"sm100 1cta cluster 1x2 clc", mut(one100, func(c *Config) { c.ClusterN, c.Scheduler = 2, CLCScheduler }), true, ""},
 		{"sm100 gemm", mut(h100, func(c *Config) { c.Kernel = KernelGEMM }), true, ""},
@@ -59,7 +47,6 @@ func TestImplemented(t *testing.T) {
 		{"sm100 fwd_down residual cluster 1x2 clc", mut(one100, func(c *Config) {
 			c.Kernel, c.Residual, c.ClusterN, c.Scheduler = KernelFwdDown, true, 2, CLCScheduler
 		}), true, ""},
-		{"sm100 debug", mut(h100, func(c *Config) { c.Debug = DebugHang }), false, "debug variants exist for sm_90a only"},
 		{"sm100 fast sigmoid", mut(h100, func(c *Config) { c.FastSigmoid = true }), true, ""},
 		{"sm100 1cta m64", cfg100(64, 128, 4, OneCTA), false,
 			"sm_100a tile_m=64 (64 rows per CTA) is not implemented yet; use 1cta tile_m=128 or 2cta tile_m=256"},

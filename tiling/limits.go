@@ -95,10 +95,7 @@ var ErrUnsupportedArch = fmt.Errorf("unsupported arch")
 const (
 	smemPerBlock = 232448 // 227 KiB, sm_90 and sm_100 opt-in maximum
 	sm90Threads  = 384
-	// sm90HandoffThreads: the handoff schedule adds an epilogue
-	// warpgroup to the producer and the two consumers.
-	sm90HandoffThreads = 512
-	sm100Threads       = 256
+	sm100Threads = 256
 )
 
 // LimitsFor returns the limits of arch a. The result is a fresh copy: the

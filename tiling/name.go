@@ -2,7 +2,6 @@ package tiling
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -76,7 +75,7 @@ func (c Config) WithDefaults() Config {
 // order: _rn (raster n), _g{N} (swizzle group), _e{EpiM}x{EpiN}s{EpiStages}
 // (non-default epilogue), _amn (MajorA mn), _bmn (MajorB mn), _out
 // (StoreOut), _res (Residual), _tanh (FastSigmoid), _sf{N} (SliceFrags), _l2k
-// (L2KeepOperands), _clc (CLC scheduler), _dbg{variant} (Debug).
+// (L2KeepOperands), _clc (CLC scheduler).
 //
 // The name of a valid config is a C identifier and a file name; it is the
 // cubin entry point, the cache key prefix and the golden file stem.
@@ -118,9 +117,6 @@ func (c Config) Name() string {
 	}
 	if c.Scheduler == CLCScheduler {
 		b.WriteString("_clc")
-	}
-	if c.Debug != DebugNone {
-		b.WriteString("_dbg" + string(c.Debug))
 	}
 	return b.String()
 }
@@ -212,7 +208,6 @@ func parseName(s string) (Config, error) {
 		sufSF
 		sufL2K
 		sufCLC
-		sufDbg
 	)
 	next := 0
 	for _, t := range tok[6:] {
@@ -266,17 +261,11 @@ func parseName(s string) (Config, error) {
 		case t == "clc":
 			at = sufCLC
 			c.Scheduler = CLCScheduler
-		case strings.HasPrefix(t, "dbg"):
-			at = sufDbg
-			c.Debug = Debug(strings.TrimPrefix(t, "dbg"))
-			if !slices.Contains(Debugs(), c.Debug) {
-				return c, fmt.Errorf("debug suffix %q: want dbg + one of %v", t, Debugs())
-			}
 		default:
-			return c, fmt.Errorf("unknown suffix %q (want rn, g{N}, e{M}x{N}s{S}, amn, bmn, out, res, tanh, sf{N}, l2k, clc, dbg{variant})", t)
+			return c, fmt.Errorf("unknown suffix %q (want rn, g{N}, e{M}x{N}s{S}, amn, bmn, out, res, tanh, sf{N}, l2k, clc)", t)
 		}
 		if at < next {
-			return c, fmt.Errorf("suffix %q repeated or out of order (order: rn, g, e, amn, bmn, out, res, tanh, sf, l2k, clc, dbg)", t)
+			return c, fmt.Errorf("suffix %q repeated or out of order (order: rn, g, e, amn, bmn, out, res, tanh, sf, l2k, clc)", t)
 		}
 		next = at + 1
 	}

@@ -43,9 +43,6 @@ type SmemLayout struct {
 func (c Config) Threads() int {
 	switch c.Arch {
 	case ArchSM90a:
-		if c.Schedule == Handoff {
-			return sm90HandoffThreads
-		}
 		return sm90Threads
 	case ArchSM100a:
 		return sm100Threads
@@ -88,7 +85,7 @@ func (c Config) Consumers() int {
 // TileM, sm_100a the rows per CTA. 0 for an unknown arch or schedule.
 func (c Config) RowsPerConsumer() int {
 	switch {
-	case c.Arch == ArchSM90a && (c.Schedule == Cooperative || c.Schedule == Overlap || c.Schedule == Handoff):
+	case c.Arch == ArchSM90a && (c.Schedule == Cooperative || c.Schedule == Overlap):
 		return c.TileM / 2
 	case c.Arch == ArchSM90a && c.Schedule == PingPong:
 		return c.TileM
@@ -189,10 +186,6 @@ func (c Config) Smem() SmemLayout {
 	s.EpilogueSlot = c.EpiM * c.EpiN * elem
 	s.EpilogueOff = s.Operands
 	s.Epilogue = c.Consumers() * c.EpiStages * s.EpilogueSlot * c.EpiTensors()
-	if c.Arch == ArchSM90a && c.Schedule == Handoff {
-		// One dout tile in the element type; no epilogue slots.
-		s.Epilogue = c.TileM * c.TileN * elem
-	}
 	s.BarrierOffset = s.EpilogueOff + s.Epilogue
 	raw := c.BarrierCount() * l.BarrierBytes
 	if c.Arch == ArchSM100a {

@@ -103,9 +103,6 @@ func (c Config) Validate() error {
 	if !slices.Contains(Majors(), c.MajorB) {
 		ch.add("major_b", c.MajorB, "must be one of %s", join(Majors()))
 	}
-	if c.Debug != DebugNone && !slices.Contains(Debugs(), c.Debug) {
-		ch.add("debug", c.Debug, "must be empty or one of %v", Debugs())
-	}
 	if c.StoreOut && kernelOK && c.Kernel != KernelBwdDSwiGLU && c.Kernel != KernelFwdGateUp {
 		ch.add("store_out", c.StoreOut, "only bwd_dswiglu (the recomputed out) and fwd_gateup (de for training) have a second output to store")
 	}
@@ -198,10 +195,6 @@ func (c Config) validateShape(ch *checker, lim Limits) bool {
 		case Overlap:
 			if c.TileM != 128 {
 				ch.add("tile_m", c.TileM, "must be 128 for overlap (each consumer warpgroup takes 64 rows, one wgmma M)")
-			}
-		case Handoff:
-			if c.TileM != 256 {
-				ch.add("tile_m", c.TileM, "must be 256 for handoff (each consumer warpgroup takes 128 rows: two wgmma M blocks, whose n128 accumulators fit the 128-register cap of a 512-thread kernel)")
 			}
 		}
 		if !mma.LegalN(c.TileN) {

@@ -30,6 +30,9 @@ type benchOptions struct {
 	JSONDir string
 	Command string
 	Model   string
+	// Probe builds every kernel with this probe (gen.Probes); "" is the
+	// product kernel.
+	Probe string
 	// HeuristicPerShape: without --name, --catalog, --space or
 	// --heuristic-shape, each --shape runs the heuristic's config for
 	// that shape (tiling.Heuristic depends on the shape: tile width,
@@ -143,6 +146,7 @@ func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra
 	f.StringVar(&o.NVCC, "nvcc", "", "nvcc to use (default: search)")
 	f.IntVar(&o.Device, "device", 0, "GPU ordinal")
 	f.StringVar(&o.JSONDir, "json", "", "write one JSON result per config and shape into this directory")
+	f.StringVar(&o.Probe, "probe", "", "build each kernel with this probe: "+strings.Join(gen.ProbeNames(), ", ")+" (trace prints per-tile timings)")
 	f.StringVar(&o.Model, "model", "", "print a roofline projection for a GPU model ("+strings.Join(modelNames(), ", ")+") instead of measuring; needs no GPU")
 	f.BoolVar(&o.Select.StoreOut, "store-out", false, "without --name: the heuristic's StoreOut config (bench gateup: training, de stored as well; bench bwd: out recomputed and stored)")
 	return cmd
@@ -250,8 +254,28 @@ func revision() string {
 	return "unknown"
 }
 
-func runBench(ctx context.Context, e *env, o *benchOptions) error {
+// validate checks every flag that needs no GPU and returns the shapes.
+func (o *benchOptions) validate() ([]tiling.Shape, error) {
 	shapes, err := parseShapes(o.Shapes)
+	if err != nil {
+		return nil, err
+	}
+	if len(shapes) == 0 {
+		return nil, usageError(fmt.Errorf("bench: --shape: no shape given"))
+	}
+	if err := o.Select.check(); err != nil {
+		return nil, err
+	}
+	if o.Model != "" {
+		if _, ok := gpuModels[strings.ToLower(o.Model)]; !ok {
+			return nil, usageError(fmt.Errorf("bench --model %q: want one of %s", o.Model, strings.Join(modelNames(), ", ")))
+		}
+	}
+	return shapes, nil
+}
+
+func runBench(ctx context.Context, e *env, o *benchOptions) error {
+	shapes, err := o.validate()
 	if err != nil {
 		return err
 	}
@@ -301,7 +325,7 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 			fmt.Fprintf(e.stdout, "ceilings %s: cuBLAS 8192^3 %.0f TFLOP/s, device copy %.0f GB/s\n", cfg.DType, c.GemmTFLOPs, c.CopyGBs)
 		}
 		cctx, cancel := compileCtx(ctx)
-		k, _, err := check.BuildAndLoad(cctx, cenv, cfg)
+		k, _, err := check.BuildAndLoadProbe(cctx, cenv, cfg, o.Probe)
 		cancel()
 		if err != nil {
 			// One config that does not build (a spill the build check
@@ -311,7 +335,7 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 			unbuilt = append(unbuilt, cfg.Name())
 			continue
 		}
-		trace := cfg.Debug == tiling.DebugTrace
+		trace := o.Probe == "trace"
 		for _, sh := range job.shapes {
 			if trace {
 				if err := k.ClearTrace(); err != nil {
@@ -475,14 +499,14 @@ func runModel(e *env, o *benchOptions) error {
 	return nil
 }
 
-// printTrace reads a trace variant's records after its runs and prints
+// printTrace reads the trace probe's records after its runs and prints
 // their per-tile summary.
 func printTrace(e *env, k *launch.Kernel) error {
 	w, err := k.Trace()
 	if err != nil {
 		return err
 	}
-	recs, err := bench.ParseTrace(w, gen.TraceCtas, gen.TraceTiles)
+	recs, err := bench.ParseTrace(w, gen.DefaultTraceLayout.Ctas, gen.DefaultTraceLayout.Tiles)
 	if err != nil {
 		return err
 	}

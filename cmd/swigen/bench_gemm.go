@@ -83,14 +83,35 @@ func gemmShapes(cmd string, vals []string) ([][3]int, error) {
 	return out, nil
 }
 
+// validate checks every flag that needs no GPU: the shapes, the dtype
+// and each --name (a valid, implemented gemm config).
+func (o *benchGemmOptions) validate() (shapes [][3]int, d tiling.DType, named []tiling.Config, err error) {
+	if shapes, err = gemmShapes("bench gemm", o.Shapes); err != nil {
+		return nil, "", nil, err
+	}
+	if d, err = tiling.ParseDType(o.DType); err != nil {
+		return nil, "", nil, usageError(fmt.Errorf("bench gemm: --dtype: %w", err))
+	}
+	for _, n := range o.Names {
+		c, err := tiling.ParseName(n)
+		if err != nil {
+			return nil, "", nil, usageError(fmt.Errorf("bench gemm: %w", err))
+		}
+		if c.Kernel != tiling.KernelGEMM {
+			return nil, "", nil, usageError(fmt.Errorf("bench gemm: --name %s: a %s config, not a gemm one", n, c.Kernel))
+		}
+		if err := c.Validate(); err != nil {
+			return nil, "", nil, usageError(fmt.Errorf("bench gemm: --name %s: invalid config:\n%w", n, err))
+		}
+		named = append(named, c)
+	}
+	return shapes, d, named, nil
+}
+
 func runBenchGemm(ctx context.Context, e *env, o *benchGemmOptions) error {
-	shapes, err := gemmShapes("bench gemm", o.Shapes)
+	shapes, d, named, err := o.validate()
 	if err != nil {
 		return err
-	}
-	d, err := tiling.ParseDType(o.DType)
-	if err != nil {
-		return usageError(err)
 	}
 	s, err := openGPU(o.NVCC, o.Device)
 	if err != nil {
@@ -113,14 +134,7 @@ func runBenchGemm(ctx context.Context, e *env, o *benchGemmOptions) error {
 	cenv := &check.Env{Ctx: s.ctx, Dev: s.dev, TC: s.tc}
 	for _, sh := range shapes {
 		M, N, K := sh[0], sh[1], sh[2]
-		var cfgs []tiling.Config
-		for _, n := range o.Names {
-			c, err := tiling.ParseName(n)
-			if err != nil {
-				return usageError(err)
-			}
-			cfgs = append(cfgs, c)
-		}
+		cfgs := named
 		if len(cfgs) == 0 {
 			c, err := tiling.Heuristic(tiling.KernelGEMM, s.arch, d, tiling.Shape{M: M, K: K, I: N})
 			if err != nil {

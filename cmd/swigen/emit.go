@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -76,22 +73,35 @@ const emitLong = `Render kernels to CUDA C++ and compile them to cubins.
 Without flags, emit writes the seed kernel (bwd_dswiglu, bf16) for sm_100a
 and sm_90a with heuristic tiles for the shape --shape (M,K,I) into out/.
 Flags that set a config field (--tile, --stages, --cluster, --schedule, ...)
-override only that field of the heuristic choice. --schedule takes the
-schedule of each arch: cooperative, pingpong or overlap (bwd_dswiglu) on sm_90a, 1cta or 2cta on
-sm_100a; a value is applied to the selected arch where it is legal, so
---schedule pingpong,2cta sets both. --name emits one config by its
-procedural name (see swigen list); --catalog emits the whole catalog.
+override only that field of the heuristic choice (or of --tuned's winner).
+Fields not given follow where they must: the epilogue sub-tile follows the
+tile, the stages drop to the deepest ring that fits, and a schedule not
+given gives way to one that takes the given fields (sm_100a's 2cta needs
+tile M 256, so --tile 128x128x64 alone gets 1cta); a note says what
+changed. A --schedule given is kept as is. --schedule takes the schedule
+of each arch: cooperative, pingpong or overlap (bwd_dswiglu) on sm_90a,
+1cta or 2cta on sm_100a; a value is applied to the selected arch where it
+is legal, so --schedule pingpong,2cta sets both. --name emits one config
+by its procedural name (see swigen list) exactly as named, so no field
+flag may come with it; --catalog emits the whole catalog.
 
-Every config is validated and rendered, and compiled when a CUDA compiler
-is found, before anything is written: an invalid config lists every
-problem, exits 2 and writes nothing. Per kernel, the output directory gets
-<name>.cu, <name>.json (launch manifest), <name>.<arch>.cubin and
-<name>.report.json (ptxas report), plus manifest.json indexing them all.
-Files whose bytes did not change are not rewritten.
+Every config is validated and rendered before a compiler is looked for:
+an invalid config or flag combination lists every problem, exits 2 and
+writes nothing. Then every config is compiled, and only then is anything
+written, all files or none: they are staged in a hidden directory inside
+the output directory and renamed into place, and a failure part-way puts
+back what was there. Per kernel, the output directory gets <name>.cu,
+<name>.json (launch manifest), <name>.<arch>.cubin and <name>.report.json
+(ptxas report), plus manifest.json indexing them all. Files whose bytes
+did not change are not rewritten.
 
-Without a CUDA compiler, emit still writes the sources and manifests and
-says how to install one. sm_100a kernels are compile-verified only: no
-Blackwell GPU is available to run them.`
+Without a CUDA compiler, emit still writes the sources and manifests
+(exit 0) and says how to install one: they are useful on their own. With
+--go-package it fails instead (exit 1, nothing written): bindings without
+cubins build but cannot load a kernel, and a go generate step must not
+pass with them. --no-compile asks for sources (and bindings) without
+cubins on purpose. sm_100a kernels are compile-verified only: no Blackwell
+GPU is available to run them.`
 
 func newEmitCmd(e *env, runF func(context.Context, *emitOptions) error) *cobra.Command {
 	o := &emitOptions{}
@@ -100,7 +110,7 @@ func newEmitCmd(e *env, runF func(context.Context, *emitOptions) error) *cobra.C
 		Short: "Render, compile and write kernels (default: the seed kernel for both archs)",
 		Long:  emitLong,
 		Example: `  swigen emit
-  swigen emit --arch sm_90a --tile 128x256x64 --stages 4 --schedule pingpong -o out/
+  swigen emit --arch sm_90a --tile 128x256x64 --stages 3 --schedule cooperative -o out/
   swigen emit --catalog --no-compile -o /tmp/swigen-src`,
 		GroupID: groupGen,
 		Args:    usageArgs(cobra.NoArgs),
@@ -118,7 +128,7 @@ func newEmitCmd(e *env, runF func(context.Context, *emitOptions) error) *cobra.C
 	f.StringSliceVar(&o.Arches, "arch", []string{string(tiling.ArchSM100a), string(tiling.ArchSM90a)}, "targets, repeatable or comma-separated: "+joinStrings(tiling.Arches()))
 	f.StringVar(&o.DType, "dtype", string(tiling.BF16), "operand type: "+joinStrings(tiling.DTypes()))
 	f.StringVar(&o.Shape, "shape", seedShape, "problem size M,K,I the heuristic picks tiles for")
-	f.StringVar(&o.Name, "name", "", "emit the config with this procedural name (from swigen list)")
+	f.StringVar(&o.Name, "name", "", "emit the config with this procedural name (from swigen list), exactly: no field flag may change it")
 	f.BoolVar(&o.Catalog, "catalog", false, "emit every catalog config (filtered by --kernel/--arch/--dtype when given)")
 	f.StringVar(&o.Tuned, "tuned", "", "results DB of swigen tune: use its winner for (kernel, arch, dtype, --shape) instead of the heuristic, where it has one")
 
@@ -138,14 +148,15 @@ func newEmitCmd(e *env, runF func(context.Context, *emitOptions) error) *cobra.C
 
 	f.StringVarP(&o.Out, "out", "o", "out", "output directory")
 	f.StringVar(&o.NVCC, "nvcc", "", "nvcc to use (path or directory); default: search CUDA_HOME, PATH, SWIGEN_CUDA_VENV, ...")
-	f.BoolVar(&o.NoCompile, "no-compile", false, "write sources and manifests only")
+	f.BoolVar(&o.NoCompile, "no-compile", false, "write sources and manifests (and --go-package bindings) without cubins, on purpose")
 	f.BoolVar(&o.AllowSpills, "allow-spills", false, "accept register spills instead of failing the build")
 	f.StringVar(&o.GoPackage, "go-package", "", "also write a Go package of this name into the output directory: embedded cubins and typed launchers")
 	return cmd
 }
 
 // configs resolves the flags to the configs to emit, plus notes for the
-// user (flags applied to only some archs). Errors are usage errors.
+// user (flags applied to only some archs, fields that gave way to the
+// given ones, --tuned's choice). Errors are usage errors.
 func (o *emitOptions) configs() ([]tiling.Config, []string, error) {
 	var given []string
 	for _, n := range fieldFlags {
@@ -168,69 +179,104 @@ func (o *emitOptions) configs() ([]tiling.Config, []string, error) {
 				return nil, nil, fmt.Errorf("--name fixes kernel, arch and dtype; drop --%s", n)
 			}
 		}
+		if len(given) > 0 {
+			return nil, nil, o.nameWithFields(given)
+		}
 	}
 
 	if o.Catalog {
 		return o.catalog()
 	}
 
-	var base []tiling.Config
-	var tunedNotes []string
 	if o.Name != "" {
 		c, err := tiling.ParseName(o.Name)
 		if err != nil {
 			return nil, nil, err
 		}
-		base = []tiling.Config{c}
-	} else {
-		ks, err := parseKernels(o.Kernels)
-		if err != nil {
-			return nil, nil, err
-		}
-		d, err := tiling.ParseDType(o.DType)
-		if err != nil {
-			return nil, nil, err
-		}
-		arches, err := parseArches(o.Arches)
-		if err != nil {
-			return nil, nil, err
-		}
-		shape, err := tiling.ParseShape(o.Shape)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, k := range ks {
-			for _, a := range arches {
-				h := tiling.Heuristic
-				if o.Changed["store-out"] && o.StoreOut {
-					h = tiling.HeuristicStoreOut // with out stored bwd_dswiglu keeps 128x128 (the ring beside out's buffers)
-				}
-				c, err := h(k, a, d, shape)
-				if err != nil {
-					return nil, nil, fmt.Errorf("heuristic for %s %s %s at %s: %w", k, a, d, shape, err)
-				}
-				if ok, why := tiling.Implemented(c); !ok && len(ks)*len(arches) > 1 {
-					// Several kinds x archs asked for: skip the pairs the
-					// generator has no template for, with a note.
-					tunedNotes = append(tunedNotes, fmt.Sprintf("skipped %s for %s: %s", k, a, why))
-					continue
-				}
-				if o.Tuned != "" {
-					var note string
-					if c, note, err = tunedConfig(o.Tuned, c, shape, o.StoreOut); err != nil {
-						return nil, nil, err
-					}
-					tunedNotes = append(tunedNotes, note)
-				}
-				base = append(base, c)
-			}
-		}
-		if len(base) == 0 {
-			return nil, nil, fmt.Errorf("no kernel to emit: %s", strings.Join(tunedNotes, "; "))
-		}
+		return []tiling.Config{c}, nil, nil
+	}
+	base, baseNotes, err := o.heuristicBase()
+	if err != nil {
+		return nil, nil, err
 	}
 	cfgs, notes, err := o.override(base)
-	return cfgs, append(tunedNotes, notes...), err
+	return cfgs, append(baseNotes, notes...), err
+}
+
+// heuristicBase returns the configs the field flags apply to: the
+// heuristic's (or --tuned's winner) for every kind and arch selected.
+func (o *emitOptions) heuristicBase() ([]tiling.Config, []string, error) {
+	ks, err := parseKernels(o.Kernels)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := tiling.ParseDType(o.DType)
+	if err != nil {
+		return nil, nil, err
+	}
+	arches, err := parseArches(o.Arches)
+	if err != nil {
+		return nil, nil, err
+	}
+	shape, err := tiling.ParseShape(o.Shape)
+	if err != nil {
+		return nil, nil, err
+	}
+	var base []tiling.Config
+	var notes []string
+	for _, k := range ks {
+		for _, a := range arches {
+			h := tiling.Heuristic
+			if o.Changed["store-out"] && o.StoreOut {
+				h = tiling.HeuristicStoreOut // with out stored bwd_dswiglu keeps 128x128 (the ring beside out's buffers)
+			}
+			c, err := h(k, a, d, shape)
+			if err != nil {
+				return nil, nil, fmt.Errorf("heuristic for %s %s %s at %s: %w", k, a, d, shape, err)
+			}
+			if ok, why := tiling.Implemented(c); !ok && len(ks)*len(arches) > 1 {
+				// Several kinds x archs asked for: skip the pairs the
+				// generator has no template for, with a note.
+				notes = append(notes, fmt.Sprintf("skipped %s for %s: %s", k, a, why))
+				continue
+			}
+			if o.Tuned != "" {
+				var note string
+				if c, note, err = tunedConfig(o.Tuned, c, shape, o.StoreOut); err != nil {
+					return nil, nil, err
+				}
+				notes = append(notes, note)
+			}
+			base = append(base, c)
+		}
+	}
+	if len(base) == 0 {
+		return nil, nil, fmt.Errorf("no kernel to emit: %s", strings.Join(notes, "; "))
+	}
+	return base, notes, nil
+}
+
+// nameWithFields is the error for --name with field flags: the name fixes
+// every field, so a flag that sets one asks for another config. When that
+// config is valid, the error names it.
+func (o *emitOptions) nameWithFields(given []string) error {
+	err := fmt.Errorf("--name %s fixes every field of the config; it cannot be combined with %s", o.Name, strings.Join(given, ", "))
+	c, perr := tiling.ParseName(o.Name)
+	ov, oerr := o.fieldOverride()
+	if perr != nil || oerr != nil {
+		return err
+	}
+	if o.Changed["schedule"] {
+		m, _, serr := schedulesFor(o.Schedules, []tiling.Arch{c.Arch})
+		if serr != nil {
+			return err
+		}
+		ov.Schedule = m[c.Arch]
+	}
+	if other, _ := ov.Apply(c); other != c && other.Validate() == nil {
+		return fmt.Errorf("%w (to emit %s, give --name %s alone)", err, other.Name(), other.Name())
+	}
+	return err
 }
 
 // catalog returns tiling.Catalog, filtered by the kernel/arch/dtype flags
@@ -267,100 +313,75 @@ func (o *emitOptions) catalog() ([]tiling.Config, []string, error) {
 	return cfgs, nil, nil
 }
 
-// override applies the field flags that were given to every base config.
+// override applies the field flags that were given to every base config
+// (tiling.Override: a schedule not given gives way when it cannot take
+// them; the notes say so).
 func (o *emitOptions) override(base []tiling.Config) ([]tiling.Config, []string, error) {
-	var errs []error
-	bad := func(err error) { errs = append(errs, err) }
-	set := func(name string, apply func() error) {
-		if o.Changed[name] {
-			if err := apply(); err != nil {
-				bad(err)
-			}
-		}
+	ov, err := o.fieldOverride()
+	if err != nil {
+		return nil, nil, err
 	}
-	var tm, tn, tk, cm, cn, em, en int
-	set("tile", func() (err error) { tm, tn, tk, err = tiling.ParseTile(o.Tile); return })
-	set("cluster", func() (err error) { cm, cn, err = tiling.ParseCluster(o.Cluster); return })
-	set("epi", func() error {
-		v, err := parseDims2("epi", o.Epi)
-		em, en = v[0], v[1]
-		return err
-	})
-	var sched tiling.Scheduler
-	set("scheduler", func() (err error) { sched, err = tiling.ParseScheduler(o.Scheduler); return })
-	var raster tiling.Raster
-	set("raster", func() (err error) { raster, err = tiling.ParseRaster(o.Raster); return })
-	var ma, mb tiling.Major
-	set("major-a", func() (err error) { ma, err = tiling.ParseMajor(o.MajorA); return })
-	set("major-b", func() (err error) { mb, err = tiling.ParseMajor(o.MajorB); return })
-
 	var arches []tiling.Arch
 	for _, c := range base {
 		arches = append(arches, c.Arch)
 	}
 	var schedFor map[tiling.Arch]tiling.Schedule
 	var notes []string
-	set("schedule", func() (err error) {
-		schedFor, notes, err = schedulesFor(o.Schedules, arches)
-		return
-	})
-	if len(errs) > 0 {
-		return nil, nil, errors.Join(errs...)
+	if o.Changed["schedule"] {
+		if schedFor, notes, err = schedulesFor(o.Schedules, arches); err != nil {
+			return nil, nil, err
+		}
 	}
-
 	out := make([]tiling.Config, len(base))
 	for i, c := range base {
-		old := c
-		if o.Changed["tile"] {
-			c.TileM, c.TileN, c.TileK = tm, tn, tk
-		}
-		if o.Changed["stages"] {
-			c.Stages = o.Stages
-		}
-		if o.Changed["cluster"] {
-			c.ClusterM, c.ClusterN = cm, cn
-		}
-		if s, ok := schedFor[c.Arch]; ok {
-			c.Schedule = s
-		}
-		if o.Changed["scheduler"] {
-			c.Scheduler = sched
-		}
-		if o.Changed["raster"] {
-			c.Raster = raster
-		}
-		if o.Changed["swizzle-group"] {
-			c.SwizzleGroup = o.SwizzleGroup
-		}
-		if o.Changed["epi"] {
-			c.EpiM, c.EpiN = em, en
-		} else {
-			// The default epilogue follows the tile and schedule (sm_100a:
-			// one TMEM lane per row of the CTA's tile). Keep it in step
-			// when those change, unless the base had a non-default one.
-			om, on, _ := tiling.DefaultEpilogue(old.Arch, old.Schedule, old.TileM)
-			if old.EpiM == om && old.EpiN == on {
-				c.EpiM, c.EpiN, _ = tiling.DefaultEpilogue(c.Arch, c.Schedule, c.TileM)
-			}
-		}
-		if o.Changed["epi-stages"] {
-			c.EpiStages = o.EpiStages
-		}
-		if o.Changed["major-a"] {
-			c.MajorA = ma
-		}
-		if o.Changed["major-b"] {
-			c.MajorB = mb
-		}
-		if o.Changed["store-out"] {
-			c.StoreOut = o.StoreOut
-		}
-		if o.Changed["l2k"] && c.Arch == tiling.ArchSM90a {
-			c.L2KeepOperands = o.L2Keep // sm_100a has no such policy (tiling.Implemented)
-		}
-		out[i] = c
+		one := ov
+		one.Schedule = schedFor[c.Arch]
+		var n []string
+		out[i], n = one.Apply(c)
+		notes = append(notes, n...)
 	}
 	return out, notes, nil
+}
+
+// fieldOverride parses the field flags that were given (all of their
+// errors at once) into a tiling.Override.
+func (o *emitOptions) fieldOverride() (tiling.Override, error) {
+	var ov tiling.Override
+	var errs []error
+	set := func(name string, apply func() error) {
+		if o.Changed[name] {
+			if err := apply(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	// An Override reads 0 as "not set"; a given 0 or less is never valid.
+	positive := func(name string, v int, dst *int) func() error {
+		return func() error {
+			if v <= 0 {
+				return fmt.Errorf("--%s %d: must be positive", name, v)
+			}
+			*dst = v
+			return nil
+		}
+	}
+	set("tile", func() (err error) { ov.TileM, ov.TileN, ov.TileK, err = tiling.ParseTile(o.Tile); return })
+	set("stages", positive("stages", o.Stages, &ov.Stages))
+	set("cluster", func() (err error) { ov.ClusterM, ov.ClusterN, err = tiling.ParseCluster(o.Cluster); return })
+	set("scheduler", func() (err error) { ov.Scheduler, err = tiling.ParseScheduler(o.Scheduler); return })
+	set("raster", func() (err error) { ov.Raster, err = tiling.ParseRaster(o.Raster); return })
+	set("swizzle-group", positive("swizzle-group", o.SwizzleGroup, &ov.SwizzleGroup))
+	set("epi", func() error {
+		v, err := parseDims2("epi", o.Epi)
+		ov.EpiM, ov.EpiN = v[0], v[1]
+		return err
+	})
+	set("epi-stages", positive("epi-stages", o.EpiStages, &ov.EpiStages))
+	set("major-a", func() (err error) { ov.MajorA, err = tiling.ParseMajor(o.MajorA); return })
+	set("major-b", func() (err error) { ov.MajorB, err = tiling.ParseMajor(o.MajorB); return })
+	set("store-out", func() error { ov.StoreOut = &o.StoreOut; return nil })
+	set("l2k", func() error { ov.L2KeepOperands = &o.L2Keep; return nil })
+	return ov, errors.Join(errs...)
 }
 
 // schedulesFor assigns each --schedule value to the selected archs where it
@@ -423,118 +444,6 @@ func validate(cfgs []tiling.Config) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-func runEmit(ctx context.Context, e *env, o *emitOptions) error {
-	cfgs, notes, err := o.configs()
-	if err != nil {
-		return usageError(fmt.Errorf("emit: %w", err))
-	}
-	if err := validate(cfgs); err != nil {
-		return usageError(fmt.Errorf("emit: nothing written:\n%w", err))
-	}
-	var extra func(gen.Index, []gen.EmittedKernel) ([]gen.OutputFile, error)
-	if o.GoPackage != "" {
-		if err := gen.ValidateGoPackage(o.GoPackage); err != nil {
-			return usageError(fmt.Errorf("emit: --go-package: %w", err))
-		}
-		extra = gen.GoBindingsHook(o.GoPackage)
-	}
-	for _, n := range notes {
-		fmt.Fprintf(e.stderr, "note: %s\n", n)
-	}
-
-	var tc *gen.Toolchain
-	if !o.NoCompile {
-		tc, err = gen.FindToolchain(gen.FindOptions{NVCC: o.NVCC})
-		switch {
-		case errors.Is(err, gen.ErrNoCompiler) && o.DryRun != nil:
-			return fmt.Errorf("diff: cubins and Go bindings cannot be checked without a CUDA compiler; pass --no-compile to compare sources and manifests only: %w", err)
-		case errors.Is(err, gen.ErrNoCompiler):
-			fmt.Fprintf(e.stderr, "swigen: %v\nWriting sources and manifests only (no cubins).\n", err)
-			tc = nil
-		case err != nil:
-			return fmt.Errorf("emit: %w", err)
-		default:
-			fmt.Fprintf(e.stderr, "compiling %d kernels with %s\n", len(cfgs), tc)
-		}
-	}
-	res, err := gen.Emit(ctx, cfgs, gen.EmitOptions{
-		Dir:        o.Out,
-		Toolchain:  tc,
-		Compile:    gen.CompileOptions{AllowSpills: o.AllowSpills},
-		ExtraFiles: extra,
-		DryRun:     o.DryRun != nil,
-	})
-	if err != nil {
-		return fmt.Errorf("emit: nothing written: %w", err)
-	}
-	if o.DryRun != nil {
-		return o.DryRun(res, tc)
-	}
-	printEmitResult(e, res)
-	return nil
-}
-
-func printEmitResult(e *env, res *gen.EmitResult) {
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	sm100 := false
-	for _, k := range res.Kernels {
-		a := k.Artifact
-		m := a.Manifest
-		if k.Build == nil {
-			fmt.Fprintf(tw, "%s\t%s\tthreads %d\tsmem %d\tsource only\n", a.Config.Arch, a.Name, m.BlockThreads, m.DynamicSmemBytes)
-			continue
-		}
-		sm100 = sm100 || a.Config.Arch == tiling.ArchSM100a
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", a.Config.Arch, a.Name, buildLine(k, m))
-	}
-	tw.Flush()
-	counts := map[gen.FileStatus]int{}
-	for _, f := range res.Files {
-		counts[f.Status]++
-	}
-	fmt.Fprintf(e.stdout, "%s: %d files written, %d unchanged (index %s)\n",
-		res.Dir, counts[gen.FileWritten], counts[gen.FileUnchanged], filepath.Join(res.Dir, gen.IndexFile))
-	if sm100 {
-		fmt.Fprintf(e.stdout, "note: %s\n", sm100Note)
-	}
-}
-
-// buildLine summarises a kernel's ptxas report: registers, spills, stack,
-// shared memory (dynamic from the manifest plus ptxas's static) and the
-// compile time or cache hit.
-func buildLine(k gen.EmittedKernel, m gen.Manifest) string {
-	r := k.Build.Report
-	f := r.Function(m.Entry)
-	if f == nil {
-		for i := range r.Functions {
-			if r.Functions[i].Entry {
-				f = &r.Functions[i]
-				break
-			}
-		}
-	}
-	var b strings.Builder
-	if f == nil {
-		b.WriteString("no ptxas report\t\t\t")
-	} else {
-		fmt.Fprintf(&b, "regs %d\tspills %d/%d B\tstack %d B\t", f.Registers, f.SpillStores, f.SpillLoads, f.StackFrame)
-	}
-	static := 0
-	if f != nil {
-		static = f.StaticSmem
-	}
-	fmt.Fprintf(&b, "smem %d B\t", m.DynamicSmemBytes+static)
-	if k.Build.CacheHit {
-		b.WriteString("cache hit")
-	} else {
-		b.WriteString(k.CompileTime.Round(10 * time.Millisecond).String())
-	}
-	if f != nil && len(f.Notes) > 0 {
-		fmt.Fprintf(&b, "\tnotes: %s", strings.Join(f.Notes, "; "))
-	}
-	return b.String()
 }
 
 // parseArches parses --arch values (each may be a comma list already split

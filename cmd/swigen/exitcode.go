@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/swigen/swigen/runtime/tune"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -50,6 +51,11 @@ func exitCode(err error) int {
 	var fe *flagError
 	var ve *tiling.ValidationError
 	if errors.As(err, &fe) || errors.As(err, &ve) || isCobraUsage(err) {
+		return exitUsage
+	}
+	// A results DB named by a flag or argument that is not one is bad
+	// input, whichever command reads it (emit --tuned, tune, tune merge).
+	if errors.Is(err, tune.ErrInvalidDB) {
 		return exitUsage
 	}
 	return exitFailure

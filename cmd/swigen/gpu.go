@@ -106,6 +106,35 @@ type configSelect struct {
 	StoreOut bool
 }
 
+// check parses and checks the selection flags that need no GPU (kernel,
+// dtype, heuristic shape, and each --name, which must validate and be
+// implemented), so a bad value is exit 2 before a GPU is opened or
+// anything compiles.
+func (c *configSelect) check() error {
+	if _, err := tiling.ParseKernel(c.Kernel); err != nil {
+		return usageError(err)
+	}
+	if _, err := tiling.ParseDType(c.DType); err != nil {
+		return usageError(err)
+	}
+	if _, err := tiling.ParseShape(c.Shape); err != nil {
+		return usageError(fmt.Errorf("--heuristic-shape: %w", err))
+	}
+	for _, n := range c.Names {
+		cfg, err := tiling.ParseName(n)
+		if err != nil {
+			return usageError(err)
+		}
+		if err := cfg.Validate(); err != nil {
+			return usageError(fmt.Errorf("--name %s: invalid config:\n%w", n, err))
+		}
+		if ok, why := tiling.Implemented(cfg); !ok {
+			return usageError(fmt.Errorf("--name %s: not implemented: %s", n, why))
+		}
+	}
+	return nil
+}
+
 func (c *configSelect) resolve(arch tiling.Arch) ([]tiling.Config, error) {
 	k, err := tiling.ParseKernel(c.Kernel)
 	if err != nil {

@@ -55,8 +55,8 @@ type tuneOptions struct {
 	NVCC       string
 	Verbose    bool
 
-	// IncludeHangTest appends the deadlocking debug variant of the
-	// heuristic config (hidden flag; shows isolation working on a GPU).
+	// IncludeHangTest runs the last candidate once more with the hang
+	// probe (hidden flag; shows isolation working on a GPU).
 	IncludeHangTest bool
 }
 
@@ -148,7 +148,7 @@ func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.C
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "pass the children's output through to stderr")
 	f.BoolVar(&o.IncludeHangTest, "include-hang-test", false, "append a deliberately deadlocking config (test of the isolation)")
 	f.MarkHidden("include-hang-test")
-	cmd.AddCommand(newTuneMergeCmd(e))
+	cmd.AddCommand(newTuneMergeCmd(e, nil))
 	return cmd
 }
 
@@ -266,6 +266,7 @@ func workerArgs(o *tuneOptions, tc *gen.Toolchain, j tune.Job, out string) []str
 	ff := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	args := []string{"tune-worker",
 		"--name", j.Config.Name(),
+		"--probe", j.Probe,
 		"--shape", fmt.Sprintf("%d,%d,%d", j.Shape.M, j.Shape.K, j.Shape.I),
 		"--device", strconv.Itoa(j.Device),
 		"--json-out", out,
@@ -329,6 +330,13 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 		return usageError(fmt.Errorf("tune: --slow-factor %g: must be above 1 (or 0 to disable)", o.SlowFactor))
 	}
 
+	// The DB is read before the GPU is probed: a corrupt one is bad input
+	// (exit 2) and must not wait for the probe.
+	db, err := tune.ReadDB(o.DB)
+	if err != nil {
+		return fmt.Errorf("tune: --db: %w", err)
+	}
+
 	g, err := d.probe(o.Devices)
 	if err != nil {
 		return err
@@ -366,14 +374,6 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	if err != nil {
 		return usageError(err)
 	}
-	if o.IncludeHangTest {
-		h, err := heuristicFor(key)
-		if err != nil {
-			return err
-		}
-		h.Debug = tiling.DebugHang
-		cands = append(cands, h)
-	}
 	if len(cands) == 0 {
 		return usageError(fmt.Errorf("tune: no candidate left of %d after --filter %q --max %d --shard %s", len(space), o.Filters, o.Max, o.Shard))
 	}
@@ -381,10 +381,6 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	w := e.stderr
 	fmt.Fprintf(w, "tune: %s %s %s at %s on %s (%s), driver %d, nvcc %s, templates %.12s%s\n",
 		k, arch, dt, shapeDims(k, shape), g.Name, g.CC, g.Driver, tc.Version, th, modeNote(k, o.StoreOut, "; "))
-	db, err := tune.ReadDB(o.DB)
-	if err != nil {
-		return err
-	}
 	plan := tune.PlanSweep(db.Entry(key), cands, o.Retry)
 	fmt.Fprintf(w, "tune: %d candidates of %d in the space (filter %q, max %d, shard %s%s%s); %d already in %s, %d to run on device(s) %s; child limit %v\n",
 		len(cands), len(space), o.Filters, o.Max, o.Shard, storeOutNote(o, without), hangNote(o), len(plan.Skipped), o.DB, len(plan.Run), joinInts(o.Devices), o.Timeout)
@@ -407,7 +403,7 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	res, sweepErr := tune.Sweep(ctx, tune.SweepOptions{
 		DBPath: o.DB, Key: key, Candidates: cands, Devices: o.Devices,
 		Prepare: d.prepare(tc), PrepareWorkers: max(1, o.Jobs),
-		Runner: runner, SlowFactor: slow, Retry: o.Retry,
+		Runner: runner, SlowFactor: slow, Retry: o.Retry, HangTest: o.IncludeHangTest,
 		Progress: func(p tune.Progress) {
 			bar.line(progressLine(p, d.now().Sub(start)))
 		},
@@ -641,8 +637,9 @@ func printTuneSummary(e *env, o *tuneOptions, g tuneGPU, tc *gen.Toolchain, res 
 		o.DB, o.DB, kind, k.Arch, k.DType, shape.M, shape.K, shape.I, storeOutFlag(k.StoreOut))
 }
 
-// newTuneMergeCmd is `swigen tune merge`.
-func newTuneMergeCmd(e *env) *cobra.Command {
+// newTuneMergeCmd is `swigen tune merge`; runF, when non-nil, replaces
+// the merge once the arguments are checked (tests).
+func newTuneMergeCmd(e *env, runF func(inputs []string, out string) error) *cobra.Command {
 	var out string
 	cmd := &cobra.Command{
 		Use:   "merge DB... -o OUT",
@@ -658,6 +655,9 @@ of the inputs.`,
 			if out == "" {
 				return usageError(errors.New("tune merge: -o OUT is required"))
 			}
+			if runF != nil {
+				return runF(args, out)
+			}
 			return runTuneMerge(e, args, out)
 		},
 	}
@@ -670,7 +670,9 @@ func runTuneMerge(e *env, inputs []string, out string) error {
 	n := 0
 	for _, p := range inputs {
 		if _, err := os.Stat(p); err != nil {
-			return fmt.Errorf("tune merge: %w", err)
+			// An input that is not there is a bad argument, not an empty DB
+			// (ReadDB's reading of a missing file).
+			return usageError(fmt.Errorf("tune merge: input %w", err))
 		}
 		db, err := tune.ReadDB(p)
 		if err != nil {
@@ -696,6 +698,7 @@ func runTuneMerge(e *env, inputs []string, out string) error {
 // workerOptions are the flags of the hidden `swigen tune-worker`.
 type workerOptions struct {
 	Name        string
+	Probe       string
 	Shape       string
 	Device      int
 	JSONOut     string
@@ -726,6 +729,7 @@ func newTuneWorkerCmd(e *env, runF func(context.Context, *workerOptions) error) 
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Name, "name", "", "config (procedural name)")
+	f.StringVar(&o.Probe, "probe", "", "build the kernel with this probe")
 	f.StringVar(&o.Shape, "shape", seedShape, "shape M,K,I to time")
 	f.IntVar(&o.Device, "device", 0, "GPU ordinal")
 	f.StringVar(&o.JSONOut, "json-out", "", "result file")
@@ -756,9 +760,11 @@ func runTuneWorker(ctx context.Context, e *env, o *workerOptions) error {
 	if err != nil {
 		return usageError(fmt.Errorf("tune-worker: %w", err))
 	}
+	job := tune.Job{Config: cfg, Probe: o.Probe, Shape: shape, Device: o.Device, BestUS: o.BestUS, SlowFactor: o.SlowFactor,
+		Ceilings: tune.Ceilings{GemmTFLOPs: o.GemmTFLOPs, CopyGBs: o.CopyGBs}}
 	start := time.Now()
 	fail := func(st tune.Status, err error) error {
-		out := tune.Output{Result: tune.Result{Config: cfg.Name(), Status: st, Error: err.Error(), Device: o.Device,
+		out := tune.Output{Result: tune.Result{Config: job.Name(), Status: st, Error: err.Error(), Device: o.Device,
 			WallS: time.Since(start).Seconds()}}
 		if werr := tune.WriteOutput(o.JSONOut, out); werr != nil {
 			return errors.Join(err, werr)
@@ -791,8 +797,6 @@ func runTuneWorker(ctx context.Context, e *env, o *workerOptions) error {
 			return fail(tune.Classify(err), fmt.Errorf("baseline SwiGLU elementwise kernel: %w", err))
 		}
 	}
-	job := tune.Job{Config: cfg, Shape: shape, Device: o.Device, BestUS: o.BestUS, SlowFactor: o.SlowFactor,
-		Ceilings: tune.Ceilings{GemmTFLOPs: o.GemmTFLOPs, CopyGBs: o.CopyGBs}}
 	out := tune.Measure(ctx, env, job, tune.MeasureOptions{
 		Bench:       bench.Options{Reps: o.Reps, Warmup: o.Warmup, Timeout: o.SyncTimeout, Seed: uint64(time.Now().UnixNano())},
 		SyncTimeout: o.SyncTimeout,
@@ -801,7 +805,7 @@ func runTuneWorker(ctx context.Context, e *env, o *workerOptions) error {
 	if err := tune.WriteOutput(o.JSONOut, out); err != nil {
 		return err
 	}
-	msg := fmt.Sprintf("tune-worker: %s on device %d: %s", cfg.Name(), o.Device, out.Status)
+	msg := fmt.Sprintf("tune-worker: %s on device %d: %s", job.Name(), o.Device, out.Status)
 	if out.Status == tune.StatusOK || out.Status == tune.StatusSlow {
 		msg += fmt.Sprintf(" %.1f us", out.US)
 	}

@@ -118,7 +118,7 @@ func fakeTuneDeps(t *testing.T, badCompile string, runs *[]string) tuneDeps {
 				mu.Lock()
 				*runs = append(*runs, j.Config.Name())
 				mu.Unlock()
-				if j.Config.Debug == tiling.DebugHang {
+				if j.Probe == "hang" {
 					return tune.Output{Result: tune.Result{Status: tune.StatusTimeout, Error: "no result within 2m0s; worker process group killed"}}, nil
 				}
 				us := 200 + float64(j.Config.TileM*j.Config.TileN)/1000 + float64(j.Config.Stages)
@@ -162,7 +162,7 @@ func TestTuneRun(t *testing.T) {
 		"+ the hang test",
 		"[1/", ", ETA ",
 		"compile: gen: compile: ptxas exited",
-		"_dbghang  timeout: no result within",
+		"_probe_hang  timeout: no result within",
 	} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
@@ -298,7 +298,7 @@ func TestTuneMerge(t *testing.T) {
 	if err != nil || len(db.Entries[0].Results) != 3 {
 		t.Fatalf("%v %+v", err, db)
 	}
-	if code, _, stderr := runCLI(t, "tune", "merge", filepath.Join(dir, "missing.json"), "-o", out); code != exitFailure || !strings.Contains(stderr, "missing.json") {
+	if code, _, stderr := runCLI(t, "tune", "merge", filepath.Join(dir, "missing.json"), "-o", out); code != exitUsage || !strings.Contains(stderr, "missing.json") {
 		t.Errorf("missing input: exit %d: %s", code, stderr)
 	}
 	if code, _, stderr := runCLI(t, "tune", "merge", paths[0]); code != exitUsage || !strings.Contains(stderr, "-o OUT") {

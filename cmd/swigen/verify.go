@@ -18,7 +18,7 @@ import (
 type verifyOptions struct {
 	Select  configSelect
 	Shapes  []string
-	Seed    uint64
+	Seed    seedFlag
 	Tol     float64
 	Timeout time.Duration
 	NVCC    string
@@ -67,7 +67,7 @@ func newVerifyCmd(e *env, runF func(context.Context, *verifyOptions) error) *cob
 	f := cmd.Flags()
 	addSelectFlags(cmd, &o.Select)
 	f.StringArrayVar(&o.Shapes, "shape", nil, "shapes M,K,I to check (repeatable; ';'-separated); default: the built-in ragged list")
-	f.Uint64Var(&o.Seed, "seed", uint64(time.Now().UnixNano()), "random seed (default: fresh each run)")
+	f.Var(&o.Seed, "seed", "seed of the random inputs; the one used is printed at the end, so a run can be repeated")
 	f.Float64Var(&o.Tol, "tol", check.DefaultTol, "relative Frobenius error limit per output")
 	f.DurationVar(&o.Timeout, "timeout", 30*time.Second, "per-launch deadline (a hung kernel is reported, not waited on)")
 	f.StringVar(&o.NVCC, "nvcc", "", "nvcc to use (default: search)")
@@ -103,13 +103,32 @@ type verifyJSONOutput struct {
 	Poisoned int     `json:"poisoned"`
 }
 
-func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
+// validate checks every flag that needs no GPU and returns the shapes to
+// check (the built-in ragged list when none is given).
+func (o *verifyOptions) validate() ([]tiling.Shape, error) {
 	shapes, err := parseShapes(o.Shapes)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	if err := o.Select.check(); err != nil {
+		return nil, err
+	}
+	if !(o.Tol > 0) {
+		return nil, usageError(fmt.Errorf("verify: --tol %g: must be positive", o.Tol))
+	}
+	if o.Timeout <= 0 {
+		return nil, usageError(fmt.Errorf("verify: --timeout %v: must be positive", o.Timeout))
 	}
 	if len(shapes) == 0 {
 		shapes = check.RaggedShapes()
+	}
+	return shapes, nil
+}
+
+func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
+	shapes, err := o.validate()
+	if err != nil {
+		return err
 	}
 	s, err := openGPU(o.NVCC, o.Device)
 	if err != nil {
@@ -121,6 +140,11 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 		return err
 	}
 	s.describe(e.stderr)
+	if !o.Seed.set {
+		// Said up front too: a hang or a lost context ends the run before
+		// the summary line.
+		fmt.Fprintf(e.stderr, "seed %d (random; repeat with --seed %[1]d)\n", o.Seed.Seed())
+	}
 	env := &check.Env{Ctx: s.ctx, Dev: s.dev, TC: s.tc}
 	gref, err := ref.NewGPURef(s.ctx, s.tc)
 	if err != nil {
@@ -144,7 +168,7 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 			fr := br.Report.Functions[0]
 			fmt.Fprintf(e.stderr, "built %s: %d regs, %d B spill, %d B stack, %d B dynamic smem\n", cfg.Name(), fr.Registers, fr.SpillStores, fr.StackFrame, k.Man.DynamicSmemBytes)
 		}
-		res := check.Verify(env, k, shapes, check.Options{Tol: o.Tol, Timeout: o.Timeout, Seed: o.Seed})
+		res := check.Verify(env, k, shapes, check.Options{Tol: o.Tol, Timeout: o.Timeout, Seed: o.Seed.Seed()})
 		k.Close()
 		for _, r := range res {
 			status := "ok  "
@@ -190,7 +214,7 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 			return err
 		}
 	}
-	fmt.Fprintf(e.stderr, "seed %d: %d configs x %d shapes, %d failed\n", o.Seed, len(cfgs), len(shapes), failed)
+	fmt.Fprintf(e.stderr, "seed %d: %d configs x %d shapes, %d failed\n", o.Seed.Seed(), len(cfgs), len(shapes), failed)
 	if failed > 0 {
 		return fmt.Errorf("verify: %d checks failed", failed)
 	}

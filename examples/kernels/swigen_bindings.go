@@ -36,9 +36,9 @@ var cubinBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k []byte
 // with the embedded files.
 var bindingBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k = &gen.Binding{
 	Arch:        "sm_90a",
-	ConfigHash:  "bf628b6c9668ecab",
+	ConfigHash:  "708eb4c58d0ab137",
 	Cubin:       cubinBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k,
-	CubinSHA256: "9b9359711e3fb9649e0cb2a66ff39f4a0183ce841a1aeef88de17430139a7ab1",
+	CubinSHA256: "4aa10447a2fe84dd85314a71d8875ce1dc8e6989b4d1beb647698bc7bdc44938",
 	Manifest:    manifestBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k,
 	Name:        "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k",
 	ParamLayout: "tmap_a:tensormap:128/64, tmap_b:tensormap:128/64, tmap_de:tensormap:128/64, tmap_gde:tensormap:128/64, M:i32:4/4, I:i32:4/4, K:i32:4/4",

@@ -36,9 +36,9 @@ var cubinGemmSm90aBf16M128n256k64S4C1x1Cooperative []byte
 // with the embedded files.
 var bindingGemmSm90aBf16M128n256k64S4C1x1Cooperative = &gen.Binding{
 	Arch:        "sm_90a",
-	ConfigHash:  "3e29b9f93e1035b2",
+	ConfigHash:  "617e6eaebea25cce",
 	Cubin:       cubinGemmSm90aBf16M128n256k64S4C1x1Cooperative,
-	CubinSHA256: "b54b1141759322888a8fda1af6c97aa9cdb4763bf93db8cccfa957469dd77aad",
+	CubinSHA256: "0ca11067308441f1440fcd5346708ffa87456abb1cbd3e2fd01f2a76473d2c3a",
 	Manifest:    manifestGemmSm90aBf16M128n256k64S4C1x1Cooperative,
 	Name:        "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative",
 	ParamLayout: "tmap_a:tensormap:128/64, tmap_b:tensormap:128/64, tmap_c:tensormap:128/64, M:i32:4/4, N:i32:4/4, K:i32:4/4",

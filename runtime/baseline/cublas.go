@@ -73,7 +73,7 @@ func (b *CuBLAS) load() error {
 				continue
 			}
 		}
-		h, err := purego.Dlopen(p, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+		h, err := dlopenLocked(p)
 		if err != nil || h == 0 {
 			if filepath.IsAbs(p) {
 				failed = append(failed, fmt.Sprintf("%s (%v)", p, err))
@@ -105,6 +105,15 @@ func (b *CuBLAS) load() error {
 		*s.dst = p
 	}
 	return nil
+}
+
+// dlopenLocked dlopens p on one locked OS thread: purego reads the
+// thread-local dlerror in a second call, which could otherwise run on
+// another thread and report an empty reason.
+func dlopenLocked(p string) (uintptr, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return purego.Dlopen(p, purego.RTLD_NOW|purego.RTLD_GLOBAL)
 }
 
 // call invokes a cuBLAS function returning cublasStatus_t. It must run on

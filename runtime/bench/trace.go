@@ -8,9 +8,9 @@ import (
 	"github.com/swigen/swigen/manifest"
 )
 
-// TraceRecord is one consumer's timings of one tile, written by the trace
-// variant of an sm_90a kernel (tiling.DebugTrace; templates/cuda/
-// sm90a_kernel.cuh.tmpl, sw_trace_put). The durations are SM clock cycles.
+// TraceRecord is one consumer's timings of one tile, written by an sm_90a
+// kernel built with the trace probe (templates/probes/trace.cuh.tmpl,
+// sw_trace_put). The durations are SM clock cycles.
 type TraceRecord struct {
 	CTA, Consumer, Tile int
 	StartNs             uint64 // %globaltimer at the tile's start
@@ -26,7 +26,7 @@ type TraceRecord struct {
 }
 
 // traceWords is the record size in 8-byte words.
-const traceWords = manifest.TraceWords
+var traceWords = manifest.DefaultTraceLayout.Words
 
 // ParseTrace splits a trace buffer of ctas x 2 x tiles records into the
 // records that were written (a zero start time marks an unwritten one).

@@ -59,10 +59,18 @@ type Env struct {
 
 // BuildAndLoad builds and loads cfg's kernel.
 func BuildAndLoad(ctx context.Context, env *Env, cfg tiling.Config) (*launch.Kernel, *launch.Built, error) {
+	return BuildAndLoadProbe(ctx, env, cfg, "")
+}
+
+// BuildAndLoadProbe builds cfg's kernel with the probe called probe (""
+// is the product kernel) and loads it. A probe's build is held to the
+// product's checks (no spills, no stack, no hazard notes), so the times it
+// measures are those of a kernel like the product's.
+func BuildAndLoadProbe(ctx context.Context, env *Env, cfg tiling.Config, probe string) (*launch.Kernel, *launch.Built, error) {
 	if env.Builder == nil {
 		return nil, nil, fmt.Errorf("check: build %s: no builder", cfg.Name())
 	}
-	b, err := env.Builder.Build(ctx, cfg)
+	b, err := env.Builder.Build(ctx, cfg, probe)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -16,16 +16,20 @@ import (
 	"unsafe"
 )
 
+// The sentinel errors below carry no "cu:" prefix: they are only returned
+// wrapped in an error that already starts with one, and a second prefix
+// would read "cu: init: cu: ...".
+
 // ErrNoDriver is wrapped by Init when libcuda.so.1 cannot be loaded.
-var ErrNoDriver = errors.New("cu: CUDA driver library libcuda.so.1 not found")
+var ErrNoDriver = errors.New("CUDA driver library libcuda.so.1 not found")
 
 // ErrNoDevice is wrapped when the driver reports no CUDA device, or a device
 // ordinal is out of range.
-var ErrNoDevice = errors.New("cu: no CUDA device")
+var ErrNoDevice = errors.New("no CUDA device")
 
 // ErrMissingSymbol is wrapped when the driver lacks an entry point this
 // package needs (an old driver).
-var ErrMissingSymbol = errors.New("cu: driver entry point missing")
+var ErrMissingSymbol = errors.New("driver entry point missing")
 
 // Result is a CUresult status code.
 type Result int32

@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"unsafe"
 
@@ -18,6 +20,42 @@ func TestInitMissingLibrary(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "libswigen-no-such-cuda.so.1") {
 		t.Errorf("error %q does not name the library it tried", err)
+	}
+	if n := strings.Count(err.Error(), "cu:"); n != 1 {
+		t.Errorf("error %q has %d \"cu:\" prefixes, want 1", err, n)
+	}
+}
+
+// TestInitMissingLibraryReason checks that the dlerror message reaches the
+// error every time: it is thread-local, so reading it on another OS thread
+// than the failing dlopen's gives "" (seen as "tried libcuda.so.1: ;").
+// Many goroutines at once make a thread switch between the two calls likely
+// if the lock were missing.
+func TestInitMissingLibraryReason(t *testing.T) {
+	const lib = "libswigen-no-such-cuda.so.1"
+	var wg sync.WaitGroup
+	errs := make([]error, 64)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				if _, _, err := openLibrary([]string{lib, lib}); err != nil && errs[i] == nil {
+					msg := err.Error()
+					if strings.Contains(msg, lib+": dlopen failed") || strings.Contains(msg, lib+": ;") || strings.Contains(msg, lib+": )") ||
+						runtime.GOOS == "linux" && strings.Count(msg, "cannot open shared object") != 2 {
+						errs[i] = err
+					}
+				}
+				runtime.Gosched()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatalf("dlopen failure without its dlerror reason: %v", err)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ package cu
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/ebitengine/purego"
@@ -14,13 +15,34 @@ import (
 func openLibrary(names []string) (uintptr, string, error) {
 	var tried []string
 	for _, n := range names {
-		h, err := purego.Dlopen(n, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+		h, err := dlopen(n)
 		if err == nil && h != 0 {
 			return h, n, nil
 		}
-		tried = append(tried, fmt.Sprintf("%s: %v", n, err))
+		msg := "dlopen failed"
+		if err != nil && err.Error() != "" {
+			msg = err.Error()
+		}
+		if !strings.HasPrefix(msg, n+":") { // glibc's dlerror names the file itself
+			msg = n + ": " + msg
+		}
+		tried = append(tried, msg)
 	}
 	return 0, "", fmt.Errorf("cu: init: %w (is the NVIDIA driver installed? tried %s)", ErrNoDriver, strings.Join(tried, "; "))
 }
 
-func dlsym(h uintptr, name string) (uintptr, error) { return purego.Dlsym(h, name) }
+// dlopen loads name with the calling goroutine locked to its OS thread:
+// dlerror's message is thread-local, and purego reads it in a second call
+// after the failing dlopen, which without the lock may run on another
+// thread and return an empty (or a stale) message.
+func dlopen(name string) (uintptr, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+}
+
+func dlsym(h uintptr, name string) (uintptr, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return purego.Dlsym(h, name)
+}

@@ -21,8 +21,9 @@ type Compiler interface {
 // Builder renders and compiles swigen kernels, and compiles helpers.
 type Builder interface {
 	Compiler
-	// Build renders cfg's kernel and compiles it.
-	Build(ctx context.Context, cfg tiling.Config) (*Built, error)
+	// Build renders cfg's kernel, instrumented with the probe called probe
+	// ("" for the product kernel), and compiles it.
+	Build(ctx context.Context, cfg tiling.Config, probe string) (*Built, error)
 }
 
 // Built is one rendered and compiled kernel.

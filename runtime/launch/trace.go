@@ -8,16 +8,16 @@ import (
 	"github.com/swigen/swigen/runtime/cu"
 )
 
-// traceBuffer is the trace variant's record buffer (manifest.TraceSymbol).
+// traceBuffer is the trace probe's record buffer (manifest.TraceSymbol).
 func (k *Kernel) traceBuffer() (cu.DevicePtr, uint64, error) {
 	p, n, err := k.mod.Global(manifest.TraceSymbol)
 	if err != nil {
-		return 0, 0, fmt.Errorf("launch: %s: trace buffer (only the trace variant has one): %w", k.Man.Name, err)
+		return 0, 0, fmt.Errorf("launch: %s: trace buffer (only the trace probe has one): %w", k.Man.Name, err)
 	}
 	return p, n, nil
 }
 
-// ClearTrace zeroes the trace variant's record buffer, so that a Trace
+// ClearTrace zeroes the trace probe's record buffer, so that a Trace
 // after the next launches holds only their records.
 func (k *Kernel) ClearTrace() error {
 	p, n, err := k.traceBuffer()
@@ -27,9 +27,8 @@ func (k *Kernel) ClearTrace() error {
 	return k.ctx.MemsetD8(p, 0, n)
 }
 
-// Trace reads the trace variant's record buffer back: manifest.TraceCtas
-// CTAs x 2 consumers x manifest.TraceTiles tiles of manifest.TraceWords
-// words (bench.ParseTrace). Synchronize first: the buffer is read as the
+// Trace reads the trace probe's record buffer back, laid out as the
+// manifest's Trace says (bench.ParseTrace). Synchronize first: the buffer is read as the
 // last launch left it.
 func (k *Kernel) Trace() ([]uint64, error) {
 	p, n, err := k.traceBuffer()

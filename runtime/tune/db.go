@@ -133,9 +133,9 @@ func (e *Entry) Set(r Result) {
 	e.Results = slices.Insert(e.Results, i, r)
 }
 
-// Best returns the fastest passing result. Debug variants never win: their
-// output is wrong by design; nor does a config whose StoreOut is not the
-// key's (it did other work).
+// Best returns the fastest passing result. A probed kernel never wins (its
+// name, <config>_probe_<probe>, parses as no config), nor does a config
+// whose StoreOut is not the key's (it did other work).
 func (e *Entry) Best() (Result, bool) {
 	var best Result
 	found := false
@@ -210,10 +210,10 @@ func (e *Entry) FLOPs() float64 {
 }
 
 // canWin reports whether config name may be the entry's winner: it
-// parses, is no debug variant, and writes the key's outputs.
+// parses (a probed kernel's does not) and writes the key's outputs.
 func (e *Entry) canWin(name string) bool {
 	c, err := tiling.ParseName(name)
-	return err == nil && c.Debug == tiling.DebugNone && c.StoreOut == e.Key.StoreOut
+	return err == nil && c.StoreOut == e.Key.StoreOut
 }
 
 // DB is a results file: one Entry per Key, sorted by Key.String, so the
@@ -247,18 +247,23 @@ func (db *DB) Upsert(k Key) *Entry {
 	return e
 }
 
-// ParseDB decodes a DB file's bytes.
+// ErrInvalidDB is wrapped by every error of a DB file whose bytes are not
+// a results DB (not JSON, another format, a null entry), so callers can
+// tell bad input from a failure to read.
+var ErrInvalidDB = errors.New("not a swigen tune results DB")
+
+// ParseDB decodes a DB file's bytes. Its errors wrap ErrInvalidDB.
 func ParseDB(b []byte) (*DB, error) {
 	db := &DB{}
 	if err := json.Unmarshal(b, db); err != nil {
-		return nil, fmt.Errorf("tune: parse DB: %w", err)
+		return nil, fmt.Errorf("tune: parse DB: %w: %w", ErrInvalidDB, err)
 	}
 	if db.Format != DBFormat {
-		return nil, fmt.Errorf("tune: parse DB: format %q: want %q", db.Format, DBFormat)
+		return nil, fmt.Errorf("tune: parse DB: %w: format %q, want %q", ErrInvalidDB, db.Format, DBFormat)
 	}
 	for _, e := range db.Entries {
 		if e == nil {
-			return nil, errors.New("tune: parse DB: null entry")
+			return nil, fmt.Errorf("tune: parse DB: %w: null entry", ErrInvalidDB)
 		}
 		slices.SortFunc(e.Results, func(a, b Result) int { return strings.Compare(a.Config, b.Config) })
 	}
@@ -361,16 +366,17 @@ func UpdateDB(path string, f func(*DB) error) (*DB, error) {
 	return db, nil
 }
 
-// ReadDB reads the DB at path under the lock, so it never sees a write in
-// progress from a tuner on a file system without atomic rename.
+// ReadDB reads the DB at path, under a shared lock when a writer's lock
+// file (path+".lock", made by UpdateDB) exists, so it never sees a write
+// in progress on a file system without atomic rename. Reading creates no
+// file: a DB nobody writes has no lock file, and a writer that starts
+// later replaces the DB by an atomic rename. A missing DB is an empty one.
 func ReadDB(path string) (*DB, error) {
-	unlock, err := lockFile(path + ".lock")
-	if err != nil {
-		// Reading needs no lock where rename is atomic; a read-only
-		// directory must not make the DB unreadable.
-		return LoadDB(path)
+	if unlock, err := readLockFile(path + ".lock"); err == nil {
+		defer unlock()
 	}
-	defer unlock()
+	// Without the lock (none exists, or a read-only directory) reading is
+	// still safe where rename is atomic.
 	return LoadDB(path)
 }
 
@@ -437,7 +443,7 @@ func (db *DB) Lookup(k tiling.Kernel, a tiling.Arch, d tiling.DType, s tiling.Sh
 					continue
 				}
 				c, err := tiling.ParseName(r.Config)
-				if err != nil || c.Validate() != nil || c.Debug != tiling.DebugNone ||
+				if err != nil || c.Validate() != nil ||
 					c.Kernel != k || c.Arch != a || c.DType != d || c.StoreOut != storeOut {
 					continue
 				}

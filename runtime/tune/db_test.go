@@ -2,6 +2,7 @@ package tune
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -20,7 +22,7 @@ const (
 	nameA = "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong"
 	nameB = "bwd_dswiglu_sm90a_bf16_m128n256k64_s3_c1x1_cooperative"
 	nameC = "bwd_dswiglu_sm90a_bf16_m64n128k64_s5_c1x1_pingpong"
-	nameH = "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_dbghang"
+	nameH = "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_probe_hang"
 	// nameOut also stores out (StoreOut).
 	nameOut = "bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out"
 )
@@ -81,14 +83,65 @@ func TestLoadDB(t *testing.T) {
 	}
 	for _, tt := range []struct{ name, body, wantErr string }{
 		{"torn", `{"format":"swigen-tune-v1","entries":[`, "parse DB"},
-		{"format", `{"format":"other","entries":[]}`, `format "other": want "swigen-tune-v1"`},
+		{"format", `{"format":"other","entries":[]}`, `format "other", want "swigen-tune-v1"`},
 		{"null", `{"format":"swigen-tune-v1","entries":[null]}`, "null entry"},
 	} {
 		p := filepath.Join(dir, tt.name+".json")
 		os.WriteFile(p, []byte(tt.body), 0o644)
-		if _, err := LoadDB(p); err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), p) {
-			t.Errorf("%s: LoadDB = %v, want an error naming %s with %q", tt.name, err, p, tt.wantErr)
+		if _, err := LoadDB(p); err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), p) || !errors.Is(err, ErrInvalidDB) {
+			t.Errorf("%s: LoadDB = %v, want an error wrapping ErrInvalidDB naming %s with %q", tt.name, err, p, tt.wantErr)
 		}
+	}
+	// A read failure is not bad input.
+	if _, err := LoadDB(dir); err == nil || errors.Is(err, ErrInvalidDB) {
+		t.Errorf("LoadDB(a directory) = %v, want a read error that is not ErrInvalidDB", err)
+	}
+}
+
+// TestReadDBCreatesNothing checks that reading a DB, with or without a
+// writer's lock file beside it, leaves the directory as it was.
+func TestReadDBCreatesNothing(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		files []string // created before the read
+	}{
+		{"missing DB", nil},
+		{"DB without lock file", []string{"tune.json"}},
+		{"DB with a writer's lock file", []string{"tune.json", "tune.json.lock"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "tune.json")
+			for _, f := range tt.files {
+				switch f {
+				case "tune.json":
+					if err := sampleDB().WriteFile(path); err != nil {
+						t.Fatal(err)
+					}
+				default:
+					if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			db, err := ReadDB(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := len(tt.files) > 0; (len(db.Entries) > 0) != want {
+				t.Errorf("ReadDB: %d entries, want some: %v", len(db.Entries), want)
+			}
+			var got []string
+			ents, _ := os.ReadDir(dir)
+			for _, e := range ents {
+				got = append(got, e.Name())
+			}
+			if diff := cmp.Diff(tt.files, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("files after ReadDB (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -229,10 +282,10 @@ func TestBestAndBaseline(t *testing.T) {
 	if !ok || best.Config != nameB {
 		t.Errorf("Best = %s, %v; want %s", best.Config, ok, nameB)
 	}
-	// A debug variant never wins, however fast.
+	// A probed kernel never wins, however fast.
 	e.Set(Result{Config: nameH, Status: StatusOK, US: 1})
 	if best, _ := e.Best(); best.Config != nameB {
-		t.Errorf("Best with a fast debug variant = %s", best.Config)
+		t.Errorf("Best with a fast probed kernel = %s", best.Config)
 	}
 	if got := e.BaselineUS(); got != 347.5 {
 		t.Errorf("BaselineUS = %v, want the median 347.5", got)

@@ -13,3 +13,9 @@ func lockFile(path string) (unlock func(), err error) {
 	}
 	return func() { f.Close() }, nil
 }
+
+// readLockFile does nothing where flock is unavailable; readers rely on
+// the atomic rename of the writes.
+func readLockFile(path string) (unlock func(), err error) {
+	return func() {}, nil
+}

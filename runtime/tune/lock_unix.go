@@ -16,8 +16,24 @@ func lockFile(path string) (unlock func(), err error) {
 	if err != nil {
 		return nil, err
 	}
+	return flock(f, syscall.LOCK_EX)
+}
+
+// readLockFile takes a shared flock on path, which must exist: readers
+// create no file. It fails (fs.ErrNotExist) when there is no lock file.
+func readLockFile(path string) (unlock func(), err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return flock(f, syscall.LOCK_SH)
+}
+
+// flock locks the open file f (LOCK_EX or LOCK_SH) and returns the release,
+// which also closes f; on failure f is closed.
+func flock(f *os.File, how int) (unlock func(), err error) {
 	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		err = syscall.Flock(int(f.Fd()), how)
 		if err != syscall.EINTR {
 			break
 		}

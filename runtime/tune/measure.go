@@ -101,7 +101,7 @@ func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Outp
 		o.Bench.Timeout = o.SyncTimeout
 	}
 	start := time.Now()
-	out := Output{Result: Result{Config: j.Config.Name(), Device: j.Device}, Ceilings: j.Ceilings}
+	out := Output{Result: Result{Config: j.Name(), Device: j.Device}, Ceilings: j.Ceilings}
 	fail := func(st Status, format string, a ...any) Output {
 		out.Status = st
 		out.Error = fmt.Sprintf(format, a...)
@@ -119,7 +119,7 @@ func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Outp
 		return fail(StatusFault, "fwd_gateup: the worker has no SwiGLU elementwise kernel (the baseline's second half)")
 	}
 
-	k, _, err := check.BuildAndLoad(ctx, env.Check, j.Config)
+	k, _, err := check.BuildAndLoadProbe(ctx, env.Check, j.Config, j.Probe)
 	if err != nil {
 		return failErr("build/load", err)
 	}

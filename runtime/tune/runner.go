@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -20,6 +21,9 @@ import (
 type Job struct {
 	Index  int // position in the sweep's candidate list
 	Config tiling.Config
+	// Probe is the probe the kernel is built with (gen.Probes); "" for
+	// the product kernel.
+	Probe  string
 	Shape  tiling.Shape
 	Device int // GPU ordinal
 	// BestUS is the best passing time so far (0: none yet); a candidate
@@ -29,6 +33,15 @@ type Job struct {
 	// Ceilings already measured for this sweep; zero asks the worker to
 	// measure them (and return them in its Output).
 	Ceilings Ceilings
+}
+
+// Name is the name the job's result is recorded under: the config's, or
+// gen.ProbedName's for a probed kernel.
+func (j Job) Name() string {
+	if j.Probe == "" {
+		return j.Config.Name()
+	}
+	return gen.ProbedName(j.Config, j.Probe)
 }
 
 // Output is what a worker reports: the candidate's Result, plus the
@@ -131,7 +144,7 @@ func (r *ExecRunner) Run(ctx context.Context, j Job) (Output, error) {
 	wall := time.Since(start)
 
 	if ctx.Err() != nil {
-		return Output{}, fmt.Errorf("tune: %s: %w", j.Config.Name(), ctx.Err())
+		return Output{}, fmt.Errorf("tune: %s: %w", j.Name(), ctx.Err())
 	}
 	res, readErr := ReadOutput(out)
 	timedOut := errors.Is(cctx.Err(), context.DeadlineExceeded)
@@ -155,7 +168,7 @@ func (r *ExecRunner) Run(ctx context.Context, j Job) (Output, error) {
 		}
 		res = Output{Result: Result{Status: StatusFault, Error: joinMsg(why, tail.String())}}
 	}
-	res.Config = j.Config.Name()
+	res.Config = j.Name()
 	res.Device = j.Device
 	res.WallS = wall.Seconds()
 	return res, nil

@@ -105,6 +105,11 @@ type SweepOptions struct {
 	// Retry runs candidates recorded with a failure again (passing ones
 	// are always skipped: the sweep resumes).
 	Retry bool
+	// HangTest runs the last candidate once more, built with the hang
+	// probe (a kernel that deadlocks), after the others: a test that the
+	// runner isolates a hung kernel and the sweep carries on. Its result,
+	// a fault, is recorded under gen.ProbedName and can never win.
+	HangTest bool
 	// Progress, when set, is called once per finished candidate, from one
 	// goroutine at a time.
 	Progress func(Progress)
@@ -194,6 +199,16 @@ func Sweep(ctx context.Context, o SweepOptions) (*SweepResult, error) {
 		entry = &Entry{Key: o.Key}
 	}
 	res := &SweepResult{Entry: entry, Plan: plan}
+	// probes[i] is the probe plan.Run[i] is built with ("": the product).
+	probes := make([]string, len(plan.Run))
+	if o.HangTest && len(o.Candidates) > 0 {
+		hang := Job{Config: o.Candidates[len(o.Candidates)-1], Probe: "hang"}
+		if r, ok := entry.Result(hang.Name()); !ok || (r.Status != StatusOK && o.Retry) {
+			plan.Run = append(plan.Run, hang.Config)
+			probes = append(probes, hang.Probe)
+		}
+	}
+	name := func(i int) string { return Job{Config: plan.Run[i], Probe: probes[i]}.Name() }
 	n := len(plan.Run)
 	if n == 0 {
 		res.Elapsed = time.Since(start)
@@ -223,7 +238,7 @@ func Sweep(ctx context.Context, o SweepOptions) (*SweepResult, error) {
 		go func() {
 			for i := range feed {
 				var err error
-				if o.Prepare != nil {
+				if o.Prepare != nil && probes[i] == "" {
 					err = o.Prepare(ctx, plan.Run[i])
 				}
 				ready[i] <- err
@@ -314,16 +329,16 @@ func Sweep(ctx context.Context, o SweepOptions) (*SweepResult, error) {
 					return
 				}
 				if perr != nil {
-					record(Output{Result: Result{Config: cfg.Name(), Status: StatusCompile, Device: dev, Error: clip(perr.Error(), 4000)}})
+					record(Output{Result: Result{Config: name(i), Status: StatusCompile, Device: dev, Error: clip(perr.Error(), 4000)}})
 					continue
 				}
 				bestUS, ceil := snapshot()
-				out, err := o.Runner.Run(ctx, Job{Index: i, Config: cfg, Shape: o.Key.Shape, Device: dev,
+				out, err := o.Runner.Run(ctx, Job{Index: i, Config: cfg, Probe: probes[i], Shape: o.Key.Shape, Device: dev,
 					BestUS: bestUS, SlowFactor: o.SlowFactor, Ceilings: ceil})
 				if err != nil || ctx.Err() != nil {
 					return
 				}
-				out.Config = cfg.Name()
+				out.Config = name(i)
 				record(out)
 			}
 		}()

@@ -277,15 +277,6 @@ static constexpr sw_u32 kBarOrder = 229504;
 // 1: consumers take turns in the mainloop (ping-pong): consumer c waits on
 // order[c] before tile j and arrives on order[1-c] after its mainloop.
 static constexpr int kOrderWait = 1;
-// Debug variants (tiling.Debug; never in the catalog): kDbgHang flips the
-// producer's first empty-barrier parity so the kernel deadlocks; kDbgNoEpi
-// skips the epilogue math and stores; kDbgNoMma skips the wgmmas.
-static constexpr sw_u32 kDbgHang = 0;
-static constexpr int kDbgNoEpi = 0;
-static constexpr int kDbgNoMma = 0;
-// kDbgEpiOnly: the producer completes each operand stage without loading
-// it (kStageTxBytes is 0), so only the epilogue's data moves.
-static constexpr int kDbgEpiOnly = 0;
 static constexpr sw_u32 kEmptyArrivals = 4;
 // Consumer c owns local tiles j = c*kTileStart, += kTileStep, and the rows
 // [c*kConsumerRows, +64*kMB) of each of them (A smem offset c*kConsumerASmem).
@@ -461,13 +452,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
         for (int kb = 0; kb < kblocks; ++kb, ++it) {
           const sw_u32 s = it % kStages;
           if (kClusterSize > 1)  // released by the consumers of every CTA of the cluster
-            sw_mbar_wait_cluster(smem + kBarEmpty + 8 * s, ((it / kStages) & 1u) ^ 1u ^ kDbgHang);
+            sw_mbar_wait_cluster(smem + kBarEmpty + 8 * s, ((it / kStages) & 1u) ^ 1u);
           else
-            sw_mbar_wait(smem + kBarEmpty + 8 * s, ((it / kStages) & 1u) ^ 1u ^ kDbgHang);
+            sw_mbar_wait(smem + kBarEmpty + 8 * s, ((it / kStages) & 1u) ^ 1u);
           const sw_u32 full = smem + kBarFull + 8 * s;
           sw_mbar_expect_tx(full, kStageTxBytes);
           const sw_u32 stage = smem + s * kStageBytes;
-          if (kDbgEpiOnly) continue;
 #pragma unroll
           for (int i = 0; i < kALoads; ++i) {
             if (kALoadRank[i] < 0)
@@ -580,7 +570,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
         for (int mb = 0; mb < kMB; ++mb) sw_fence_acc(acc[mb]);
         sw_wgmma_fence();
 #pragma unroll
-        for (int k = 0; k < kK16 * (1 - kDbgNoMma); ++k) {
+        for (int k = 0; k < kK16; ++k) {
 #pragma unroll
           for (int mb = 0; mb < kMB; ++mb) {
             const sw_u64 da = kDescA | (sw_u64)(sd + (a_off >> 4) + ((kAMB[mb] + kAK16[k]) >> 4));
@@ -613,12 +603,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
           const sw_u32 s = e % kEpiStages;
           sw_mbar_wait_nt(smem + kBarEFull + 8 * (c * kEpiStages + s), (e / kEpiStages) & 1u, hung);
           const sw_u32 slot = ebase + s * kEpiSlotBytes;
-          if (kDbgNoEpi) {
-            sw_syncwarp();
-            if (lane == 0) sw_mbar_arrive(smem + kBarEEmpty + 8 * (c * kEpiStages + s));
-            ++e;
-            continue;
-          }
           // Fragment i = 2*jj + h of the accumulator: row 16*wl + lane/4 +
           // 8h, columns 8*jj + 2*(lane%4) + {0,1} of this sub-tile, at byte
           // offset off(i) of the 128B-swizzled slot. kEpiGroup fragments at

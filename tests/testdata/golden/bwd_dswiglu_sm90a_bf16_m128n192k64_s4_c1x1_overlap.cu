@@ -274,15 +274,6 @@ static constexpr sw_u32 kBarOrder = 229504;
 // 1: consumers take turns in the mainloop (ping-pong): consumer c waits on
 // order[c] before tile j and arrives on order[1-c] after its mainloop.
 static constexpr int kOrderWait = 0;
-// Debug variants (tiling.Debug; never in the catalog): kDbgHang flips the
-// producer's first empty-barrier parity so the kernel deadlocks; kDbgNoEpi
-// skips the epilogue math and stores; kDbgNoMma skips the wgmmas.
-static constexpr sw_u32 kDbgHang = 0;
-static constexpr int kDbgNoEpi = 0;
-static constexpr int kDbgNoMma = 0;
-// kDbgEpiOnly: the producer completes each operand stage without loading
-// it (kStageTxBytes is 0), so only the epilogue's data moves.
-static constexpr int kDbgEpiOnly = 0;
 static constexpr sw_u32 kEmptyArrivals = 8;
 // Consumer c owns local tiles j = c*kTileStart, += kTileStep, and the rows
 // [c*kConsumerRows, +64*kMB) of each of them (A smem offset c*kConsumerASmem).
@@ -465,13 +456,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
         for (int kb = 0; kb < kblocks; ++kb, ++it) {
           const sw_u32 s = it % kStages;
           if (kClusterSize > 1)  // released by the consumers of every CTA of the cluster
-            sw_mbar_wait_cluster(smem + kBarEmpty + 8 * s, ((it / kStages) & 1u) ^ 1u ^ kDbgHang);
+            sw_mbar_wait_cluster(smem + kBarEmpty + 8 * s, ((it / kStages) & 1u) ^ 1u);
           else
-            sw_mbar_wait(smem + kBarEmpty + 8 * s, ((it / kStages) & 1u) ^ 1u ^ kDbgHang);
+            sw_mbar_wait(smem + kBarEmpty + 8 * s, ((it / kStages) & 1u) ^ 1u);
           const sw_u32 full = smem + kBarFull + 8 * s;
           sw_mbar_expect_tx(full, kStageTxBytes);
           const sw_u32 stage = smem + s * kStageBytes;
-          if (kDbgEpiOnly) continue;
 #pragma unroll
           for (int i = 0; i < kALoads; ++i) {
             if (kALoadRank[i] < 0)
@@ -575,41 +565,39 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
       const sw_u32 s = e % kEpiStages;
       const sw_u32 slot = ebase + s * kEpiSlotBytes;
       if (q % kSubSlices == 0) sw_mbar_wait_nt(smem + kBarEFull + 8 * (c * kEpiStages + s), (e / kEpiStages) & 1u, hung);
-      if (!kDbgNoEpi) {
-        // This lane's row base and chunk XOR, through an empty asm so ptxas
-        // cannot hoist every slice's addresses out of the loops and keep
-        // them all live beside the accumulators and dout.
-        sw_u32 lb = slot + (16 * wl + lane / 4) * 128 + (lane % 4) * 4, lx = (lane / 4) << 4;
-        asm volatile("" : "+r"(lb), "+r"(lx));
-        sw_u32 lv[kSliceFrags], gv[kSliceFrags];
+      // This lane's row base and chunk XOR, through an empty asm so ptxas
+      // cannot hoist every slice's addresses out of the loops and keep
+      // them all live beside the accumulators and dout.
+      sw_u32 lb = slot + (16 * wl + lane / 4) * 128 + (lane % 4) * 4, lx = (lane / 4) << 4;
+      asm volatile("" : "+r"(lb), "+r"(lx));
+      sw_u32 lv[kSliceFrags], gv[kSliceFrags];
 #pragma unroll
-        for (int u = 0; u < kSliceFrags; ++u) {
-          const int i = g + u;
-          const sw_u32 a = lb + (i % 2) * 1024 + (((sw_u32)(i / 2) << 4) ^ lx);
-          lv[u] = sw_lds32(a);
-          gv[u] = sw_lds32(a + kEpiGateOff);
-        }
+      for (int u = 0; u < kSliceFrags; ++u) {
+        const int i = g + u;
+        const sw_u32 a = lb + (i % 2) * 1024 + (((sw_u32)(i / 2) << 4) ^ lx);
+        lv[u] = sw_lds32(a);
+        gv[u] = sw_lds32(a + kEpiGateOff);
+      }
 #pragma unroll
-        for (int u = 0; u < kSliceFrags; ++u) {
-          float d0, d1, l0, l1, g0, g1;
-          sw_unpack_bf16x2(dpk[nb * 16 + g + u], d0, d1);
-          sw_unpack_bf16x2(lv[u], l0, l1);
-          sw_unpack_bf16x2(gv[u], g0, g1);
-          float dl0, dl1, dg0, dg1, o0, o1;
-          sw_dswiglu(d0, l0, g0, dl0, dg0, o0);
-          sw_dswiglu(d1, l1, g1, dl1, dg1, o1);
-          (void)o0;
-          (void)o1;
-          lv[u] = sw_pack_bf16x2(dl0, dl1);
-          gv[u] = sw_pack_bf16x2(dg0, dg1);
-        }
+      for (int u = 0; u < kSliceFrags; ++u) {
+        float d0, d1, l0, l1, g0, g1;
+        sw_unpack_bf16x2(dpk[nb * 16 + g + u], d0, d1);
+        sw_unpack_bf16x2(lv[u], l0, l1);
+        sw_unpack_bf16x2(gv[u], g0, g1);
+        float dl0, dl1, dg0, dg1, o0, o1;
+        sw_dswiglu(d0, l0, g0, dl0, dg0, o0);
+        sw_dswiglu(d1, l1, g1, dl1, dg1, o1);
+        (void)o0;
+        (void)o1;
+        lv[u] = sw_pack_bf16x2(dl0, dl1);
+        gv[u] = sw_pack_bf16x2(dg0, dg1);
+      }
 #pragma unroll
-        for (int u = 0; u < kSliceFrags; ++u) {
-          const int i = g + u;
-          const sw_u32 a = lb + (i % 2) * 1024 + (((sw_u32)(i / 2) << 4) ^ lx);
-          sw_sts32(a, lv[u]);
-          sw_sts32(a + kEpiGateOff, gv[u]);
-        }
+      for (int u = 0; u < kSliceFrags; ++u) {
+        const int i = g + u;
+        const sw_u32 a = lb + (i % 2) * 1024 + (((sw_u32)(i / 2) << 4) ^ lx);
+        sw_sts32(a, lv[u]);
+        sw_sts32(a + kEpiGateOff, gv[u]);
       }
       if (q % kSubSlices == kSubSlices - 1) {
         // The sub-tile is done: make the generic-proxy writes visible to
@@ -664,7 +652,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
         for (int mb = 0; mb < kMB; ++mb) sw_fence_acc(acc[mb]);
         sw_wgmma_fence();
 #pragma unroll
-        for (int k = 0; k < kK16 * (1 - kDbgNoMma); ++k) {
+        for (int k = 0; k < kK16; ++k) {
 #pragma unroll
           for (int mb = 0; mb < kMB; ++mb) {
             const sw_u64 da = kDescA | (sw_u64)(sd + (a_off >> 4) + ((kAMB[mb] + kAK16[k]) >> 4));
@@ -706,16 +694,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
     if (pj >= 0) {
 #pragma unroll 1
       for (int q = 0; q < kSlices; ++q) run_slice(q);
-    }
-    if (kDbgNoEpi) {
-      // Keep the last dout (and through the accumulator chain every wgmma)
-      // alive without the epilogue's math: a use ptxas cannot prove dead
-      // (the host never passes K < 0).
-      sw_u32 x = 0;
-#pragma unroll
-      for (int f = 0; f < kNB * 16; ++f) x ^= dpk[f];
-      // A store, not a trap: no trap may sit in a consumer (sw_mbar_wait_nt).
-      if (K < 0 && x == 0x9E3779B9u) sw_sts32(ebase, x);
     }
     if (threadIdx.x % 128 == 0) sw_bulk_wait0();
   }

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/tiling"
+)
+
+// emitPlan is what emit knows before it looks for a compiler: every
+// config resolved, validated and rendered, the flags checked.
+type emitPlan struct {
+	cfgs  []tiling.Config
+	arts  []*gen.Artifact
+	notes []string
+	extra func(gen.Index, []gen.EmittedKernel) ([]gen.OutputFile, error)
+}
+
+// prepare does every check of emit's (and diff's) flags and configs that
+// needs no compiler: it resolves, validates and renders every config, so
+// an invalid one (a render-time rule included) is a usage error before
+// anything compiles or is written. All its errors are exit 2.
+func (o *emitOptions) prepare() (*emitPlan, error) {
+	cmd := "emit"
+	if o.DryRun != nil {
+		cmd = "diff"
+	}
+	if err := checkOutDir(o.Out); err != nil {
+		return nil, usageError(fmt.Errorf("%s: %w", cmd, err))
+	}
+	p := &emitPlan{}
+	if o.GoPackage != "" {
+		if err := gen.ValidateGoPackage(o.GoPackage); err != nil {
+			return nil, usageError(fmt.Errorf("%s: --go-package: %w", cmd, err))
+		}
+		p.extra = gen.GoBindingsHook(o.GoPackage)
+	}
+	var err error
+	if p.cfgs, p.notes, err = o.configs(); err != nil {
+		return nil, usageError(fmt.Errorf("%s: %w", cmd, err))
+	}
+	if err := validate(p.cfgs); err != nil {
+		return nil, usageError(fmt.Errorf("%s: nothing written:\n%w", cmd, err))
+	}
+	// Rendering applies the generator's own rules (tiling.Implemented and
+	// the templates' limits): a config it cannot render is as invalid to
+	// the user as one that fails Validate.
+	if p.arts, err = gen.RenderAll(p.cfgs); err != nil {
+		return nil, usageError(fmt.Errorf("%s: nothing written: %w", cmd, err))
+	}
+	return p, nil
+}
+
+// checkOutDir checks -o: not empty, and not an existing non-directory.
+// A missing directory is fine (emit creates it).
+func checkOutDir(dir string) error {
+	if strings.TrimSpace(dir) == "" {
+		return errors.New("-o: empty output directory; name one (default out)")
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("-o %s: %w", dir, err)
+	case !fi.IsDir():
+		return fmt.Errorf("-o %s: exists and is not a directory", dir)
+	}
+	return nil
+}
+
+// noCompilerGoPackage says why emit --go-package stops without a compiler.
+const noCompilerGoPackage = "emit: --go-package needs the CUDA compiler: bindings without cubins build but cannot load a kernel, so a go generate step would ship a broken package; install the compiler, or pass --no-compile to write sources and bindings without cubins on purpose; nothing written"
+
+func runEmit(ctx context.Context, e *env, o *emitOptions) error {
+	p, err := o.prepare()
+	if err != nil {
+		return err
+	}
+	for _, n := range p.notes {
+		fmt.Fprintf(e.stderr, "note: %s\n", n)
+	}
+
+	var tc *gen.Toolchain
+	if !o.NoCompile {
+		tc, err = gen.FindToolchain(gen.FindOptions{NVCC: o.NVCC})
+		switch {
+		case errors.Is(err, gen.ErrNoCompiler) && o.DryRun != nil:
+			return fmt.Errorf("diff: cubins and Go bindings cannot be checked without a CUDA compiler; pass --no-compile to compare sources and manifests only: %w", err)
+		case errors.Is(err, gen.ErrNoCompiler) && o.GoPackage != "":
+			return fmt.Errorf("%s:\n%w", noCompilerGoPackage, err)
+		case errors.Is(err, gen.ErrNoCompiler):
+			fmt.Fprintf(e.stderr, "swigen: %v\nWriting sources and manifests only (no cubins).\n", err)
+			tc = nil
+		case err != nil:
+			return fmt.Errorf("emit: %w", err)
+		default:
+			fmt.Fprintf(e.stderr, "compiling %d kernels with %s\n", len(p.arts), tc)
+		}
+	} else if o.GoPackage != "" && o.DryRun == nil {
+		fmt.Fprintf(e.stderr, "note: --no-compile: the Go package %s gets no cubins; its loaders return an error until emit runs with a compiler\n", o.GoPackage)
+	}
+	res, err := gen.EmitArtifacts(ctx, p.arts, gen.EmitOptions{
+		Dir:        o.Out,
+		Toolchain:  tc,
+		Compile:    gen.CompileOptions{AllowSpills: o.AllowSpills},
+		ExtraFiles: p.extra,
+		DryRun:     o.DryRun != nil,
+	})
+	if err != nil {
+		return fmt.Errorf("emit: nothing written: %w", err)
+	}
+	if o.DryRun != nil {
+		return o.DryRun(res, tc)
+	}
+	printEmitResult(e, res)
+	return nil
+}
+
+func printEmitResult(e *env, res *gen.EmitResult) {
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	sm100 := false
+	for _, k := range res.Kernels {
+		a := k.Artifact
+		m := a.Manifest
+		if k.Build == nil {
+			fmt.Fprintf(tw, "%s\t%s\tthreads %d\tsmem %d\tsource only\n", a.Config.Arch, a.Name, m.BlockThreads, m.DynamicSmemBytes)
+			continue
+		}
+		sm100 = sm100 || a.Config.Arch == tiling.ArchSM100a
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", a.Config.Arch, a.Name, buildLine(k, m))
+	}
+	tw.Flush()
+	counts := map[gen.FileStatus]int{}
+	for _, f := range res.Files {
+		counts[f.Status]++
+	}
+	fmt.Fprintf(e.stdout, "%s: %d files written, %d unchanged (index %s)\n",
+		res.Dir, counts[gen.FileWritten], counts[gen.FileUnchanged], filepath.Join(res.Dir, gen.IndexFile))
+	if sm100 {
+		fmt.Fprintf(e.stdout, "note: %s\n", sm100Note)
+	}
+}
+
+// buildLine summarises a kernel's ptxas report: registers, spills, stack,
+// shared memory (dynamic from the manifest plus ptxas's static) and the
+// compile time or cache hit.
+func buildLine(k gen.EmittedKernel, m gen.Manifest) string {
+	r := k.Build.Report
+	f := r.Function(m.Entry)
+	if f == nil {
+		for i := range r.Functions {
+			if r.Functions[i].Entry {
+				f = &r.Functions[i]
+				break
+			}
+		}
+	}
+	var b strings.Builder
+	if f == nil {
+		b.WriteString("no ptxas report\t\t\t")
+	} else {
+		fmt.Fprintf(&b, "regs %d\tspills %d/%d B\tstack %d B\t", f.Registers, f.SpillStores, f.SpillLoads, f.StackFrame)
+	}
+	static := 0
+	if f != nil {
+		static = f.StaticSmem
+	}
+	fmt.Fprintf(&b, "smem %d B\t", m.DynamicSmemBytes+static)
+	if k.Build.CacheHit {
+		b.WriteString("cache hit")
+	} else {
+		b.WriteString(k.CompileTime.Round(10 * time.Millisecond).String())
+	}
+	if f != nil && len(f.Notes) > 0 {
+		fmt.Fprintf(&b, "\tnotes: %s", strings.Join(f.Notes, "; "))
+	}
+	return b.String()
+}
