@@ -46,6 +46,7 @@ func TestBoxesOf(t *testing.T) {
 		{"sm90 gemm 1x2 shares A", mkConfig(gemm, sm90, tiling.PingPong, 128, 128, 1, 2, k, k), with(sm90Epi, 64, 128)},
 		{"sm90 gemm mn/mn", mkConfig(gemm, sm90, tiling.Cooperative, 128, 256, 1, 1, mn, mn), with(sm90Epi, 64, 64)},
 		{"sm90 gateup k-major halves", mkConfig(gateup, sm90, tiling.PingPong, 128, 128, 1, 1, k, k), with(sm90Epi, 128, 64)},
+		{"sm90 gateup 1x2 halves of A", mkConfig(gateup, sm90, tiling.Cooperative, 256, 128, 1, 2, k, k), with(sm90Epi, 128, 64)},
 		{"sm100 1cta", mkConfig(bwd, sm100, tiling.OneCTA, 128, 256, 1, 1, k, k), with(sm100Epi, 128, 256)},
 		{"sm100 2cta", mkConfig(bwd, sm100, tiling.TwoCTA, 256, 256, 2, 1, k, k), with(sm100Epi, 128, 128)},
 		{"sm100 2cta mn-major", mkConfig(bwd, sm100, tiling.TwoCTA, 256, 128, 2, 1, k, mn), with(sm100Epi, 128, 64)},

@@ -89,3 +89,7 @@ func ParamLayout(ps []Param) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// ProbedName is the kernel name of cfg instrumented with the probe called
+// probe: the manifest's Name and Entry for that build.
+func ProbedName(cfg tiling.Config, probe string) string { return cfg.Name() + "_probe_" + probe }

@@ -145,8 +145,8 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 		// the summary line.
 		fmt.Fprintf(e.stderr, "seed %d (random; repeat with --seed %[1]d)\n", o.Seed.Seed())
 	}
-	env := &check.Env{Ctx: s.ctx, Dev: s.dev, TC: s.tc}
-	gref, err := ref.NewGPURef(s.ctx, s.tc)
+	env := &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build}
+	gref, err := ref.NewGPURef(s.ctx, s.build)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "note: naive GPU reference unavailable (%v); large shapes will fail\n", err)
 	} else {
@@ -164,9 +164,8 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 			all = append(all, verifyJSON{Config: cfg.Name(), Error: err.Error()})
 			continue
 		}
-		if br != nil && len(br.Report.Functions) > 0 {
-			fr := br.Report.Functions[0]
-			fmt.Fprintf(e.stderr, "built %s: %d regs, %d B spill, %d B stack, %d B dynamic smem\n", cfg.Name(), fr.Registers, fr.SpillStores, fr.StackFrame, k.Man.DynamicSmemBytes)
+		if u := br.Usage; u.Registers > 0 {
+			fmt.Fprintf(e.stderr, "built %s: %d regs, %d B spill, %d B stack, %d B dynamic smem\n", cfg.Name(), u.Registers, u.SpillStores, u.StackFrame, k.Man.DynamicSmemBytes)
 		}
 		res := check.Verify(env, k, shapes, check.Options{Tol: o.Tol, Timeout: o.Timeout, Seed: o.Seed.Seed()})
 		k.Close()
