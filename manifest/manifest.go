@@ -12,7 +12,9 @@ package manifest
 
 import "github.com/swigen/swigen/tiling"
 
-// Version is the manifest format. It changes when a field's meaning does.
+// Version is the manifest format; it changes when a field's meaning does.
+// Version 2 carries the whole launch contract; the unversioned format
+// before it listed the parameters' names and sizes only.
 const Version = 2
 
 // Manifest describes how to launch one rendered kernel.
