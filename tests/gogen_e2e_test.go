@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -150,14 +151,6 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
-// offlineGoEnv makes the go command resolve everything from the module
-// cache and the replace directive: no proxy, no checksum database. swigen's
-// own go.sum is copied into the downstream module, which covers every
-// module the build needs.
-func offlineGoEnv() []string {
-	return append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOSUMDB=off", "GOWORK=off", "GOTOOLCHAIN=local")
-}
-
 func runIn(t *testing.T, dir string, env []string, name string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(name, args...)
@@ -271,9 +264,9 @@ func run() error {
 `
 
 // downstreamGenMLP is the downstream's generator of package mlp: one
-// sm_90a kernel of each kind in one package. swigen emit takes one --kernel
-// per run (one run writes one package), so a package mixing kinds is
-// emitted through the library: gen.Emit with gen.GoBindingsHook.
+// sm_90a kernel of each kind in one package, emitted through the library
+// (gen.Emit with gen.GoBindingsHook) rather than the CLI, to check that
+// path.
 const downstreamGenMLP = `// Command genmlp writes package mlp: the heuristic sm_90a kernel of every
 // kind, compiled when a CUDA compiler is found, with Go bindings.
 package main
@@ -323,44 +316,243 @@ func run() error {
 }
 `
 
-// TestGoGenerateDownstream is the end-to-end check of --go-package: a
-// fresh module outside this repo (require + replace) runs swigen through
-// go generate, then go vet and a CGO_ENABLED=0 build of the generated
-// packages and of a small main that calls every launcher. Package kernels
-// is compiled with the CLI (cubin embedded; needs the CUDA compiler),
-// kernelsrc is --no-compile (no cubin: the bindings must still build), and
-// mlp holds one sm_90a kernel of each kind, emitted by a downstream
-// generator through gen.Emit and gen.GoBindingsHook.
+// readmeGoGenerateMarker is the line of README.md before the downstream go
+// generate recipe: a fenced shell block that TestGoGenerateDownstream runs
+// as written, so the README and the test cannot drift apart.
+const readmeGoGenerateMarker = "<!-- e2e:go-generate -->"
+
+// readmeCheckoutArg is the block's argument naming the swigen checkout; the
+// test puts this checkout's root in place of PATH.
+const readmeCheckoutArg = "github.com/swigen/swigen=PATH"
+
+// readmeGoGenerateBlock returns the body of the fenced block that follows
+// readmeGoGenerateMarker in README.md.
+func readmeGoGenerateBlock(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(b), readmeGoGenerateMarker+"\n")
+	if !ok {
+		t.Fatalf("README.md has no %q line before its go generate recipe", readmeGoGenerateMarker)
+	}
+	fence, rest, _ := strings.Cut(after, "\n")
+	if fence != "```sh" && fence != "```bash" {
+		t.Fatalf("README.md: the line after %q is %q, want a ```sh fence", readmeGoGenerateMarker, fence)
+	}
+	body, _, ok := strings.Cut(rest, "\n```")
+	if !ok {
+		t.Fatalf("README.md: the go generate block after %q has no closing fence", readmeGoGenerateMarker)
+	}
+	return body + "\n"
+}
+
+// shellQuote quotes s as one word for bash.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// downstreamGoEnv is the environment of the downstream module's go
+// commands: no workspace, the local toolchain, and GOFLAGS without -mod or
+// -modfile (from the environment or go env -w), so that a go.mod or go.sum
+// the recipe leaves incomplete fails the build instead of being patched up
+// by -mod=mod. Offline, GOPROXY=off and GOSUMDB=off: every module must come
+// from the module cache; otherwise the proxy settings of the environment
+// apply.
+func downstreamGoEnv(t *testing.T, goCmd string, offline bool) []string {
+	t.Helper()
+	out, err := exec.Command(goCmd, "env", "GOFLAGS").Output()
+	if err != nil {
+		t.Fatalf("go env GOFLAGS: %v", err)
+	}
+	var flags []string
+	for _, f := range strings.Fields(string(out)) {
+		if !strings.HasPrefix(f, "-mod=") && !strings.HasPrefix(f, "-modfile=") {
+			flags = append(flags, f)
+		}
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "GOFLAGS", "GOWORK", "GOTOOLCHAIN":
+			continue
+		case "GOPROXY", "GOSUMDB":
+			if offline {
+				continue
+			}
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "GOFLAGS="+strings.Join(flags, " "), "GOWORK=off", "GOTOOLCHAIN=local")
+	if offline {
+		env = append(env, "GOPROXY=off", "GOSUMDB=off")
+	}
+	return env
+}
+
+// networkTrouble reports whether go command output says a module could not
+// be fetched because no module proxy was reachable.
+func networkTrouble(out string) bool {
+	for _, s := range []string{"GOPROXY=off", "dial tcp", "no such host", "i/o timeout", "connection refused",
+		"network is unreachable", "TLS handshake timeout", "server misbehaving"} {
+		if strings.Contains(out, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// swigenDirective is one //go:generate line that runs swigen as a Go tool.
+type swigenDirective struct {
+	dir  string   // the directory of the file holding it
+	args []string // after "go tool swigen"
+}
+
+// swigenDirectives lists the //go:generate go tool swigen lines of the Go
+// files under root.
+func swigenDirectives(t *testing.T, root string) []swigenDirective {
+	t.Helper()
+	const prefix = "//go:generate go tool swigen "
+	var out []swigenDirective
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if rest, ok := strings.CutPrefix(line, prefix); ok {
+				out = append(out, swigenDirective{dir: filepath.Dir(p), args: strings.Fields(rest)})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// treeSums maps every file under root (slash-separated relative path) to the
+// sha256 of its bytes.
+func treeSums(t *testing.T, root string) map[string]string {
+	t.Helper()
+	sums := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		sums[filepath.ToSlash(rel)] = hex.EncodeToString(sum[:])
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sums
+}
+
+// TestGoGenerateDownstream is the end-to-end check of the README's go
+// generate recipe. It takes the recipe's shell block from README.md as
+// written (PATH replaced by this checkout), runs it in a fresh module
+// (go mod init, then the block: go mod edit, go mod tidy, a package whose
+// //go:generate line runs go tool swigen emit --go-package, go generate),
+// and then checks that the module is in a working state without any help:
+// GOFLAGS carries no -mod=mod, and swigen's go.sum is not copied in.
+//
+// The module then gets more of what a downstream uses: a sources-only
+// package (--no-compile: no cubin embedded, the bindings must still build),
+// package mlp with one sm_90a kernel of each kind emitted by a downstream
+// generator through gen.Emit and gen.GoBindingsHook, and a small main that
+// calls a launcher of every kind. After go generate, go vet and a
+// CGO_ENABLED=0 go build of everything, a second go generate must leave
+// every file byte for byte as it was, and go tool swigen diff with each
+// directive's arguments must exit 0.
+//
+// Modules come from the module cache when it holds them all (GOPROXY=off);
+// otherwise the block runs again, in a new module, with the module proxy.
+// With no proxy reachable the test skips.
 func TestGoGenerateDownstream(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go generate and go build; skipped in -short mode")
 	}
 	goCmd := goTool(t)
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skipf("no bash to run the README's shell block: %v", err)
+	}
 	compiled := true
 	if _, err := gen.FindToolchain(gen.FindOptions{}); err != nil {
 		if requireCompiler() {
 			t.Fatalf("SWIGEN_REQUIRE_COMPILER=1 but no CUDA compiler: %v", err)
 		}
-		t.Logf("no CUDA compiler (%v): the compiled package gets no cubin; checking that it still builds", err)
+		t.Logf("no CUDA compiler (%v): the compiled packages get no cubin; checking that they still build", err)
 		compiled = false
 	}
 	root := repoRoot(t)
-	dir := t.TempDir()
-	files := map[string]string{
-		"go.mod": "module example.com/downstream\n\ngo 1.26.0\n\nrequire github.com/swigen/swigen v0.0.0\n\nreplace github.com/swigen/swigen => " + root + "\n",
-		"gen.go": "// Package downstream uses swigen kernels.\npackage downstream\n\n" +
-			"//go:generate go run github.com/swigen/swigen/cmd/swigen emit --go-package kernels -o kernels --arch sm_90a\n" +
-			"//go:generate go run github.com/swigen/swigen/cmd/swigen emit --no-compile --go-package kernelsrc -o kernelsrc\n" +
+	block := readmeGoGenerateBlock(t)
+	if n := strings.Count(block, readmeCheckoutArg); n != 1 {
+		t.Fatalf("README.md's go generate block names the checkout as %q %d times, want once:\n%s", readmeCheckoutArg, n, block)
+	}
+	block = strings.Replace(block, readmeCheckoutArg, shellQuote("github.com/swigen/swigen="+root), 1)
+	script := filepath.Join(t.TempDir(), "readme-go-generate.sh")
+	if err := os.WriteFile(script, []byte(block), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	var dir string
+	var env []string
+	for _, offline := range []bool{true, false} {
+		dir = filepath.Join(t.TempDir(), "downstream")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		env = downstreamGoEnv(t, goCmd, offline)
+		runIn(t, dir, env, goCmd, "mod", "init", "example.com/downstream")
+		cmd := exec.Command(bash, "-e", "-u", "-o", "pipefail", script)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			t.Logf("README go generate block (module cache only: %v):\n%s", offline, out)
+			break
+		}
+		switch {
+		case offline && strings.Contains(string(out), "GOPROXY=off"):
+			t.Logf("the module cache lacks modules the block needs; running it again with the module proxy:\n%s", out)
+			continue
+		case !offline && networkTrouble(string(out)):
+			t.Skipf("README.md's go generate block needs modules that are not in the module cache, and no module proxy is reachable: %v\n%s", err, out)
+		}
+		t.Fatalf("README.md's go generate block failed in a fresh module (%s): %v\n--- block\n%s--- output\n%s", dir, err, block, out)
+	}
+
+	directives := swigenDirectives(t, dir)
+	if len(directives) == 0 {
+		t.Fatal("the README's block left no //go:generate go tool swigen line in the module")
+	}
+	afterBlock := treeSums(t, dir)
+	if _, ok := afterBlock[filepath.ToSlash(filepath.Join("kernels", gen.GoBindingsFile))]; !ok {
+		t.Errorf("the README's block wrote no kernels/%s; files: %v", gen.GoBindingsFile, slices.Sorted(maps.Keys(afterBlock)))
+	}
+
+	extra := map[string]string{
+		"downstream.go": "// Package downstream uses swigen kernels.\npackage downstream\n\n" +
+			"//go:generate go tool swigen emit --no-compile --go-package kernelsrc -o kernelsrc\n" +
 			"//go:generate go run ./internal/genmlp\n",
 		"cmd/demo/main.go":        downstreamMain,
 		"internal/genmlp/main.go": downstreamGenMLP,
 	}
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files["go.sum"] = string(sum)
-	for name, body := range files {
+	for name, body := range extra {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -369,26 +561,47 @@ func TestGoGenerateDownstream(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	env := offlineGoEnv()
 	out := runIn(t, dir, env, goCmd, "generate", "./...")
 	t.Logf("go generate:\n%s", out)
+	runIn(t, dir, env, goCmd, "vet", "./...")
+	runIn(t, dir, append(env, "CGO_ENABLED=0"), goCmd, "build", "./...")
+	first := treeSums(t, dir)
+	for name, sum := range afterBlock {
+		if first[name] != sum {
+			t.Errorf("%s changed when go generate ran again after the README's block", name)
+		}
+	}
 	h90 := seedConfigs(t)[0]
-	cubin := filepath.Join(dir, "kernels", h90.Name()+".sm_90a.cubin")
-	if _, err := os.Stat(cubin); compiled && err != nil {
-		t.Errorf("compiled package lacks its cubin: %v", err)
+	if _, ok := first["kernels/"+h90.Name()+".sm_90a.cubin"]; compiled && !ok {
+		t.Errorf("package kernels lacks the cubin of %s", h90.Name())
 	}
 	for _, c := range kindConfigs(t) {
-		if _, err := os.Stat(filepath.Join(dir, "mlp", c.Name()+".sm_90a.cubin")); compiled && err != nil {
-			t.Errorf("package mlp lacks the %s cubin: %v", c.Kernel, err)
+		if _, ok := first["mlp/"+c.Name()+".sm_90a.cubin"]; compiled && !ok {
+			t.Errorf("package mlp lacks the %s cubin", c.Kernel)
 		}
 	}
 	for _, p := range []string{"kernels", "kernelsrc", "mlp"} {
-		if _, err := os.Stat(filepath.Join(dir, p, gen.GoBindingsFile)); err != nil {
-			t.Errorf("no bindings in %s: %v", p, err)
+		if _, ok := first[p+"/"+gen.GoBindingsFile]; !ok {
+			t.Errorf("no bindings in %s", p)
 		}
 	}
-	runIn(t, dir, env, goCmd, "vet", "./...")
-	runIn(t, dir, append(env, "CGO_ENABLED=0"), goCmd, "build", "./...")
+
+	out = runIn(t, dir, env, goCmd, "generate", "./...")
+	second := treeSums(t, dir)
+	if diff := cmp.Diff(first, second); diff != "" {
+		t.Errorf("a second go generate changed files (-first +second sha256):\n%s\ngo generate:\n%s", diff, out)
+	}
+	for _, d := range swigenDirectives(t, dir) {
+		if len(d.args) == 0 || d.args[0] != "emit" {
+			continue
+		}
+		args := append([]string{"tool", "swigen", "diff"}, d.args[1:]...)
+		cmd := exec.Command(goCmd, args...)
+		cmd.Dir, cmd.Env = d.dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("go %s (in %s): %v; want exit 0 (up to date)\n%s", strings.Join(args, " "), d.dir, err, out)
+		}
+	}
 	if out := runIn(t, dir, env, "gofmt", "-l", "."); strings.TrimSpace(out) != "" {
 		t.Errorf("gofmt -l lists generated files:\n%s", out)
 	}

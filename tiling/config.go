@@ -151,14 +151,14 @@ type Config struct {
 	// L2KeepOperands (sm_90a; name suffix _l2k) puts an L2 evict_last
 	// policy on the operand TMA loads, so the streamed epilogue data evicts
 	// its own lines before dy and W_down. With raster n, group 2, it cut
-	// bwd_dswiglu's operand re-reads from DRAM at S1 from 134 to 40 MB and
-	// the kernel by 3% (NOTES runs 76-77).
+	// bwd_dswiglu's operand re-reads from DRAM at the seed shape from 134
+	// to 40 MB and the kernel by 3% (docs/PERFORMANCE.md#l2-keep-operands).
 	L2KeepOperands bool `json:",omitempty"`
 }
 
 // DefaultSliceFrags is the overlap schedule's slice size when SliceFrags is
-// 0: the fastest measured at the seed shape S1 (bench/results/NOTES.md run
-// 58).
+// 0: the fastest measured at the seed shape
+// (docs/PERFORMANCE.md#schedule-overlap).
 const DefaultSliceFrags = 4
 
 // OverlapSliceFrags returns the overlap schedule's slice size: SliceFrags,

@@ -86,14 +86,11 @@ const b200HalfSMs = 74
 
 // The sm_90a bwd_dswiglu heuristic (no StoreOut) takes ping-pong 128x192
 // over 128x128: a 128x192 tile brings 20 operand bytes per output element
-// into its SM at K=768 (K*2*(1/128+1/192)) instead of 24, and its
-// mainloop alone runs 13% faster (noepi 136.3 vs 156.1 us at S1, call 98).
-// H200, us, same runs (calls 98-99), 128x192 vs the previous pick:
-// S1 226.4-234.0 vs 232.0-241.5; 16384x1536x4608 362.7 vs 400.9;
-// 32768x1024x4096 491.8 vs 521.0; 16384x768x14336 740.3 vs 758.8;
-// 8192x4096x14336 1342.5 vs 1413.8 (the overlap schedule, the previous pick
-// for K >= 2048). With out stored too (training) 128x192 is slower (274.0
-// vs 265.0 us at S1): its ring drops to 3 stages beside out's buffers.
+// into its SM at K=768 (K*2*(1/128+1/192)) instead of 24, so its mainloop
+// alone runs faster, and the kernel was faster at every shape measured.
+// With out stored too (training) 128x192 is slower: its ring drops to 3
+// stages beside out's buffers. Measurements: docs/PERFORMANCE.md#tile-128x192
+// and #store-out-tile.
 //
 // wideTileGainPct is the per-output speed of the wide tile over 128x128
 // that the heuristic assumes (the measured 3-10%, low end) when it weighs
@@ -113,14 +110,10 @@ const h200SMs = 132
 // sm_90a bwd_dswiglu ping-pong heuristic walks its tiles along N in small
 // groups with the operands' L2 evict_last policy (L2KeepOperands): each dy
 // tile row is then reused across all of I while W_down stays in L2, and
-// the streamed de cannot evict either. H200, call 96, us, 128x128, the
-// default order vs raster n, group 2, in the same run: 16384x768x4608 (W
-// 7 MB) 242.6 vs 234.6; 8192x768x4608 128.8 vs 123.6; 16384x1536x4608 (14
-// MB) 397.0 vs 393.2; 32768x1024x4096 (8 MB) 512.9 vs 506.7;
-// 16384x768x14336 (22 MB) 738.3 vs 767.1 (slower: W_down no longer stays).
-// 128x192 (call 99, S1): group 4 234.0/234.1, group 2 235.1, group 1
-// 236.1, group 8 235.5, the default order without l2k 235.8 (call 98).
-// With out stored (training, 128x128 s4): 265.0 vs 287.3 (call 99).
+// the streamed de cannot evict either. It was faster at every shape
+// measured with W_down up to 14 MB and slower at 22 MB, where W_down no
+// longer stays in L2; group 4 is best for 128x192, group 2 for 128x128
+// (docs/PERFORMANCE.md#l2-keep-operands).
 const l2KeepMaxWeightBytes = 16 << 20
 
 // l2KeepGroup is the swizzle group of that order, per tile width.
@@ -141,11 +134,9 @@ func bwdWideTile(s Shape) bool {
 
 // gateUpInferenceGroup is the swizzle group of the sm_90a fwd_gateup
 // heuristic when it stores out only (inference): tiles walked along N in
-// groups of 4 columns. Measured on the H200 against the default order (m,
-// group 8) in the same runs (calls 83 and 85, us): S1 342.0 vs 349.7 and
-// 351.7 vs 359.5; 8192x4096x14336 2912.1 vs 3001.8. With de stored too
-// (training) the default order is faster (S1 380.9 vs 391.9, large 2701.2
-// vs 2896.6), so HeuristicStoreOut keeps it.
+// groups of 4 columns, 2-3% faster than the default order (m, group 8) on
+// the H200. With de stored too (training) the default order is faster, so
+// HeuristicStoreOut keeps it (docs/PERFORMANCE.md#fwd-gateup-order).
 const gateUpInferenceGroup = 4
 
 // Heuristic returns a sound default config for kernel k on arch a and type
@@ -193,7 +184,7 @@ func heuristic(k Kernel, a Arch, d DType, s Shape, storeOut bool) (Config, error
 			// Store-only epilogues gain little from ping-pong overlap; the
 			// 128x256 cooperative tile (m64n256 wgmma per consumer) reads
 			// the least shared memory per FLOP and won the H200 sweep at
-			// 8192^3 (bench/results/NOTES.md, run 21).
+			// 8192^3 (docs/PERFORMANCE.md#gemm-tile).
 			c.Schedule, c.TileM, c.TileN = Cooperative, 128, 256
 		case k == KernelFwdGateUp && !storeOut:
 			c.Raster, c.SwizzleGroup = RasterN, gateUpInferenceGroup

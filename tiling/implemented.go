@@ -30,18 +30,18 @@ func Implemented(c Config) (bool, string) {
 		if c.Kernel != KernelBwdDSwiGLU && c.WideAccumulator() {
 			// Only bwd_dswiglu's ping-pong is measured above 128
 			// accumulators (128x192: no spills at 40/232 registers, verified
-			// and timed on the H200 in run 78).
+			// and timed on the H200: docs/PERFORMANCE.md#tile-128x192).
 			return false, fmt.Sprintf("sm_90a pingpong with %d accumulator registers per thread (tile %dx%d) is implemented for bwd_dswiglu only; use tile_n <= 128", c.AccRegsPerThread(), c.TileM, c.TileN)
 		}
 		if c.ClusterM*c.ClusterN > 2 {
 			return false, fmt.Sprintf("sm_90a cluster %dx%d is not implemented; use 1x1, 2x1 or 1x2", c.ClusterM, c.ClusterN)
 		}
-		// MN-major operands under clusters were wrong until session 4
-		// (bench/results/NOTES.md runs 35-36, 46): the wgmma descriptors
-		// ORed in the shared address >> 4 unmasked, and the high address
-		// bits landed in LBO, which only an MN-major operand stepping to its
-		// second 64-column slab uses. The kernel masks the 14-bit field now;
-		// 2x1 and 1x2 with MN-major A and/or B pass verify on the H200.
+		// MN-major operands under clusters need the wgmma descriptors'
+		// 14-bit start-address mask: unmasked, the high address bits of a
+		// cluster launch land in LBO, which only an MN-major operand
+		// stepping to its second 64-column slab uses
+		// (docs/PERFORMANCE.md#wgmma-descriptor-mask). With the mask, 2x1
+		// and 1x2 with MN-major A and/or B pass verify on the H200.
 		if c.Kernel == KernelFwdGateUp && c.TileN%128 != 0 {
 			// The accumulator is [left | gate], each half whole 64-column
 			// epilogue sub-tiles.

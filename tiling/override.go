@@ -197,7 +197,7 @@ func (o Override) notes(asked, got Config, why string) []string {
 
 // fallbackSchedules are the schedules a schedule gives way to, in order
 // of preference: the general ones of arch a. The special-purpose sm_90a
-// schedules (overlap, handoff) are taken only when asked for.
+// schedule (overlap) is taken only when asked for.
 func fallbackSchedules(a Arch) []Schedule {
 	switch a {
 	case ArchSM90a:

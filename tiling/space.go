@@ -36,9 +36,9 @@ var spaceStages = []int{3, 4, 5, 6}
 // tiles not a multiple of 128 wide, and sm_90a clusters sharing an
 // MN-major operand) rather than leaving them out of the enumeration, so
 // that implementing a feature in the generator and in Implemented brings
-// its configs back with no change here. (sm_90a clusters were pruned as
-// 2x slower until session 2 found the cause, a GPU-scope fence in every
-// cross-CTA stage release; they now run at ~1x and win some gemm shapes.)
+// its configs back with no change here. (sm_90a clusters run at ~1x since
+// the cross-CTA stage release uses a cluster-scope arrive, and win some
+// gemm shapes: docs/PERFORMANCE.md#clusters-multicast.)
 func Space(k Kernel, a Arch, d DType) []Config {
 	return implementedOnly(legalSpace(k, a, d, false))
 }
@@ -137,7 +137,8 @@ func legalSpace(k Kernel, a Arch, d DType, storeOut bool) []Config {
 		// The overlap schedule (bwd_dswiglu without StoreOut, the only
 		// kind and mode it implements): 128x128 and 128x192, cluster 1x1.
 		// 128x256 spills (accumulators plus the pending tile's dout), and
-		// its clusters measured slower than 1x1 (call 73).
+		// its clusters measured slower than 1x1
+		// (docs/PERFORMANCE.md#clusters-multicast).
 		for _, n := range []int{128, 192} {
 			c := base
 			c.Schedule, c.TileM, c.TileN, c.ClusterM, c.ClusterN = Overlap, 128, n, 1, 1
@@ -235,8 +236,8 @@ func catalogCandidates() []Config {
 		{a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, storeOut: true},
 		{a: ArchSM90a, s: Cooperative, m: 128, n: 256, cm: 1, cn: 1, fp16: true},
 		{a: ArchSM90a, s: Cooperative, m: 256, n: 128, cm: 1, cn: 1, majorB: MNMajor},
-		// The overlap schedule (the heuristic's pick for K >= 2048 until
-		// ping-pong 128x192 beat it, run 78).
+		// The overlap schedule (ping-pong 128x192 beats it:
+		// docs/PERFORMANCE.md#schedule-overlap).
 		{a: ArchSM90a, s: Overlap, m: 128, n: 192, cm: 1, cn: 1, fp16: true},
 		// sm_90a gemm: the plain default, and the weight-gradient layout
 		// (dW = x^T @ grad_de: both operands MN-major).

@@ -107,8 +107,13 @@ stored as well) for configs with StoreOut (--store-out picks the heuristic's).
 Without --name, --catalog or --space, each --shape runs the heuristic's
 config for that shape (--heuristic-shape picks one config for all shapes).
 
---json DIR writes one result file per (config, shape) in the format of
-ARCHITECTURE.md §5 (bench/results/).`
+--json DIR writes one result record per (config, shape): the fields are in
+docs/DESIGN.md#bench-result-records.
+
+--probe NAME builds each kernel with a probe (docs/PERFORMANCE.md#probes):
+trace prints each consumer's per-tile timings after the runs; noepi and
+nomma split the kernel's time between its mainloop and its epilogue;
+hang deadlocks on purpose (the launch is reported as trapped).`
 
 func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra.Command {
 	o := &benchOptions{}
@@ -191,13 +196,14 @@ func kindArg(k tiling.Kernel) string {
 }
 
 // recordHeader is what every bench/results record starts with: what ran,
-// where, when and how (ARCHITECTURE.md §5).
+// where, when and how (docs/DESIGN.md#bench-result-records).
 type recordHeader struct {
 	Kernel   string       `json:"kernel"`
 	Arch     string       `json:"arch"`
 	DType    string       `json:"dtype"`
 	Shape    tiling.Shape `json:"shape"`
 	Config   string       `json:"config"`
+	Probe    string       `json:"probe,omitempty"` // the probe the kernel was built with
 	GPU      string       `json:"gpu"`
 	Driver   int          `json:"driver"`
 	Revision string       `json:"revision"`
@@ -205,7 +211,7 @@ type recordHeader struct {
 	Command  string       `json:"command"`
 }
 
-// benchResult is the bench/results record (ARCHITECTURE.md §5).
+// benchResult is the bench/results record (docs/DESIGN.md#bench-result-records).
 type benchResult struct {
 	recordHeader
 	US         float64 `json:"us"`
@@ -272,6 +278,11 @@ func (o *benchOptions) validate() ([]tiling.Shape, error) {
 			return nil, usageError(fmt.Errorf("bench --model %q: want one of %s", o.Model, strings.Join(modelNames(), ", ")))
 		}
 	}
+	if o.Probe != "" {
+		if _, err := gen.LookupProbe(o.Probe); err != nil {
+			return nil, usageError(fmt.Errorf("bench: --probe: %w", err))
+		}
+	}
 	return shapes, nil
 }
 
@@ -288,6 +299,11 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 	jobs, err := benchJobs(o, s.arch, shapes)
 	if err != nil {
 		return err
+	}
+	for _, j := range jobs {
+		if err := checkProbe(o.Probe, []tiling.Config{j.cfg}); err != nil {
+			return err
+		}
 	}
 	s.describe(e.stderr)
 	gateup := o.Select.Kernel == string(tiling.KernelFwdGateUp)
@@ -429,7 +445,7 @@ func writeBenchJSON(o *benchOptions, s *gpuSession, cfg tiling.Config, r *bench.
 	now := time.Now().UTC()
 	res := benchResult{
 		recordHeader: recordHeader{Kernel: string(cfg.Kernel), Arch: string(cfg.Arch), DType: string(cfg.DType), Shape: r.Shape,
-			Config: cfg.Name(), GPU: s.name, Driver: s.driver, Revision: revision(), Date: now.Format(time.RFC3339),
+			Config: cfg.Name(), Probe: o.Probe, GPU: s.name, Driver: s.driver, Revision: revision(), Date: now.Format(time.RFC3339),
 			Command: o.Command},
 		US: r.Rows[0].T.Median, P20US: r.Rows[0].T.P20, P80US: r.Rows[0].T.P80,
 		BaselineUS: r.Rows[1].T.Median, GemmUS: r.Rows[2].T.Median, EwUS: r.Rows[3].T.Median,
@@ -443,7 +459,7 @@ func writeBenchJSON(o *benchOptions, s *gpuSession, cfg tiling.Config, r *bench.
 	if err := os.MkdirAll(o.JSONDir, 0o755); err != nil {
 		return err
 	}
-	name := fmt.Sprintf("%s/%s_%s_%dx%dx%d.json", o.JSONDir, now.Format("20060102T150405"), cfg.Name(), r.Shape.M, r.Shape.K, r.Shape.I)
+	name := fmt.Sprintf("%s/%s_%s_%dx%dx%d.json", o.JSONDir, now.Format("20060102T150405"), probedName(cfg, o.Probe), r.Shape.M, r.Shape.K, r.Shape.I)
 	return os.WriteFile(name, append(b, '\n'), 0o644)
 }
 

@@ -84,8 +84,9 @@ tile, schedule, stages, cluster, raster and epilogue are used, while the
 segment still sets its operand majors and outputs (the stages drop to the
 deepest ring that fits if the segment's epilogue needs more room).
 
---json DIR writes one record per shape (ARCHITECTURE.md §5 fields for the
-whole step, plus every ledger row).`
+--json DIR writes one record per shape: the fields of
+docs/DESIGN.md#bench-result-records for the whole step, plus every ledger
+row.`
 
 func newBenchMLPCmd(e *env, runF func(context.Context, *benchMLPOptions) error) *cobra.Command {
 	o := &benchMLPOptions{}
@@ -303,7 +304,7 @@ type mlpCheckRecord struct {
 }
 
 // benchMLPResult is the bench/results record of one `bench mlp` shape:
-// ARCHITECTURE.md §5's fields for the whole step (us: end to end with
+// The docs/DESIGN.md#bench-result-records fields for the whole step (us: end to end with
 // the chosen implementations; baseline_us: all-baseline end to end;
 // floor_us: the sum of the segment floors), plus the ledger.
 type benchMLPResult struct {

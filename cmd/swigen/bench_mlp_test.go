@@ -141,7 +141,7 @@ func TestMLPRecordJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &rec); err != nil {
 		t.Fatal(err)
 	}
-	// ARCHITECTURE.md §5's fields are all there.
+	// The record's fields (docs/DESIGN.md#bench-result-records) are all there.
 	for _, k := range []string{"kernel", "arch", "dtype", "shape", "config", "gpu", "driver", "revision", "date", "command",
 		"us", "baseline_us", "floor_us", "speedup", "rel_err", "ledger", "segments", "activation_bytes_saved", "checks"} {
 		if _, ok := rec[k]; !ok {

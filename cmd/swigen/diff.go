@@ -21,12 +21,13 @@ const diffLong = `Check that generated output on disk is up to date.
 diff takes the same flags as emit, renders and compiles everything in memory
 (nothing is written) and compares it with the files in the output directory
 (-o). It prints a unified diff of every stale text file (sources, manifests,
-the index, the Go bindings of --go-package) and, for cubins, the sha256 on
-disk and rendered. It exits 0 when everything is up to date and 3 when
-anything is stale or missing.
+the index, the Go bindings of --go-package, the ptxas reports) and, for
+cubins, the sha256 on disk and rendered. It exits 0 when everything is up
+to date and 3 when anything is stale or missing. Builds are
+bit-reproducible, so a cubin differs only when its source, flags or
+compiler do.
 
-ptxas reports (<name>.report.json) are not compared: they record compile
-times. Files on disk that emit would not write are ignored. Checking cubins
+Files on disk that emit would not write are ignored. Checking cubins
 needs the CUDA compiler; with --no-compile only the sources and the
 per-kernel manifests are compared.`
 
@@ -78,14 +79,11 @@ func runDiff(ctx context.Context, e *env, o *emitOptions) error {
 	return runEmit(ctx, e, o)
 }
 
-// skipDiff says which laid-out files diff does not compare: ptxas reports
-// (they hold compile times) and, without a compiler, everything but the
-// kernels' sources and manifests (the index and the bindings then describe
-// a build without cubins, which is not what is on disk).
+// skipDiff says which laid-out files diff does not compare: without a
+// compiler, everything but the kernels' sources and manifests (the index,
+// the reports and the bindings then describe a build without cubins, which
+// is not what is on disk).
 func skipDiff(name string, srcOnly bool, res *gen.EmitResult) bool {
-	if strings.HasSuffix(name, ".report.json") {
-		return true
-	}
 	if !srcOnly {
 		return false
 	}

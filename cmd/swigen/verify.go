@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/runtime/check"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/ref"
@@ -24,6 +27,7 @@ type verifyOptions struct {
 	NVCC    string
 	Device  int
 	JSON    bool
+	Probe   string
 }
 
 const verifyLong = `Run kernels on this machine's GPU against the float64 reference.
@@ -44,7 +48,12 @@ multiples of the tile, the smallest legal K, a single row). Without
 other kernels against the CPU float64 reference: a shape M,K,I is the MLP's
 (fwd_gateup: x [M,K], W [K,2I]; fwd_down: out [M,I], W_down [I,K]); for
 gemm I is N (C [M,N] = A [M,K] @ B [K,N]), and with an MN-major A, M is
-rounded up to a multiple of 8 (A's row pitch).`
+rounded up to a multiple of 8 (A's row pitch).
+
+--probe builds each kernel with a probe (see swigen bench --help): trace
+computes the right results and is checked like the product kernel; hang
+deadlocks on purpose, so verify reports the trapped launch and exits 1
+(a test of that path); nomma and noepi compute wrong results by design.`
 
 func newVerifyCmd(e *env, runF func(context.Context, *verifyOptions) error) *cobra.Command {
 	o := &verifyOptions{}
@@ -73,6 +82,7 @@ func newVerifyCmd(e *env, runF func(context.Context, *verifyOptions) error) *cob
 	f.StringVar(&o.NVCC, "nvcc", "", "nvcc to use (default: search)")
 	f.IntVar(&o.Device, "device", 0, "GPU ordinal")
 	f.BoolVar(&o.JSON, "json", false, "print results as JSON")
+	f.StringVar(&o.Probe, "probe", "", "build each kernel with this probe: "+strings.Join(gen.ProbeNames(), ", "))
 	return cmd
 }
 
@@ -119,6 +129,11 @@ func (o *verifyOptions) validate() ([]tiling.Shape, error) {
 	if o.Timeout <= 0 {
 		return nil, usageError(fmt.Errorf("verify: --timeout %v: must be positive", o.Timeout))
 	}
+	if o.Probe != "" {
+		if _, err := gen.LookupProbe(o.Probe); err != nil {
+			return nil, usageError(fmt.Errorf("verify: --probe: %w", err))
+		}
+	}
 	if len(shapes) == 0 {
 		shapes = check.RaggedShapes()
 	}
@@ -139,6 +154,9 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkProbe(o.Probe, cfgs); err != nil {
+		return err
+	}
 	s.describe(e.stderr)
 	if !o.Seed.set {
 		// Said up front too: a hang or a lost context ends the run before
@@ -156,16 +174,17 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 	var all []verifyJSON
 	for ci, cfg := range cfgs {
 		cctx, cancel := compileCtx(ctx)
-		k, br, err := check.BuildAndLoad(cctx, env, cfg)
+		k, br, err := check.BuildAndLoadProbe(cctx, env, cfg, o.Probe)
 		cancel()
+		name := probedName(cfg, o.Probe)
 		if err != nil {
 			failed++
-			fmt.Fprintf(e.stdout, "FAIL %s: build/load: %v\n", cfg.Name(), err)
-			all = append(all, verifyJSON{Config: cfg.Name(), Error: err.Error()})
+			fmt.Fprintf(e.stdout, "FAIL %s: build/load: %v\n", name, err)
+			all = append(all, verifyJSON{Config: name, Error: err.Error()})
 			continue
 		}
 		if u := br.Usage; u.Registers > 0 {
-			fmt.Fprintf(e.stderr, "built %s: %d regs, %d B spill, %d B stack, %d B dynamic smem\n", cfg.Name(), u.Registers, u.SpillStores, u.StackFrame, k.Man.DynamicSmemBytes)
+			fmt.Fprintf(e.stderr, "built %s: %d regs, %d B spill, %d B stack, %d B dynamic smem\n", name, u.Registers, u.SpillStores, u.StackFrame, k.Man.DynamicSmemBytes)
 		}
 		res := check.Verify(env, k, shapes, check.Options{Tol: o.Tol, Timeout: o.Timeout, Seed: o.Seed.Seed()})
 		k.Close()
@@ -175,8 +194,8 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 				status = "FAIL"
 				failed++
 			}
-			line := fmt.Sprintf("%s %s M=%d K=%d I=%d", status, cfg.Name(), r.Shape.M, r.Shape.K, r.Shape.I)
-			j := verifyJSON{Config: cfg.Name(), Shape: r.Shape, Ref: r.Ref, Pass: r.Pass}
+			line := fmt.Sprintf("%s %s M=%d K=%d I=%d", status, name, r.Shape.M, r.Shape.K, r.Shape.I)
+			j := verifyJSON{Config: name, Shape: r.Shape, Ref: r.Ref, Pass: r.Pass}
 			if r.Err != nil {
 				line += fmt.Sprintf(": %v", r.Err)
 				j.Error = r.Err.Error()
@@ -202,7 +221,7 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 				// Every later call in this context fails with the same
 				// sticky error: say so instead of failing the rest.
 				return fmt.Errorf("verify: %s M=%d K=%d I=%d: %w; the CUDA context is lost, so %d later config(s) did not run (verify them in a new process)",
-					cfg.Name(), r.Shape.M, r.Shape.K, r.Shape.I, r.Err, len(cfgs)-ci-1)
+					name, r.Shape.M, r.Shape.K, r.Shape.I, r.Err, len(cfgs)-ci-1)
 			}
 		}
 	}
@@ -218,4 +237,30 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 		return fmt.Errorf("verify: %d checks failed", failed)
 	}
 	return nil
+}
+
+// checkProbe checks that the probe called probe ("" for none) can
+// instrument every config (a usage error names the first that it cannot).
+func checkProbe(probe string, cfgs []tiling.Config) error {
+	if probe == "" {
+		return nil
+	}
+	p, err := gen.LookupProbe(probe)
+	if err != nil {
+		return usageError(fmt.Errorf("--probe: %w", err))
+	}
+	for _, c := range cfgs {
+		if err := p.Supports(c); err != nil {
+			return usageError(fmt.Errorf("--probe: %w", err))
+		}
+	}
+	return nil
+}
+
+// probedName is the kernel name of cfg built with probe ("" for none).
+func probedName(cfg tiling.Config, probe string) string {
+	if probe == "" {
+		return cfg.Name()
+	}
+	return manifest.ProbedName(cfg, probe)
 }

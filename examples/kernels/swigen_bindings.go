@@ -37,7 +37,7 @@ var bindingBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k = &launch.Binding
 	Arch:        "sm_90a",
 	ConfigHash:  "708eb4c58d0ab137",
 	Cubin:       cubinBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k,
-	CubinSHA256: "be00aa476e0a3a3a8ca5c987c755804db0ef4e9ea85397972b300d023ba63da8",
+	CubinSHA256: "fdd5ab69333f11ffae95dac212205a2a2154d301aa174598d989c030f4cb6cfe",
 	Manifest:    manifestBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k,
 	Name:        "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k",
 	ParamLayout: "tmap_a:tensormap:128/64, tmap_b:tensormap:128/64, tmap_de:tensormap:128/64, tmap_gde:tensormap:128/64, M:i32:4/4, I:i32:4/4, K:i32:4/4",

@@ -161,7 +161,8 @@ SW_DEV void sw_cluster_sync() {
 // "this stage's reads are done" (wgmma.wait_group already completed them);
 // no data of this thread has to become visible to the peer. The
 // .release.cluster form costs MEMBAR.ALL.GPU + ERRBAR + CGAERRBAR before
-// every arrive in SASS, and made 2-CTA clusters 2x slower (NOTES.md, run 21).
+// every arrive in SASS, and made 2-CTA clusters 2x slower
+// (docs/PERFORMANCE.md#clusters-multicast).
 SW_DEV void sw_mbar_arrive_cluster(sw_u32 bar, sw_u32 rank) {
   asm volatile("{ .reg .b32 ra; mapa.shared::cluster.u32 ra, %0, %1; mbarrier.arrive.release.cta.shared::cluster.b64 _, [ra]; }"
                :: "r"(bar), "r"(rank) : "memory");

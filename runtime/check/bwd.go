@@ -277,7 +277,7 @@ func transpose32(a []float32, rows, cols int) []float32 {
 // multiples of any tile, the smallest legal K, a single row, and shapes
 // large enough that the CTAs of the persistent grid run several tiles
 // each, one of them ragged too (ring-phase bugs that need a CTA's second
-// and third tile showed only there: NOTES.md, run 26).
+// and third tile showed only there: docs/PERFORMANCE.md#epilogue-shared-ring).
 func RaggedShapes() []tiling.Shape {
 	return []tiling.Shape{
 		{M: 256, K: 128, I: 256},

@@ -161,7 +161,8 @@ SW_DEV void sw_cluster_sync() {
 // "this stage's reads are done" (wgmma.wait_group already completed them);
 // no data of this thread has to become visible to the peer. The
 // .release.cluster form costs MEMBAR.ALL.GPU + ERRBAR + CGAERRBAR before
-// every arrive in SASS, and made 2-CTA clusters 2x slower (NOTES.md, run 21).
+// every arrive in SASS, and made 2-CTA clusters 2x slower
+// (docs/PERFORMANCE.md#clusters-multicast).
 SW_DEV void sw_mbar_arrive_cluster(sw_u32 bar, sw_u32 rank) {
   asm volatile("{ .reg .b32 ra; mapa.shared::cluster.u32 ra, %0, %1; mbarrier.arrive.release.cta.shared::cluster.b64 _, [ra]; }"
                :: "r"(bar), "r"(rank) : "memory");
@@ -649,7 +650,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
           // which stores it: the consumer never waits for a store. EEmpty
           // counts the 4 consumer warps (one arrive per warp after
           // __syncwarp: 32 lanes arriving on one barrier serialise, ~2.3M
-          // extra shared-memory wavefronts per S1 launch in ncu).
+          // extra shared-memory wavefronts per launch at the seed shape in
+          // ncu: docs/PERFORMANCE.md#one-arrive-per-warp).
           sw_fence_proxy_async();
           sw_syncwarp();
           if (lane == 0) sw_mbar_arrive(smem + kBarEEmpty + 8 * (c * kEpiStages + s));
