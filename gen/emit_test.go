@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -130,7 +131,7 @@ func TestEmitSourcesOnly(t *testing.T) {
 		if !bytes.HasSuffix(m, []byte("}\n")) || !bytes.Contains(m, []byte("\n  \"")) {
 			t.Errorf("%s.json is not indented JSON with a trailing newline:\n%s", n, m)
 		}
-		var man Manifest
+		var man manifest.Manifest
 		if err := json.Unmarshal(m, &man); err != nil {
 			t.Errorf("%s.json: %v", n, err)
 		} else if man.Name != n {

@@ -3,8 +3,6 @@ package gen
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"go/ast"
 	"go/format"
@@ -16,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -80,47 +79,6 @@ func TestGoIdent(t *testing.T) {
 	}
 }
 
-func TestArchForCC(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		major, minor int
-		want         tiling.Arch
-		ok           bool
-	}{
-		{9, 0, tiling.ArchSM90a, true},
-		{10, 0, tiling.ArchSM100a, true},
-		{8, 0, "", false},
-		{9, 1, "", false},
-		{10, 3, "", false}, // B300: arch-specific sm_100a cubins do not run there
-		{12, 0, "", false},
-	} {
-		got, ok := ArchForCC(tt.major, tt.minor)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("ArchForCC(%d, %d) = %q, %v; want %q, %v", tt.major, tt.minor, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
-// testBinding renders cfg and returns a Binding as generated bindings
-// would hold it, with a fake cubin.
-func testBinding(t *testing.T, cfg tiling.Config) *Binding {
-	t.Helper()
-	a, err := Render(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	man, err := marshalJSON(a.Manifest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cubin := []byte("fake cubin of " + a.Name)
-	sum := sha256.Sum256(cubin)
-	return &Binding{
-		Name: a.Name, Arch: cfg.Arch, ConfigHash: a.Manifest.ConfigHash, ParamLayout: ParamLayout(a.Manifest.Params),
-		CubinSHA256: hex.EncodeToString(sum[:]), Manifest: man, Cubin: cubin,
-	}
-}
-
 func heuristicCfg(t *testing.T, a tiling.Arch) tiling.Config {
 	t.Helper()
 	c, err := tiling.Heuristic(tiling.KernelBwdDSwiGLU, a, tiling.BF16, tiling.Shape{M: 16384, K: 768, I: 4608})
@@ -128,93 +86,6 @@ func heuristicCfg(t *testing.T, a tiling.Arch) tiling.Config {
 		t.Fatal(err)
 	}
 	return c
-}
-
-func TestBindingCheck(t *testing.T) {
-	t.Parallel()
-	h90 := heuristicCfg(t, tiling.ArchSM90a)
-	other := h90
-	other.Stages--
-	otherB := testBinding(t, other)
-	for _, tt := range []struct {
-		name  string
-		edit  func(b *Binding)
-		wants []string // substrings of the error; none for success
-	}{
-		{"fresh", func(*Binding) {}, nil},
-		{"manifest of another config", func(b *Binding) { b.Manifest = otherB.Manifest }, []string{"embedded manifest is for"}},
-		{"config hash changed", func(b *Binding) {
-			b.Manifest = bytes.Replace(b.Manifest, []byte(b.ConfigHash), []byte("0123456789abcdef"), 1)
-		}, []string{"stale bindings", "config hash 0123456789abcdef", "generated for " + testBinding(t, h90).ConfigHash, "go generate"}},
-		{"params changed", func(b *Binding) { b.ParamLayout = "M:i32:4/4" }, []string{"stale bindings", "parameters", `"M:i32:4/4"`}},
-		{"cubin changed", func(b *Binding) { b.Cubin = []byte("another cubin") }, []string{"stale bindings", "embedded cubin has sha256", "generated for " + testBinding(t, h90).CubinSHA256}},
-		{"no cubin", func(b *Binding) { b.Cubin, b.CubinSHA256 = nil, "" }, []string{"no cubin embedded", "without a CUDA compiler"}},
-		{"bad json", func(b *Binding) { b.Manifest = []byte("{") }, []string{"embedded manifest"}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			b := testBinding(t, h90)
-			tt.edit(b)
-			m, err := b.Check()
-			if len(tt.wants) == 0 {
-				if err != nil {
-					t.Fatal(err)
-				}
-				if m.Name != b.Name || m.ConfigHash != b.ConfigHash {
-					t.Errorf("Check returned manifest %s/%s", m.Name, m.ConfigHash)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatal("Check succeeded, want an error")
-			}
-			for _, w := range tt.wants {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q lacks %q", err, w)
-				}
-			}
-		})
-	}
-}
-
-func TestSelectBinding(t *testing.T) {
-	t.Parallel()
-	b90, b100 := testBinding(t, heuristicCfg(t, tiling.ArchSM90a)), testBinding(t, heuristicCfg(t, tiling.ArchSM100a))
-	src90 := *b90
-	src90.Cubin, src90.CubinSHA256 = nil, ""
-	for _, tt := range []struct {
-		name         string
-		major, minor int
-		bs           []*Binding
-		want         *Binding
-		errs         []string
-	}{
-		{"h200 picks sm_90a", 9, 0, []*Binding{b100, b90}, b90, nil},
-		{"b200 picks sm_100a", 10, 0, []*Binding{b100, b90}, b100, nil},
-		{"no sm_100a embedded", 10, 0, []*Binding{b90}, nil, []string{"no cubin for device GPU-X", "compute capability 10.0", "needs sm_100a", "embedded: sm_90a", "--arch sm_100a"}},
-		{"unsupported device", 8, 0, []*Binding{b100, b90}, nil, []string{"device GPU-X has compute capability 8.0", "embedded: sm_100a, sm_90a"}},
-		{"source only", 9, 0, []*Binding{&src90}, nil, []string{"GPU-X", "9.0", "needs sm_90a", "without a CUDA compiler"}},
-		{"nothing embedded", 9, 0, nil, nil, []string{"embedded: none"}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := SelectBinding("GPU-X", tt.major, tt.minor, tt.bs)
-			if len(tt.errs) == 0 {
-				if err != nil || got != tt.want {
-					t.Fatalf("SelectBinding = %v, %v; want %s", got, err, tt.want.Name)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatalf("SelectBinding = %s, want an error", got.Name)
-			}
-			for _, w := range tt.errs {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q lacks %q", err, w)
-				}
-			}
-		})
-	}
 }
 
 // bindEmit lays out an emit with Go bindings, in memory.
@@ -353,18 +224,18 @@ func TestGoBindingsErrors(t *testing.T) {
 		edit(&e)
 		return Index{Kernels: []IndexEntry{e}}
 	}
-	man := func(edit func(m *Manifest)) []Manifest {
+	man := func(edit func(m *manifest.Manifest)) []manifest.Manifest {
 		m := a.Manifest
 		edit(&m)
-		return []Manifest{m}
+		return []manifest.Manifest{m}
 	}
 	same := func(*IndexEntry) {}
-	sameM := func(*Manifest) {}
+	sameM := func(*manifest.Manifest) {}
 	for _, tt := range []struct {
 		name string
 		pkg  string
 		idx  Index
-		mans []Manifest
+		mans []manifest.Manifest
 		want string
 	}{
 		{"bad package", "Kernels", idx(same), man(sameM), "go package name"},
@@ -372,14 +243,14 @@ func TestGoBindingsErrors(t *testing.T) {
 		{"count mismatch", "kernels", idx(same), nil, "0 manifests for 1"},
 		{"index does not match manifest", "kernels", idx(func(e *IndexEntry) { e.ConfigHash = "x" }), man(sameM), "does not match its index entry"},
 		{"name injects code", "kernels", idx(func(e *IndexEntry) { e.Name = "x\"\nfunc init() { panic(1) }\n//" }),
-			man(func(m *Manifest) { m.Name = "x\"\nfunc init() { panic(1) }\n//" }), "kernel name"},
+			man(func(m *manifest.Manifest) { m.Name = "x\"\nfunc init() { panic(1) }\n//" }), "kernel name"},
 		{"embed pattern", "kernels", idx(func(e *IndexEntry) { e.Manifest = "*.json" }), man(sameM), "//go:embed pattern"},
 		{"cubin without sha", "kernels", idx(func(e *IndexEntry) { e.Cubin = a.Name + ".sm_90a.cubin" }), man(sameM), "want both or neither"},
-		{"kind differs from the index", "kernels", idx(same), man(func(m *Manifest) { m.Config.Kernel = tiling.KernelGEMM }), "does not match its index entry"},
-		{"unknown kernel kind", "kernels", idx(func(e *IndexEntry) { e.Kernel = "conv" }), man(func(m *Manifest) { m.Config.Kernel = "conv" }),
+		{"kind differs from the index", "kernels", idx(same), man(func(m *manifest.Manifest) { m.Config.Kernel = tiling.KernelGEMM }), "does not match its index entry"},
+		{"unknown kernel kind", "kernels", idx(func(e *IndexEntry) { e.Kernel = "conv" }), man(func(m *manifest.Manifest) { m.Config.Kernel = "conv" }),
 			`kernel kind "conv" has no Go launcher (want one of gemm, fwd_gateup, fwd_down, bwd_dswiglu)`},
 		{"name without its kind", "kernels", idx(func(e *IndexEntry) { e.Kernel = string(tiling.KernelGEMM) }),
-			man(func(m *Manifest) { m.Config.Kernel = tiling.KernelGEMM }), "does not start with its kind gemm"},
+			man(func(m *manifest.Manifest) { m.Config.Kernel = tiling.KernelGEMM }), "does not start with its kind gemm"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -475,11 +346,11 @@ func bindCfg(t *testing.T, k tiling.Kernel, edit func(c *tiling.Config)) tiling.
 // sm_90a and relabelled as its sm_100a twin: GoBindings reads manifests
 // only, so this tests dispatch for kinds whose sm_100a templates do not
 // exist yet.
-func bindInputs(t *testing.T, cfgs []tiling.Config, twins ...tiling.Config) (Index, []Manifest) {
+func bindInputs(t *testing.T, cfgs []tiling.Config, twins ...tiling.Config) (Index, []manifest.Manifest) {
 	t.Helper()
 	type km struct {
 		e IndexEntry
-		m Manifest
+		m manifest.Manifest
 	}
 	var all []km
 	add := func(c tiling.Config, twin bool) {
@@ -504,7 +375,7 @@ func bindInputs(t *testing.T, cfgs []tiling.Config, twins ...tiling.Config) (Ind
 	}
 	slices.SortFunc(all, func(a, b km) int { return strings.Compare(a.e.Name, b.e.Name) })
 	var idx Index
-	var mans []Manifest
+	var mans []manifest.Manifest
 	for _, x := range all {
 		idx.Kernels = append(idx.Kernels, x.e)
 		mans = append(mans, x.m)
@@ -596,10 +467,10 @@ func TestGoBindingsKinds(t *testing.T) {
 	if diff := cmp.Diff(want, launchers(t, out.Data)); diff != "" {
 		t.Errorf("declarations (-want +got):\n%s", diff)
 	}
-	// Each launcher plans with its kind's method, and the gemm dispatcher
+	// Each launcher plans through launch.Kernel.Plan, and the gemm dispatcher
 	// holds both archs' bindings.
 	for _, w := range []string{
-		"k.PlanGemm(a)", "k.PlanFwdGateUp(a)", "k.PlanFwdDown(a)", "k.PlanBwd(a)",
+		"k.Plan(a)",
 		`load(ctx, "gemm", binding` + twin + `, bindingGemmSm90aBf16M128n256k64S4C1x1Cooperative)`,
 	} {
 		if !bytes.Contains(out.Data, []byte(w)) {

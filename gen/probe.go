@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/templates"
 	"github.com/swigen/swigen/tiling"
 )
@@ -26,6 +27,9 @@ type Probe struct {
 	supports func(tiling.Config) error
 	// adjust changes the sm_90a view for the probe.
 	adjust func(*View)
+	// trace is the layout of the record buffer the probe writes, if any;
+	// the manifest carries it for the reader.
+	trace *manifest.TraceLayout
 }
 
 // probes are the live instruments: the hang tests that callers survive a
@@ -39,8 +43,8 @@ var probes = []Probe{
 	{Name: "noepi", Doc: "bwd_dswiglu: loads the epilogue's de but neither computes nor stores: the mainloop with the epilogue's loads",
 		supports: bwdTileProbe, adjust: func(v *View) { v.ProducerStores = false }},
 	{Name: "trace", ResultsRight: true, Doc: "records every consumer's per-tile timings (order wait, mainloop, epilogue, waits) for swigen bench",
-		supports: tileProbe, adjust: func(v *View) {
-			v.Trace = DefaultTraceLayout
+		supports: tileProbe, trace: &manifest.DefaultTraceLayout, adjust: func(v *View) {
+			v.Trace = manifest.DefaultTraceLayout
 			v.EpiMatrix = false // the counters take the registers ldmatrix addressing needs
 		}},
 }
@@ -75,9 +79,6 @@ func (p Probe) Supports(cfg tiling.Config) error {
 	return nil
 }
 
-// ProbedName is the kernel name of cfg instrumented with the probe name.
-func ProbedName(cfg tiling.Config, probe string) string { return cfg.Name() + "_probe_" + probe }
-
 // RenderProbe renders cfg instrumented with the probe called name. Like
 // Render, it validates cfg first.
 func RenderProbe(cfg tiling.Config, name string) (*Artifact, error) {
@@ -95,11 +96,15 @@ func RenderProbe(cfg tiling.Config, name string) (*Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := renderWith(set, cfg, ProbedName(cfg, p.Name), p.adjust)
+	a, err := renderWith(set, cfg, manifest.ProbedName(cfg, p.Name), p.adjust)
 	if err != nil {
 		return nil, err
 	}
 	a.Manifest.Probe = p.Name
+	if p.trace != nil {
+		l := *p.trace
+		a.Manifest.Trace = &l
+	}
 	return a, nil
 }
 

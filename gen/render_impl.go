@@ -2,14 +2,12 @@ package gen
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
 	"text/template"
 
+	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/templates"
 	"github.com/swigen/swigen/tiling"
 )
@@ -46,106 +44,87 @@ func render(cfg tiling.Config) (*Artifact, error) {
 
 // renderWith renders cfg with the template set set under the kernel name
 // name; adjust, when set, changes the sm_90a view first (a probe's needs).
+// The manifest comes first: the kernel's signature is rendered from its
+// parameter table, and the view must agree with its launch.
 func renderWith(set *template.Template, cfg tiling.Config, name string, adjust func(*View)) (*Artifact, error) {
 	tmpl := kernelTemplate(cfg)
 	if set.Lookup(tmpl) == nil {
 		return nil, fmt.Errorf("gen: %s: no template %s: kernel %s is not implemented for %s yet", cfg.Name(), tmpl, cfg.Kernel, cfg.Arch)
 	}
-	var view any
-	var threads, smem int
-	// 1-D grids: a cluster is ClusterM*ClusterN consecutive CTAs along x.
-	cluster := [3]int{cfg.ClusterM * cfg.ClusterN, 1, 1}
-	switch cfg.Arch {
-	case tiling.ArchSM90a:
-		v, err := newSM90View(cfg)
-		if err != nil {
-			return nil, err
-		}
-		if adjust != nil {
-			adjust(v)
-		}
-		v.Name = name
-		view, threads, smem = v, v.Threads, v.SmemBytes
-	case tiling.ArchSM100a:
-		if adjust != nil {
-			return nil, fmt.Errorf("gen: %s: probes exist for sm_90a only", cfg.Name())
-		}
-		v, err := newSM100View(cfg)
-		if err != nil {
-			return nil, err
-		}
-		// The sm_100a kernel uses a 1-D grid: its cluster is ClusterM*ClusterN
-		// consecutive CTAs along x.
-		view, threads, smem, cluster = v, v.Threads, v.SmemBytes, v.ClusterDims
-	default:
-		return nil, fmt.Errorf("gen: %s: arch %s has no view builder", cfg.Name(), cfg.Arch)
+	m, err := manifest.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	m.Name, m.Entry = name, name
+	params, err := kernelParams(m.Params)
+	if err != nil {
+		return nil, fmt.Errorf("gen: %s: %w", cfg.Name(), err)
+	}
+	boxes, err := manifest.BoxesOf(cfg)
+	if err != nil {
+		return nil, err
+	}
+	view, l, err := newView(cfg, name, params, adjust)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.agrees(m, boxes); err != nil {
+		return nil, fmt.Errorf("gen: %s: %w", cfg.Name(), err)
 	}
 	var buf bytes.Buffer
 	if err := set.ExecuteTemplate(&buf, tmpl, view); err != nil {
 		return nil, fmt.Errorf("gen: render %s: %w", tmpl, err)
 	}
-	cfgJSON, err := json.Marshal(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("gen: %s: marshal config: %w", cfg.Name(), err)
-	}
-	sum := sha256.Sum256(cfgJSON)
-	m := Manifest{
-		Name:             name,
-		Entry:            name,
-		Arch:             cfg.Arch,
-		Config:           cfg,
-		ConfigHash:       hex.EncodeToString(sum[:8]),
-		BlockThreads:     threads,
-		ClusterDims:      cluster,
-		DynamicSmemBytes: smem,
-		Params:           kernelParams(cfg),
-	}
 	return &Artifact{Config: cfg, Name: name, Source: buf.Bytes(), Manifest: m}, nil
 }
 
-// kernelParams is the parameter layout of cfg's kernel.
-func kernelParams(cfg tiling.Config) []Param {
-	if cfg.Kernel == tiling.KernelBwdDSwiGLU {
-		return bwdParams(cfg)
-	}
-	return sm90Params(cfg)
+// viewLaunch is what a view computed that the manifest also says: the
+// launch shape and the boxes of the operand maps.
+type viewLaunch struct {
+	threads, smem int
+	cluster       [3]int
+	boxA, boxB    [3]int
 }
 
-// bwdParams is the parameter layout of bwd_dswiglu kernels (both targets).
-func bwdParams(cfg tiling.Config) []Param {
-	tm := func(name, doc string) Param {
-		return Param{Name: name, Kind: "tensormap", Size: 128, Align: 64, Doc: doc}
-	}
-	b := paramBoxes(cfg)
-	p := []Param{
-		tm("tmap_a", "dy [M,K] bf16/fp16, box "+b.a+", 128B swizzle"),
-		tm("tmap_b", "W_down [I,K] (major_b=k) or [K,I] (major_b=mn), box "+b.b+", 128B swizzle"),
-		tm("tmap_de", "de viewed as [M][2][I] (dims innermost first: I, 2, M), box "+b.de+", 128B swizzle"),
-		tm("tmap_gde", "grad_de viewed as [M][2][I], box "+b.de+", 128B swizzle"),
-	}
-	if cfg.StoreOut {
-		p = append(p, tm("tmap_out", "out [M,I], box "+b.out+", 128B swizzle"))
-	}
-	for _, n := range []string{"M", "I", "K"} {
-		p = append(p, Param{Name: n, Kind: "i32", Size: 4, Align: 4})
-	}
-	return p
-}
-
-// boxStrings are a config's TMA boxes (gen.TMABoxes) as manifest text,
-// innermost dimension first.
-type boxStrings struct{ a, b, de, out string }
-
-func paramBoxes(cfg tiling.Config) boxStrings {
-	bs, err := TMABoxes(cfg)
-	if err != nil {
-		return boxStrings{"?", "?", "?", "?"}
-	}
-	f := func(b [3]int) string {
-		if b[2] == 0 {
-			return fmt.Sprintf("{%d, %d}", b[0], b[1])
+// newView computes the view of cfg's arch, named name, with the rendered
+// parameter list params.
+func newView(cfg tiling.Config, name, params string, adjust func(*View)) (any, viewLaunch, error) {
+	switch cfg.Arch {
+	case tiling.ArchSM90a:
+		v, err := newSM90View(cfg)
+		if err != nil {
+			return nil, viewLaunch{}, err
 		}
-		return fmt.Sprintf("{%d, %d, %d}", b[0], b[1], b[2])
+		if adjust != nil {
+			adjust(v)
+		}
+		v.Name, v.Params = name, params
+		// 1-D grid: a cluster is ClusterM*ClusterN consecutive CTAs along x.
+		return v, viewLaunch{v.Threads, v.SmemBytes, [3]int{v.ClusterSize, 1, 1}, v.BoxA, v.BoxB}, nil
+	case tiling.ArchSM100a:
+		if adjust != nil {
+			return nil, viewLaunch{}, fmt.Errorf("gen: %s: probes exist for sm_90a only", cfg.Name())
+		}
+		v, err := newSM100View(cfg)
+		if err != nil {
+			return nil, viewLaunch{}, err
+		}
+		v.Params = params
+		return v, viewLaunch{v.Threads, v.SmemBytes, v.ClusterDims, v.BoxA, v.BoxB}, nil
 	}
-	return boxStrings{f(bs.A), f(bs.B), f(bs.De), f(bs.Out)}
+	return nil, viewLaunch{}, fmt.Errorf("gen: %s: arch %s has no view builder", cfg.Name(), cfg.Arch)
+}
+
+// agrees checks the view against the manifest: the kernel is compiled for
+// the view's launch and loads with the view's boxes, the host launches and
+// encodes as the manifest says.
+func (l viewLaunch) agrees(m manifest.Manifest, b manifest.Boxes) error {
+	if l.threads != m.BlockThreads || l.smem != m.DynamicSmemBytes || l.cluster != m.ClusterDims {
+		return fmt.Errorf("the view's launch (%d threads, %d bytes of shared memory, cluster %v) is not the manifest's (%d, %d, %v)",
+			l.threads, l.smem, l.cluster, m.BlockThreads, m.DynamicSmemBytes, m.ClusterDims)
+	}
+	if l.boxA != b.A || l.boxB != b.B {
+		return fmt.Errorf("the view's boxes A %v B %v are not the manifest's A %v B %v", l.boxA, l.boxB, b.A, b.B)
+	}
+	return nil
 }

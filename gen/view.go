@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -84,14 +85,16 @@ type View struct {
 	// AMNMajor: A is stored [K,M]; its loads swap the coordinates.
 	AMNMajor bool
 
-	ALoads, BLoads      []int // only their lengths are used by templates
-	ALoadK, ALoadSmem   string
-	ALoadRow, ALoadRank string // rank -1: every CTA loads its own; r: CTA r multicasts
-	BLoadK, BLoadN      string
-	BLoadSmem           string
-	BLoadRank           string
-	BLoadFunc, TmapBDoc string
-	ALoadFunc, TmapADoc string
+	ALoads, BLoads       []int // only their lengths are used by templates
+	ALoadK, ALoadSmem    string
+	ALoadRow, ALoadRank  string // rank -1: every CTA loads its own; r: CTA r multicasts
+	BLoadK, BLoadN       string
+	BLoadSmem            string
+	BLoadRank            string
+	BLoadFunc, ALoadFunc string
+	// Params is the kernel's C parameter list, rendered from the
+	// manifest's parameter table (kernelParams).
+	Params string
 	// BHalves (fwd_gateup): B loads read the left or the gate half of W,
 	// BLoadHalf[i] in {0,1}; the half's first row/column is NName past the
 	// left one's.
@@ -158,7 +161,7 @@ type View struct {
 	// twice EpiGroup in the same register room.
 	ResGroup int
 	// Trace sizes the trace probe's record buffer; zero without it.
-	Trace TraceLayout
+	Trace manifest.TraceLayout
 	// ReleaseLocalCond is the C condition under which a consumer releases
 	// an operand stage in its own CTA only.
 	ReleaseLocalCond string
@@ -201,21 +204,6 @@ func joinInts(v []int) string {
 	}
 	return strings.Join(s, ", ")
 }
-
-// TraceLayout sizes the trace probe's record buffer (TraceSymbol): one
-// record of Words 8-byte words per CTA (up to Ctas), consumer (2) and tile
-// (up to Tiles); later CTAs and tiles are not recorded. runtime/bench's
-// ParseTrace reads it.
-type TraceLayout struct {
-	Ctas, Tiles, Words int
-}
-
-// DefaultTraceLayout is the trace probe's buffer: every CTA of a 132-SM
-// GPU, 96 tiles each, ten words a record.
-var DefaultTraceLayout = TraceLayout{Ctas: 160, Tiles: 96, Words: 10}
-
-// TraceSymbol is the trace probe's global record buffer.
-const TraceSymbol = "sw_trace"
 
 // newSM90View computes the view of an sm_90a kernel of any kind: the
 // shared skeleton (operand ring, schedule, cluster, descriptors) here, the

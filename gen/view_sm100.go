@@ -126,18 +126,15 @@ type SM100View struct {
 	// BoxA and BoxB are the TMA boxes of tmap_a and tmap_b (elements,
 	// innermost dimension first).
 	BoxA, BoxB [3]int
+	// Params is the kernel's C parameter list, rendered from the
+	// manifest's parameter table (kernelParams).
+	Params string
 
-	TmapADoc, TmapBDoc string
-	TmapDeDoc          string
-	TmapGdeDoc         string
-	TmapOutDoc         string // out (bwd_dswiglu, fwd_gateup) or y (fwd_down)
-	TmapCDoc           string // gemm
-	TmapResDoc         string // fwd_down with Residual
-	StoreOut           bool
-	FastSigmoid        bool   // tanh-based sigmoid (bwd_dswiglu)
-	DSwiGLUFn          string // the epilogue function bwd_dswiglu calls
-	Residual           bool
-	ClusterDims        [3]int
+	StoreOut    bool
+	FastSigmoid bool   // tanh-based sigmoid (bwd_dswiglu)
+	DSwiGLUFn   string // the epilogue function bwd_dswiglu calls
+	Residual    bool
+	ClusterDims [3]int
 }
 
 // Facts of the sm_100a design (tiling/resources.go, ptx.md §B).
@@ -152,98 +149,6 @@ const (
 	// epilogue-operand loader and the epilogue warpgroup.
 	sm100RoleConsumers = 3 + sm100EpiThreads
 )
-
-// TMABoxSet is the TMA box (in elements, innermost dimension first) of each
-// tensor map a kernel takes. Entries past a map's rank are 0. A and B are
-// the GEMM operands as the kernel's tmap_a and tmap_b see them
-// (bwd_dswiglu: dy [M,K] and W_down); De is the 3-D [M][2][I] map (dims I,
-// 2, M) of de and grad_de (bwd_dswiglu) or de (fwd_gateup with StoreOut);
-// Out is every 2-D epilogue map: out, C (gemm), y and the residual
-// (fwd_down).
-type TMABoxSet struct {
-	A, B, De, Out [3]int
-}
-
-// TMABoxes returns the boxes the host must encode the tensor maps of cfg
-// with (128-byte swizzle, 16-bit elements, all element strides 1), for
-// every kind on both targets; the launch plans of runtime/launch read them
-// from here.
-//
-// sm_90a bwd_dswiglu: A {64, TileM}, B {64, TileN} (k-major) or {64, TileK}
-// (mn-major), De {64, 1, 64}, Out {64, 64}; each halved along the shared
-// operand of a cluster. The other sm_90a kinds: TMABoxesSM90.
-//
-// sm_100a, every kind: each CTA loads its own rows: A {64, TileM/CTAsPerTile}
-// (k-major) or {64, TileK} (mn-major, gemm), B {64, TileN/CTAsPerTile}
-// (k-major; fwd_gateup {64, TileN/2}: one half of [left | gate] per load) or
-// {64, TileK} (mn-major), De {64, 1, EpiM}, Out {64, EpiM}.
-func TMABoxes(cfg tiling.Config) (TMABoxSet, error) {
-	var b TMABoxSet
-	switch cfg.Arch {
-	case tiling.ArchSM90a:
-		// The view decides how a cluster's shared operand is split.
-		s, err := TMABoxesSM90(cfg)
-		if err != nil {
-			return TMABoxSet{}, err
-		}
-		return TMABoxSet{A: s.A, B: s.B, De: s.De, Out: s.Out}, nil
-	case tiling.ArchSM100a:
-		b.A = [3]int{64, cfg.TileMPerCTA()}
-		b.B = [3]int{64, cfg.TileNPerCTA()}
-		if cfg.Kernel == tiling.KernelFwdGateUp {
-			// One CTA loads both halves of its B rows, or a pair one half
-			// each: either way a load is TileN/2 rows.
-			b.B = [3]int{64, cfg.TileN / 2}
-		}
-		if cfg.MajorA == tiling.MNMajor {
-			b.A = [3]int{64, cfg.TileK}
-		}
-		b.De = [3]int{64, 1, cfg.EpiM}
-		b.Out = [3]int{64, cfg.EpiM}
-	default:
-		return TMABoxSet{}, fmt.Errorf("gen: tma boxes: arch %q: want %s or %s", cfg.Arch, tiling.ArchSM90a, tiling.ArchSM100a)
-	}
-	if cfg.MajorB == tiling.MNMajor {
-		b.B = [3]int{64, cfg.TileK}
-	}
-	for _, box := range [][3]int{b.A, b.B, b.De, b.Out} {
-		for _, e := range box {
-			if e < 0 || e > 256 {
-				return TMABoxSet{}, fmt.Errorf("gen: tma boxes: %s: box %v: extents must be in [1,256]", cfg.Name(), box)
-			}
-		}
-	}
-	return b, nil
-}
-
-// PersistentGrid is the number of CTAs (gridDim.x, a 1-D grid) to launch a
-// kernel of cfg with for an M x i accumulator on numSMs multiprocessors
-// (i: the accumulator columns, TileN per tile; for fwd_gateup 2I, as its
-// tile covers TileN/2 output columns). The result is a multiple of the cluster size
-// (ClusterM*ClusterN CTAs, laid out along x).
-//
-// Static scheduler: one work unit (CTAsPerTile CTAs) per tile up to the SM
-// count. CLC (sm_100a): every tile gets its unit; clusters that have not
-// launched yet are stolen by running ones.
-func PersistentGrid(cfg tiling.Config, m, i, numSMs int) int {
-	if m <= 0 || i <= 0 || cfg.TileM <= 0 || cfg.TileN <= 0 {
-		return 0
-	}
-	tiles := ((m + cfg.TileM - 1) / cfg.TileM) * ((i + cfg.TileN - 1) / cfg.TileN)
-	cpt := cfg.CTAsPerTile()
-	cluster := max(1, cfg.ClusterM*cfg.ClusterN)
-	if cfg.Scheduler == tiling.CLCScheduler {
-		grid := tiles * cpt
-		return (grid + cluster - 1) / cluster * cluster
-	}
-	// The static scheduler strides by gridDim.x/CTAsPerTile, so rounding
-	// down to whole clusters still covers every tile.
-	grid := min(tiles, max(1, numSMs/cpt)) * cpt
-	if grid < cluster {
-		return cluster
-	}
-	return grid - grid%cluster
-}
 
 // newSM100View computes the view of an sm_100a kernel of any kind: the
 // shared skeleton (operand ring, schedule, TMEM, scheduler, barriers,

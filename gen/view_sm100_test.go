@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -320,12 +321,12 @@ func TestSM100OperandRingMap(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name(), err)
 		}
-		boxes, err := TMABoxes(c)
+		boxes, err := manifest.BoxesOf(c)
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name(), err)
 		}
 		if boxes.A != v.BoxA || boxes.B != v.BoxB {
-			t.Errorf("%s: view boxes A %v B %v, TMABoxes A %v B %v", c.Name(), v.BoxA, v.BoxB, boxes.A, boxes.B)
+			t.Errorf("%s: view boxes A %v B %v, manifest boxes A %v B %v", c.Name(), v.BoxA, v.BoxB, boxes.A, boxes.B)
 		}
 		owner := make([]int, v.StageBytes)
 		write := func(what string, off, n, id int) {
@@ -526,13 +527,14 @@ func TestSM100RenderDeterministicAndManifest(t *testing.T) {
 		if strings.Contains(src, "<no value>") {
 			t.Errorf("%s: template printed <no value>", c.Name())
 		}
-		m := a.Manifest
-		want := Manifest{
-			Name: c.Name(), Entry: c.Name(), Arch: tiling.ArchSM100a, Config: c, ConfigHash: m.ConfigHash,
-			BlockThreads: 256, ClusterDims: [3]int{c.ClusterM * c.ClusterN, 1, 1},
-			DynamicSmemBytes: c.SmemBytes(), Params: kernelParams(c),
+		want, err := manifest.New(c)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if diff := cmp.Diff(want, m); diff != "" {
+		if want.BlockThreads != 256 || want.ClusterDims != [3]int{c.ClusterM * c.ClusterN, 1, 1} || want.DynamicSmemBytes != c.SmemBytes() {
+			t.Errorf("%s: manifest launch %d threads, cluster %v, %d bytes", c.Name(), want.BlockThreads, want.ClusterDims, want.DynamicSmemBytes)
+		}
+		if diff := cmp.Diff(want, a.Manifest); diff != "" {
 			t.Errorf("%s: manifest (-want +got):\n%s", c.Name(), diff)
 		}
 	}
@@ -565,119 +567,5 @@ func TestSM100ViewRejects(t *testing.T) {
 		if _, err := newSM100View(c); err == nil {
 			t.Errorf("%s: newSM100View accepted %s", tc.name, c.Name())
 		}
-	}
-}
-
-func TestTMABoxes(t *testing.T) {
-	t.Parallel()
-	mk := func(a tiling.Arch, s tiling.Schedule, m, n int, mb tiling.Major) tiling.Config {
-		c := tiling.Config{Kernel: tiling.KernelBwdDSwiGLU, Arch: a, DType: tiling.BF16, Schedule: s,
-			TileM: m, TileN: n, TileK: 64, MajorB: mb}
-		if s == tiling.TwoCTA {
-			c.ClusterM = 2
-		}
-		c = c.WithDefaults()
-		c.Stages = c.MaxStages()
-		return c
-	}
-	cluster2x1 := func(c tiling.Config) tiling.Config {
-		c.ClusterM = 2
-		return c
-	}
-	tests := []struct {
-		name string
-		cfg  tiling.Config
-		want TMABoxSet
-	}{
-		{"sm90 pingpong k-major", mk(tiling.ArchSM90a, tiling.PingPong, 128, 128, tiling.KMajor),
-			TMABoxSet{A: [3]int{64, 128}, B: [3]int{64, 128}, De: [3]int{64, 1, 64}, Out: [3]int{64, 64}}},
-		{"sm90 cooperative mn-major", mk(tiling.ArchSM90a, tiling.Cooperative, 256, 128, tiling.MNMajor),
-			TMABoxSet{A: [3]int{64, 256}, B: [3]int{64, 64}, De: [3]int{64, 1, 64}, Out: [3]int{64, 64}}},
-		// A 2x1 cluster loads half of B per CTA and multicasts it.
-		{"sm90 2x1 shares B", cluster2x1(mk(tiling.ArchSM90a, tiling.PingPong, 128, 128, tiling.KMajor)),
-			TMABoxSet{A: [3]int{64, 128}, B: [3]int{64, 64}, De: [3]int{64, 1, 64}, Out: [3]int{64, 64}}},
-		{"sm100 1cta", mk(tiling.ArchSM100a, tiling.OneCTA, 128, 256, tiling.KMajor),
-			TMABoxSet{A: [3]int{64, 128}, B: [3]int{64, 256}, De: [3]int{64, 1, 128}, Out: [3]int{64, 128}}},
-		{"sm100 2cta", mk(tiling.ArchSM100a, tiling.TwoCTA, 256, 256, tiling.KMajor),
-			TMABoxSet{A: [3]int{64, 128}, B: [3]int{64, 128}, De: [3]int{64, 1, 128}, Out: [3]int{64, 128}}},
-		{"sm100 2cta mn-major", mk(tiling.ArchSM100a, tiling.TwoCTA, 256, 128, tiling.MNMajor),
-			TMABoxSet{A: [3]int{64, 128}, B: [3]int{64, 64}, De: [3]int{64, 1, 128}, Out: [3]int{64, 128}}},
-	}
-	// The other kinds: sm_90a through TMABoxesSM90, sm_100a per CTA.
-	kind := func(k tiling.Kernel, a tiling.Arch, s tiling.Schedule, m, n int, ma, mb tiling.Major) tiling.Config {
-		c := mk(a, s, m, n, mb)
-		c.Kernel, c.MajorA = k, ma
-		c.Stages = c.MaxStages()
-		return c
-	}
-	sm90Out, sm100Out := TMABoxSet{De: [3]int{64, 1, 64}, Out: [3]int{64, 64}}, TMABoxSet{De: [3]int{64, 1, 128}, Out: [3]int{64, 128}}
-	with := func(b TMABoxSet, a, bb [3]int) TMABoxSet { b.A, b.B = a, bb; return b }
-	tests = append(tests, []struct {
-		name string
-		cfg  tiling.Config
-		want TMABoxSet
-	}{
-		{"sm90 gemm mn/mn", kind(tiling.KernelGEMM, tiling.ArchSM90a, tiling.Cooperative, 128, 256, tiling.MNMajor, tiling.MNMajor),
-			with(sm90Out, [3]int{64, 64}, [3]int{64, 64})},
-		{"sm90 gateup k-major halves", kind(tiling.KernelFwdGateUp, tiling.ArchSM90a, tiling.PingPong, 128, 128, tiling.KMajor, tiling.KMajor),
-			with(sm90Out, [3]int{64, 128}, [3]int{64, 64})},
-		{"sm100 gemm 2cta mn/mn", kind(tiling.KernelGEMM, tiling.ArchSM100a, tiling.TwoCTA, 256, 256, tiling.MNMajor, tiling.MNMajor),
-			with(sm100Out, [3]int{64, 64}, [3]int{64, 64})},
-		{"sm100 gemm 1cta k/k", kind(tiling.KernelGEMM, tiling.ArchSM100a, tiling.OneCTA, 128, 256, tiling.KMajor, tiling.KMajor),
-			with(sm100Out, [3]int{64, 128}, [3]int{64, 256})},
-		{"sm100 gateup 1cta k-major halves", kind(tiling.KernelFwdGateUp, tiling.ArchSM100a, tiling.OneCTA, 128, 256, tiling.KMajor, tiling.KMajor),
-			with(sm100Out, [3]int{64, 128}, [3]int{64, 128})},
-		{"sm100 gateup 2cta k-major one half per CTA", kind(tiling.KernelFwdGateUp, tiling.ArchSM100a, tiling.TwoCTA, 256, 256, tiling.KMajor, tiling.KMajor),
-			with(sm100Out, [3]int{64, 128}, [3]int{64, 128})},
-		{"sm100 gateup 2cta mn-major", kind(tiling.KernelFwdGateUp, tiling.ArchSM100a, tiling.TwoCTA, 256, 256, tiling.KMajor, tiling.MNMajor),
-			with(sm100Out, [3]int{64, 128}, [3]int{64, 64})},
-		{"sm100 down 2cta k-major", kind(tiling.KernelFwdDown, tiling.ArchSM100a, tiling.TwoCTA, 256, 256, tiling.KMajor, tiling.KMajor),
-			with(sm100Out, [3]int{64, 128}, [3]int{64, 128})},
-	}...)
-	for _, tc := range tests {
-		got, err := TMABoxes(tc.cfg)
-		if err != nil {
-			t.Errorf("%s: %v", tc.name, err)
-			continue
-		}
-		if diff := cmp.Diff(tc.want, got); diff != "" {
-			t.Errorf("%s: (-want +got):\n%s", tc.name, diff)
-		}
-	}
-	if _, err := TMABoxes(tiling.Config{Arch: "sm_80"}); err == nil {
-		t.Error("TMABoxes(sm_80): want an error")
-	}
-}
-
-func TestPersistentGrid(t *testing.T) {
-	t.Parallel()
-	mk := func(s tiling.Schedule, m, n, cm, cn int, sch tiling.Scheduler) tiling.Config {
-		return tiling.Config{Kernel: tiling.KernelBwdDSwiGLU, Arch: tiling.ArchSM100a, DType: tiling.BF16, Schedule: s,
-			TileM: m, TileN: n, TileK: 64, ClusterM: cm, ClusterN: cn, Scheduler: sch}.WithDefaults()
-	}
-	tests := []struct {
-		name       string
-		cfg        tiling.Config
-		m, i, sms  int
-		wantGrid   int
-		wantOfUnit int // grid must be a multiple of this
-	}{
-		{"1cta static many tiles", mk(tiling.OneCTA, 128, 256, 1, 1, tiling.StaticScheduler), 16384, 4608, 148, 148, 1},
-		{"1cta static few tiles", mk(tiling.OneCTA, 128, 256, 1, 1, tiling.StaticScheduler), 256, 512, 148, 4, 1},
-		{"1cta cluster 2 odd SMs", mk(tiling.OneCTA, 128, 128, 1, 2, tiling.StaticScheduler), 16384, 4608, 133, 132, 2},
-		{"1cta cluster 2 one tile", mk(tiling.OneCTA, 128, 128, 2, 1, tiling.StaticScheduler), 100, 100, 148, 2, 2},
-		{"2cta static", mk(tiling.TwoCTA, 256, 256, 2, 1, tiling.StaticScheduler), 16384, 4608, 148, 148, 2},
-		{"2cta static few tiles", mk(tiling.TwoCTA, 256, 256, 2, 1, tiling.StaticScheduler), 300, 256, 148, 4, 2},
-		{"2cta clc", mk(tiling.TwoCTA, 256, 256, 2, 1, tiling.CLCScheduler), 16384, 4608, 148, 2 * 64 * 18, 2},
-		{"1cta clc cluster 2 odd tiles", mk(tiling.OneCTA, 128, 128, 1, 2, tiling.CLCScheduler), 384, 128, 148, 4, 2},
-	}
-	for _, tc := range tests {
-		got := PersistentGrid(tc.cfg, tc.m, tc.i, tc.sms)
-		if got != tc.wantGrid || got%tc.wantOfUnit != 0 {
-			t.Errorf("%s: PersistentGrid = %d, want %d (a multiple of %d)", tc.name, got, tc.wantGrid, tc.wantOfUnit)
-		}
-	}
-	if got := PersistentGrid(mk(tiling.OneCTA, 128, 128, 1, 1, tiling.StaticScheduler), 0, 128, 148); got != 0 {
-		t.Errorf("M=0: PersistentGrid = %d, want 0", got)
 	}
 }

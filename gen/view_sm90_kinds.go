@@ -71,12 +71,6 @@ func applyBwd(v *View, c tiling.Config, sub int) error {
 	}
 	v.IsBwd, v.NName, v.EpiLoads = true, "I", true
 	v.EpiLoadDoc = "left and gate sub-tiles of de"
-	v.TmapADoc = "dy [M,K], box {64, kTileM}, 128B swizzle"
-	if c.MajorB == tiling.MNMajor {
-		v.TmapBDoc = fmt.Sprintf("W_down [K,I] (MN-major), box {64, %d}, 128B swizzle", v.BoxB[1])
-	} else {
-		v.TmapBDoc = fmt.Sprintf("W_down [I,K] (K-major), box {64, %d}, 128B swizzle", v.BoxB[1])
-	}
 	v.EpiGateOff = sub
 	v.EpiSlotBytes = 2 * sub
 	if c.StoreOut {
@@ -89,16 +83,6 @@ func applyBwd(v *View, c tiling.Config, sub int) error {
 
 func applyGemm(v *View, c tiling.Config, sub int) error {
 	v.IsGemm, v.NName, v.EpiStoreOnly = true, "N", true
-	if c.MajorA == tiling.MNMajor {
-		v.TmapADoc = fmt.Sprintf("A [K,M] (MN-major), box {64, %d}, 128B swizzle", v.BoxA[1])
-	} else {
-		v.TmapADoc = fmt.Sprintf("A [M,K] (K-major), box {64, %d}, 128B swizzle", v.BoxA[1])
-	}
-	if c.MajorB == tiling.MNMajor {
-		v.TmapBDoc = fmt.Sprintf("B [K,N] (MN-major), box {64, %d}, 128B swizzle", v.BoxB[1])
-	} else {
-		v.TmapBDoc = fmt.Sprintf("B [N,K] (K-major), box {64, %d}, 128B swizzle", v.BoxB[1])
-	}
 	v.EpiSlotBytes = sub
 	return nil
 }
@@ -108,12 +92,6 @@ func applyGateUp(v *View, c tiling.Config, sub int) error {
 		return err
 	}
 	v.IsGateUp, v.NName, v.EpiStoreOnly = true, "I", true
-	v.TmapADoc = fmt.Sprintf("x [M,K], box {64, %d}, 128B swizzle", v.BoxA[1])
-	if c.MajorB == tiling.MNMajor {
-		v.TmapBDoc = fmt.Sprintf("W [K,2I] (MN-major: left columns 0..I-1, gate I..2I-1), box {64, %d}, 128B swizzle", v.BoxB[1])
-	} else {
-		v.TmapBDoc = fmt.Sprintf("W [2I,K] (K-major: left rows 0..I-1, gate I..2I-1), box {64, %d}, 128B swizzle", v.BoxB[1])
-	}
 	// Gate column 0 of the accumulator is column TileN/2: 8-column groups
 	// hold 4 registers each.
 	v.GateAcc = c.TileN / 2 / 8 * 4
@@ -132,12 +110,6 @@ func applyDown(v *View, c tiling.Config, sub int) error {
 	}
 	v.IsDown, v.NName = true, "N"
 	v.Residual = c.Residual
-	v.TmapADoc = fmt.Sprintf("out [M,I] (the GEMM's [M,K]), box {64, %d}, 128B swizzle", v.BoxA[1])
-	if c.MajorB == tiling.MNMajor {
-		v.TmapBDoc = fmt.Sprintf("W_down [I,K] (MN-major for this GEMM), box {64, %d}, 128B swizzle", v.BoxB[1])
-	} else {
-		v.TmapBDoc = fmt.Sprintf("W_down [K,I] (K-major for this GEMM), box {64, %d}, 128B swizzle", v.BoxB[1])
-	}
 	v.EpiSlotBytes = sub
 	if c.Residual {
 		v.EpiLoads = true
@@ -147,72 +119,4 @@ func applyDown(v *View, c tiling.Config, sub int) error {
 		v.EpiStoreOnly = true
 	}
 	return nil
-}
-
-// SM90Boxes are the TMA boxes (elements, innermost dimension first; 128-byte
-// swizzle, 16-bit elements, element strides 1) of an sm_90a kernel's
-// tensor maps. A and B are the GEMM operands as the kernel's tmap_a and
-// tmap_b see them; Out is every 2-D epilogue map (C, out, y, residual),
-// De the 3-D [M][2][I] map of de (fwd_gateup with StoreOut).
-type SM90Boxes struct {
-	A, B, Out, De [3]int
-}
-
-// TMABoxesSM90 returns the boxes of cfg's tensor maps, from the same view
-// the kernel is rendered from. It fails for a config gen cannot render.
-func TMABoxesSM90(cfg tiling.Config) (SM90Boxes, error) {
-	if cfg.Arch != tiling.ArchSM90a {
-		return SM90Boxes{}, fmt.Errorf("gen: tma boxes: %s: arch %s: want %s", cfg.Name(), cfg.Arch, tiling.ArchSM90a)
-	}
-	if err := cfg.Validate(); err != nil {
-		return SM90Boxes{}, fmt.Errorf("gen: tma boxes: %w", err)
-	}
-	v, err := newSM90View(cfg)
-	if err != nil {
-		return SM90Boxes{}, err
-	}
-	return SM90Boxes{A: v.BoxA, B: v.BoxB, Out: [3]int{epiSubCols, epiSubRows}, De: [3]int{epiSubCols, 1, epiSubRows}}, nil
-}
-
-// sm90Params is the parameter layout of the sm_90a gemm, fwd_gateup and
-// fwd_down kernels: the tensor maps in the kernel's order, then M, N (I
-// for fwd_gateup) and K as the kernel's GEMM sees them.
-func sm90Params(cfg tiling.Config) []Param {
-	tm := func(name, doc string) Param {
-		return Param{Name: name, Kind: "tensormap", Size: 128, Align: 64, Doc: doc}
-	}
-	var p []Param
-	b := paramBoxes(cfg)
-	dims := []string{"M", "N", "K"}
-	switch cfg.Kernel {
-	case tiling.KernelGEMM:
-		p = []Param{
-			tm("tmap_a", "A [M,K] (major_a=k) or [K,M] (major_a=mn), box "+b.a+", 128B swizzle"),
-			tm("tmap_b", "B [N,K] (major_b=k) or [K,N] (major_b=mn), box "+b.b+", 128B swizzle"),
-			tm("tmap_c", "C [M,N], box "+b.out+", 128B swizzle"),
-		}
-	case tiling.KernelFwdGateUp:
-		dims = []string{"M", "I", "K"}
-		p = []Param{
-			tm("tmap_a", "x [M,K], box "+b.a+", 128B swizzle"),
-			tm("tmap_b", "W [2I,K] (major_b=k) or [K,2I] (major_b=mn), box "+b.b+", 128B swizzle"),
-			tm("tmap_out", "out [M,I], box "+b.out+", 128B swizzle"),
-		}
-		if cfg.StoreOut {
-			p = append(p, tm("tmap_de", "de viewed as [M][2][I] (dims innermost first: I, 2, M), box "+b.de+", 128B swizzle"))
-		}
-	case tiling.KernelFwdDown:
-		p = []Param{
-			tm("tmap_a", "out [M,I] (the GEMM's K is I), box "+b.a+", 128B swizzle"),
-			tm("tmap_b", "W_down [K,I] (major_b=k) or [I,K] (major_b=mn), box "+b.b+", 128B swizzle"),
-			tm("tmap_y", "y [M,N] (N is the model dim K), box "+b.out+", 128B swizzle"),
-		}
-		if cfg.Residual {
-			p = append(p, tm("tmap_res", "residual [M,N], box "+b.out+", 128B swizzle"))
-		}
-	}
-	for _, n := range dims {
-		p = append(p, Param{Name: n, Kind: "i32", Size: 4, Align: 4})
-	}
-	return p
 }

@@ -116,13 +116,13 @@ func TestRenderKinds(t *testing.T) {
 		absent []string
 	}{
 		{kindCfg(tiling.KernelGEMM, tiling.PingPong, 128, 128, nil),
-			[]string{"int M, int N, int K) {", "sw_tma_store_2d(&tmap_c, slot, cc, rr);", "sw_bulk_wait_read<kEpiStages - 1>();", "p, 1, 1, 0, 0;"},
+			[]string{"int M,\n    int N,\n    int K) {", "sw_tma_store_2d(&tmap_c, slot, cc, rr);", "sw_bulk_wait_read<kEpiStages - 1>();", "p, 1, 1, 0, 0;"},
 			[]string{"tmap_de", "kBLoadHalf", "sw_load_a_mnmajor", "warp == 1 || warp == 2", "<no value>"}},
 		{kindCfg(tiling.KernelGEMM, tiling.Cooperative, 256, 128, func(c *tiling.Config) { c.MajorA, c.MajorB, c.ClusterM = tiling.MNMajor, tiling.KMajor, 2 }),
 			[]string{"sw_load_a_mnmajor(stage + kALoadSmem[i]", "p, 1, 1, 1, 0;", "sw_load_b_kmajor_mc("},
 			[]string{"<no value>"}},
 		{kindCfg(tiling.KernelFwdGateUp, tiling.PingPong, 128, 128, func(c *tiling.Config) { c.StoreOut = true }),
-			[]string{"int M, int I, int K) {", "n0 + kBLoadHalf[i] * I + kBLoadN[i]);", "static constexpr int kTileN = 64;",
+			[]string{"int M,\n    int I,\n    int K) {", "n0 + kBLoadHalf[i] * I + kBLoadN[i]);", "static constexpr int kTileN = 64;",
 				"wgmma.mma_async.sync.aligned.m64n128k16", "sw_tma_store_3d(&tmap_de, slot + kEpiGateOff, cc, 1, rr);", "sw_sigmoid(g0)"},
 			[]string{"warp == 1 || warp == 2", "<no value>"}},
 		{kindCfg(tiling.KernelFwdGateUp, tiling.Cooperative, 128, 256, nil),
@@ -187,40 +187,6 @@ func TestSM90Params(t *testing.T) {
 	for _, tt := range tests {
 		if d := cmp.Diff(tt.want, names(tt.c)); d != "" {
 			t.Errorf("%s params (-want +got):\n%s", tt.c.Name(), d)
-		}
-	}
-}
-
-func TestTMABoxesSM90(t *testing.T) {
-	t.Parallel()
-	got, err := TMABoxesSM90(kindCfg(tiling.KernelFwdGateUp, tiling.Cooperative, 256, 128, func(c *tiling.Config) { c.ClusterN = 2 }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := SM90Boxes{A: [3]int{64, 128}, B: [3]int{64, 64}, Out: [3]int{64, 64}, De: [3]int{64, 1, 64}}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("(-want +got):\n%s", d)
-	}
-	// The bwd boxes agree with TMABoxes for the maps both describe.
-	bwd := kindCfg(tiling.KernelBwdDSwiGLU, tiling.PingPong, 128, 128, func(c *tiling.Config) { c.ClusterM = 2 })
-	b90, err := TMABoxesSM90(bwd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := TMABoxes(bwd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff([][3]int{b.A, b.B, b.De, b.Out}, [][3]int{b90.A, b90.B, b90.De, b90.Out}); d != "" {
-		t.Errorf("TMABoxesSM90 vs TMABoxes (-old +new):\n%s", d)
-	}
-	for _, c := range []tiling.Config{
-		kindCfg(tiling.KernelGEMM, tiling.OneCTA, 128, 128, func(c *tiling.Config) { c.Arch = tiling.ArchSM100a }),
-		kindCfg(tiling.KernelFwdGateUp, tiling.Cooperative, 128, 192, nil), // not implemented
-		{Kernel: tiling.KernelGEMM, Arch: tiling.ArchSM90a},                // invalid
-	} {
-		if _, err := TMABoxesSM90(c); err == nil {
-			t.Errorf("TMABoxesSM90(%s): want an error", c.Name())
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -24,7 +25,7 @@ const gobindGoldenDir = "testdata/gobind"
 // without compiling: with compiled set, every kernel gets a cubin entry
 // whose sha256 is that of a fixed fake cubin, so the goldens do not depend
 // on the compiler's bytes.
-func bindIndex(t *testing.T, cfgs []tiling.Config, compiled bool) (gen.Index, []gen.Manifest) {
+func bindIndex(t *testing.T, cfgs []tiling.Config, compiled bool) (gen.Index, []manifest.Manifest) {
 	t.Helper()
 	cfgs = slices.Clone(cfgs)
 	slices.SortFunc(cfgs, func(a, b tiling.Config) int { return strings.Compare(a.Name(), b.Name()) })
@@ -32,7 +33,7 @@ func bindIndex(t *testing.T, cfgs []tiling.Config, compiled bool) (gen.Index, []
 	if compiled {
 		idx.Toolchain = "13.0.88"
 	}
-	var mans []gen.Manifest
+	var mans []manifest.Manifest
 	for _, c := range cfgs {
 		a := render(t, c)
 		e := gen.IndexEntry{Name: a.Name, Kernel: string(c.Kernel), Arch: c.Arch, ConfigHash: a.Manifest.ConfigHash,

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/check"
 	"github.com/swigen/swigen/runtime/launch"
@@ -317,7 +318,7 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 		// fwd_gateup's baseline: the cuBLAS GEMM, then the SwiGLU
 		// elementwise kernel.
 		cctx, cancel := compileCtx(ctx)
-		menv.SwiGLU, err = mlp.NewSwiGLU(cctx, s.ctx, s.tc)
+		menv.SwiGLU, err = mlp.NewSwiGLU(cctx, s.ctx, s.build)
 		cancel()
 		if err != nil {
 			return err
@@ -326,7 +327,7 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 	}
 	opts := bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: uint64(time.Now().UnixNano())}
 	ceilings := map[tiling.DType]bench.Ceilings{}
-	cenv := &check.Env{Ctx: s.ctx, Dev: s.dev, TC: s.tc}
+	cenv := &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build}
 	var summary []string
 	var unbuilt []string
 	for _, job := range jobs {
@@ -522,7 +523,7 @@ func printTrace(e *env, k *launch.Kernel) error {
 	if err != nil {
 		return err
 	}
-	recs, err := bench.ParseTrace(w, gen.DefaultTraceLayout.Ctas, gen.DefaultTraceLayout.Tiles)
+	recs, err := bench.ParseTrace(w, manifest.DefaultTraceLayout.Ctas, manifest.DefaultTraceLayout.Tiles)
 	if err != nil {
 		return err
 	}

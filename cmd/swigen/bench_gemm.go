@@ -131,7 +131,7 @@ func runBenchGemm(ctx context.Context, e *env, o *benchGemmOptions) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "ceilings %s: cuBLAS 8192^3 %.0f TFLOP/s, device copy %.0f GB/s\n", d, ceil.GemmTFLOPs, ceil.CopyGBs)
-	cenv := &check.Env{Ctx: s.ctx, Dev: s.dev, TC: s.tc}
+	cenv := &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build}
 	for _, sh := range shapes {
 		M, N, K := sh[0], sh[1], sh[2]
 		cfgs := named

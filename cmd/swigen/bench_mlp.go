@@ -179,7 +179,7 @@ func runBenchMLP(ctx context.Context, e *env, o *benchMLPOptions) error {
 	defer release()
 	blas, dsw := base.BLAS, base.EW
 	cctx, cancel := compileCtx(ctx)
-	sw, err := mlp.NewSwiGLU(cctx, s.ctx, s.tc)
+	sw, err := mlp.NewSwiGLU(cctx, s.ctx, s.build)
 	cancel()
 	if err != nil {
 		return err
@@ -191,7 +191,7 @@ func runBenchMLP(ctx context.Context, e *env, o *benchMLPOptions) error {
 		// Compiles happen lazily, one per config, each bounded by buildTimeout.
 		bctx, cancel := context.WithTimeout(ctx, 4*buildTimeout)
 		defer cancel()
-		kernels = mlp.NewSwigen(bctx, &check.Env{Ctx: s.ctx, Dev: s.dev, TC: s.tc}, s.arch, o.dtype, o.RecomputeOut)
+		kernels = mlp.NewSwigen(bctx, &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build}, s.arch, o.dtype, o.RecomputeOut)
 		defer kernels.Close()
 		for _, c := range o.overrides {
 			if err := kernels.Override(c); err != nil {

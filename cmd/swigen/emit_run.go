@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -153,7 +154,7 @@ func printEmitResult(e *env, res *gen.EmitResult) {
 // buildLine summarises a kernel's ptxas report: registers, spills, stack,
 // shared memory (dynamic from the manifest plus ptxas's static) and the
 // compile time or cache hit.
-func buildLine(k gen.EmittedKernel, m gen.Manifest) string {
+func buildLine(k gen.EmittedKernel, m manifest.Manifest) string {
 	r := k.Build.Report
 	f := r.Function(m.Entry)
 	if f == nil {

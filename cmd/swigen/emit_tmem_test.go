@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -27,7 +27,7 @@ func TestEmitTMEMCoResidency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m gen.Manifest
+	var m manifest.Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
 		t.Fatal(err)
 	}

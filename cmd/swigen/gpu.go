@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/internal/builder"
 	"github.com/swigen/swigen/runtime/baseline"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/tiling"
@@ -19,6 +20,7 @@ type gpuSession struct {
 	ctx     *cu.Context
 	dev     cu.Device
 	tc      *gen.Toolchain
+	build   *builder.Builder // tc as the runtime's builder
 	name    string
 	driver  int
 	ccMajor int
@@ -55,6 +57,7 @@ func openGPU(nvcc string, ordinal int) (*gpuSession, error) {
 	if s.tc, err = gen.FindToolchain(gen.FindOptions{NVCC: nvcc}); err != nil {
 		return nil, err
 	}
+	s.build = builder.New(s.tc)
 	if s.ctx, err = cu.NewContext(dev); err != nil {
 		return nil, err
 	}
@@ -74,7 +77,7 @@ func (s *gpuSession) baselines(elementwise bool) (b baseline.Bwd, release func()
 		return b, nil, err
 	}
 	if elementwise {
-		if b.EW, err = baseline.NewElementwise(s.ctx, s.tc); err != nil {
+		if b.EW, err = baseline.NewElementwise(s.ctx, s.build); err != nil {
 			b.BLAS.Close()
 			return b, nil, err
 		}

@@ -779,19 +779,19 @@ func runTuneWorker(ctx context.Context, e *env, o *workerOptions) error {
 	if err != nil {
 		return fail(tune.StatusFault, fmt.Errorf("open cuBLAS: %w", err))
 	}
-	ew, err := baseline.NewElementwise(s.ctx, s.tc)
+	ew, err := baseline.NewElementwise(s.ctx, s.build)
 	if err != nil {
 		return fail(tune.Classify(err), fmt.Errorf("baseline elementwise kernel: %w", err))
 	}
 	env := &tune.MeasureEnv{
-		Check: &check.Env{Ctx: s.ctx, Dev: s.dev, TC: s.tc},
+		Check: &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build},
 		Bench: &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: baseline.Bwd{BLAS: blas, EW: ew}},
 	}
 	if cfg.Kernel == tiling.KernelFwdGateUp {
 		// fwd_gateup's baseline ends in the forward SwiGLU elementwise
 		// kernel (a build cache hit after the first worker).
 		cctx, cancel := compileCtx(ctx)
-		env.SwiGLU, err = mlp.NewSwiGLU(cctx, s.ctx, s.tc)
+		env.SwiGLU, err = mlp.NewSwiGLU(cctx, s.ctx, s.build)
 		cancel()
 		if err != nil {
 			return fail(tune.Classify(err), fmt.Errorf("baseline SwiGLU elementwise kernel: %w", err))

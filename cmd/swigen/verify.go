@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/runtime/check"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/ref"
@@ -162,8 +163,8 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 		// the summary line.
 		fmt.Fprintf(e.stderr, "seed %d (random; repeat with --seed %[1]d)\n", o.Seed.Seed())
 	}
-	env := &check.Env{Ctx: s.ctx, Dev: s.dev, TC: s.tc}
-	gref, err := ref.NewGPURef(s.ctx, s.tc)
+	env := &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build}
+	gref, err := ref.NewGPURef(s.ctx, s.build)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "note: naive GPU reference unavailable (%v); large shapes will fail\n", err)
 	} else {
@@ -182,9 +183,8 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 			all = append(all, verifyJSON{Config: name, Error: err.Error()})
 			continue
 		}
-		if br != nil && len(br.Report.Functions) > 0 {
-			fr := br.Report.Functions[0]
-			fmt.Fprintf(e.stderr, "built %s: %d regs, %d B spill, %d B stack, %d B dynamic smem\n", name, fr.Registers, fr.SpillStores, fr.StackFrame, k.Man.DynamicSmemBytes)
+		if u := br.Usage; u.Registers > 0 {
+			fmt.Fprintf(e.stderr, "built %s: %d regs, %d B spill, %d B stack, %d B dynamic smem\n", name, u.Registers, u.SpillStores, u.StackFrame, k.Man.DynamicSmemBytes)
 		}
 		res := check.Verify(env, k, shapes, check.Options{Tol: o.Tol, Timeout: o.Timeout, Seed: o.Seed.Seed()})
 		k.Close()
@@ -262,5 +262,5 @@ func probedName(cfg tiling.Config, probe string) string {
 	if probe == "" {
 		return cfg.Name()
 	}
-	return gen.ProbedName(cfg, probe)
+	return manifest.ProbedName(cfg, probe)
 }

@@ -17,7 +17,6 @@ package kernels
 import (
 	_ "embed"
 	"fmt"
-	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/launch"
 )
@@ -34,11 +33,11 @@ var cubinBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k []byte
 
 // bindingBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k is what the bindings were generated for,
 // with the embedded files.
-var bindingBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k = &gen.Binding{
+var bindingBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k = &launch.Binding{
 	Arch:        "sm_90a",
 	ConfigHash:  "708eb4c58d0ab137",
 	Cubin:       cubinBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k,
-	CubinSHA256: "4ab071632880be2a483280e2e0acbacfce6a7ff63d0f8009200270c1ffa448d1",
+	CubinSHA256: "fdd5ab69333f11ffae95dac212205a2a2154d301aa174598d989c030f4cb6cfe",
 	Manifest:    manifestBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k,
 	Name:        "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k",
 	ParamLayout: "tmap_a:tensormap:128/64, tmap_b:tensormap:128/64, tmap_de:tensormap:128/64, tmap_gde:tensormap:128/64, M:i32:4/4, I:i32:4/4, K:i32:4/4",
@@ -47,7 +46,7 @@ var bindingBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k = &gen.Binding{
 // BwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k is the loaded bwd_dswiglu kernel
 // bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k
 // (sm_90a; bf16, W_down stored [I,K]).
-// The embedded *launch.Kernel plans launches (PlanBwd) and unloads (Close).
+// The embedded *launch.Kernel plans launches (Plan) and unloads (Close).
 type BwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k struct {
 	*launch.Kernel
 }
@@ -63,9 +62,9 @@ func LoadBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k(ctx *cu.Context) (*
 }
 
 // Launch checks a's shape, encodes the tensor maps and enqueues one call on
-// a.Stream. To launch one shape many times, plan once with PlanBwd.
+// a.Stream. To launch one shape many times, plan once with Plan.
 func (k *BwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k) Launch(a BwdArgs) error {
-	p, err := k.PlanBwd(a)
+	p, err := k.Plan(a)
 	if err != nil {
 		return err
 	}
@@ -89,9 +88,9 @@ func LoadBwdDswiglu(ctx *cu.Context) (*BwdDswiglu, error) {
 }
 
 // Launch checks a's shape, encodes the tensor maps and enqueues one call on
-// a.Stream. To launch one shape many times, plan once with PlanBwd.
+// a.Stream. To launch one shape many times, plan once with Plan.
 func (k *BwdDswiglu) Launch(a BwdArgs) error {
-	p, err := k.PlanBwd(a)
+	p, err := k.Plan(a)
 	if err != nil {
 		return err
 	}
@@ -101,7 +100,7 @@ func (k *BwdDswiglu) Launch(a BwdArgs) error {
 // load picks, among bs, the binding for ctx's device, checks that its
 // embedded manifest and cubin are the ones the bindings were generated for,
 // and loads the cubin.
-func load(ctx *cu.Context, what string, bs ...*gen.Binding) (*launch.Kernel, error) {
+func load(ctx *cu.Context, what string, bs ...*launch.Binding) (*launch.Kernel, error) {
 	dev := ctx.Device()
 	name, err := dev.Name()
 	if err != nil {
@@ -111,7 +110,7 @@ func load(ctx *cu.Context, what string, bs ...*gen.Binding) (*launch.Kernel, err
 	if err != nil {
 		return nil, fmt.Errorf("kernels: load %s: compute capability of %s: %w", what, name, err)
 	}
-	b, err := gen.SelectBinding(name, major, minor, bs)
+	b, err := launch.SelectBinding(name, major, minor, bs)
 	if err != nil {
 		return nil, fmt.Errorf("kernels: load %s: %w", what, err)
 	}

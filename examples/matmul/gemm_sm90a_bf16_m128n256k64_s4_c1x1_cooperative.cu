@@ -374,10 +374,15 @@ SW_DEV void sw_release_stage(sw_u32 bar) {
 }
 
 extern "C" __global__ void __launch_bounds__(384, 1) gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative(
-    const __grid_constant__ sw_tmap tmap_a,    // A [M,K] (K-major), box {64, 128}, 128B swizzle
-    const __grid_constant__ sw_tmap tmap_b,    // B [N,K] (K-major), box {64, 256}, 128B swizzle
-    const __grid_constant__ sw_tmap tmap_c,    // C [M,N], box {64, 64}, 128B swizzle
-    int M, int N, int K) {
+    // A [M,K] (K-major), box {64, 128}, 128B swizzle
+    const __grid_constant__ sw_tmap tmap_a,
+    // B [N,K] (K-major), box {64, 256}, 128B swizzle
+    const __grid_constant__ sw_tmap tmap_b,
+    // C [M,N], box {64, 64}, 128B swizzle
+    const __grid_constant__ sw_tmap tmap_c,
+    int M,
+    int N,
+    int K) {
   extern __shared__ __align__(1024) unsigned char sw_smem_raw[];
   // Align the dynamic shared memory to 1024 bytes (128B-swizzle atoms).
   const sw_u32 raw = sw_smem_addr(sw_smem_raw);

@@ -17,7 +17,6 @@ package matmul
 import (
 	_ "embed"
 	"fmt"
-	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/launch"
 )
@@ -34,11 +33,11 @@ var cubinGemmSm90aBf16M128n256k64S4C1x1Cooperative []byte
 
 // bindingGemmSm90aBf16M128n256k64S4C1x1Cooperative is what the bindings were generated for,
 // with the embedded files.
-var bindingGemmSm90aBf16M128n256k64S4C1x1Cooperative = &gen.Binding{
+var bindingGemmSm90aBf16M128n256k64S4C1x1Cooperative = &launch.Binding{
 	Arch:        "sm_90a",
 	ConfigHash:  "617e6eaebea25cce",
 	Cubin:       cubinGemmSm90aBf16M128n256k64S4C1x1Cooperative,
-	CubinSHA256: "437de5e30ce7b74ec05c326bdc8d0590850d45f52ac5a4dcd756b7e507541c03",
+	CubinSHA256: "557112168c4db5b09e29b758e42bf7e2a26a68efece67ff26c210a1b18c065f8",
 	Manifest:    manifestGemmSm90aBf16M128n256k64S4C1x1Cooperative,
 	Name:        "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative",
 	ParamLayout: "tmap_a:tensormap:128/64, tmap_b:tensormap:128/64, tmap_c:tensormap:128/64, M:i32:4/4, N:i32:4/4, K:i32:4/4",
@@ -47,7 +46,7 @@ var bindingGemmSm90aBf16M128n256k64S4C1x1Cooperative = &gen.Binding{
 // GemmSm90aBf16M128n256k64S4C1x1Cooperative is the loaded gemm kernel
 // gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative
 // (sm_90a; bf16, A stored [M,K], B stored [N,K]).
-// The embedded *launch.Kernel plans launches (PlanGemm) and unloads (Close).
+// The embedded *launch.Kernel plans launches (Plan) and unloads (Close).
 type GemmSm90aBf16M128n256k64S4C1x1Cooperative struct {
 	*launch.Kernel
 }
@@ -63,9 +62,9 @@ func LoadGemmSm90aBf16M128n256k64S4C1x1Cooperative(ctx *cu.Context) (*GemmSm90aB
 }
 
 // Launch checks a's shape, encodes the tensor maps and enqueues one call on
-// a.Stream. To launch one shape many times, plan once with PlanGemm.
+// a.Stream. To launch one shape many times, plan once with Plan.
 func (k *GemmSm90aBf16M128n256k64S4C1x1Cooperative) Launch(a GemmArgs) error {
-	p, err := k.PlanGemm(a)
+	p, err := k.Plan(a)
 	if err != nil {
 		return err
 	}
@@ -89,9 +88,9 @@ func LoadGemm(ctx *cu.Context) (*Gemm, error) {
 }
 
 // Launch checks a's shape, encodes the tensor maps and enqueues one call on
-// a.Stream. To launch one shape many times, plan once with PlanGemm.
+// a.Stream. To launch one shape many times, plan once with Plan.
 func (k *Gemm) Launch(a GemmArgs) error {
-	p, err := k.PlanGemm(a)
+	p, err := k.Plan(a)
 	if err != nil {
 		return err
 	}
@@ -101,7 +100,7 @@ func (k *Gemm) Launch(a GemmArgs) error {
 // load picks, among bs, the binding for ctx's device, checks that its
 // embedded manifest and cubin are the ones the bindings were generated for,
 // and loads the cubin.
-func load(ctx *cu.Context, what string, bs ...*gen.Binding) (*launch.Kernel, error) {
+func load(ctx *cu.Context, what string, bs ...*launch.Binding) (*launch.Kernel, error) {
 	dev := ctx.Device()
 	name, err := dev.Name()
 	if err != nil {
@@ -111,7 +110,7 @@ func load(ctx *cu.Context, what string, bs ...*gen.Binding) (*launch.Kernel, err
 	if err != nil {
 		return nil, fmt.Errorf("matmul: load %s: compute capability of %s: %w", what, name, err)
 	}
-	b, err := gen.SelectBinding(name, major, minor, bs)
+	b, err := launch.SelectBinding(name, major, minor, bs)
 	if err != nil {
 		return nil, fmt.Errorf("matmul: load %s: %w", what, err)
 	}

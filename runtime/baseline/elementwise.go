@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/tiling"
@@ -23,7 +22,7 @@ func ElementwiseSource() []byte { return append([]byte(nil), elementwiseSource..
 type Elementwise struct{ h *launch.Helper }
 
 // NewElementwise compiles elementwise.cu for sm_90a with tc and loads it.
-func NewElementwise(ctx *cu.Context, tc *gen.Toolchain) (*Elementwise, error) {
+func NewElementwise(ctx *cu.Context, tc launch.Compiler) (*Elementwise, error) {
 	h, err := launch.LoadHelper(context.Background(), ctx, tc, "swigen_baseline_dswiglu", elementwiseSource, launch.VariantEntries(elementwiseEntry))
 	if err != nil {
 		return nil, fmt.Errorf("baseline: new elementwise: %w", err)

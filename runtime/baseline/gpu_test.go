@@ -9,7 +9,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/swigen/swigen/runtime/gputest"
+	"github.com/swigen/swigen/internal/gputest"
 	"github.com/swigen/swigen/runtime/num"
 	"github.com/swigen/swigen/runtime/ref"
 	"github.com/swigen/swigen/tiling"

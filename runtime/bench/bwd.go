@@ -179,7 +179,7 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 	cfg := k.Man.Config
 	dt := cfg.DType
 	M, K, I := s.M, s.K, s.I
-	if err := launch.CheckBwdShape(cfg, M, K, I); err != nil {
+	if err := launch.CheckShape(cfg, launch.BwdArgs{M: M, K: K, I: I}); err != nil {
 		return nil, err
 	}
 	flops, minBytes := BwdCost(s, cfg.StoreOut)
@@ -207,9 +207,9 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 			return nil, err
 		}
 	}
-	plans := make([]*launch.BwdPlan, sets)
+	plans := make([]*launch.Plan, sets)
 	for i, x := range ss {
-		if plans[i], err = k.PlanBwd(launch.BwdArgs{M: M, K: K, I: I, Dy: x.dy, WDown: x.w, De: x.de, GradDe: x.gde, Out: x.out}); err != nil {
+		if plans[i], err = k.Plan(launch.BwdArgs{M: M, K: K, I: I, Dy: x.dy, WDown: x.w, De: x.de, GradDe: x.gde, Out: x.out}); err != nil {
 			return nil, err
 		}
 	}

@@ -46,7 +46,7 @@ func BenchGemm(env *Env, k *launch.Kernel, M, N, K int, ceil Ceilings, o Options
 	if cfg.Kernel != tiling.KernelGEMM {
 		return nil, fmt.Errorf("bench: gemm: %s is a %s kernel", k.Man.Name, cfg.Kernel)
 	}
-	if err := launch.CheckGemmShape(cfg, M, N, K); err != nil {
+	if err := launch.CheckShape(cfg, launch.GemmArgs{M: M, N: N, K: K}); err != nil {
 		return nil, err
 	}
 	dt := cfg.DType
@@ -73,9 +73,9 @@ func BenchGemm(env *Env, k *launch.Kernel, M, N, K int, ceil Ceilings, o Options
 			return nil, err
 		}
 	}
-	plans := make([]*launch.GemmPlan, sets)
+	plans := make([]*launch.Plan, sets)
 	for i, x := range ss {
-		if plans[i], err = k.PlanGemm(launch.GemmArgs{M: M, N: N, K: K, A: x.a, B: x.b, C: x.c}); err != nil {
+		if plans[i], err = k.Plan(launch.GemmArgs{M: M, N: N, K: K, A: x.a, B: x.b, C: x.c}); err != nil {
 			return nil, err
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"sort"
 
-	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/manifest"
 )
 
 // TraceRecord is one consumer's timings of one tile, written by an sm_90a
@@ -26,7 +26,7 @@ type TraceRecord struct {
 }
 
 // traceWords is the record size in 8-byte words.
-var traceWords = gen.DefaultTraceLayout.Words
+var traceWords = manifest.DefaultTraceLayout.Words
 
 // ParseTrace splits a trace buffer of ctas x 2 x tiles records into the
 // records that were written (a zero start time marks an unwritten one).

@@ -9,7 +9,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/runtime/num"
@@ -50,41 +49,36 @@ type ShapeResult struct {
 }
 
 // Env is what verification needs from the machine: a context, its device,
-// a toolchain to build kernels and the naive GPU reference.
+// a builder of kernels and the naive GPU reference.
 type Env struct {
-	Ctx    *cu.Context
-	Dev    cu.Device
-	TC     *gen.Toolchain
-	GPURef *ref.GPURef
+	Ctx     *cu.Context
+	Dev     cu.Device
+	Builder launch.Builder
+	GPURef  *ref.GPURef
 }
 
-// BuildAndLoad renders, compiles and loads cfg.
-func BuildAndLoad(ctx context.Context, env *Env, cfg tiling.Config) (*launch.Kernel, *gen.BuildResult, error) {
+// BuildAndLoad builds and loads cfg's kernel.
+func BuildAndLoad(ctx context.Context, env *Env, cfg tiling.Config) (*launch.Kernel, *launch.Built, error) {
 	return BuildAndLoadProbe(ctx, env, cfg, "")
 }
 
-// BuildAndLoadProbe renders cfg with the probe called probe (gen.Probes;
-// "" is the product kernel), compiles and loads it. A probe's build is held
-// to the product's checks (no spills, no stack, no hazard notes), so the
-// times it measures are those of a kernel like the product's.
-func BuildAndLoadProbe(ctx context.Context, env *Env, cfg tiling.Config, probe string) (*launch.Kernel, *gen.BuildResult, error) {
-	render := gen.Render
-	if probe != "" {
-		render = func(c tiling.Config) (*gen.Artifact, error) { return gen.RenderProbe(c, probe) }
+// BuildAndLoadProbe builds cfg's kernel with the probe called probe (""
+// is the product kernel) and loads it. A probe's build is held to the
+// product's checks (no spills, no stack, no hazard notes), so the times it
+// measures are those of a kernel like the product's.
+func BuildAndLoadProbe(ctx context.Context, env *Env, cfg tiling.Config, probe string) (*launch.Kernel, *launch.Built, error) {
+	if env.Builder == nil {
+		return nil, nil, fmt.Errorf("check: build %s: no builder", cfg.Name())
 	}
-	art, err := render(cfg)
+	b, err := env.Builder.Build(ctx, cfg, probe)
 	if err != nil {
 		return nil, nil, err
 	}
-	br, err := env.TC.Compile(ctx, art.Name, art.Source, gen.CompileOptions{Arch: string(cfg.Arch)})
+	k, err := launch.Load(env.Ctx, env.Dev, b.Cubin, b.Manifest)
 	if err != nil {
-		return nil, nil, err
+		return nil, b, err
 	}
-	k, err := launch.Load(env.Ctx, env.Dev, br.Cubin, art.Manifest)
-	if err != nil {
-		return nil, br, err
-	}
-	return k, br, nil
+	return k, b, nil
 }
 
 // bwdInputs holds one random bwd_dswiglu problem on the host.
@@ -125,7 +119,7 @@ func verifyBwdShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o
 	M, K, I := s.M, s.K, s.I
 	r := ShapeResult{Shape: s}
 	fail := func(err error) ShapeResult { r.Err = err; return r }
-	if err := launch.CheckBwdShape(cfg, M, K, I); err != nil {
+	if err := launch.CheckShape(cfg, launch.BwdArgs{M: M, K: K, I: I}); err != nil {
 		return fail(err)
 	}
 	in := newBwdInputs(rng, dt, M, K, I)
@@ -174,7 +168,7 @@ func verifyBwdShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o
 			return fail(err)
 		}
 	}
-	plan, err := k.PlanBwd(launch.BwdArgs{M: M, K: K, I: I, Dy: dy, WDown: wd, De: de, GradDe: gde, Out: out})
+	plan, err := k.Plan(launch.BwdArgs{M: M, K: K, I: I, Dy: dy, WDown: wd, De: de, GradDe: gde, Out: out})
 	if err != nil {
 		return fail(err)
 	}

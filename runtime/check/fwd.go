@@ -23,7 +23,7 @@ func verifyFwdGateUpShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.R
 	M, K, I := s.M, s.K, s.I
 	r := ShapeResult{Shape: s, Ref: "cpu-float64"}
 	fail := func(err error) ShapeResult { r.Err = err; return r }
-	if err := launch.CheckFwdGateUpShape(cfg, M, K, I); err != nil {
+	if err := launch.CheckShape(cfg, launch.FwdGateUpArgs{M: M, K: K, I: I}); err != nil {
 		return fail(err)
 	}
 	if int64(M)*int64(K)*int64(2*I) > cpuRefMaxMACsFwd {
@@ -44,7 +44,7 @@ func verifyFwdGateUpShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.R
 	if dev.err != nil {
 		return fail(dev.err)
 	}
-	plan, err := k.PlanFwdGateUp(launch.FwdGateUpArgs{M: M, K: K, I: I, X: xp, W: wp, De: dp, Out: op})
+	plan, err := k.Plan(launch.FwdGateUpArgs{M: M, K: K, I: I, X: xp, W: wp, De: dp, Out: op})
 	if err != nil {
 		return fail(err)
 	}
@@ -81,7 +81,7 @@ func verifyFwdDownShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Ran
 	M, K, I := s.M, s.K, s.I
 	r := ShapeResult{Shape: s, Ref: "cpu-float64"}
 	fail := func(err error) ShapeResult { r.Err = err; return r }
-	if err := launch.CheckFwdDownShape(cfg, M, K, I); err != nil {
+	if err := launch.CheckShape(cfg, launch.FwdDownArgs{M: M, K: K, I: I}); err != nil {
 		return fail(err)
 	}
 	if int64(M)*int64(K)*int64(I) > cpuRefMaxMACsFwd {
@@ -107,7 +107,7 @@ func verifyFwdDownShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Ran
 	if dev.err != nil {
 		return fail(dev.err)
 	}
-	plan, err := k.PlanFwdDown(args)
+	plan, err := k.Plan(args)
 	if err != nil {
 		return fail(err)
 	}

@@ -171,7 +171,7 @@ func verifyGemmShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, 
 	M, N, K := s.M, s.I, s.K
 	r := ShapeResult{Shape: s, Ref: "cpu-float64"}
 	fail := func(err error) ShapeResult { r.Err = err; return r }
-	if err := launch.CheckGemmShape(cfg, M, N, K); err != nil {
+	if err := launch.CheckShape(cfg, launch.GemmArgs{M: M, N: N, K: K}); err != nil {
 		return fail(err)
 	}
 	if int64(M)*int64(N)*int64(K) > cpuRefMaxMACsFwd {
@@ -192,7 +192,7 @@ func verifyGemmShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, 
 	if dev.err != nil {
 		return fail(dev.err)
 	}
-	plan, err := k.PlanGemm(launch.GemmArgs{M: M, N: N, K: K, A: ap, B: bp, C: cp})
+	plan, err := k.Plan(launch.GemmArgs{M: M, N: N, K: K, A: ap, B: bp, C: cp})
 	if err != nil {
 		return fail(err)
 	}

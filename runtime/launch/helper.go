@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/tiling"
 )
@@ -12,15 +11,15 @@ import (
 // LoadSource compiles a hand-written CUDA source (the baselines' and the
 // references' helper kernels) for sm_90a with tc, loads it into cctx and
 // looks up the named entry points. On any error nothing stays loaded.
-func LoadSource(ctx context.Context, cctx *cu.Context, tc *gen.Toolchain, name string, src []byte, entries []string) (*cu.Module, map[string]*cu.Function, error) {
+func LoadSource(ctx context.Context, cctx *cu.Context, tc Compiler, name string, src []byte, entries []string) (*cu.Module, map[string]*cu.Function, error) {
 	if cctx == nil || tc == nil {
-		return nil, nil, fmt.Errorf("load %s: nil context or toolchain", name)
+		return nil, nil, fmt.Errorf("load %s: nil context or compiler", name)
 	}
-	br, err := tc.Compile(ctx, name, src, gen.CompileOptions{Arch: string(tiling.ArchSM90a)})
+	cubin, err := tc.CompileCUDA(ctx, name, src, tiling.ArchSM90a)
 	if err != nil {
 		return nil, nil, err
 	}
-	mod, err := cctx.LoadModule(br.Cubin)
+	mod, err := cctx.LoadModule(cubin)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -47,7 +46,7 @@ type Helper struct {
 }
 
 // LoadHelper compiles and loads src like LoadSource and wraps the result.
-func LoadHelper(ctx context.Context, cctx *cu.Context, tc *gen.Toolchain, name string, src []byte, entries []string) (*Helper, error) {
+func LoadHelper(ctx context.Context, cctx *cu.Context, tc Compiler, name string, src []byte, entries []string) (*Helper, error) {
 	mod, fns, err := LoadSource(ctx, cctx, tc, name, src, entries)
 	if err != nil {
 		return nil, err

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/tiling"
 )
@@ -19,7 +19,7 @@ var ErrTMEMCoResidency = errors.New("more co-resident CTAs than TMEM allocations
 // says, can be resident on one SM, and refuses an sm_100a kernel for which
 // that is more than tensor memory holds (checkTMEMCoResidency). Other
 // archs pass without a query.
-func checkTMEMOccupancy(fn *cu.Function, man gen.Manifest) error {
+func checkTMEMOccupancy(fn *cu.Function, man manifest.Manifest) error {
 	if man.Config.Arch != tiling.ArchSM100a {
 		return nil
 	}
@@ -36,7 +36,7 @@ func checkTMEMOccupancy(fn *cu.Function, man gen.Manifest) error {
 // that it never happens for a kernel this swigen rendered; the check
 // catches a manifest or a driver that disagrees (a larger shared memory per
 // SM, a smaller reservation).
-func checkTMEMCoResidency(man gen.Manifest, perSM int) error {
+func checkTMEMCoResidency(man manifest.Manifest, perSM int) error {
 	lim, err := tiling.LimitsFor(man.Config.Arch)
 	if err != nil {
 		return fmt.Errorf("launch: %s: %w", man.Name, err)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -14,28 +14,28 @@ import (
 // then.
 func TestCheckTMEMCoResidency(t *testing.T) {
 	t.Parallel()
-	manifest := func(arch tiling.Arch, tileN int) gen.Manifest {
+	mkManifest := func(arch tiling.Arch, tileN int) manifest.Manifest {
 		c := tiling.Config{Kernel: tiling.KernelGEMM, Arch: arch, DType: tiling.BF16, TileM: 128, TileN: tileN, TileK: 64,
 			Stages: 2, EpiStages: 1, ClusterM: 2, ClusterN: 1, Schedule: tiling.OneCTA}
 		if arch == tiling.ArchSM90a {
 			c.Schedule, c.ClusterM = tiling.PingPong, 1
 		}
 		c = c.WithDefaults()
-		return gen.Manifest{Name: c.Name(), Arch: arch, Config: c, BlockThreads: c.Threads(), DynamicSmemBytes: 99456}
+		return manifest.Manifest{Name: c.Name(), Arch: arch, Config: c, BlockThreads: c.Threads(), DynamicSmemBytes: 99456}
 	}
 	for _, tt := range []struct {
 		name    string
-		man     gen.Manifest
+		man     manifest.Manifest
 		perSM   int
 		wantErr bool
 	}{
 		// 128x192: 512 TMEM columns, one allocation per SM.
-		{"512 columns, one CTA", manifest(tiling.ArchSM100a, 192), 1, false},
-		{"512 columns, two CTAs (the D1 hang)", manifest(tiling.ArchSM100a, 192), 2, true},
+		{"512 columns, one CTA", mkManifest(tiling.ArchSM100a, 192), 1, false},
+		{"512 columns, two CTAs (the D1 hang)", mkManifest(tiling.ArchSM100a, 192), 2, true},
 		// 128x128: 256 columns, two allocations.
-		{"256 columns, two CTAs", manifest(tiling.ArchSM100a, 128), 2, false},
-		{"256 columns, three CTAs", manifest(tiling.ArchSM100a, 128), 3, true},
-		{"sm_90a has no TMEM", manifest(tiling.ArchSM90a, 128), 4, false},
+		{"256 columns, two CTAs", mkManifest(tiling.ArchSM100a, 128), 2, false},
+		{"256 columns, three CTAs", mkManifest(tiling.ArchSM100a, 128), 3, true},
+		{"sm_90a has no TMEM", mkManifest(tiling.ArchSM90a, 128), 4, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -62,7 +62,7 @@ func TestCheckTMEMCoResidency(t *testing.T) {
 // query (the function is never touched).
 func TestCheckTMEMOccupancySkipsSM90(t *testing.T) {
 	t.Parallel()
-	man := gen.Manifest{Name: "k", Config: tiling.Config{Arch: tiling.ArchSM90a}}
+	man := manifest.Manifest{Name: "k", Config: tiling.Config{Arch: tiling.ArchSM90a}}
 	if err := checkTMEMOccupancy(nil, man); err != nil {
 		t.Errorf("checkTMEMOccupancy(sm_90a) = %v", err)
 	}

@@ -69,7 +69,7 @@ func BenchFwdGateUp(env *Env, k *launch.Kernel, s tiling.Shape, ceil bench.Ceili
 	}
 	dt := cfg.DType
 	M, K, I := s.M, s.K, s.I
-	if err := launch.CheckFwdGateUpShape(cfg, M, K, I); err != nil {
+	if err := launch.CheckShape(cfg, launch.FwdGateUpArgs{M: M, K: K, I: I}); err != nil {
 		return nil, err
 	}
 	ctx := env.Ctx
@@ -113,9 +113,9 @@ func BenchFwdGateUp(env *Env, k *launch.Kernel, s tiling.Shape, ceil bench.Ceili
 			return nil, err
 		}
 	}
-	plans := make([]*launch.FwdGateUpPlan, sets)
+	plans := make([]*launch.Plan, sets)
 	for i, x := range ss {
-		if plans[i], err = k.PlanFwdGateUp(launch.FwdGateUpArgs{M: M, K: K, I: I, X: x.x, W: x.w, De: x.de, Out: x.out}); err != nil {
+		if plans[i], err = k.Plan(launch.FwdGateUpArgs{M: M, K: K, I: I, X: x.x, W: x.w, De: x.de, Out: x.out}); err != nil {
 			return nil, err
 		}
 	}

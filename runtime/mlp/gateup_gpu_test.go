@@ -16,7 +16,7 @@ import (
 // that the two agree.
 func TestGPUBenchFwdGateUp(t *testing.T) {
 	env, tc := gpuEnv(t)
-	cenv := &check.Env{Ctx: env.Ctx, Dev: env.Dev, TC: tc}
+	cenv := &check.Env{Ctx: env.Ctx, Dev: env.Dev, Builder: tc}
 	ceil := bench.Ceilings{GemmTFLOPs: 700, CopyGBs: 4000}
 	for _, sh := range []tiling.Shape{{M: 1000, K: 392, I: 328}, {M: 16384, K: 768, I: 4608}} {
 		for _, storeDe := range []bool{false, true} {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/runtime/baseline"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/cu"
@@ -51,7 +51,7 @@ func TestBenchFwdGateUpRefuses(t *testing.T) {
 	t.Parallel()
 	kernel := func(k tiling.Kernel) *launch.Kernel {
 		c := tiling.Space(k, tiling.ArchSM90a, tiling.BF16)[0]
-		return &launch.Kernel{Man: gen.Manifest{Name: c.Name(), Config: c}}
+		return &launch.Kernel{Man: manifest.Manifest{Name: c.Name(), Config: c}}
 	}
 	full := &Env{Ctx: &cu.Context{}, BLAS: &baseline.CuBLAS{}, SwiGLU: &SwiGLU{}}
 	sh := tiling.Shape{M: 256, K: 64, I: 128}

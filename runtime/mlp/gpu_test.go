@@ -7,16 +7,16 @@ import (
 	"math"
 	"testing"
 
-	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/internal/builder"
+	"github.com/swigen/swigen/internal/gputest"
 	"github.com/swigen/swigen/runtime/baseline"
 	"github.com/swigen/swigen/runtime/check"
-	"github.com/swigen/swigen/runtime/gputest"
 	"github.com/swigen/swigen/runtime/num"
 	"github.com/swigen/swigen/runtime/ref"
 	"github.com/swigen/swigen/tiling"
 )
 
-func gpuEnv(t *testing.T) (*Env, *gen.Toolchain) {
+func gpuEnv(t *testing.T) (*Env, *builder.Builder) {
 	t.Helper()
 	ctx, tc := gputest.Open(t)
 	blas, err := baseline.OpenCuBLAS(ctx)
@@ -92,7 +92,7 @@ func TestGPUCheck(t *testing.T) {
 	env, tc := gpuEnv(t)
 	dev := env.Dev
 	for _, rec := range []bool{false, true} {
-		sw := NewSwigen(context.Background(), &check.Env{Ctx: env.Ctx, Dev: dev, TC: tc}, tiling.ArchSM90a, tiling.BF16, rec)
+		sw := NewSwigen(context.Background(), &check.Env{Ctx: env.Ctx, Dev: dev, Builder: tc}, tiling.ArchSM90a, tiling.BF16, rec)
 		for _, sh := range []tiling.Shape{CheckShape, {M: 1, K: 8, I: 8}, {M: 300, K: 64, I: 136}} {
 			res, err := Check(env, sw, sh, Options{RecomputeOut: rec, Seed: 3})
 			if err != nil {

@@ -168,7 +168,7 @@ func (s *Swigen) Plan(seg Segment, sh tiling.Shape, t *Tensors) (Launcher, strin
 	}
 	var l Launcher
 	if seg == BwdDSwiGLU {
-		l, err = k.PlanBwd(launch.BwdArgs{M: sh.M, K: sh.K, I: sh.I, Dy: t.Dy, WDown: t.WDown, De: t.De, GradDe: t.GradDe, Out: t.Out})
+		l, err = k.Plan(launch.BwdArgs{M: sh.M, K: sh.K, I: sh.I, Dy: t.Dy, WDown: t.WDown, De: t.De, GradDe: t.GradDe, Out: t.Out})
 	} else {
 		l, err = planOther(k, seg, sh, t)
 	}

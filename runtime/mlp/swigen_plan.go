@@ -13,9 +13,9 @@ import (
 func planOther(k *launch.Kernel, seg Segment, sh tiling.Shape, t *Tensors) (Launcher, error) {
 	switch seg {
 	case FwdGateUp:
-		return k.PlanFwdGateUp(launch.FwdGateUpArgs{M: sh.M, K: sh.K, I: sh.I, X: t.X, W: t.W, De: t.De, Out: t.Out})
+		return k.Plan(launch.FwdGateUpArgs{M: sh.M, K: sh.K, I: sh.I, X: t.X, W: t.W, De: t.De, Out: t.Out})
 	case FwdDown:
-		return k.PlanFwdDown(launch.FwdDownArgs{M: sh.M, K: sh.K, I: sh.I, Out: t.Out, WDown: t.WDown, Y: t.Y})
+		return k.Plan(launch.FwdDownArgs{M: sh.M, K: sh.K, I: sh.I, Out: t.Out, WDown: t.WDown, Y: t.Y})
 	}
 	g, ok := segmentGemm(seg, sh)
 	if !ok {
@@ -32,5 +32,5 @@ func planOther(k *launch.Kernel, seg Segment, sh tiling.Shape, t *Tensors) (Laun
 	default:
 		return nil, fmt.Errorf("%w for %s", ErrNoKernel, seg)
 	}
-	return k.PlanGemm(a)
+	return k.Plan(a)
 }

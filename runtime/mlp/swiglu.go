@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/tiling"
@@ -31,7 +30,7 @@ func swigluEntry(dt tiling.DType, vec bool) string {
 
 // NewSwiGLU compiles swiglu.cu for sm_90a with tc (the build cache makes
 // this a lookup after the first run) and loads it.
-func NewSwiGLU(ctx context.Context, cctx *cu.Context, tc *gen.Toolchain) (*SwiGLU, error) {
+func NewSwiGLU(ctx context.Context, cctx *cu.Context, tc launch.Compiler) (*SwiGLU, error) {
 	h, err := launch.LoadHelper(ctx, cctx, tc, "swigen_mlp_swiglu", swigluSource, launch.VariantEntries(swigluEntry))
 	if err != nil {
 		return nil, fmt.Errorf("mlp: new swiglu: %w", err)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/tiling"
@@ -31,7 +30,7 @@ type GPURef struct {
 }
 
 // NewGPURef compiles naive_bwd.cu for sm_90a with tc and loads it into ctx.
-func NewGPURef(ctx *cu.Context, tc *gen.Toolchain) (*GPURef, error) {
+func NewGPURef(ctx *cu.Context, tc launch.Compiler) (*GPURef, error) {
 	dts := []tiling.DType{tiling.BF16, tiling.FP16}
 	var entries []string
 	for _, dt := range dts {

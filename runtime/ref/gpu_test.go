@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swigen/swigen/internal/gputest"
 	"github.com/swigen/swigen/runtime/cu"
-	"github.com/swigen/swigen/runtime/gputest"
 	"github.com/swigen/swigen/runtime/num"
 	"github.com/swigen/swigen/tiling"
 )

@@ -7,7 +7,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/check"
 	"github.com/swigen/swigen/runtime/cu"
@@ -49,16 +48,16 @@ type MeasureOptions struct {
 func VerifyShapes() []tiling.Shape { return []tiling.Shape{{M: 333, K: 392, I: 328}} }
 
 // Classify maps a worker-side error to a candidate Status: a GPU wait
-// that timed out is StatusTimeout, a render/compile/build-check failure
-// StatusCompile, anything else (driver errors, traps) StatusFault.
+// that timed out is StatusTimeout, a compile or build-check failure
+// (launch.CompileError) StatusCompile, anything else (driver errors,
+// traps) StatusFault.
 func Classify(err error) Status {
 	var te *cu.TimeoutError
-	var ce *gen.CompileError
-	var be *gen.BuildCheckError
+	var ce *launch.CompileError
 	switch {
 	case errors.As(err, &te):
 		return StatusTimeout
-	case errors.As(err, &ce), errors.As(err, &be):
+	case errors.As(err, &ce):
 		return StatusCompile
 	}
 	return StatusFault
@@ -268,7 +267,7 @@ func probe(ctx *cu.Context, k *launch.Kernel, s tiling.Shape, reps int, timeout 
 		if err := allocAll(bufs); err != nil {
 			return nil, err
 		}
-		p, err := k.PlanBwd(a)
+		p, err := k.Plan(a)
 		if err != nil {
 			return nil, err
 		}
@@ -282,7 +281,7 @@ func probe(ctx *cu.Context, k *launch.Kernel, s tiling.Shape, reps int, timeout 
 		if err := allocAll(bufs); err != nil {
 			return nil, err
 		}
-		p, err := k.PlanFwdGateUp(a)
+		p, err := k.Plan(a)
 		if err != nil {
 			return nil, err
 		}

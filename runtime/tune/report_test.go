@@ -3,6 +3,7 @@ package tune
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"io"
 	"math"
 	"strconv"
@@ -11,8 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/runtime/launch"
 )
 
 func TestRows(t *testing.T) {
@@ -204,5 +205,5 @@ func TestClassify(t *testing.T) {
 
 var (
 	timeoutErr = cu.TimeoutError{What: "k", After: time.Second}
-	compileErr = gen.CompileError{Name: "k"}
+	compileErr = launch.CompileError{Err: errors.New("nvcc failed")}
 )

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -21,8 +21,8 @@ import (
 type Job struct {
 	Index  int // position in the sweep's candidate list
 	Config tiling.Config
-	// Probe is the probe the kernel is built with (gen.Probes); "" for
-	// the product kernel.
+	// Probe is the probe the kernel is built with (the generator's
+	// probes, by name); "" for the product kernel.
 	Probe  string
 	Shape  tiling.Shape
 	Device int // GPU ordinal
@@ -36,12 +36,12 @@ type Job struct {
 }
 
 // Name is the name the job's result is recorded under: the config's, or
-// gen.ProbedName's for a probed kernel.
+// manifest.ProbedName's for a probed kernel.
 func (j Job) Name() string {
 	if j.Probe == "" {
 		return j.Config.Name()
 	}
-	return gen.ProbedName(j.Config, j.Probe)
+	return manifest.ProbedName(j.Config, j.Probe)
 }
 
 // Output is what a worker reports: the candidate's Result, plus the

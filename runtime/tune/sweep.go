@@ -108,7 +108,7 @@ type SweepOptions struct {
 	// HangTest runs the last candidate once more, built with the hang
 	// probe (a kernel that deadlocks), after the others: a test that the
 	// runner isolates a hung kernel and the sweep carries on. Its result,
-	// a fault, is recorded under gen.ProbedName and can never win.
+	// a fault, is recorded under manifest.ProbedName and can never win.
 	HangTest bool
 	// Progress, when set, is called once per finished candidate, from one
 	// goroutine at a time.

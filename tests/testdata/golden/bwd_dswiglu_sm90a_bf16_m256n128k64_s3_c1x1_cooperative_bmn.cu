@@ -382,11 +382,17 @@ SW_DEV void sw_release_stage(sw_u32 bar) {
 }
 
 extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m256n128k64_s3_c1x1_cooperative_bmn(
-    const __grid_constant__ sw_tmap tmap_a,    // dy [M,K], box {64, kTileM}, 128B swizzle
-    const __grid_constant__ sw_tmap tmap_b,    // W_down [K,I] (MN-major), box {64, 64}, 128B swizzle
-    const __grid_constant__ sw_tmap tmap_de,   // de as [M][2][I], box {64, 1, 64}, 128B swizzle
-    const __grid_constant__ sw_tmap tmap_gde,  // grad_de as [M][2][I], box {64, 1, 64}, 128B swizzle
-    int M, int I, int K) {
+    // dy [M,K], box {64, 256}, 128B swizzle
+    const __grid_constant__ sw_tmap tmap_a,
+    // W_down [K,I] (MN-major), box {64, 64}, 128B swizzle
+    const __grid_constant__ sw_tmap tmap_b,
+    // de [M,2I] as [M][2][I] (dims I, 2, M), box {64, 1, 64}, 128B swizzle
+    const __grid_constant__ sw_tmap tmap_de,
+    // grad_de [M,2I] as [M][2][I] (dims I, 2, M), box {64, 1, 64}, 128B swizzle
+    const __grid_constant__ sw_tmap tmap_gde,
+    int M,
+    int I,
+    int K) {
   extern __shared__ __align__(1024) unsigned char sw_smem_raw[];
   // Align the dynamic shared memory to 1024 bytes (128B-swizzle atoms).
   const sw_u32 raw = sw_smem_addr(sw_smem_raw);

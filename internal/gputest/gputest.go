@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/internal/builder"
 	"github.com/swigen/swigen/runtime/cu"
 )
 
 // Open returns a context on device 0 (closed when the test ends) and the
-// CUDA toolchain; it skips the test when there is no driver, device or
-// compiler.
-func Open(t testing.TB) (*cu.Context, *gen.Toolchain) {
+// CUDA toolchain as the runtime's builder; it skips the test when there is
+// no driver, device or compiler.
+func Open(t testing.TB) (*cu.Context, *builder.Builder) {
 	t.Helper()
 	if !cu.Available() {
 		t.Skip("no CUDA driver or device: GPU tests need an NVIDIA GPU")
@@ -33,7 +34,7 @@ func Open(t testing.TB) (*cu.Context, *gen.Toolchain) {
 	if err != nil {
 		t.Skipf("no CUDA compiler: %v", err)
 	}
-	return ctx, tc
+	return ctx, builder.New(tc)
 }
 
 // Upload copies b to a new device buffer, freed when the test ends.

@@ -1,4 +1,4 @@
-package gen
+package launch
 
 import (
 	"crypto/sha256"
@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -21,7 +22,7 @@ type Binding struct {
 	Name        string
 	Arch        tiling.Arch
 	ConfigHash  string // Manifest.ConfigHash at generation time
-	ParamLayout string // ParamLayout(Manifest.Params) at generation time
+	ParamLayout string // manifest.ParamLayout(Manifest.Params) at generation time
 	// CubinSHA256 is the hex sha256 of the cubin at generation time; empty
 	// when the bindings were generated without a CUDA compiler.
 	CubinSHA256 string
@@ -36,58 +37,34 @@ func (b *Binding) HasCubin() bool { return b.CubinSHA256 != "" }
 // cubin are the ones the bindings were generated for. A mismatch means the
 // files were re-emitted without regenerating the Go code; the error names
 // both values.
-func (b *Binding) Check() (Manifest, error) {
-	var m Manifest
+func (b *Binding) Check() (manifest.Manifest, error) {
+	var m manifest.Manifest
 	if err := json.Unmarshal(b.Manifest, &m); err != nil {
-		return Manifest{}, fmt.Errorf("%s: embedded manifest: %w", b.Name, err)
+		return manifest.Manifest{}, fmt.Errorf("%s: embedded manifest: %w", b.Name, err)
 	}
 	const regen = "the kernel files were re-emitted without regenerating the Go bindings; run swigen emit --go-package again (go generate)"
 	switch {
 	case m.Name != b.Name:
-		return Manifest{}, fmt.Errorf("%s: embedded manifest is for %q: %s", b.Name, m.Name, regen)
+		return manifest.Manifest{}, fmt.Errorf("%s: embedded manifest is for %q: %s", b.Name, m.Name, regen)
 	case m.Arch != b.Arch:
-		return Manifest{}, fmt.Errorf("%s: embedded manifest targets %s, the bindings %s: %s", b.Name, m.Arch, b.Arch, regen)
+		return manifest.Manifest{}, fmt.Errorf("%s: embedded manifest targets %s, the bindings %s: %s", b.Name, m.Arch, b.Arch, regen)
 	case m.ConfigHash != b.ConfigHash:
-		return Manifest{}, fmt.Errorf("%s: stale bindings: embedded manifest has config hash %s, the bindings were generated for %s: %s",
+		return manifest.Manifest{}, fmt.Errorf("%s: stale bindings: embedded manifest has config hash %s, the bindings were generated for %s: %s",
 			b.Name, m.ConfigHash, b.ConfigHash, regen)
 	}
-	if got := ParamLayout(m.Params); got != b.ParamLayout {
-		return Manifest{}, fmt.Errorf("%s: stale bindings: embedded manifest has parameters %q (config hash %s), the bindings were generated for %q: %s",
+	if got := manifest.ParamLayout(m.Params); got != b.ParamLayout {
+		return manifest.Manifest{}, fmt.Errorf("%s: stale bindings: embedded manifest has parameters %q (config hash %s), the bindings were generated for %q: %s",
 			b.Name, got, m.ConfigHash, b.ParamLayout, regen)
 	}
 	if !b.HasCubin() {
-		return Manifest{}, fmt.Errorf("%s: no cubin embedded: the bindings were generated without a CUDA compiler (sources only); run swigen emit --go-package where nvcc is available", b.Name)
+		return manifest.Manifest{}, fmt.Errorf("%s: no cubin embedded: the bindings were generated without a CUDA compiler (sources only); run swigen emit --go-package where nvcc is available", b.Name)
 	}
 	sum := sha256.Sum256(b.Cubin)
 	if got := hex.EncodeToString(sum[:]); got != b.CubinSHA256 {
-		return Manifest{}, fmt.Errorf("%s: stale bindings: embedded cubin has sha256 %s, the bindings were generated for %s: %s",
+		return manifest.Manifest{}, fmt.Errorf("%s: stale bindings: embedded cubin has sha256 %s, the bindings were generated for %s: %s",
 			b.Name, got, b.CubinSHA256, regen)
 	}
 	return m, nil
-}
-
-// ParamLayout is the launch-relevant part of a kernel's parameter list, as
-// one line: name:kind:size/align per parameter, in order. Docs are left
-// out: they do not change how a launch packs its arguments.
-func ParamLayout(ps []Param) string {
-	parts := make([]string, len(ps))
-	for i, p := range ps {
-		parts[i] = fmt.Sprintf("%s:%s:%d/%d", p.Name, p.Kind, p.Size, p.Align)
-	}
-	return strings.Join(parts, ", ")
-}
-
-// ArchForCC is the target whose cubins run on a device of compute
-// capability major.minor. Arch-specific ("a") cubins run on exactly one
-// capability: sm_90a on 9.0, sm_100a on 10.0.
-func ArchForCC(major, minor int) (tiling.Arch, bool) {
-	switch {
-	case major == 9 && minor == 0:
-		return tiling.ArchSM90a, true
-	case major == 10 && minor == 0:
-		return tiling.ArchSM100a, true
-	}
-	return "", false
 }
 
 // SelectBinding picks, among bs, the binding that runs on the named device
@@ -106,7 +83,7 @@ func SelectBinding(device string, major, minor int, bs []*Binding) (*Binding, er
 	if have == "" {
 		have = "none"
 	}
-	arch, ok := ArchForCC(major, minor)
+	arch, ok := tiling.ArchForCC(major, minor)
 	if !ok {
 		return nil, fmt.Errorf("device %s has compute capability %d.%d: swigen kernels run on 9.0 (sm_90a) or 10.0 (sm_100a); embedded: %s",
 			device, major, minor, have)

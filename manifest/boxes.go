@@ -1,0 +1,71 @@
+package manifest
+
+import (
+	"fmt"
+
+	"github.com/swigen/swigen/tiling"
+)
+
+// Boxes are the TMA boxes (elements, innermost dimension first; entries
+// past a map's rank are 0) of a kernel's tensor maps. A and B are the GEMM
+// operands as tmap_a and tmap_b see them; De is every 3-D [M][2][I] map
+// (de, grad_de); Out is every 2-D epilogue map (out, C, y, the residual).
+type Boxes struct {
+	A, B, De, Out [3]int
+}
+
+// epiTile is the sm_90a epilogue's sub-tile: 64 rows of one 128-byte
+// swizzle row (64 16-bit elements) each.
+const epiTile = 64
+
+// BoxesOf returns the boxes the host encodes cfg's tensor maps with.
+//
+// sm_90a: A {64, TileM/ClusterN} (k-major; a 1x2 cluster multicasts halves
+// of A) or {64, TileK} (mn-major); B {64, TileN/halves/ClusterM} (k-major;
+// fwd_gateup loads its left and gate halves apart) or {64, TileK}
+// (mn-major); De {64, 1, 64}; Out {64, 64}.
+//
+// sm_100a: each CTA loads its own rows: A {64, TileM/CTAsPerTile} (k-major)
+// or {64, TileK} (mn-major); B {64, TileN/CTAsPerTile} (k-major; fwd_gateup
+// {64, TileN/2}: one half of [left | gate] per load) or {64, TileK}
+// (mn-major); De {64, 1, EpiM}; Out {64, EpiM}.
+func BoxesOf(cfg tiling.Config) (Boxes, error) {
+	var b Boxes
+	switch cfg.Arch {
+	case tiling.ArchSM90a:
+		halves := 1
+		if cfg.Kernel == tiling.KernelFwdGateUp {
+			halves = 2
+		}
+		b.A = [3]int{64, cfg.TileM / max(1, cfg.ClusterN)}
+		b.B = [3]int{64, cfg.TileN / halves / max(1, cfg.ClusterM)}
+		b.De = [3]int{64, 1, epiTile}
+		b.Out = [3]int{64, epiTile}
+	case tiling.ArchSM100a:
+		b.A = [3]int{64, cfg.TileMPerCTA()}
+		b.B = [3]int{64, cfg.TileNPerCTA()}
+		if cfg.Kernel == tiling.KernelFwdGateUp {
+			// One CTA loads both halves of its B rows, or a pair one half
+			// each: either way a load is TileN/2 rows.
+			b.B = [3]int{64, cfg.TileN / 2}
+		}
+		b.De = [3]int{64, 1, cfg.EpiM}
+		b.Out = [3]int{64, cfg.EpiM}
+	default:
+		return Boxes{}, fmt.Errorf("manifest: tma boxes: %s: arch %q: want %s or %s", cfg.Name(), cfg.Arch, tiling.ArchSM90a, tiling.ArchSM100a)
+	}
+	if cfg.MajorA == tiling.MNMajor {
+		b.A = [3]int{64, cfg.TileK}
+	}
+	if cfg.MajorB == tiling.MNMajor {
+		b.B = [3]int{64, cfg.TileK}
+	}
+	for _, box := range [][3]int{b.A, b.B, b.De, b.Out} {
+		for i, e := range box {
+			if e < 0 || e > 256 || e == 0 && (i < 2 || box == b.De) {
+				return Boxes{}, fmt.Errorf("manifest: tma boxes: %s: box %v: extents must be in [1,256]", cfg.Name(), box)
+			}
+		}
+	}
+	return b, nil
+}

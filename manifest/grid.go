@@ -1,0 +1,64 @@
+package manifest
+
+// Scheduler is how a kernel's CTAs find their tiles, which decides how
+// many CTAs a launch starts.
+type Scheduler string
+
+// Schedulers.
+const (
+	// SchedulerStatic: a persistent grid, at most one work unit (CTAsPerTile
+	// CTAs) per SM, each unit striding over the tiles by the grid's unit
+	// count.
+	SchedulerStatic Scheduler = "static"
+	// SchedulerCLC: one work unit per tile; clusters that have not started
+	// are cancelled and their tiles taken by running ones (cluster launch
+	// control).
+	SchedulerCLC Scheduler = "clc"
+)
+
+// Grid is the rule that sizes a launch's 1-D grid (gridDim.x; y and z are
+// 1). With tiles = Tiles evaluated, cpt = CTAsPerTile and c the cluster's
+// CTA count (ClusterDims x*y):
+//
+//   - clc: tiles*cpt rounded up to a multiple of c;
+//   - static: g = min(tiles, max(1, SMs/cpt)) * cpt, then c if g < c, else
+//     g rounded down to a multiple of c; where c > 1, at most c times the
+//     clusters that fit on the device at once
+//     (cuOccupancyMaxActiveClusters), since more would run a second wave.
+type Grid struct {
+	Tiles       Expr      `json:"tiles"`
+	CTAsPerTile int       `json:"ctas_per_tile"`
+	Scheduler   Scheduler `json:"scheduler"`
+}
+
+// CapsByClusters reports whether the grid depends on the number of
+// co-resident clusters, so that a loader queries it only when it must.
+func (m *Manifest) CapsByClusters() bool {
+	return m.Grid.Scheduler != SchedulerCLC && m.clusterSize() > 1
+}
+
+func (m *Manifest) clusterSize() int { return max(1, m.ClusterDims[0]*m.ClusterDims[1]) }
+
+// GridCTAs is the grid for s on a device of sms multiprocessors that fits
+// clusters clusters at once (read only where CapsByClusters).
+func (m *Manifest) GridCTAs(s Sizes, sms, clusters int) (int, error) {
+	t, err := m.Grid.Tiles.Eval(s)
+	if err != nil {
+		return 0, err
+	}
+	tiles, cpt, c := int(t), max(1, m.Grid.CTAsPerTile), m.clusterSize()
+	if m.Grid.Scheduler == SchedulerCLC {
+		g := tiles * cpt
+		return (g + c - 1) / c * c, nil
+	}
+	g := min(tiles, max(1, sms/cpt)) * cpt
+	if g < c {
+		g = c
+	} else {
+		g -= g % c
+	}
+	if m.CapsByClusters() {
+		g = min(g, clusters*c)
+	}
+	return g, nil
+}

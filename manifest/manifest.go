@@ -1,0 +1,159 @@
+// Package manifest is the launch contract of swigen kernels, owned in one
+// place: the kernel's parameter table (which the template renders the
+// kernel signature from), its tensor maps with their boxes, the shape
+// rules, the grid rule and the trace layout. gen writes a Manifest next to
+// every kernel as <name>.json; runtime/launch launches from the manifest
+// alone, and so can a loader in another language: every size is an Expr
+// of the problem sizes, every tensor map names its source buffer and
+// carries each cuTensorMapEncodeTiled argument.
+//
+// The package imports tiling and the standard library only.
+package manifest
+
+import "github.com/swigen/swigen/tiling"
+
+// Version is the manifest format; it changes when a field's meaning does.
+// Version 2 carries the whole launch contract; the unversioned format
+// before it listed the parameters' names and sizes only.
+const Version = 2
+
+// Manifest describes how to launch one rendered kernel.
+type Manifest struct {
+	Version    int           `json:"version"`
+	Name       string        `json:"name"`
+	Entry      string        `json:"entry"` // the kernel's symbol in the cubin
+	Kernel     tiling.Kernel `json:"kernel"`
+	Arch       tiling.Arch   `json:"arch"`
+	Config     tiling.Config `json:"config"`
+	ConfigHash string        `json:"config_hash"`
+	// BlockThreads, ClusterDims and DynamicSmemBytes are the launch's
+	// block (x), cluster and dynamic shared memory; the function's maximum
+	// dynamic shared memory attribute must be raised to DynamicSmemBytes
+	// before the first launch. A cluster of one CTA launches without the
+	// cluster attribute.
+	BlockThreads     int    `json:"block_threads"`
+	ClusterDims      [3]int `json:"cluster_dims"`
+	DynamicSmemBytes int    `json:"dynamic_smem_bytes"`
+	// Sizes names the problem sizes a caller gives (M, K, I or M, N, K).
+	Sizes []string `json:"sizes"`
+	// Buffers are the device buffers a caller gives, each row-major.
+	Buffers []Buffer `json:"buffers"`
+	// Params are the kernel's parameters in order.
+	Params []Param `json:"params"`
+	// ShapeRules must all hold for a launch's sizes.
+	ShapeRules []Rule `json:"shape_rules"`
+	Grid       Grid   `json:"grid"`
+	// Probe names the probe the kernel is built with; empty for a product
+	// kernel.
+	Probe string `json:"probe,omitempty"`
+	// Trace is the layout of the trace probe's record buffer (TraceSymbol),
+	// for a kernel that has one.
+	Trace *TraceLayout `json:"trace,omitempty"`
+}
+
+// Buffer is one device buffer a launch reads or writes.
+type Buffer struct {
+	Name string `json:"name"`
+	// Shape is the buffer's logical row-major shape, outermost first.
+	Shape []Expr `json:"shape"`
+	Doc   string `json:"doc"`
+}
+
+// Kind is a kernel parameter's kind.
+type Kind string
+
+// Parameter kinds.
+const (
+	// KindTensorMap is a 128-byte CUtensorMap passed by value
+	// (const __grid_constant__), 64-byte aligned; Param.Map says how to
+	// encode it.
+	KindTensorMap Kind = "tensormap"
+	// KindI32 is a 32-bit signed integer; Param.Value is its value.
+	KindI32 Kind = "i32"
+	// KindPtr is a 64-bit device pointer; Param.Buffer names the buffer.
+	KindPtr Kind = "ptr"
+)
+
+// Param is one kernel parameter.
+type Param struct {
+	Name  string `json:"name"` // the C parameter name
+	Kind  Kind   `json:"kind"`
+	Size  int    `json:"size"`  // bytes
+	Align int    `json:"align"` // bytes
+	Doc   string `json:"doc"`
+	// Map is set for KindTensorMap.
+	Map *TensorMap `json:"map,omitempty"`
+	// Value is set for KindI32.
+	Value Expr `json:"value,omitempty"`
+	// Buffer is set for KindPtr.
+	Buffer string `json:"buffer,omitempty"`
+}
+
+// TensorMap is how to encode one tensor map: the arguments of
+// cuTensorMapEncodeTiled, sizes as expressions of the problem sizes. Every
+// array is innermost dimension first, as the driver takes it.
+type TensorMap struct {
+	// Buffer names the Buffer whose address is the global address.
+	Buffer    string `json:"buffer"`
+	DType     DType  `json:"dtype"`
+	ElemBytes int    `json:"elem_bytes"`
+	// Dims are the elements per dimension: the view of Buffer the kernel
+	// loads through (de [M,2I] as [M][2][I]: dims I, 2, M).
+	Dims []Expr `json:"dims"`
+	// Strides are the byte strides of dimensions 1..rank-1.
+	Strides     []Expr      `json:"strides"`
+	Box         []int       `json:"box"`
+	ElemStrides []int       `json:"elem_strides"`
+	Interleave  Interleave  `json:"interleave"`
+	Swizzle     Swizzle     `json:"swizzle"`
+	L2Promotion L2Promotion `json:"l2_promotion"`
+	OOBFill     OOBFill     `json:"oob_fill"`
+}
+
+// Rank is the map's number of dimensions.
+func (t *TensorMap) Rank() int { return len(t.Dims) }
+
+// DType is a tensor map's element type: the CUtensorMapDataType whose
+// enumerator is CU_TENSOR_MAP_DATA_TYPE_ followed by the upper-cased name.
+type DType string
+
+// Element types.
+const (
+	DTypeBFloat16 DType = "bfloat16"
+	DTypeFloat16  DType = "float16"
+)
+
+// Swizzle is a CUtensorMapSwizzle: CU_TENSOR_MAP_SWIZZLE_ followed by the
+// upper-cased name.
+type Swizzle string
+
+// Swizzle modes swigen kernels use.
+const (
+	SwizzleNone Swizzle = "none"
+	Swizzle128B Swizzle = "128B"
+)
+
+// Interleave is a CUtensorMapInterleave: CU_TENSOR_MAP_INTERLEAVE_
+// followed by the upper-cased name.
+type Interleave string
+
+// InterleaveNone is the only interleave swigen kernels use.
+const InterleaveNone Interleave = "none"
+
+// L2Promotion is a CUtensorMapL2promotion: CU_TENSOR_MAP_L2_PROMOTION_
+// followed by the upper-cased name ("L2_256B").
+type L2Promotion string
+
+// L2 promotions swigen kernels use.
+const (
+	L2PromotionNone L2Promotion = "none"
+	L2Promotion256B L2Promotion = "L2_256B"
+)
+
+// OOBFill is a CUtensorMapFloatOOBfill: CU_TENSOR_MAP_FLOAT_OOB_FILL_
+// followed by the upper-cased name. "none" fills out-of-bounds elements
+// with zeros, which the kernels rely on for ragged K.
+type OOBFill string
+
+// OOBFillNone is the only fill swigen kernels use.
+const OOBFillNone OOBFill = "none"

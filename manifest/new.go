@@ -1,0 +1,95 @@
+package manifest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/swigen/swigen/tiling"
+)
+
+// New builds the manifest of cfg's kernel. It validates cfg first and
+// returns the validation error unchanged.
+func New(cfg tiling.Config) (Manifest, error) {
+	if err := cfg.Validate(); err != nil {
+		return Manifest{}, err
+	}
+	boxes, err := BoxesOf(cfg)
+	if err != nil {
+		return Manifest{}, err
+	}
+	t, err := kindTable(cfg, boxes)
+	if err != nil {
+		return Manifest{}, err
+	}
+	dt, err := dtypeOf(cfg)
+	if err != nil {
+		return Manifest{}, err
+	}
+	hash, err := ConfigHash(cfg)
+	if err != nil {
+		return Manifest{}, err
+	}
+	return Manifest{
+		Version:          Version,
+		Name:             cfg.Name(),
+		Entry:            cfg.Name(),
+		Kernel:           cfg.Kernel,
+		Arch:             cfg.Arch,
+		Config:           cfg,
+		ConfigHash:       hash,
+		BlockThreads:     cfg.Threads(),
+		ClusterDims:      [3]int{cfg.ClusterM * cfg.ClusterN, 1, 1}, // 1-D grid: a cluster is consecutive CTAs along x
+		DynamicSmemBytes: cfg.SmemBytes(),
+		Sizes:            t.sizes,
+		Buffers:          t.buffers(),
+		Params:           t.params(dt, 2),
+		ShapeRules:       t.rules,
+		Grid:             Grid{Tiles: t.tiles, CTAsPerTile: cfg.CTAsPerTile(), Scheduler: schedulerOf(cfg)},
+	}, nil
+}
+
+// ConfigHash identifies cfg: the first 8 bytes of the sha256 of its JSON,
+// in hex.
+func ConfigHash(cfg tiling.Config) (string, error) {
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return "", fmt.Errorf("manifest: %s: marshal config: %w", cfg.Name(), err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8]), nil
+}
+
+func dtypeOf(cfg tiling.Config) (DType, error) {
+	switch cfg.DType {
+	case tiling.BF16:
+		return DTypeBFloat16, nil
+	case tiling.FP16:
+		return DTypeFloat16, nil
+	}
+	return "", fmt.Errorf("manifest: %s: dtype %q has no tensor-map type", cfg.Name(), cfg.DType)
+}
+
+func schedulerOf(cfg tiling.Config) Scheduler {
+	if cfg.Scheduler == tiling.CLCScheduler {
+		return SchedulerCLC
+	}
+	return SchedulerStatic
+}
+
+// ParamLayout is the launch-relevant part of a parameter list, as one
+// line: name:kind:size/align per parameter, in order. Docs are left out:
+// they do not change how a launch packs its arguments.
+func ParamLayout(ps []Param) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = fmt.Sprintf("%s:%s:%d/%d", p.Name, p.Kind, p.Size, p.Align)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ProbedName is the kernel name of cfg instrumented with the probe called
+// probe: the manifest's Name and Entry for that build.
+func ProbedName(cfg tiling.Config, probe string) string { return cfg.Name() + "_probe_" + probe }

@@ -1,0 +1,121 @@
+package manifest
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// mono is a monomial c*s1*s2...: the dimensions and strides of swigen's
+// tensor maps are all of this form, so their expressions stay as short as
+// a person would write them.
+type mono struct {
+	c    int
+	syms []string
+}
+
+// size is the monomial of one problem size, num a constant.
+func size(s string) mono { return mono{c: 1, syms: []string{s}} }
+func num(c int) mono     { return mono{c: c} }
+
+// scaled is c times the problem size s.
+func scaled(c int, s string) mono { return mono{c: c, syms: []string{s}} }
+
+func (m mono) times(o mono) mono {
+	return mono{c: m.c * o.c, syms: append(append([]string(nil), m.syms...), o.syms...)}
+}
+
+func (m mono) expr() Expr {
+	parts := make([]string, 0, 1+len(m.syms))
+	if m.c != 1 || len(m.syms) == 0 {
+		parts = append(parts, strconv.Itoa(m.c))
+	}
+	parts = append(parts, m.syms...)
+	return Expr(strings.Join(parts, "*"))
+}
+
+// mapSpec is one tensor-map parameter of a kind's table.
+type mapSpec struct {
+	param  string // C parameter name
+	buffer string
+	shape  []mono // the buffer, row-major, outermost first
+	dims   []mono // the map's view, innermost first
+	box    [3]int
+	doc    string // the buffer and view, for people
+}
+
+// scalar is one i32 parameter: its C name and value.
+type scalar struct {
+	param string
+	value Expr
+}
+
+// table is what one kernel kind contributes to its manifest.
+type table struct {
+	sizes   []string
+	maps    []mapSpec
+	scalars []scalar
+	rules   []Rule
+	tiles   Expr
+}
+
+// params lays the table out in kernel order: the tensor maps, then the
+// scalars.
+func (t *table) params(dt DType, elemBytes int) []Param {
+	var ps []Param
+	for _, s := range t.maps {
+		ps = append(ps, Param{Name: s.param, Kind: KindTensorMap, Size: 128, Align: 64,
+			Doc: fmt.Sprintf("%s, box %s, 128B swizzle", s.doc, boxText(s.box, len(s.dims))),
+			Map: s.tensorMap(dt, elemBytes)})
+	}
+	for _, s := range t.scalars {
+		ps = append(ps, Param{Name: s.param, Kind: KindI32, Size: 4, Align: 4, Value: s.value})
+	}
+	return ps
+}
+
+// buffers lists every buffer the maps read, once, in parameter order.
+func (t *table) buffers() []Buffer {
+	var bs []Buffer
+	seen := map[string]bool{}
+	for _, s := range t.maps {
+		if seen[s.buffer] {
+			continue
+		}
+		seen[s.buffer] = true
+		shape := make([]Expr, len(s.shape))
+		for i, d := range s.shape {
+			shape[i] = d.expr()
+		}
+		bs = append(bs, Buffer{Name: s.buffer, Shape: shape, Doc: s.doc})
+	}
+	return bs
+}
+
+// tensorMap is the encoding of s: a packed row-major view (each stride the
+// product of the inner dims), 128-byte swizzle, 256-byte L2 promotion.
+func (s mapSpec) tensorMap(dt DType, elemBytes int) *TensorMap {
+	rank := len(s.dims)
+	tm := &TensorMap{Buffer: s.buffer, DType: dt, ElemBytes: elemBytes,
+		Box: make([]int, rank), ElemStrides: make([]int, rank),
+		Interleave: InterleaveNone, Swizzle: Swizzle128B, L2Promotion: L2Promotion256B, OOBFill: OOBFillNone}
+	pitch := num(elemBytes)
+	for i, d := range s.dims {
+		tm.Dims = append(tm.Dims, d.expr())
+		tm.Box[i], tm.ElemStrides[i] = s.box[i], 1
+		if i > 0 {
+			tm.Strides = append(tm.Strides, pitch.expr())
+		}
+		pitch = pitch.times(d)
+	}
+	return tm
+}
+
+// boxText formats a box as C does ({64, 128}).
+func boxText(b [3]int, rank int) string {
+	parts := make([]string, rank)
+	for i := range parts {
+		parts[i] = strconv.Itoa(b[i])
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}

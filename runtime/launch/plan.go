@@ -1,0 +1,112 @@
+package launch
+
+import (
+	"fmt"
+	"time"
+	"unsafe"
+
+	"github.com/swigen/swigen/manifest"
+	"github.com/swigen/swigen/runtime/cu"
+)
+
+// Plan is a launch with its tensor maps encoded and its parameters packed,
+// ready to be launched many times (benchmarks launch one plan repeatedly).
+type Plan struct {
+	k      *Kernel
+	maps   []*cu.TensorMap
+	i32s   []int32
+	ptrs   []cu.DevicePtr
+	args   []unsafe.Pointer // one per kernel parameter, into maps, i32s and ptrs
+	cfg    cu.LaunchConfig
+	stream *cu.Stream
+}
+
+// Plan resolves k's manifest for a: it checks the sizes against the shape
+// rules, encodes every tensor map on its buffer, packs the parameters in
+// kernel order and sizes the grid for the device.
+func (k *Kernel) Plan(a Args) (*Plan, error) {
+	kind, c := a.call()
+	m := &k.Man
+	if kind != "" && kind != m.Kernel {
+		return nil, fmt.Errorf("launch: %s: %T are for a %s kernel, not a %s one", m.Name, a, kind, m.Kernel)
+	}
+	if err := m.CheckSizes(c.Sizes); err != nil {
+		return nil, fmt.Errorf("launch: %s: %w", m.Name, err)
+	}
+	dev := manifest.Device{SMs: k.numSMs}
+	if m.CapsByClusters() {
+		// Not every SM pair can host a cluster: a persistent grid with more
+		// clusters than fit at once would run a second wave.
+		n, err := k.maxClusters()
+		if err != nil {
+			return nil, err
+		}
+		dev.Clusters = n
+	}
+	l, err := m.Resolve(c.Sizes, dev)
+	if err != nil {
+		return nil, fmt.Errorf("launch: %s: %w", m.Name, err)
+	}
+	p := &Plan{k: k, stream: c.Stream, i32s: make([]int32, 0, len(l.Args)), ptrs: make([]cu.DevicePtr, 0, len(l.Args))}
+	for _, arg := range l.Args {
+		if err := p.add(arg, c.Buffers); err != nil {
+			return nil, fmt.Errorf("launch: %s: %w", m.Name, err)
+		}
+	}
+	p.cfg = launchConfig(l, c.Stream)
+	return p, nil
+}
+
+// add packs one parameter. i32s and ptrs have their final capacity, so
+// the addresses taken stay valid.
+func (p *Plan) add(a manifest.Arg, bufs map[string]cu.DevicePtr) error {
+	switch a.Kind {
+	case manifest.KindTensorMap:
+		ptr := bufs[a.Map.Buffer]
+		if ptr == 0 {
+			return fmt.Errorf("buffer %s is 0, but parameter %s maps it", a.Map.Buffer, a.Param)
+		}
+		tp, err := tensorMapParams(a.Map, ptr)
+		if err != nil {
+			return fmt.Errorf("parameter %s: %w", a.Param, err)
+		}
+		t, err := p.k.encodeTiled(tp, a.Map.Buffer)
+		if err != nil {
+			return err
+		}
+		p.maps = append(p.maps, t)
+		p.args = append(p.args, t.Ptr())
+	case manifest.KindI32:
+		p.i32s = append(p.i32s, a.Value)
+		p.args = append(p.args, unsafe.Pointer(&p.i32s[len(p.i32s)-1]))
+	case manifest.KindPtr:
+		p.ptrs = append(p.ptrs, bufs[a.Buffer])
+		p.args = append(p.args, unsafe.Pointer(&p.ptrs[len(p.ptrs)-1]))
+	default:
+		return fmt.Errorf("parameter %s: kind %q", a.Param, a.Kind)
+	}
+	return nil
+}
+
+// launchConfig is l's grid, block, cluster and shared memory on stream.
+func launchConfig(l manifest.Launch, stream *cu.Stream) cu.LaunchConfig {
+	u32 := func(d [3]int) [3]uint32 { return [3]uint32{uint32(d[0]), uint32(d[1]), uint32(d[2])} }
+	return cu.LaunchConfig{Grid: u32(l.Grid), Block: u32(l.Block), Cluster: u32(l.Cluster),
+		SharedMem: uint32(l.SmemBytes), Stream: stream}
+}
+
+// Grid is the number of persistent CTAs the plan launches.
+func (p *Plan) Grid() int { return int(p.cfg.Grid[0]) }
+
+// Launch enqueues the kernel on the plan's stream.
+func (p *Plan) Launch() error {
+	if err := p.k.ctx.Launch(p.k.fn, p.cfg, p.args...); err != nil {
+		return fmt.Errorf("launch: %s: %w", p.k.Man.Name, err)
+	}
+	return nil
+}
+
+// Sync waits for the stream with a deadline, naming the kernel on timeout.
+func (p *Plan) Sync(timeout time.Duration) error {
+	return p.k.ctx.Synchronize(timeout, p.k.Man.Name)
+}

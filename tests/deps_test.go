@@ -1,0 +1,81 @@
+package tests
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// generatorDeps are packages only the generator needs. A binary that
+// launches swigen kernels (the runtime, the generated bindings) must not
+// link them: they would bring the templates, jennifer and the compiler
+// driver into every user's program.
+var generatorDeps = []string{
+	"github.com/swigen/swigen/gen",
+	"github.com/dave/jennifer/jen",
+	"text/template",
+}
+
+// TestRuntimeDoesNotImportGen runs go list -deps over the runtime and the
+// generated example packages and fails on any generator package; the
+// bindings, which end up in users' binaries, must not start processes
+// either (os/exec). runtime/tune, which runs its measurement workers as
+// processes, is the one runtime package allowed os/exec.
+func TestRuntimeDoesNotImportGen(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		pkgs      []string
+		forbidden []string
+		allowExec string // a package that may depend on os/exec
+	}{
+		{[]string{"./examples/kernels", "./examples/matmul"}, append([]string{"os/exec"}, generatorDeps...), ""},
+		{[]string{"./runtime/..."}, generatorDeps, ""},
+		{[]string{"./runtime/..."}, []string{"os/exec"}, "github.com/swigen/swigen/runtime/tune"},
+	}
+	for _, tt := range tests {
+		for pkg, deps := range listDeps(t, tt.pkgs...) {
+			if pkg == tt.allowExec {
+				continue
+			}
+			for _, f := range tt.forbidden {
+				if deps[f] {
+					t.Errorf("%s depends on %s", pkg, f)
+				}
+			}
+		}
+	}
+}
+
+// listDeps returns each package matched by patterns (relative to the
+// module root) with the set of packages it depends on, as go list -deps
+// would list them for it alone.
+func listDeps(t *testing.T, patterns ...string) map[string]map[string]bool {
+	t.Helper()
+	args := append([]string{"list", "-f", "{{.ImportPath}} {{join .Deps \" \"}}"}, patterns...)
+	cmd := exec.Command("go", args...)
+	cmd.Dir = ".." // the module root: the patterns are relative to it
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, stderr)
+	}
+	res := map[string]map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		deps := map[string]bool{}
+		for _, d := range f[1:] {
+			deps[d] = true
+		}
+		res[f[0]] = deps
+	}
+	if len(res) == 0 {
+		t.Fatalf("go %s listed no packages", strings.Join(args, " "))
+	}
+	return res
+}
