@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -27,9 +28,9 @@ type EmitOptions struct {
 	Dir string
 	// Toolchain compiles each kernel to a cubin. Nil writes sources and
 	// manifests only.
-	Toolchain *Toolchain
+	Toolchain *toolchain.Toolchain
 	// Compile is passed to Toolchain.Compile; its Arch is set per config.
-	Compile CompileOptions
+	Compile toolchain.CompileOptions
 	// Jobs bounds concurrent compiles; 0 means GOMAXPROCS.
 	Jobs int
 	// Progress, when set, receives one line per render and compile step.
@@ -70,7 +71,7 @@ type EmittedFile struct {
 type EmittedKernel struct {
 	Artifact *Artifact
 	// Build is nil when no toolchain was given.
-	Build *BuildResult
+	Build *toolchain.BuildResult
 	// CompileTime is the wall time of the compile (or cache lookup).
 	CompileTime time.Duration
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
 )
@@ -254,8 +255,8 @@ func TestEmitCompile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles with nvcc; skipped in -short mode")
 	}
-	tc, err := FindToolchain(FindOptions{})
-	if errors.Is(err, ErrNoCompiler) {
+	tc, err := toolchain.Find(toolchain.FindOptions{})
+	if errors.Is(err, toolchain.ErrNoCompiler) {
 		t.Skipf("no CUDA compiler: %v", err)
 	} else if err != nil {
 		t.Fatal(err)

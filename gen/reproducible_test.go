@@ -7,11 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -34,9 +34,9 @@ func TestCompileReproducible(t *testing.T) {
 			t.Fatal(err)
 		}
 		var cubins, reports [][]byte
-		for _, tk := range []*Toolchain{tc, other} {
+		for _, tk := range []*toolchain.Toolchain{tc, other} {
 			t.Setenv("TMPDIR", t.TempDir())
-			r, err := tk.Compile(context.Background(), a.Name, a.Source, CompileOptions{Arch: string(arch), CacheDir: t.TempDir()})
+			r, err := tk.Compile(context.Background(), a.Name, a.Source, toolchain.CompileOptions{Arch: string(arch), CacheDir: t.TempDir()})
 			if err != nil {
 				t.Fatalf("%s with %s: %v", a.Name, tk.NVCC, err)
 			}
@@ -60,7 +60,7 @@ func TestCompileReproducible(t *testing.T) {
 // tc's and whose include directory is a copy with every file's time set to
 // a fixed date. nvcc finds its headers relative to the directory it was
 // started from, so the copy is what it reads.
-func toolkitWithNewHeaderTimes(t *testing.T, tc *Toolchain) *Toolchain {
+func toolkitWithNewHeaderTimes(t *testing.T, tc *toolchain.Toolchain) *toolchain.Toolchain {
 	t.Helper()
 	root := filepath.Dir(filepath.Dir(tc.NVCC))
 	ovl := t.TempDir()
@@ -81,7 +81,7 @@ func toolkitWithNewHeaderTimes(t *testing.T, tc *Toolchain) *Toolchain {
 			}
 		}
 	}
-	other, err := FindToolchain(FindOptions{NVCC: filepath.Join(ovl, "bin", "nvcc")})
+	other, err := toolchain.Find(toolchain.FindOptions{NVCC: filepath.Join(ovl, "bin", "nvcc")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,33 +149,16 @@ func firstDiffByte(a, b []byte) int {
 	return n
 }
 
-func TestCheckSelfContained(t *testing.T) {
-	for _, tc := range []struct {
-		name, ptx string
-		ok        bool
-	}{
-		{"own source only", "\t.file\t1 \"k.cu\"\n\t.loc 1 2 3\n", true},
-		{"no line table", ".version 9.0\n", true},
-		{"a CUDA header", "\t.file\t1 \"k.cu\"\n\t.file\t2 \"/usr/local/cuda/include/sm_30_intrinsics.hpp\"\n", false},
-		{"another source", "\t.file\t1 \"other.cu\", 0, 0\n", false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			err := checkSelfContained([]byte(tc.ptx), "k.cu")
-			if (err == nil) != tc.ok {
-				t.Fatalf("checkSelfContained = %v, want ok=%v", err, tc.ok)
-			}
-		})
+// realToolchain returns the installed CUDA toolchain or skips the test.
+// With SWIGEN_REQUIRE_COMPILER=1 (set by .ci/run) a missing compiler fails.
+func realToolchain(t *testing.T) *toolchain.Toolchain {
+	t.Helper()
+	tc, err := toolchain.Find(toolchain.FindOptions{})
+	if err != nil {
+		if os.Getenv("SWIGEN_REQUIRE_COMPILER") == "1" {
+			t.Fatalf("SWIGEN_REQUIRE_COMPILER=1 but no CUDA compiler: %v", err)
+		}
+		t.Skipf("skipping real-compiler test: no CUDA compiler found (bash .ci/run installs one): %v", err)
 	}
-}
-
-// TestCompileRejectsHeaderCode: a kernel that calls CUDA header code fails
-// to build, naming the header, instead of giving a cubin that differs from
-// machine to machine.
-func TestCompileRejectsHeaderCode(t *testing.T) {
-	tc := realToolchain(t)
-	src := []byte("extern \"C\" __global__ void k(int* p) { __syncwarp(); p[threadIdx.x] = 1; }\n")
-	_, err := tc.Compile(context.Background(), "k", src, CompileOptions{Arch: "sm_90a", NoCache: true})
-	if err == nil || !strings.Contains(err.Error(), "sm_30_intrinsics.hpp") {
-		t.Fatalf("Compile of a kernel calling __syncwarp: err = %v, want one naming sm_30_intrinsics.hpp", err)
-	}
+	return tc
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -47,7 +48,7 @@ func TestCompileSM100Catalog(t *testing.T) {
 				t.Fatalf("Render: %v", err)
 			}
 			ctx := context.Background()
-			r, err := tc.Compile(ctx, a.Name, a.Source, CompileOptions{Arch: "sm_100a", CacheDir: cache})
+			r, err := tc.Compile(ctx, a.Name, a.Source, toolchain.CompileOptions{Arch: "sm_100a", CacheDir: cache})
 			if err != nil {
 				t.Fatalf("Compile: %v", err)
 			}
@@ -61,7 +62,7 @@ func TestCompileSM100Catalog(t *testing.T) {
 			if err != nil {
 				t.Fatalf("SASS: %v", err)
 			}
-			if err := CheckOpcodes(sass, sm100Opcodes(c)); err != nil {
+			if err := toolchain.CheckOpcodes(sass, sm100Opcodes(c)); err != nil {
 				t.Error(err)
 			}
 		})

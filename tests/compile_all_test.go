@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -32,7 +32,7 @@ var sm90Opcodes = []string{"HGMMA", "UTMALDG", "UTMASTG", "SYNCS"}
 // hashes in testdata/sass_sha256.json (sassGolden).
 func TestCompileCatalog(t *testing.T) {
 	t.Parallel()
-	tc := toolchain(t)
+	tc := findToolchain(t)
 	haveSASS := tc.CUObjdump != "" && tc.NVDisasm != ""
 	if !haveSASS && requireCompiler() {
 		t.Fatalf("SWIGEN_REQUIRE_COMPILER=1 but toolchain %v has no cuobjdump/nvdisasm for the SASS checks", tc)
@@ -86,7 +86,7 @@ func TestCompileCatalog(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), compileTimeout)
 			defer cancel()
 			start := time.Now()
-			r, err := tc.Compile(ctx, a.Name, a.Source, gen.CompileOptions{Arch: string(c.Arch), CacheDir: cache})
+			r, err := tc.Compile(ctx, a.Name, a.Source, toolchain.CompileOptions{Arch: string(c.Arch), CacheDir: cache})
 			if err != nil {
 				t.Fatalf("Compile: %v", err)
 			}
@@ -106,7 +106,7 @@ func TestCompileCatalog(t *testing.T) {
 			if c.Arch != tiling.ArchSM90a {
 				return
 			}
-			if err := gen.CheckOpcodes(sass, sm90Opcodes); err != nil {
+			if err := toolchain.CheckOpcodes(sass, sm90Opcodes); err != nil {
 				t.Error(err)
 			}
 		})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
 )
@@ -298,9 +299,9 @@ func run() error {
 		cfgs = append(cfgs, c)
 	}
 	o := gen.EmitOptions{Dir: "mlp", ExtraFiles: gen.GoBindingsHook("mlp")}
-	tc, err := gen.FindToolchain(gen.FindOptions{})
+	tc, err := toolchain.Find(toolchain.FindOptions{})
 	switch {
-	case errors.Is(err, gen.ErrNoCompiler):
+	case errors.Is(err, toolchain.ErrNoCompiler):
 		fmt.Fprintln(os.Stderr, "genmlp: no CUDA compiler, writing sources and bindings only:", err)
 	case err != nil:
 		return err
@@ -492,7 +493,7 @@ func TestGoGenerateDownstream(t *testing.T) {
 		t.Skipf("no bash to run the README's shell block: %v", err)
 	}
 	compiled := true
-	if _, err := gen.FindToolchain(gen.FindOptions{}); err != nil {
+	if _, err := toolchain.Find(toolchain.FindOptions{}); err != nil {
 		if requireCompiler() {
 			t.Fatalf("SWIGEN_REQUIRE_COMPILER=1 but no CUDA compiler: %v", err)
 		}
@@ -642,7 +643,7 @@ func TestExamplesUpToDate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles with nvcc; skipped in -short mode")
 	}
-	toolchain(t)
+	findToolchain(t)
 	goCmd := goTool(t)
 	for _, args := range examplesDirectives(t) {
 		if len(args) == 0 || args[0] != "emit" {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -19,16 +20,16 @@ func requireCompiler() bool { return os.Getenv("SWIGEN_REQUIRE_COMPILER") == "1"
 
 var (
 	tcOnce sync.Once
-	tc     *gen.Toolchain
+	tc     *toolchain.Toolchain
 	tcErr  error
 )
 
-// toolchain returns the located CUDA compiler, or skips t (fails it under
-// SWIGEN_REQUIRE_COMPILER=1) when there is none. FindToolchain runs
+// findToolchain returns the located CUDA compiler, or skips t (fails it under
+// SWIGEN_REQUIRE_COMPILER=1) when there is none. toolchain.Find runs
 // `nvcc --version`, so the search runs once per test binary.
-func toolchain(t *testing.T) *gen.Toolchain {
+func findToolchain(t *testing.T) *toolchain.Toolchain {
 	t.Helper()
-	tcOnce.Do(func() { tc, tcErr = gen.FindToolchain(gen.FindOptions{}) })
+	tcOnce.Do(func() { tc, tcErr = toolchain.Find(toolchain.FindOptions{}) })
 	if tcErr != nil {
 		if requireCompiler() {
 			t.Fatalf("SWIGEN_REQUIRE_COMPILER=1 but no CUDA compiler: %v", tcErr)

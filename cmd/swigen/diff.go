@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/toolchain"
 )
 
 const diffLong = `Check that generated output on disk is up to date.
@@ -49,7 +50,7 @@ func newDiffCmd(e *env, runF func(context.Context, *emitOptions) error) *cobra.C
 }
 
 func runDiff(ctx context.Context, e *env, o *emitOptions) error {
-	o.DryRun = func(res *gen.EmitResult, tc *gen.Toolchain) error {
+	o.DryRun = func(res *gen.EmitResult, tc *toolchain.Toolchain) error {
 		srcOnly := tc == nil
 		var checked, stale int
 		for _, f := range res.Output {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -152,7 +153,7 @@ func TestDiffCompiled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles with nvcc; skipped in -short mode")
 	}
-	if _, err := gen.FindToolchain(gen.FindOptions{}); err != nil {
+	if _, err := toolchain.Find(toolchain.FindOptions{}); err != nil {
 		if os.Getenv("SWIGEN_REQUIRE_COMPILER") == "1" {
 			t.Fatalf("SWIGEN_REQUIRE_COMPILER=1 but no CUDA compiler: %v", err)
 		}
@@ -224,7 +225,7 @@ func TestDiffNoCompiler(t *testing.T) {
 	for _, v := range []string{"PATH", "CUDA_HOME", "SWIGEN_CUDA_VENV", "VIRTUAL_ENV", "HOME"} {
 		t.Setenv(v, empty)
 	}
-	if _, err := gen.FindToolchain(gen.FindOptions{}); !errors.Is(err, gen.ErrNoCompiler) {
+	if _, err := toolchain.Find(toolchain.FindOptions{}); !errors.Is(err, toolchain.ErrNoCompiler) {
 		t.Skipf("a compiler is still found outside the environment's search paths: %v", err)
 	}
 	code, _, errOut := runCLI(t, "diff", "--arch", "sm_90a", "-o", t.TempDir())

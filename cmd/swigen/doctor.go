@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/tiling"
 )
@@ -33,23 +33,23 @@ type gpuInfo struct {
 
 // doctorProbes are the environment queries of doctor, replaceable in tests.
 type doctorProbes struct {
-	findToolchain func(gen.FindOptions) (*gen.Toolchain, error)
+	findToolchain func(toolchain.FindOptions) (*toolchain.Toolchain, error)
 	// build compiles a tiny kernel for arch with tc.
-	build func(ctx context.Context, tc *gen.Toolchain, arch tiling.Arch) (time.Duration, error)
+	build func(ctx context.Context, tc *toolchain.Toolchain, arch tiling.Arch) (time.Duration, error)
 	// driver returns the driver's CUDA version (1000*major + 10*minor) and
 	// the devices; err is set when the driver cannot be used at all.
 	driver func() (version int, gpus []gpuInfo, err error)
 }
 
 var realProbes = doctorProbes{
-	findToolchain: gen.FindToolchain,
+	findToolchain: toolchain.Find,
 	build:         buildProbe,
 	driver:        driverProbe,
 }
 
 // doctorReport is everything doctor found.
 type doctorReport struct {
-	Toolchain    *gen.Toolchain
+	Toolchain    *toolchain.Toolchain
 	ToolchainErr error
 	CacheDir     string
 	CacheErr     error
@@ -103,8 +103,8 @@ hits an internal error.`,
 
 func gatherDoctor(ctx context.Context, o *doctorOptions, p doctorProbes) *doctorReport {
 	r := &doctorReport{Builds: map[tiling.Arch]buildProbeResult{}}
-	r.CacheDir, r.CacheErr = gen.DefaultCacheDir()
-	r.Toolchain, r.ToolchainErr = p.findToolchain(gen.FindOptions{NVCC: o.NVCC})
+	r.CacheDir, r.CacheErr = toolchain.DefaultCacheDir()
+	r.Toolchain, r.ToolchainErr = p.findToolchain(toolchain.FindOptions{NVCC: o.NVCC})
 	if r.ToolchainErr == nil && !o.NoBuild {
 		for _, a := range tiling.Arches() {
 			took, err := p.build(ctx, r.Toolchain, a)
@@ -123,7 +123,7 @@ extern "C" __global__ void swigen_doctor_probe(unsigned* out) {
 }
 `
 
-func buildProbe(ctx context.Context, tc *gen.Toolchain, a tiling.Arch) (time.Duration, error) {
+func buildProbe(ctx context.Context, tc *toolchain.Toolchain, a tiling.Arch) (time.Duration, error) {
 	// A private cache dir: a cache hit would prove nothing about the
 	// compiler as it is now.
 	dir, err := os.MkdirTemp("", "swigen-doctor-")
@@ -132,7 +132,7 @@ func buildProbe(ctx context.Context, tc *gen.Toolchain, a tiling.Arch) (time.Dur
 	}
 	defer os.RemoveAll(dir)
 	start := time.Now()
-	_, err = tc.Compile(ctx, "swigen_doctor_probe", []byte(probeSource), gen.CompileOptions{Arch: string(a), CacheDir: dir})
+	_, err = tc.Compile(ctx, "swigen_doctor_probe", []byte(probeSource), toolchain.CompileOptions{Arch: string(a), CacheDir: dir})
 	return time.Since(start), err
 }
 
@@ -181,9 +181,9 @@ func printDoctor(w io.Writer, r *doctorReport) error {
 		line("  ptxas\t%s", t.PTXAS)
 		switch {
 		case t.CUObjdump == "":
-			line("  cuobjdump\tnot found; SASS checks need it (pip install nvidia-cuda-cuobjdump==%s nvidia-cuda-nvdisasm==%s)", gen.PinnedCUObjdumpVersion, gen.PinnedCUObjdumpVersion)
+			line("  cuobjdump\tnot found; SASS checks need it (pip install nvidia-cuda-cuobjdump==%s nvidia-cuda-nvdisasm==%s)", toolchain.PinnedCUObjdumpVersion, toolchain.PinnedCUObjdumpVersion)
 		case t.NVDisasm == "":
-			line("  cuobjdump\t%s; nvdisasm not found, SASS checks need it (pip install nvidia-cuda-nvdisasm==%s)", t.CUObjdump, gen.PinnedCUObjdumpVersion)
+			line("  cuobjdump\t%s; nvdisasm not found, SASS checks need it (pip install nvidia-cuda-nvdisasm==%s)", t.CUObjdump, toolchain.PinnedCUObjdumpVersion)
 		default:
 			line("  cuobjdump\t%s (nvdisasm %s)", t.CUObjdump, t.NVDisasm)
 		}

@@ -9,20 +9,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/tiling"
 )
 
 func fakeProbes(tcErr error, buildErr map[tiling.Arch]error, driver int, gpus []gpuInfo, driverErr error) doctorProbes {
 	return doctorProbes{
-		findToolchain: func(gen.FindOptions) (*gen.Toolchain, error) {
+		findToolchain: func(toolchain.FindOptions) (*toolchain.Toolchain, error) {
 			if tcErr != nil {
 				return nil, tcErr
 			}
-			return &gen.Toolchain{NVCC: "/cuda/bin/nvcc", PTXAS: "/cuda/bin/ptxas", Version: "13.0.88"}, nil
+			return &toolchain.Toolchain{NVCC: "/cuda/bin/nvcc", PTXAS: "/cuda/bin/ptxas", Version: "13.0.88"}, nil
 		},
-		build: func(_ context.Context, _ *gen.Toolchain, a tiling.Arch) (time.Duration, error) {
+		build: func(_ context.Context, _ *toolchain.Toolchain, a tiling.Arch) (time.Duration, error) {
 			return time.Second, buildErr[a]
 		},
 		driver: func() (int, []gpuInfo, error) { return driver, gpus, driverErr },
@@ -34,7 +34,7 @@ func TestDoctorReport(t *testing.T) {
 	h200 := gpuInfo{Ordinal: 0, Name: "NVIDIA H200", Major: 9, Minor: 0, SMs: 132}
 	b200 := gpuInfo{Ordinal: 1, Name: "NVIDIA B200", Major: 10, Minor: 0, SMs: 148}
 	b300 := gpuInfo{Ordinal: 0, Name: "NVIDIA B300", Major: 10, Minor: 3, SMs: 148}
-	noCompiler := fmt.Errorf("find toolchain: %w", gen.ErrNoCompiler)
+	noCompiler := fmt.Errorf("find toolchain: %w", toolchain.ErrNoCompiler)
 	noDriver := fmt.Errorf("cu: init: %w", cu.ErrNoDriver)
 	for _, tt := range []struct {
 		name    string

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -56,7 +57,7 @@ type emitOptions struct {
 
 	// DryRun, when set, makes runEmit lay out every file in memory, write
 	// nothing and hand the result to DryRun instead (swigen diff; no flag).
-	DryRun func(res *gen.EmitResult, tc *gen.Toolchain) error
+	DryRun func(res *gen.EmitResult, tc *toolchain.Toolchain) error
 
 	// Changed holds the names of the flags given on the command line; only
 	// those override the heuristic.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -105,7 +106,7 @@ func noCompiler(t *testing.T) {
 	for _, v := range []string{"PATH", "CUDA_HOME", "SWIGEN_CUDA_VENV", "VIRTUAL_ENV", "HOME"} {
 		t.Setenv(v, empty)
 	}
-	if _, err := gen.FindToolchain(gen.FindOptions{}); !errors.Is(err, gen.ErrNoCompiler) {
+	if _, err := toolchain.Find(toolchain.FindOptions{}); !errors.Is(err, toolchain.ErrNoCompiler) {
 		t.Skipf("a compiler is still found outside the environment's search paths: %v", err)
 	}
 }

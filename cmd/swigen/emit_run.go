@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
 )
@@ -90,15 +91,15 @@ func runEmit(ctx context.Context, e *env, o *emitOptions) error {
 		fmt.Fprintf(e.stderr, "note: %s\n", n)
 	}
 
-	var tc *gen.Toolchain
+	var tc *toolchain.Toolchain
 	if !o.NoCompile {
-		tc, err = gen.FindToolchain(gen.FindOptions{NVCC: o.NVCC})
+		tc, err = toolchain.Find(toolchain.FindOptions{NVCC: o.NVCC})
 		switch {
-		case errors.Is(err, gen.ErrNoCompiler) && o.DryRun != nil:
+		case errors.Is(err, toolchain.ErrNoCompiler) && o.DryRun != nil:
 			return fmt.Errorf("diff: cubins and Go bindings cannot be checked without a CUDA compiler; pass --no-compile to compare sources and manifests only: %w", err)
-		case errors.Is(err, gen.ErrNoCompiler) && o.GoPackage != "":
+		case errors.Is(err, toolchain.ErrNoCompiler) && o.GoPackage != "":
 			return fmt.Errorf("%s:\n%w", noCompilerGoPackage, err)
-		case errors.Is(err, gen.ErrNoCompiler):
+		case errors.Is(err, toolchain.ErrNoCompiler):
 			fmt.Fprintf(e.stderr, "swigen: %v\nWriting sources and manifests only (no cubins).\n", err)
 			tc = nil
 		case err != nil:
@@ -112,7 +113,7 @@ func runEmit(ctx context.Context, e *env, o *emitOptions) error {
 	res, err := gen.EmitArtifacts(ctx, p.arts, gen.EmitOptions{
 		Dir:        o.Out,
 		Toolchain:  tc,
-		Compile:    gen.CompileOptions{AllowSpills: o.AllowSpills},
+		Compile:    toolchain.CompileOptions{AllowSpills: o.AllowSpills},
 		ExtraFiles: p.extra,
 		DryRun:     o.DryRun != nil,
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -307,7 +308,7 @@ func TestEmitCompile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles with nvcc; skipped in -short mode")
 	}
-	if _, err := gen.FindToolchain(gen.FindOptions{}); err != nil {
+	if _, err := toolchain.Find(toolchain.FindOptions{}); err != nil {
 		t.Skipf("no CUDA compiler: %v", err)
 	}
 	h90, h100 := heuristic(t, tiling.ArchSM90a), heuristic(t, tiling.ArchSM100a)
@@ -357,7 +358,7 @@ func TestEmitNoCompiler(t *testing.T) {
 	t.Setenv("SWIGEN_CUDA_VENV", empty)
 	t.Setenv("VIRTUAL_ENV", empty)
 	t.Setenv("HOME", empty)
-	if _, err := gen.FindToolchain(gen.FindOptions{}); !errors.Is(err, gen.ErrNoCompiler) {
+	if _, err := toolchain.Find(toolchain.FindOptions{}); !errors.Is(err, toolchain.ErrNoCompiler) {
 		t.Skipf("a compiler is still found outside the environment's search paths: %v", err)
 	}
 	dir := filepath.Join(t.TempDir(), "out")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -40,7 +41,7 @@ func validatingRoot(t *testing.T) *cobra.Command {
 		probe: func([]int) (tuneGPU, error) {
 			return tuneGPU{Name: "NVIDIA H200", Driver: 13000, Arch: tiling.ArchSM90a, CC: "sm_90"}, nil
 		},
-		toolchain: func(string) (*gen.Toolchain, error) { return nil, errValidated },
+		toolchain: func(string) (*toolchain.Toolchain, error) { return nil, errValidated },
 	}
 	seams := map[string]*cobra.Command{
 		"emit": newEmitCmd(e, func(_ context.Context, o *emitOptions) error {
@@ -48,7 +49,7 @@ func validatingRoot(t *testing.T) *cobra.Command {
 			return err
 		}),
 		"diff": newDiffCmd(e, func(_ context.Context, o *emitOptions) error {
-			o.DryRun = func(*gen.EmitResult, *gen.Toolchain) error { return nil }
+			o.DryRun = func(*gen.EmitResult, *toolchain.Toolchain) error { return nil }
 			_, err := o.prepare()
 			return err
 		}),

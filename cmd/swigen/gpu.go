@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/internal/builder"
 	"github.com/swigen/swigen/runtime/baseline"
 	"github.com/swigen/swigen/runtime/cu"
@@ -19,7 +19,7 @@ import (
 type gpuSession struct {
 	ctx     *cu.Context
 	dev     cu.Device
-	tc      *gen.Toolchain
+	tc      *toolchain.Toolchain
 	build   *builder.Builder // tc as the runtime's builder
 	name    string
 	driver  int
@@ -54,7 +54,7 @@ func openGPU(nvcc string, ordinal int) (*gpuSession, error) {
 	default:
 		return nil, fmt.Errorf("open GPU: %s has compute capability %d.%d: swigen kernels need 9.0 (sm_90a) or 10.0 (sm_100a)", s.name, s.ccMajor, s.ccMinor)
 	}
-	if s.tc, err = gen.FindToolchain(gen.FindOptions{NVCC: nvcc}); err != nil {
+	if s.tc, err = toolchain.Find(toolchain.FindOptions{NVCC: nvcc}); err != nil {
 		return nil, err
 	}
 	s.build = builder.New(s.tc)

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/runtime/baseline"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/check"
@@ -165,19 +166,21 @@ type tuneGPU struct {
 // tests.
 type tuneDeps struct {
 	probe     func(devices []int) (tuneGPU, error)
-	toolchain func(nvcc string) (*gen.Toolchain, error)
-	prepare   func(tc *gen.Toolchain) func(context.Context, tiling.Config) error
-	runner    func(o *tuneOptions, tc *gen.Toolchain, dir string, log io.Writer) (tune.Runner, error)
+	toolchain func(nvcc string) (*toolchain.Toolchain, error)
+	prepare   func(tc *toolchain.Toolchain) func(context.Context, tiling.Config) error
+	runner    func(o *tuneOptions, tc *toolchain.Toolchain, dir string, log io.Writer) (tune.Runner, error)
 	now       func() time.Time
 }
 
 func defaultTuneDeps() tuneDeps {
 	return tuneDeps{
-		probe:     probeGPU,
-		toolchain: func(nvcc string) (*gen.Toolchain, error) { return gen.FindToolchain(gen.FindOptions{NVCC: nvcc}) },
-		prepare:   compileCandidate,
-		runner:    execRunner,
-		now:       time.Now,
+		probe: probeGPU,
+		toolchain: func(nvcc string) (*toolchain.Toolchain, error) {
+			return toolchain.Find(toolchain.FindOptions{NVCC: nvcc})
+		},
+		prepare: compileCandidate,
+		runner:  execRunner,
+		now:     time.Now,
 	}
 }
 
@@ -230,7 +233,7 @@ func probeGPU(devices []int) (tuneGPU, error) {
 
 // compileCandidate renders and compiles a config exactly as the worker's
 // check.BuildAndLoad does, so the worker's build is a cache hit.
-func compileCandidate(tc *gen.Toolchain) func(context.Context, tiling.Config) error {
+func compileCandidate(tc *toolchain.Toolchain) func(context.Context, tiling.Config) error {
 	return func(ctx context.Context, c tiling.Config) error {
 		art, err := gen.Render(c)
 		if err != nil {
@@ -238,13 +241,13 @@ func compileCandidate(tc *gen.Toolchain) func(context.Context, tiling.Config) er
 		}
 		cctx, cancel := compileCtx(ctx)
 		defer cancel()
-		_, err = tc.Compile(cctx, art.Name, art.Source, gen.CompileOptions{Arch: string(c.Arch)})
+		_, err = tc.Compile(cctx, art.Name, art.Source, toolchain.CompileOptions{Arch: string(c.Arch)})
 		return err
 	}
 }
 
 // execRunner re-executes this binary as `swigen tune-worker` per candidate.
-func execRunner(o *tuneOptions, tc *gen.Toolchain, dir string, log io.Writer) (tune.Runner, error) {
+func execRunner(o *tuneOptions, tc *toolchain.Toolchain, dir string, log io.Writer) (tune.Runner, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("tune: find own executable for the workers: %w", err)
@@ -262,7 +265,7 @@ func execRunner(o *tuneOptions, tc *gen.Toolchain, dir string, log io.Writer) (t
 }
 
 // workerArgs is the command line of one child.
-func workerArgs(o *tuneOptions, tc *gen.Toolchain, j tune.Job, out string) []string {
+func workerArgs(o *tuneOptions, tc *toolchain.Toolchain, j tune.Job, out string) []string {
 	ff := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	args := []string{"tune-worker",
 		"--name", j.Config.Name(),
@@ -568,7 +571,7 @@ func shapeDims(k tiling.Kernel, s tiling.Shape) string {
 	return fmt.Sprintf("M=%d K=%d I=%d", s.M, s.K, s.I)
 }
 
-func printTuneSummary(e *env, o *tuneOptions, g tuneGPU, tc *gen.Toolchain, res *tune.SweepResult, shape tiling.Shape, took time.Duration) {
+func printTuneSummary(e *env, o *tuneOptions, g tuneGPU, tc *toolchain.Toolchain, res *tune.SweepResult, shape tiling.Shape, took time.Duration) {
 	w := e.stdout
 	en := res.Entry
 	k := en.Key

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/runtime/tune"
 	"github.com/swigen/swigen/tiling"
 )
@@ -76,7 +76,7 @@ func TestWorkerArgs(t *testing.T) {
 	cfg := tiling.Space(tiling.KernelBwdDSwiGLU, tiling.ArchSM90a, tiling.BF16)[3]
 	j := tune.Job{Config: cfg, Shape: tiling.Shape{M: 100, K: 64, I: 72}, Device: 3, BestUS: 251.25, SlowFactor: 3,
 		Ceilings: tune.Ceilings{GemmTFLOPs: 780.5, CopyGBs: 4255}}
-	args := workerArgs(o, &gen.Toolchain{NVCC: "/opt/nvcc", Version: "13.0.88"}, j, "/tmp/x.json")
+	args := workerArgs(o, &toolchain.Toolchain{NVCC: "/opt/nvcc", Version: "13.0.88"}, j, "/tmp/x.json")
 	if args[0] != "tune-worker" {
 		t.Fatalf("args %q", args)
 	}
@@ -102,10 +102,10 @@ func fakeTuneDeps(t *testing.T, badCompile string, runs *[]string) tuneDeps {
 		probe: func([]int) (tuneGPU, error) {
 			return tuneGPU{Name: "NVIDIA H200", Driver: 13000, Arch: tiling.ArchSM90a, CC: "sm_90"}, nil
 		},
-		toolchain: func(string) (*gen.Toolchain, error) {
-			return &gen.Toolchain{NVCC: "/fake/nvcc", Version: "13.0.88"}, nil
+		toolchain: func(string) (*toolchain.Toolchain, error) {
+			return &toolchain.Toolchain{NVCC: "/fake/nvcc", Version: "13.0.88"}, nil
 		},
-		prepare: func(*gen.Toolchain) func(context.Context, tiling.Config) error {
+		prepare: func(*toolchain.Toolchain) func(context.Context, tiling.Config) error {
 			return func(_ context.Context, c tiling.Config) error {
 				if c.Name() == badCompile {
 					return errors.New("gen: compile: ptxas exited with status 255: too many resources")
@@ -113,7 +113,7 @@ func fakeTuneDeps(t *testing.T, badCompile string, runs *[]string) tuneDeps {
 				return nil
 			}
 		},
-		runner: func(o *tuneOptions, tc *gen.Toolchain, dir string, log io.Writer) (tune.Runner, error) {
+		runner: func(o *tuneOptions, tc *toolchain.Toolchain, dir string, log io.Writer) (tune.Runner, error) {
 			return tune.RunnerFunc(func(ctx context.Context, j tune.Job) (tune.Output, error) {
 				mu.Lock()
 				*runs = append(*runs, j.Config.Name())

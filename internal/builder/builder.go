@@ -10,21 +10,22 @@ import (
 	"errors"
 
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/tiling"
 )
 
 // Builder renders with gen and compiles with a gen toolchain.
 type Builder struct {
-	TC *gen.Toolchain
+	TC *toolchain.Toolchain
 }
 
 // New returns the builder of tc.
-func New(tc *gen.Toolchain) *Builder { return &Builder{TC: tc} }
+func New(tc *toolchain.Toolchain) *Builder { return &Builder{TC: tc} }
 
 // CompileCUDA compiles a hand-written CUDA source for arch into a cubin.
 func (b *Builder) CompileCUDA(ctx context.Context, name string, src []byte, arch tiling.Arch) ([]byte, error) {
-	br, err := b.TC.Compile(ctx, name, src, gen.CompileOptions{Arch: string(arch)})
+	br, err := b.TC.Compile(ctx, name, src, toolchain.CompileOptions{Arch: string(arch)})
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +40,7 @@ func (b *Builder) Build(ctx context.Context, cfg tiling.Config, probe string) (*
 	if err != nil {
 		return nil, err
 	}
-	br, err := b.TC.Compile(ctx, art.Name, art.Source, gen.CompileOptions{Arch: string(cfg.Arch)})
+	br, err := b.TC.Compile(ctx, art.Name, art.Source, toolchain.CompileOptions{Arch: string(cfg.Arch)})
 	if err != nil {
 		return nil, asCompileError(err)
 	}
@@ -59,7 +60,7 @@ func render(cfg tiling.Config, probe string) (*gen.Artifact, error) {
 
 // entryReport is what ptxas said about the kernel's entry, or about the
 // module's first function where the entry is not named.
-func entryReport(r gen.BuildReport, entry string) *gen.FunctionReport {
+func entryReport(r toolchain.BuildReport, entry string) *toolchain.FunctionReport {
 	if fr := r.Function(entry); fr != nil {
 		return fr
 	}
@@ -72,8 +73,8 @@ func entryReport(r gen.BuildReport, entry string) *gen.FunctionReport {
 // asCompileError marks the toolchain's compile and build-check failures,
 // which the tuner counts apart from faults.
 func asCompileError(err error) error {
-	var ce *gen.CompileError
-	var be *gen.BuildCheckError
+	var ce *toolchain.CompileError
+	var be *toolchain.BuildCheckError
 	if errors.As(err, &ce) || errors.As(err, &be) {
 		return &launch.CompileError{Err: err}
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/internal/builder"
 	"github.com/swigen/swigen/runtime/cu"
 )
@@ -30,7 +30,7 @@ func Open(t testing.TB) (*cu.Context, *builder.Builder) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ctx.Close() })
-	tc, err := gen.FindToolchain(gen.FindOptions{})
+	tc, err := toolchain.Find(toolchain.FindOptions{})
 	if err != nil {
 		t.Skipf("no CUDA compiler: %v", err)
 	}

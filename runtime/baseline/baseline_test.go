@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/tiling"
 )
@@ -213,11 +213,11 @@ func TestOpenCuBLASNilContext(t *testing.T) {
 // TestKernelSourcesCompile builds elementwise.cu with the local CUDA
 // compiler when one is installed (CI has the pinned pip nvcc).
 func TestKernelSourcesCompile(t *testing.T) {
-	tc, err := gen.FindToolchain(gen.FindOptions{})
+	tc, err := toolchain.Find(toolchain.FindOptions{})
 	if err != nil {
 		t.Skipf("no CUDA compiler here: %v", err)
 	}
-	br, err := tc.Compile(context.Background(), "swigen_baseline_dswiglu", elementwiseSource, gen.CompileOptions{Arch: string(tiling.ArchSM90a), CacheDir: t.TempDir()})
+	br, err := tc.Compile(context.Background(), "swigen_baseline_dswiglu", elementwiseSource, toolchain.CompileOptions{Arch: string(tiling.ArchSM90a), CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

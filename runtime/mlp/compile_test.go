@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -13,11 +13,11 @@ import (
 // when one is installed (CI has the pinned pip nvcc) and checks its entry
 // points and the 16-byte accesses of the vec8 path.
 func TestSwiGLUSourceCompiles(t *testing.T) {
-	tc, err := gen.FindToolchain(gen.FindOptions{})
+	tc, err := toolchain.Find(toolchain.FindOptions{})
 	if err != nil {
 		t.Skipf("no CUDA compiler here: %v", err)
 	}
-	br, err := tc.Compile(context.Background(), "swigen_mlp_swiglu", swigluSource, gen.CompileOptions{Arch: string(tiling.ArchSM90a), CacheDir: t.TempDir()})
+	br, err := tc.Compile(context.Background(), "swigen_mlp_swiglu", swigluSource, toolchain.CompileOptions{Arch: string(tiling.ArchSM90a), CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,18 +5,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/tiling"
 )
 
 // TestNaiveSourceCompiles builds naive_bwd.cu with the local CUDA compiler
 // when one is installed (no GPU needed).
 func TestNaiveSourceCompiles(t *testing.T) {
-	tc, err := gen.FindToolchain(gen.FindOptions{})
+	tc, err := toolchain.Find(toolchain.FindOptions{})
 	if err != nil {
 		t.Skipf("no CUDA compiler here: %v", err)
 	}
-	br, err := tc.Compile(context.Background(), "swigen_ref_bwd_dswiglu", NaiveBwdSource(), gen.CompileOptions{Arch: string(tiling.ArchSM90a), CacheDir: t.TempDir()})
+	br, err := tc.Compile(context.Background(), "swigen_ref_bwd_dswiglu", NaiveBwdSource(), toolchain.CompileOptions{Arch: string(tiling.ArchSM90a), CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package gen
+package toolchain
 
 import (
 	"bufio"
@@ -246,7 +246,7 @@ type BuildProblem struct {
 
 func (e *BuildCheckError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "gen: build check %s (%s): %d problem(s)", e.Name, e.Arch, len(e.Problems))
+	fmt.Fprintf(&b, "build check %s (%s): %d problem(s)", e.Name, e.Arch, len(e.Problems))
 	for _, p := range e.Problems {
 		fn := p.Function
 		if fn == "" {

@@ -1,4 +1,10 @@
-package gen
+// Package toolchain drives the CUDA compiler: it finds nvcc and its
+// sibling tools, compiles a kernel source to a cubin in two steps (nvcc
+// -ptx, then ptxas -v) behind a content-addressed build cache, parses and
+// checks the ptxas report (spills, stack frames, hazard notes), and
+// disassembles cubins to SASS. It knows nothing of swigen's kernels: any
+// self-contained .cu compiles.
+package toolchain
 
 import (
 	"context"
@@ -21,7 +27,7 @@ const (
 	PinnedCUObjdumpVersion = "13.2.51"
 )
 
-// ErrNoCompiler is returned (wrapped) by FindToolchain when no usable nvcc is
+// ErrNoCompiler is returned (wrapped) by Find when no usable nvcc is
 // found. Test it with errors.Is.
 var ErrNoCompiler = errors.New("no CUDA compiler (nvcc) found; install the pinned one with " +
 	"`pip install nvidia-cuda-nvcc==13.0.88 nvidia-cuda-crt==13.0.88 nvidia-nvvm==13.0.88 nvidia-cuda-runtime==13.0.96 " +
@@ -39,21 +45,21 @@ type Toolchain struct {
 	Version string
 }
 
-// FindOptions controls FindToolchain.
+// FindOptions controls Find.
 type FindOptions struct {
 	// NVCC is an explicit nvcc path (or the directory holding it), e.g. from
 	// a --nvcc flag. When set, no other place is searched.
 	NVCC string
 }
 
-// FindToolchain locates nvcc and its sibling tools. It searches, in order:
+// Find locates nvcc and its sibling tools. It searches, in order:
 // the explicit o.NVCC; $CUDA_HOME/bin; $PATH; /usr/local/cuda/bin; and the
 // CUDA 13 Python wheels (nvidia/cu13/bin) under $SWIGEN_CUDA_VENV,
 // $VIRTUAL_ENV, ~/.cache/swigen-cuda, ~/.local, /usr/lib, /usr/local/lib and
 // /opt/*/.venv site-packages. The first nvcc that has a ptxas next to it and
 // answers `--version` wins. When none does, the error wraps ErrNoCompiler and
 // lists the places searched.
-func FindToolchain(o FindOptions) (*Toolchain, error) {
+func Find(o FindOptions) (*Toolchain, error) {
 	if o.NVCC != "" {
 		p := o.NVCC
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {

@@ -1,4 +1,4 @@
-package gen
+package toolchain
 
 import (
 	"context"
@@ -14,13 +14,13 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-var updatePtxasLogs = flag.Bool("update-ptxas-logs", false, "rewrite gen/testdata/ptxas/*.log with the installed compiler")
+var updatePtxasLogs = flag.Bool("update-ptxas-logs", false, "rewrite gen/toolchain/testdata/ptxas/*.log with the installed compiler")
 
 // realToolchain returns the installed CUDA toolchain or skips the test.
 // With SWIGEN_REQUIRE_COMPILER=1 (set by .ci/run) a missing compiler fails.
 func realToolchain(t *testing.T) *Toolchain {
 	t.Helper()
-	tc, err := FindToolchain(FindOptions{})
+	tc, err := Find(FindOptions{})
 	if err != nil {
 		if os.Getenv("SWIGEN_REQUIRE_COMPILER") == "1" {
 			t.Fatalf("SWIGEN_REQUIRE_COMPILER=1 but no CUDA compiler: %v", err)
@@ -252,5 +252,36 @@ func TestCompileRealError(t *testing.T) {
 	var ee *exec.ExitError
 	if !errors.As(rerr, &ee) || ee.ExitCode() != ce.ExitCode {
 		t.Errorf("repro exited %v, want status %d; output:\n%s", rerr, ce.ExitCode, out)
+	}
+}
+
+func TestCheckSelfContained(t *testing.T) {
+	for _, tc := range []struct {
+		name, ptx string
+		ok        bool
+	}{
+		{"own source only", "\t.file\t1 \"k.cu\"\n\t.loc 1 2 3\n", true},
+		{"no line table", ".version 9.0\n", true},
+		{"a CUDA header", "\t.file\t1 \"k.cu\"\n\t.file\t2 \"/usr/local/cuda/include/sm_30_intrinsics.hpp\"\n", false},
+		{"another source", "\t.file\t1 \"other.cu\", 0, 0\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := checkSelfContained([]byte(tc.ptx), "k.cu")
+			if (err == nil) != tc.ok {
+				t.Fatalf("checkSelfContained = %v, want ok=%v", err, tc.ok)
+			}
+		})
+	}
+}
+
+// TestCompileRejectsHeaderCode: a kernel that calls CUDA header code fails
+// to build, naming the header, instead of giving a cubin that differs from
+// machine to machine.
+func TestCompileRejectsHeaderCode(t *testing.T) {
+	tc := realToolchain(t)
+	src := []byte("extern \"C\" __global__ void k(int* p) { __syncwarp(); p[threadIdx.x] = 1; }\n")
+	_, err := tc.Compile(context.Background(), "k", src, CompileOptions{Arch: "sm_90a", NoCache: true})
+	if err == nil || !strings.Contains(err.Error(), "sm_30_intrinsics.hpp") {
+		t.Fatalf("Compile of a kernel calling __syncwarp: err = %v, want one naming sm_30_intrinsics.hpp", err)
 	}
 }

@@ -1,4 +1,4 @@
-package gen
+package toolchain
 
 import (
 	"context"
@@ -48,13 +48,13 @@ func isolateToolchainEnv(t *testing.T) {
 	if _, err := exec.LookPath("nvcc"); err == nil {
 		t.Skip("skipping discovery-order test: nvcc in /usr/bin or /bin")
 	}
-	if tc, err := FindToolchain(FindOptions{}); err == nil {
+	if tc, err := Find(FindOptions{}); err == nil {
 		t.Skipf("skipping discovery-order test: a system CUDA at %s would win", tc.NVCC)
 	}
 }
 
 // Not parallel: these tests change the process environment.
-func TestFindToolchainOrder(t *testing.T) {
+func TestFindOrder(t *testing.T) {
 	isolateToolchainEnv(t)
 	root := t.TempDir()
 	explicit := fakeCUDA(t, filepath.Join(root, "explicit"), "13.0.1", false)
@@ -94,9 +94,9 @@ func TestFindToolchainOrder(t *testing.T) {
 			for k, v := range tt.env {
 				t.Setenv(k, v)
 			}
-			tc, err := FindToolchain(tt.o)
+			tc, err := Find(tt.o)
 			if err != nil {
-				t.Fatalf("FindToolchain: %v", err)
+				t.Fatalf("Find: %v", err)
 			}
 			if tc.NVCC != tt.want || tc.PTXAS != filepath.Join(filepath.Dir(tt.want), "ptxas") {
 				t.Errorf("found %+v, want nvcc %s with its ptxas", tc, tt.want)
@@ -107,17 +107,17 @@ func TestFindToolchainOrder(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(home, ".cache")); err != nil {
 		t.Fatal(err)
 	}
-	if tc, err := FindToolchain(FindOptions{}); err != nil || tc.NVCC != inLocal || tc.Version != "13.0.7" {
-		t.Errorf("FindToolchain = %+v, %v; want %s version 13.0.7", tc, err, inLocal)
+	if tc, err := Find(FindOptions{}); err != nil || tc.NVCC != inLocal || tc.Version != "13.0.7" {
+		t.Errorf("Find = %+v, %v; want %s version 13.0.7", tc, err, inLocal)
 	}
 }
 
-func TestFindToolchainErrors(t *testing.T) {
+func TestFindErrors(t *testing.T) {
 	isolateToolchainEnv(t)
 	root := t.TempDir()
 	noPtxas := fakeCUDA(t, filepath.Join(root, "noptxas", "bin"), "13.0.88", true)
 
-	_, err := FindToolchain(FindOptions{})
+	_, err := Find(FindOptions{})
 	if !errors.Is(err, ErrNoCompiler) {
 		t.Fatalf("empty search: err = %v, want ErrNoCompiler", err)
 	}
@@ -128,12 +128,12 @@ func TestFindToolchainErrors(t *testing.T) {
 	}
 
 	t.Setenv("CUDA_HOME", filepath.Join(root, "noptxas"))
-	_, err = FindToolchain(FindOptions{})
+	_, err = Find(FindOptions{})
 	if !errors.Is(err, ErrNoCompiler) || !strings.Contains(err.Error(), noPtxas+": no ptxas next to it") {
 		t.Errorf("nvcc without ptxas: err = %v, want ErrNoCompiler naming the unusable nvcc", err)
 	}
 
-	_, err = FindToolchain(FindOptions{NVCC: filepath.Join(root, "missing", "nvcc")})
+	_, err = Find(FindOptions{NVCC: filepath.Join(root, "missing", "nvcc")})
 	if err == nil || !strings.Contains(err.Error(), "explicit nvcc") {
 		t.Errorf("explicit missing nvcc: err = %v, want an explicit-nvcc error", err)
 	}
@@ -144,7 +144,7 @@ func TestFindToolchainErrors(t *testing.T) {
 	}
 	writeExec(t, filepath.Join(bad, "nvcc"), "#!/bin/sh\necho 'nvcc: who knows'\n")
 	writeExec(t, filepath.Join(bad, "ptxas"), "#!/bin/sh\n")
-	_, err = FindToolchain(FindOptions{NVCC: bad})
+	_, err = Find(FindOptions{NVCC: bad})
 	if err == nil || !strings.Contains(err.Error(), "release X.Y, VX.Y.Z") {
 		t.Errorf("unparsable version: err = %v", err)
 	}

@@ -1,4 +1,4 @@
-package gen
+package toolchain
 
 import (
 	"bytes"
@@ -56,9 +56,9 @@ func fakeToolchain(t *testing.T) (tc *Toolchain, calls func() []string) {
 			t.Fatal(err)
 		}
 	}
-	tc, err := FindToolchain(FindOptions{NVCC: dir})
+	tc, err := Find(FindOptions{NVCC: dir})
 	if err != nil {
-		t.Fatalf("FindToolchain(fake): %v", err)
+		t.Fatalf("Find(fake): %v", err)
 	}
 	return tc, func() []string {
 		b, err := os.ReadFile(filepath.Join(dir, "calls"))

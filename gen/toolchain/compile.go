@@ -1,4 +1,4 @@
-package gen
+package toolchain
 
 import (
 	"bytes"
@@ -70,7 +70,7 @@ func (e *CompileError) Error() string {
 	if msg == "" {
 		msg = "(no output)"
 	}
-	return fmt.Sprintf("gen: compile %s: %s exited with status %d:\n%s\nsource kept at %s\nrepro: cd %s && %s",
+	return fmt.Sprintf("compile %s: %s exited with status %d:\n%s\nsource kept at %s\nrepro: cd %s && %s",
 		e.Name, tool, e.ExitCode, msg, e.SourcePath, shellQuote(e.Dir), shellJoin(e.Argv))
 }
 
