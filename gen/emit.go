@@ -39,7 +39,7 @@ type EmitOptions struct {
 	// compiled), with the index and the kernels in index order. The files
 	// it returns are laid out and written together with the kernels' files,
 	// under the same all-or-nothing rule; its error means nothing is
-	// written. The Go bindings (GoBindings) come in this way.
+	// written. The Go bindings (gobind.Hook) come in this way.
 	ExtraFiles func(idx Index, kernels []EmittedKernel) ([]OutputFile, error)
 	// DryRun renders, compiles and lays out every file in memory but writes
 	// nothing: EmitResult.Output holds the files, Files stays empty.

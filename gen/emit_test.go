@@ -287,3 +287,44 @@ func TestEmitCompile(t *testing.T) {
 		t.Errorf("progress has no compile lines:\n%s", progress.String())
 	}
 }
+
+// TestEmitExtraFiles checks that an ExtraFiles hook cannot escape the
+// output directory or clobber a kernel's file, and that its error writes
+// nothing.
+func TestEmitExtraFiles(t *testing.T) {
+	t.Parallel()
+	c := heuristicConfigs(t)[0]
+	for _, tt := range []struct {
+		name  string
+		files []OutputFile
+		err   error
+		want  string
+	}{
+		{"escapes", []OutputFile{{Name: "../x.go"}}, nil, "plain file name"},
+		{"clobbers the index", []OutputFile{{Name: IndexFile}}, nil, "laid out twice"},
+		{"clobbers a source", []OutputFile{{Name: c.Name() + ".cu"}}, nil, "laid out twice"},
+		{"fails", nil, errors.New("no bindings today"), "no bindings today"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			_, err := Emit(context.Background(), []tiling.Config{c}, EmitOptions{Dir: dir,
+				ExtraFiles: func(Index, []EmittedKernel) ([]OutputFile, error) { return tt.files, tt.err }})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Emit = %v, want an error containing %q", err, tt.want)
+			}
+			assertEmptyDir(t, dir)
+		})
+	}
+}
+
+func assertEmptyDir(t *testing.T, dir string) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		t.Errorf("%s was written", e.Name())
+	}
+}

@@ -12,6 +12,7 @@ import (
 // driver into every user's program.
 var generatorDeps = []string{
 	"github.com/swigen/swigen/gen",
+	"github.com/swigen/swigen/gen/gobind",
 	"github.com/swigen/swigen/gen/toolchain",
 	"github.com/dave/jennifer/jen",
 	"text/template",

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/gobind"
 	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
@@ -107,7 +108,7 @@ func TestGoBindingsGolden(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			idx, mans := bindIndex(t, tt.cfgs, tt.compiled)
-			f, err := gen.GoBindings(tt.pkg, idx, mans)
+			f, err := gobind.Generate(tt.pkg, idx, mans)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -266,7 +267,7 @@ func run() error {
 
 // downstreamGenMLP is the downstream's generator of package mlp: one
 // sm_90a kernel of each kind in one package, emitted through the library
-// (gen.Emit with gen.GoBindingsHook) rather than the CLI, to check that
+// (gen.Emit with gobind.Hook) rather than the CLI, to check that
 // path.
 const downstreamGenMLP = `// Command genmlp writes package mlp: the heuristic sm_90a kernel of every
 // kind, compiled when a CUDA compiler is found, with Go bindings.
@@ -279,6 +280,8 @@ import (
 	"os"
 
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/gobind"
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -298,7 +301,7 @@ func run() error {
 		}
 		cfgs = append(cfgs, c)
 	}
-	o := gen.EmitOptions{Dir: "mlp", ExtraFiles: gen.GoBindingsHook("mlp")}
+	o := gen.EmitOptions{Dir: "mlp", ExtraFiles: gobind.Hook("mlp")}
 	tc, err := toolchain.Find(toolchain.FindOptions{})
 	switch {
 	case errors.Is(err, toolchain.ErrNoCompiler):
@@ -474,7 +477,7 @@ func treeSums(t *testing.T, root string) map[string]string {
 // The module then gets more of what a downstream uses: a sources-only
 // package (--no-compile: no cubin embedded, the bindings must still build),
 // package mlp with one sm_90a kernel of each kind emitted by a downstream
-// generator through gen.Emit and gen.GoBindingsHook, and a small main that
+// generator through gen.Emit and gobind.Hook, and a small main that
 // calls a launcher of every kind. After go generate, go vet and a
 // CGO_ENABLED=0 go build of everything, a second go generate must leave
 // every file byte for byte as it was, and go tool swigen diff with each
@@ -542,8 +545,8 @@ func TestGoGenerateDownstream(t *testing.T) {
 		t.Fatal("the README's block left no //go:generate go tool swigen line in the module")
 	}
 	afterBlock := treeSums(t, dir)
-	if _, ok := afterBlock[filepath.ToSlash(filepath.Join("kernels", gen.GoBindingsFile))]; !ok {
-		t.Errorf("the README's block wrote no kernels/%s; files: %v", gen.GoBindingsFile, slices.Sorted(maps.Keys(afterBlock)))
+	if _, ok := afterBlock[filepath.ToSlash(filepath.Join("kernels", gobind.File))]; !ok {
+		t.Errorf("the README's block wrote no kernels/%s; files: %v", gobind.File, slices.Sorted(maps.Keys(afterBlock)))
 	}
 
 	extra := map[string]string{
@@ -582,7 +585,7 @@ func TestGoGenerateDownstream(t *testing.T) {
 		}
 	}
 	for _, p := range []string{"kernels", "kernelsrc", "mlp"} {
-		if _, ok := first[p+"/"+gen.GoBindingsFile]; !ok {
+		if _, ok := first[p+"/"+gobind.File]; !ok {
 			t.Errorf("no bindings in %s", p)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/gobind"
 	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/tiling"
 )
@@ -105,7 +105,7 @@ func TestDiffSourcesOnly(t *testing.T) {
 	if code, _, errOut := runCLI(t, append([]string{"emit"}, flags...)...); code != exitOK {
 		t.Fatalf("emit: exit %d:\n%s", code, errOut)
 	}
-	if _, err := os.Stat(filepath.Join(dir, gen.GoBindingsFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, gobind.File)); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errOut := runCLI(t, append([]string{"diff"}, flags...)...)
@@ -205,7 +205,7 @@ func TestDiffCompiled(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	bind := filepath.Join(dir, gen.GoBindingsFile)
+	bind := filepath.Join(dir, gobind.File)
 	src, err := os.ReadFile(bind)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/gobind"
 	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
@@ -40,10 +41,10 @@ func (o *emitOptions) prepare() (*emitPlan, error) {
 	}
 	p := &emitPlan{}
 	if o.GoPackage != "" {
-		if err := gen.ValidateGoPackage(o.GoPackage); err != nil {
+		if err := gobind.ValidatePackage(o.GoPackage); err != nil {
 			return nil, usageError(fmt.Errorf("%s: --go-package: %w", cmd, err))
 		}
-		p.extra = gen.GoBindingsHook(o.GoPackage)
+		p.extra = gobind.Hook(o.GoPackage)
 	}
 	var err error
 	if p.cfgs, p.notes, err = o.configs(); err != nil {

@@ -1,4 +1,8 @@
-package gen
+// Package gobind writes the Go bindings of an emit: a Go package that
+// embeds the emitted cubins and manifests and has, per kernel and per
+// kernel kind, a typed launcher over runtime/launch. It is an emit's extra
+// file (Hook), laid out and written with the kernels.
+package gobind
 
 import (
 	"bytes"
@@ -10,14 +14,15 @@ import (
 	"strings"
 
 	"github.com/dave/jennifer/jen"
+	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
 )
 
-// GoBindingsFile is the Go file GoBindings writes into the output
+// File is the Go file Generate writes into the output
 // directory; it must sit next to the cubins because //go:embed cannot
 // reach into other directories.
-const GoBindingsFile = "swigen_bindings.go"
+const File = "swigen_bindings.go"
 
 // Import paths the generated bindings use.
 const (
@@ -32,10 +37,10 @@ var (
 	embedNameRE = regexp.MustCompile(`^[a-z0-9_]+(\.[a-z0-9_]+)*$`)
 )
 
-// ValidateGoPackage checks a --go-package name: lower case letters, digits
+// ValidatePackage checks a --go-package name: lower case letters, digits
 // and underscores, starting with a letter, not a Go keyword, and not main
 // (the bindings have no func main).
-func ValidateGoPackage(name string) error {
+func ValidatePackage(name string) error {
 	switch {
 	case !goPackageRE.MatchString(name):
 		return fmt.Errorf("go package name %q: must match %s", name, goPackageRE)
@@ -47,7 +52,7 @@ func ValidateGoPackage(name string) error {
 	return nil
 }
 
-// GoIdent turns a procedural kernel name (or a kernel kind) into an
+// goIdent turns a procedural kernel name (or a kernel kind) into an
 // exported Go identifier: each underscore-separated word capitalised,
 // bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong ->
 // BwdDswigluSm90aBf16M128n128k64S5C1x1Pingpong. A word that starts with a
@@ -55,7 +60,7 @@ func ValidateGoPackage(name string) error {
 // one-to-one and readable. Names are procedural, but they are still
 // checked: only lower-case letters, digits and single underscores,
 // starting with a letter, and the result must be an exported identifier.
-func GoIdent(name string) (string, error) {
+func goIdent(name string) (string, error) {
 	if !goPackageRE.MatchString(name) || strings.Contains(name, "__") || strings.HasSuffix(name, "_") {
 		return "", fmt.Errorf("kernel name %q: must match %s, without empty words, to become a Go identifier", name, goPackageRE)
 	}
@@ -73,19 +78,19 @@ func GoIdent(name string) (string, error) {
 	return id, nil
 }
 
-// GoBindingsHook returns an EmitOptions.ExtraFiles function that adds the
+// Hook returns a gen.EmitOptions.ExtraFiles function that adds the
 // Go bindings of package pkg to an emit.
-func GoBindingsHook(pkg string) func(Index, []EmittedKernel) ([]OutputFile, error) {
-	return func(idx Index, kernels []EmittedKernel) ([]OutputFile, error) {
+func Hook(pkg string) func(gen.Index, []gen.EmittedKernel) ([]gen.OutputFile, error) {
+	return func(idx gen.Index, kernels []gen.EmittedKernel) ([]gen.OutputFile, error) {
 		mans := make([]manifest.Manifest, len(kernels))
 		for i, k := range kernels {
 			mans[i] = k.Artifact.Manifest
 		}
-		f, err := GoBindings(pkg, idx, mans)
+		f, err := Generate(pkg, idx, mans)
 		if err != nil {
 			return nil, err
 		}
-		return []OutputFile{f}, nil
+		return []gen.OutputFile{f}, nil
 	}
 }
 
@@ -127,7 +132,7 @@ func goKindNames() string {
 
 // bindKernel is one kernel of the bindings with its derived identifiers.
 type bindKernel struct {
-	e       IndexEntry
+	e       gen.IndexEntry
 	m       manifest.Manifest
 	kind    goKind
 	typ     string // exported launcher type
@@ -146,7 +151,7 @@ type dispatcher struct {
 	kernels []*bindKernel
 }
 
-// GoBindings renders the Go package pkg for the kernels of idx (mans holds
+// Generate renders the Go package pkg for the kernels of idx (mans holds
 // their manifests, in index order): the cubins and manifests embedded with
 // //go:embed; per kernel a launcher type whose Launch takes the argument
 // type of its kind (GemmArgs, FwdGateUpArgs, FwdDownArgs or BwdArgs,
@@ -154,19 +159,19 @@ type dispatcher struct {
 // launcher when the emit holds at most one kernel of the kind per arch,
 // all with one calling convention. Every identifier and file name is
 // validated; the output is deterministic and gofmt-formatted.
-func GoBindings(pkg string, idx Index, mans []manifest.Manifest) (OutputFile, error) {
-	if err := ValidateGoPackage(pkg); err != nil {
-		return OutputFile{}, fmt.Errorf("go bindings: %w", err)
+func Generate(pkg string, idx gen.Index, mans []manifest.Manifest) (gen.OutputFile, error) {
+	if err := ValidatePackage(pkg); err != nil {
+		return gen.OutputFile{}, fmt.Errorf("go bindings: %w", err)
 	}
 	if len(mans) != len(idx.Kernels) {
-		return OutputFile{}, fmt.Errorf("go bindings: %d manifests for %d index entries", len(mans), len(idx.Kernels))
+		return gen.OutputFile{}, fmt.Errorf("go bindings: %d manifests for %d index entries", len(mans), len(idx.Kernels))
 	}
 	if len(mans) == 0 {
-		return OutputFile{}, errors.New("go bindings: no kernels")
+		return gen.OutputFile{}, errors.New("go bindings: no kernels")
 	}
 	ks, disp, err := bindPlan(idx, mans)
 	if err != nil {
-		return OutputFile{}, fmt.Errorf("go bindings: %w", err)
+		return gen.OutputFile{}, fmt.Errorf("go bindings: %w", err)
 	}
 	f := jen.NewFilePathName("", pkg)
 	f.HeaderComment("Code generated by swigen. DO NOT EDIT.")
@@ -194,33 +199,33 @@ func GoBindings(pkg string, idx Index, mans []manifest.Manifest) (OutputFile, er
 
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
-		return OutputFile{}, fmt.Errorf("go bindings: render: %w", err)
+		return gen.OutputFile{}, fmt.Errorf("go bindings: render: %w", err)
 	}
-	return OutputFile{Name: GoBindingsFile, Data: buf.Bytes()}, nil
+	return gen.OutputFile{Name: File, Data: buf.Bytes()}, nil
 }
 
 // kernelTypeName is the launcher type of the kernel named name, of kind g:
-// GoIdent(name) with the kind's words spelled as g.ident (fwd_gateup_... ->
+// goIdent(name) with the kind's words spelled as g.ident (fwd_gateup_... ->
 // FwdGateUp..., like launch.FwdGateUpArgs), so a kernel's type, its kind's
 // dispatcher and its argument type share one prefix.
 func kernelTypeName(g goKind, name string) (string, error) {
-	id, err := GoIdent(name)
+	id, err := goIdent(name)
 	if err != nil {
 		return "", err
 	}
 	if !strings.HasPrefix(name, string(g.kind)+"_") {
 		return "", fmt.Errorf("kernel name %q: does not start with its kind %s", name, g.kind)
 	}
-	kindID, err := GoIdent(string(g.kind))
+	kindID, err := goIdent(string(g.kind))
 	if err != nil {
 		return "", err
 	}
-	// GoIdent maps word by word, so the kind's words map to kindID.
+	// goIdent maps word by word, so the kind's words map to kindID.
 	return g.ident + strings.TrimPrefix(id, kindID), nil
 }
 
 // bindPlan derives and checks every identifier and embedded file name.
-func bindPlan(idx Index, mans []manifest.Manifest) ([]*bindKernel, []*dispatcher, error) {
+func bindPlan(idx gen.Index, mans []manifest.Manifest) ([]*bindKernel, []*dispatcher, error) {
 	used := map[string]string{} // identifier -> what it names
 	claim := func(id, what string) error {
 		if prev, ok := used[id]; ok {
@@ -339,7 +344,7 @@ func dispatchable(ks []*bindKernel) bool {
 	return true
 }
 
-func packageDoc(f *jen.File, pkg string, ks []*bindKernel, disp []*dispatcher, idx Index) {
+func packageDoc(f *jen.File, pkg string, ks []*bindKernel, disp []*dispatcher, idx gen.Index) {
 	f.PackageComment(fmt.Sprintf("Package %s holds swigen kernels, compiled to cubins and embedded, with", pkg))
 	f.PackageComment("typed launchers over github.com/swigen/swigen/runtime/launch. At load it")
 	f.PackageComment("picks the cubin for the device's arch and checks that the embedded")

@@ -1,4 +1,4 @@
-package gen
+package gobind
 
 import (
 	"bytes"
@@ -14,11 +14,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
 )
 
-func TestValidateGoPackage(t *testing.T) {
+func TestValidatePackage(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name string
@@ -37,17 +38,17 @@ func TestValidateGoPackage(t *testing.T) {
 		{"type", "Go keyword"},
 		{"main", "library, not a command"},
 	} {
-		err := ValidateGoPackage(tt.name)
+		err := ValidatePackage(tt.name)
 		switch {
 		case tt.want == "" && err != nil:
-			t.Errorf("ValidateGoPackage(%q) = %v, want nil", tt.name, err)
+			t.Errorf("ValidatePackage(%q) = %v, want nil", tt.name, err)
 		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
-			t.Errorf("ValidateGoPackage(%q) = %v, want an error containing %q", tt.name, err, tt.want)
+			t.Errorf("ValidatePackage(%q) = %v, want an error containing %q", tt.name, err, tt.want)
 		}
 	}
 }
 
-func TestGoIdent(t *testing.T) {
+func TestIdent(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		in, want string
@@ -66,15 +67,15 @@ func TestGoIdent(t *testing.T) {
 		{in: "a\"); os.Exit(1); (\"", bad: true},
 		{in: "bwd_dswiglu/../x", bad: true},
 	} {
-		got, err := GoIdent(tt.in)
+		got, err := goIdent(tt.in)
 		if tt.bad {
 			if err == nil {
-				t.Errorf("GoIdent(%q) = %q, want an error", tt.in, got)
+				t.Errorf("goIdent(%q) = %q, want an error", tt.in, got)
 			}
 			continue
 		}
 		if err != nil || got != tt.want {
-			t.Errorf("GoIdent(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+			t.Errorf("goIdent(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
 		}
 	}
 }
@@ -89,19 +90,19 @@ func heuristicCfg(t *testing.T, a tiling.Arch) tiling.Config {
 }
 
 // bindEmit lays out an emit with Go bindings, in memory.
-func bindEmit(t *testing.T, pkg string, cfgs ...tiling.Config) (*EmitResult, error) {
+func bindEmit(t *testing.T, pkg string, cfgs ...tiling.Config) (*gen.EmitResult, error) {
 	t.Helper()
-	return Emit(context.Background(), cfgs, EmitOptions{Dir: t.TempDir(), DryRun: true, ExtraFiles: GoBindingsHook(pkg)})
+	return gen.Emit(context.Background(), cfgs, gen.EmitOptions{Dir: t.TempDir(), DryRun: true, ExtraFiles: Hook(pkg)})
 }
 
-func bindingsOf(t *testing.T, res *EmitResult) []byte {
+func bindingsOf(t *testing.T, res *gen.EmitResult) []byte {
 	t.Helper()
 	for _, f := range res.Output {
-		if f.Name == GoBindingsFile {
+		if f.Name == File {
 			return f.Data
 		}
 	}
-	t.Fatalf("no %s in the emit", GoBindingsFile)
+	t.Fatalf("no %s in the emit", File)
 	return nil
 }
 
@@ -120,7 +121,7 @@ func TestGoBindingsWellFormed(t *testing.T) {
 		t.Errorf("first line is not the generated header:\n%.200s", src)
 	}
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, GoBindingsFile, src, parser.ParseComments)
+	f, err := parser.ParseFile(fset, File, src, parser.ParseComments)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,48 +214,48 @@ func TestGoBindingsDispatcher(t *testing.T) {
 func TestGoBindingsErrors(t *testing.T) {
 	t.Parallel()
 	h90 := heuristicCfg(t, tiling.ArchSM90a)
-	a, err := Render(h90)
+	a, err := gen.Render(h90)
 	if err != nil {
 		t.Fatal(err)
 	}
-	entry := IndexEntry{Name: a.Name, Kernel: string(h90.Kernel), Arch: h90.Arch, ConfigHash: a.Manifest.ConfigHash,
+	entry := gen.IndexEntry{Name: a.Name, Kernel: string(h90.Kernel), Arch: h90.Arch, ConfigHash: a.Manifest.ConfigHash,
 		Source: a.Name + ".cu", Manifest: a.Name + ".json"}
-	idx := func(edit func(e *IndexEntry)) Index {
+	idx := func(edit func(e *gen.IndexEntry)) gen.Index {
 		e := entry
 		edit(&e)
-		return Index{Kernels: []IndexEntry{e}}
+		return gen.Index{Kernels: []gen.IndexEntry{e}}
 	}
 	man := func(edit func(m *manifest.Manifest)) []manifest.Manifest {
 		m := a.Manifest
 		edit(&m)
 		return []manifest.Manifest{m}
 	}
-	same := func(*IndexEntry) {}
+	same := func(*gen.IndexEntry) {}
 	sameM := func(*manifest.Manifest) {}
 	for _, tt := range []struct {
 		name string
 		pkg  string
-		idx  Index
+		idx  gen.Index
 		mans []manifest.Manifest
 		want string
 	}{
 		{"bad package", "Kernels", idx(same), man(sameM), "go package name"},
-		{"no kernels", "kernels", Index{}, nil, "no kernels"},
+		{"no kernels", "kernels", gen.Index{}, nil, "no kernels"},
 		{"count mismatch", "kernels", idx(same), nil, "0 manifests for 1"},
-		{"index does not match manifest", "kernels", idx(func(e *IndexEntry) { e.ConfigHash = "x" }), man(sameM), "does not match its index entry"},
-		{"name injects code", "kernels", idx(func(e *IndexEntry) { e.Name = "x\"\nfunc init() { panic(1) }\n//" }),
+		{"index does not match manifest", "kernels", idx(func(e *gen.IndexEntry) { e.ConfigHash = "x" }), man(sameM), "does not match its index entry"},
+		{"name injects code", "kernels", idx(func(e *gen.IndexEntry) { e.Name = "x\"\nfunc init() { panic(1) }\n//" }),
 			man(func(m *manifest.Manifest) { m.Name = "x\"\nfunc init() { panic(1) }\n//" }), "kernel name"},
-		{"embed pattern", "kernels", idx(func(e *IndexEntry) { e.Manifest = "*.json" }), man(sameM), "//go:embed pattern"},
-		{"cubin without sha", "kernels", idx(func(e *IndexEntry) { e.Cubin = a.Name + ".sm_90a.cubin" }), man(sameM), "want both or neither"},
+		{"embed pattern", "kernels", idx(func(e *gen.IndexEntry) { e.Manifest = "*.json" }), man(sameM), "//go:embed pattern"},
+		{"cubin without sha", "kernels", idx(func(e *gen.IndexEntry) { e.Cubin = a.Name + ".sm_90a.cubin" }), man(sameM), "want both or neither"},
 		{"kind differs from the index", "kernels", idx(same), man(func(m *manifest.Manifest) { m.Config.Kernel = tiling.KernelGEMM }), "does not match its index entry"},
-		{"unknown kernel kind", "kernels", idx(func(e *IndexEntry) { e.Kernel = "conv" }), man(func(m *manifest.Manifest) { m.Config.Kernel = "conv" }),
+		{"unknown kernel kind", "kernels", idx(func(e *gen.IndexEntry) { e.Kernel = "conv" }), man(func(m *manifest.Manifest) { m.Config.Kernel = "conv" }),
 			`kernel kind "conv" has no Go launcher (want one of gemm, fwd_gateup, fwd_down, bwd_dswiglu)`},
-		{"name without its kind", "kernels", idx(func(e *IndexEntry) { e.Kernel = string(tiling.KernelGEMM) }),
+		{"name without its kind", "kernels", idx(func(e *gen.IndexEntry) { e.Kernel = string(tiling.KernelGEMM) }),
 			man(func(m *manifest.Manifest) { m.Config.Kernel = tiling.KernelGEMM }), "does not start with its kind gemm"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := GoBindings(tt.pkg, tt.idx, tt.mans)
+			_, err := Generate(tt.pkg, tt.idx, tt.mans)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("GoBindings = %v, want an error containing %q", err, tt.want)
 			}
@@ -262,35 +263,15 @@ func TestGoBindingsErrors(t *testing.T) {
 	}
 }
 
-// TestEmitExtraFiles checks the hook's files join the all-or-nothing write
-// and that a hook cannot escape the directory or clobber a kernel's file.
-func TestEmitExtraFiles(t *testing.T) {
+// TestHookInEmit: the bindings join the emit's all-or-nothing write, and
+// a bad package name fails the emit before anything is written.
+func TestHookInEmit(t *testing.T) {
 	t.Parallel()
 	h90 := heuristicCfg(t, tiling.ArchSM90a)
-	for _, tt := range []struct {
-		name  string
-		files []OutputFile
-		want  string
-	}{
-		{"escapes", []OutputFile{{Name: "../x.go"}}, "plain file name"},
-		{"clobbers the index", []OutputFile{{Name: IndexFile}}, "laid out twice"},
-		{"clobbers a source", []OutputFile{{Name: h90.Name() + ".cu"}}, "laid out twice"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			dir := t.TempDir()
-			_, err := Emit(context.Background(), []tiling.Config{h90}, EmitOptions{Dir: dir,
-				ExtraFiles: func(Index, []EmittedKernel) ([]OutputFile, error) { return tt.files, nil }})
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("Emit = %v, want an error containing %q", err, tt.want)
-			}
-			assertEmptyDir(t, dir)
-		})
-	}
 	t.Run("bad package writes nothing", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
-		if _, err := Emit(context.Background(), []tiling.Config{h90}, EmitOptions{Dir: dir, ExtraFiles: GoBindingsHook("Bad")}); err == nil {
+		if _, err := gen.Emit(context.Background(), []tiling.Config{h90}, gen.EmitOptions{Dir: dir, ExtraFiles: Hook("Bad")}); err == nil {
 			t.Fatal("Emit succeeded with package name Bad")
 		}
 		assertEmptyDir(t, dir)
@@ -298,7 +279,7 @@ func TestEmitExtraFiles(t *testing.T) {
 	t.Run("written with the rest", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
-		res, err := Emit(context.Background(), []tiling.Config{h90}, EmitOptions{Dir: dir, ExtraFiles: GoBindingsHook("kernels")})
+		res, err := gen.Emit(context.Background(), []tiling.Config{h90}, gen.EmitOptions{Dir: dir, ExtraFiles: Hook("kernels")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -306,7 +287,7 @@ func TestEmitExtraFiles(t *testing.T) {
 		for _, f := range res.Files {
 			names = append(names, f.Path[len(dir)+1:])
 		}
-		want := []string{h90.Name() + ".cu", h90.Name() + ".json", GoBindingsFile, IndexFile}
+		want := []string{h90.Name() + ".cu", h90.Name() + ".json", File, gen.IndexFile}
 		if diff := cmp.Diff(want, names); diff != "" {
 			t.Errorf("files (-want +got):\n%s", diff)
 		}
@@ -346,15 +327,15 @@ func bindCfg(t *testing.T, k tiling.Kernel, edit func(c *tiling.Config)) tiling.
 // sm_90a and relabelled as its sm_100a twin: GoBindings reads manifests
 // only, so this tests dispatch for kinds whose sm_100a templates do not
 // exist yet.
-func bindInputs(t *testing.T, cfgs []tiling.Config, twins ...tiling.Config) (Index, []manifest.Manifest) {
+func bindInputs(t *testing.T, cfgs []tiling.Config, twins ...tiling.Config) (gen.Index, []manifest.Manifest) {
 	t.Helper()
 	type km struct {
-		e IndexEntry
+		e gen.IndexEntry
 		m manifest.Manifest
 	}
 	var all []km
 	add := func(c tiling.Config, twin bool) {
-		a, err := Render(c)
+		a, err := gen.Render(c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -364,7 +345,7 @@ func bindInputs(t *testing.T, cfgs []tiling.Config, twins ...tiling.Config) (Ind
 			m.Arch, m.Name, m.Entry = m.Config.Arch, m.Config.Name(), m.Config.Name()
 			m.ConfigHash = "twin" + m.ConfigHash[4:]
 		}
-		all = append(all, km{IndexEntry{Name: m.Name, Kernel: string(m.Config.Kernel), Arch: m.Arch, ConfigHash: m.ConfigHash,
+		all = append(all, km{gen.IndexEntry{Name: m.Name, Kernel: string(m.Config.Kernel), Arch: m.Arch, ConfigHash: m.ConfigHash,
 			Source: m.Name + ".cu", Manifest: m.Name + ".json"}, m})
 	}
 	for _, c := range cfgs {
@@ -374,7 +355,7 @@ func bindInputs(t *testing.T, cfgs []tiling.Config, twins ...tiling.Config) (Ind
 		add(c, true)
 	}
 	slices.SortFunc(all, func(a, b km) int { return strings.Compare(a.e.Name, b.e.Name) })
-	var idx Index
+	var idx gen.Index
 	var mans []manifest.Manifest
 	for _, x := range all {
 		idx.Kernels = append(idx.Kernels, x.e)
@@ -394,7 +375,7 @@ func twinOf(c tiling.Config) tiling.Config {
 // "type T", "func LoadT" and "T.Launch(Args)", in source order.
 func launchers(t *testing.T, src []byte) []string {
 	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), GoBindingsFile, src, 0)
+	f, err := parser.ParseFile(token.NewFileSet(), File, src, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -437,7 +418,7 @@ func TestGoBindingsKinds(t *testing.T) {
 		cfgs = append(cfgs, bindCfg(t, k, nil))
 	}
 	idx, mans := bindInputs(t, cfgs, cfgs[0]) // gemm on both archs
-	out, err := GoBindings("mlp", idx, mans)
+	out, err := Generate("mlp", idx, mans)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -480,7 +461,7 @@ func TestGoBindingsKinds(t *testing.T) {
 
 	// One kind alone declares its own argument type only.
 	idx, mans = bindInputs(t, cfgs[:1])
-	out, err = GoBindings("kernels", idx, mans)
+	out, err = Generate("kernels", idx, mans)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -539,7 +520,7 @@ func TestGoBindingsDispatchRule(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			idx, mans := bindInputs(t, tt.cfgs, tt.twins...)
-			out, err := GoBindings("kernels", idx, mans)
+			out, err := Generate("kernels", idx, mans)
 			if err != nil {
 				t.Fatal(err)
 			}
