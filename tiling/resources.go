@@ -20,14 +20,16 @@ package tiling
 // Operand ring: Stages x (A tile, then B tile), 16-bit, 128-byte swizzled.
 // Epilogue ring: per consumer, EpiStages slots, each slot EpiTensors()
 // buffers of EpiM x EpiN 16-bit elements.
-// Barrier region: BarrierCount() mbarriers of 8 bytes, then (sm_100a) an
-// 8-byte slot for the TMEM base address and, with CLC, CLCDepth 16-byte
-// cluster-launch-control responses; rounded up to 128 bytes.
+// Barrier region: BarrierCount() mbarriers of 8 bytes, then (sm_100a) with
+// CLC CLCDepth 16-byte cluster-launch-control responses and an 8-byte slot
+// for the TMEM base address; rounded up to 128 bytes. BarrierMap places
+// them.
 
 // SmemLayout is the shared-memory budget of a Config: offsets are from
 // the 1024-byte aligned base, sizes in bytes.
 type SmemLayout struct {
 	OperandStage  int // one stage: A tile + B tile (per CTA)
+	OperandB      int // offset of the B tile inside a stage: the A tile's bytes
 	OperandOffset int // always 0
 	Operands      int // Stages * OperandStage
 	EpilogueSlot  int // one EpiM x EpiN 16-bit buffer
@@ -35,12 +37,72 @@ type SmemLayout struct {
 	Epilogue      int
 	BarrierOffset int
 	Barriers      int // rounded-up barrier region
-	Align         int // alignment slack reserved for aligning the base
+	// Bars places every mbarrier (and the words beside them) inside the
+	// barrier region.
+	Bars  BarrierMap
+	Align int // alignment slack reserved for aligning the base
 	// TMEMPad (sm_100a) is dynamic shared memory the kernel requests but
 	// never uses, so that no more CTAs fit on an SM than tensor memory
 	// holds allocations for (TMEMCoResident).
 	TMEMPad int
 	Total   int // Operands + Epilogue + Barriers + Align + TMEMPad
+}
+
+// BarrierMap places the mbarriers in the barrier region: each field is the
+// offset (from the aligned base, like every SmemLayout offset) of an array
+// of Limits.BarrierBytes barriers, 0 for an array the kernel does not have.
+// Arrays follow each other in field order, with no padding.
+type BarrierMap struct {
+	// Full and Empty: one barrier per operand stage.
+	Full, Empty int
+	// AccFull and AccEmpty (sm_100a): one per TMEM accumulator buffer
+	// (AccStages).
+	AccFull, AccEmpty int
+	// EpiFull and EpiEmpty: one per epilogue slot of each consumer (sm_90a:
+	// consumer c's slot s is barrier c*EpiStages+s).
+	EpiFull, EpiEmpty int
+	// Order (sm_90a): the two mainloop-order barriers of the ping-pong
+	// schedule, reserved for every schedule so the layout does not depend
+	// on it.
+	Order int
+	// CLCFull and CLCEmpty (sm_100a, clc scheduler): one per slot of the
+	// response ring (CLCDepth); CLCResponse: the ring's 16-byte responses,
+	// 16-byte aligned since an even number of barriers precedes them.
+	CLCFull, CLCEmpty, CLCResponse int
+	// TMEMSlot (sm_100a): the 8 bytes tcgen05.alloc writes the TMEM base
+	// address to.
+	TMEMSlot int
+	// End is the first byte past the last of them.
+	End int
+}
+
+// barrierMap lays the barriers of c out from offset off, barrier bytes
+// each.
+func (c Config) barrierMap(off, barrier int) BarrierMap {
+	var m BarrierMap
+	next := off
+	take := func(bytes int) int { at := next; next += bytes; return at }
+	m.Full = take(barrier * c.Stages)
+	m.Empty = take(barrier * c.Stages)
+	switch c.Arch {
+	case ArchSM90a:
+		m.EpiFull = take(barrier * c.Consumers() * c.EpiStages)
+		m.EpiEmpty = take(barrier * c.Consumers() * c.EpiStages)
+		m.Order = take(barrier * 2)
+	case ArchSM100a:
+		m.AccFull = take(barrier * AccStages)
+		m.AccEmpty = take(barrier * AccStages)
+		m.EpiFull = take(barrier * c.EpiStages)
+		m.EpiEmpty = take(barrier * c.EpiStages)
+		if d := c.CLCDepth(); d > 0 {
+			m.CLCFull = take(barrier * d)
+			m.CLCEmpty = take(barrier * d)
+			m.CLCResponse = take(16 * d)
+		}
+		m.TMEMSlot = take(8)
+	}
+	m.End = next
+	return m
 }
 
 // Threads returns the block size (0 for an unknown arch).
@@ -209,18 +271,15 @@ func (c Config) Smem() SmemLayout {
 	}
 	const elem = 2 // both operand types are 16-bit
 	var s SmemLayout
-	s.OperandStage = (c.TileMPerCTA() + c.TileNPerCTA()) * c.TileK * elem
+	s.OperandB = c.TileMPerCTA() * c.TileK * elem
+	s.OperandStage = s.OperandB + c.TileNPerCTA()*c.TileK*elem
 	s.Operands = c.Stages * s.OperandStage
 	s.EpilogueSlot = c.EpiM * c.EpiN * elem
 	s.EpilogueOff = s.Operands
 	s.Epilogue = c.Consumers() * c.EpiStages * s.EpilogueSlot * c.EpiTensors()
 	s.BarrierOffset = s.EpilogueOff + s.Epilogue
-	raw := c.BarrierCount() * l.BarrierBytes
-	if c.Arch == ArchSM100a {
-		raw += 8                 // TMEM base address written by tcgen05.alloc
-		raw += 16 * c.CLCDepth() // clusterlaunchcontrol.try_cancel responses
-	}
-	s.Barriers = roundUp(raw, l.BarrierRegionAlign)
+	s.Bars = c.barrierMap(s.BarrierOffset, l.BarrierBytes)
+	s.Barriers = roundUp(s.Bars.End-s.BarrierOffset, l.BarrierRegionAlign)
 	s.Align = l.SmemAlign
 	s.Total = s.Operands + s.Epilogue + s.Barriers + s.Align
 	s.TMEMPad = c.tmemPadding(l, s.Total)
