@@ -44,6 +44,9 @@ func renderIdentityConfigs(t *testing.T) []tiling.Config {
 			}
 		}
 	}
+	for _, c := range legalConfigs() {
+		add(c)
+	}
 	for _, name := range []string{"bwd_dswiglu_sm90a_fp16_m128n128k64_s5_c1x1_overlap_bmn", "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x2_overlap",
 		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c2x1_overlap_bmn",
 		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k", "bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_rn_g2_out_l2k",
@@ -74,7 +77,9 @@ func TestRenderIdentityTmp(t *testing.T) {
 	for _, c := range renderIdentityConfigs(t) {
 		a, err := gen.Render(c)
 		if err != nil {
-			t.Errorf("Render(%s): %v", c.Name(), err)
+			// Configs the generator does not implement: the same set must
+			// fail after the refactor.
+			got[c.Name()] = "error"
 			continue
 		}
 		got[c.Name()] = hash(a.Source)
