@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/swigen/swigen/gen/view"
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/templates"
 	"github.com/swigen/swigen/tiling"
@@ -26,7 +27,7 @@ type Probe struct {
 	// supports says why the probe cannot instrument a config (nil: it can).
 	supports func(tiling.Config) error
 	// adjust changes the sm_90a view for the probe.
-	adjust func(*View)
+	adjust func(*view.SM90)
 	// trace is the layout of the record buffer the probe writes, if any;
 	// the manifest carries it for the reader.
 	trace *manifest.TraceLayout
@@ -41,9 +42,9 @@ var probes = []Probe{
 	{Name: "nomma", Doc: "issues no wgmmas: the operand ring and the epilogue alone",
 		supports: sm90Probe},
 	{Name: "noepi", Doc: "bwd_dswiglu: loads the epilogue's de but neither computes nor stores: the mainloop with the epilogue's loads",
-		supports: bwdTileProbe, adjust: func(v *View) { v.ProducerStores = false }},
+		supports: bwdTileProbe, adjust: func(v *view.SM90) { v.ProducerStores = false }},
 	{Name: "trace", ResultsRight: true, Doc: "records every consumer's per-tile timings (order wait, mainloop, epilogue, waits) for swigen bench",
-		supports: tileProbe, trace: &manifest.DefaultTraceLayout, adjust: func(v *View) {
+		supports: tileProbe, trace: &manifest.DefaultTraceLayout, adjust: func(v *view.SM90) {
 			v.Trace = manifest.DefaultTraceLayout
 			v.EpiMatrix = false // the counters take the registers ldmatrix addressing needs
 		}},

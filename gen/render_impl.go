@@ -7,6 +7,7 @@ import (
 	"sync"
 	"text/template"
 
+	"github.com/swigen/swigen/gen/view"
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/templates"
 	"github.com/swigen/swigen/tiling"
@@ -44,9 +45,9 @@ func render(cfg tiling.Config) (*Artifact, error) {
 
 // renderWith renders cfg with the template set set under the kernel name
 // name; adjust, when set, changes the sm_90a view first (a probe's needs).
-// The manifest comes first: the kernel's signature is rendered from its
-// parameter table, and the view must agree with its launch.
-func renderWith(set *template.Template, cfg tiling.Config, name string, adjust func(*View)) (*Artifact, error) {
+// The manifest comes first: the view takes the kernel's name, signature
+// and launch from it.
+func renderWith(set *template.Template, cfg tiling.Config, name string, adjust func(*view.SM90)) (*Artifact, error) {
 	tmpl := kernelTemplate(cfg)
 	if set.Lookup(tmpl) == nil {
 		return nil, fmt.Errorf("gen: %s: no template %s: kernel %s is not implemented for %s yet", cfg.Name(), tmpl, cfg.Kernel, cfg.Arch)
@@ -56,15 +57,11 @@ func renderWith(set *template.Template, cfg tiling.Config, name string, adjust f
 		return nil, err
 	}
 	m.Name, m.Entry = name, name
-	params, err := kernelParams(m.Params)
-	if err != nil {
-		return nil, fmt.Errorf("gen: %s: %w", cfg.Name(), err)
-	}
 	boxes, err := manifest.BoxesOf(cfg)
 	if err != nil {
 		return nil, err
 	}
-	view, l, err := newView(cfg, name, params, adjust)
+	data, l, err := newView(cfg, m, adjust)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +69,7 @@ func renderWith(set *template.Template, cfg tiling.Config, name string, adjust f
 		return nil, fmt.Errorf("gen: %s: %w", cfg.Name(), err)
 	}
 	var buf bytes.Buffer
-	if err := set.ExecuteTemplate(&buf, tmpl, view); err != nil {
+	if err := set.ExecuteTemplate(&buf, tmpl, data); err != nil {
 		return nil, fmt.Errorf("gen: render %s: %w", tmpl, err)
 	}
 	return &Artifact{Config: cfg, Name: name, Source: buf.Bytes(), Manifest: m}, nil
@@ -86,30 +83,27 @@ type viewLaunch struct {
 	boxA, boxB    [3]int
 }
 
-// newView computes the view of cfg's arch, named name, with the rendered
-// parameter list params.
-func newView(cfg tiling.Config, name, params string, adjust func(*View)) (any, viewLaunch, error) {
+// newView computes the view of cfg's arch for the launch contract m.
+func newView(cfg tiling.Config, m manifest.Manifest, adjust func(*view.SM90)) (any, viewLaunch, error) {
 	switch cfg.Arch {
 	case tiling.ArchSM90a:
-		v, err := newSM90View(cfg)
+		v, err := view.NewSM90(cfg, m)
 		if err != nil {
 			return nil, viewLaunch{}, err
 		}
 		if adjust != nil {
 			adjust(v)
 		}
-		v.Name, v.Params = name, params
 		// 1-D grid: a cluster is ClusterM*ClusterN consecutive CTAs along x.
 		return v, viewLaunch{v.Threads, v.SmemBytes, [3]int{v.ClusterSize, 1, 1}, v.BoxA, v.BoxB}, nil
 	case tiling.ArchSM100a:
 		if adjust != nil {
 			return nil, viewLaunch{}, fmt.Errorf("gen: %s: probes exist for sm_90a only", cfg.Name())
 		}
-		v, err := newSM100View(cfg)
+		v, err := view.NewSM100(cfg, m)
 		if err != nil {
 			return nil, viewLaunch{}, err
 		}
-		v.Params = params
 		return v, viewLaunch{v.Threads, v.SmemBytes, v.ClusterDims, v.BoxA, v.BoxB}, nil
 	}
 	return nil, viewLaunch{}, fmt.Errorf("gen: %s: arch %s has no view builder", cfg.Name(), cfg.Arch)

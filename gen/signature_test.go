@@ -54,11 +54,3 @@ func TestKernelSignatureIsTheManifest(t *testing.T) {
 		}
 	}
 }
-
-func TestKernelParamsRejectsUnknownKind(t *testing.T) {
-	t.Parallel()
-	_, err := kernelParams([]manifest.Param{{Name: "p", Kind: "f64"}})
-	if err == nil || !strings.Contains(err.Error(), `parameter p: kind "f64"`) {
-		t.Errorf("kernelParams = %v; want an error naming the parameter and kind", err)
-	}
-}

@@ -1,6 +1,6 @@
 // Package templates holds swigen's CUDA C++ templates as an embedded file
-// system. Templates receive a typed view computed by package gen; they do no
-// arithmetic and no architecture branching of their own.
+// system. Templates receive a typed view computed by package gen/view; they
+// do no arithmetic and no architecture branching of their own.
 package templates
 
 import "embed"

@@ -14,6 +14,7 @@ var generatorDeps = []string{
 	"github.com/swigen/swigen/gen",
 	"github.com/swigen/swigen/gen/gobind",
 	"github.com/swigen/swigen/gen/toolchain",
+	"github.com/swigen/swigen/gen/view",
 	"github.com/dave/jennifer/jen",
 	"text/template",
 }

@@ -1,4 +1,4 @@
-package gen
+package view
 
 import (
 	"fmt"
@@ -15,11 +15,11 @@ var cTypes = map[manifest.Kind]string{
 	manifest.KindI32:       "int",
 }
 
-// kernelParams renders the kernel's C parameter list from the manifest's
+// cParams renders the kernel's C parameter list from the manifest's
 // parameter table, one parameter a line, a parameter's doc as a comment
 // above it; the template closes the list. Rendering from the table is what
 // keeps the signature and the manifest from disagreeing.
-func kernelParams(ps []manifest.Param) (string, error) {
+func cParams(ps []manifest.Param) (string, error) {
 	var b strings.Builder
 	for i, p := range ps {
 		ct, ok := cTypes[p.Kind]

@@ -1,4 +1,4 @@
-package gen
+package view
 
 import (
 	"fmt"
@@ -9,10 +9,10 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-// View is the typed, precomputed data a kernel template receives. Every
+// SM90 is the typed, precomputed data an sm_90a kernel template receives. Every
 // offset, byte count and trip count is computed here; templates only
 // substitute.
-type View struct {
+type SM90 struct {
 	Name        string
 	ConfigLines []string
 	Schedule    tiling.Schedule
@@ -93,7 +93,7 @@ type View struct {
 	BLoadRank            string
 	BLoadFunc, ALoadFunc string
 	// Params is the kernel's C parameter list, rendered from the
-	// manifest's parameter table (kernelParams).
+	// manifest's parameter table (cParams).
 	Params string
 	// BHalves (fwd_gateup): B loads read the left or the gate half of W,
 	// BLoadHalf[i] in {0,1}; the half's first row/column is NName past the
@@ -173,7 +173,7 @@ type View struct {
 // beside the accumulators. With 232 consumer registers (since run 56)
 // 128x128 builds at 8 and 16 too, and times the same (call 102: 230.3 and
 // 229.7 vs 230.2 us at S1); 128x192 spills at 8. The ldmatrix/stmatrix
-// epilogue (View.EpiMatrix) moves exactly one group of 4 per x4.
+// epilogue (SM90.EpiMatrix) moves exactly one group of 4 per x4.
 const epiGroup = 4
 
 // Hardware facts the sm_90a layout depends on (ptx.md §A2, §A7).
@@ -205,21 +205,27 @@ func joinInts(v []int) string {
 	return strings.Join(s, ", ")
 }
 
-// newSM90View computes the view of an sm_90a kernel of any kind: the
-// shared skeleton (operand ring, schedule, cluster, descriptors) here, the
-// kind's operand naming and epilogue in sm90Kind (view_sm90_kinds.go).
-func newSM90View(c tiling.Config) (*View, error) {
+// NewSM90 computes the view of the sm_90a kernel of c, of any kind, whose
+// launch contract is m: the kernel's name and parameters come from m. The
+// shared skeleton (operand ring, schedule, cluster, descriptors) is built
+// here, the kind's operand naming and epilogue in sm90Kind (sm90_kinds.go).
+func NewSM90(c tiling.Config, m manifest.Manifest) (*SM90, error) {
 	if c.TileK%64 != 0 {
-		return nil, fmt.Errorf("gen: %s: tile_k=%d: must be a multiple of 64 (one 128-byte swizzle atom)", c.Name(), c.TileK)
+		return nil, fmt.Errorf("view: %s: tile_k=%d: must be a multiple of 64 (one 128-byte swizzle atom)", c.Name(), c.TileK)
 	}
 	if c.EpiM != epiSubRows || c.EpiN != epiSubCols {
-		return nil, fmt.Errorf("gen: %s: epilogue sub-tile %dx%d: sm_90a supports 64x64", c.Name(), c.EpiM, c.EpiN)
+		return nil, fmt.Errorf("view: %s: epilogue sub-tile %dx%d: sm_90a supports 64x64", c.Name(), c.EpiM, c.EpiN)
 	}
 	if ok, why := tiling.Implemented(c); !ok {
-		return nil, fmt.Errorf("gen: %s: %s", c.Name(), why)
+		return nil, fmt.Errorf("view: %s: %s", c.Name(), why)
 	}
-	v := &View{
-		Name:          c.Name(),
+	params, err := cParams(m.Params)
+	if err != nil {
+		return nil, fmt.Errorf("view: %s: %w", c.Name(), err)
+	}
+	v := &SM90{
+		Name:          m.Name,
+		Params:        params,
 		Schedule:      c.Schedule,
 		HangTimeoutMs: defaultHangTimeoutMs,
 		HangTimeoutNs: defaultHangTimeoutMs * 1_000_000,
@@ -243,7 +249,7 @@ func newSM90View(c tiling.Config) (*View, error) {
 	case tiling.FP16:
 		v.PTXType, v.Unpack, v.Pack = "f16", "sw_unpack_f16x2", "sw_pack_f16x2"
 	default:
-		return nil, fmt.Errorf("gen: %s: dtype %q: want bf16 or fp16", c.Name(), c.DType)
+		return nil, fmt.Errorf("view: %s: dtype %q: want bf16 or fp16", c.Name(), c.DType)
 	}
 	switch c.Raster {
 	case tiling.RasterN:
@@ -286,14 +292,14 @@ func newSM90View(c tiling.Config) (*View, error) {
 		v.OrderWait = 1
 		v.ScheduleDoc = "consumer c owns the CTA's local tiles j with j%2 == c, so one consumer's epilogue overlaps the other's mainloop."
 	default:
-		return nil, fmt.Errorf("gen: %s: schedule %q: sm_90a supports cooperative, pingpong or overlap", c.Name(), c.Schedule)
+		return nil, fmt.Errorf("view: %s: schedule %q: sm_90a supports cooperative, pingpong or overlap", c.Name(), c.Schedule)
 	}
 	if rows%64 != 0 {
-		return nil, fmt.Errorf("gen: %s: %d rows per consumer: must be a multiple of 64 (wgmma M)", c.Name(), rows)
+		return nil, fmt.Errorf("view: %s: %d rows per consumer: must be a multiple of 64 (wgmma M)", c.Name(), rows)
 	}
 	v.MB = rows / 64
 	if c.TileN%(epiSubCols*kd.halves) != 0 {
-		return nil, fmt.Errorf("gen: %s: tile_n=%d: the sm_90a %s epilogue needs a multiple of %d", c.Name(), c.TileN, c.Kernel, epiSubCols*kd.halves)
+		return nil, fmt.Errorf("view: %s: tile_n=%d: the sm_90a %s epilogue needs a multiple of %d", c.Name(), c.TileN, c.Kernel, epiSubCols*kd.halves)
 	}
 	v.TileNOut = c.TileN / kd.halves
 	v.NB = v.TileNOut / epiSubCols
@@ -392,7 +398,7 @@ func newSM90View(c tiling.Config) (*View, error) {
 		v.ALoadFunc = "sw_load_a_mnmajor"
 		v.BoxA = [3]int{64, c.TileK}
 	default:
-		return nil, fmt.Errorf("gen: %s: major_a %q: want k or mn", c.Name(), c.MajorA)
+		return nil, fmt.Errorf("view: %s: major_a %q: want k or mn", c.Name(), c.MajorA)
 	}
 	v.AK16, v.AMB, v.ALoadK, v.ALoadSmem = joinInts(ak16), joinInts(amb), joinInts(aK), joinInts(aSmem)
 	v.ALoadRow, v.ALoadRank = joinInts(aRow), joinInts(aRank)
@@ -444,7 +450,7 @@ func newSM90View(c tiling.Config) (*View, error) {
 		v.BLoadFunc = "sw_load_b_mnmajor"
 		v.BoxB = [3]int{64, c.TileK}
 	default:
-		return nil, fmt.Errorf("gen: %s: major_b %q: want k or mn", c.Name(), c.MajorB)
+		return nil, fmt.Errorf("view: %s: major_b %q: want k or mn", c.Name(), c.MajorB)
 	}
 	v.BK16, v.BLoadK, v.BLoadN, v.BLoadSmem = joinInts(bk16), joinInts(bK), joinInts(bN), joinInts(bSmem)
 	v.BLoadRank = joinInts(bRank)
@@ -463,7 +469,7 @@ func newSM90View(c tiling.Config) (*View, error) {
 	// the one the tuner prunes with.
 	lay := c.Smem()
 	if lay.OperandStage != v.StageBytes || lay.EpilogueSlot != sub {
-		return nil, fmt.Errorf("gen: %s: layout disagrees with tiling.Smem (stage %d vs %d, slot %d vs %d)", c.Name(), v.StageBytes, lay.OperandStage, sub, lay.EpilogueSlot)
+		return nil, fmt.Errorf("view: %s: layout disagrees with tiling.Smem (stage %d vs %d, slot %d vs %d)", c.Name(), v.StageBytes, lay.OperandStage, sub, lay.EpilogueSlot)
 	}
 	v.EpiOff = lay.EpilogueOff
 	v.EpiConsumerBytes = c.EpiStages * v.EpiSlotBytes
@@ -473,7 +479,7 @@ func newSM90View(c tiling.Config) (*View, error) {
 	v.BarEEmpty = v.BarEFull + 8*2*c.EpiStages
 	v.BarOrder = v.BarEEmpty + 8*2*c.EpiStages
 	if v.EpiOff+2*v.EpiConsumerBytes != lay.BarrierOffset || v.BarOrder+16 > lay.BarrierOffset+lay.Barriers {
-		return nil, fmt.Errorf("gen: %s: epilogue/barrier layout disagrees with tiling.Smem", c.Name())
+		return nil, fmt.Errorf("view: %s: epilogue/barrier layout disagrees with tiling.Smem", c.Name())
 	}
 	v.SmemBytes = lay.Total
 
@@ -506,7 +512,7 @@ func newSM90View(c tiling.Config) (*View, error) {
 	v.ProducerStores = v.IsBwd
 	v.ConfigLines = configLines(c)
 	if err := checkRegisterSplit(v.Threads, v.ProducerRegs, v.ConsumerRegs); err != nil {
-		return nil, fmt.Errorf("gen: %s: %w", c.Name(), err)
+		return nil, fmt.Errorf("view: %s: %w", c.Name(), err)
 	}
 	return v, nil
 }

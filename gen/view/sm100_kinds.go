@@ -1,4 +1,4 @@
-package gen
+package view
 
 import (
 	"fmt"
@@ -21,7 +21,7 @@ type sm100Kind struct {
 	// one CTA of the pair loads.
 	aName  string
 	bShare func(c tiling.Config) string
-	apply  func(v *SM100View, c tiling.Config)
+	apply  func(v *SM100, c tiling.Config)
 }
 
 // sm100KindOf returns the kind-specific part of the sm_100a view of c.
@@ -42,10 +42,10 @@ func sm100KindOf(c tiling.Config) (sm100Kind, error) {
 		return sm100Kind{halves: 1, aName: "out", apply: applyDown100,
 			bShare: func(c tiling.Config) string { return fmt.Sprintf("%d columns (N) of W_down", c.TileNPerCTA()) }}, nil
 	}
-	return sm100Kind{}, fmt.Errorf("gen: %s: kernel %q has no sm_100a view", c.Name(), c.Kernel)
+	return sm100Kind{}, fmt.Errorf("view: %s: kernel %q has no sm_100a view", c.Name(), c.Kernel)
 }
 
-func applyBwd100(v *SM100View, c tiling.Config) {
+func applyBwd100(v *SM100, c tiling.Config) {
 	sub := v.EpiSubBytes
 	v.IsBwd, v.NName = true, "I"
 	v.RingDoc = "dy/W_down"
@@ -59,13 +59,13 @@ func applyBwd100(v *SM100View, c tiling.Config) {
 	v.EpiTxBytes = 2 * sub
 }
 
-func applyGemm100(v *SM100View, c tiling.Config) {
+func applyGemm100(v *SM100, c tiling.Config) {
 	v.IsGemm, v.NName = true, "N"
 	v.RingDoc = "A/B"
 	v.EpiSlotBytes = v.EpiSubBytes
 }
 
-func applyGateUp100(v *SM100View, c tiling.Config) {
+func applyGateUp100(v *SM100, c tiling.Config) {
 	sub := v.EpiSubBytes
 	v.IsGateUp, v.NName = true, "I"
 	v.RingDoc = "x/W"
@@ -81,7 +81,7 @@ func applyGateUp100(v *SM100View, c tiling.Config) {
 	}
 }
 
-func applyDown100(v *SM100View, c tiling.Config) {
+func applyDown100(v *SM100, c tiling.Config) {
 	v.IsDown, v.NName = true, "N"
 	v.RingDoc = "out/W_down"
 	v.Residual = c.Residual
@@ -96,7 +96,7 @@ func applyDown100(v *SM100View, c tiling.Config) {
 // epiBuffers are the offsets, inside one epilogue slot, of the EpiM x EpiN
 // buffers the epilogue writes (each is TMA-stored): what the write-map test
 // checks.
-func (v *SM100View) epiBuffers() []int {
+func (v *SM100) epiBuffers() []int {
 	switch {
 	case v.IsBwd:
 		if v.StoreOut {

@@ -1,4 +1,4 @@
-package gen
+package view
 
 import (
 	"testing"
@@ -118,5 +118,17 @@ func TestSM100InstrDesc(t *testing.T) {
 		if got, err := SM100InstrDesc(tc.d, tc.g, tc.m, tc.n, false, false); err == nil {
 			t.Errorf("%s: got %#x, want an error", tc.name, got)
 		}
+	}
+}
+
+func TestDescBits(t *testing.T) {
+	t.Parallel()
+	// ptx.md §0: K-major SW128 bf16 [rows][64], LBO=16, SBO=1024.
+	if got, want := descBits(16, 1024), uint64(0x4000004000010000); got != want {
+		t.Errorf("descBits(16, 1024) = %#x, want %#x", got, want)
+	}
+	// ptx.md §A2 (verified on an H200): MN-major, LBO=8192, SBO=1024.
+	if got, want := descBits(8192, 1024), uint64(0x4000004002000000); got != want {
+		t.Errorf("descBits(8192, 1024) = %#x, want %#x", got, want)
 	}
 }

@@ -1,10 +1,11 @@
-package gen
+package view
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/tilingtest"
 )
 
 // TestMulticastRanks checks that under a 2-CTA cluster every load of the
@@ -19,17 +20,17 @@ func TestMulticastRanks(t *testing.T) {
 		c    tiling.Config
 		a, b []int // load ranks of A and B
 	}{
-		{"b kmajor 128x192 2x1", kindCfg(tiling.KernelBwdDSwiGLU, tiling.Cooperative, 128, 192, func(c *tiling.Config) { c.ClusterM = 2 }),
+		{"b kmajor 128x192 2x1", tilingtest.SM90Kind(tiling.KernelBwdDSwiGLU, tiling.Cooperative, 128, 192, func(c *tiling.Config) { c.ClusterM = 2 }),
 			[]int{-1}, []int{0, 1}},
-		{"b mnmajor 128x192 2x1 (3 slabs)", kindCfg(tiling.KernelBwdDSwiGLU, tiling.Cooperative, 128, 192, func(c *tiling.Config) { c.ClusterM, c.MajorB = 2, tiling.MNMajor }),
+		{"b mnmajor 128x192 2x1 (3 slabs)", tilingtest.SM90Kind(tiling.KernelBwdDSwiGLU, tiling.Cooperative, 128, 192, func(c *tiling.Config) { c.ClusterM, c.MajorB = 2, tiling.MNMajor }),
 			[]int{-1}, []int{0, 0, 1}},
-		{"b mnmajor 128x256 2x1", kindCfg(tiling.KernelBwdDSwiGLU, tiling.Cooperative, 128, 256, func(c *tiling.Config) { c.ClusterM, c.MajorB = 2, tiling.MNMajor }),
+		{"b mnmajor 128x256 2x1", tilingtest.SM90Kind(tiling.KernelBwdDSwiGLU, tiling.Cooperative, 128, 256, func(c *tiling.Config) { c.ClusterM, c.MajorB = 2, tiling.MNMajor }),
 			[]int{-1}, []int{0, 0, 1, 1}},
-		{"b mnmajor 128x192 overlap 2x1", kindCfg(tiling.KernelBwdDSwiGLU, tiling.Overlap, 128, 192, func(c *tiling.Config) { c.ClusterM, c.MajorB = 2, tiling.MNMajor }),
+		{"b mnmajor 128x192 overlap 2x1", tilingtest.SM90Kind(tiling.KernelBwdDSwiGLU, tiling.Overlap, 128, 192, func(c *tiling.Config) { c.ClusterM, c.MajorB = 2, tiling.MNMajor }),
 			[]int{-1}, []int{0, 0, 1}},
-		{"a kmajor 128x192 1x2", kindCfg(tiling.KernelBwdDSwiGLU, tiling.Cooperative, 128, 192, func(c *tiling.Config) { c.ClusterN = 2 }),
+		{"a kmajor 128x192 1x2", tilingtest.SM90Kind(tiling.KernelBwdDSwiGLU, tiling.Cooperative, 128, 192, func(c *tiling.Config) { c.ClusterN = 2 }),
 			[]int{0, 1}, []int{-1}},
-		{"a mnmajor gemm 256x128 1x2", kindCfg(tiling.KernelGEMM, tiling.Cooperative, 256, 128, func(c *tiling.Config) { c.ClusterN, c.MajorA = 2, tiling.MNMajor }),
+		{"a mnmajor gemm 256x128 1x2", tilingtest.SM90Kind(tiling.KernelGEMM, tiling.Cooperative, 256, 128, func(c *tiling.Config) { c.ClusterN, c.MajorA = 2, tiling.MNMajor }),
 			[]int{0, 0, 1, 1}, []int{-1}},
 	}
 	for _, tt := range tests {
@@ -38,7 +39,7 @@ func TestMulticastRanks(t *testing.T) {
 			if err := tt.c.Validate(); err != nil {
 				t.Fatalf("%s: %v", tt.c.Name(), err)
 			}
-			v, err := newSM90View(tt.c)
+			v, err := newSM90(tt.c)
 			if err != nil {
 				t.Fatal(err)
 			}

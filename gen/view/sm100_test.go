@@ -1,7 +1,6 @@
-package gen
+package view
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,48 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/tilingtest"
 )
-
-// sm100Configs are the sm_100a configs of every kind in the space and
-// catalog, plus the variants the space leaves out (StoreOut, MN-major
-// operands, a residual, raster n) of each space config.
-func sm100Configs() []tiling.Config {
-	var cfgs []tiling.Config
-	seen := map[string]bool{}
-	add := func(c tiling.Config) {
-		if !seen[c.Name()] {
-			seen[c.Name()] = true
-			cfgs = append(cfgs, c)
-		}
-	}
-	for _, k := range tiling.Kernels() {
-		for _, d := range []tiling.DType{tiling.BF16, tiling.FP16} {
-			for _, c := range tiling.Space(k, tiling.ArchSM100a, d) {
-				add(c)
-				for _, mod := range []func(*tiling.Config){
-					func(c *tiling.Config) { c.StoreOut = true },
-					func(c *tiling.Config) { c.MajorB = tiling.MNMajor },
-					func(c *tiling.Config) { c.MajorA, c.MajorB = tiling.MNMajor, tiling.MNMajor },
-					func(c *tiling.Config) { c.Residual, c.MajorB = true, tiling.MNMajor },
-					func(c *tiling.Config) { c.Raster = tiling.RasterN },
-				} {
-					x := c
-					mod(&x)
-					x.Stages = x.MaxStages()
-					if ok, _ := tiling.Implemented(x); ok && x.Validate() == nil {
-						add(x)
-					}
-				}
-			}
-		}
-	}
-	for _, c := range tiling.Catalog() {
-		if c.Arch == tiling.ArchSM100a {
-			add(c)
-		}
-	}
-	return cfgs
-}
 
 // ints parses a view's comma-separated constant array.
 func ints(t *testing.T, s string) []int {
@@ -74,7 +33,7 @@ func ints(t *testing.T, s string) []int {
 func TestSM100ConfigsCoverKinds(t *testing.T) {
 	t.Parallel()
 	has := map[string]bool{}
-	for _, c := range sm100Configs() {
+	for _, c := range tilingtest.SM100() {
 		k := string(c.Kernel) + "/" + string(c.Schedule)
 		has[k] = true
 		has[k+"/a"+string(c.MajorA)] = true
@@ -114,12 +73,12 @@ func TestSM100ConfigsCoverKinds(t *testing.T) {
 // emits is the one tiling's resource model prunes with.
 func TestSM100ViewMatchesResourceModel(t *testing.T) {
 	t.Parallel()
-	cfgs := sm100Configs()
+	cfgs := tilingtest.SM100()
 	if len(cfgs) == 0 {
 		t.Fatal("no sm_100a configs in the space or catalog")
 	}
 	for _, c := range cfgs {
-		v, err := newSM100View(c)
+		v, err := newSM100(c)
 		if err != nil {
 			t.Errorf("%s: %v", c.Name(), err)
 			continue
@@ -169,8 +128,8 @@ func TestSM100ViewMatchesResourceModel(t *testing.T) {
 // smem slot (2-CTA MMA at tile M=128).
 func TestSM100EpilogueWriteMap(t *testing.T) {
 	t.Parallel()
-	for _, c := range sm100Configs() {
-		v, err := newSM100View(c)
+	for _, c := range tilingtest.SM100() {
+		v, err := newSM100(c)
 		if err != nil {
 			t.Errorf("%s: %v", c.Name(), err)
 			continue
@@ -215,60 +174,14 @@ func TestSM100EpilogueWriteMap(t *testing.T) {
 	}
 }
 
-// TestSM100TemplateUsesViewFormulas ties the Go write-map formulas above
-// to the template text, so the structural test checks what is emitted:
-// the row and chunk formulas, one 16-byte store per epilogue buffer and
-// chunk, one TMA store per buffer, and (fwd_gateup) the gate columns read
-// TileN/2 past the left ones.
-func TestSM100TemplateUsesViewFormulas(t *testing.T) {
-	t.Parallel()
-	for _, cfg := range sm100Configs() {
-		v, err := newSM100View(cfg)
-		if err != nil {
-			t.Fatalf("%s: %v", cfg.Name(), err)
-		}
-		a, err := Render(cfg)
-		if err != nil {
-			t.Fatalf("%s: %v", cfg.Name(), err)
-		}
-		src := string(a.Source)
-		for _, want := range []string{
-			"const int row = 32 * q + lane;",
-			"const int q = warp % 4;",
-			"const sw_u32 off = (sw_u32)row * kEpiRowBytes + (((sw_u32)j ^ ((sw_u32)row & kSwizzleMask)) << 4);",
-			"static constexpr sw_u32 kEpiRowBytes = 128;",
-			"static constexpr sw_u32 kSwizzleMask = 7;",
-			"static constexpr int kEpiWarp0 = 4;",
-			"sw_tmem_ld(tbase + (sw_u32)(nb * kEpiN), v);",
-			"const sw_u32 tbase = tmem + ((sw_u32)(32 * q) << 16) + b * (sw_u32)" + v.AccColsConst + ";",
-			"const sw_u32 d = tmem + b * (sw_u32)" + v.AccColsConst + ";",
-		} {
-			if !strings.Contains(src, want) {
-				t.Errorf("%s: rendered source lacks %q", cfg.Name(), want)
-			}
-		}
-		epi := src[strings.Index(src, "// ---------------- epilogue warpgroup"):]
-		if got, want := strings.Count(epi, "sw_sts128(slot"), len(v.epiBuffers()); got != want {
-			t.Errorf("%s: %d 16-byte smem stores per chunk in the epilogue, want one per buffer (%d)", cfg.Name(), got, want)
-		}
-		if got, want := strings.Count(epi, "sw_tma_store_"), len(v.epiBuffers()); got != want {
-			t.Errorf("%s: %d TMA stores per sub-tile, want one per buffer (%d)", cfg.Name(), got, want)
-		}
-		gate := "sw_tmem_ld(tbase + (sw_u32)(kTileN + nb * kEpiN), g);"
-		if got := strings.Contains(src, gate); got != v.IsGateUp {
-			t.Errorf("%s: gate-column TMEM load present = %t, want %t", cfg.Name(), got, v.IsGateUp)
-		}
-	}
-}
-
 // TestSM100AccumulatorColumns: the epilogue's TMEM reads (v at nb*EpiN,
 // fwd_gateup's gate at TileNOut + nb*EpiN, as in the template) cover each
 // accumulator column of the tile exactly once, inside its TileN-column
 // buffer; left column j and gate column j of one output column pair up.
 func TestSM100AccumulatorColumns(t *testing.T) {
 	t.Parallel()
-	for _, c := range sm100Configs() {
-		v, err := newSM100View(c)
+	for _, c := range tilingtest.SM100() {
+		v, err := newSM100(c)
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name(), err)
 		}
@@ -316,8 +229,8 @@ func btoi(b bool) int {
 func TestSM100OperandRingMap(t *testing.T) {
 	t.Parallel()
 	const I = 1 << 20 // a symbolic hidden size: gate rows are I past the left ones
-	for _, c := range sm100Configs() {
-		v, err := newSM100View(c)
+	for _, c := range tilingtest.SM100() {
+		v, err := newSM100(c)
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name(), err)
 		}
@@ -484,7 +397,7 @@ func TestSM100KindValues(t *testing.T) {
 			ClcEmptyArrivals: 2*(3+128) + 2, EpiSlotBytes: 16384, EpiTxBytes: 16384}},
 	}
 	for _, tc := range tests {
-		v, err := newSM100View(tc.cfg)
+		v, err := newSM100(tc.cfg)
 		if err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
@@ -503,48 +416,11 @@ func TestSM100KindValues(t *testing.T) {
 	}
 }
 
-func TestSM100RenderDeterministicAndManifest(t *testing.T) {
-	t.Parallel()
-	for _, c := range sm100Configs() {
-		a, err := Render(c)
-		if err != nil {
-			t.Fatalf("%s: %v", c.Name(), err)
-		}
-		b, err := Render(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(a.Source, b.Source) {
-			t.Errorf("%s: two renders differ", c.Name())
-		}
-		src := string(a.Source)
-		if !strings.HasPrefix(src, "// Code generated by swigen. DO NOT EDIT.\n") {
-			t.Errorf("%s: missing generated-code header", c.Name())
-		}
-		if !strings.Contains(src, "extern \"C\" __global__ void __launch_bounds__(256, 1) "+c.Name()+"(") {
-			t.Errorf("%s: entry point not found", c.Name())
-		}
-		if strings.Contains(src, "<no value>") {
-			t.Errorf("%s: template printed <no value>", c.Name())
-		}
-		want, err := manifest.New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want.BlockThreads != 256 || want.ClusterDims != [3]int{c.ClusterM * c.ClusterN, 1, 1} || want.DynamicSmemBytes != c.SmemBytes() {
-			t.Errorf("%s: manifest launch %d threads, cluster %v, %d bytes", c.Name(), want.BlockThreads, want.ClusterDims, want.DynamicSmemBytes)
-		}
-		if diff := cmp.Diff(want, a.Manifest); diff != "" {
-			t.Errorf("%s: manifest (-want +got):\n%s", c.Name(), diff)
-		}
-	}
-}
-
 func TestSM100ViewRejects(t *testing.T) {
 	t.Parallel()
 	base := tiling.Config{Kernel: tiling.KernelBwdDSwiGLU, Arch: tiling.ArchSM100a, DType: tiling.BF16,
 		Schedule: tiling.OneCTA, TileM: 128, TileN: 128, TileK: 64, Stages: 4}.WithDefaults()
-	if _, err := newSM100View(base); err != nil {
+	if _, err := newSM100(base); err != nil {
 		t.Fatalf("base config: %v", err)
 	}
 	tests := []struct {
@@ -564,7 +440,7 @@ func TestSM100ViewRejects(t *testing.T) {
 	for _, tc := range tests {
 		c := base
 		tc.mod(&c)
-		if _, err := newSM100View(c); err == nil {
+		if _, err := newSM100(c); err == nil {
 			t.Errorf("%s: newSM100View accepted %s", tc.name, c.Name())
 		}
 	}

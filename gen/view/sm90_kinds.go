@@ -1,4 +1,4 @@
-package gen
+package view
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 // halves) and, in apply, its operand names and epilogue layout.
 type sm90Kind struct {
 	halves int
-	apply  func(v *View, c tiling.Config, sub int) error
+	apply  func(v *SM90, c tiling.Config, sub int) error
 }
 
 // sm90KindOf returns the kind-specific part of the sm_90a view of c.
@@ -53,19 +53,19 @@ func sm90KindOf(c tiling.Config) (sm90Kind, error) {
 	case tiling.KernelFwdDown:
 		return sm90Kind{halves: 1, apply: applyDown}, nil
 	}
-	return sm90Kind{}, fmt.Errorf("gen: %s: kernel %q has no sm_90a view", c.Name(), c.Kernel)
+	return sm90Kind{}, fmt.Errorf("view: %s: kernel %q has no sm_90a view", c.Name(), c.Kernel)
 }
 
 // requireKMajorA rejects an MN-major A for the kinds whose A is an
 // activation stored [M,K] row-major (Validate says so too).
 func requireKMajorA(c tiling.Config) error {
 	if c.MajorA != tiling.KMajor {
-		return fmt.Errorf("gen: %s: major_a %q: %s reads its activation operand K-major only", c.Name(), c.MajorA, c.Kernel)
+		return fmt.Errorf("view: %s: major_a %q: %s reads its activation operand K-major only", c.Name(), c.MajorA, c.Kernel)
 	}
 	return nil
 }
 
-func applyBwd(v *View, c tiling.Config, sub int) error {
+func applyBwd(v *SM90, c tiling.Config, sub int) error {
 	if err := requireKMajorA(c); err != nil {
 		return err
 	}
@@ -81,13 +81,13 @@ func applyBwd(v *View, c tiling.Config, sub int) error {
 	return nil
 }
 
-func applyGemm(v *View, c tiling.Config, sub int) error {
+func applyGemm(v *SM90, c tiling.Config, sub int) error {
 	v.IsGemm, v.NName, v.EpiStoreOnly = true, "N", true
 	v.EpiSlotBytes = sub
 	return nil
 }
 
-func applyGateUp(v *View, c tiling.Config, sub int) error {
+func applyGateUp(v *SM90, c tiling.Config, sub int) error {
 	if err := requireKMajorA(c); err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func applyGateUp(v *View, c tiling.Config, sub int) error {
 	return nil
 }
 
-func applyDown(v *View, c tiling.Config, sub int) error {
+func applyDown(v *SM90, c tiling.Config, sub int) error {
 	if err := requireKMajorA(c); err != nil {
 		return err
 	}

@@ -1,22 +1,23 @@
-package gen
+package view
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
 )
 
-// SM100View is the typed, precomputed data of the sm_100a templates: the
+// SM100 is the typed, precomputed data of the sm_100a templates: the
 // shared skeleton (sm100a_kernel.cuh.tmpl) and the per-kind partials. As
-// with View, every offset, count and descriptor is computed here; the
+// with SM90, every offset, count and descriptor is computed here; the
 // template only substitutes.
 //
 // Nothing rendered from it has executed: there is no sm_100 GPU here. The
 // kernels are compile-verified (ptxas, SASS opcodes) and the layouts are
 // checked structurally by tests.
-type SM100View struct {
+type SM100 struct {
 	Name        string
 	ConfigLines []string
 	ScheduleDoc string
@@ -127,7 +128,7 @@ type SM100View struct {
 	// innermost dimension first).
 	BoxA, BoxB [3]int
 	// Params is the kernel's C parameter list, rendered from the
-	// manifest's parameter table (kernelParams).
+	// manifest's parameter table (cParams).
 	Params string
 
 	StoreOut    bool
@@ -150,37 +151,43 @@ const (
 	sm100RoleConsumers = 3 + sm100EpiThreads
 )
 
-// newSM100View computes the view of an sm_100a kernel of any kind: the
-// shared skeleton (operand ring, schedule, TMEM, scheduler, barriers,
-// descriptors) here, the kind's operand naming and epilogue in sm100Kind
-// (view_sm100_kinds.go).
-func newSM100View(c tiling.Config) (*SM100View, error) {
+// NewSM100 computes the view of the sm_100a kernel of c, of any kind,
+// whose launch contract is m: the kernel's name and parameters come from
+// m. The shared skeleton (operand ring, schedule, TMEM, scheduler,
+// barriers, descriptors) is built here, the kind's operand naming and
+// epilogue in sm100Kind (sm100_kinds.go).
+func NewSM100(c tiling.Config, m manifest.Manifest) (*SM100, error) {
 	name := c.Name()
+	params, err := cParams(m.Params)
+	if err != nil {
+		return nil, fmt.Errorf("view: %s: %w", name, err)
+	}
 	kd, err := sm100KindOf(c)
 	if err != nil {
 		return nil, err
 	}
 	if c.TileK%64 != 0 {
-		return nil, fmt.Errorf("gen: %s: tile_k=%d: must be a multiple of 64 (one 128-byte swizzle atom)", name, c.TileK)
+		return nil, fmt.Errorf("view: %s: tile_k=%d: must be a multiple of 64 (one 128-byte swizzle atom)", name, c.TileK)
 	}
 	if c.TileMPerCTA() != sm100RowsPerCTA {
-		return nil, fmt.Errorf("gen: %s: %d rows per CTA: the sm_100a kernel supports 128 (1cta tile_m=128, 2cta tile_m=256)", name, c.TileMPerCTA())
+		return nil, fmt.Errorf("view: %s: %d rows per CTA: the sm_100a kernel supports 128 (1cta tile_m=128, 2cta tile_m=256)", name, c.TileMPerCTA())
 	}
 	if c.EpiM != sm100RowsPerCTA || c.EpiN != sm100EpiN {
-		return nil, fmt.Errorf("gen: %s: epilogue sub-tile %dx%d: the sm_100a kernel supports %dx%d (one 128-byte swizzle row per TMEM lane)", name, c.EpiM, c.EpiN, sm100RowsPerCTA, sm100EpiN)
+		return nil, fmt.Errorf("view: %s: epilogue sub-tile %dx%d: the sm_100a kernel supports %dx%d (one 128-byte swizzle row per TMEM lane)", name, c.EpiM, c.EpiN, sm100RowsPerCTA, sm100EpiN)
 	}
 	if c.TileN%(sm100EpiN*kd.halves) != 0 {
-		return nil, fmt.Errorf("gen: %s: tile_n=%d: the sm_100a %s epilogue needs a multiple of %d", name, c.TileN, c.Kernel, sm100EpiN*kd.halves)
+		return nil, fmt.Errorf("view: %s: tile_n=%d: the sm_100a %s epilogue needs a multiple of %d", name, c.TileN, c.Kernel, sm100EpiN*kd.halves)
 	}
 	if c.MajorA != tiling.KMajor && c.Kernel != tiling.KernelGEMM {
-		return nil, fmt.Errorf("gen: %s: major_a %q: %s reads its activation operand K-major only", name, c.MajorA, c.Kernel)
+		return nil, fmt.Errorf("view: %s: major_a %q: %s reads its activation operand K-major only", name, c.MajorA, c.Kernel)
 	}
 	cluster := c.ClusterM * c.ClusterN
 	if cluster < 1 || cluster > 2 {
-		return nil, fmt.Errorf("gen: %s: cluster %dx%d: the sm_100a kernel supports clusters of 1 or 2 CTAs", name, c.ClusterM, c.ClusterN)
+		return nil, fmt.Errorf("view: %s: cluster %dx%d: the sm_100a kernel supports clusters of 1 or 2 CTAs", name, c.ClusterM, c.ClusterN)
 	}
-	v := &SM100View{
-		Name:          name,
+	v := &SM100{
+		Name:          m.Name,
+		Params:        params,
 		HangTimeoutMs: defaultHangTimeoutMs,
 		HangTimeoutNs: defaultHangTimeoutMs * 1_000_000,
 		Threads:       sm100Threads,
@@ -216,10 +223,10 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 		v.CLC = true
 		v.ClcStages = c.CLCDepth()
 		if v.ClcStages < 2 {
-			return nil, fmt.Errorf("gen: %s: clc ring of %d: need at least 2 responses in flight", name, v.ClcStages)
+			return nil, fmt.Errorf("view: %s: clc ring of %d: need at least 2 responses in flight", name, v.ClcStages)
 		}
 	default:
-		return nil, fmt.Errorf("gen: %s: scheduler %q: want static or clc", name, c.Scheduler)
+		return nil, fmt.Errorf("view: %s: scheduler %q: want static or clc", name, c.Scheduler)
 	}
 	switch c.DType {
 	case tiling.BF16:
@@ -227,7 +234,7 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 	case tiling.FP16:
 		v.Unpack, v.Pack = "sw_unpack_f16x2", "sw_pack_f16x2"
 	default:
-		return nil, fmt.Errorf("gen: %s: dtype %q: want bf16 or fp16", name, c.DType)
+		return nil, fmt.Errorf("view: %s: dtype %q: want bf16 or fp16", name, c.DType)
 	}
 	switch c.Raster {
 	case tiling.RasterN:
@@ -241,10 +248,10 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 	case tiling.TwoCTA:
 		v.ScheduleDoc = fmt.Sprintf("Schedule 2cta: tcgen05.mma.cta_group::2 M=256 N=%d over the CTA pair; each CTA loads 128 rows of %s and %s, holds 128 rows of the accumulator and runs their epilogue.", c.TileN, kd.aName, kd.bShare(c))
 	default:
-		return nil, fmt.Errorf("gen: %s: schedule %q: sm_100a supports 1cta or 2cta", name, c.Schedule)
+		return nil, fmt.Errorf("view: %s: schedule %q: sm_100a supports 1cta or 2cta", name, c.Schedule)
 	}
 	if v.TwoCTA && (c.ClusterM != 2 || c.ClusterN != 1) {
-		return nil, fmt.Errorf("gen: %s: cluster %dx%d: 2cta needs 2x1", name, c.ClusterM, c.ClusterN)
+		return nil, fmt.Errorf("view: %s: cluster %dx%d: 2cta needs 2x1", name, c.ClusterM, c.ClusterN)
 	}
 	if v.TwoCTA {
 		// The pair of a tile is CTAsPerTile consecutive cluster ranks
@@ -252,12 +259,12 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 		// exactly one pair, so it starts at rank 0 and the commit's
 		// multicast mask is a constant.
 		if cluster != v.CTAsPerTile {
-			return nil, fmt.Errorf("gen: %s: cluster of %d CTAs: the commit mask assumes the cluster is one CTA pair of %d", name, cluster, v.CTAsPerTile)
+			return nil, fmt.Errorf("view: %s: cluster of %d CTAs: the commit mask assumes the cluster is one CTA pair of %d", name, cluster, v.CTAsPerTile)
 		}
 		v.PairMask = fmt.Sprintf("%#x", (1<<v.CTAsPerTile)-1)
 	}
 	if v.TmemCols < 2*c.TileN || v.TmemCols > 512 || v.TmemCols&(v.TmemCols-1) != 0 {
-		return nil, fmt.Errorf("gen: %s: %d TMEM columns: need a power of two in [%d,512]", name, v.TmemCols, 2*c.TileN)
+		return nil, fmt.Errorf("view: %s: %d TMEM columns: need a power of two in [%d,512]", name, v.TmemCols, 2*c.TileN)
 	}
 
 	// ---- operand ring
@@ -288,7 +295,7 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 		v.BoxA = [3]int{64, rowsA}
 	case tiling.MNMajor:
 		if rowsA%64 != 0 {
-			return nil, fmt.Errorf("gen: %s: %d A rows per CTA: major_a=mn needs a multiple of 64", name, rowsA)
+			return nil, fmt.Errorf("view: %s: %d A rows per CTA: major_a=mn needs a multiple of 64", name, rowsA)
 		}
 		for k := 0; k < v.K16; k++ {
 			ak16 = append(ak16, k*16*swizzleAtomBytes)
@@ -301,10 +308,10 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 		v.TransA, v.AMNMajor = true, true
 		v.BoxA = [3]int{64, c.TileK}
 	default:
-		return nil, fmt.Errorf("gen: %s: major_a %q: want k or mn", name, c.MajorA)
+		return nil, fmt.Errorf("view: %s: major_a %q: want k or mn", name, c.MajorA)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("gen: %s: %w", name, err)
+		return nil, fmt.Errorf("view: %s: %w", name, err)
 	}
 	v.DescA = fmt.Sprintf("0x%016x", descA)
 	v.AK16, v.ALoadK, v.ALoadRow, v.ALoadSmem = joinInts(ak16), joinInts(aK), joinInts(aRow), joinInts(aSmem)
@@ -337,7 +344,7 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 		v.BoxB = [3]int{64, hRows}
 	case tiling.MNMajor:
 		if rowsB%(64*loadHalves) != 0 {
-			return nil, fmt.Errorf("gen: %s: %d B rows per CTA: major_b=mn needs a multiple of %d", name, rowsB, 64*loadHalves)
+			return nil, fmt.Errorf("view: %s: %d B rows per CTA: major_b=mn needs a multiple of %d", name, rowsB, 64*loadHalves)
 		}
 		for k := 0; k < v.K16; k++ {
 			bk16 = append(bk16, k*16*swizzleAtomBytes)
@@ -353,10 +360,10 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 		v.BLoadFunc = "sw_load_b_mnmajor"
 		v.BoxB = [3]int{64, c.TileK}
 	default:
-		return nil, fmt.Errorf("gen: %s: major_b %q: want k or mn", name, c.MajorB)
+		return nil, fmt.Errorf("view: %s: major_b %q: want k or mn", name, c.MajorB)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("gen: %s: %w", name, err)
+		return nil, fmt.Errorf("view: %s: %w", name, err)
 	}
 	v.DescB = fmt.Sprintf("0x%016x", descB)
 	v.BK16, v.BLoadK, v.BLoadN, v.BLoadSmem = joinInts(bk16), joinInts(bK), joinInts(bN), joinInts(bSmem)
@@ -366,7 +373,7 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 	}
 	idesc, err := SM100InstrDesc(c.DType, v.CTAGroup, c.TileM, c.TileN, v.TransA, v.TransB)
 	if err != nil {
-		return nil, fmt.Errorf("gen: %s: %w", name, err)
+		return nil, fmt.Errorf("view: %s: %w", name, err)
 	}
 	v.IDesc = fmt.Sprintf("0x%08x", idesc)
 
@@ -403,10 +410,10 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 	// emitted is what the tuner prunes with.
 	lay := c.Smem()
 	if lay.OperandStage != v.StageBytes || lay.EpilogueSlot != v.EpiSubBytes {
-		return nil, fmt.Errorf("gen: %s: layout disagrees with tiling.Smem (stage %d vs %d, epilogue buffer %d vs %d)", name, v.StageBytes, lay.OperandStage, v.EpiSubBytes, lay.EpilogueSlot)
+		return nil, fmt.Errorf("view: %s: layout disagrees with tiling.Smem (stage %d vs %d, epilogue buffer %d vs %d)", name, v.StageBytes, lay.OperandStage, v.EpiSubBytes, lay.EpilogueSlot)
 	}
 	if lay.Epilogue != c.EpiStages*v.EpiSlotBytes {
-		return nil, fmt.Errorf("gen: %s: epilogue ring %d bytes, tiling.Smem %d", name, c.EpiStages*v.EpiSlotBytes, lay.Epilogue)
+		return nil, fmt.Errorf("view: %s: epilogue ring %d bytes, tiling.Smem %d", name, c.EpiStages*v.EpiSlotBytes, lay.Epilogue)
 	}
 	v.EpiOff = lay.EpilogueOff
 	v.BarFull = lay.BarrierOffset
@@ -428,10 +435,10 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 	v.TmemSlot = end
 	end += 8
 	if v.barrierCount() != c.BarrierCount() || (v.CLC && v.ClcResp%16 != 0) {
-		return nil, fmt.Errorf("gen: %s: %d barriers laid out, tiling.BarrierCount=%d", name, v.barrierCount(), c.BarrierCount())
+		return nil, fmt.Errorf("view: %s: %d barriers laid out, tiling.BarrierCount=%d", name, v.barrierCount(), c.BarrierCount())
 	}
 	if end > lay.BarrierOffset+lay.Barriers {
-		return nil, fmt.Errorf("gen: %s: barrier region needs %d bytes, tiling.Smem reserves %d", name, end-lay.BarrierOffset, lay.Barriers)
+		return nil, fmt.Errorf("view: %s: barrier region needs %d bytes, tiling.Smem reserves %d", name, end-lay.BarrierOffset, lay.Barriers)
 	}
 	v.SmemBytes = lay.Total
 	v.ConfigLines = configLines(c)
@@ -439,19 +446,19 @@ func newSM100View(c tiling.Config) (*SM100View, error) {
 }
 
 // barrierCount is the number of mbarriers the view lays out.
-func (v *SM100View) barrierCount() int {
+func (v *SM100) barrierCount() int {
 	return 2*v.Stages + 2*tiling.AccStages + 2*v.EpiStages + 2*v.ClcStages
 }
 
 // epiChunkOffset is the byte offset, inside one EpiM x EpiN buffer, of the
 // 16-byte chunk j of row r: the template's 128B-swizzle formula
 // r*EpiRowBytes + ((j ^ (r & SwizzleMask)) << 4).
-func (v *SM100View) epiChunkOffset(r, j int) int {
+func (v *SM100) epiChunkOffset(r, j int) int {
 	return r*v.EpiRowBytes + (j^(r&v.SwizzleMask))<<4
 }
 
 // epiThreadRow is the tile row (TMEM lane) epilogue thread tid (threadIdx.x)
 // owns: 32*(warp%4) + lane, as in the template.
-func (v *SM100View) epiThreadRow(tid int) int {
+func (v *SM100) epiThreadRow(tid int) int {
 	return 32*((tid/32)%4) + tid%32
 }

@@ -1,0 +1,77 @@
+// Package tilingtest provides the config sets that the generator's tests
+// sweep: the views' structural tests (gen/view) and the rendered-source
+// tests (gen) check the same configs.
+package tilingtest
+
+import "github.com/swigen/swigen/tiling"
+
+// SM90Bwd returns the sm_90a bwd_dswiglu configs of the tuning space (both
+// dtypes) and of the catalog.
+func SM90Bwd() []tiling.Config {
+	var cfgs []tiling.Config
+	for _, d := range []tiling.DType{tiling.BF16, tiling.FP16} {
+		cfgs = append(cfgs, tiling.Space(tiling.KernelBwdDSwiGLU, tiling.ArchSM90a, d)...)
+	}
+	for _, c := range tiling.Catalog() {
+		if c.Arch == tiling.ArchSM90a && c.Kernel == tiling.KernelBwdDSwiGLU {
+			cfgs = append(cfgs, c)
+		}
+	}
+	return cfgs
+}
+
+// SM90Kind is an sm_90a bf16 config of kernel k, schedule s and tile
+// m x n x 64, edited by edit (when not nil), with the defaults filled in
+// and the deepest operand ring that fits.
+func SM90Kind(k tiling.Kernel, s tiling.Schedule, m, n int, edit func(*tiling.Config)) tiling.Config {
+	c := tiling.Config{Kernel: k, Arch: tiling.ArchSM90a, DType: tiling.BF16, Schedule: s, TileM: m, TileN: n, TileK: 64}
+	if edit != nil {
+		edit(&c)
+	}
+	c = c.WithDefaults()
+	c.Stages = c.MaxStages()
+	return c
+}
+
+// SM100 returns the sm_100a configs of every kind in the tuning space and
+// the catalog, plus the variants the space leaves out (StoreOut, MN-major
+// operands, a residual, raster n) of each space config that the generator
+// implements.
+func SM100() []tiling.Config {
+	var cfgs []tiling.Config
+	seen := map[string]bool{}
+	add := func(c tiling.Config) {
+		if !seen[c.Name()] {
+			seen[c.Name()] = true
+			cfgs = append(cfgs, c)
+		}
+	}
+	variants := []func(*tiling.Config){
+		func(c *tiling.Config) { c.StoreOut = true },
+		func(c *tiling.Config) { c.MajorB = tiling.MNMajor },
+		func(c *tiling.Config) { c.MajorA, c.MajorB = tiling.MNMajor, tiling.MNMajor },
+		func(c *tiling.Config) { c.Residual, c.MajorB = true, tiling.MNMajor },
+		func(c *tiling.Config) { c.Raster = tiling.RasterN },
+	}
+	for _, k := range tiling.Kernels() {
+		for _, d := range []tiling.DType{tiling.BF16, tiling.FP16} {
+			for _, c := range tiling.Space(k, tiling.ArchSM100a, d) {
+				add(c)
+				for _, edit := range variants {
+					x := c
+					edit(&x)
+					x.Stages = x.MaxStages()
+					if ok, _ := tiling.Implemented(x); ok && x.Validate() == nil {
+						add(x)
+					}
+				}
+			}
+		}
+	}
+	for _, c := range tiling.Catalog() {
+		if c.Arch == tiling.ArchSM100a {
+			add(c)
+		}
+	}
+	return cfgs
+}
