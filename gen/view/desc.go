@@ -6,34 +6,34 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-// Swizzle is the shared-memory swizzle mode of a tensor-core operand, as
+// swizzle is the shared-memory swizzle mode of a tensor-core operand, as
 // the TMA wrote it.
-type Swizzle int
+type swizzle int
 
-// The swizzle modes. Swizzle128BAtom32B exists on sm_100 only (tf32
+// The swizzle modes. swizzle128BAtom32B exists on sm_100 only (tf32
 // MN-major operands).
 const (
-	SwizzleNone Swizzle = iota
-	Swizzle32B
-	Swizzle64B
-	Swizzle128B
-	Swizzle128BAtom32B
+	swizzleNone swizzle = iota
+	swizzle32B
+	swizzle64B
+	swizzle128B
+	swizzle128BAtom32B
 )
 
-func (s Swizzle) String() string {
+func (s swizzle) String() string {
 	switch s {
-	case SwizzleNone:
+	case swizzleNone:
 		return "none"
-	case Swizzle32B:
+	case swizzle32B:
 		return "32B"
-	case Swizzle64B:
+	case swizzle64B:
 		return "64B"
-	case Swizzle128B:
+	case swizzle128B:
 		return "128B"
-	case Swizzle128BAtom32B:
+	case swizzle128BAtom32B:
 		return "128B-atom32B"
 	}
-	return fmt.Sprintf("Swizzle(%d)", int(s))
+	return fmt.Sprintf("swizzle(%d)", int(s))
 }
 
 // smemDescMax is the exclusive bound of the 14-bit (>>4) address, LBO and
@@ -55,11 +55,11 @@ func smemDescFields(op string, addr, lbo, sbo uint32) (uint64, error) {
 	return uint64(addr>>4) | uint64(lbo>>4)<<16 | uint64(sbo>>4)<<32, nil
 }
 
-// SM90SmemDesc encodes a Hopper wgmma shared-memory matrix descriptor
+// sm90SmemDesc encodes a Hopper wgmma shared-memory matrix descriptor
 // (ptx.md §A2): swizzle in bits 62-63 (128B = 1, 64B = 2, 32B = 3), base
 // offset 0 (tiles start 1024-byte aligned). addr is the shared-memory
 // address of the first 16-byte row of the first core matrix.
-func SM90SmemDesc(addr, lbo, sbo uint32, sw Swizzle) (uint64, error) {
+func sm90SmemDesc(addr, lbo, sbo uint32, sw swizzle) (uint64, error) {
 	const op = "sm90 smem desc"
 	d, err := smemDescFields(op, addr, lbo, sbo)
 	if err != nil {
@@ -67,13 +67,13 @@ func SM90SmemDesc(addr, lbo, sbo uint32, sw Swizzle) (uint64, error) {
 	}
 	var code uint64
 	switch sw {
-	case SwizzleNone:
+	case swizzleNone:
 		code = 0
-	case Swizzle128B:
+	case swizzle128B:
 		code = 1
-	case Swizzle64B:
+	case swizzle64B:
 		code = 2
-	case Swizzle32B:
+	case swizzle32B:
 		code = 3
 	default:
 		return 0, fmt.Errorf("%s: swizzle %s: not a wgmma layout (want none, 32B, 64B or 128B)", op, sw)
@@ -81,11 +81,22 @@ func SM90SmemDesc(addr, lbo, sbo uint32, sw Swizzle) (uint64, error) {
 	return d | code<<62, nil
 }
 
-// SM100SmemDesc encodes a Blackwell tcgen05 shared-memory descriptor
+// descHex90 is the sm_90a descriptor of a 128B-swizzled operand tile with
+// leading byte offset lbo and stride byte offset swizzleRepeat (8 rows of
+// 128 bytes), as the hex literal the templates OR the start address into.
+func descHex90(lbo int) (string, error) {
+	d, err := sm90SmemDesc(0, uint32(lbo), swizzleRepeat, swizzle128B)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("0x%016x", d), nil
+}
+
+// sm100SmemDesc encodes a Blackwell tcgen05 shared-memory descriptor
 // (ptx.md §B4): the sm_90 fields plus the fixed version bit 46, LBO mode 0
 // (relative) and the 3-bit layout field at bits 61-63 (128B = 2, 64B = 4,
 // 32B = 6, 128B-with-32B-atom = 1). Base offset 0.
-func SM100SmemDesc(addr, lbo, sbo uint32, sw Swizzle) (uint64, error) {
+func sm100SmemDesc(addr, lbo, sbo uint32, sw swizzle) (uint64, error) {
 	const op = "sm100 smem desc"
 	d, err := smemDescFields(op, addr, lbo, sbo)
 	if err != nil {
@@ -93,15 +104,15 @@ func SM100SmemDesc(addr, lbo, sbo uint32, sw Swizzle) (uint64, error) {
 	}
 	var code uint64
 	switch sw {
-	case SwizzleNone:
+	case swizzleNone:
 		code = 0
-	case Swizzle128BAtom32B:
+	case swizzle128BAtom32B:
 		code = 1
-	case Swizzle128B:
+	case swizzle128B:
 		code = 2
-	case Swizzle64B:
+	case swizzle64B:
 		code = 4
-	case Swizzle32B:
+	case swizzle32B:
 		code = 6
 	default:
 		return 0, fmt.Errorf("%s: swizzle %s: unknown", op, sw)
@@ -109,7 +120,7 @@ func SM100SmemDesc(addr, lbo, sbo uint32, sw Swizzle) (uint64, error) {
 	return d | 1<<46 | code<<61, nil
 }
 
-// SM100InstrDesc encodes the 32-bit instruction descriptor of
+// sm100InstrDesc encodes the 32-bit instruction descriptor of
 // tcgen05.mma.cta_group::<ctaGroup>.kind::f16 with an fp32 accumulator
 // (PTX ISA 9.7.16.4.2, Table 42 "Instruction descriptor format for
 // .kind::tf32, .kind::f16, .kind::f8f6f4 and .kind::i8"): D type bits 4-5
@@ -120,7 +131,7 @@ func SM100SmemDesc(addr, lbo, sbo uint32, sw Swizzle) (uint64, error) {
 // shapes of PTX ISA Table 39 are accepted (tiling.Limits.CheckMMA):
 // cta_group::1 M 64 or 128 with N a multiple of 8 in [8,256], cta_group::2
 // M 128 or 256 with N a multiple of 16 in [16,256].
-func SM100InstrDesc(ab tiling.DType, ctaGroup, m, n int, transA, transB bool) (uint32, error) {
+func sm100InstrDesc(ab tiling.DType, ctaGroup, m, n int, transA, transB bool) (uint32, error) {
 	const op = "sm100 instr desc"
 	var t uint32
 	switch ab {

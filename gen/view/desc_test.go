@@ -12,22 +12,22 @@ func TestSmemDescWorkedValues(t *testing.T) {
 	const addr = 0x1400 // any 1024-byte aligned tile
 	tests := []struct {
 		name          string
-		enc           func(addr, lbo, sbo uint32, sw Swizzle) (uint64, error)
+		enc           func(addr, lbo, sbo uint32, sw swizzle) (uint64, error)
 		addr, lbo, sb uint32
-		sw            Swizzle
+		sw            swizzle
 		want          uint64
 	}{
-		{"sm90 K-major SW128", SM90SmemDesc, addr, 16, 1024, Swizzle128B, 0x4000004000010000 | addr>>4},
-		{"sm90 MN-major SW128 LBO 8192", SM90SmemDesc, 0, 8192, 1024, Swizzle128B, 0x4000004002000000},
-		{"sm90 64B", SM90SmemDesc, 0, 0, 0, Swizzle64B, 1 << 63},
-		{"sm90 32B", SM90SmemDesc, 0, 0, 0, Swizzle32B, 3 << 62},
-		{"sm100 K-major SW128", SM100SmemDesc, addr, 16, 1024, Swizzle128B, 0x4000404000010000 | addr>>4},
+		{"sm90 K-major SW128", sm90SmemDesc, addr, 16, 1024, swizzle128B, 0x4000004000010000 | addr>>4},
+		{"sm90 MN-major SW128 LBO 8192", sm90SmemDesc, 0, 8192, 1024, swizzle128B, 0x4000004002000000},
+		{"sm90 64B", sm90SmemDesc, 0, 0, 0, swizzle64B, 1 << 63},
+		{"sm90 32B", sm90SmemDesc, 0, 0, 0, swizzle32B, 3 << 62},
+		{"sm100 K-major SW128", sm100SmemDesc, addr, 16, 1024, swizzle128B, 0x4000404000010000 | addr>>4},
 		// MN-major, tile_k=64: LBO = one 64-wide MN slab of 64 k-rows.
-		{"sm100 MN-major SW128 LBO 8192", SM100SmemDesc, 0, 8192, 1024, Swizzle128B, 0x4000404002000000},
-		{"sm100 64B", SM100SmemDesc, 0, 0, 0, Swizzle64B, 1<<63 | 1<<46},
-		{"sm100 32B", SM100SmemDesc, 0, 0, 0, Swizzle32B, 3<<62 | 1<<46},
-		{"sm100 128B atom 32B", SM100SmemDesc, 0, 0, 0, Swizzle128BAtom32B, 1<<61 | 1<<46},
-		{"sm100 none", SM100SmemDesc, 0x10, 128, 256, SwizzleNone, 1<<46 | 16<<32 | 8<<16 | 1},
+		{"sm100 MN-major SW128 LBO 8192", sm100SmemDesc, 0, 8192, 1024, swizzle128B, 0x4000404002000000},
+		{"sm100 64B", sm100SmemDesc, 0, 0, 0, swizzle64B, 1<<63 | 1<<46},
+		{"sm100 32B", sm100SmemDesc, 0, 0, 0, swizzle32B, 3<<62 | 1<<46},
+		{"sm100 128B atom 32B", sm100SmemDesc, 0, 0, 0, swizzle128BAtom32B, 1<<61 | 1<<46},
+		{"sm100 none", sm100SmemDesc, 0x10, 128, 256, swizzleNone, 1<<46 | 16<<32 | 8<<16 | 1},
 	}
 	for _, tc := range tests {
 		got, err := tc.enc(tc.addr, tc.lbo, tc.sb, tc.sw)
@@ -45,16 +45,16 @@ func TestSmemDescErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name          string
-		enc           func(addr, lbo, sbo uint32, sw Swizzle) (uint64, error)
+		enc           func(addr, lbo, sbo uint32, sw swizzle) (uint64, error)
 		addr, lbo, sb uint32
-		sw            Swizzle
+		sw            swizzle
 	}{
-		{"unaligned addr", SM100SmemDesc, 8, 16, 1024, Swizzle128B},
-		{"addr too large", SM100SmemDesc, 1 << 18, 16, 1024, Swizzle128B},
-		{"unaligned sbo", SM90SmemDesc, 0, 16, 1000, Swizzle128B},
-		{"lbo too large", SM90SmemDesc, 0, 1 << 18, 1024, Swizzle128B},
-		{"sm90 has no 32B atom", SM90SmemDesc, 0, 16, 1024, Swizzle128BAtom32B},
-		{"unknown swizzle", SM100SmemDesc, 0, 16, 1024, Swizzle(9)},
+		{"unaligned addr", sm100SmemDesc, 8, 16, 1024, swizzle128B},
+		{"addr too large", sm100SmemDesc, 1 << 18, 16, 1024, swizzle128B},
+		{"unaligned sbo", sm90SmemDesc, 0, 16, 1000, swizzle128B},
+		{"lbo too large", sm90SmemDesc, 0, 1 << 18, 1024, swizzle128B},
+		{"sm90 has no 32B atom", sm90SmemDesc, 0, 16, 1024, swizzle128BAtom32B},
+		{"unknown swizzle", sm100SmemDesc, 0, 16, 1024, swizzle(9)},
 	}
 	for _, tc := range tests {
 		if got, err := tc.enc(tc.addr, tc.lbo, tc.sb, tc.sw); err == nil {
@@ -87,7 +87,7 @@ func TestSM100InstrDesc(t *testing.T) {
 		{"bf16 m128 n32 (2cta)", tiling.BF16, 2, 128, 32, false, false, 0x08080490},
 	}
 	for _, tc := range tests {
-		got, err := SM100InstrDesc(tc.d, tc.g, tc.m, tc.n, tc.transA, tc.transB)
+		got, err := sm100InstrDesc(tc.d, tc.g, tc.m, tc.n, tc.transA, tc.transB)
 		if err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
@@ -115,20 +115,22 @@ func TestSM100InstrDesc(t *testing.T) {
 		{"cta_group 4", tiling.BF16, 4, 256, 128},
 	}
 	for _, tc := range bad {
-		if got, err := SM100InstrDesc(tc.d, tc.g, tc.m, tc.n, false, false); err == nil {
+		if got, err := sm100InstrDesc(tc.d, tc.g, tc.m, tc.n, false, false); err == nil {
 			t.Errorf("%s: got %#x, want an error", tc.name, got)
 		}
 	}
 }
 
-func TestDescBits(t *testing.T) {
+// TestDescHex90: the fixed bits the sm_90a templates start from are the
+// worked values of ptx.md §0 and §A2 with a zero start address.
+func TestDescHex90(t *testing.T) {
 	t.Parallel()
-	// ptx.md §0: K-major SW128 bf16 [rows][64], LBO=16, SBO=1024.
-	if got, want := descBits(16, 1024), uint64(0x4000004000010000); got != want {
-		t.Errorf("descBits(16, 1024) = %#x, want %#x", got, want)
+	for lbo, want := range map[int]string{16: "0x4000004000010000", 8192: "0x4000004002000000"} {
+		if got, err := descHex90(lbo); err != nil || got != want {
+			t.Errorf("descHex90(%d) = %s, %v; want %s", lbo, got, err, want)
+		}
 	}
-	// ptx.md §A2 (verified on an H200): MN-major, LBO=8192, SBO=1024.
-	if got, want := descBits(8192, 1024), uint64(0x4000004002000000); got != want {
-		t.Errorf("descBits(8192, 1024) = %#x, want %#x", got, want)
+	if _, err := descHex90(1 << 18); err == nil {
+		t.Error("descHex90(1<<18): want an error (LBO past the 14-bit field)")
 	}
 }

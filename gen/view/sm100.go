@@ -291,7 +291,7 @@ func NewSM100(c tiling.Config, m manifest.Manifest) (*SM100, error) {
 			aK = append(aK, 64*a)
 			aSmem = append(aSmem, a*rowsA*swizzleAtomBytes)
 		}
-		descA, err = SM100SmemDesc(0, 16, swizzleRepeat, Swizzle128B)
+		descA, err = sm100SmemDesc(0, 16, swizzleRepeat, swizzle128B)
 		v.BoxA = [3]int{64, rowsA}
 	case tiling.MNMajor:
 		if rowsA%64 != 0 {
@@ -304,7 +304,7 @@ func NewSM100(c tiling.Config, m manifest.Manifest) (*SM100, error) {
 			aK, aRow = append(aK, 0), append(aRow, 64*q)
 			aSmem = append(aSmem, q*c.TileK*swizzleAtomBytes)
 		}
-		descA, err = SM100SmemDesc(0, uint32(c.TileK*swizzleAtomBytes), swizzleRepeat, Swizzle128B)
+		descA, err = sm100SmemDesc(0, uint32(c.TileK*swizzleAtomBytes), swizzleRepeat, swizzle128B)
 		v.TransA, v.AMNMajor = true, true
 		v.BoxA = [3]int{64, c.TileK}
 	default:
@@ -339,7 +339,7 @@ func NewSM100(c tiling.Config, m manifest.Manifest) (*SM100, error) {
 				bSmem = append(bSmem, a*rowsB*swizzleAtomBytes+h*hRows*swizzleAtomBytes)
 			}
 		}
-		descB, err = SM100SmemDesc(0, 16, swizzleRepeat, Swizzle128B)
+		descB, err = sm100SmemDesc(0, 16, swizzleRepeat, swizzle128B)
 		v.BLoadFunc = "sw_load_b_kmajor"
 		v.BoxB = [3]int{64, hRows}
 	case tiling.MNMajor:
@@ -355,7 +355,7 @@ func NewSM100(c tiling.Config, m manifest.Manifest) (*SM100, error) {
 			bK, bN, bHalf = append(bK, 0), append(bN, 64*(q%perHalf)), append(bHalf, q/perHalf)
 			bSmem = append(bSmem, q*c.TileK*swizzleAtomBytes)
 		}
-		descB, err = SM100SmemDesc(0, uint32(c.TileK*swizzleAtomBytes), swizzleRepeat, Swizzle128B)
+		descB, err = sm100SmemDesc(0, uint32(c.TileK*swizzleAtomBytes), swizzleRepeat, swizzle128B)
 		v.TransB = true
 		v.BLoadFunc = "sw_load_b_mnmajor"
 		v.BoxB = [3]int{64, c.TileK}
@@ -371,7 +371,7 @@ func NewSM100(c tiling.Config, m manifest.Manifest) (*SM100, error) {
 	if kd.halves > 1 {
 		v.BHalves, v.BLoadHalf = true, joinInts(bHalf)
 	}
-	idesc, err := SM100InstrDesc(c.DType, v.CTAGroup, c.TileM, c.TileN, v.TransA, v.TransB)
+	idesc, err := sm100InstrDesc(c.DType, v.CTAGroup, c.TileM, c.TileN, v.TransA, v.TransB)
 	if err != nil {
 		return nil, fmt.Errorf("view: %s: %w", name, err)
 	}

@@ -190,13 +190,6 @@ const (
 	defaultHangTimeoutMs = 4000
 )
 
-// descBits encodes the fixed fields of a Hopper wgmma shared-memory matrix
-// descriptor (ptx.md §A2): 128B swizzle in bits 62-63, LBO and SBO (each
-// >>4) in bits 16-29 and 32-45. The start address is OR-ed in at run time.
-func descBits(lbo, sbo int) uint64 {
-	return 1<<62 | uint64(sbo>>4)<<32 | uint64(lbo>>4)<<16
-}
-
 func joinInts(v []int) string {
 	s := make([]string, len(v))
 	for i, x := range v {
@@ -370,7 +363,7 @@ func NewSM90(c tiling.Config, m manifest.Manifest) (*SM90, error) {
 			}
 		}
 		v.ConsumerASmemStride = v.ConsumerRowStride * swizzleAtomBytes
-		v.DescA = fmt.Sprintf("0x%016x", descBits(16, swizzleRepeat))
+		v.DescA, err = descHex90(16)
 		v.ALoadFunc = "sw_tma_load_2d"
 		v.BoxA = [3]int{64, rows}
 	case tiling.MNMajor:
@@ -392,13 +385,16 @@ func NewSM90(c tiling.Config, m manifest.Manifest) (*SM90, error) {
 			aRank = append(aRank, slabRank(q, slabs, aParts))
 		}
 		v.ConsumerASmemStride = v.ConsumerRowStride / 64 * slab
-		v.DescA = fmt.Sprintf("0x%016x", descBits(slab, swizzleRepeat))
+		v.DescA, err = descHex90(slab)
 		v.TransA = 1
 		v.AMNMajor = true
 		v.ALoadFunc = "sw_load_a_mnmajor"
 		v.BoxA = [3]int{64, c.TileK}
 	default:
 		return nil, fmt.Errorf("view: %s: major_a %q: want k or mn", c.Name(), c.MajorA)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("view: %s: %w", c.Name(), err)
 	}
 	v.AK16, v.AMB, v.ALoadK, v.ALoadSmem = joinInts(ak16), joinInts(amb), joinInts(aK), joinInts(aSmem)
 	v.ALoadRow, v.ALoadRank = joinInts(aRow), joinInts(aRank)
@@ -427,7 +423,7 @@ func NewSM90(c tiling.Config, m manifest.Manifest) (*SM90, error) {
 				}
 			}
 		}
-		v.DescB = fmt.Sprintf("0x%016x", descBits(16, swizzleRepeat))
+		v.DescB, err = descHex90(16)
 		v.TransB = 0
 		v.BLoadFunc = "sw_load_b_kmajor"
 		v.BoxB = [3]int{64, rows}
@@ -445,12 +441,15 @@ func NewSM90(c tiling.Config, m manifest.Manifest) (*SM90, error) {
 			bSmem = append(bSmem, q*c.TileK*swizzleAtomBytes)
 			bRank = append(bRank, slabRank(q, slabs, bParts))
 		}
-		v.DescB = fmt.Sprintf("0x%016x", descBits(c.TileK*swizzleAtomBytes, swizzleRepeat))
+		v.DescB, err = descHex90(c.TileK * swizzleAtomBytes)
 		v.TransB = 1
 		v.BLoadFunc = "sw_load_b_mnmajor"
 		v.BoxB = [3]int{64, c.TileK}
 	default:
 		return nil, fmt.Errorf("view: %s: major_b %q: want k or mn", c.Name(), c.MajorB)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("view: %s: %w", c.Name(), err)
 	}
 	v.BK16, v.BLoadK, v.BLoadN, v.BLoadSmem = joinInts(bk16), joinInts(bK), joinInts(bN), joinInts(bSmem)
 	v.BLoadRank = joinInts(bRank)

@@ -1,7 +1,6 @@
 package view
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -27,8 +26,9 @@ type kindView struct {
 
 func TestSM90KindViews(t *testing.T) {
 	t.Parallel()
-	mnDesc := fmt.Sprintf("0x%016x", descBits(8192, 1024))
-	kDesc := fmt.Sprintf("0x%016x", descBits(16, 1024))
+	// ptx.md §0 and §A2: LBO 16 (K-major) or the 8192-byte slab (MN-major),
+	// SBO 1024, 128-byte swizzle.
+	mnDesc, kDesc := "0x4000004002000000", "0x4000004000010000"
 	tests := []struct {
 		name string
 		c    tiling.Config
