@@ -74,7 +74,6 @@ type SM100 struct {
 	BarEFull, BarEEmpty           int
 	BarClcFull, BarClcEmpty       int
 	ClcResp, TmemSlot             int
-	SmemBytes                     int // dynamic smem to request, alignment slack included
 
 	TmemCols          int
 	TmemEmptyArrivals int
@@ -124,9 +123,6 @@ type SM100 struct {
 	BHalves   bool
 	BLoadHalf string
 	RankNOff  string
-	// BoxA and BoxB are the TMA boxes of tmap_a and tmap_b (elements,
-	// innermost dimension first).
-	BoxA, BoxB [3]int
 	// Params is the kernel's C parameter list, rendered from the
 	// manifest's parameter table (cParams).
 	Params string
@@ -135,12 +131,10 @@ type SM100 struct {
 	FastSigmoid bool   // tanh-based sigmoid (bwd_dswiglu)
 	DSwiGLUFn   string // the epilogue function bwd_dswiglu calls
 	Residual    bool
-	ClusterDims [3]int
 }
 
 // Facts of the sm_100a design (tiling/resources.go, ptx.md §B).
 const (
-	sm100Threads    = 256
 	sm100EpiWarp0   = 4   // warps 4-7: warp%4 selects the TMEM lane quarter
 	sm100EpiThreads = 128 // one epilogue warpgroup
 	sm100RowsPerCTA = 128 // TMEM lanes; M=128 per CTA (1cta M=128, 2cta M=256)
@@ -190,30 +184,27 @@ func NewSM100(c tiling.Config, m manifest.Manifest) (*SM100, error) {
 		Params:        params,
 		HangTimeoutMs: defaultHangTimeoutMs,
 		HangTimeoutNs: defaultHangTimeoutMs * 1_000_000,
-		Threads:       sm100Threads,
+		Threads:       m.BlockThreads,
 		CTAsPerTile:   c.CTAsPerTile(),
 		ClusterSize:   cluster,
 		ClusterSync:   cluster > 1,
-		// The kernel uses a 1-D grid; the cluster's CTAs are consecutive
-		// blockIdx.x (the CTA pair of cta_group::2 must be ranks 0 and 1).
-		ClusterDims:  [3]int{cluster, 1, 1},
-		TileM:        c.TileM,
-		TileN:        c.TileN,
-		TileNOut:     c.TileN / kd.halves,
-		AccColsConst: "kTileN",
-		TileK:        c.TileK,
-		RowsPerCTA:   c.TileMPerCTA(),
-		TileNPerCTA:  c.TileNPerCTA(),
-		RankNOff:     "kTileNPerCTA",
-		Stages:       c.Stages,
-		EpiStages:    c.EpiStages,
-		K16:          c.TileK / 16,
-		SwizzleGroup: c.SwizzleGroup,
-		StoreOut:     c.StoreOut,
-		FastSigmoid:  c.FastSigmoid,
-		DSwiGLUFn:    map[bool]string{false: "sw_dswiglu", true: "sw_dswiglu_tanh"}[c.FastSigmoid],
-		EpiWarp0:     sm100EpiWarp0,
-		TmemCols:     c.TMEMColumns(),
+		TileM:         c.TileM,
+		TileN:         c.TileN,
+		TileNOut:      c.TileN / kd.halves,
+		AccColsConst:  "kTileN",
+		TileK:         c.TileK,
+		RowsPerCTA:    c.TileMPerCTA(),
+		TileNPerCTA:   c.TileNPerCTA(),
+		RankNOff:      "kTileNPerCTA",
+		Stages:        c.Stages,
+		EpiStages:     c.EpiStages,
+		K16:           c.TileK / 16,
+		SwizzleGroup:  c.SwizzleGroup,
+		StoreOut:      c.StoreOut,
+		FastSigmoid:   c.FastSigmoid,
+		DSwiGLUFn:     map[bool]string{false: "sw_dswiglu", true: "sw_dswiglu_tanh"}[c.FastSigmoid],
+		EpiWarp0:      sm100EpiWarp0,
+		TmemCols:      c.TMEMColumns(),
 	}
 	v.CTAGroup = v.CTAsPerTile
 	v.TwoCTA = v.CTAsPerTile == 2
@@ -270,10 +261,15 @@ func NewSM100(c tiling.Config, m manifest.Manifest) (*SM100, error) {
 	// ---- operand ring
 	rowsA, rowsB := v.RowsPerCTA, v.TileNPerCTA
 	atoms := c.TileK / 64
-	aBytes := rowsA * c.TileK * elemBytes
-	bBytes := rowsB * c.TileK * elemBytes
-	v.StageBytes = aBytes + bBytes
-	v.BOff = aBytes
+	// The layout is tiling's (Config.Smem), the one the tuner prunes with;
+	// the TMA boxes are the manifest's, the ones the host encodes.
+	lay := c.Smem()
+	v.StageBytes = lay.OperandStage
+	v.BOff = lay.OperandB
+	boxes, err := manifest.BoxesOf(c)
+	if err != nil {
+		return nil, err
+	}
 	// The leader's full barrier receives both CTAs' bytes (ptx.md §B8).
 	v.FullTxBytes = v.CTAsPerTile * v.StageBytes
 
@@ -292,7 +288,6 @@ func NewSM100(c tiling.Config, m manifest.Manifest) (*SM100, error) {
 			aSmem = append(aSmem, a*rowsA*swizzleAtomBytes)
 		}
 		descA, err = sm100SmemDesc(0, 16, swizzleRepeat, swizzle128B)
-		v.BoxA = [3]int{64, rowsA}
 	case tiling.MNMajor:
 		if rowsA%64 != 0 {
 			return nil, fmt.Errorf("view: %s: %d A rows per CTA: major_a=mn needs a multiple of 64", name, rowsA)
@@ -300,13 +295,13 @@ func NewSM100(c tiling.Config, m manifest.Manifest) (*SM100, error) {
 		for k := 0; k < v.K16; k++ {
 			ak16 = append(ak16, k*16*swizzleAtomBytes)
 		}
+		slab := boxes.A[1] * swizzleAtomBytes // one box: TileK k-rows of 64 m
 		for q := 0; q < rowsA/64; q++ {
 			aK, aRow = append(aK, 0), append(aRow, 64*q)
-			aSmem = append(aSmem, q*c.TileK*swizzleAtomBytes)
+			aSmem = append(aSmem, q*slab)
 		}
-		descA, err = sm100SmemDesc(0, uint32(c.TileK*swizzleAtomBytes), swizzleRepeat, swizzle128B)
+		descA, err = sm100SmemDesc(0, uint32(slab), swizzleRepeat, swizzle128B)
 		v.TransA, v.AMNMajor = true, true
-		v.BoxA = [3]int{64, c.TileK}
 	default:
 		return nil, fmt.Errorf("view: %s: major_a %q: want k or mn", name, c.MajorA)
 	}
@@ -332,7 +327,7 @@ func NewSM100(c tiling.Config, m manifest.Manifest) (*SM100, error) {
 		for k := 0; k < v.K16; k++ {
 			bk16 = append(bk16, (k/4)*rowsB*swizzleAtomBytes+(k%4)*32)
 		}
-		hRows := rowsB / loadHalves
+		hRows := boxes.B[1] // one box: an atom of one half's rows
 		for a := 0; a < atoms; a++ {
 			for h := 0; h < loadHalves; h++ {
 				bK, bN, bHalf = append(bK, 64*a), append(bN, 0), append(bHalf, h)
@@ -341,7 +336,6 @@ func NewSM100(c tiling.Config, m manifest.Manifest) (*SM100, error) {
 		}
 		descB, err = sm100SmemDesc(0, 16, swizzleRepeat, swizzle128B)
 		v.BLoadFunc = "sw_load_b_kmajor"
-		v.BoxB = [3]int{64, hRows}
 	case tiling.MNMajor:
 		if rowsB%(64*loadHalves) != 0 {
 			return nil, fmt.Errorf("view: %s: %d B rows per CTA: major_b=mn needs a multiple of %d", name, rowsB, 64*loadHalves)
@@ -349,16 +343,16 @@ func NewSM100(c tiling.Config, m manifest.Manifest) (*SM100, error) {
 		for k := 0; k < v.K16; k++ {
 			bk16 = append(bk16, k*16*swizzleAtomBytes)
 		}
+		slab := boxes.B[1] * swizzleAtomBytes // one box: TileK k-rows of 64 n
 		slabs := rowsB / 64
 		perHalf := slabs / loadHalves
 		for q := 0; q < slabs; q++ {
 			bK, bN, bHalf = append(bK, 0), append(bN, 64*(q%perHalf)), append(bHalf, q/perHalf)
-			bSmem = append(bSmem, q*c.TileK*swizzleAtomBytes)
+			bSmem = append(bSmem, q*slab)
 		}
-		descB, err = sm100SmemDesc(0, uint32(c.TileK*swizzleAtomBytes), swizzleRepeat, swizzle128B)
+		descB, err = sm100SmemDesc(0, uint32(slab), swizzleRepeat, swizzle128B)
 		v.TransB = true
 		v.BLoadFunc = "sw_load_b_mnmajor"
-		v.BoxB = [3]int{64, c.TileK}
 	default:
 		return nil, fmt.Errorf("view: %s: major_b %q: want k or mn", name, c.MajorB)
 	}
@@ -383,7 +377,8 @@ func NewSM100(c tiling.Config, m manifest.Manifest) (*SM100, error) {
 	v.EpiRowBytes = c.EpiN * elemBytes
 	v.EpiChunks = v.EpiRowBytes / 16
 	v.SwizzleMask = swizzleRepeat/swizzleAtomBytes - 1
-	v.EpiSubBytes = c.EpiM * c.EpiN * elemBytes
+	v.EpiSubBytes = lay.EpilogueSlot
+	v.EpiSlotBytes = c.EpiTensors() * v.EpiSubBytes
 	v.LdCols = c.EpiN
 	regs := make([]string, v.LdCols)
 	ops := make([]string, v.LdCols)
@@ -406,48 +401,15 @@ func NewSM100(c tiling.Config, m manifest.Manifest) (*SM100, error) {
 	}
 	v.ClcEmptyArrivals = cluster*roles + cluster/v.CTAsPerTile
 
-	// ---- layout: offsets come from tiling's resource model, so what is
-	// emitted is what the tuner prunes with.
-	lay := c.Smem()
-	if lay.OperandStage != v.StageBytes || lay.EpilogueSlot != v.EpiSubBytes {
-		return nil, fmt.Errorf("view: %s: layout disagrees with tiling.Smem (stage %d vs %d, epilogue buffer %d vs %d)", name, v.StageBytes, lay.OperandStage, v.EpiSubBytes, lay.EpilogueSlot)
-	}
-	if lay.Epilogue != c.EpiStages*v.EpiSlotBytes {
-		return nil, fmt.Errorf("view: %s: epilogue ring %d bytes, tiling.Smem %d", name, c.EpiStages*v.EpiSlotBytes, lay.Epilogue)
-	}
 	v.EpiOff = lay.EpilogueOff
-	v.BarFull = lay.BarrierOffset
-	v.BarEmpty = v.BarFull + 8*c.Stages
-	v.BarTFull = v.BarEmpty + 8*c.Stages
-	v.BarTEmpty = v.BarTFull + 8*2
-	v.BarEFull = v.BarTEmpty + 8*2
-	v.BarEEmpty = v.BarEFull + 8*c.EpiStages
-	end := v.BarEEmpty + 8*c.EpiStages
-	if v.CLC {
-		v.BarClcFull = end
-		v.BarClcEmpty = end + 8*v.ClcStages
-		end += 16 * v.ClcStages
-		// The 16-byte responses after the barriers: the barrier count is
-		// even, so they are 16-byte aligned.
-		v.ClcResp = end
-		end += 16 * v.ClcStages
-	}
-	v.TmemSlot = end
-	end += 8
-	if v.barrierCount() != c.BarrierCount() || (v.CLC && v.ClcResp%16 != 0) {
-		return nil, fmt.Errorf("view: %s: %d barriers laid out, tiling.BarrierCount=%d", name, v.barrierCount(), c.BarrierCount())
-	}
-	if end > lay.BarrierOffset+lay.Barriers {
-		return nil, fmt.Errorf("view: %s: barrier region needs %d bytes, tiling.Smem reserves %d", name, end-lay.BarrierOffset, lay.Barriers)
-	}
-	v.SmemBytes = lay.Total
+	b := lay.Bars
+	v.BarFull, v.BarEmpty = b.Full, b.Empty
+	v.BarTFull, v.BarTEmpty = b.AccFull, b.AccEmpty
+	v.BarEFull, v.BarEEmpty = b.EpiFull, b.EpiEmpty
+	v.BarClcFull, v.BarClcEmpty, v.ClcResp = b.CLCFull, b.CLCEmpty, b.CLCResponse
+	v.TmemSlot = b.TMEMSlot
 	v.ConfigLines = configLines(c)
 	return v, nil
-}
-
-// barrierCount is the number of mbarriers the view lays out.
-func (v *SM100) barrierCount() int {
-	return 2*v.Stages + 2*tiling.AccStages + 2*v.EpiStages + 2*v.ClcStages
 }
 
 // epiChunkOffset is the byte offset, inside one EpiM x EpiN buffer, of the

@@ -52,7 +52,6 @@ func applyBwd100(v *SM100, c tiling.Config) {
 	v.EpiLoads, v.EpiLoadDoc = true, "left and gate sub-tiles of de"
 	v.Warp2Doc = " and TMA-loads the left/gate sub-tiles of de"
 	v.EpiGateOff = sub
-	v.EpiSlotBytes = c.EpiTensors() * sub
 	if c.StoreOut {
 		v.EpiOutOff = 2 * sub
 	}
@@ -62,7 +61,6 @@ func applyBwd100(v *SM100, c tiling.Config) {
 func applyGemm100(v *SM100, c tiling.Config) {
 	v.IsGemm, v.NName = true, "N"
 	v.RingDoc = "A/B"
-	v.EpiSlotBytes = v.EpiSubBytes
 }
 
 func applyGateUp100(v *SM100, c tiling.Config) {
@@ -74,10 +72,8 @@ func applyGateUp100(v *SM100, c tiling.Config) {
 	// columns) past the left one.
 	v.AccColsConst, v.RankNOff = "kAccN", "I"
 	v.EpiOutOff = 0
-	v.EpiSlotBytes = sub
 	if c.StoreOut {
 		v.EpiLeftOff, v.EpiGateOff = sub, 2*sub
-		v.EpiSlotBytes = 3 * sub
 	}
 }
 
@@ -85,7 +81,6 @@ func applyDown100(v *SM100, c tiling.Config) {
 	v.IsDown, v.NName = true, "N"
 	v.RingDoc = "out/W_down"
 	v.Residual = c.Residual
-	v.EpiSlotBytes = v.EpiSubBytes
 	if c.Residual {
 		v.EpiLoads, v.EpiLoadDoc = true, "residual sub-tiles"
 		v.Warp2Doc = " and TMA-loads the residual sub-tiles"

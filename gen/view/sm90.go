@@ -72,7 +72,6 @@ type SM90 struct {
 	BarFull, BarEmpty, BarEFull, BarEEmpty int
 	BarOrder                               int // two mainloop-order barriers (ping-pong)
 	OrderWait                              int // 1: consumers take turns in the mainloop
-	SmemBytes                              int // dynamic smem to request, alignment slack included
 	EmptyArrivals                          int
 
 	TileStart, TileStep                    int
@@ -100,9 +99,6 @@ type SM90 struct {
 	// left one's.
 	BHalves   bool
 	BLoadHalf string
-	// BoxA and BoxB are the TMA boxes of the A and B tensor maps
-	// (elements, innermost dimension first).
-	BoxA, BoxB [3]int
 
 	// Thread-block cluster (1-D along x): ClusterSize CTAs; CTA rank r
 	// takes tile (sm*ClusterM + r*RankM, sn*ClusterN + r*RankN) of super
@@ -222,7 +218,7 @@ func NewSM90(c tiling.Config, m manifest.Manifest) (*SM90, error) {
 		Schedule:      c.Schedule,
 		HangTimeoutMs: defaultHangTimeoutMs,
 		HangTimeoutNs: defaultHangTimeoutMs * 1_000_000,
-		Threads:       c.Threads(),
+		Threads:       m.BlockThreads,
 		ProducerRegs:  40,
 		ConsumerRegs:  232,
 		TileM:         c.TileM, TileN: c.TileN, TileK: c.TileK, TileNOut: c.TileN,
@@ -311,11 +307,16 @@ func NewSM90(c tiling.Config, m manifest.Manifest) (*SM90, error) {
 	v.AccPerMB = c.TileN / 2
 
 	atoms := c.TileK / 64
-	aBytes := c.TileM * c.TileK * elemBytes
-	bBytes := c.TileN * c.TileK * elemBytes
-	v.StageBytes = aBytes + bBytes
-	v.StageTxBytes = aBytes + bBytes
-	v.BOff = aBytes
+	// The layout is tiling's (Config.Smem), the one the tuner prunes with.
+	lay := c.Smem()
+	v.StageBytes = lay.OperandStage
+	v.StageTxBytes = lay.OperandStage // every CTA receives whole tiles
+	v.BOff = lay.OperandB
+	// The TMA boxes are the manifest's, the ones the host encodes.
+	boxes, err := manifest.BoxesOf(c)
+	if err != nil {
+		return nil, err
+	}
 
 	v.ClusterM, v.ClusterN, v.ClusterSize = c.ClusterM, c.ClusterN, c.ClusterM*c.ClusterN
 	if c.ClusterM == 2 {
@@ -341,7 +342,7 @@ func NewSM90(c tiling.Config, m manifest.Manifest) (*SM90, error) {
 	slabRank := func(q, n, parts int) int { return part(q*parts/n, parts) }
 
 	// A: a 1x2 cluster shares it; CTA r loads its share and multicasts.
-	aParts := c.ClusterN // 1, or 2 when A is shared
+	aParts := c.ClusterN // 1, or 2 when A is shared (K-major: from the box)
 	var ak16, amb, aK, aSmem, aRow, aRank []int
 	switch c.MajorA {
 	case tiling.KMajor:
@@ -353,7 +354,9 @@ func NewSM90(c tiling.Config, m manifest.Manifest) (*SM90, error) {
 		for mb := 0; mb < v.MB; mb++ {
 			amb = append(amb, mb*64*swizzleAtomBytes)
 		}
-		rows := c.TileM / aParts
+		// One box is one atom of boxes.A[1] rows: a 1x2 cluster's share.
+		rows := boxes.A[1]
+		aParts = c.TileM / rows
 		for a := 0; a < atoms; a++ {
 			for r := 0; r < aParts; r++ {
 				aK = append(aK, 64*a)
@@ -365,13 +368,12 @@ func NewSM90(c tiling.Config, m manifest.Manifest) (*SM90, error) {
 		v.ConsumerASmemStride = v.ConsumerRowStride * swizzleAtomBytes
 		v.DescA, err = descHex90(16)
 		v.ALoadFunc = "sw_tma_load_2d"
-		v.BoxA = [3]int{64, rows}
 	case tiling.MNMajor:
 		// A [K,M]: slab q holds m in [64q, 64q+64) for TileK k-rows (the
 		// transpose of B's MN-major layout, trans-a = 1). One wgmma's 64
 		// rows are one slab, so LBO (the slab stride) is never stepped
 		// over; a k16 step is 16 k-rows. A share is half the slabs.
-		slab := c.TileK * swizzleAtomBytes
+		slab := boxes.A[1] * swizzleAtomBytes // one box: TileK k-rows of 64 m
 		for k := 0; k < v.K16; k++ {
 			ak16 = append(ak16, k*16*swizzleAtomBytes)
 		}
@@ -389,7 +391,6 @@ func NewSM90(c tiling.Config, m manifest.Manifest) (*SM90, error) {
 		v.TransA = 1
 		v.AMNMajor = true
 		v.ALoadFunc = "sw_load_a_mnmajor"
-		v.BoxA = [3]int{64, c.TileK}
 	default:
 		return nil, fmt.Errorf("view: %s: major_a %q: want k or mn", c.Name(), c.MajorA)
 	}
@@ -403,7 +404,7 @@ func NewSM90(c tiling.Config, m manifest.Manifest) (*SM90, error) {
 	// B: a 2x1 cluster shares it; CTA r loads its share and multicasts.
 	// fwd_gateup's B tile is two halves (left rows of W, then the matching
 	// gate rows), each loaded on its own.
-	bParts := c.ClusterM
+	bParts := c.ClusterM // K-major: from the box
 	var bk16, bK, bN, bSmem, bRank, bHalf []int
 	switch c.MajorB {
 	case tiling.KMajor:
@@ -412,8 +413,11 @@ func NewSM90(c tiling.Config, m manifest.Manifest) (*SM90, error) {
 		for k := 0; k < v.K16; k++ {
 			bk16 = append(bk16, (k/4)*c.TileN*swizzleAtomBytes+(k%4)*32)
 		}
+		// One box is one atom of boxes.B[1] rows of one half: a 2x1
+		// cluster's share of it.
 		hRows := c.TileN / kd.halves
-		rows := hRows / bParts
+		rows := boxes.B[1]
+		bParts = hRows / rows
 		for a := 0; a < atoms; a++ {
 			for h := 0; h < kd.halves; h++ {
 				for r := 0; r < bParts; r++ {
@@ -426,7 +430,6 @@ func NewSM90(c tiling.Config, m manifest.Manifest) (*SM90, error) {
 		v.DescB, err = descHex90(16)
 		v.TransB = 0
 		v.BLoadFunc = "sw_load_b_kmajor"
-		v.BoxB = [3]int{64, rows}
 	case tiling.MNMajor:
 		// B [K,N]: slab q holds n in [64q, 64q+64) for TileK k-rows; LBO is
 		// the slab stride, a k16 step is 16 k-rows. A share is half the
@@ -438,13 +441,12 @@ func NewSM90(c tiling.Config, m manifest.Manifest) (*SM90, error) {
 		perHalf := slabs / kd.halves
 		for q := 0; q < slabs; q++ {
 			bK, bN, bHalf = append(bK, 0), append(bN, 64*(q%perHalf)), append(bHalf, q/perHalf)
-			bSmem = append(bSmem, q*c.TileK*swizzleAtomBytes)
+			bSmem = append(bSmem, q*boxes.B[1]*swizzleAtomBytes)
 			bRank = append(bRank, slabRank(q, slabs, bParts))
 		}
-		v.DescB, err = descHex90(c.TileK * swizzleAtomBytes)
+		v.DescB, err = descHex90(boxes.B[1] * swizzleAtomBytes)
 		v.TransB = 1
 		v.BLoadFunc = "sw_load_b_mnmajor"
-		v.BoxB = [3]int{64, c.TileK}
 	default:
 		return nil, fmt.Errorf("view: %s: major_b %q: want k or mn", c.Name(), c.MajorB)
 	}
@@ -460,27 +462,18 @@ func NewSM90(c tiling.Config, m manifest.Manifest) (*SM90, error) {
 	v.ReleaseLocalCond = "kClusterSize == 1"
 	v.EmptyArrivals *= v.ClusterSize // consumers of every CTA release every stage
 
-	sub := epiSubRows * epiSubCols * elemBytes // 8 KB, a multiple of 1024
+	// An epilogue slot holds EpiTensors buffers of one 64x64 sub-tile
+	// (8 KB, a multiple of 1024); the kind places its tensors in them.
+	sub := lay.EpilogueSlot
+	v.EpiSlotBytes = c.EpiTensors() * sub
 	if err := kd.apply(v, c, sub); err != nil {
 		return nil, err
 	}
-	// Offsets come from tiling's resource model, so the layout emitted is
-	// the one the tuner prunes with.
-	lay := c.Smem()
-	if lay.OperandStage != v.StageBytes || lay.EpilogueSlot != sub {
-		return nil, fmt.Errorf("view: %s: layout disagrees with tiling.Smem (stage %d vs %d, slot %d vs %d)", c.Name(), v.StageBytes, lay.OperandStage, sub, lay.EpilogueSlot)
-	}
 	v.EpiOff = lay.EpilogueOff
-	v.EpiConsumerBytes = c.EpiStages * v.EpiSlotBytes
-	v.BarFull = lay.BarrierOffset
-	v.BarEmpty = v.BarFull + 8*c.Stages
-	v.BarEFull = v.BarFull + 16*c.Stages
-	v.BarEEmpty = v.BarEFull + 8*2*c.EpiStages
-	v.BarOrder = v.BarEEmpty + 8*2*c.EpiStages
-	if v.EpiOff+2*v.EpiConsumerBytes != lay.BarrierOffset || v.BarOrder+16 > lay.BarrierOffset+lay.Barriers {
-		return nil, fmt.Errorf("view: %s: epilogue/barrier layout disagrees with tiling.Smem", c.Name())
-	}
-	v.SmemBytes = lay.Total
+	v.EpiConsumerBytes = lay.Epilogue / c.Consumers()
+	v.BarFull, v.BarEmpty = lay.Bars.Full, lay.Bars.Empty
+	v.BarEFull, v.BarEEmpty = lay.Bars.EpiFull, lay.Bars.EpiEmpty
+	v.BarOrder = lay.Bars.Order
 
 	// wgmma operand lists: N/2 accumulators, then the two descriptors and
 	// the scale-d flag.

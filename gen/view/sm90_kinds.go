@@ -72,10 +72,8 @@ func applyBwd(v *SM90, c tiling.Config, sub int) error {
 	v.IsBwd, v.NName, v.EpiLoads = true, "I", true
 	v.EpiLoadDoc = "left and gate sub-tiles of de"
 	v.EpiGateOff = sub
-	v.EpiSlotBytes = 2 * sub
 	if c.StoreOut {
 		v.EpiOutOff = 2 * sub
-		v.EpiSlotBytes = 3 * sub
 	}
 	v.EpiTxBytes = 2 * sub
 	return nil
@@ -83,7 +81,6 @@ func applyBwd(v *SM90, c tiling.Config, sub int) error {
 
 func applyGemm(v *SM90, c tiling.Config, sub int) error {
 	v.IsGemm, v.NName, v.EpiStoreOnly = true, "N", true
-	v.EpiSlotBytes = sub
 	return nil
 }
 
@@ -96,10 +93,8 @@ func applyGateUp(v *SM90, c tiling.Config, sub int) error {
 	// hold 4 registers each.
 	v.GateAcc = c.TileN / 2 / 8 * 4
 	v.EpiOutOff = 0
-	v.EpiSlotBytes = sub
 	if c.StoreOut {
 		v.EpiLeftOff, v.EpiGateOff = sub, 2*sub
-		v.EpiSlotBytes = 3 * sub
 	}
 	return nil
 }
@@ -110,7 +105,6 @@ func applyDown(v *SM90, c tiling.Config, sub int) error {
 	}
 	v.IsDown, v.NName = true, "N"
 	v.Residual = c.Residual
-	v.EpiSlotBytes = sub
 	if c.Residual {
 		v.EpiLoads = true
 		v.EpiLoadDoc = "residual sub-tiles"

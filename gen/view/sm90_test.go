@@ -29,24 +29,66 @@ func newSM100(c tiling.Config) (*SM100, error) {
 	return NewSM100(c, m)
 }
 
-// TestSM90ViewMatchesResourceModel checks that the layout the generator
-// emits is the one tiling's resource model prunes with.
-func TestSM90ViewMatchesResourceModel(t *testing.T) {
-	t.Parallel()
-	for _, c := range tilingtest.SM90Bwd() {
-		if c.ClusterM*c.ClusterN != 1 {
-			continue
+// sm90Configs are the sm_90a configs of every kind in the tuning spaces
+// and the catalog.
+func sm90Configs() []tiling.Config {
+	var cfgs []tiling.Config
+	for _, k := range tiling.Kernels() {
+		for _, d := range tiling.DTypes() {
+			cfgs = append(cfgs, tiling.Space(k, tiling.ArchSM90a, d)...)
+			cfgs = append(cfgs, tiling.SpaceStoreOut(k, tiling.ArchSM90a, d)...)
 		}
+	}
+	for _, c := range tiling.Catalog() {
+		if c.Arch == tiling.ArchSM90a {
+			cfgs = append(cfgs, c)
+		}
+	}
+	return append(cfgs, tilingtest.SM90Bwd()...)
+}
+
+// TestSM90OperandRingMap lays the TMA loads of one stage out as the view
+// lists them, each the manifest's box (every CTA receives every load: its
+// own or a peer's multicast), and checks that they fill tiling's stage
+// exactly: A below the B offset, B above it, no byte twice, none missed,
+// and as many bytes as the full barrier expects.
+func TestSM90OperandRingMap(t *testing.T) {
+	t.Parallel()
+	for _, c := range sm90Configs() {
 		v, err := newSM90(c)
 		if err != nil {
 			t.Errorf("%s: %v", c.Name(), err)
 			continue
 		}
-		if v.SmemBytes != c.SmemBytes() {
-			t.Errorf("%s: view smem %d bytes, tiling model %d", c.Name(), v.SmemBytes, c.SmemBytes())
+		boxes, err := manifest.BoxesOf(c)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if v.SmemBytes > 232448 {
-			t.Errorf("%s: smem %d > 232448", c.Name(), v.SmemBytes)
+		owner := make([]int, v.StageBytes)
+		write := func(off, n, id int) {
+			for b := off; b < off+n; b++ {
+				if b < 0 || b >= v.StageBytes || owner[b] != 0 {
+					t.Fatalf("%s: load %d writes stage byte %d: outside the %d-byte stage or written twice", c.Name(), id, b, v.StageBytes)
+				}
+				owner[b] = id
+			}
+		}
+		boxBytes := func(b [3]int) int { return b[0] * b[1] * elemBytes }
+		aSmem, bSmem := ints(t, v.ALoadSmem), ints(t, v.BLoadSmem)
+		for i, off := range aSmem {
+			write(off, boxBytes(boxes.A), 1+i)
+		}
+		for i, off := range bSmem {
+			write(v.BOff+off, boxBytes(boxes.B), 1000+i)
+		}
+		for b, o := range owner {
+			if o == 0 || (b < v.BOff) != (o < 1000) {
+				t.Errorf("%s: stage byte %d (B at %d) loaded by %d (0: none; 1000 on: B)", c.Name(), b, v.BOff, o)
+				break
+			}
+		}
+		if got := len(aSmem)*boxBytes(boxes.A) + len(bSmem)*boxBytes(boxes.B); got != v.StageTxBytes {
+			t.Errorf("%s: the loads bring %d bytes, the full barrier expects %d", c.Name(), got, v.StageTxBytes)
 		}
 	}
 }
