@@ -42,11 +42,11 @@ var probes = []Probe{
 	{Name: "nomma", Doc: "issues no wgmmas: the operand ring and the epilogue alone",
 		supports: sm90Probe},
 	{Name: "noepi", Doc: "bwd_dswiglu: loads the epilogue's de but neither computes nor stores: the mainloop with the epilogue's loads",
-		supports: bwdTileProbe, adjust: func(v *view.SM90) { v.ProducerStores = false }},
+		supports: bwdTileProbe, adjust: func(v *view.SM90) { v.Epi.ProducerStores = false }},
 	{Name: "trace", ResultsRight: true, Doc: "records every consumer's per-tile timings (order wait, mainloop, epilogue, waits) for swigen bench",
 		supports: tileProbe, trace: &manifest.DefaultTraceLayout, adjust: func(v *view.SM90) {
 			v.Trace = manifest.DefaultTraceLayout
-			v.EpiMatrix = false // the counters take the registers ldmatrix addressing needs
+			v.Epi.Matrix = false // the counters take the registers ldmatrix addressing needs
 		}},
 }
 

@@ -164,23 +164,23 @@ func TestSM100TemplateUsesViewFormulas(t *testing.T) {
 			"static constexpr sw_u32 kSwizzleMask = 7;",
 			"static constexpr int kEpiWarp0 = 4;",
 			"sw_tmem_ld(tbase + (sw_u32)(nb * kEpiN), v);",
-			"const sw_u32 tbase = tmem + ((sw_u32)(32 * q) << 16) + b * (sw_u32)" + v.AccColsConst + ";",
-			"const sw_u32 d = tmem + b * (sw_u32)" + v.AccColsConst + ";",
+			"const sw_u32 tbase = tmem + ((sw_u32)(32 * q) << 16) + b * (sw_u32)" + v.TMEM.AccCols + ";",
+			"const sw_u32 d = tmem + b * (sw_u32)" + v.TMEM.AccCols + ";",
 		} {
 			if !strings.Contains(src, want) {
 				t.Errorf("%s: rendered source lacks %q", cfg.Name(), want)
 			}
 		}
 		epi := src[strings.Index(src, "// ---------------- epilogue warpgroup"):]
-		if got, want := strings.Count(epi, "sw_sts128(slot"), v.EpiSlotBytes/v.EpiSubBytes; got != want {
+		if got, want := strings.Count(epi, "sw_sts128(slot"), v.Epi.SlotBytes/v.Smem.EpilogueSlot; got != want {
 			t.Errorf("%s: %d 16-byte smem stores per chunk in the epilogue, want one per buffer (%d)", cfg.Name(), got, want)
 		}
-		if got, want := strings.Count(epi, "sw_tma_store_"), v.EpiSlotBytes/v.EpiSubBytes; got != want {
+		if got, want := strings.Count(epi, "sw_tma_store_"), v.Epi.SlotBytes/v.Smem.EpilogueSlot; got != want {
 			t.Errorf("%s: %d TMA stores per sub-tile, want one per buffer (%d)", cfg.Name(), got, want)
 		}
 		gate := "sw_tmem_ld(tbase + (sw_u32)(kTileN + nb * kEpiN), g);"
-		if got := strings.Contains(src, gate); got != v.IsGateUp {
-			t.Errorf("%s: gate-column TMEM load present = %t, want %t", cfg.Name(), got, v.IsGateUp)
+		if got := strings.Contains(src, gate); got != v.Kind.GateUp {
+			t.Errorf("%s: gate-column TMEM load present = %t, want %t", cfg.Name(), got, v.Kind.GateUp)
 		}
 	}
 }

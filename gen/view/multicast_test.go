@@ -43,14 +43,14 @@ func TestMulticastRanks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := [2][]int{ints(t, v.ALoadRank), ints(t, v.BLoadRank)}
+			got := [2][]int{ints(t, v.A.Rank), ints(t, v.B.Rank)}
 			if d := cmp.Diff([2][]int{tt.a, tt.b}, got); d != "" {
 				t.Errorf("%s load ranks [A, B] (-want +got):\n%s", tt.c.Name(), d)
 			}
 			for i, rs := range got {
 				for _, r := range rs {
-					if r >= v.ClusterSize {
-						t.Errorf("%s: operand %c load rank %d in a cluster of %d", tt.c.Name(), "AB"[i], r, v.ClusterSize)
+					if r >= v.Cluster.Size {
+						t.Errorf("%s: operand %c load rank %d in a cluster of %d", tt.c.Name(), "AB"[i], r, v.Cluster.Size)
 					}
 				}
 			}

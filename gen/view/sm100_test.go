@@ -84,31 +84,31 @@ func TestSM100ViewMatchesResourceModel(t *testing.T) {
 			continue
 		}
 		lay := c.Smem()
-		if cols := v.TmemCols; cols > 512 || cols < 32 || cols&(cols-1) != 0 || cols < 2*c.TileN || cols != c.TMEMColumns() {
+		if cols := v.TMEM.Cols; cols > 512 || cols < 32 || cols&(cols-1) != 0 || cols < 2*c.TileN || cols != c.TMEMColumns() {
 			t.Errorf("%s: %d TMEM columns: want a power of two in [max(32, 2*%d), 512] equal to tiling's %d", c.Name(), cols, c.TileN, c.TMEMColumns())
 		}
 		// Every region lies inside its tiling region and the barrier
 		// region holds the barriers, the CLC response and the TMEM slot.
-		if end := v.EpiOff + c.EpiStages*v.EpiSlotBytes; v.EpiOff != lay.Operands || end != lay.BarrierOffset {
-			t.Errorf("%s: epilogue ring [%d,%d), tiling [%d,%d)", c.Name(), v.EpiOff, end, lay.EpilogueOff, lay.BarrierOffset)
+		if end := v.Smem.EpilogueOff + c.EpiStages*v.Epi.SlotBytes; v.Smem.EpilogueOff != lay.Operands || end != lay.BarrierOffset {
+			t.Errorf("%s: epilogue ring [%d,%d), tiling [%d,%d)", c.Name(), v.Smem.EpilogueOff, end, lay.EpilogueOff, lay.BarrierOffset)
 		}
-		if v.Stages*v.StageBytes != lay.Operands {
-			t.Errorf("%s: operand ring %d bytes, tiling %d", c.Name(), v.Stages*v.StageBytes, lay.Operands)
+		if v.Ring.Stages*v.Smem.OperandStage != lay.Operands {
+			t.Errorf("%s: operand ring %d bytes, tiling %d", c.Name(), v.Ring.Stages*v.Smem.OperandStage, lay.Operands)
 		}
-		if v.TmemSlot+8 > lay.BarrierOffset+lay.Barriers || v.BarFull != lay.BarrierOffset {
-			t.Errorf("%s: barrier region [%d,%d) overruns tiling's [%d,%d)", c.Name(), v.BarFull, v.TmemSlot+8, lay.BarrierOffset, lay.BarrierOffset+lay.Barriers)
+		if v.Smem.Bars.TMEMSlot+8 > lay.BarrierOffset+lay.Barriers || v.Smem.Bars.Full != lay.BarrierOffset {
+			t.Errorf("%s: barrier region [%d,%d) overruns tiling's [%d,%d)", c.Name(), v.Smem.Bars.Full, v.Smem.Bars.TMEMSlot+8, lay.BarrierOffset, lay.BarrierOffset+lay.Barriers)
 		}
-		if v.CLC && (v.ClcResp%16 != 0 || v.ClcResp < v.BarEEmpty+8*c.EpiStages) {
-			t.Errorf("%s: CLC response at %d: must be 16-byte aligned after the barriers", c.Name(), v.ClcResp)
+		if v.Sched.CLC && (v.Smem.Bars.CLCResponse%16 != 0 || v.Smem.Bars.CLCResponse < v.Smem.Bars.EpiEmpty+8*c.EpiStages) {
+			t.Errorf("%s: CLC response at %d: must be 16-byte aligned after the barriers", c.Name(), v.Smem.Bars.CLCResponse)
 		}
 		// Swizzled tiles start 1024-byte aligned (descriptor base offset 0).
-		for _, off := range []int{v.StageBytes, v.BOff, v.EpiOff, v.EpiSlotBytes, v.EpiGateOff, v.EpiOutOff, v.EpiLeftOff} {
+		for _, off := range []int{v.Smem.OperandStage, v.Smem.OperandB, v.Smem.EpilogueOff, v.Epi.SlotBytes, v.Epi.GateOff, v.Epi.OutOff, v.Epi.LeftOff} {
 			if off%1024 != 0 {
 				t.Errorf("%s: swizzled tile offset %d is not 1024-byte aligned", c.Name(), off)
 			}
 		}
-		if v.FullTxBytes != c.CTAsPerTile()*lay.OperandStage {
-			t.Errorf("%s: full barrier expects %d bytes, want %d (the stage of every CTA of the pair)", c.Name(), v.FullTxBytes, c.CTAsPerTile()*lay.OperandStage)
+		if v.Ring.TxBytes != c.CTAsPerTile()*lay.OperandStage {
+			t.Errorf("%s: full barrier expects %d bytes, want %d (the stage of every CTA of the pair)", c.Name(), v.Ring.TxBytes, c.CTAsPerTile()*lay.OperandStage)
 		}
 	}
 }
@@ -128,27 +128,27 @@ func TestSM100EpilogueWriteMap(t *testing.T) {
 			t.Errorf("%s: %v", c.Name(), err)
 			continue
 		}
-		tensors := v.epiBuffers()
-		if len(tensors)*v.EpiSubBytes != v.EpiSlotBytes {
-			t.Errorf("%s: %d epilogue buffers of %d bytes in a %d-byte slot", c.Name(), len(tensors), v.EpiSubBytes, v.EpiSlotBytes)
+		tensors := epiBuffers(v)
+		if len(tensors)*v.Smem.EpilogueSlot != v.Epi.SlotBytes {
+			t.Errorf("%s: %d epilogue buffers of %d bytes in a %d-byte slot", c.Name(), len(tensors), v.Smem.EpilogueSlot, v.Epi.SlotBytes)
 		}
-		owner := make([]int, v.EpiSlotBytes)
+		owner := make([]int, v.Epi.SlotBytes)
 		for i := range owner {
 			owner[i] = -1
 		}
 		bad := 0
-		for tid := 32 * v.EpiWarp0; tid < v.Threads; tid++ {
+		for tid := 32 * v.Epi.Warp0; tid < v.Sched.Threads; tid++ {
 			warp := tid / 32
-			row := v.epiThreadRow(tid)
-			if lo := 32 * (warp % 4); row < lo || row >= lo+32 || row >= v.RowsPerCTA {
-				t.Errorf("%s: thread %d reads TMEM lane %d, outside its warp's lanes [%d,%d) or the %d rows", c.Name(), tid, row, lo, lo+32, v.RowsPerCTA)
+			row := epiThreadRow(tid)
+			if lo := 32 * (warp % 4); row < lo || row >= lo+32 || row >= v.Pair.RowsPerCTA {
+				t.Errorf("%s: thread %d reads TMEM lane %d, outside its warp's lanes [%d,%d) or the %d rows", c.Name(), tid, row, lo, lo+32, v.Pair.RowsPerCTA)
 			}
 			for _, base := range tensors {
-				for j := 0; j < v.EpiChunks; j++ {
-					off := base + v.epiChunkOffset(row, j)
+				for j := 0; j < v.Epi.Chunks; j++ {
+					off := base + v.Epi.epiChunkOffset(row, j)
 					for b := off; b < off+16; b++ {
-						if b < base || b >= base+v.EpiSubBytes {
-							t.Fatalf("%s: thread %d chunk %d writes byte %d outside its buffer [%d,%d)", c.Name(), tid, j, b, base, base+v.EpiSubBytes)
+						if b < base || b >= base+v.Smem.EpilogueSlot {
+							t.Fatalf("%s: thread %d chunk %d writes byte %d outside its buffer [%d,%d)", c.Name(), tid, j, b, base, base+v.Smem.EpilogueSlot)
 						}
 						if owner[b] != -1 && bad < 5 {
 							bad++
@@ -179,18 +179,18 @@ func TestSM100AccumulatorColumns(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name(), err)
 		}
-		seen := make([]int, v.TileN)
+		seen := make([]int, v.Tile.N)
 		read := func(col int) {
-			if col < 0 || col >= v.TileN {
-				t.Fatalf("%s: TMEM column %d outside the %d-column accumulator", c.Name(), col, v.TileN)
+			if col < 0 || col >= v.Tile.N {
+				t.Fatalf("%s: TMEM column %d outside the %d-column accumulator", c.Name(), col, v.Tile.N)
 			}
 			seen[col]++
 		}
-		for nb := 0; nb < v.NB; nb++ {
-			for j := 0; j < v.EpiN; j++ {
-				read(nb*v.EpiN + j)
-				if v.IsGateUp {
-					read(v.TileNOut + nb*v.EpiN + j)
+		for nb := 0; nb < v.Tile.NB; nb++ {
+			for j := 0; j < v.Epi.N; j++ {
+				read(nb*v.Epi.N + j)
+				if v.Kind.GateUp {
+					read(v.Tile.NOut + nb*v.Epi.N + j)
 				}
 			}
 		}
@@ -200,8 +200,8 @@ func TestSM100AccumulatorColumns(t *testing.T) {
 				break
 			}
 		}
-		if want := v.TileN / (1 + btoi(v.IsGateUp)); v.TileNOut != want || 2*v.TileN > v.TmemCols {
-			t.Errorf("%s: output tile %d columns (want %d), 2 buffers of %d in %d TMEM columns", c.Name(), v.TileNOut, want, v.TileN, v.TmemCols)
+		if want := v.Tile.N / (1 + btoi(v.Kind.GateUp)); v.Tile.NOut != want || 2*v.Tile.N > v.TMEM.Cols {
+			t.Errorf("%s: output tile %d columns (want %d), 2 buffers of %d in %d TMEM columns", c.Name(), v.Tile.NOut, want, v.Tile.N, v.TMEM.Cols)
 		}
 	}
 }
@@ -232,11 +232,11 @@ func TestSM100OperandRingMap(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name(), err)
 		}
-		owner := make([]int, v.StageBytes)
+		owner := make([]int, v.Smem.OperandStage)
 		write := func(what string, off, n, id int) {
 			for b := off; b < off+n; b++ {
-				if b < 0 || b >= v.StageBytes {
-					t.Fatalf("%s: %s load %d writes byte %d outside the %d-byte stage", c.Name(), what, id, b, v.StageBytes)
+				if b < 0 || b >= v.Smem.OperandStage {
+					t.Fatalf("%s: %s load %d writes byte %d outside the %d-byte stage", c.Name(), what, id, b, v.Smem.OperandStage)
 				}
 				if owner[b] != 0 {
 					t.Fatalf("%s: stage byte %d written by loads %d and %d", c.Name(), b, owner[b], id)
@@ -245,45 +245,45 @@ func TestSM100OperandRingMap(t *testing.T) {
 			}
 		}
 		boxBytes := func(b [3]int) int { return b[0] * b[1] * elemBytes }
-		aSmem := ints(t, v.ALoadSmem)
+		aSmem := ints(t, v.A.Smem)
 		for i, off := range aSmem {
 			write("A", off, boxBytes(boxes.A), 1+i)
 		}
-		bSmem := ints(t, v.BLoadSmem)
+		bSmem := ints(t, v.B.Smem)
 		for i, off := range bSmem {
-			write("B", v.BOff+off, boxBytes(boxes.B), 1000+i)
+			write("B", v.Smem.OperandB+off, boxBytes(boxes.B), 1000+i)
 		}
 		for b, o := range owner {
 			if o == 0 {
 				t.Errorf("%s: stage byte %d never loaded", c.Name(), b)
 				break
 			}
-			if (b < v.BOff) != (o < 1000) {
-				t.Errorf("%s: stage byte %d (B at %d) written by the wrong operand's load %d", c.Name(), b, v.BOff, o)
+			if (b < v.Smem.OperandB) != (o < 1000) {
+				t.Errorf("%s: stage byte %d (B at %d) written by the wrong operand's load %d", c.Name(), b, v.Smem.OperandB, o)
 				break
 			}
 		}
-		if got := v.CTAsPerTile * (len(aSmem)*boxBytes(boxes.A) + len(bSmem)*boxBytes(boxes.B)); got != v.FullTxBytes {
-			t.Errorf("%s: loads of the tile's CTAs bring %d bytes, the full barrier expects %d", c.Name(), got, v.FullTxBytes)
+		if got := v.Pair.CTAsPerTile * (len(aSmem)*boxBytes(boxes.A) + len(bSmem)*boxBytes(boxes.B)); got != v.Ring.TxBytes {
+			t.Errorf("%s: loads of the tile's CTAs bring %d bytes, the full barrier expects %d", c.Name(), got, v.Ring.TxBytes)
 		}
 
 		// B column map: MMA column col is smem B row col%TileNPerCTA of
 		// CTA col/TileNPerCTA. Rebuild which row of B (W) each smem row
 		// holds from the load coordinates, for n0 = 0 (the template adds
 		// rank*RankNOff and kBLoadHalf[i]*I).
-		bK, bN := ints(t, v.BLoadK), ints(t, v.BLoadN)
+		bK, bN := ints(t, v.B.K), ints(t, v.B.MN)
 		half := make([]int, len(bK))
-		if v.BHalves {
-			half = ints(t, v.BLoadHalf)
+		if v.B.Halves {
+			half = ints(t, v.B.Half)
 		}
-		rankOff := v.TileNPerCTA
-		if v.RankNOff == v.NName {
+		rankOff := v.Pair.NPerCTA
+		if v.Pair.RankNOff == v.Kind.NName {
 			rankOff = I
-		} else if v.RankNOff != "kTileNPerCTA" {
-			t.Fatalf("%s: RankNOff %q", c.Name(), v.RankNOff)
+		} else if v.Pair.RankNOff != "kTileNPerCTA" {
+			t.Fatalf("%s: RankNOff %q", c.Name(), v.Pair.RankNOff)
 		}
-		for col := 0; col < v.TileN; col++ {
-			r, row := col/v.TileNPerCTA, col%v.TileNPerCTA
+		for col := 0; col < v.Tile.N; col++ {
+			r, row := col/v.Pair.NPerCTA, col%v.Pair.NPerCTA
 			got := -1
 			for i := range bK {
 				n := r*rankOff + half[i]*I + bN[i]
@@ -291,7 +291,7 @@ func TestSM100OperandRingMap(t *testing.T) {
 				case tiling.KMajor:
 					// Box {64, rows} at smem offset: rows of 128 bytes, the
 					// k offset selects the swizzle atom.
-					first := (bSmem[i] - (bK[i]/64)*v.TileNPerCTA*swizzleAtomBytes) / swizzleAtomBytes
+					first := (bSmem[i] - (bK[i]/64)*v.Pair.NPerCTA*swizzleAtomBytes) / swizzleAtomBytes
 					if bK[i] == 0 && row >= first && row < first+boxes.B[1] {
 						got = n + row - first
 					}
@@ -304,8 +304,8 @@ func TestSM100OperandRingMap(t *testing.T) {
 				}
 			}
 			want := col
-			if v.IsGateUp && col >= v.TileNOut {
-				want = I + col - v.TileNOut
+			if v.Kind.GateUp && col >= v.Tile.NOut {
+				want = I + col - v.Tile.NOut
 			}
 			if got != want {
 				t.Errorf("%s: MMA column %d reads B row %d, want %d", c.Name(), col, got, want)
@@ -313,8 +313,8 @@ func TestSM100OperandRingMap(t *testing.T) {
 			}
 		}
 		// A: MN-major slabs hold rows 64q.. of the CTA's 128.
-		if v.AMNMajor {
-			if d := cmp.Diff([]int{0, 64}, ints(t, v.ALoadRow)); d != "" {
+		if v.A.MNMajor {
+			if d := cmp.Diff([]int{0, 64}, ints(t, v.A.MN)); d != "" {
 				t.Errorf("%s: A slab rows (-want +got):\n%s", c.Name(), d)
 			}
 		}
@@ -393,12 +393,12 @@ func TestSM100KindValues(t *testing.T) {
 			continue
 		}
 		got := vals{
-			IDesc: v.IDesc, DescA: v.DescA, DescB: v.DescB, AK16: v.AK16, BK16: v.BK16,
-			ALoadSmem: v.ALoadSmem, BLoadSmem: v.BLoadSmem, BLoadN: v.BLoadN, BLoadHalf: v.BLoadHalf, RankNOff: v.RankNOff,
-			TileNOut: v.TileNOut, NB: v.NB, EpiSlotBytes: v.EpiSlotBytes, EpiTxBytes: v.EpiTxBytes,
+			IDesc: v.IDesc, DescA: v.A.Desc, DescB: v.B.Desc, AK16: v.A.K16, BK16: v.B.K16,
+			ALoadSmem: v.A.Smem, BLoadSmem: v.B.Smem, BLoadN: v.B.MN, BLoadHalf: v.B.Half, RankNOff: v.Pair.RankNOff,
+			TileNOut: v.Tile.NOut, NB: v.Tile.NB, EpiSlotBytes: v.Epi.SlotBytes, EpiTxBytes: v.Epi.TxBytes,
 		}
-		if v.CLC {
-			got.ClcEmptyArrivals = v.ClcEmptyArrivals
+		if v.Sched.CLC {
+			got.ClcEmptyArrivals = v.Sched.CLCEmptyArrivals
 		}
 		if d := cmp.Diff(tc.want, got); d != "" {
 			t.Errorf("%s (%s): (-want +got):\n%s", tc.name, tc.cfg.Name(), d)
@@ -434,4 +434,24 @@ func TestSM100ViewRejects(t *testing.T) {
 			t.Errorf("%s: newSM100View accepted %s", tc.name, c.Name())
 		}
 	}
+}
+
+// epiBuffers are the offsets, inside one epilogue slot, of the EpiM x EpiN
+// buffers the epilogue writes (each is TMA-stored), as the templates store
+// them: what the write-map test checks.
+func epiBuffers(v *SM100) []int {
+	e := v.Epi
+	switch {
+	case v.Kind.Bwd:
+		if e.StoreOut {
+			return []int{0, e.GateOff, e.OutOff}
+		}
+		return []int{0, e.GateOff}
+	case v.Kind.GateUp:
+		if e.StoreOut {
+			return []int{e.OutOff, e.LeftOff, e.GateOff}
+		}
+		return []int{e.OutOff}
+	}
+	return []int{0}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/swigen/swigen/tiling/tilingtest"
 )
 
-// kindView is the part of a View that differs between the kinds and the
+// kindView is the part of an SM90 view that differs between the kinds and the
 // operand majors.
 type kindView struct {
 	TileNOut, NB, GateAcc                  int
@@ -75,10 +75,10 @@ func TestSM90KindViews(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := kindView{v.TileNOut, v.NB, v.GateAcc, v.NName, v.TransA, v.TransB, v.DescA,
-				v.AK16, v.AMB, v.ALoadRow, v.ALoadSmem, v.ConsumerASmemStride,
-				v.BLoadN, v.BLoadHalf, v.BLoadSmem, v.BLoadRank,
-				v.EpiSlotBytes, v.EpiLeftOff, v.EpiGateOff, v.EpiTxBytes, v.EpiLoads, v.EpiStoreOnly}
+			got := kindView{v.Tile.NOut, v.Tile.NB, v.Epi.GateAcc, v.Kind.NName, v.A.Trans, v.B.Trans, v.A.Desc,
+				v.A.K16, v.A.MB, v.A.MN, v.A.Smem, v.A.ConsumerOff,
+				v.B.MN, v.B.Half, v.B.Smem, v.B.Rank,
+				v.Epi.SlotBytes, v.Epi.LeftOff, v.Epi.GateOff, v.Epi.TxBytes, v.Epi.Loads, v.Epi.StoreOnly}
 			if d := cmp.Diff(tt.want, got); d != "" {
 				t.Errorf("%s (-want +got):\n%s", tt.c.Name(), d)
 			}

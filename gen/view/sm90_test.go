@@ -64,31 +64,31 @@ func TestSM90OperandRingMap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		owner := make([]int, v.StageBytes)
+		owner := make([]int, v.Smem.OperandStage)
 		write := func(off, n, id int) {
 			for b := off; b < off+n; b++ {
-				if b < 0 || b >= v.StageBytes || owner[b] != 0 {
-					t.Fatalf("%s: load %d writes stage byte %d: outside the %d-byte stage or written twice", c.Name(), id, b, v.StageBytes)
+				if b < 0 || b >= v.Smem.OperandStage || owner[b] != 0 {
+					t.Fatalf("%s: load %d writes stage byte %d: outside the %d-byte stage or written twice", c.Name(), id, b, v.Smem.OperandStage)
 				}
 				owner[b] = id
 			}
 		}
 		boxBytes := func(b [3]int) int { return b[0] * b[1] * elemBytes }
-		aSmem, bSmem := ints(t, v.ALoadSmem), ints(t, v.BLoadSmem)
+		aSmem, bSmem := ints(t, v.A.Smem), ints(t, v.B.Smem)
 		for i, off := range aSmem {
 			write(off, boxBytes(boxes.A), 1+i)
 		}
 		for i, off := range bSmem {
-			write(v.BOff+off, boxBytes(boxes.B), 1000+i)
+			write(v.Smem.OperandB+off, boxBytes(boxes.B), 1000+i)
 		}
 		for b, o := range owner {
-			if o == 0 || (b < v.BOff) != (o < 1000) {
-				t.Errorf("%s: stage byte %d (B at %d) loaded by %d (0: none; 1000 on: B)", c.Name(), b, v.BOff, o)
+			if o == 0 || (b < v.Smem.OperandB) != (o < 1000) {
+				t.Errorf("%s: stage byte %d (B at %d) loaded by %d (0: none; 1000 on: B)", c.Name(), b, v.Smem.OperandB, o)
 				break
 			}
 		}
-		if got := len(aSmem)*boxBytes(boxes.A) + len(bSmem)*boxBytes(boxes.B); got != v.StageTxBytes {
-			t.Errorf("%s: the loads bring %d bytes, the full barrier expects %d", c.Name(), got, v.StageTxBytes)
+		if got := len(aSmem)*boxBytes(boxes.A) + len(bSmem)*boxBytes(boxes.B); got != v.Ring.TxBytes {
+			t.Errorf("%s: the loads bring %d bytes, the full barrier expects %d", c.Name(), got, v.Ring.TxBytes)
 		}
 	}
 }

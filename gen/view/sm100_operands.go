@@ -1,0 +1,116 @@
+package view
+
+import (
+	"fmt"
+
+	"github.com/swigen/swigen/manifest"
+	"github.com/swigen/swigen/tiling"
+)
+
+// The sm_100a operand ring. Each CTA loads its own rows of A (RowsPerCTA)
+// and B (NPerCTA) into a stage: K-major, atom a holds k in [64a, 64a+64)
+// of those rows; MN-major, slab q holds m (or n) in [64q, 64q+64) for
+// TileK k-rows (LBO is the slab stride, SBO 8 k-rows, a k16 step 16
+// k-rows; ptx.md §B4). Each TMA load is one box of the manifest's tensor
+// map.
+
+// sm100Operands lays out both operands' loads and returns them with the
+// instruction descriptor, which needs both majors.
+func sm100Operands(c tiling.Config, p SM100Pair, halves int) (a, b Operand, idesc string, err error) {
+	boxes, err := manifest.BoxesOf(c)
+	if err != nil {
+		return a, b, "", err
+	}
+	if a, err = sm100OperandA(c, boxes, p.RowsPerCTA); err != nil {
+		return a, b, "", err
+	}
+	if b, err = sm100OperandB(c, boxes, p, halves); err != nil {
+		return a, b, "", err
+	}
+	d, err := sm100InstrDesc(c.DType, p.CTAGroup, c.TileM, c.TileN, a.Trans == 1, b.Trans == 1)
+	if err != nil {
+		return a, b, "", fmt.Errorf("view: %s: %w", c.Name(), err)
+	}
+	return a, b, fmt.Sprintf("0x%08x", d), nil
+}
+
+// sm100OperandA lays out the loads of the CTA's rows rows of A: one box per
+// atom (K-major), or per 64-row slab (MN-major, load i at row MN[i]).
+func sm100OperandA(c tiling.Config, boxes manifest.Boxes, rows int) (Operand, error) {
+	var o Operand
+	var l loadList
+	lbo := 16
+	switch c.MajorA {
+	case tiling.KMajor:
+		for a := 0; a < c.TileK/64; a++ {
+			l.add(64*a, 0, a*rows*swizzleAtomBytes, 0, 0)
+		}
+		o.K16 = joinInts(kmajorK16(c.TileK/16, rows))
+	case tiling.MNMajor:
+		if rows%64 != 0 {
+			return o, fmt.Errorf("view: %s: %d A rows per CTA: major_a=mn needs a multiple of 64", c.Name(), rows)
+		}
+		lbo = boxes.A[1] * swizzleAtomBytes // one box: TileK k-rows of 64 m
+		for q := 0; q < rows/64; q++ {
+			l.add(0, 64*q, q*lbo, 0, 0)
+		}
+		o.K16 = joinInts(mnmajorK16(c.TileK / 16))
+		o.MNMajor, o.Trans = true, 1
+	default:
+		return o, fmt.Errorf("view: %s: major_a %q: want k or mn", c.Name(), c.MajorA)
+	}
+	l.fill(&o, false, 1)
+	return o, sm100Desc(c, &o, lbo)
+}
+
+// sm100OperandB lays out the loads of the CTA's B rows. fwd_gateup's B
+// tile is two halves (left rows of W, then the matching gate rows), each
+// loaded on its own; in a CTA pair each CTA holds one half, so its loads
+// are all half 0 and the odd CTA's n origin is the gate half's
+// (SM100Pair.RankNOff).
+func sm100OperandB(c tiling.Config, boxes manifest.Boxes, p SM100Pair, halves int) (Operand, error) {
+	var o Operand
+	var l loadList
+	rows, lbo := p.NPerCTA, 16
+	loadHalves := halves
+	if p.TwoCTA {
+		loadHalves = 1
+	}
+	switch c.MajorB {
+	case tiling.KMajor:
+		hRows := boxes.B[1] // one box: an atom of one half's rows
+		for a := 0; a < c.TileK/64; a++ {
+			for h := 0; h < loadHalves; h++ {
+				l.add(64*a, 0, (a*rows+h*hRows)*swizzleAtomBytes, 0, h)
+			}
+		}
+		o.K16, o.Func = joinInts(kmajorK16(c.TileK/16, rows)), "sw_load_b_kmajor"
+	case tiling.MNMajor:
+		if rows%(64*loadHalves) != 0 {
+			return o, fmt.Errorf("view: %s: %d B rows per CTA: major_b=mn needs a multiple of %d", c.Name(), rows, 64*loadHalves)
+		}
+		lbo = boxes.B[1] * swizzleAtomBytes // one box: TileK k-rows of 64 n
+		slabs := rows / 64
+		perHalf := slabs / loadHalves
+		for q := 0; q < slabs; q++ {
+			l.add(0, 64*(q%perHalf), q*lbo, 0, q/perHalf)
+		}
+		o.K16, o.Func = joinInts(mnmajorK16(c.TileK/16)), "sw_load_b_mnmajor"
+		o.Trans = 1
+	default:
+		return o, fmt.Errorf("view: %s: major_b %q: want k or mn", c.Name(), c.MajorB)
+	}
+	l.fill(&o, false, halves)
+	return o, sm100Desc(c, &o, lbo)
+}
+
+// sm100Desc sets o's descriptor: 128B swizzle, leading byte offset lbo,
+// stride byte offset 8 rows of 128 bytes.
+func sm100Desc(c tiling.Config, o *Operand, lbo int) error {
+	d, err := sm100SmemDesc(0, uint32(lbo), swizzleRepeat, swizzle128B)
+	if err != nil {
+		return fmt.Errorf("view: %s: %w", c.Name(), err)
+	}
+	o.Desc = fmt.Sprintf("0x%016x", d)
+	return nil
+}

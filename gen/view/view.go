@@ -1,0 +1,320 @@
+// Package view computes the typed data a kernel template receives: one
+// view per arch (SM90, SM100), each a tree of small structs by concern
+// (schedule, tile, operand loads, cluster, epilogue, descriptors), built by
+// small functions from a tiling.Config and its manifest. Every offset,
+// byte count and trip count is computed here; templates only substitute.
+//
+// The view owns none of the facts the host must agree with: the
+// shared-memory layout (offsets, barrier map) is tiling's Config.Smem, the
+// kernel's name, block size and parameters are the manifest's, and the TMA
+// boxes are manifest.BoxesOf. What the view adds is how the kernel walks
+// them: the load lists, the tensor-core descriptors, the register split.
+package view
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/swigen/swigen/tiling"
+)
+
+// Hang bounds every mbarrier wait of a kernel: a wait that lasts longer
+// traps, so a protocol bug fails the launch instead of hanging the process.
+type Hang struct {
+	TimeoutMs int
+	TimeoutNs int64
+}
+
+// defaultHangTimeoutMs is far above any legitimate wait of a kernel that
+// runs for milliseconds, far below a human's patience.
+const defaultHangTimeoutMs = 4000
+
+func defaultHang() Hang {
+	return Hang{TimeoutMs: defaultHangTimeoutMs, TimeoutNs: defaultHangTimeoutMs * 1_000_000}
+}
+
+// Kind says which kernel kind a view renders: exactly one switch is true,
+// and the skeleton templates pick the kind's partials by them (a template
+// calls another by constant name only).
+type Kind struct {
+	Bwd, Gemm, GateUp, Down bool
+	// NName names the kernel's output-column size parameter: I
+	// (bwd_dswiglu, fwd_gateup) or N (gemm, fwd_down).
+	NName string
+}
+
+// kindOf returns the kind switches of c and how many halves its B tile
+// has: fwd_gateup loads the left and the gate rows of W as two halves.
+//
+// The kinds and how each GEMM operand maps onto the MLP tensors
+// (ARCHITECTURE.md §1; "K-major": the reduction dimension is contiguous):
+//
+//   - bwd_dswiglu: dout = dy @ W_down^T. A = dy [M,K]; B = W_down [I,K]
+//     (major_b=k) or [K,I] (major_b=mn); N = I.
+//   - gemm: C[M,N] = A @ B. A is [M,K] (major_a=k) or [K,M] (major_a=mn), B
+//     is [N,K] (major_b=k) or [K,N] (major_b=mn), C is [M,N]. The MLP's
+//     weight gradients and dx are gemms:
+//     dW_down = out^T @ dy: M=I, N=K, K=M(tokens); A = out^T, and out
+//     [M,I] is A stored [K,M], so major_a=mn; B = dy [M,K] is B stored
+//     [K,N], major_b=mn.
+//     dx = grad_de @ W^T: M=M, N=K, K=2I; A = grad_de [M,2I], major_a=k;
+//     B = W^T, so W [K,2I] is B stored [N,K], major_b=k, and the
+//     nn.Linear layout W [2I,K] is B stored [K,N], major_b=mn.
+//     dW = x^T @ grad_de: M=K, N=2I, K=M(tokens); A = x^T with x [M,K]
+//     stored [K,M], major_a=mn; B = grad_de [M,2I] stored [K,N],
+//     major_b=mn. (dW^T, the nn.Linear layout, is grad_de^T @ x: both
+//     operands mn as well, M=2I, N=K.)
+//   - fwd_gateup: de = x @ W. A = x [M,K]; W is [K,2I] logically, stored
+//     [2I,K] (major_b=k, nn.Linear) or [K,2I] (major_b=mn). One tile covers
+//     TileN/2 output columns n..n+TileN/2 of out: its B tile is rows
+//     n.. of W's left half then rows I+n.. of its gate half, so accumulator
+//     column j < TileN/2 is left[n+j] and TileN/2+j is gate[n+j].
+//   - fwd_down: y = out @ W_down (+ residual). A = out [M,I] (the GEMM's
+//     K is I); B = W_down [I,K] is B stored [K,N] (major_b=mn), or W_down
+//     stored [K,I] (nn.Linear's down_proj) is major_b=k; N = K (model).
+func kindOf(c tiling.Config) (Kind, int, error) {
+	switch c.Kernel {
+	case tiling.KernelBwdDSwiGLU:
+		return Kind{Bwd: true, NName: "I"}, 1, nil
+	case tiling.KernelGEMM:
+		return Kind{Gemm: true, NName: "N"}, 1, nil
+	case tiling.KernelFwdGateUp:
+		return Kind{GateUp: true, NName: "I"}, 2, nil
+	case tiling.KernelFwdDown:
+		return Kind{Down: true, NName: "N"}, 1, nil
+	}
+	return Kind{}, 0, fmt.Errorf("view: %s: kernel %q has no view", c.Name(), c.Kernel)
+}
+
+// requireKMajorA rejects an MN-major A for the kinds whose A is an
+// activation stored [M,K] row-major (Validate says so too).
+func requireKMajorA(c tiling.Config) error {
+	if c.MajorA != tiling.KMajor && c.Kernel != tiling.KernelGEMM {
+		return fmt.Errorf("view: %s: major_a %q: %s reads its activation operand K-major only", c.Name(), c.MajorA, c.Kernel)
+	}
+	return nil
+}
+
+// Elem names the element type for the templates: its PTX type and the
+// helpers that unpack a 32-bit pair to fp32 and pack it back.
+type Elem struct {
+	PTX, Unpack, Pack string
+}
+
+func elemOf(c tiling.Config) (Elem, error) {
+	switch c.DType {
+	case tiling.BF16:
+		return Elem{PTX: "bf16", Unpack: "sw_unpack_bf16x2", Pack: "sw_pack_bf16x2"}, nil
+	case tiling.FP16:
+		return Elem{PTX: "f16", Unpack: "sw_unpack_f16x2", Pack: "sw_pack_f16x2"}, nil
+	}
+	return Elem{}, fmt.Errorf("view: %s: dtype %q: want bf16 or fp16", c.Name(), c.DType)
+}
+
+// Tile is the output tile and its walk.
+type Tile struct {
+	// M, N and K are the MMA tile: N is the accumulator's columns; NOut
+	// the output columns one tile covers, N except for fwd_gateup, whose
+	// accumulator holds N/2 left columns then the N/2 matching gate ones.
+	M, N, K, NOut int
+	// K16 is the k16 steps of one stage; NB the epilogue sub-tiles of one
+	// tile (epilogue-width columns each).
+	K16, NB int
+	// SwizzleGroup and Func order the tiles: Func is the device function
+	// that maps a work unit to its tile (raster m or n).
+	SwizzleGroup int
+	Func         string
+}
+
+// newTile is the tile of c with halves B halves and epilogue sub-tiles
+// epiN columns wide.
+func newTile(c tiling.Config, halves, epiN int) (Tile, error) {
+	if c.TileN%(epiN*halves) != 0 {
+		return Tile{}, fmt.Errorf("view: %s: tile_n=%d: the %s %s epilogue needs a multiple of %d", c.Name(), c.TileN, c.Arch, c.Kernel, epiN*halves)
+	}
+	t := Tile{M: c.TileM, N: c.TileN, K: c.TileK, NOut: c.TileN / halves, K16: c.TileK / 16,
+		SwizzleGroup: c.SwizzleGroup, Func: "sw_tile_raster_m"}
+	t.NB = t.NOut / epiN
+	if c.Raster == tiling.RasterN {
+		t.Func = "sw_tile_raster_n"
+	}
+	return t, nil
+}
+
+// Epilogue is what the epilogues of both archs share: the slot layout of
+// the kind's tensors and what the slot is filled with.
+type Epilogue struct {
+	// Stages is the depth of the epilogue ring; a slot holds SlotBytes, one
+	// sub-tile buffer (tiling's EpilogueSlot) per tensor, the kind's at
+	// GateOff, OutOff and LeftOff.
+	Stages, SlotBytes        int
+	GateOff, OutOff, LeftOff int
+	// Loads: a producer warp TMA-loads an epilogue operand per sub-tile
+	// (bwd_dswiglu: de; fwd_down: the residual), LoadDoc, TxBytes of it,
+	// into the slot the epilogue then rewrites in place. StoreOnly: the
+	// epilogue only stores, and guards its slots by waiting for the slot's
+	// previous TMA store.
+	Loads, StoreOnly bool
+	LoadDoc          string
+	TxBytes          int
+	// StoreOut: the second output (bwd_dswiglu's out, fwd_gateup's de);
+	// Residual: fwd_down adds the residual.
+	StoreOut, Residual bool
+	// FastSigmoid selects the tanh-based sigmoid; DSwiGLUFn is the
+	// bwd_dswiglu epilogue's function.
+	FastSigmoid bool
+	DSwiGLUFn   string
+}
+
+// epilogueOf places the kind's tensors in an epilogue slot of buffers sub
+// bytes each. The order within a slot is the templates': bwd_dswiglu left,
+// gate[, out] (de is loaded into left and gate and rewritten as grad_de);
+// fwd_gateup out[, left, gate]; gemm C; fwd_down y (the residual is loaded
+// into it).
+func epilogueOf(c tiling.Config, k Kind, sub int) Epilogue {
+	e := Epilogue{Stages: c.EpiStages, SlotBytes: c.EpiTensors() * sub, StoreOut: c.StoreOut,
+		FastSigmoid: c.FastSigmoid, DSwiGLUFn: "sw_dswiglu"}
+	if c.FastSigmoid {
+		e.DSwiGLUFn = "sw_dswiglu_tanh"
+	}
+	switch {
+	case k.Bwd:
+		e.Loads, e.LoadDoc, e.TxBytes = true, "left and gate sub-tiles of de", 2*sub
+		e.GateOff = sub
+		if c.StoreOut {
+			e.OutOff = 2 * sub
+		}
+	case k.GateUp:
+		if c.StoreOut {
+			e.LeftOff, e.GateOff = sub, 2*sub
+		}
+	case k.Down:
+		e.Residual = c.Residual
+		if c.Residual {
+			e.Loads, e.LoadDoc, e.TxBytes = true, "residual sub-tiles", sub
+		}
+	}
+	e.StoreOnly = !e.Loads
+	return e
+}
+
+// Operand is how one GEMM operand (A or B) enters the operand ring: the
+// TMA loads of a stage, each one box of the manifest's tensor map, and the
+// descriptor the tensor cores read it with. The load lists are
+// comma-separated constant arrays, one entry per load.
+type Operand struct {
+	Loads int // loads per stage
+	// K is each load's k offset in the tile; MN its offset along M (A)
+	// or N (B); Smem its byte offset in the operand's tile of the stage.
+	K, MN, Smem string
+	// Rank (sm_90a clusters): -1, every CTA loads its own; r, CTA r
+	// loads this share and multicasts it to the cluster.
+	Rank string
+	// Halves (fwd_gateup's B): load i reads the left (Half[i] = 0) or the
+	// gate half (1) of W, whose first row or column is NName past the left
+	// one's.
+	Halves bool
+	Half   string
+	// Func is the load helper the template calls (sm_90a, and B on
+	// sm_100a): it knows the major and, on sm_90a, the L2 policy.
+	Func string
+	// MNMajor: the operand is stored MN-major ([K,M] for A), a load is one
+	// 64-wide slab of the tile; Trans is the descriptor's transpose flag
+	// (0 or 1).
+	MNMajor bool
+	Trans   int
+	// Desc is the shared-memory descriptor without its start address, a
+	// hex literal; K16 the start-address offset of each k16 step and MB
+	// (sm_90a A) of each 64-row wgmma block, in bytes.
+	Desc, K16, MB string
+	// ConsumerOff (sm_90a A): consumer c's rows start c*ConsumerOff bytes
+	// into the A tile.
+	ConsumerOff int
+}
+
+// loadList collects an operand's loads, one entry each, in issue order.
+type loadList struct {
+	k, mn, smem, rank, half []int
+}
+
+func (l *loadList) add(k, mn, smem, rank, half int) {
+	l.k, l.mn, l.smem = append(l.k, k), append(l.mn, mn), append(l.smem, smem)
+	l.rank, l.half = append(l.rank, rank), append(l.half, half)
+}
+
+// fill writes the lists into o; the ranks and halves only where a cluster
+// shares the operand or the B tile has halves.
+func (l *loadList) fill(o *Operand, ranks bool, halves int) {
+	o.Loads, o.K, o.MN, o.Smem = len(l.k), joinInts(l.k), joinInts(l.mn), joinInts(l.smem)
+	if ranks {
+		o.Rank = joinInts(l.rank)
+	}
+	if halves > 1 {
+		o.Halves, o.Half = true, joinInts(l.half)
+	}
+}
+
+// Hardware facts the layouts depend on (ptx.md §A2, §A7, §B4).
+const (
+	swizzleAtomBytes = 128  // one 128B-swizzle row: 64 16-bit elements
+	swizzleRepeat    = 1024 // 8 rows of an atom
+	elemBytes        = 2    // bf16 / fp16
+)
+
+// kmajorK16 is the start-address offset of each k16 step of a K-major
+// tile of rows rows: four 32-byte steps inside a 128-byte atom, then the
+// next atom (rows x 128 bytes on).
+func kmajorK16(k16, rows int) []int {
+	var out []int
+	for k := 0; k < k16; k++ {
+		out = append(out, (k/4)*rows*swizzleAtomBytes+(k%4)*32)
+	}
+	return out
+}
+
+// mnmajorK16 is the start-address offset of each k16 step of an MN-major
+// tile: 16 k-rows of 128 bytes.
+func mnmajorK16(k16 int) []int {
+	var out []int
+	for k := 0; k < k16; k++ {
+		out = append(out, k*16*swizzleAtomBytes)
+	}
+	return out
+}
+
+// regList is an inline-asm operand list of n fp32 registers of array arr
+// with constraint con ("+f" or "=f"): the register list "{%0, ..., %n-1}"
+// and the operands, in order.
+func regList(n int, con, arr string) (list, operands string) {
+	regs := make([]string, n)
+	ops := make([]string, n)
+	for i := range regs {
+		regs[i] = "%" + strconv.Itoa(i)
+		ops[i] = fmt.Sprintf(`"%s"(%s[%d])`, con, arr, i)
+	}
+	return "{" + strings.Join(regs, ", ") + "}", strings.Join(ops, ", ")
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+// configLines describes the config for the generated file's header, one
+// field per line, in a fixed order.
+func configLines(c tiling.Config) []string {
+	lines := []string{
+		fmt.Sprintf("kernel=%s arch=%s dtype=%s", c.Kernel, c.Arch, c.DType),
+		fmt.Sprintf("tile=%dx%dx%d stages=%d cluster=%dx%d", c.TileM, c.TileN, c.TileK, c.Stages, c.ClusterM, c.ClusterN),
+		fmt.Sprintf("schedule=%s scheduler=%s raster=%s swizzle_group=%d", c.Schedule, c.Scheduler, c.Raster, c.SwizzleGroup),
+		fmt.Sprintf("epilogue=%dx%d epi_stages=%d major_a=%s major_b=%s store_out=%t", c.EpiM, c.EpiN, c.EpiStages, c.MajorA, c.MajorB, c.StoreOut),
+	}
+	if c.Residual {
+		lines = append(lines, "residual=true")
+	}
+	return lines
+}
