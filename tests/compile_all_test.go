@@ -56,8 +56,8 @@ func TestCompileCatalog(t *testing.T) {
 	// registers: the heuristic's configs (inference and training) and the
 	// register-tight forms of the tuning space (a cluster's multicast
 	// producer, StoreOut's third output, fp16 with W_down [K,I]) must build
-	// clean as well; session 8's ldmatrix epilogue first spilled 8 bytes in
-	// the StoreOut one, which only tune's compile caught.
+	// clean as well: the ldmatrix epilogue first spilled 8 bytes in the
+	// StoreOut one, which only tune's compile caught.
 	for _, name := range []string{"bwd_dswiglu_sm90a_fp16_m128n128k64_s5_c1x1_overlap_bmn", "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x2_overlap",
 		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c2x1_overlap_bmn",
 		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k", "bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_rn_g2_out_l2k",

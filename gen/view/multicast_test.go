@@ -10,9 +10,9 @@ import (
 
 // TestMulticastRanks checks that under a 2-CTA cluster every load of the
 // shared operand is issued by a CTA that exists (rank 0 or 1) and that both
-// CTAs load a share. Before session 6 an MN-major B of 3 slabs (tile_n 192
-// under 2x1) gave its third slab rank 2: no CTA loaded it, the stage's
-// barrier never completed, and the launch failed on the H200 (call 72).
+// CTAs load a share. An MN-major B of 3 slabs (tile_n 192 under 2x1) once
+// gave its third slab rank 2: no CTA loaded it, the stage's barrier never
+// completed, and the launch failed on the H200.
 func TestMulticastRanks(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
