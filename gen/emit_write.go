@@ -43,11 +43,11 @@ func (osFS) WriteFile(name string, data []byte, perm fs.FileMode) error {
 	return os.Chmod(name, perm)
 }
 
-// StagePrefix begins the name of the hidden directory inside the output
+// stagePrefix begins the name of the hidden directory inside the output
 // directory that Emit writes into before renaming files into place. It is
 // removed before Emit returns; one left behind by a killed process can be
 // deleted.
-const StagePrefix = ".swigen-emit-"
+const stagePrefix = ".swigen-emit-"
 
 // writeAll writes files into dir, all or nothing (see EmitArtifacts), and
 // reports what it did with each file.
@@ -110,7 +110,7 @@ func writeAll(fsys fileSys, dir string, files []OutputFile) (written []EmittedFi
 
 	// Stage every changed file next to its target, so each rename stays on
 	// one file system and is atomic.
-	stage, err := fsys.MkdirTemp(dir, StagePrefix+"*")
+	stage, err := fsys.MkdirTemp(dir, stagePrefix+"*")
 	if err != nil {
 		return nil, fmt.Errorf("emit: staging directory in %s: %w", dir, err)
 	}

@@ -137,7 +137,7 @@ func (t *Toolchain) Compile(ctx context.Context, name string, src []byte, o Comp
 	ptxasArgv = append(ptxasArgv, o.PtxasFlags...)
 	ptxasArgv = append(ptxasArgv, "-o", stem+".cubin", stem+".ptx")
 
-	policy := CheckPolicy{AllowSpills: o.AllowSpills, AllowStack: o.AllowStack, AllowNotes: o.AllowNotes}
+	policy := checkPolicy{AllowSpills: o.AllowSpills, AllowStack: o.AllowStack, AllowNotes: o.AllowNotes}
 	var cache *buildCache
 	var key string
 	if !o.NoCache {
@@ -151,7 +151,7 @@ func (t *Toolchain) Compile(ctx context.Context, name string, src []byte, o Comp
 		key = cacheKey(t.Version, o.Arch, argv[1:], ptxasArgv[1:], src)
 		if r, ok := cache.load(name, key); ok {
 			r.CacheHit = true
-			return r, r.Report.Check(name, policy)
+			return r, r.Report.check(name, policy)
 		}
 	}
 
@@ -164,7 +164,7 @@ func (t *Toolchain) Compile(ctx context.Context, name string, src []byte, o Comp
 			return nil, fmt.Errorf("compile %s: %w", name, err)
 		}
 	}
-	return r, r.Report.Check(name, policy)
+	return r, r.Report.check(name, policy)
 }
 
 // build runs both compiler steps in a fresh scratch directory, removed on

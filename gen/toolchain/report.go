@@ -8,14 +8,14 @@ import (
 	"strings"
 )
 
-// PtxasHazardCodes are the ptxas diagnostic codes that mean a kernel will not
+// ptxasHazardCodes are the ptxas diagnostic codes that mean a kernel will not
 // run as written: C7508 (setmaxnreg ignored), C7511/C7515 (wgmma serialized),
 // C7518 (wgmma serialized because a divergent path -- e.g. a trap in a
 // barrier wait -- may run while wgmmas are in flight), C7517/C7519
 // (warpgroup.wait/arrive injected by the compiler, which also serializes the
 // wgmma pipeline). Lines carrying them, or any other "Potential Performance
 // Loss" note, become Notes.
-var PtxasHazardCodes = []string{"C7508", "C7511", "C7515", "C7517", "C7518", "C7519"}
+var ptxasHazardCodes = []string{"C7508", "C7511", "C7515", "C7517", "C7518", "C7519"}
 
 // FunctionReport is what `ptxas -v` says about one function.
 type FunctionReport struct {
@@ -69,7 +69,7 @@ var (
 
 // ParsePtxasVerbose parses `ptxas -v` output (also what nvcc prints for
 // `-Xptxas -v`) into one report per function, in the order ptxas reports
-// them. Hazard notes (PtxasHazardCodes) and ptxas warnings go to the function
+// them. Hazard notes (ptxasHazardCodes) and ptxas warnings go to the function
 // they name; a note that names none goes to the only entry function, or to
 // every entry function when there are several, since ptxas does not say which.
 func ParsePtxasVerbose(log string) ([]FunctionReport, error) {
@@ -200,7 +200,7 @@ func isPtxasNote(s string) bool {
 	if ptxasWarnRE.MatchString(s) {
 		return true
 	}
-	for _, c := range PtxasHazardCodes {
+	for _, c := range ptxasHazardCodes {
 		if strings.Contains(s, "("+c+")") {
 			return true
 		}
@@ -224,8 +224,8 @@ func atoi(s string) int {
 	return n
 }
 
-// CheckPolicy says which findings a build check tolerates.
-type CheckPolicy struct {
+// checkPolicy says which findings a build check tolerates.
+type checkPolicy struct {
 	AllowSpills, AllowStack, AllowNotes bool
 }
 
@@ -257,10 +257,10 @@ func (e *BuildCheckError) Error() string {
 	return b.String()
 }
 
-// Check applies the policy to the report: spill stores/loads, a stack frame,
+// check applies the policy to the report: spill stores/loads, a stack frame,
 // and hazard notes or warnings are errors unless allowed. It returns nil or a
 // *BuildCheckError naming each offending function and its numbers.
-func (r *BuildReport) Check(name string, p CheckPolicy) error {
+func (r *BuildReport) check(name string, p checkPolicy) error {
 	var probs []BuildProblem
 	for _, f := range r.Functions {
 		if !p.AllowSpills && (f.SpillStores > 0 || f.SpillLoads > 0) {

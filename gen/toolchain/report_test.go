@@ -111,13 +111,13 @@ func TestParsePtxasReportModuleNotes(t *testing.T) {
 			t.Errorf("%s: notes %q, want none (C7508 is unattributed)", f.Name, f.Notes)
 		}
 	}
-	err = r.Check("setmaxnreg", CheckPolicy{})
+	err = r.check("setmaxnreg", checkPolicy{})
 	var bce *BuildCheckError
 	if !errors.As(err, &bce) || len(bce.Problems) != 1 || bce.Problems[0].Function != "" {
-		t.Fatalf("Check = %v, want one module-level note", err)
+		t.Fatalf("check = %v, want one module-level note", err)
 	}
 	if !strings.Contains(err.Error(), "(module): note: ptxas info    : (C7508)") {
-		t.Errorf("Check error %q does not show the module note", err)
+		t.Errorf("check error %q does not show the module note", err)
 	}
 }
 
@@ -207,33 +207,33 @@ func TestBuildReportCheck(t *testing.T) {
 	}}
 	tests := []struct {
 		name string
-		p    CheckPolicy
+		p    checkPolicy
 		want []BuildProblem
 	}{
-		{"strict", CheckPolicy{}, []BuildProblem{
+		{"strict", checkPolicy{}, []BuildProblem{
 			{"spills", "spill", "8 bytes spill stores, 12 bytes spill loads (255 registers)"},
 			{"spills", "stack", "16 bytes stack frame"},
 			{"noted", "note", "ptxas info    : (C7511) serialized"},
 		}},
-		{"allow spills", CheckPolicy{AllowSpills: true}, []BuildProblem{
+		{"allow spills", checkPolicy{AllowSpills: true}, []BuildProblem{
 			{"spills", "stack", "16 bytes stack frame"},
 			{"noted", "note", "ptxas info    : (C7511) serialized"},
 		}},
-		{"allow all", CheckPolicy{AllowSpills: true, AllowStack: true, AllowNotes: true}, nil},
+		{"allow all", checkPolicy{AllowSpills: true, AllowStack: true, AllowNotes: true}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			err := r.Check("k", tt.p)
+			err := r.check("k", tt.p)
 			if tt.want == nil {
 				if err != nil {
-					t.Fatalf("Check = %v, want nil", err)
+					t.Fatalf("check = %v, want nil", err)
 				}
 				return
 			}
 			var bce *BuildCheckError
 			if !errors.As(err, &bce) {
-				t.Fatalf("Check = %v, want *BuildCheckError", err)
+				t.Fatalf("check = %v, want *BuildCheckError", err)
 			}
 			if diff := cmp.Diff(tt.want, bce.Problems); diff != "" {
 				t.Errorf("problems (-want +got):\n%s", diff)

@@ -68,9 +68,9 @@ func (t *Toolchain) toolEnv() []string {
 // "        /*0150*/  @!P0 BAR.SYNC.DEFER_BLOCKING 0x0 ;", capturing the opcode.
 var sassOpRE = regexp.MustCompile(`^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Za-z0-9_]+)*)`)
 
-// SASSOpcodes returns the set of opcodes (with their modifiers, e.g.
+// sassOpcodes returns the set of opcodes (with their modifiers, e.g.
 // "HGMMA.64x128x16.F32.BF16") in cuobjdump -sass output.
-func SASSOpcodes(sass string) map[string]bool {
+func sassOpcodes(sass string) map[string]bool {
 	ops := map[string]bool{}
 	for _, line := range strings.Split(sass, "\n") {
 		if m := sassOpRE.FindStringSubmatch(line); m != nil {
@@ -84,7 +84,7 @@ func SASSOpcodes(sass string) map[string]bool {
 // matches an opcode equal to it or extending it by modifiers: "HGMMA" matches
 // "HGMMA.64x128x16.F32.BF16", "SYNCS.EXCH" matches "SYNCS.EXCH.64".
 func CheckOpcodes(sass string, want []string) error {
-	ops := SASSOpcodes(sass)
+	ops := sassOpcodes(sass)
 	var missing []string
 	for _, w := range want {
 		found := ops[w]

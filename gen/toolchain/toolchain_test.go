@@ -321,8 +321,8 @@ func TestCheckOpcodes(t *testing.T) {
 	}
 	want := map[string]bool{"LDC": true, "S2R": true, "LDG.E": true, "BAR.SYNC.DEFER_BLOCKING": true,
 		"WARPGROUP.ARRIVE": true, "HGMMA.64x128x16.F32.BF16": true, "NOP": true, "EXIT": true}
-	if diff := cmp.Diff(want, SASSOpcodes(sassExcerpt)); diff != "" {
-		t.Errorf("SASSOpcodes (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, sassOpcodes(sassExcerpt)); diff != "" {
+		t.Errorf("sassOpcodes (-want +got):\n%s", diff)
 	}
 }
 
