@@ -37,13 +37,18 @@ type Roofline struct {
 func BwdRoofline(g GPU, s tiling.Shape) Roofline {
 	flops, bytes := BwdCost(s, false)
 	r := Roofline{FLOPs: flops, Bytes: bytes}
-	r.ComputeUS = flops / (g.TFLOPs * 1e12) * 1e6
-	r.MemoryUS = bytes / (g.HBMTBs * 1e12) * 1e6
+	r.ComputeUS, r.MemoryUS = g.rooflineUS(flops, bytes)
 	bw := g.HBMTBs * 1e12
 	M, K, I := float64(s.M), float64(s.K), float64(s.I)
 	r.GemmUS = math.Max(r.ComputeUS, 2*(M*K+I*K+M*I)/bw*1e6) // writes dout
 	r.ElementwiseUS = 2 * (M*I + 2*M*I + 2*M*I) / bw * 1e6   // reads dout and de, writes grad_de
 	return r
+}
+
+// rooflineUS is the time of flops at g's tensor rate and of bytes at its
+// HBM bandwidth.
+func (g GPU) rooflineUS(flops, bytes float64) (computeUS, memoryUS float64) {
+	return flops / (g.TFLOPs * 1e12) * 1e6, bytes / (g.HBMTBs * 1e12) * 1e6
 }
 
 // FloorUS is the fused kernel's floor: max(ComputeUS, MemoryUS).

@@ -109,7 +109,12 @@ docs/DESIGN.md#bench-result-records.
 --probe NAME builds each kernel with a probe (docs/PERFORMANCE.md#probes):
 trace prints each consumer's per-tile timings after the runs; noepi and
 nomma split the kernel's time between its mainloop and its epilogue;
-hang deadlocks on purpose (the launch is reported as trapped).`
+hang deadlocks on purpose (the launch is reported as trapped).
+
+--model b200|h200 measures nothing: it prints bwd_dswiglu's roofline floor
+from datasheet numbers and, for the B200, a per-tile pipeline projection
+of each shape's sm_100a config (MMA, TMA, the epilogue's roles, TMEM
+double buffering, the CLC ring; docs/DESIGN.md#roofline-model).`
 
 func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra.Command {
 	o := &benchOptions{}
@@ -149,7 +154,7 @@ func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra
 	f.IntVar(&o.Device, "device", 0, "GPU ordinal")
 	f.StringVar(&o.JSONDir, "json", "", "write one JSON result per config and shape into this directory")
 	f.StringVar(&o.Probe, "probe", "", "build each kernel with this probe: "+strings.Join(gen.ProbeNames(), ", ")+" (trace prints per-tile timings)")
-	f.StringVar(&o.Model, "model", "", "print a roofline projection for a GPU model ("+strings.Join(perfmodel.Names(), ", ")+") instead of measuring; needs no GPU")
+	f.StringVar(&o.Model, "model", "", "print a roofline projection for a GPU model ("+strings.Join(perfmodel.Names(), ", ")+") instead of measuring, on b200 with a per-tile pipeline projection of each shape's sm_100a config; needs no GPU")
 	f.BoolVar(&o.Select.StoreOut, "store-out", false, "without --name: the heuristic's StoreOut config (bench gateup: training, de stored as well; bench bwd: out recomputed and stored)")
 	return cmd
 }
