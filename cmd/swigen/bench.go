@@ -27,6 +27,9 @@ type benchOptions struct {
 	JSONDir string
 	Command string
 	Model   string
+	// Suite times every shape of the model-shape suite (bench.Suite)
+	// instead of --shape.
+	Suite bool
 	// Probe builds every kernel with this probe (gen.Probes); "" is the
 	// product kernel.
 	Probe string
@@ -154,6 +157,8 @@ func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra
 	f.IntVar(&o.Device, "device", 0, "GPU ordinal")
 	f.StringVar(&o.JSONDir, "json", "", "write one JSON result per config and shape into this directory")
 	f.StringVar(&o.Probe, "probe", "", "build each kernel with this probe: "+strings.Join(gen.ProbeNames(), ", ")+" (trace prints per-tile timings)")
+	f.BoolVar(&o.Suite, "suite", false, "time every shape of the model-shape suite (public model MLPs, M 128 to 32768) and print the speedups' min and geomean")
+	cmd.MarkFlagsMutuallyExclusive("suite", "shape")
 	f.StringVar(&o.Model, "model", "", "print a roofline projection for a GPU model ("+strings.Join(perfmodel.Names(), ", ")+") instead of measuring, on b200 with a per-tile pipeline projection of each shape's sm_100a config; needs no GPU")
 	f.BoolVar(&o.Select.StoreOut, "store-out", false, "without --name: the heuristic's StoreOut config (bench gateup: training, de stored as well; bench bwd: out recomputed and stored)")
 	return cmd
@@ -201,6 +206,9 @@ func (o *benchOptions) validate() ([]tiling.Shape, error) {
 	shapes, err := parseShapes(o.Shapes)
 	if err != nil {
 		return nil, err
+	}
+	if o.Suite {
+		shapes = bench.SuiteShapes()
 	}
 	if len(shapes) == 0 {
 		return nil, usageError(fmt.Errorf("bench: --shape: no shape given"))
@@ -265,6 +273,7 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 	cenv := &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build}
 	var summary []string
 	var unbuilt []string
+	var speedups []shapeSpeedup
 	for _, job := range jobs {
 		cfg := job.cfg
 		c, ok := ceilings[cfg.DType]
@@ -319,6 +328,7 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 			}
 			summary = append(summary, fmt.Sprintf("%-60s %6d,%5d,%6d  %8.1f us  base %8.1f us  %5.2fx  floor %6.1f us (%3.0f%%)  grid %d",
 				cfg.Name(), sh.M, sh.K, sh.I, rep.Rows[0].T.Median, rep.Rows[1].T.Median, rep.Speedup, rep.FloorUS, rep.Rows[0].PctFloor, rep.Grid))
+			speedups = append(speedups, shapeSpeedup{sh, rep.Speedup})
 			if o.JSONDir != "" {
 				if err := writeBenchJSON(o, s, cfg, rep); err != nil {
 					k.Close()
@@ -332,6 +342,7 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 	for _, l := range summary {
 		fmt.Fprintln(e.stdout, l)
 	}
+	printSpeedupStats(e, speedups)
 	if len(unbuilt) > 0 {
 		return fmt.Errorf("bench: %d of %d configs did not build: %s", len(unbuilt), len(jobs), strings.Join(unbuilt, ", "))
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/runtime/bench"
@@ -61,4 +62,32 @@ func printTrace(e *env, k *launch.Kernel) error {
 	}
 	bench.SummarizeTrace(recs).Print(e.stdout)
 	return nil
+}
+
+// shapeSpeedup is one measured shape's speedup over the baseline.
+type shapeSpeedup struct {
+	shape   tiling.Shape
+	speedup float64
+}
+
+// printSpeedupStats prints the minimum and the geometric mean of the
+// speedups when there are several: the suite's verdict is its slowest
+// shape (never below 1.00x) and its typical one.
+func printSpeedupStats(e *env, xs []shapeSpeedup) {
+	if len(xs) < 2 {
+		return
+	}
+	lo, logSum := xs[0], 0.0
+	for _, x := range xs {
+		if x.speedup < lo.speedup {
+			lo = x
+		}
+		logSum += math.Log(x.speedup)
+	}
+	what := ""
+	if m := bench.SuiteModel(lo.shape); m != "" {
+		what = ", " + m
+	}
+	fmt.Fprintf(e.stdout, "speedup over %d shapes: min %.2fx (%d,%d,%d%s), geomean %.2fx\n",
+		len(xs), lo.speedup, lo.shape.M, lo.shape.K, lo.shape.I, what, math.Exp(logSum/float64(len(xs))))
 }
