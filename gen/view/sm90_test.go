@@ -92,3 +92,27 @@ func TestSM90OperandRingMap(t *testing.T) {
 		}
 	}
 }
+
+// TestSM90Layout checks what the view builds on tiling's layout: each
+// consumer's epilogue ring of Stages slots, the two filling tiling's
+// epilogue region, and every swizzled tile 1024-byte aligned (descriptor
+// base offset 0).
+func TestSM90Layout(t *testing.T) {
+	t.Parallel()
+	for _, c := range sm90Configs() {
+		v, err := newSM90(c)
+		if err != nil {
+			t.Errorf("%s: %v", c.Name(), err)
+			continue
+		}
+		lay := v.Smem
+		if ring := v.Epi.Stages * v.Epi.SlotBytes; ring != v.Epi.ConsumerBytes || 2*ring != lay.Epilogue {
+			t.Errorf("%s: epilogue ring of %d bytes per consumer (view %d), tiling's region %d", c.Name(), ring, v.Epi.ConsumerBytes, lay.Epilogue)
+		}
+		for _, off := range []int{lay.OperandStage, lay.OperandB, lay.EpilogueOff, v.Epi.SlotBytes, v.Epi.GateOff, v.Epi.OutOff, v.Epi.LeftOff} {
+			if off%1024 != 0 {
+				t.Errorf("%s: swizzled tile offset %d is not 1024-byte aligned", c.Name(), off)
+			}
+		}
+	}
+}
