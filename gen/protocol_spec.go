@@ -52,29 +52,32 @@ func ProtocolSpec(cfg tiling.Config) (protocol.Spec, error) {
 		if err != nil {
 			return protocol.Spec{}, err
 		}
-		return sm100ProtocolSpec(cfg, v, boxes)
+		return sm100ProtocolSpec(v, boxes)
 	}
 	return protocol.Spec{}, fmt.Errorf("gen: %s: arch %s has no protocol spec", cfg.Name(), cfg.Arch)
 }
 
+// sm90ProtocolSpec reads the sm_90a protocol off v: the loads of a stage
+// with their multicast ranks, the epilogue's loads and releases, the
+// schedule, the cluster-wide releases and the setmaxnreg split.
 func sm90ProtocolSpec(cfg tiling.Config, v *View, b manifest.Boxes) (protocol.Spec, error) {
-	aRanks, err := parseInts(v.ALoadRank)
+	aRanks, err := protoInts(v.ALoadRank)
 	if err != nil {
 		return protocol.Spec{}, fmt.Errorf("gen: %s: A load ranks: %w", v.Name, err)
 	}
-	bRanks, err := parseInts(v.BLoadRank)
+	bRanks, err := protoInts(v.BLoadRank)
 	if err != nil {
 		return protocol.Spec{}, fmt.Errorf("gen: %s: B load ranks: %w", v.Name, err)
 	}
 	var loads []protocol.Load
 	for _, r := range aRanks {
-		loads = append(loads, protocol.Load{Bytes: boxBytes(v.BoxA), Rank: r})
+		loads = append(loads, protocol.Load{Bytes: protoBoxBytes(v.BoxA), Rank: r})
 	}
 	for _, r := range bRanks {
-		loads = append(loads, protocol.Load{Bytes: boxBytes(v.BoxB), Rank: r})
+		loads = append(loads, protocol.Load{Bytes: protoBoxBytes(v.BoxB), Rank: r})
 	}
 	sub := cfg.Smem().EpilogueSlot
-	epiLoads, release := epiLoadBytes(v.IsBwd, v.IsDown && v.EpiLoads, b), 1
+	epiLoads, release := protoEpiLoads(v.IsBwd, v.IsDown && v.EpiLoads, b), 1
 	if v.IsBwd {
 		release = protoConsumerWarps // one arrive per consumer warp (and in the overlap slices)
 	}
@@ -82,7 +85,7 @@ func sm90ProtocolSpec(cfg tiling.Config, v *View, b manifest.Boxes) (protocol.Sp
 		Name: v.Name, Arch: protocol.SM90a,
 		TileM: v.TileM, TileN: v.TileNOut, TileK: v.TileK,
 		SubM: epiSubRows, SubN: epiSubCols,
-		Raster: rasterOf(v.TileFunc), SwizzleGroup: v.SwizzleGroup,
+		Raster: protoRaster(v.TileFunc), SwizzleGroup: v.SwizzleGroup,
 		ClusterM: v.ClusterM, ClusterN: v.ClusterN,
 		Ring: protocol.Ring{
 			Stages: v.Stages, FullInit: protoSingleInit, EmptyInit: v.EmptyArrivals,
@@ -102,23 +105,29 @@ func sm90ProtocolSpec(cfg tiling.Config, v *View, b manifest.Boxes) (protocol.Sp
 			Schedule: string(v.Schedule), TileStart: v.TileStart, TileStep: v.TileStep,
 			OrderWait: v.OrderWait == 1, OrderInit: protoSingleInit, OrderParity: protocol.Parity{Div: 1},
 			ConsumerRowStride: v.ConsumerRowStride, MB: v.MB, NB: v.NB,
+			// sw_release_stage arrives in the own CTA under
+			// ReleaseLocalCond, else on every CTA's copy.
 			ReleaseWarps: protoConsumerWarps, ReleaseAllCTAs: v.ReleaseLocalCond == "kClusterSize == 1" && v.ClusterSize > 1,
 			Threads: v.Threads, ProducerRegs: v.ProducerRegs, ConsumerRegs: v.ConsumerRegs,
 		},
 	}
 	if v.IsOverlap {
+		// kSubSlices = 16 / kSliceFrags: 16 fragments per 64x64 sub-tile.
 		sp.SM90.OverlapSlices, sp.SM90.OverlapSubSlices = v.OverlapSlices, 16/v.OverlapFrags
 	}
 	return sp, nil
 }
 
-func sm100ProtocolSpec(cfg tiling.Config, v *SM100View, b manifest.Boxes) (protocol.Spec, error) {
+// sm100ProtocolSpec reads the sm_100a protocol off v: each CTA's loads
+// completing on the leader's barrier, the pair's commit mask and
+// accumulator release count, and the CLC ring and its readers.
+func sm100ProtocolSpec(v *SM100View, b manifest.Boxes) (protocol.Spec, error) {
 	var loads []protocol.Load
 	for range v.ALoads {
-		loads = append(loads, protocol.Load{Bytes: boxBytes(v.BoxA), Rank: -1})
+		loads = append(loads, protocol.Load{Bytes: protoBoxBytes(v.BoxA), Rank: -1})
 	}
 	for range v.BLoads {
-		loads = append(loads, protocol.Load{Bytes: boxBytes(v.BoxB), Rank: -1})
+		loads = append(loads, protocol.Load{Bytes: protoBoxBytes(v.BoxB), Rank: -1})
 	}
 	mask := 0
 	if v.TwoCTA {
@@ -128,12 +137,12 @@ func sm100ProtocolSpec(cfg tiling.Config, v *SM100View, b manifest.Boxes) (proto
 		}
 		mask = int(m)
 	}
-	epiLoads := epiLoadBytes(v.IsBwd, v.IsDown && v.EpiLoads, b)
+	epiLoads := protoEpiLoads(v.IsBwd, v.IsDown && v.EpiLoads, b)
 	sp := protocol.Spec{
 		Name: v.Name, Arch: protocol.SM100a,
 		TileM: v.TileM, TileN: v.TileNOut, TileK: v.TileK,
 		SubM: v.RowsPerCTA, SubN: v.EpiN,
-		Raster: rasterOf(v.TileFunc), SwizzleGroup: v.SwizzleGroup,
+		Raster: protoRaster(v.TileFunc), SwizzleGroup: v.SwizzleGroup,
 		ClusterM: v.ClusterDims[0], ClusterN: v.ClusterDims[1],
 		Ring: protocol.Ring{
 			Stages: v.Stages, FullInit: protoSingleInit, EmptyInit: protoSingleInit,
@@ -166,22 +175,22 @@ func sm100ProtocolSpec(cfg tiling.Config, v *SM100View, b manifest.Boxes) (proto
 	return sp, nil
 }
 
-// epiLoadBytes are the epilogue-operand TMA loads of one sub-tile, by the
+// protoEpiLoads are the epilogue-operand TMA loads of one sub-tile, by the
 // boxes the host encodes: de's left and gate halves (bwd_dswiglu), or the
 // residual (fwd_down).
-func epiLoadBytes(de, residual bool, b manifest.Boxes) []int {
+func protoEpiLoads(de, residual bool, b manifest.Boxes) []int {
 	switch {
 	case de:
-		return []int{boxBytes(b.De), boxBytes(b.De)}
+		return []int{protoBoxBytes(b.De), protoBoxBytes(b.De)}
 	case residual:
-		return []int{boxBytes(b.Out)}
+		return []int{protoBoxBytes(b.Out)}
 	}
 	return nil
 }
 
-// boxBytes is the bytes one TMA box of 16-bit elements moves (extents past
-// the map's rank are 0).
-func boxBytes(box [3]int) int {
+// protoBoxBytes is the bytes one TMA box of 16-bit elements moves
+// (extents past the map's rank are 0).
+func protoBoxBytes(box [3]int) int {
 	n := elemBytes
 	for _, e := range box {
 		if e > 0 {
@@ -191,15 +200,16 @@ func boxBytes(box [3]int) int {
 	return n
 }
 
-func rasterOf(tileFunc string) string {
+// protoRaster is the tile order the view's tile function walks.
+func protoRaster(tileFunc string) string {
 	if tileFunc == "sw_tile_raster_n" {
 		return string(tiling.RasterN)
 	}
 	return string(tiling.RasterM)
 }
 
-// parseInts reads a joinInts list back.
-func parseInts(s string) ([]int, error) {
+// protoInts reads a joinInts list back.
+func protoInts(s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		if f = strings.TrimSpace(f); f == "" {
