@@ -20,7 +20,8 @@ var generatorDeps = []string{
 // generated example packages and fails on any generator package; the
 // bindings, which end up in users' binaries, must not start processes
 // either (os/exec). runtime/tune, which runs its measurement workers as
-// processes, is the one runtime package allowed os/exec.
+// processes, is the one runtime package allowed os/exec. perfmodel, whose
+// projections run anywhere, links neither the generator nor the driver.
 func TestRuntimeDoesNotImportGen(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -31,6 +32,8 @@ func TestRuntimeDoesNotImportGen(t *testing.T) {
 		{[]string{"./examples/kernels", "./examples/matmul"}, append([]string{"os/exec"}, generatorDeps...), ""},
 		{[]string{"./runtime/..."}, generatorDeps, ""},
 		{[]string{"./runtime/..."}, []string{"os/exec"}, "github.com/swigen/swigen/runtime/tune"},
+		// Projections need no GPU: perfmodel links neither the driver nor the generator.
+		{[]string{"./perfmodel"}, append([]string{"github.com/swigen/swigen/runtime/cu", "github.com/ebitengine/purego", "os/exec"}, generatorDeps...), ""},
 	}
 	for _, tt := range tests {
 		for pkg, deps := range listDeps(t, tt.pkgs...) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/swigen/swigen/internal/join"
 )
 
 // Kernels returns the kernel kinds in catalog order.
@@ -58,29 +60,13 @@ func (d DType) Size() int {
 // Token returns the arch as it appears in names: "sm90a", "sm100a".
 func (a Arch) Token() string { return strings.ReplaceAll(string(a), "_", "") }
 
-func join[T ~string](xs []T) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = string(x)
-	}
-	return strings.Join(s, ", ")
-}
-
-func joinInts(xs []int) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ", ")
-}
-
 func parseEnum[T ~string](what, s string, valid []T) (T, error) {
 	for _, v := range valid {
 		if strings.EqualFold(s, string(v)) {
 			return v, nil
 		}
 	}
-	return "", fmt.Errorf("tiling: parse %s %q: must be one of %s", what, s, join(valid))
+	return "", fmt.Errorf("tiling: parse %s %q: must be one of %s", what, s, join.Strings(valid))
 }
 
 // ParseKernel parses a kernel kind ("bwd_dswiglu", "fwd_gateup",
@@ -97,7 +83,7 @@ func ParseArch(s string) (Arch, error) {
 			return a, nil
 		}
 	}
-	return "", fmt.Errorf("tiling: parse arch %q: must be one of %s (also accepted: sm90a, 90a, sm100a, 100a)", s, join(Arches()))
+	return "", fmt.Errorf("tiling: parse arch %q: must be one of %s (also accepted: sm90a, 90a, sm100a, 100a)", s, join.Strings(Arches()))
 }
 
 // ParseDType parses an operand type ("bf16", "fp16").

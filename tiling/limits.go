@@ -3,6 +3,8 @@ package tiling
 import (
 	"fmt"
 	"slices"
+
+	"github.com/swigen/swigen/internal/join"
 )
 
 // MMAShape describes the legal shapes of one tensor-core MMA instruction
@@ -166,7 +168,7 @@ func LimitsFor(a Arch) (Limits, error) {
 				})
 		}
 	default:
-		return Limits{}, fmt.Errorf("tiling: limits for arch %q: %w (want one of %s)", a, ErrUnsupportedArch, join(Arches()))
+		return Limits{}, fmt.Errorf("tiling: limits for arch %q: %w (want one of %s)", a, ErrUnsupportedArch, join.Strings(Arches()))
 	}
 	return l, nil
 }
@@ -210,7 +212,7 @@ func (l Limits) CheckMMA(d DType, g, m, n int) error {
 		return fmt.Errorf("tiling: %s mma: dtype %q cta_group %d: no such instruction (want bf16 or fp16; cta_group 1 or 2 on sm_100a)", l.Arch, d, g)
 	}
 	if !s.LegalM(m) || !s.LegalN(n) {
-		return fmt.Errorf("tiling: %s: M=%d N=%d: not a legal shape (want M in {%s}, N a multiple of %d in [%d,%d])", s.Instr, m, n, joinInts(s.M), s.NStep, s.NMin, s.NMax)
+		return fmt.Errorf("tiling: %s: M=%d N=%d: not a legal shape (want M in {%s}, N a multiple of %d in [%d,%d])", s.Instr, m, n, join.Ints(s.M), s.NStep, s.NMin, s.NMax)
 	}
 	return nil
 }

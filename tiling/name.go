@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/swigen/swigen/internal/join"
 )
 
 // Defaults of the fields that Name leaves out when they hold them.
@@ -150,7 +152,7 @@ func parseName(s string) (Config, error) {
 		}
 	}
 	if c.Kernel == "" {
-		return c, fmt.Errorf("must start with a kernel kind (%s)", join(Kernels()))
+		return c, fmt.Errorf("must start with a kernel kind (%s)", join.Strings(Kernels()))
 	}
 	tok := strings.Split(rest, "_")
 	if len(tok) < 6 {
@@ -170,7 +172,7 @@ func parseName(s string) (Config, error) {
 		}
 	}
 	if c.DType == "" {
-		return c, fmt.Errorf("dtype token %q: must be one of %s", tok[1], join(DTypes()))
+		return c, fmt.Errorf("dtype token %q: must be one of %s", tok[1], join.Strings(DTypes()))
 	}
 	v, err := scanNums(tok[2], "m", "n", "k")
 	if err != nil {
@@ -191,7 +193,7 @@ func parseName(s string) (Config, error) {
 		}
 	}
 	if c.Schedule == "" {
-		return c, fmt.Errorf("schedule token %q: must be one of %s", tok[5], join(Schedules()))
+		return c, fmt.Errorf("schedule token %q: must be one of %s", tok[5], join.Strings(Schedules()))
 	}
 
 	c.Raster, c.SwizzleGroup, c.Scheduler = DefaultRaster, DefaultSwizzleGroup, DefaultScheduler

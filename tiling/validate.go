@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/swigen/swigen/internal/join"
 )
 
 // Problem is one violated rule: the offending field (snake_case, as in
@@ -62,46 +64,46 @@ func (c Config) Validate() error {
 
 	kernelOK := slices.Contains(Kernels(), c.Kernel)
 	if !kernelOK {
-		ch.add("kernel", c.Kernel, "must be one of %s", join(Kernels()))
+		ch.add("kernel", c.Kernel, "must be one of %s", join.Strings(Kernels()))
 	}
 	lim, archErr := LimitsFor(c.Arch)
 	archOK := archErr == nil
 	if !archOK {
-		ch.add("arch", c.Arch, "must be one of %s", join(Arches()))
+		ch.add("arch", c.Arch, "must be one of %s", join.Strings(Arches()))
 	}
 	dtypeOK := slices.Contains(DTypes(), c.DType)
 	if !dtypeOK {
-		ch.add("dtype", c.DType, "must be one of %s", join(DTypes()))
+		ch.add("dtype", c.DType, "must be one of %s", join.Strings(DTypes()))
 	}
 	schedOK := false
 	switch {
 	case !slices.Contains(Schedules(), c.Schedule):
-		ch.add("schedule", c.Schedule, "must be one of %s", join(Schedules()))
+		ch.add("schedule", c.Schedule, "must be one of %s", join.Strings(Schedules()))
 	case archOK && !slices.Contains(SchedulesFor(c.Arch), c.Schedule):
-		ch.add("schedule", c.Schedule, "not available on %s (want one of %s)", c.Arch, join(SchedulesFor(c.Arch)))
+		ch.add("schedule", c.Schedule, "not available on %s (want one of %s)", c.Arch, join.Strings(SchedulesFor(c.Arch)))
 	default:
 		schedOK = archOK
 	}
 	switch {
 	case !slices.Contains(Schedulers(), c.Scheduler):
-		ch.add("scheduler", c.Scheduler, "must be one of %s", join(Schedulers()))
+		ch.add("scheduler", c.Scheduler, "must be one of %s", join.Strings(Schedulers()))
 	case c.Scheduler == CLCScheduler && archOK && c.Arch != ArchSM100a:
 		ch.add("scheduler", c.Scheduler, "cluster launch control exists on sm_100a only")
 	}
 	if !slices.Contains(Rasters(), c.Raster) {
-		ch.add("raster", c.Raster, "must be one of %s", join(Rasters()))
+		ch.add("raster", c.Raster, "must be one of %s", join.Strings(Rasters()))
 	}
 	if !slices.Contains(SwizzleGroups(), c.SwizzleGroup) {
-		ch.add("swizzle_group", c.SwizzleGroup, "must be one of %s", joinInts(SwizzleGroups()))
+		ch.add("swizzle_group", c.SwizzleGroup, "must be one of %s", join.Ints(SwizzleGroups()))
 	}
 	switch {
 	case !slices.Contains(Majors(), c.MajorA):
-		ch.add("major_a", c.MajorA, "must be one of %s", join(Majors()))
+		ch.add("major_a", c.MajorA, "must be one of %s", join.Strings(Majors()))
 	case kernelOK && c.Kernel != KernelGEMM && c.MajorA != KMajor:
 		ch.add("major_a", c.MajorA, "must be k for %s (the activation operand is [M,K] row-major)", c.Kernel)
 	}
 	if !slices.Contains(Majors(), c.MajorB) {
-		ch.add("major_b", c.MajorB, "must be one of %s", join(Majors()))
+		ch.add("major_b", c.MajorB, "must be one of %s", join.Strings(Majors()))
 	}
 	if c.StoreOut && kernelOK && c.Kernel != KernelBwdDSwiGLU && c.Kernel != KernelFwdGateUp {
 		ch.add("store_out", c.StoreOut, "only bwd_dswiglu (the recomputed out) and fwd_gateup (de for training) have a second output to store")
@@ -229,7 +231,7 @@ func (c Config) validateShape(ch *checker, lim Limits) bool {
 		switch c.Schedule {
 		case OneCTA:
 			if !mma.LegalM(c.TileM) {
-				ch.add("tile_m", c.TileM, "must be one of %s for 1cta (tcgen05 cta_group::1 M)", joinInts(mma.M))
+				ch.add("tile_m", c.TileM, "must be one of %s for 1cta (tcgen05 cta_group::1 M)", join.Ints(mma.M))
 			}
 		case TwoCTA:
 			if c.TileM != 256 {

@@ -2,21 +2,17 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"math"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/swigen/swigen/gen"
-	"github.com/swigen/swigen/manifest"
+	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/check"
-	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/runtime/mlp"
 	"github.com/swigen/swigen/tiling"
 )
@@ -31,6 +27,9 @@ type benchOptions struct {
 	JSONDir string
 	Command string
 	Model   string
+	// Suite times every shape of the model-shape suite (bench.Suite)
+	// instead of --shape.
+	Suite bool
 	// Probe builds every kernel with this probe (gen.Probes); "" is the
 	// product kernel.
 	Probe string
@@ -113,7 +112,12 @@ docs/DESIGN.md#bench-result-records.
 --probe NAME builds each kernel with a probe (docs/PERFORMANCE.md#probes):
 trace prints each consumer's per-tile timings after the runs; noepi and
 nomma split the kernel's time between its mainloop and its epilogue;
-hang deadlocks on purpose (the launch is reported as trapped).`
+hang deadlocks on purpose (the launch is reported as trapped).
+
+--model b200|h200 measures nothing: it prints bwd_dswiglu's roofline floor
+from datasheet numbers and, for the B200, a per-tile pipeline projection
+of each shape's sm_100a config (MMA, TMA, the epilogue's roles, TMEM
+double buffering, the CLC ring; docs/DESIGN.md#roofline-model).`
 
 func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra.Command {
 	o := &benchOptions{}
@@ -153,7 +157,9 @@ func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra
 	f.IntVar(&o.Device, "device", 0, "GPU ordinal")
 	f.StringVar(&o.JSONDir, "json", "", "write one JSON result per config and shape into this directory")
 	f.StringVar(&o.Probe, "probe", "", "build each kernel with this probe: "+strings.Join(gen.ProbeNames(), ", ")+" (trace prints per-tile timings)")
-	f.StringVar(&o.Model, "model", "", "print a roofline projection for a GPU model ("+strings.Join(modelNames(), ", ")+") instead of measuring; needs no GPU")
+	f.BoolVar(&o.Suite, "suite", false, "time every shape of the model-shape suite (public model MLPs, M 128 to 32768) and print the speedups' min and geomean")
+	cmd.MarkFlagsMutuallyExclusive("suite", "shape")
+	f.StringVar(&o.Model, "model", "", "print a roofline projection for a GPU model ("+strings.Join(perfmodel.Names(), ", ")+") instead of measuring, on b200 with a per-tile pipeline projection of each shape's sm_100a config; needs no GPU")
 	f.BoolVar(&o.Select.StoreOut, "store-out", false, "without --name: the heuristic's StoreOut config (bench gateup: training, de stored as well; bench bwd: out recomputed and stored)")
 	return cmd
 }
@@ -195,77 +201,14 @@ func kindArg(k tiling.Kernel) string {
 	return "bwd"
 }
 
-// recordHeader is what every bench/results record starts with: what ran,
-// where, when and how (docs/DESIGN.md#bench-result-records).
-type recordHeader struct {
-	Kernel   string       `json:"kernel"`
-	Arch     string       `json:"arch"`
-	DType    string       `json:"dtype"`
-	Shape    tiling.Shape `json:"shape"`
-	Config   string       `json:"config"`
-	Probe    string       `json:"probe,omitempty"` // the probe the kernel was built with
-	GPU      string       `json:"gpu"`
-	Driver   int          `json:"driver"`
-	Revision string       `json:"revision"`
-	Date     string       `json:"date"`
-	Command  string       `json:"command"`
-}
-
-// benchResult is the bench/results record (docs/DESIGN.md#bench-result-records).
-type benchResult struct {
-	recordHeader
-	US         float64 `json:"us"`
-	P20US      float64 `json:"p20_us"`
-	P80US      float64 `json:"p80_us"`
-	BaselineUS float64 `json:"baseline_us"`
-	GemmUS     float64 `json:"baseline_gemm_us"`
-	EwUS       float64 `json:"baseline_elementwise_us"`
-	FloorUS    float64 `json:"floor_us"`
-	Speedup    float64 `json:"speedup"`
-	PctFloor   float64 `json:"pct_of_floor"`
-	RelErr     float64 `json:"rel_err"`
-	GemmTFLOPs float64 `json:"ceiling_gemm_tflops"`
-	CopyGBs    float64 `json:"ceiling_copy_gbs"`
-	Reps       int     `json:"reps"`
-	Sets       int     `json:"rotated_sets"`
-}
-
-// gitRevision is set with -ldflags "-X main.gitRevision=..." by
-// bench/build.sh, for binaries built outside a VCS-stamped build.
-var gitRevision string
-
-func revision() string {
-	if gitRevision != "" {
-		return gitRevision
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		rev, dirty := "", false
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				dirty = s.Value == "true"
-			}
-		}
-		if rev != "" {
-			if len(rev) > 12 {
-				rev = rev[:12]
-			}
-			if dirty {
-				rev += "-dirty"
-			}
-			return rev
-		}
-	}
-	return "unknown"
-}
-
 // validate checks every flag that needs no GPU and returns the shapes.
 func (o *benchOptions) validate() ([]tiling.Shape, error) {
 	shapes, err := parseShapes(o.Shapes)
 	if err != nil {
 		return nil, err
+	}
+	if o.Suite {
+		shapes = bench.SuiteShapes()
 	}
 	if len(shapes) == 0 {
 		return nil, usageError(fmt.Errorf("bench: --shape: no shape given"))
@@ -274,8 +217,8 @@ func (o *benchOptions) validate() ([]tiling.Shape, error) {
 		return nil, err
 	}
 	if o.Model != "" {
-		if _, ok := gpuModels[strings.ToLower(o.Model)]; !ok {
-			return nil, usageError(fmt.Errorf("bench --model %q: want one of %s", o.Model, strings.Join(modelNames(), ", ")))
+		if _, err := modelGPU(o.Model); err != nil {
+			return nil, err
 		}
 	}
 	if o.Probe != "" {
@@ -330,6 +273,7 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 	cenv := &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build}
 	var summary []string
 	var unbuilt []string
+	var speedups []shapeSpeedup
 	for _, job := range jobs {
 		cfg := job.cfg
 		c, ok := ceilings[cfg.DType]
@@ -384,6 +328,7 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 			}
 			summary = append(summary, fmt.Sprintf("%-60s %6d,%5d,%6d  %8.1f us  base %8.1f us  %5.2fx  floor %6.1f us (%3.0f%%)  grid %d",
 				cfg.Name(), sh.M, sh.K, sh.I, rep.Rows[0].T.Median, rep.Rows[1].T.Median, rep.Speedup, rep.FloorUS, rep.Rows[0].PctFloor, rep.Grid))
+			speedups = append(speedups, shapeSpeedup{sh, rep.Speedup})
 			if o.JSONDir != "" {
 				if err := writeBenchJSON(o, s, cfg, rep); err != nil {
 					k.Close()
@@ -397,136 +342,9 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 	for _, l := range summary {
 		fmt.Fprintln(e.stdout, l)
 	}
+	printSpeedupStats(e, speedups)
 	if len(unbuilt) > 0 {
 		return fmt.Errorf("bench: %d of %d configs did not build: %s", len(unbuilt), len(jobs), strings.Join(unbuilt, ", "))
 	}
-	return nil
-}
-
-// gateupReport is a fwd_gateup result in bench's report form: the same
-// rows (swigen, baseline, its GEMM, its elementwise kernel) and fields.
-func gateupReport(r *mlp.FwdGateUpReport) *bench.BwdReport {
-	return &bench.BwdReport{Shape: r.Shape, Config: r.Config, Ceil: r.Ceil, FloorUS: r.FloorUS, Rows: r.Rows, Speedup: r.Speedup,
-		RelErr: r.RelErr, Sets: r.Sets, Grid: r.Grid, Warnings: r.Warnings}
-}
-
-// printReport prints one config's bench at one shape: its rows, floor and
-// speedup.
-func printReport(e *env, cfg tiling.Config, r *bench.BwdReport) {
-	w := e.stdout
-	mode := ""
-	if cfg.Kernel == tiling.KernelFwdGateUp {
-		mode = "  inference: out stored"
-		if cfg.StoreOut {
-			mode = "  training: de and out stored"
-		}
-	}
-	fmt.Fprintf(w, "\n%s M=%d K=%d I=%d  config %s  (grid %d CTAs, %d rotated input sets)%s\n", cfg.Kernel, r.Shape.M, r.Shape.K, r.Shape.I, r.Config, r.Grid, r.Sets, mode)
-	fmt.Fprintf(w, "floor %.1f us = max(FLOPs / %.0f TFLOP/s, bytes / %.0f GB/s)\n", r.FloorUS, r.Ceil.GemmTFLOPs, r.Ceil.CopyGBs)
-	fmt.Fprintf(w, "%-36s %9s %9s %10s %18s %9s %8s %7s\n", "segment", "GFLOP", "MB", "us", "p20-p80", "TFLOP/s", "GB/s", "%floor")
-	for _, row := range r.Rows {
-		fmt.Fprintf(w, "%-36s %9.1f %9.1f %10.1f %8.1f-%-9.1f %9.1f %8.0f %6.0f%%\n",
-			truncate(row.Name, 36), row.FLOPs/1e9, row.Bytes/1e6, row.T.Median, row.T.P20, row.T.P80, row.TFLOPs, row.GBs, row.PctFloor)
-	}
-	fmt.Fprintf(w, "speedup vs baseline %.2fx; fused vs baseline output rel err %.2e\n", r.Speedup, r.RelErr)
-	for _, x := range r.Warnings {
-		fmt.Fprintf(e.stderr, "warning: %s\n", x)
-	}
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-1] + "…"
-}
-
-func writeBenchJSON(o *benchOptions, s *gpuSession, cfg tiling.Config, r *bench.BwdReport) error {
-	now := time.Now().UTC()
-	res := benchResult{
-		recordHeader: recordHeader{Kernel: string(cfg.Kernel), Arch: string(cfg.Arch), DType: string(cfg.DType), Shape: r.Shape,
-			Config: cfg.Name(), Probe: o.Probe, GPU: s.name, Driver: s.driver, Revision: revision(), Date: now.Format(time.RFC3339),
-			Command: o.Command},
-		US: r.Rows[0].T.Median, P20US: r.Rows[0].T.P20, P80US: r.Rows[0].T.P80,
-		BaselineUS: r.Rows[1].T.Median, GemmUS: r.Rows[2].T.Median, EwUS: r.Rows[3].T.Median,
-		FloorUS: r.FloorUS, Speedup: r.Speedup, PctFloor: r.Rows[0].PctFloor, RelErr: r.RelErr,
-		GemmTFLOPs: r.Ceil.GemmTFLOPs, CopyGBs: r.Ceil.CopyGBs, Reps: r.Rows[0].T.N, Sets: r.Sets,
-	}
-	b, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(o.JSONDir, 0o755); err != nil {
-		return err
-	}
-	name := fmt.Sprintf("%s/%s_%s_%dx%dx%d.json", o.JSONDir, now.Format("20060102T150405"), probedName(cfg, o.Probe), r.Shape.M, r.Shape.K, r.Shape.I)
-	return os.WriteFile(name, append(b, '\n'), 0o644)
-}
-
-// gpuModel is a datasheet roofline: a projection, never a measurement.
-type gpuModel struct {
-	name    string
-	tflops  float64 // dense bf16
-	tbs     float64 // HBM
-	sms     int
-	seedRef string // what the seed reported on this card, if anything
-}
-
-var gpuModels = map[string]gpuModel{
-	"b200": {name: "B200 (datasheet: 148 SMs, dense bf16 ~2250 TFLOP/s, HBM ~8 TB/s)", tflops: 2250, tbs: 8, sms: 148,
-		seedRef: "seed's measured B200 numbers: unfused 194 us -> fused 175.5 us"},
-	"h200": {name: "H200 (datasheet: 132 SMs, dense bf16 ~990 TFLOP/s, HBM ~4.8 TB/s)", tflops: 990, tbs: 4.8, sms: 132},
-}
-
-func modelNames() []string { return []string{"b200", "h200"} }
-
-// runModel prints the roofline floor of bwd_dswiglu for the shapes on a
-// datasheet GPU, with the unfused baseline's floor (dout written and read
-// back) beside it. It is labelled a projection: nothing runs.
-func runModel(e *env, o *benchOptions) error {
-	m, ok := gpuModels[strings.ToLower(o.Model)]
-	if !ok {
-		return usageError(fmt.Errorf("bench --model %q: want one of %s", o.Model, strings.Join(modelNames(), ", ")))
-	}
-	shapes, err := parseShapes(o.Shapes)
-	if err != nil {
-		return err
-	}
-	w := e.stdout
-	fmt.Fprintf(w, "PROJECTION (roofline from datasheet numbers, not a measurement): %s\n", m.name)
-	for _, s := range shapes {
-		flops, bytes := bench.BwdCost(s, false)
-		comp := flops / (m.tflops * 1e12) * 1e6
-		mem := bytes / (m.tbs * 1e12) * 1e6
-		bound := "compute"
-		if mem > comp {
-			bound = "memory"
-		}
-		fmt.Fprintf(w, "bwd_dswiglu M=%d K=%d I=%d: %.0f GFLOP, %.0f MB minimum traffic\n", s.M, s.K, s.I, flops/1e9, bytes/1e6)
-		fmt.Fprintf(w, "  compute %.1f us, memory %.1f us -> fused floor %.1f us (%s-bound)\n", comp, mem, math.Max(comp, mem), bound)
-		bw := m.tbs * 1e12
-		M, K, I := float64(s.M), float64(s.K), float64(s.I)
-		gemm := math.Max(comp, 2*(M*K+I*K+M*I)/bw*1e6) // writes dout
-		ew := 2 * (M*I + 2*M*I + 2*M*I) / bw * 1e6     // reads dout and de, writes grad_de
-		fmt.Fprintf(w, "  unfused floor: GEMM %.1f us + elementwise %.1f us = %.1f us\n", gemm, ew, gemm+ew)
-	}
-	if m.seedRef != "" {
-		fmt.Fprintf(w, "for comparison, %s\n", m.seedRef)
-	}
-	return nil
-}
-
-// printTrace reads the trace probe's records after its runs and prints
-// their per-tile summary.
-func printTrace(e *env, k *launch.Kernel) error {
-	w, err := k.Trace()
-	if err != nil {
-		return err
-	}
-	recs, err := bench.ParseTrace(w, manifest.DefaultTraceLayout.Ctas, manifest.DefaultTraceLayout.Tiles)
-	if err != nil {
-		return err
-	}
-	bench.SummarizeTrace(recs).Print(e.stdout)
 	return nil
 }

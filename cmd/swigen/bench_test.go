@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -160,5 +161,29 @@ func TestBenchJobsGateUp(t *testing.T) {
 	o.Select.Names = []string{"bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong"}
 	if _, err := benchJobs(&o, tiling.ArchSM90a, []tiling.Shape{s1}); err == nil || !strings.Contains(err.Error(), "is a bwd_dswiglu kernel") {
 		t.Errorf("bwd name under bench gateup: err = %v", err)
+	}
+}
+
+// TestBenchSuite: --suite takes the model-shape suite's shapes and is
+// exclusive with --shape; the summary gives min and geomean.
+func TestBenchSuite(t *testing.T) {
+	t.Parallel()
+	o := &benchOptions{Select: configSelect{Kernel: "bwd_dswiglu", DType: "bf16", Shape: seedShape}, Shapes: []string{seedShape}, Suite: true}
+	shapes, err := o.validate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(bench.SuiteShapes(), shapes); diff != "" {
+		t.Errorf("shapes (-want +got):\n%s", diff)
+	}
+	if code, _, _ := runCLI(t, "bench", "bwd", "--suite", "--shape", "1,8,8"); code != exitUsage {
+		t.Errorf("--suite with --shape: exit %d, want %d", code, exitUsage)
+	}
+	var out bytes.Buffer
+	printSpeedupStats(&env{stdout: &out}, []shapeSpeedup{
+		{tiling.Shape{M: 16384, K: 768, I: 4608}, 1.5}, {tiling.Shape{M: 8192, K: 8192, I: 3584}, 0.96}, {tiling.Shape{M: 1, K: 8, I: 8}, 1.25}})
+	want := "speedup over 3 shapes: min 0.96x (8192,8192,3584, LLaMA-3 70B, TP 8), geomean 1.22x\n"
+	if out.String() != want {
+		t.Errorf("stats %q, want %q", out.String(), want)
 	}
 }

@@ -62,9 +62,11 @@ func exitCode(err error) int {
 }
 
 // isCobraUsage recognises the usage errors cobra creates itself without a
-// hook to wrap them (unknown commands).
+// hook to wrap them: unknown commands and flag-group rules (flags marked
+// mutually exclusive or required together).
 func isCobraUsage(err error) bool {
-	return strings.HasPrefix(err.Error(), "unknown command ")
+	msg := err.Error()
+	return strings.HasPrefix(msg, "unknown command ") || strings.HasPrefix(msg, "if any flags in the group [")
 }
 
 // usageArgs wraps a cobra argument validator so that its errors print usage

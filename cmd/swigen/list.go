@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/swigen/swigen/internal/join"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -62,9 +63,9 @@ A name from this list can be passed to swigen emit --name.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&o.Kernels, "kernel", nil, "only these kernel kinds: "+joinStrings(tiling.Kernels()))
-	f.StringSliceVar(&o.Arches, "arch", nil, "only these targets: "+joinStrings(tiling.Arches()))
-	f.StringSliceVar(&o.DTypes, "dtype", nil, "only these operand types: "+joinStrings(tiling.DTypes()))
+	f.StringSliceVar(&o.Kernels, "kernel", nil, "only these kernel kinds: "+join.Strings(tiling.Kernels()))
+	f.StringSliceVar(&o.Arches, "arch", nil, "only these targets: "+join.Strings(tiling.Arches()))
+	f.StringSliceVar(&o.DTypes, "dtype", nil, "only these operand types: "+join.Strings(tiling.DTypes()))
 	f.BoolVar(&o.Space, "space", false, "also print the tuning space")
 	f.BoolVar(&o.JSON, "json", false, "print JSON instead of tables")
 	return cmd

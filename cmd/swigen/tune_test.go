@@ -69,12 +69,12 @@ func TestTuneFlags(t *testing.T) {
 }
 
 // TestWorkerArgs checks that the command line the parent builds parses
-// back, through the worker command's own flags, to the same job.
+// back, through the worker command's own flags, to the same request.
 func TestWorkerArgs(t *testing.T) {
 	t.Parallel()
 	o, _ := parseTune(t, "--reps", "25", "--warmup", "150ms", "--sync-timeout", "7s")
 	cfg := tiling.Space(tiling.KernelBwdDSwiGLU, tiling.ArchSM90a, tiling.BF16)[3]
-	j := tune.Job{Config: cfg, Shape: tiling.Shape{M: 100, K: 64, I: 72}, Device: 3, BestUS: 251.25, SlowFactor: 3,
+	j := tune.Job{Config: cfg, Probe: "hang", Shape: tiling.Shape{M: 100, K: 64, I: 72}, Device: 3, BestUS: 251.25, SlowFactor: 3,
 		Ceilings: tune.Ceilings{GemmTFLOPs: 780.5, CopyGBs: 4255}}
 	args := workerArgs(o, &gen.Toolchain{NVCC: "/opt/nvcc", Version: "13.0.88"}, j, "/tmp/x.json")
 	if args[0] != "tune-worker" {
@@ -86,10 +86,16 @@ func TestWorkerArgs(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	want := &workerOptions{Name: cfg.Name(), Shape: "100,64,72", Device: 3, JSONOut: "/tmp/x.json", BestUS: 251.25, SlowFactor: 3,
-		GemmTFLOPs: 780.5, CopyGBs: 4255, Reps: 25, Warmup: 150 * time.Millisecond, SyncTimeout: 7 * time.Second, NVCC: "/opt/nvcc"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("worker options (-want +got):\n%s", diff)
+	if got.JSONOut != "/tmp/x.json" {
+		t.Errorf("--json-out %q", got.JSONOut)
+	}
+	req, err := tune.DecodeRequest(got.Request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := tune.WorkerRequest{Job: j, Reps: 25, Warmup: 150 * time.Millisecond, SyncTimeout: 7 * time.Second, NVCC: "/opt/nvcc"}
+	if diff := cmp.Diff(want, req); diff != "" {
+		t.Errorf("worker request (-want +got):\n%s", diff)
 	}
 }
 

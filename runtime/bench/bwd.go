@@ -8,6 +8,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/runtime/baseline"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/launch"
@@ -79,17 +80,11 @@ type BwdReport struct {
 	Warnings []string
 }
 
-// BwdCost is the seed's ledger for one bwd_dswiglu call: the dout GEMM's
-// FLOPs and the fewest bytes it must move (dy, W_down, de in; grad_de out;
-// plus out when stored).
+// BwdCost is the seed's ledger for one bwd_dswiglu call, the cost every
+// bwd_dswiglu row reports (perfmodel.BwdCost, which the datasheet
+// projections share).
 func BwdCost(s tiling.Shape, storeOut bool) (flops, bytes float64) {
-	M, K, I := float64(s.M), float64(s.K), float64(s.I)
-	flops = 2 * M * K * I
-	bytes = 2 * (M*K + I*K + 2*M*I + 2*M*I)
-	if storeOut {
-		bytes += 2 * M * I
-	}
-	return flops, bytes
+	return perfmodel.BwdCost(s, storeOut)
 }
 
 // Env is what a benchmark needs.

@@ -1,0 +1,287 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/swigen/swigen/internal/join"
+	"github.com/swigen/swigen/tiling"
+)
+
+// configs resolves the flags to the configs to emit, plus notes for the
+// user (flags applied to only some archs, fields that gave way to the
+// given ones, --tuned's choice). Errors are usage errors.
+func (o *emitOptions) configs() ([]tiling.Config, []string, error) {
+	var given []string
+	for _, n := range fieldFlags {
+		if o.Changed[n] {
+			given = append(given, "--"+n)
+		}
+	}
+	switch {
+	case o.Tuned != "" && (o.Catalog || o.Name != ""):
+		return nil, nil, errors.New("--tuned replaces the heuristic choice; it cannot be combined with --catalog or --name")
+	case o.Catalog && o.Name != "":
+		return nil, nil, errors.New("--catalog and --name exclude each other")
+	case o.Catalog && len(given) > 0:
+		return nil, nil, fmt.Errorf("--catalog emits the catalog as is; it cannot be combined with %s", strings.Join(given, ", "))
+	case o.Catalog && o.Changed["shape"]:
+		return nil, nil, errors.New("--catalog does not use --shape (it is not heuristic)")
+	case o.Name != "":
+		for _, n := range []string{"kernel", "arch", "dtype", "shape"} {
+			if o.Changed[n] {
+				return nil, nil, fmt.Errorf("--name fixes kernel, arch and dtype; drop --%s", n)
+			}
+		}
+		if len(given) > 0 {
+			return nil, nil, o.nameWithFields(given)
+		}
+	}
+
+	if o.Catalog {
+		return o.catalog()
+	}
+
+	if o.Name != "" {
+		c, err := tiling.ParseName(o.Name)
+		if err != nil {
+			return nil, nil, err
+		}
+		return []tiling.Config{c}, nil, nil
+	}
+	base, baseNotes, err := o.heuristicBase()
+	if err != nil {
+		return nil, nil, err
+	}
+	cfgs, notes, err := o.override(base)
+	return cfgs, append(baseNotes, notes...), err
+}
+
+// heuristicBase returns the configs the field flags apply to: the
+// heuristic's (or --tuned's winner) for every kind and arch selected.
+func (o *emitOptions) heuristicBase() ([]tiling.Config, []string, error) {
+	ks, err := parseKernels(o.Kernels)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := tiling.ParseDType(o.DType)
+	if err != nil {
+		return nil, nil, err
+	}
+	arches, err := parseArches(o.Arches)
+	if err != nil {
+		return nil, nil, err
+	}
+	shape, err := tiling.ParseShape(o.Shape)
+	if err != nil {
+		return nil, nil, err
+	}
+	var base []tiling.Config
+	var notes []string
+	for _, k := range ks {
+		for _, a := range arches {
+			h := tiling.Heuristic
+			if o.Changed["store-out"] && o.StoreOut {
+				h = tiling.HeuristicStoreOut // with out stored bwd_dswiglu keeps 128x128 (the ring beside out's buffers)
+			}
+			c, err := h(k, a, d, shape)
+			if err != nil {
+				return nil, nil, fmt.Errorf("heuristic for %s %s %s at %s: %w", k, a, d, shape, err)
+			}
+			if ok, why := tiling.Implemented(c); !ok && len(ks)*len(arches) > 1 {
+				// Several kinds x archs asked for: skip the pairs the
+				// generator has no template for, with a note.
+				notes = append(notes, fmt.Sprintf("skipped %s for %s: %s", k, a, why))
+				continue
+			}
+			if o.Tuned != "" {
+				var note string
+				if c, note, err = tunedConfig(o.Tuned, c, shape, o.StoreOut); err != nil {
+					return nil, nil, err
+				}
+				notes = append(notes, note)
+			}
+			base = append(base, c)
+		}
+	}
+	if len(base) == 0 {
+		return nil, nil, fmt.Errorf("no kernel to emit: %s", strings.Join(notes, "; "))
+	}
+	return base, notes, nil
+}
+
+// nameWithFields is the error for --name with field flags: the name fixes
+// every field, so a flag that sets one asks for another config. When that
+// config is valid, the error names it.
+func (o *emitOptions) nameWithFields(given []string) error {
+	err := fmt.Errorf("--name %s fixes every field of the config; it cannot be combined with %s", o.Name, strings.Join(given, ", "))
+	c, perr := tiling.ParseName(o.Name)
+	ov, oerr := o.fieldOverride()
+	if perr != nil || oerr != nil {
+		return err
+	}
+	if o.Changed["schedule"] {
+		m, _, serr := schedulesFor(o.Schedules, []tiling.Arch{c.Arch})
+		if serr != nil {
+			return err
+		}
+		ov.Schedule = m[c.Arch]
+	}
+	if other, _ := ov.Apply(c); other != c && other.Validate() == nil {
+		return fmt.Errorf("%w (to emit %s, give --name %s alone)", err, other.Name(), other.Name())
+	}
+	return err
+}
+
+// catalog returns tiling.Catalog, filtered by the kernel/arch/dtype flags
+// that were given.
+func (o *emitOptions) catalog() ([]tiling.Config, []string, error) {
+	var (
+		ks     []tiling.Kernel
+		arches []tiling.Arch
+		ds     []tiling.DType
+	)
+	if o.Changed["kernel"] {
+		var err error
+		if ks, err = parseKernels(o.Kernels); err != nil {
+			return nil, nil, err
+		}
+	}
+	if o.Changed["arch"] {
+		var err error
+		if arches, err = parseArches(o.Arches); err != nil {
+			return nil, nil, err
+		}
+	}
+	if o.Changed["dtype"] {
+		d, err := tiling.ParseDType(o.DType)
+		if err != nil {
+			return nil, nil, err
+		}
+		ds = []tiling.DType{d}
+	}
+	cfgs := filterConfigs(tiling.Catalog(), ks, arches, ds)
+	if len(cfgs) == 0 {
+		return nil, nil, errors.New("no catalog config matches --kernel/--arch/--dtype")
+	}
+	return cfgs, nil, nil
+}
+
+// override applies the field flags that were given to every base config
+// (tiling.Override: a schedule not given gives way when it cannot take
+// them; the notes say so).
+func (o *emitOptions) override(base []tiling.Config) ([]tiling.Config, []string, error) {
+	ov, err := o.fieldOverride()
+	if err != nil {
+		return nil, nil, err
+	}
+	var arches []tiling.Arch
+	for _, c := range base {
+		arches = append(arches, c.Arch)
+	}
+	var schedFor map[tiling.Arch]tiling.Schedule
+	var notes []string
+	if o.Changed["schedule"] {
+		if schedFor, notes, err = schedulesFor(o.Schedules, arches); err != nil {
+			return nil, nil, err
+		}
+	}
+	out := make([]tiling.Config, len(base))
+	for i, c := range base {
+		one := ov
+		one.Schedule = schedFor[c.Arch]
+		var n []string
+		out[i], n = one.Apply(c)
+		notes = append(notes, n...)
+	}
+	return out, notes, nil
+}
+
+// fieldOverride parses the field flags that were given (all of their
+// errors at once) into a tiling.Override.
+func (o *emitOptions) fieldOverride() (tiling.Override, error) {
+	var ov tiling.Override
+	var errs []error
+	set := func(name string, apply func() error) {
+		if o.Changed[name] {
+			if err := apply(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	// An Override reads 0 as "not set"; a given 0 or less is never valid.
+	positive := func(name string, v int, dst *int) func() error {
+		return func() error {
+			if v <= 0 {
+				return fmt.Errorf("--%s %d: must be positive", name, v)
+			}
+			*dst = v
+			return nil
+		}
+	}
+	set("tile", func() (err error) { ov.TileM, ov.TileN, ov.TileK, err = tiling.ParseTile(o.Tile); return })
+	set("stages", positive("stages", o.Stages, &ov.Stages))
+	set("cluster", func() (err error) { ov.ClusterM, ov.ClusterN, err = tiling.ParseCluster(o.Cluster); return })
+	set("scheduler", func() (err error) { ov.Scheduler, err = tiling.ParseScheduler(o.Scheduler); return })
+	set("raster", func() (err error) { ov.Raster, err = tiling.ParseRaster(o.Raster); return })
+	set("swizzle-group", positive("swizzle-group", o.SwizzleGroup, &ov.SwizzleGroup))
+	set("epi", func() error {
+		v, err := parseDims2("epi", o.Epi)
+		ov.EpiM, ov.EpiN = v[0], v[1]
+		return err
+	})
+	set("epi-stages", positive("epi-stages", o.EpiStages, &ov.EpiStages))
+	set("major-a", func() (err error) { ov.MajorA, err = tiling.ParseMajor(o.MajorA); return })
+	set("major-b", func() (err error) { ov.MajorB, err = tiling.ParseMajor(o.MajorB); return })
+	set("store-out", func() error { ov.StoreOut = &o.StoreOut; return nil })
+	set("l2k", func() error { ov.L2KeepOperands = &o.L2Keep; return nil })
+	set("clc-stages", positive("clc-stages", o.CLCStages, &ov.CLCStages))
+	return ov, errors.Join(errs...)
+}
+
+// schedulesFor assigns each --schedule value to the selected archs where it
+// is legal. Schedules are arch-specific (sm_90a: cooperative, pingpong, overlap;
+// sm_100a: 1cta, 2cta), so with both archs selected one flag can name one
+// schedule per arch. A value legal on no selected arch, or two values for
+// one arch, is an error; an arch no value applies to keeps its schedule and
+// gets a note.
+func schedulesFor(values []string, arches []tiling.Arch) (map[tiling.Arch]tiling.Schedule, []string, error) {
+	m := map[tiling.Arch]tiling.Schedule{}
+	for _, v := range values {
+		s, err := tiling.ParseSchedule(v)
+		if err != nil {
+			return nil, nil, err
+		}
+		hit := false
+		for _, a := range arches {
+			if !slices.Contains(tiling.SchedulesFor(a), s) {
+				continue
+			}
+			if prev, ok := m[a]; ok && prev != s {
+				return nil, nil, fmt.Errorf("--schedule: both %s and %s are %s schedules; give one per arch", prev, s, a)
+			}
+			m[a], hit = s, true
+		}
+		if !hit {
+			return nil, nil, fmt.Errorf("--schedule %s is not legal on %s (%s)", s, join.Strings(arches), legalSchedules(arches))
+		}
+	}
+	var notes []string
+	for _, a := range uniq(arches) {
+		if _, ok := m[a]; !ok {
+			notes = append(notes, fmt.Sprintf("--schedule %s does not apply to %s (%s); it keeps its heuristic schedule",
+				strings.Join(values, ","), a, legalSchedules([]tiling.Arch{a})))
+		}
+	}
+	return m, notes, nil
+}
+
+func legalSchedules(arches []tiling.Arch) string {
+	var parts []string
+	for _, a := range uniq(arches) {
+		parts = append(parts, fmt.Sprintf("%s takes %s", a, join.Strings(tiling.SchedulesFor(a))))
+	}
+	return strings.Join(parts, "; ")
+}

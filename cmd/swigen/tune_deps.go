@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/runtime/tune"
+	"github.com/swigen/swigen/tiling"
+)
+
+// tuneGPU is what the parent needs to know about the GPU; it creates no
+// CUDA context, so the children have the GPU to themselves.
+type tuneGPU struct {
+	Name   string
+	Driver int
+	Arch   tiling.Arch
+	CC     string
+}
+
+// tuneDeps are the parts of runTune that touch the machine, replaced in
+// tests.
+type tuneDeps struct {
+	probe     func(devices []int) (tuneGPU, error)
+	toolchain func(nvcc string) (*gen.Toolchain, error)
+	prepare   func(tc *gen.Toolchain) func(context.Context, tiling.Config) error
+	runner    func(o *tuneOptions, tc *gen.Toolchain, dir string, log io.Writer) (tune.Runner, error)
+	now       func() time.Time
+}
+
+func defaultTuneDeps() tuneDeps {
+	return tuneDeps{
+		probe:     probeGPU,
+		toolchain: func(nvcc string) (*gen.Toolchain, error) { return gen.FindToolchain(gen.FindOptions{NVCC: nvcc}) },
+		prepare:   compileCandidate,
+		runner:    execRunner,
+		now:       time.Now,
+	}
+}
+
+func probeGPU(devices []int) (tuneGPU, error) {
+	var g tuneGPU
+	if err := cu.Init(); err != nil {
+		return g, fmt.Errorf("tune: %w (swigen tune needs an NVIDIA driver and GPU)", err)
+	}
+	n, err := cu.DeviceCount()
+	if err != nil {
+		return g, fmt.Errorf("tune: %w", err)
+	}
+	for i, d := range devices {
+		if d < 0 || d >= n {
+			return g, usageError(fmt.Errorf("tune: --devices %d: this machine has %d GPUs (0..%d)", d, n, n-1))
+		}
+		dev, err := cu.GetDevice(d)
+		if err != nil {
+			return g, err
+		}
+		name, err := dev.Name()
+		if err != nil {
+			return g, err
+		}
+		major, minor, err := dev.ComputeCapability()
+		if err != nil {
+			return g, err
+		}
+		if i == 0 {
+			g.Name, g.CC = name, fmt.Sprintf("sm_%d%d", major, minor)
+			switch major {
+			case 9:
+				g.Arch = tiling.ArchSM90a
+			case 10:
+				g.Arch = tiling.ArchSM100a
+			default:
+				return g, fmt.Errorf("tune: %s has compute capability %d.%d: swigen kernels need 9.0 (sm_90a) or 10.0 (sm_100a)", name, major, minor)
+			}
+		} else if name != g.Name {
+			// Results are keyed by one GPU name; mixed GPUs would record
+			// one's times under the other's key.
+			return g, usageError(fmt.Errorf("tune: --devices mixes %s (device %d) and %s (device %d); tune one kind at a time", g.Name, devices[0], name, d))
+		}
+	}
+	if g.Driver, err = cu.DriverVersion(); err != nil {
+		return g, err
+	}
+	return g, nil
+}
+
+// compileCandidate renders and compiles a config exactly as the worker's
+// check.BuildAndLoad does, so the worker's build is a cache hit.
+func compileCandidate(tc *gen.Toolchain) func(context.Context, tiling.Config) error {
+	return func(ctx context.Context, c tiling.Config) error {
+		art, err := gen.Render(c)
+		if err != nil {
+			return err
+		}
+		cctx, cancel := compileCtx(ctx)
+		defer cancel()
+		_, err = tc.Compile(cctx, art.Name, art.Source, gen.CompileOptions{Arch: string(c.Arch)})
+		return err
+	}
+}
+
+// execRunner re-executes this binary as `swigen tune-worker` per candidate.
+func execRunner(o *tuneOptions, tc *gen.Toolchain, dir string, log io.Writer) (tune.Runner, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("tune: find own executable for the workers: %w", err)
+	}
+	r := &tune.ExecRunner{
+		Path:    exe,
+		Args:    func(j tune.Job, out string) []string { return workerArgs(o, tc, j, out) },
+		Timeout: o.Timeout,
+		Dir:     dir,
+	}
+	if o.Verbose {
+		r.Log = log
+	}
+	return r, nil
+}
+
+// workerArgs is the command line of one child: the job and its timing as
+// one tune.WorkerRequest, and the file its result goes to. With the
+// parent's compiler, the child's build is a cache hit.
+func workerArgs(o *tuneOptions, tc *gen.Toolchain, j tune.Job, out string) []string {
+	req := tune.WorkerRequest{Job: j, Reps: o.Reps, Warmup: o.Warmup, SyncTimeout: o.SyncTimout}
+	if tc != nil {
+		req.NVCC = tc.NVCC
+	}
+	s, err := req.Encode()
+	if err != nil {
+		// The child rejects it, and the parent records the child's
+		// message as the job's failure.
+		s = err.Error()
+	}
+	return []string{"tune-worker", "--request", s, "--json-out", out}
+}

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/runtime/tune"
+	"github.com/swigen/swigen/tiling"
+)
+
+// modeNote says what a kind's kernels store in this mode, after sep, or
+// nothing for kinds whose mode needs no word (bwd_dswiglu and gemm without
+// --store-out). fwd_gateup always says, since its default is inference.
+func modeNote(k tiling.Kernel, storeOut bool, sep string) string {
+	switch {
+	case k == tiling.KernelFwdGateUp && storeOut:
+		return sep + "training: de and out stored (--store-out)"
+	case k == tiling.KernelFwdGateUp:
+		return sep + "inference: only out stored (--store-out for training)"
+	case storeOut:
+		return sep + "the recomputed out also stored (--store-out)"
+	}
+	return ""
+}
+
+func storeOutFlag(storeOut bool) string {
+	if storeOut {
+		return " --store-out"
+	}
+	return ""
+}
+
+// storeOutNote tells how --store-out changed the space: its re-fitted
+// operand rings can merge or add candidates.
+func storeOutNote(o *tuneOptions, without int) string {
+	if !o.StoreOut {
+		return ""
+	}
+	return fmt.Sprintf(", --store-out; %d without it", without)
+}
+
+func hangNote(o *tuneOptions) string {
+	if o.IncludeHangTest {
+		return ", + the hang test"
+	}
+	return ""
+}
+
+// progressLine describes one finished candidate, with an ETA from the
+// mean time per candidate so far (which includes their compiles).
+func progressLine(p tune.Progress, elapsed time.Duration) string {
+	r := p.Result
+	var what string
+	switch r.Status {
+	case tune.StatusOK:
+		what = fmt.Sprintf("ok %8.1f us", r.US)
+		if r.BaselineUS > 0 {
+			what += fmt.Sprintf("  %.2fx baseline", r.BaselineUS/r.US)
+		}
+	case tune.StatusSlow:
+		what = fmt.Sprintf("slow (%.1f us, stopped early)", r.US)
+	default:
+		what = string(r.Status) + ": " + strings.Join(strings.Fields(r.Error), " ")
+		if r := []rune(what); len(r) > 160 {
+			what = string(r[:159]) + "…"
+		}
+	}
+	eta := time.Duration(float64(elapsed) / float64(p.Done) * float64(p.Total-p.Done)).Round(time.Second)
+	best := ""
+	if p.Best.Status == tune.StatusOK {
+		best = fmt.Sprintf("  (best %.1f us)", p.Best.US)
+	}
+	return fmt.Sprintf("[%d/%d, ETA %v] %s  %s%s  dev %d, %.1fs", p.Done, p.Total, eta, r.Config, what, best, r.Device, r.WallS)
+}
+
+// tuneBar is the progress bar on a terminal; elsewhere (a log file) only
+// the per-candidate lines, which carry the ETA themselves.
+type tuneBar struct {
+	w   io.Writer
+	bar *progressbar.ProgressBar
+}
+
+func newTuneBar(w io.Writer, n int) *tuneBar {
+	t := &tuneBar{w: w}
+	if f, ok := w.(*os.File); ok && n > 0 {
+		if st, err := f.Stat(); err == nil && st.Mode()&fs.ModeCharDevice != 0 {
+			t.bar = progressbar.NewOptions(n,
+				progressbar.OptionSetWriter(w),
+				progressbar.OptionSetDescription("tuning"),
+				progressbar.OptionShowCount(),
+				progressbar.OptionSetPredictTime(true),
+				progressbar.OptionSetElapsedTime(true),
+				progressbar.OptionSetWidth(30),
+				progressbar.OptionThrottle(200*time.Millisecond),
+				progressbar.OptionClearOnFinish())
+			t.bar.RenderBlank()
+		}
+	}
+	return t
+}
+
+func (t *tuneBar) line(s string) {
+	if t.bar != nil {
+		t.bar.Clear()
+	}
+	fmt.Fprintln(t.w, s)
+	if t.bar != nil {
+		t.bar.Add(1)
+	}
+}
+
+func (t *tuneBar) finish() {
+	if t.bar != nil {
+		t.bar.Finish()
+	}
+}
+
+// shapeDims names a tuned shape's sizes as the kernel kind's command line
+// takes them: M,K,I, or M,N,K for a gemm (whose N is kept in I's place).
+func shapeDims(k tiling.Kernel, s tiling.Shape) string {
+	if k == tiling.KernelGEMM {
+		return fmt.Sprintf("M=%d N=%d K=%d", s.M, s.I, s.K)
+	}
+	return fmt.Sprintf("M=%d K=%d I=%d", s.M, s.K, s.I)
+}
+
+func printTuneSummary(e *env, o *tuneOptions, g tuneGPU, tc *gen.Toolchain, res *tune.SweepResult, shape tiling.Shape, took time.Duration) {
+	w := e.stdout
+	en := res.Entry
+	k := en.Key
+	base := "cuBLAS GEMM + elementwise"
+	switch k.Kernel {
+	case tiling.KernelGEMM:
+		base = "cuBLAS GEMM on the same layouts"
+	case tiling.KernelFwdGateUp:
+		base = "cuBLAS GEMM + SwiGLU elementwise"
+	}
+	fmt.Fprintf(w, "\n%s %s %s %s on %s, driver %d, %s, templates %.12s%s\n",
+		k.Kernel, k.Arch, k.DType, shapeDims(k.Kernel, shape), g.Name, g.Driver, k.Compiler, k.Templates, modeNote(k.Kernel, k.StoreOut, "; "))
+	if en.Ceilings.Known() {
+		fmt.Fprintf(w, "ceilings: cuBLAS 8192^3 %.0f TFLOP/s, device copy %.0f GB/s; roofline floor %.1f us\n",
+			en.Ceilings.GemmTFLOPs, en.Ceilings.CopyGBs, en.FloorUS(""))
+	}
+	if b := en.BaselineUS(); b > 0 {
+		fmt.Fprintf(w, "baseline (%s, timed in each candidate's run): median %.1f us\n", base, b)
+	}
+	fmt.Fprintln(w)
+	tune.WriteTable(w, en)
+	fmt.Fprintln(w)
+
+	counts := map[tune.Status]int{}
+	for _, r := range en.Results {
+		counts[r.Status]++
+	}
+	var parts []string
+	for _, s := range []tune.Status{tune.StatusOK, tune.StatusSlow, tune.StatusWrong, tune.StatusCompile, tune.StatusFault, tune.StatusTimeout} {
+		if counts[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
+		}
+	}
+	fmt.Fprintf(w, "this run: %d candidates measured in %v, %d skipped (already in the DB); the DB holds %d for this key: %s\n",
+		res.Ran, took.Round(time.Second), len(res.Plan.Skipped), len(en.Results), strings.Join(parts, ", "))
+	best, ok := en.Best()
+	if !ok {
+		fmt.Fprintln(w, "winner: none (no candidate passed)")
+	} else {
+		line := fmt.Sprintf("winner: %s  %.1f us", best.Config, best.US)
+		if best.BaselineUS > 0 {
+			line += fmt.Sprintf(", %.2fx the baseline", best.BaselineUS/best.US)
+		}
+		if f := en.FloorUS(best.Config); f > 0 {
+			line += fmt.Sprintf(", %.0f%% of the roofline floor", 100*f/best.US)
+		}
+		fmt.Fprintln(w, line)
+		if h, err := heuristicFor(k); err == nil {
+			r, ok := en.Result(h.Name())
+			switch {
+			case ok && r.Status == tune.StatusOK:
+				fmt.Fprintf(w, "heuristic: %s  %.1f us (the winner is %.2fx faster)\n", h.Name(), r.US, r.US/best.US)
+			case ok:
+				fmt.Fprintf(w, "heuristic: %s (%s)\n", h.Name(), r.Status)
+			default:
+				fmt.Fprintf(w, "heuristic: %s (not among the candidates)\n", h.Name())
+			}
+		}
+	}
+	// emit's --shape is M,K,I for every kind (a gemm's N in I's place).
+	kind := ""
+	if k.Kernel != tiling.KernelBwdDSwiGLU {
+		kind = " --kernel " + string(k.Kernel)
+	}
+	fmt.Fprintf(w, "DB: %s  (use it: swigen emit --tuned %s%s --arch %s --dtype %s --shape %d,%d,%d%s)\n",
+		o.DB, o.DB, kind, k.Arch, k.DType, shape.M, shape.K, shape.I, storeOutFlag(k.StoreOut))
+}
