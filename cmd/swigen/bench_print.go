@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/runtime/mlp"
@@ -56,7 +55,10 @@ func printTrace(e *env, k *launch.Kernel) error {
 	if err != nil {
 		return err
 	}
-	recs, err := bench.ParseTrace(w, manifest.DefaultTraceLayout.Ctas, manifest.DefaultTraceLayout.Tiles)
+	if k.Man.Trace == nil {
+		return fmt.Errorf("bench: %s: its manifest has no trace layout (not built with the trace probe)", k.Man.Name)
+	}
+	recs, err := bench.ParseTrace(w, *k.Man.Trace)
 	if err != nil {
 		return err
 	}

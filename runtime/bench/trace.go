@@ -25,12 +25,16 @@ type TraceRecord struct {
 	Order, Mainloop, OperandWait, Epilogue, DeWait, MmaWait, Issue, Drain uint32
 }
 
-// traceWords is the record size in 8-byte words.
-var traceWords = manifest.DefaultTraceLayout.Words
+// traceWords is the size in 8-byte words of the record TraceRecord reads.
+const traceWords = 10
 
 // ParseTrace splits a trace buffer of ctas x 2 x tiles records into the
 // records that were written (a zero start time marks an unwritten one).
-func ParseTrace(words []uint64, ctas, tiles int) ([]TraceRecord, error) {
+func ParseTrace(words []uint64, l manifest.TraceLayout) ([]TraceRecord, error) {
+	if l.Words != traceWords {
+		return nil, fmt.Errorf("bench: trace: records of %d words, want %d (TraceRecord)", l.Words, traceWords)
+	}
+	ctas, tiles := l.Ctas, l.Tiles
 	if want := ctas * 2 * tiles * traceWords; len(words) != want {
 		return nil, fmt.Errorf("bench: trace: %d words, want %d (%d CTAs x 2 consumers x %d tiles x %d)", len(words), want, ctas, tiles, traceWords)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/manifest"
 )
 
 // put writes one record the way sw_trace_put lays it out.
@@ -25,7 +26,7 @@ func TestTraceSummary(t *testing.T) {
 	// CTA 1, consumer 1: one tile only (no period, no clock estimate).
 	put(w, tiles, 1, 1, 0, [10]uint64{1500, 7, 1, 1, 1, 1, 1, 1, 1, 1})
 
-	recs, err := ParseTrace(w, ctas, tiles)
+	recs, err := ParseTrace(w, manifest.TraceLayout{Ctas: ctas, Tiles: tiles, Words: traceWords})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,15 @@ func TestTraceSummary(t *testing.T) {
 		t.Errorf("printed summary lacks the mainloop's 0.85 us or the clock:\n%s", b.String())
 	}
 
-	if _, err := ParseTrace(w[:10], ctas, tiles); err == nil || !strings.Contains(err.Error(), "10 words") {
+	if _, err := ParseTrace(w[:10], manifest.TraceLayout{Ctas: ctas, Tiles: tiles, Words: traceWords}); err == nil || !strings.Contains(err.Error(), "10 words") {
 		t.Errorf("short buffer: err = %v, want one naming the 10 words", err)
+	}
+}
+
+// TestParseTraceLayoutWords: a layout of another record size is refused.
+func TestParseTraceLayoutWords(t *testing.T) {
+	t.Parallel()
+	if _, err := ParseTrace(make([]uint64, 2*2*11), manifest.TraceLayout{Ctas: 1, Tiles: 2, Words: 11}); err == nil || !strings.Contains(err.Error(), "records of 11 words") {
+		t.Errorf("ParseTrace with 11-word records: %v", err)
 	}
 }
