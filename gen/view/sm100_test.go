@@ -421,7 +421,7 @@ func TestSM100ViewRejects(t *testing.T) {
 		c := base
 		tc.mod(&c)
 		if _, err := newSM100(c); err == nil {
-			t.Errorf("%s: newSM100View accepted %s", tc.name, c.Name())
+			t.Errorf("%s: NewSM100 accepted %s", tc.name, c.Name())
 		}
 	}
 }
