@@ -86,7 +86,7 @@ type Limits struct {
 	// MaxAccRegsPingPong is MaxAccRegs for a ping-pong consumer, whose
 	// epilogue holds no second tile: 192 accumulators (a 128x192 tile)
 	// plus the epilogue's ~36 registers fit the 232 that setmaxnreg gives
-	// it, with no spills (bench/results/NOTES.md, run 78).
+	// it, with no spills (docs/PERFORMANCE.md#tile-128x192).
 	MaxAccRegsPingPong int
 
 	// MaxClusterSize is the portable maximum number of CTAs in a cluster.

@@ -49,7 +49,7 @@ Segments (x [M,K], W [2I,K] as nn.Linear stores it, W_down [I,K], dy [M,K]):
   bwd dW_down       dW_down = out^T @ dy                  2MKI
   bwd dx            dx = grad_de @ W^T                    4MKI
   bwd dW            dW = grad_de^T @ x                    4MKI
-At the seed's shape S1 (16384,768,4608): forward 232 + 116 = 348 GF,
+At the seed's shape (16384,768,4608): forward 232 + 116 = 348 GF,
 backward 116 + 116 + 232 + 232 = 696 GF.
 
 The baseline is cuBLAS for every GEMM plus two elementwise kernels (the

@@ -15,7 +15,7 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-// seedShape is the seed's problem S1 (M, K, I), the default --shape.
+// seedShape is the seed's problem (M, K, I), the default --shape.
 const seedShape = "16384,768,4608"
 
 // sm100Note is printed whenever sm_100a kernels were compiled: they cannot

@@ -3,6 +3,7 @@ package view
 import (
 	"fmt"
 
+	"github.com/swigen/swigen/internal/join"
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
 )
@@ -45,7 +46,7 @@ func sm100OperandA(c tiling.Config, boxes manifest.Boxes, rows int) (Operand, er
 		for a := 0; a < c.TileK/64; a++ {
 			l.add(64*a, 0, a*rows*swizzleAtomBytes, 0, 0)
 		}
-		o.K16 = joinInts(kmajorK16(c.TileK/16, rows))
+		o.K16 = join.Ints(kmajorK16(c.TileK/16, rows))
 	case tiling.MNMajor:
 		if rows%64 != 0 {
 			return o, fmt.Errorf("view: %s: %d A rows per CTA: major_a=mn needs a multiple of 64", c.Name(), rows)
@@ -54,7 +55,7 @@ func sm100OperandA(c tiling.Config, boxes manifest.Boxes, rows int) (Operand, er
 		for q := 0; q < rows/64; q++ {
 			l.add(0, 64*q, q*lbo, 0, 0)
 		}
-		o.K16 = joinInts(mnmajorK16(c.TileK / 16))
+		o.K16 = join.Ints(mnmajorK16(c.TileK / 16))
 		o.MNMajor, o.Trans = true, 1
 	default:
 		return o, fmt.Errorf("view: %s: major_a %q: want k or mn", c.Name(), c.MajorA)
@@ -84,7 +85,7 @@ func sm100OperandB(c tiling.Config, boxes manifest.Boxes, p SM100Pair, halves in
 				l.add(64*a, 0, (a*rows+h*hRows)*swizzleAtomBytes, 0, h)
 			}
 		}
-		o.K16, o.Func = joinInts(kmajorK16(c.TileK/16, rows)), "sw_load_b_kmajor"
+		o.K16, o.Func = join.Ints(kmajorK16(c.TileK/16, rows)), "sw_load_b_kmajor"
 	case tiling.MNMajor:
 		if rows%(64*loadHalves) != 0 {
 			return o, fmt.Errorf("view: %s: %d B rows per CTA: major_b=mn needs a multiple of %d", c.Name(), rows, 64*loadHalves)
@@ -95,7 +96,7 @@ func sm100OperandB(c tiling.Config, boxes manifest.Boxes, p SM100Pair, halves in
 		for q := 0; q < slabs; q++ {
 			l.add(0, 64*(q%perHalf), q*lbo, 0, q/perHalf)
 		}
-		o.K16, o.Func = joinInts(mnmajorK16(c.TileK/16)), "sw_load_b_mnmajor"
+		o.K16, o.Func = join.Ints(mnmajorK16(c.TileK/16)), "sw_load_b_mnmajor"
 		o.Trans = 1
 	default:
 		return o, fmt.Errorf("view: %s: major_b %q: want k or mn", c.Name(), c.MajorB)

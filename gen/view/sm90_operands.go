@@ -3,6 +3,7 @@ package view
 import (
 	"fmt"
 
+	"github.com/swigen/swigen/internal/join"
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
 )
@@ -52,7 +53,7 @@ func sm90OperandA(c tiling.Config, boxes manifest.Boxes, consumerRows int) (Oper
 				l.add(64*a, r*rows, (a*c.TileM+r*rows)*swizzleAtomBytes, sharedRank(r, shares), 0)
 			}
 		}
-		o.K16, o.MB = joinInts(kmajorK16(c.TileK/16, c.TileM)), joinInts(steps(mb, 64*swizzleAtomBytes))
+		o.K16, o.MB = join.Ints(kmajorK16(c.TileK/16, c.TileM)), join.Ints(steps(mb, 64*swizzleAtomBytes))
 		o.ConsumerOff = consumerRows * swizzleAtomBytes
 		o.Func = "sw_tma_load_2d"
 		o.Desc, err = descHex90(16)
@@ -65,7 +66,7 @@ func sm90OperandA(c tiling.Config, boxes manifest.Boxes, consumerRows int) (Oper
 		for q := 0; q < slabs; q++ {
 			l.add(0, 64*q, q*slab, slabRank(q, slabs, c.ClusterN), 0)
 		}
-		o.K16, o.MB = joinInts(mnmajorK16(c.TileK/16)), joinInts(steps(mb, slab))
+		o.K16, o.MB = join.Ints(mnmajorK16(c.TileK/16)), join.Ints(steps(mb, slab))
 		o.ConsumerOff = consumerRows / 64 * slab
 		o.MNMajor, o.Trans, o.Func = true, 1, "sw_load_a_mnmajor"
 		o.Desc, err = descHex90(slab)
@@ -102,7 +103,7 @@ func sm90OperandB(c tiling.Config, boxes manifest.Boxes, halves int) (Operand, e
 				}
 			}
 		}
-		o.K16, o.Func = joinInts(kmajorK16(c.TileK/16, c.TileN)), "sw_load_b_kmajor"
+		o.K16, o.Func = join.Ints(kmajorK16(c.TileK/16, c.TileN)), "sw_load_b_kmajor"
 		o.Desc, err = descHex90(16)
 	case tiling.MNMajor:
 		// B [K,N]: LBO is the slab stride, a k16 step 16 k-rows. With
@@ -113,7 +114,7 @@ func sm90OperandB(c tiling.Config, boxes manifest.Boxes, halves int) (Operand, e
 		for q := 0; q < slabs; q++ {
 			l.add(0, 64*(q%perHalf), q*slab, slabRank(q, slabs, c.ClusterM), q/perHalf)
 		}
-		o.K16, o.Func = joinInts(mnmajorK16(c.TileK/16)), "sw_load_b_mnmajor"
+		o.K16, o.Func = join.Ints(mnmajorK16(c.TileK/16)), "sw_load_b_mnmajor"
 		o.Trans = 1
 		o.Desc, err = descHex90(slab)
 	default:

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/swigen/swigen/internal/join"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -246,12 +247,12 @@ func (l *loadList) add(k, mn, smem, rank, half int) {
 // fill writes the lists into o; the ranks and halves only where a cluster
 // shares the operand or the B tile has halves.
 func (l *loadList) fill(o *Operand, ranks bool, halves int) {
-	o.Loads, o.K, o.MN, o.Smem = len(l.k), joinInts(l.k), joinInts(l.mn), joinInts(l.smem)
+	o.Loads, o.K, o.MN, o.Smem = len(l.k), join.Ints(l.k), join.Ints(l.mn), join.Ints(l.smem)
 	if ranks {
-		o.Rank = joinInts(l.rank)
+		o.Rank = join.Ints(l.rank)
 	}
 	if halves > 1 {
-		o.Halves, o.Half = true, joinInts(l.half)
+		o.Halves, o.Half = true, join.Ints(l.half)
 	}
 }
 
@@ -294,14 +295,6 @@ func regList(n int, con, arr string) (list, operands string) {
 		ops[i] = fmt.Sprintf(`"%s"(%s[%d])`, con, arr, i)
 	}
 	return "{" + strings.Join(regs, ", ") + "}", strings.Join(ops, ", ")
-}
-
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ", ")
 }
 
 // configLines describes the config for the generated file's header, one
