@@ -48,6 +48,9 @@ type tuneOptions struct {
 	// IncludeHangTest runs the last candidate once more with the hang
 	// probe (hidden flag; shows isolation working on a GPU).
 	IncludeHangTest bool
+	// Exhaustive measures every candidate instead of pruning with
+	// tune.Prune first.
+	Exhaustive bool
 }
 
 const tuneLong = `Sweep the tuning space of a kernel on this machine's GPU and record the
@@ -124,6 +127,7 @@ func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.C
 	f.StringArrayVar(&o.Filters, "filter", nil, "keep candidates whose name contains this (repeatable: all must match)")
 	f.IntVar(&o.Max, "max", 0, "keep at most this many candidates (0: all)")
 	f.StringVar(&o.Shard, "shard", "0/1", "run shard i of n: candidates with index%n == i")
+	f.BoolVar(&o.Exhaustive, "exhaustive", false, "measure every candidate; by default those a static model of operand traffic and GPU fill says cannot win are left out (tune.Prune)")
 	f.BoolVar(&o.Retry, "retry", false, "run candidates recorded as failed again (passing ones are always kept)")
 	f.StringVar(&o.DB, "db", "swigen-tune.json", "results DB (JSON; created if missing, shared safely by concurrent tuners)")
 	f.StringVar(&o.Report, "report", "", "write an SVG plot of the results to this file")
@@ -234,13 +238,19 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	if len(cands) == 0 {
 		return usageError(fmt.Errorf("tune: no candidate left of %d after --filter %q --max %d --shard %s", len(space), o.Filters, o.Max, o.Shard))
 	}
+	var pruned []tune.Pruned
+	if !o.Exhaustive && g.SMs > 0 {
+		if cands, pruned, err = tune.Prune(cands, shape, g.SMs, tune.DefaultPruneRatio); err != nil {
+			return err
+		}
+	}
 
 	w := e.stderr
 	fmt.Fprintf(w, "tune: %s %s %s at %s on %s (%s), driver %d, nvcc %s, templates %.12s%s\n",
 		k, arch, dt, shapeDims(k, shape), g.Name, g.CC, g.Driver, tc.Version, th, modeNote(k, o.StoreOut, "; "))
 	plan := tune.PlanSweep(db.Entry(key), cands, o.Retry)
-	fmt.Fprintf(w, "tune: %d candidates of %d in the space (filter %q, max %d, shard %s%s%s); %d already in %s, %d to run on device(s) %s; child limit %v\n",
-		len(cands), len(space), o.Filters, o.Max, o.Shard, storeOutNote(o, without), hangNote(o), len(plan.Skipped), o.DB, len(plan.Run), join.Ints(o.Devices), o.Timeout)
+	fmt.Fprintf(w, "tune: %d candidates of %d in the space (filter %q, max %d, shard %s%s%s%s); %d already in %s, %d to run on device(s) %s; child limit %v\n",
+		len(cands), len(space), o.Filters, o.Max, o.Shard, storeOutNote(o, without), pruneNote(pruned), hangNote(o), len(plan.Skipped), o.DB, len(plan.Run), join.Ints(o.Devices), o.Timeout)
 
 	dir, err := os.MkdirTemp("", "swigen-tune-")
 	if err != nil {

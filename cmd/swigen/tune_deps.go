@@ -21,6 +21,9 @@ type tuneGPU struct {
 	Driver int
 	Arch   tiling.Arch
 	CC     string
+	// SMs is the multiprocessor count, which sizes the prune model's
+	// waves (0: unknown, nothing is pruned).
+	SMs int
 }
 
 // tuneDeps are the parts of runTune that touch the machine, replaced in
@@ -71,6 +74,9 @@ func probeGPU(devices []int) (tuneGPU, error) {
 			return g, err
 		}
 		if i == 0 {
+			if g.SMs, err = dev.Attribute(cu.AttrMultiprocessorCount); err != nil {
+				return g, err
+			}
 			g.Name, g.CC = name, fmt.Sprintf("sm_%d%d", major, minor)
 			switch major {
 			case 9:

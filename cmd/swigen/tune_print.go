@@ -45,6 +45,14 @@ func storeOutNote(o *tuneOptions, without int) string {
 	return fmt.Sprintf(", --store-out; %d without it", without)
 }
 
+// pruneNote says how many candidates the static model left out.
+func pruneNote(pruned []tune.Pruned) string {
+	if len(pruned) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d left out by the prune model (--exhaustive keeps them)", len(pruned))
+}
+
 func hangNote(o *tuneOptions) string {
 	if o.IncludeHangTest {
 		return ", + the hang test"

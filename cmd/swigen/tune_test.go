@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -514,3 +515,37 @@ func TestTuneRunFwdGateUp(t *testing.T) {
 
 // TestWithStoreOut: --store-out sets StoreOut on every candidate; one
 // whose operand ring no longer fits becomes the two deepest that do.
+
+// TestTunePrune: with the GPU's SM count known, tune leaves out what the
+// prune model says cannot win (at the seed shape the 64-wide tiles) and
+// says so; --exhaustive runs every candidate.
+func TestTunePrune(t *testing.T) {
+	t.Parallel()
+	for _, exhaustive := range []bool{false, true} {
+		args := []string{"--db", filepath.Join(t.TempDir(), "tune.json"), "--filter", "pingpong", "--filter", "c1x1"}
+		if exhaustive {
+			args = append(args, "--exhaustive")
+		}
+		o, err := parseTune(t, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var runs []string
+		d := fakeTuneDeps(t, "", &runs)
+		probe := d.probe
+		d.probe = func(devs []int) (tuneGPU, error) {
+			g, err := probe(devs)
+			g.SMs = 132
+			return g, err
+		}
+		var stdout, stderr bytes.Buffer
+		if err := runTune(context.Background(), &env{stdout: &stdout, stderr: &stderr}, o, d); err != nil {
+			t.Fatalf("%v\n%s", err, stderr.String())
+		}
+		ran64 := slices.ContainsFunc(runs, func(n string) bool { return strings.Contains(n, "_m64n64k") })
+		noted := strings.Contains(stderr.String(), "left out by the prune model")
+		if ran64 != exhaustive || noted == exhaustive {
+			t.Errorf("exhaustive=%v: ran a 64x64 tile %v, noted the pruning %v:\n%s", exhaustive, ran64, noted, stderr.String())
+		}
+	}
+}
