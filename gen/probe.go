@@ -3,6 +3,7 @@ package gen
 import (
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"text/template"
 
@@ -39,8 +40,11 @@ type Probe struct {
 var probes = []Probe{
 	{Name: "hang", Doc: "deadlocks on purpose (the in-kernel wait timeout traps it): tests that verify, bench and tune survive a hung kernel",
 		supports: sm90Probe},
+	// Under overlap, with no wgmma left to order the consumers' registers,
+	// ptxas spills the pending tile's dout: nomma builds for the schedules
+	// whose tile loop the hooks know.
 	{Name: "nomma", Doc: "issues no wgmmas: the operand ring and the epilogue alone",
-		supports: sm90Probe},
+		supports: tileProbe},
 	{Name: "noepi", Doc: "bwd_dswiglu: loads the epilogue's de but neither computes nor stores: the mainloop with the epilogue's loads",
 		supports: bwdTileProbe, adjust: func(v *view.SM90) { v.Epi.ProducerStores = false }},
 	{Name: "trace", ResultsRight: true, Doc: "records every consumer's per-tile timings (order wait, mainloop, epilogue, waits) for swigen bench",
@@ -51,7 +55,7 @@ var probes = []Probe{
 }
 
 // Probes lists the probes, by name.
-func Probes() []Probe { return probes }
+func Probes() []Probe { return slices.Clone(probes) }
 
 // ProbeNames lists the probes' names, for help texts and errors.
 func ProbeNames() []string {

@@ -24,7 +24,7 @@ func TestProbesRender(t *testing.T) {
 		probe        string
 		want, absent []string
 	}{
-		{"hang", []string{"sw_mbar_wait(smem + kBarEmpty, 0u);"}, nil},
+		{"hang", []string{"sw_mbar_wait(smem + kBarFull, 0u);"}, nil},
 		{"nomma", []string{"probe nomma"}, []string{"sw_wgmma(acc[mb]"}},
 		{"noepi", []string{"probe noepi"}, []string{"sw_store_results("}},
 		{"trace", []string{"__device__ sw_u64 sw_trace[kTraceCtas * 2 * kTraceTiles * kTraceWords];", "tr_opw += sw_clock() - tq0;",
@@ -72,7 +72,7 @@ func TestProbeSupport(t *testing.T) {
 		name, probe, errPart string
 	}{
 		{"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap", "hang", ""},
-		{"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap", "nomma", ""},
+		{"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap", "nomma", "pingpong and cooperative"},
 		{"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap", "trace", "pingpong and cooperative"},
 		{"gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong", "noepi", "exists for bwd_dswiglu"},
 		{"gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong", "trace", ""},

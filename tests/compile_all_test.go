@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/gen/toolchain"
+	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -110,5 +112,37 @@ func TestCompileCatalog(t *testing.T) {
 				t.Error(err)
 			}
 		})
+	}
+}
+
+// TestCompileProbes builds every probe on every sm_90a catalog config it
+// supports, held to the product's build check (no spills, no stack, no
+// hazard notes): a probe that accepts a config must build for it, or
+// verify and bench would fail on the GPU machine instead of here.
+func TestCompileProbes(t *testing.T) {
+	t.Parallel()
+	tc := findToolchain(t)
+	cache := t.TempDir()
+	sem := make(chan struct{}, compileJobs)
+	for _, p := range gen.Probes() {
+		for _, c := range tiling.Catalog() {
+			if p.Supports(c) != nil {
+				continue
+			}
+			t.Run(manifest.ProbedName(c, p.Name), func(t *testing.T) {
+				t.Parallel()
+				a, err := gen.RenderProbe(c, p.Name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				ctx, cancel := context.WithTimeout(context.Background(), compileTimeout)
+				defer cancel()
+				if _, err := tc.Compile(ctx, a.Name, a.Source, toolchain.CompileOptions{Arch: string(c.Arch), CacheDir: cache}); err != nil {
+					t.Fatalf("Compile: %v", err)
+				}
+			})
+		}
 	}
 }

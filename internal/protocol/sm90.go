@@ -148,7 +148,7 @@ func (g *geom90) producer(s *sim, r int) []op {
 	sp := g.sp
 	ops := []op{{kind: opRegDec, n: g.entry - g.m.ProducerRegs}}
 	if g.m.HangProbe {
-		ops = append(ops, op{kind: opWait, bar: s.bar(nm(r, "empty", 0)), want: 1, parity: 0, wk: waitTrap})
+		ops = append(ops, op{kind: opWait, bar: s.bar(nm(r, "full", 0)), want: 1, parity: 0, wk: waitTrap})
 	}
 	it := 0
 	for range g.tiles {
