@@ -38,7 +38,7 @@ type tuneOptions struct {
 	Devices    []int
 	Jobs       int
 	Timeout    time.Duration
-	SyncTimout time.Duration
+	SyncTimeout time.Duration
 	SlowFactor float64
 	Reps       int
 	Warmup     time.Duration
@@ -134,7 +134,7 @@ func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.C
 	f.IntSliceVar(&o.Devices, "devices", []int{0}, "GPU ordinals; one child process runs per device at a time")
 	f.IntVar(&o.Jobs, "jobs", runtime.GOMAXPROCS(0), "parallel compiles")
 	f.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "per-candidate limit; the child is killed after it")
-	f.DurationVar(&o.SyncTimout, "sync-timeout", 20*time.Second, "per-GPU-wait limit inside the child (a hung kernel is reported, not waited on)")
+	f.DurationVar(&o.SyncTimeout, "sync-timeout", 20*time.Second, "per-GPU-wait limit inside the child (a hung kernel is reported, not waited on)")
 	f.Float64Var(&o.SlowFactor, "slow-factor", tune.DefaultSlowFactor, "stop a candidate whose first launches take this many times the best so far (0: never)")
 	f.IntVar(&o.Reps, "reps", 40, "timed repetitions per variant (at least 20)")
 	f.DurationVar(&o.Warmup, "warmup", 200*time.Millisecond, "warm-up time per variant")
@@ -189,6 +189,12 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	}
 	if o.SlowFactor != 0 && o.SlowFactor <= 1 {
 		return usageError(fmt.Errorf("tune: --slow-factor %g: must be above 1 (or 0 to disable)", o.SlowFactor))
+	}
+	// The workers reject what the parent lets through (tune.DecodeRequest):
+	// every candidate would be recorded as a fault.
+	if o.Reps < 1 || o.Warmup < 0 || o.SyncTimeout <= 0 || o.Timeout <= 0 {
+		return usageError(fmt.Errorf("tune: --reps %d, --warmup %v, --sync-timeout %v, --timeout %v: want reps >= 1, warmup >= 0 and positive limits",
+			o.Reps, o.Warmup, o.SyncTimeout, o.Timeout))
 	}
 
 	// The DB is read before the GPU is probed: a corrupt one is bad input

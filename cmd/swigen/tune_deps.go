@@ -135,7 +135,7 @@ func execRunner(o *tuneOptions, tc *toolchain.Toolchain, dir string, log io.Writ
 // one tune.WorkerRequest, and the file its result goes to. With the
 // parent's compiler, the child's build is a cache hit.
 func workerArgs(o *tuneOptions, tc *toolchain.Toolchain, j tune.Job, out string) []string {
-	req := tune.WorkerRequest{Job: j, Reps: o.Reps, Warmup: o.Warmup, SyncTimeout: o.SyncTimout}
+	req := tune.WorkerRequest{Job: j, Reps: o.Reps, Warmup: o.Warmup, SyncTimeout: o.SyncTimeout}
 	if tc != nil {
 		req.NVCC = tc.NVCC
 	}

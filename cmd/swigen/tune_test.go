@@ -549,3 +549,34 @@ func TestTunePrune(t *testing.T) {
 		}
 	}
 }
+
+// TestTuneTimingFlags: values the workers would reject are usage errors
+// before the GPU is probed, and a worker given a bad request still writes
+// its result.
+func TestTuneTimingFlags(t *testing.T) {
+	t.Parallel()
+	for _, bad := range [][]string{{"--reps", "0"}, {"--warmup", "-1s"}, {"--sync-timeout", "0s"}, {"--timeout", "0s"}} {
+		o, err := parseTune(t, append([]string{"--db", filepath.Join(t.TempDir(), "t.json")}, bad...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := fakeTuneDeps(t, "", new([]string))
+		d.probe = func([]int) (tuneGPU, error) {
+			t.Errorf("%v: the GPU was probed", bad)
+			return tuneGPU{}, errors.New("no")
+		}
+		err = runTune(context.Background(), &env{stdout: io.Discard, stderr: io.Discard}, o, d)
+		if exitCode(err) != exitUsage {
+			t.Errorf("%v: %v (exit %d), want a usage error", bad, err, exitCode(err))
+		}
+	}
+	out := filepath.Join(t.TempDir(), "out.json")
+	err := runTuneWorker(context.Background(), &env{stdout: io.Discard, stderr: io.Discard}, &workerOptions{Request: "{", JSONOut: out})
+	if exitCode(err) != exitUsage {
+		t.Errorf("worker with a broken request: %v", err)
+	}
+	res, rerr := tune.ReadOutput(out)
+	if rerr != nil || res.Status != tune.StatusFault || !strings.Contains(res.Error, "worker request") {
+		t.Errorf("worker output %+v, %v; want a fault naming the request", res, rerr)
+	}
+}

@@ -55,7 +55,13 @@ func runTuneWorker(ctx context.Context, e *env, o *workerOptions) error {
 	}
 	req, err := tune.DecodeRequest(o.Request)
 	if err != nil {
-		return usageError(fmt.Errorf("tune-worker: %w", err))
+		// The parent records what the worker writes: a request it cannot
+		// take is the job's failure, not a worker that vanished.
+		err = fmt.Errorf("tune-worker: %w", err)
+		if werr := tune.WriteOutput(o.JSONOut, tune.Output{Result: tune.Result{Status: tune.StatusFault, Error: err.Error()}}); werr != nil {
+			err = errors.Join(err, werr)
+		}
+		return usageError(err)
 	}
 	job := req.Job
 	start := time.Now()
