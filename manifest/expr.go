@@ -1,7 +1,9 @@
 package manifest
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,9 +28,12 @@ type Expr string
 type Sizes map[string]int
 
 // Eval evaluates e with the given sizes. It fails on a syntax error, a
-// size missing from s and a cdiv by a non-positive divisor, naming the
-// expression.
+// size missing from s (a nil s has none), a cdiv by a non-positive divisor
+// and a result or intermediate beyond int64, naming the expression.
 func (e Expr) Eval(s Sizes) (int64, error) {
+	if s == nil {
+		s = Sizes{}
+	}
 	p := &exprParser{src: string(e), sizes: s}
 	v, err := p.expr()
 	if err == nil && p.skip() < len(p.src) {
@@ -42,7 +47,7 @@ func (e Expr) Eval(s Sizes) (int64, error) {
 
 // Check parses e without sizes: it fails on a syntax error only.
 func (e Expr) Check() error {
-	p := &exprParser{src: string(e)}
+	p := &exprParser{src: string(e), parseOnly: true}
 	_, err := p.expr()
 	if err == nil && p.skip() < len(p.src) {
 		err = fmt.Errorf("unexpected %q at offset %d", p.src[p.pos:], p.pos)
@@ -53,12 +58,13 @@ func (e Expr) Check() error {
 	return nil
 }
 
-// exprParser is a recursive-descent evaluator over src. With nil sizes it
-// only parses (every size reads as 1).
+// exprParser is a recursive-descent evaluator over src. With parseOnly it
+// only parses: every size reads as 1 and cdiv as 1.
 type exprParser struct {
-	src   string
-	pos   int
-	sizes Sizes
+	src       string
+	pos       int
+	sizes     Sizes
+	parseOnly bool
 }
 
 // skip moves past spaces and returns the position.
@@ -84,12 +90,18 @@ func (p *exprParser) expr() (int64, error) {
 		switch {
 		case p.eat('+'):
 			var w int64
-			w, err = p.term()
-			v += w
+			if w, err = p.term(); err == nil {
+				v, err = checkedAdd(v, w)
+			}
 		case p.eat('-'):
 			var w int64
-			w, err = p.term()
-			v -= w
+			if w, err = p.term(); err == nil {
+				if w == math.MinInt64 {
+					err = errOverflow
+				} else {
+					v, err = checkedAdd(v, -w)
+				}
+			}
 		default:
 			return v, nil
 		}
@@ -101,8 +113,9 @@ func (p *exprParser) term() (int64, error) {
 	v, err := p.factor()
 	for err == nil && p.eat('*') {
 		var w int64
-		w, err = p.factor()
-		v *= w
+		if w, err = p.factor(); err == nil {
+			v, err = checkedMul(v, w)
+		}
 	}
 	return v, err
 }
@@ -154,16 +167,17 @@ func (p *exprParser) cdiv() (int64, error) {
 	if !p.eat(')') {
 		return 0, fmt.Errorf("cdiv: missing ) at offset %d", p.pos)
 	}
-	if p.sizes == nil {
+	if p.parseOnly {
 		return 1, nil
 	}
 	if b <= 0 {
 		return 0, fmt.Errorf("cdiv(%d, %d): divisor must be positive", a, b)
 	}
-	if a >= 0 {
-		return (a + b - 1) / b, nil
+	q := a / b // truncates toward zero: the ceiling for a < 0
+	if a%b > 0 {
+		q++
 	}
-	return -((-a) / b), nil
+	return q, nil
 }
 
 // size looks a size up.
@@ -171,7 +185,7 @@ func (p *exprParser) size(name string) (int64, error) {
 	if !isLetter(name[0]) {
 		return 0, fmt.Errorf("bad size name %q", name)
 	}
-	if p.sizes == nil {
+	if p.parseOnly {
 		return 1, nil
 	}
 	v, ok := p.sizes[name]
@@ -196,4 +210,25 @@ func sizeNames(s Sizes) string {
 		return "none"
 	}
 	return strings.Join(names, ", ")
+}
+
+// errOverflow is an intermediate or result beyond int64.
+var errOverflow = errors.New("integer overflow (beyond int64)")
+
+func checkedAdd(a, b int64) (int64, error) {
+	if (b > 0 && a > math.MaxInt64-b) || (b < 0 && a < math.MinInt64-b) {
+		return 0, errOverflow
+	}
+	return a + b, nil
+}
+
+func checkedMul(a, b int64) (int64, error) {
+	if a == 0 || b == 0 {
+		return 0, nil
+	}
+	c := a * b
+	if c/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
+		return 0, errOverflow
+	}
+	return c, nil
 }

@@ -1,5 +1,7 @@
 package manifest
 
+import "fmt"
+
 // Scheduler is how a kernel's CTAs find their tiles, which decides how
 // many CTAs a launch starts.
 type Scheduler string
@@ -15,6 +17,9 @@ const (
 	// control).
 	SchedulerCLC Scheduler = "clc"
 )
+
+// MaxGridX is the largest gridDim.x a launch may have (2^31 - 1).
+const MaxGridX = 1<<31 - 1
 
 // Grid is the rule that sizes a launch's 1-D grid (gridDim.x; y and z are
 // 1). With tiles = Tiles evaluated, cpt = CTAsPerTile and c the cluster's
@@ -46,7 +51,11 @@ func (m *Manifest) GridCTAs(s Sizes, sms, clusters int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	tiles, cpt, c := int(t), max(1, m.Grid.CTAsPerTile), m.clusterSize()
+	cpt, c := max(1, m.Grid.CTAsPerTile), m.clusterSize()
+	if t < 0 || t > MaxGridX/int64(cpt) {
+		return 0, fmt.Errorf("manifest: %s: %d tiles of %d CTAs: the grid must hold 0 to %d CTAs (gridDim.x)", m.Name, t, cpt, MaxGridX)
+	}
+	tiles := int(t)
 	if m.Grid.Scheduler == SchedulerCLC {
 		g := tiles * cpt
 		return (g + c - 1) / c * c, nil
