@@ -70,8 +70,6 @@ const (
 	KindTensorMap Kind = "tensormap"
 	// KindI32 is a 32-bit signed integer; Param.Value is its value.
 	KindI32 Kind = "i32"
-	// KindPtr is a 64-bit device pointer; Param.Buffer names the buffer.
-	KindPtr Kind = "ptr"
 )
 
 // Param is one kernel parameter.
@@ -85,8 +83,6 @@ type Param struct {
 	Map *TensorMap `json:"map,omitempty"`
 	// Value is set for KindI32.
 	Value Expr `json:"value,omitempty"`
-	// Buffer is set for KindPtr.
-	Buffer string `json:"buffer,omitempty"`
 }
 
 // TensorMap is how to encode one tensor map: the arguments of

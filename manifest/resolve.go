@@ -24,14 +24,13 @@ type Launch struct {
 	SmemBytes            int
 }
 
-// Arg is one resolved kernel parameter: a tensor map to encode, a 32-bit
-// value or the buffer whose address is passed.
+// Arg is one resolved kernel parameter: a tensor map to encode or a 32-bit
+// value.
 type Arg struct {
-	Param  string
-	Kind   Kind
-	Map    *Encode // KindTensorMap
-	Value  int32   // KindI32
-	Buffer string  // KindPtr
+	Param string
+	Kind  Kind
+	Map   *Encode // KindTensorMap
+	Value int32   // KindI32
 }
 
 // Encode is one cuTensorMapEncodeTiled call; the global address is
@@ -95,10 +94,8 @@ func (p *Param) resolve(s Sizes) (Arg, error) {
 			return Arg{}, fmt.Errorf("manifest: parameter %s = %s = %d: out of the i32 range", p.Name, p.Value, v)
 		}
 		a.Value = int32(v)
-	case KindPtr:
-		a.Buffer = p.Buffer
 	default:
-		return Arg{}, fmt.Errorf("manifest: parameter %s: kind %q: want %s, %s or %s", p.Name, p.Kind, KindTensorMap, KindI32, KindPtr)
+		return Arg{}, fmt.Errorf("manifest: parameter %s: kind %q: want %s or %s", p.Name, p.Kind, KindTensorMap, KindI32)
 	}
 	return a, nil
 }

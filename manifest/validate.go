@@ -67,13 +67,8 @@ func (p *Param) wellFormed(ones Sizes, buffers map[string]bool) error {
 		return err
 	case KindI32:
 		return evalOnes(ones, p.Value)
-	case KindPtr:
-		if !buffers[p.Buffer] {
-			return fmt.Errorf("pointer to buffer %q, which is not listed", p.Buffer)
-		}
-		return nil
 	}
-	return fmt.Errorf("kind %q: want %s, %s or %s", p.Kind, KindTensorMap, KindI32, KindPtr)
+	return fmt.Errorf("kind %q: want %s or %s", p.Kind, KindTensorMap, KindI32)
 }
 
 // evalOnes evaluates es with every size 1: it fails on a syntax error or a

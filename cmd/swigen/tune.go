@@ -35,15 +35,15 @@ type tuneOptions struct {
 	DB     string
 	Report string
 
-	Devices    []int
-	Jobs       int
-	Timeout    time.Duration
+	Devices     []int
+	Jobs        int
+	Timeout     time.Duration
 	SyncTimeout time.Duration
-	SlowFactor float64
-	Reps       int
-	Warmup     time.Duration
-	NVCC       string
-	Verbose    bool
+	SlowFactor  float64
+	Reps        int
+	Warmup      time.Duration
+	NVCC        string
+	Verbose     bool
 
 	// IncludeHangTest runs the last candidate once more with the hang
 	// probe (hidden flag; shows isolation working on a GPU).

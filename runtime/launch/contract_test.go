@@ -71,12 +71,11 @@ type recordedMap struct {
 }
 
 // recordedParam is one kernel parameter: a tensor map (by its index in
-// Maps), a 32-bit integer or a device pointer (by buffer name).
+// Maps) or a 32-bit integer.
 type recordedParam struct {
 	Kind  string `json:"kind"`
 	Map   *int   `json:"map,omitempty"`
 	Value *int64 `json:"value,omitempty"`
-	Ptr   string `json:"ptr,omitempty"`
 }
 
 // recordedLaunch is one planned launch, or the error planning gave.
@@ -204,8 +203,7 @@ func planShape(k *Kernel, cfg tiling.Config, s tiling.Shape) (*Plan, error) {
 }
 
 // decodeArg reads one packed kernel argument back by where it points: a
-// recorded map's descriptor, one of the plan's 32-bit values or one of its
-// pointers.
+// recorded map's descriptor or one of the plan's 32-bit values.
 func decodeArg(rec *recorder, p *Plan, a unsafe.Pointer) recordedParam {
 	if idx := rec.mapIndex(a); idx >= 0 {
 		return recordedParam{Kind: "tensormap", Map: &idx}
@@ -214,11 +212,6 @@ func decodeArg(rec *recorder, p *Plan, a unsafe.Pointer) recordedParam {
 		if unsafe.Pointer(&p.i32s[i]) == a {
 			v := int64(p.i32s[i])
 			return recordedParam{Kind: "i32", Value: &v}
-		}
-	}
-	for i := range p.ptrs {
-		if unsafe.Pointer(&p.ptrs[i]) == a {
-			return recordedParam{Kind: "ptr", Ptr: bufferName(p.ptrs[i])}
 		}
 	}
 	return recordedParam{Kind: "unknown"}
@@ -318,8 +311,6 @@ func recordFromManifest(t *testing.T, cfg tiling.Config, s tiling.Shape) recorde
 		case manifest.KindI32:
 			v := int64(a.Value)
 			out.Params = append(out.Params, recordedParam{Kind: "i32", Value: &v})
-		case manifest.KindPtr:
-			out.Params = append(out.Params, recordedParam{Kind: "ptr", Ptr: strings.ToLower(a.Buffer)})
 		}
 	}
 	out.Maps = rec.maps

@@ -15,8 +15,7 @@ type Plan struct {
 	k      *Kernel
 	maps   []*cu.TensorMap
 	i32s   []int32
-	ptrs   []cu.DevicePtr
-	args   []unsafe.Pointer // one per kernel parameter, into maps, i32s and ptrs
+	args   []unsafe.Pointer // one per kernel parameter, into maps and i32s
 	cfg    cu.LaunchConfig
 	stream *cu.Stream
 }
@@ -47,7 +46,7 @@ func (k *Kernel) Plan(a Args) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("launch: %s: %w", m.Name, err)
 	}
-	p := &Plan{k: k, stream: c.Stream, i32s: make([]int32, 0, len(l.Args)), ptrs: make([]cu.DevicePtr, 0, len(l.Args))}
+	p := &Plan{k: k, stream: c.Stream, i32s: make([]int32, 0, len(l.Args))}
 	for _, arg := range l.Args {
 		if err := p.add(arg, c.Buffers); err != nil {
 			return nil, fmt.Errorf("launch: %s: %w", m.Name, err)
@@ -57,8 +56,8 @@ func (k *Kernel) Plan(a Args) (*Plan, error) {
 	return p, nil
 }
 
-// add packs one parameter. i32s and ptrs have their final capacity, so
-// the addresses taken stay valid.
+// add packs one parameter. i32s has its final capacity, so the addresses
+// taken stay valid.
 func (p *Plan) add(a manifest.Arg, bufs map[string]cu.DevicePtr) error {
 	switch a.Kind {
 	case manifest.KindTensorMap:
@@ -79,9 +78,6 @@ func (p *Plan) add(a manifest.Arg, bufs map[string]cu.DevicePtr) error {
 	case manifest.KindI32:
 		p.i32s = append(p.i32s, a.Value)
 		p.args = append(p.args, unsafe.Pointer(&p.i32s[len(p.i32s)-1]))
-	case manifest.KindPtr:
-		p.ptrs = append(p.ptrs, bufs[a.Buffer])
-		p.args = append(p.args, unsafe.Pointer(&p.ptrs[len(p.ptrs)-1]))
 	default:
 		return fmt.Errorf("parameter %s: kind %q", a.Param, a.Kind)
 	}
