@@ -34,6 +34,14 @@ type Manifest struct {
 	BlockThreads     int    `json:"block_threads"`
 	ClusterDims      [3]int `json:"cluster_dims"`
 	DynamicSmemBytes int    `json:"dynamic_smem_bytes"`
+	// MaxCTAsPerSM, when above 0, is how many CTAs of the kernel may share
+	// an SM: a loader asks the driver how many can
+	// (cuOccupancyMaxActiveBlocksPerMultiprocessor with BlockThreads and
+	// DynamicSmemBytes) and refuses a launch above it. sm_100a kernels set
+	// it to the tensor-memory allocations an SM holds: a CTA beyond them
+	// would block in tcgen05.alloc, and with clusters two clusters' CTAs
+	// could wait for each other forever.
+	MaxCTAsPerSM int `json:"max_ctas_per_sm,omitempty"`
 	// Sizes names the problem sizes a caller gives (M, K, I or M, N, K).
 	Sizes []string `json:"sizes"`
 	// Buffers are the device buffers a caller gives, each row-major.

@@ -32,6 +32,10 @@ func New(cfg tiling.Config) (Manifest, error) {
 	if err != nil {
 		return Manifest{}, err
 	}
+	maxCTAs, err := maxCTAsPerSM(cfg)
+	if err != nil {
+		return Manifest{}, err
+	}
 	return Manifest{
 		Version:          Version,
 		Name:             cfg.Name(),
@@ -43,12 +47,27 @@ func New(cfg tiling.Config) (Manifest, error) {
 		BlockThreads:     cfg.Threads(),
 		ClusterDims:      [3]int{cfg.ClusterM * cfg.ClusterN, 1, 1}, // 1-D grid: a cluster is consecutive CTAs along x
 		DynamicSmemBytes: cfg.SmemBytes(),
+		MaxCTAsPerSM:     maxCTAs,
 		Sizes:            t.sizes,
 		Buffers:          t.buffers(),
 		Params:           t.params(dt, 2),
 		ShapeRules:       t.rules,
 		Grid:             Grid{Tiles: t.tiles, CTAsPerTile: cfg.CTAsPerTile(), Scheduler: schedulerOf(cfg)},
 	}, nil
+}
+
+// maxCTAsPerSM is how many CTAs of cfg tensor memory holds allocations for
+// (0 for a kernel that allocates none).
+func maxCTAsPerSM(cfg tiling.Config) (int, error) {
+	lim, err := tiling.LimitsFor(cfg.Arch)
+	if err != nil {
+		return 0, err
+	}
+	cols := cfg.TMEMColumns()
+	if cols <= 0 || lim.TMEMColumns <= 0 {
+		return 0, nil
+	}
+	return lim.TMEMColumns / cols, nil
 }
 
 // ConfigHash identifies cfg: the first 8 bytes of the sha256 of its JSON,

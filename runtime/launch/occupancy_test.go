@@ -21,7 +21,12 @@ func TestCheckTMEMCoResidency(t *testing.T) {
 			c.Schedule, c.ClusterM = tiling.PingPong, 1
 		}
 		c = c.WithDefaults()
-		return manifest.Manifest{Name: c.Name(), Arch: arch, Config: c, BlockThreads: c.Threads(), DynamicSmemBytes: 99456}
+		m, err := manifest.New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.DynamicSmemBytes = 99456 // unpadded: what a manifest that disagrees with tiling could say
+		return m
 	}
 	for _, tt := range []struct {
 		name    string
@@ -58,16 +63,18 @@ func TestCheckTMEMCoResidency(t *testing.T) {
 	}
 }
 
-// TestCheckTMEMOccupancySkipsSM90: an sm_90a kernel needs no occupancy
-// query (the function is never touched).
+// TestCheckTMEMOccupancySkipsSM90: a kernel whose manifest sets no
+// MaxCTAsPerSM (sm_90a) needs no occupancy query (the function is never
+// touched).
 func TestCheckTMEMOccupancySkipsSM90(t *testing.T) {
 	t.Parallel()
 	man := manifest.Manifest{Name: "k", Config: tiling.Config{Arch: tiling.ArchSM90a}}
 	if err := checkTMEMOccupancy(nil, man); err != nil {
 		t.Errorf("checkTMEMOccupancy(sm_90a) = %v", err)
 	}
-	// sm_100a queries the driver; a nil function is an error, not a panic.
-	man.Config.Arch = tiling.ArchSM100a
+	// With a limit the driver is asked; a nil function is an error, not a
+	// panic.
+	man.MaxCTAsPerSM = 1
 	if err := checkTMEMOccupancy(nil, man); err == nil || !strings.Contains(err.Error(), "TMEM co-residency check") {
 		t.Errorf("checkTMEMOccupancy(sm_100a, nil function) = %v, want the query's error", err)
 	}
