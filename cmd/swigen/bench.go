@@ -221,10 +221,8 @@ func (o *benchOptions) validate() ([]tiling.Shape, error) {
 			return nil, err
 		}
 	}
-	if o.Probe != "" {
-		if _, err := gen.LookupProbe(o.Probe); err != nil {
-			return nil, usageError(fmt.Errorf("bench: --probe: %w", err))
-		}
+	if err := checkProbeNames(o.Probe, o.Select.Names); err != nil {
+		return nil, err
 	}
 	return shapes, nil
 }

@@ -34,9 +34,15 @@ func runModel(e *env, o *benchOptions) error {
 	if o.Select.Kernel != string(tiling.KernelBwdDSwiGLU) {
 		return usageError(fmt.Errorf("bench %s --model %s: the datasheet model projects bwd_dswiglu only (bench bwd --model)", kindArg(tiling.Kernel(o.Select.Kernel)), o.Model))
 	}
+	if o.Probe != "" {
+		return usageError(fmt.Errorf("bench --probe %s with --model %s: a projection runs no kernel to probe", o.Probe, o.Model))
+	}
 	shapes, err := parseShapes(o.Shapes)
 	if err != nil {
 		return err
+	}
+	if o.Suite {
+		shapes = bench.SuiteShapes()
 	}
 	jobs, err := modelJobs(o, g, shapes)
 	if err != nil {

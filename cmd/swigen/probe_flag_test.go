@@ -33,3 +33,18 @@ func TestProbeFlag(t *testing.T) {
 		t.Errorf("no probe: %v", err)
 	}
 }
+
+// TestProbeChecksBeforeGPU: a probe that cannot instrument a named config,
+// or a probe with --model, is a usage error without any GPU.
+func TestProbeChecksBeforeGPU(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"verify", "--probe", "trace", "--name", "gemm_sm100a_bf16_m128n256k64_s4_c1x1_1cta", "--nvcc", "/nonexistent/nvcc"},
+		{"bench", "bwd", "--probe", "noepi", "--name", "gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong", "--nvcc", "/nonexistent/nvcc"},
+		{"bench", "bwd", "--model", "b200", "--probe", "trace"},
+	} {
+		if code, _, errOut := runCLI(t, args...); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d:\n%s", args, code, exitUsage, errOut)
+		}
+	}
+}

@@ -129,10 +129,8 @@ func (o *verifyOptions) validate() ([]tiling.Shape, error) {
 	if o.Timeout <= 0 {
 		return nil, usageError(fmt.Errorf("verify: --timeout %v: must be positive", o.Timeout))
 	}
-	if o.Probe != "" {
-		if _, err := gen.LookupProbe(o.Probe); err != nil {
-			return nil, usageError(fmt.Errorf("verify: --probe: %w", err))
-		}
+	if err := checkProbeNames(o.Probe, o.Select.Names); err != nil {
+		return nil, err
 	}
 	if len(shapes) == 0 {
 		shapes = check.RaggedShapes()
@@ -255,6 +253,27 @@ func checkProbe(probe string, cfgs []tiling.Config) error {
 		}
 	}
 	return nil
+}
+
+// checkProbeNames checks, before any GPU is opened, that probe ("" for
+// none) exists and can instrument every config named: configs chosen by
+// the GPU's arch (--catalog, the heuristic) are checked once it is known.
+func checkProbeNames(probe string, names []string) error {
+	if probe == "" {
+		return nil
+	}
+	if _, err := gen.LookupProbe(probe); err != nil {
+		return usageError(fmt.Errorf("--probe: %w", err))
+	}
+	var cfgs []tiling.Config
+	for _, n := range names {
+		c, err := tiling.ParseName(n)
+		if err != nil {
+			return usageError(err)
+		}
+		cfgs = append(cfgs, c)
+	}
+	return checkProbe(probe, cfgs)
 }
 
 // probedName is the kernel name of cfg built with probe ("" for none).

@@ -8,6 +8,7 @@ package launch
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/runtime/cu"
@@ -15,12 +16,15 @@ import (
 
 // Kernel is a loaded swigen kernel: its module, function and manifest.
 type Kernel struct {
-	ctx      *cu.Context
-	mod      *cu.Module
-	fn       *cu.Function
-	Man      manifest.Manifest
-	numSMs   int
-	clusters int // co-resident clusters, once queried
+	ctx    *cu.Context
+	mod    *cu.Module
+	fn     *cu.Function
+	Man    manifest.Manifest
+	numSMs int
+	// clusters is the co-resident cluster count, once queried; mu guards
+	// it, as plans may be made from several goroutines.
+	mu       sync.Mutex
+	clusters int
 	// encode, when set, replaces the driver's tensor-map encoder: tests
 	// record the encode arguments through it without a GPU.
 	encode func(cu.TensorMapParams, string) (*cu.TensorMap, error)
@@ -61,6 +65,8 @@ func Load(ctx *cu.Context, dev cu.Device, cubin []byte, man manifest.Manifest) (
 // maxClusters is the number of co-resident clusters of this kernel
 // (cached: it depends only on the function and its launch shape).
 func (k *Kernel) maxClusters() (int, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	if k.clusters > 0 {
 		return k.clusters, nil
 	}
