@@ -3,7 +3,7 @@
 // tuning Space, procedural names and the no-tune Heuristic.
 package tiling
 
-// Kernel is a kernel kind of the catalog (ARCHITECTURE.md §2).
+// Kernel is a kernel kind of the catalog (docs/DESIGN.md#kernel-catalog).
 type Kernel string
 
 // The kernel kinds.

@@ -49,7 +49,7 @@ type Kind struct {
 // has: fwd_gateup loads the left and the gate rows of W as two halves.
 //
 // The kinds and how each GEMM operand maps onto the MLP tensors
-// (ARCHITECTURE.md §1; "K-major": the reduction dimension is contiguous):
+// (docs/DESIGN.md#math-and-conventions; "K-major": the reduction dimension is contiguous):
 //
 //   - bwd_dswiglu: dout = dy @ W_down^T. A = dy [M,K]; B = W_down [I,K]
 //     (major_b=k) or [K,I] (major_b=mn); N = I.

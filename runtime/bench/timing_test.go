@@ -32,7 +32,7 @@ func TestQuantiles(t *testing.T) {
 }
 
 func TestBwdCostSeedShape(t *testing.T) {
-	// ARCHITECTURE.md / PERF_MODEL.md: S1 is 116 GFLOP and 636 MB.
+	// docs/DESIGN.md#flops-and-bytes: the seed shape is 116 GFLOP and 636 MB.
 	f, b := BwdCost(tiling.Shape{M: 16384, K: 768, I: 4608}, false)
 	if f < 115.9e9 || f > 116.0e9 {
 		t.Errorf("FLOPs = %g, want 116 GF", f)

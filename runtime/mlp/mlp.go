@@ -1,5 +1,5 @@
 // Package mlp benchmarks and verifies the whole SwiGLU-MLP training step
-// (forward and backward, ARCHITECTURE.md §1) as the seed's implementation
+// (forward and backward, docs/DESIGN.md#math-and-conventions) as the seed's implementation
 // ledger: per segment, swigen's kernel against the unfused baseline (cuBLAS
 // GEMMs plus elementwise kernels), each with its FLOPs, bytes, time and
 // share of the roofline floor, measured in the same run.

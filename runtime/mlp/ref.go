@@ -40,7 +40,7 @@ func (p StepProblem) Validate() error {
 	return nil
 }
 
-// RefStep computes the whole step in float64 (ARCHITECTURE.md §1); the
+// RefStep computes the whole step in float64 (docs/DESIGN.md#math-and-conventions); the
 // dout GEMM and dSwiGLU come from ref.BwdDSwiGLU, the ground truth that
 // bwd_dswiglu is verified against.
 func RefStep(p StepProblem) (StepResult, error) {

@@ -101,7 +101,7 @@ func (p FwdGateUpProblem) Validate() error {
 }
 
 // FwdGateUp computes de = x @ W and out = left*silu(gate) in float64
-// (ARCHITECTURE.md §1). An invalid problem gives an empty result.
+// (docs/DESIGN.md#math-and-conventions). An invalid problem gives an empty result.
 func FwdGateUp(p FwdGateUpProblem) FwdGateUpResult {
 	if p.Validate() != nil {
 		return FwdGateUpResult{}

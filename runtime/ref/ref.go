@@ -50,7 +50,7 @@ func (p BwdProblem) Validate() error {
 }
 
 // BwdDSwiGLU computes dout = dy @ W_down^T and the dSwiGLU epilogue in
-// float64 (ARCHITECTURE.md §1), rows spread over GOMAXPROCS goroutines. An
+// float64 (docs/DESIGN.md#math-and-conventions), rows spread over GOMAXPROCS goroutines. An
 // invalid problem (see Validate) gives an empty result, which every
 // comparison then fails on length.
 func BwdDSwiGLU(p BwdProblem) BwdResult {
