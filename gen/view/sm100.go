@@ -101,13 +101,13 @@ type SM100Epilogue struct {
 // Facts of the sm_100a design (tiling/resources.go, ptx.md §B).
 const (
 	sm100EpiWarp0   = 4   // warps 4-7: warp%4 selects the TMEM lane quarter
-	sm100EpiThreads = 128 // one epilogue warpgroup
+	SM100EpiThreads = 128 // one epilogue warpgroup
 	sm100RowsPerCTA = 128 // TMEM lanes; M=128 per CTA (1cta M=128, 2cta M=256)
 	sm100EpiN       = 64  // one 128-byte swizzle row of 16-bit elements
 	// sm100RoleConsumers are the threads of one CTA that read every CLC
 	// response besides the MMA thread: scheduler, operand loader,
 	// epilogue-operand loader and the epilogue warpgroup.
-	sm100RoleConsumers = 3 + sm100EpiThreads
+	sm100RoleConsumers = 3 + SM100EpiThreads
 )
 
 // NewSM100 computes the view of the sm_100a kernel of c, of any kind,
@@ -222,7 +222,7 @@ func sm100Pair(c tiling.Config, d sm100Docs) (SM100Pair, error) {
 // sm100TMEM sizes the tensor memory of c: two TileN-column accumulators,
 // read sm100EpiN columns at a time.
 func sm100TMEM(c tiling.Config, p SM100Pair, d sm100Docs) (SM100TMEM, error) {
-	t := SM100TMEM{Cols: c.TMEMColumns(), EmptyArrivals: sm100EpiThreads * p.CTAsPerTile, AccCols: d.accCols, LdCols: c.EpiN}
+	t := SM100TMEM{Cols: c.TMEMColumns(), EmptyArrivals: SM100EpiThreads * p.CTAsPerTile, AccCols: d.accCols, LdCols: c.EpiN}
 	if t.Cols < 2*c.TileN || t.Cols > 512 || t.Cols&(t.Cols-1) != 0 {
 		return t, fmt.Errorf("view: %s: %d TMEM columns: need a power of two in [%d,512]", c.Name(), t.Cols, 2*c.TileN)
 	}
@@ -234,7 +234,7 @@ func sm100TMEM(c tiling.Config, p SM100Pair, d sm100Docs) (SM100TMEM, error) {
 // sub-tiles, one 128-byte swizzle row per TMEM lane.
 func sm100Epilogue(c tiling.Config, k Kind, lay tiling.SmemLayout, d sm100Docs) SM100Epilogue {
 	e := SM100Epilogue{Epilogue: epilogueOf(c, k, lay.EpilogueSlot), M: c.EpiM, N: c.EpiN,
-		RowBytes: c.EpiN * elemBytes, SwizzleMask: swizzleRepeat/swizzleAtomBytes - 1, Warp0: sm100EpiWarp0, Warp2Doc: d.warp2}
+		RowBytes: c.EpiN * ElemBytes, SwizzleMask: swizzleRepeat/swizzleAtomBytes - 1, Warp0: sm100EpiWarp0, Warp2Doc: d.warp2}
 	e.Chunks = e.RowBytes / 16
 	return e
 }

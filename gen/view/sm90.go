@@ -139,8 +139,8 @@ const epiGroup = 4
 
 // The sm_90a epilogue's sub-tile: 64 rows of one 128-byte swizzle row.
 const (
-	epiSubRows = 64
-	epiSubCols = 64
+	EpiSubRows = 64
+	EpiSubCols = 64
 )
 
 // NewSM90 computes the view of the sm_90a kernel of c, of any kind, whose
@@ -162,7 +162,7 @@ func NewSM90(c tiling.Config, m manifest.Manifest) (*SM90, error) {
 	if v.Sched, arrivals, err = sm90Schedule(c, m.BlockThreads); err != nil {
 		return nil, err
 	}
-	if v.Tile, err = newTile(c, halves, epiSubCols); err != nil {
+	if v.Tile, err = newTile(c, halves, EpiSubCols); err != nil {
 		return nil, err
 	}
 	v.Sched.Overlap = sm90Overlap(c, v.Tile)
@@ -192,7 +192,7 @@ func checkSM90(c tiling.Config) (Kind, int, error) {
 	if c.TileK%64 != 0 {
 		return Kind{}, 0, fmt.Errorf("view: %s: tile_k=%d: must be a multiple of 64 (one 128-byte swizzle atom)", c.Name(), c.TileK)
 	}
-	if c.EpiM != epiSubRows || c.EpiN != epiSubCols {
+	if c.EpiM != EpiSubRows || c.EpiN != EpiSubCols {
 		return Kind{}, 0, fmt.Errorf("view: %s: epilogue sub-tile %dx%d: sm_90a supports 64x64", c.Name(), c.EpiM, c.EpiN)
 	}
 	if ok, why := tiling.Implemented(c); !ok {

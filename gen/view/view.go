@@ -260,7 +260,7 @@ func (l *loadList) fill(o *Operand, ranks bool, halves int) {
 const (
 	swizzleAtomBytes = 128  // one 128B-swizzle row: 64 16-bit elements
 	swizzleRepeat    = 1024 // 8 rows of an atom
-	elemBytes        = 2    // bf16 / fp16
+	ElemBytes        = 2    // bf16 / fp16
 )
 
 // kmajorK16 is the start-address offset of each k16 step of a K-major

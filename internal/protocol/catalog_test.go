@@ -1,7 +1,7 @@
 package protocol_test
 
 // The model run on what the generator emits: every catalog config and the
-// tuning spaces through view.ProtocolSpec, the seeded bugs the model must
+// tuning spaces through fromview.ProtocolSpec, the seeded bugs the model must
 // catch on both architectures, and the H200 observations it reproduces.
 
 import (
@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/swigen/swigen/gen/view"
 	"github.com/swigen/swigen/internal/protocol"
+	"github.com/swigen/swigen/internal/protocol/fromview"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -22,7 +22,7 @@ func specsOf(t *testing.T, cfgs []tiling.Config) []protocol.Spec {
 	seen := map[string]bool{}
 	var out []protocol.Spec
 	for _, c := range cfgs {
-		sp, err := view.ProtocolSpec(c)
+		sp, err := fromview.ProtocolSpec(c)
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name(), err)
 		}
@@ -103,7 +103,7 @@ func specNamed(t *testing.T, name string) protocol.Spec {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := view.ProtocolSpec(c)
+	sp, err := fromview.ProtocolSpec(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +317,7 @@ func TestProtocolH200Observations(t *testing.T) {
 			if c.Arch != tiling.ArchSM90a {
 				continue
 			}
-			sp, err := view.ProtocolSpec(c)
+			sp, err := fromview.ProtocolSpec(c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -337,7 +337,7 @@ func TestProtocolH200Observations(t *testing.T) {
 	})
 }
 
-// TestProtocolSpecAdapter pins what view.ProtocolSpec reads off the views
+// TestProtocolSpecAdapter pins what fromview.ProtocolSpec reads off the views
 // for one config of each protocol shape, against values worked out by
 // hand from the templates.
 func TestProtocolSpecAdapter(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 )
 
 // pingPongSpec is bwd_dswiglu's sm_90a ping-pong 128x128 protocol, four
-// operand stages, written out by hand (view.ProtocolSpec derives the same
+// operand stages, written out by hand (fromview.ProtocolSpec derives the same
 // from the view; this package cannot import gen).
 func pingPongSpec() Spec {
 	return Spec{

@@ -9,7 +9,7 @@
 // init counts, ring depths, expect-tx bytes, the TMA boxes each load
 // moves, the parity formula of each wait, and who arrives where (warps
 // per release, cluster-wide releases, the pair's commit mask, the CLC
-// readers). view.ProtocolSpec builds it from the same view the templates
+// readers). fromview.ProtocolSpec builds it from the same view the templates
 // render (gen/view/protocol.go). The role programs here transcribe the
 // templates' control flow (sm90a_kernel.cuh.tmpl, the kinds' partials,
 // sm90a_overlap.cuh.tmpl, sm100a_kernel.cuh.tmpl, sm100_ptx.cuh.tmpl):

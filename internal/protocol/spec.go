@@ -33,7 +33,7 @@ func (p Parity) of(n int) int { return (n/p.Div)&1 ^ p.Xor }
 
 // Spec is a kernel's barrier protocol: every number the rendered code's
 // mbarrier operations use (init counts, ring depths, expect-tx bytes, the
-// parity formulas) and who arrives where. view.ProtocolSpec builds it from
+// parity formulas) and who arrives where. fromview.ProtocolSpec builds it from
 // the view the templates render; the role programs of this package follow
 // the templates' control flow.
 type Spec struct {

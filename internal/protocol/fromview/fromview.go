@@ -1,10 +1,15 @@
-package view
+// Package fromview builds internal/protocol's barrier-protocol Spec of a
+// kernel from the views its templates render (gen/view) and the tensor-map
+// boxes its manifest gives. It is the model's only link to the generator, so
+// the generator and the swigen binary do not carry the model.
+package fromview
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/swigen/swigen/gen/view"
 	"github.com/swigen/swigen/internal/protocol"
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
@@ -46,13 +51,13 @@ func ProtocolSpec(cfg tiling.Config) (protocol.Spec, error) {
 	}
 	switch cfg.Arch {
 	case tiling.ArchSM90a:
-		v, err := NewSM90(cfg, m)
+		v, err := view.NewSM90(cfg, m)
 		if err != nil {
 			return protocol.Spec{}, err
 		}
 		return sm90ProtocolSpec(v, boxes)
 	case tiling.ArchSM100a:
-		v, err := NewSM100(cfg, m)
+		v, err := view.NewSM100(cfg, m)
 		if err != nil {
 			return protocol.Spec{}, err
 		}
@@ -64,7 +69,7 @@ func ProtocolSpec(cfg tiling.Config) (protocol.Spec, error) {
 // protoLoads are the TMA loads of one stage: each operand's loads, box
 // bytes each, with their multicast ranks (-1 without a cluster that
 // shares the operand, and on sm_100a).
-func protoLoads(v Operand, box [3]int) ([]protocol.Load, error) {
+func protoLoads(v view.Operand, box [3]int) ([]protocol.Load, error) {
 	ranks := make([]int, v.Loads)
 	for i := range ranks {
 		ranks[i] = -1
@@ -85,7 +90,7 @@ func protoLoads(v Operand, box [3]int) ([]protocol.Load, error) {
 // sm90ProtocolSpec reads the sm_90a protocol off v: the loads of a stage
 // with their multicast ranks, the epilogue's loads and releases, the
 // schedule, the cluster-wide releases and the setmaxnreg split.
-func sm90ProtocolSpec(v *SM90, b manifest.Boxes) (protocol.Spec, error) {
+func sm90ProtocolSpec(v *view.SM90, b manifest.Boxes) (protocol.Spec, error) {
 	aLoads, err := protoLoads(v.A, b.A)
 	if err != nil {
 		return protocol.Spec{}, fmt.Errorf("view: %s: A load ranks: %w", v.Name, err)
@@ -102,7 +107,7 @@ func sm90ProtocolSpec(v *SM90, b manifest.Boxes) (protocol.Spec, error) {
 	sp := protocol.Spec{
 		Name: v.Name, Arch: protocol.SM90a,
 		TileM: v.Tile.M, TileN: v.Tile.NOut, TileK: v.Tile.K,
-		SubM: epiSubRows, SubN: epiSubCols,
+		SubM: view.EpiSubRows, SubN: view.EpiSubCols,
 		Raster: protoRaster(v.Tile.Func), SwizzleGroup: v.Tile.SwizzleGroup,
 		ClusterM: v.Cluster.M, ClusterN: v.Cluster.N,
 		Ring: protocol.Ring{
@@ -139,7 +144,7 @@ func sm90ProtocolSpec(v *SM90, b manifest.Boxes) (protocol.Spec, error) {
 // sm100ProtocolSpec reads the sm_100a protocol off v: each CTA's loads
 // completing on the leader's barrier, the pair's commit mask and
 // accumulator release count, and the CLC ring and its readers.
-func sm100ProtocolSpec(v *SM100, b manifest.Boxes) (protocol.Spec, error) {
+func sm100ProtocolSpec(v *view.SM100, b manifest.Boxes) (protocol.Spec, error) {
 	aLoads, err := protoLoads(v.A, b.A)
 	if err != nil {
 		return protocol.Spec{}, err
@@ -182,7 +187,7 @@ func sm100ProtocolSpec(v *SM100, b manifest.Boxes) (protocol.Spec, error) {
 			TFullInit: protoSingleInit, TEmptyInit: v.TMEM.EmptyArrivals,
 			TFullParity:  protocol.Parity{Div: protoAccParityDiv},
 			TEmptyParity: protocol.Parity{Div: protoAccParityDiv, Xor: 1},
-			EpiThreads:   sm100EpiThreads, CommitMask: mask, ProducerDrain: true,
+			EpiThreads:   view.SM100EpiThreads, CommitMask: mask, ProducerDrain: true,
 		},
 	}
 	if s := v.Sched; s.CLC {
@@ -211,7 +216,7 @@ func protoEpiLoads(de, residual bool, b manifest.Boxes) []int {
 // protoBoxBytes is the bytes one TMA box of 16-bit elements moves
 // (extents past the map's rank are 0).
 func protoBoxBytes(box [3]int) int {
-	n := elemBytes
+	n := view.ElemBytes
 	for _, e := range box {
 		if e > 0 {
 			n *= e
