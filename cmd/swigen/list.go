@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/internal/join"
 	"github.com/swigen/swigen/tiling"
 )
@@ -34,8 +35,16 @@ type listRow struct {
 
 // listOutput is the --json document.
 type listOutput struct {
-	Catalog []listRow `json:"catalog"`
-	Space   []listRow `json:"space,omitempty"`
+	Catalog []listRow   `json:"catalog"`
+	Space   []listRow   `json:"space,omitempty"`
+	Probes  []listProbe `json:"probes"`
+}
+
+// listProbe is one probe of gen.Probes.
+type listProbe struct {
+	Name         string `json:"name"`
+	Doc          string `json:"doc"`
+	ResultsRight bool   `json:"results_right"`
 }
 
 func newListCmd(e *env, runF func(context.Context, *listOptions) error) *cobra.Command {
@@ -101,6 +110,9 @@ func runList(e *env, o *listOptions) error {
 		return usageError(fmt.Errorf("list: %w", err))
 	}
 	out := listOutput{Catalog: rows(filterConfigs(tiling.Catalog(), ks, as, ds))}
+	for _, p := range gen.Probes() {
+		out.Probes = append(out.Probes, listProbe{Name: p.Name, Doc: p.Doc, ResultsRight: p.ResultsRight})
+	}
 	if o.Space {
 		out.Space = []listRow{}
 		for _, k := range orAll(ks, tiling.Kernels()) {
@@ -121,7 +133,22 @@ func runList(e *env, o *listOptions) error {
 		fmt.Fprintln(e.stdout)
 		printRows(e.stdout, fmt.Sprintf("Space (%d configs):", len(out.Space)), out.Space)
 	}
+	printProbes(e.stdout, out.Probes)
 	return nil
+}
+
+// printProbes lists the probes verify and bench can build a kernel with.
+func printProbes(w io.Writer, ps []listProbe) {
+	fmt.Fprintln(w, "\nProbes (swigen verify|bench --probe NAME; never in a shipped kernel):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, p := range ps {
+		results := "results wrong by design"
+		if p.ResultsRight {
+			results = "results right"
+		}
+		fmt.Fprintf(tw, "  %s\t%s (%s)\n", p.Name, p.Doc, results)
+	}
+	tw.Flush()
 }
 
 func rows(cfgs []tiling.Config) []listRow {
