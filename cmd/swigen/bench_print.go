@@ -90,6 +90,6 @@ func printSpeedupStats(e *env, xs []shapeSpeedup) {
 	if m := bench.SuiteModel(lo.shape); m != "" {
 		what = ", " + m
 	}
-	fmt.Fprintf(e.stdout, "speedup over %d shapes: min %.2fx (%d,%d,%d%s), geomean %.2fx\n",
+	fmt.Fprintf(e.stdout, "speedup over %d measurements (config and shape): min %.2fx (%d,%d,%d%s), geomean %.2fx\n",
 		len(xs), lo.speedup, lo.shape.M, lo.shape.K, lo.shape.I, what, math.Exp(logSum/float64(len(xs))))
 }
