@@ -10,15 +10,8 @@
 // load/store and needs I % 8 == 0 and 16-byte aligned bases (every row of
 // dout, left and gate then starts 16-byte aligned); *_scalar handles any I.
 // Both are grid-stride loops. fp32 math; sigmoid via ex2.approx + rcp.approx.
-// Self-contained: no #include.
-
-typedef unsigned short u16;
-typedef unsigned int u32;
-typedef unsigned long long u64;
-
-struct alignas(16) Vec8 {
-    u32 w[4];  // 8 packed 16-bit values, element 2j in the low half of w[j]
-};
+// The types and 16-bit conversions come from runtime/kernelsrc's prelude,
+// prepended at build time: one compile unit, no #include.
 
 static __device__ __forceinline__ float ex2(float x) {
     float y;
@@ -30,40 +23,6 @@ static __device__ __forceinline__ float rcp(float x) {
     float y;
     asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
-}
-
-template <bool kBF16>
-static __device__ __forceinline__ float to_f32(u16 h) {
-    float f;
-    if (kBF16) {
-        asm("mov.b32 %0, %1;" : "=f"(f) : "r"((u32)h << 16));
-    } else {
-        asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
-    }
-    return f;
-}
-
-template <bool kBF16>
-static __device__ __forceinline__ u16 to_16(float f) {
-    u16 h;
-    if (kBF16) {
-        asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
-    } else {
-        asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-    }
-    return h;
-}
-
-// Packs lo into the low and hi into the high half (element order in memory).
-template <bool kBF16>
-static __device__ __forceinline__ u32 pack2(float lo, float hi) {
-    u32 r;
-    if (kBF16) {
-        asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-    } else {
-        asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-    }
-    return r;
 }
 
 // The epilogue of one element.

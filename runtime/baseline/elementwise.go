@@ -7,12 +7,16 @@ import (
 	"unsafe"
 
 	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/runtime/kernelsrc"
 	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/tiling"
 )
 
 //go:embed elementwise.cu
-var elementwiseSource []byte
+var elementwiseSourceBody []byte
+
+// elementwiseSource is the kernel with the shared prelude of types and conversions.
+var elementwiseSource = kernelsrc.WithPrelude(elementwiseSourceBody)
 
 // ElementwiseSource returns the CUDA source of the baseline dSwiGLU kernel.
 func ElementwiseSource() []byte { return append([]byte(nil), elementwiseSource...) }

@@ -9,15 +9,8 @@
 // load and store and needs I % 8 == 0 and 16-byte aligned bases (every row
 // of left, gate and out then starts 16-byte aligned); *_scalar takes any I.
 // Both are grid-stride loops; fp32 math, sigmoid via ex2.approx and
-// rcp.approx like the fused epilogues. Self-contained: no #include.
-
-typedef unsigned short u16;
-typedef unsigned int u32;
-typedef unsigned long long u64;
-
-struct alignas(16) Pack8 {
-    u32 h[4];  // 8 packed 16-bit values; element 2j is the low half of h[j]
-};
+// rcp.approx like the fused epilogues. The types and 16-bit conversions
+// come from runtime/kernelsrc's prelude, prepended at build time.
 
 static __device__ __forceinline__ float silu_times(float left, float gate) {
     float e, r;
@@ -27,56 +20,22 @@ static __device__ __forceinline__ float silu_times(float left, float gate) {
 }
 
 template <bool kBF16>
-static __device__ __forceinline__ float widen(u16 v) {
-    float f;
-    if (kBF16) {
-        asm("mov.b32 %0, %1;" : "=f"(f) : "r"((u32)v << 16));
-    } else {
-        asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(v));
-    }
-    return f;
-}
-
-template <bool kBF16>
-static __device__ __forceinline__ u16 narrow(float f) {
-    u16 v;
-    if (kBF16) {
-        asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(v) : "f"(f));
-    } else {
-        asm("cvt.rn.f16.f32 %0, %1;" : "=h"(v) : "f"(f));
-    }
-    return v;
-}
-
-// Two floats into one packed pair, lo first in memory.
-template <bool kBF16>
-static __device__ __forceinline__ u32 narrow2(float lo, float hi) {
-    u32 v;
-    if (kBF16) {
-        asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(v) : "f"(hi), "f"(lo));
-    } else {
-        asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(v) : "f"(hi), "f"(lo));
-    }
-    return v;
-}
-
-template <bool kBF16>
 static __device__ void swiglu_vec8(const u16* __restrict__ de, u16* __restrict__ out, int M, int I) {
     const u64 chunks = (u64)(I / 8);  // 16-byte chunks per row of out
     const u64 n = (u64)M * chunks;
-    const Pack8* src = reinterpret_cast<const Pack8*>(de);
-    Pack8* dst = reinterpret_cast<Pack8*>(out);
+    const Vec8* src = reinterpret_cast<const Vec8*>(de);
+    Vec8* dst = reinterpret_cast<Vec8*>(out);
     for (u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x; t < n; t += (u64)gridDim.x * blockDim.x) {
         const u64 row = t / chunks;
         const u64 left = t + row * chunks;  // row*2*chunks + column chunk
-        const Pack8 l = src[left];
-        const Pack8 g = src[left + chunks];
-        Pack8 o;
+        const Vec8 l = src[left];
+        const Vec8 g = src[left + chunks];
+        Vec8 o;
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
-            const float lo = silu_times(widen<kBF16>((u16)l.h[j]), widen<kBF16>((u16)g.h[j]));
-            const float hi = silu_times(widen<kBF16>((u16)(l.h[j] >> 16)), widen<kBF16>((u16)(g.h[j] >> 16)));
-            o.h[j] = narrow2<kBF16>(lo, hi);
+            const float lo = silu_times(to_f32<kBF16>((u16)l.w[j]), to_f32<kBF16>((u16)g.w[j]));
+            const float hi = silu_times(to_f32<kBF16>((u16)(l.w[j] >> 16)), to_f32<kBF16>((u16)(g.w[j] >> 16)));
+            o.w[j] = pack2<kBF16>(lo, hi);
         }
         dst[t] = o;
     }
@@ -88,7 +47,7 @@ static __device__ void swiglu_scalar(const u16* __restrict__ de, u16* __restrict
     for (u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x; t < n; t += (u64)gridDim.x * blockDim.x) {
         const u64 row = t / (u64)I;
         const u64 left = t + row * (u64)I;  // row*2I + column
-        out[t] = narrow<kBF16>(silu_times(widen<kBF16>(de[left]), widen<kBF16>(de[left + I])));
+        out[t] = to_16<kBF16>(silu_times(to_f32<kBF16>(de[left]), to_f32<kBF16>(de[left + I])));
     }
 }
 

@@ -7,12 +7,16 @@ import (
 	"unsafe"
 
 	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/runtime/kernelsrc"
 	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/tiling"
 )
 
 //go:embed swiglu.cu
-var swigluSource []byte
+var swigluSourceBody []byte
+
+// swigluSource is the kernel with the shared prelude of types and conversions.
+var swigluSource = kernelsrc.WithPrelude(swigluSourceBody)
 
 // SwiGLUSource returns the CUDA source of the forward elementwise kernel.
 func SwiGLUSource() []byte { return append([]byte(nil), swigluSource...) }
