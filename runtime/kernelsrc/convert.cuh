@@ -1,8 +1,8 @@
 // swigen runtime kernels' prelude (runtime/kernelsrc): the integer types,
 // a 16-byte vector of eight 16-bit values and the bf16/fp16 conversions
 // the hand-written helper kernels share. Prepended to each kernel's source
-// at build time, so each still compiles as one self-contained unit with no
-// #include. kBF16 picks bf16 (true) or fp16 (false).
+// at build time, so each still compiles as one self-contained unit that
+// uses no CUDA header. kBF16 picks bf16 (true) or fp16 (false).
 
 typedef unsigned short u16;
 typedef unsigned int u32;
