@@ -48,9 +48,10 @@ type tuneOptions struct {
 	// IncludeHangTest runs the last candidate once more with the hang
 	// probe (hidden flag; shows isolation working on a GPU).
 	IncludeHangTest bool
-	// Exhaustive measures every candidate instead of pruning with
-	// tune.Prune first.
+	// Exhaustive measures every candidate fully instead of pruning with
+	// tune.Prune, screening the rest and measuring the best ScreenKeep.
 	Exhaustive bool
+	ScreenKeep int
 }
 
 const tuneLong = `Sweep the tuning space of a kernel on this machine's GPU and record the
@@ -77,6 +78,12 @@ The candidates are tiling.Space(kernel, arch, dtype) (see swigen list
 --shard i/n (every n-th candidate from the i-th, for splitting a sweep
 across machines). They are compiled in parallel (--jobs) ahead of their
 turn while earlier ones are timed; the build cache makes repeats free.
+
+By default the sweep is short: a static model (tune.Prune: operand traffic
+per output over how well the tiles fill the GPU) leaves out the candidates
+far from the best, the rest are screened with few repetitions, and the
+best --screen-keep and the heuristic's config are measured fully; only
+full measurements can win. --exhaustive measures every candidate fully.
 
 Each candidate runs in its own child process (swigen re-executed) with a
 time limit (--timeout), so a hang, a fault or a dead CUDA context costs
@@ -127,7 +134,8 @@ func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.C
 	f.StringArrayVar(&o.Filters, "filter", nil, "keep candidates whose name contains this (repeatable: all must match)")
 	f.IntVar(&o.Max, "max", 0, "keep at most this many candidates (0: all)")
 	f.StringVar(&o.Shard, "shard", "0/1", "run shard i of n: candidates with index%n == i")
-	f.BoolVar(&o.Exhaustive, "exhaustive", false, "measure every candidate; by default those a static model of operand traffic and GPU fill says cannot win are left out (tune.Prune)")
+	f.BoolVar(&o.Exhaustive, "exhaustive", false, "measure every candidate fully; by default those a static model of operand traffic and GPU fill says cannot win are left out (tune.Prune), the rest screened briefly and the best --screen-keep measured fully")
+	f.IntVar(&o.ScreenKeep, "screen-keep", 4, "candidates measured fully after the screening (0: no screening)")
 	f.BoolVar(&o.Retry, "retry", false, "run candidates recorded as failed again (passing ones are always kept)")
 	f.StringVar(&o.DB, "db", "swigen-tune.json", "results DB (JSON; created if missing, shared safely by concurrent tuners)")
 	f.StringVar(&o.Report, "report", "", "write an SVG plot of the results to this file")
@@ -192,6 +200,9 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	}
 	// The workers reject what the parent lets through (tune.DecodeRequest):
 	// every candidate would be recorded as a fault.
+	if o.ScreenKeep < 0 {
+		return usageError(fmt.Errorf("tune: --screen-keep %d: must not be negative", o.ScreenKeep))
+	}
 	if o.Reps < 1 || o.Warmup < 0 || o.SyncTimeout <= 0 || o.Timeout <= 0 {
 		return usageError(fmt.Errorf("tune: --reps %d, --warmup %v, --sync-timeout %v, --timeout %v: want reps >= 1, warmup >= 0 and positive limits",
 			o.Reps, o.Warmup, o.SyncTimeout, o.Timeout))
@@ -254,7 +265,8 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	w := e.stderr
 	fmt.Fprintf(w, "tune: %s %s %s at %s on %s (%s), driver %d, nvcc %s, templates %.12s%s\n",
 		k, arch, dt, shapeDims(k, shape), g.Name, g.CC, g.Driver, tc.Version, th, modeNote(k, o.StoreOut, "; "))
-	plan := tune.PlanSweep(db.Entry(key), cands, o.Retry)
+	screen := !o.Exhaustive && o.ScreenKeep > 0 && len(cands) > o.ScreenKeep
+	plan := tune.PlanSweep(db.Entry(key), cands, o.Retry, screen)
 	fmt.Fprintf(w, "tune: %d candidates of %d in the space (filter %q, max %d, shard %s%s%s%s); %d already in %s, %d to run on device(s) %s; child limit %v\n",
 		len(cands), len(space), o.Filters, o.Max, o.Shard, storeOutNote(o, without), pruneNote(pruned), hangNote(o), len(plan.Skipped), o.DB, len(plan.Run), join.Ints(o.Devices), o.Timeout)
 
@@ -271,17 +283,36 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	if slow == 0 {
 		slow = 1 // tune.Sweep reads 0 as the default; a factor of 1 never stops
 	}
-	bar := newTuneBar(w, len(plan.Run))
 	start := d.now()
-	res, sweepErr := tune.Sweep(ctx, tune.SweepOptions{
-		DBPath: o.DB, Key: key, Candidates: cands, Devices: o.Devices,
-		Prepare: d.prepare(tc), PrepareWorkers: max(1, o.Jobs),
-		Runner: runner, SlowFactor: slow, Retry: o.Retry, HangTest: o.IncludeHangTest,
-		Progress: func(p tune.Progress) {
-			bar.line(progressLine(p, d.now().Sub(start)))
-		},
-	})
-	bar.finish()
+	round := func(cs []tiling.Config, screening, hang bool) (*tune.SweepResult, error) {
+		so := tune.SweepOptions{
+			DBPath: o.DB, Key: key, Candidates: cs, Devices: o.Devices,
+			Prepare: d.prepare(tc), PrepareWorkers: max(1, o.Jobs),
+			Runner: runner, SlowFactor: slow, Retry: o.Retry, HangTest: hang, Screen: screening,
+		}
+		if screening {
+			so.Reps, so.Warmup = tune.ScreenReps, tune.ScreenWarmup
+		}
+		bar := newTuneBar(w, len(tune.PlanSweep(db.Entry(key), cs, o.Retry, screening).Run))
+		so.Progress = func(p tune.Progress) { bar.line(progressLine(p, d.now().Sub(start))) }
+		defer bar.finish()
+		return tune.Sweep(ctx, so)
+	}
+	var res *tune.SweepResult
+	var sweepErr error
+	if screen {
+		fmt.Fprintf(w, "tune: screening with %d repetitions each, then measuring the best %d and the heuristic's config fully (--exhaustive measures every candidate fully)\n",
+			tune.ScreenReps, o.ScreenKeep)
+		if res, sweepErr = round(cands, true, false); sweepErr != nil {
+			if res == nil {
+				return sweepErr
+			}
+		} else {
+			res, sweepErr = round(finalists(res.Entry, cands, o.ScreenKeep, key), false, o.IncludeHangTest)
+		}
+	} else {
+		res, sweepErr = round(cands, false, o.IncludeHangTest)
+	}
 	if res == nil {
 		return sweepErr
 	}
@@ -310,6 +341,17 @@ func checkConfig(c tiling.Config) error {
 		return errors.New(why)
 	}
 	return nil
+}
+
+// finalists are the candidates a full round measures after screening: the
+// keep fastest screened, and the heuristic's config when it is a candidate
+// (so the summary compares the winner with a full measurement of it).
+func finalists(e *tune.Entry, cands []tiling.Config, keep int, key tune.Key) []tiling.Config {
+	top := tune.TopScreened(e, cands, keep)
+	if h, err := heuristicFor(key); err == nil && slices.Contains(cands, h) && !slices.Contains(top, h) {
+		top = append(top, h)
+	}
+	return top
 }
 
 // heuristicFor is the heuristic config of the key's problem, with the

@@ -136,6 +136,12 @@ func execRunner(o *tuneOptions, tc *toolchain.Toolchain, dir string, log io.Writ
 // parent's compiler, the child's build is a cache hit.
 func workerArgs(o *tuneOptions, tc *toolchain.Toolchain, j tune.Job, out string) []string {
 	req := tune.WorkerRequest{Job: j, Reps: o.Reps, Warmup: o.Warmup, SyncTimeout: o.SyncTimeout}
+	if j.Reps > 0 {
+		req.Reps = j.Reps
+	}
+	if j.Warmup > 0 {
+		req.Warmup = j.Warmup
+	}
 	if tc != nil {
 		req.NVCC = tc.NVCC
 	}

@@ -149,7 +149,7 @@ func TestTuneRun(t *testing.T) {
 		}
 	}
 	bad := pp[1].Name()
-	o, err := parseTune(t, "--db", db, "--report", svg, "--filter", "pingpong", "--filter", "c1x1", "--include-hang-test")
+	o, err := parseTune(t, "--db", db, "--report", svg, "--filter", "pingpong", "--filter", "c1x1", "--include-hang-test", "--exhaustive")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -578,5 +578,68 @@ func TestTuneTimingFlags(t *testing.T) {
 	res, rerr := tune.ReadOutput(out)
 	if rerr != nil || res.Status != tune.StatusFault || !strings.Contains(res.Error, "worker request") {
 		t.Errorf("worker output %+v, %v; want a fault naming the request", res, rerr)
+	}
+}
+
+// TestTuneScreen: by default tune screens every candidate briefly, then
+// measures the best --screen-keep and the heuristic's config fully; only
+// full measurements can win, and a rerun resumes without running anything.
+func TestTuneScreen(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "tune.json")
+	o, err := parseTune(t, "--db", db, "--filter", "pingpong", "--filter", "c1x1", "--screen-keep", "3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []string
+	d := fakeTuneDeps(t, "", &runs)
+	run := d.runner
+	var reps []int
+	d.runner = func(o *tuneOptions, tc *toolchain.Toolchain, dir string, log io.Writer) (tune.Runner, error) {
+		r, err := run(o, tc, dir, log)
+		return tune.RunnerFunc(func(ctx context.Context, j tune.Job) (tune.Output, error) {
+			reps = append(reps, j.Reps)
+			return r.Run(ctx, j)
+		}), err
+	}
+	var stderr bytes.Buffer
+	if err := runTune(context.Background(), &env{stdout: io.Discard, stderr: &stderr}, o, d); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	cands, _ := tune.Select(tiling.Space(tiling.KernelBwdDSwiGLU, tiling.ArchSM90a, tiling.BF16), tune.Selection{Filter: []string{"pingpong", "c1x1"}})
+	screened := 0
+	for _, r := range reps {
+		if r == tune.ScreenReps {
+			screened++
+		}
+	}
+	full := len(runs) - screened
+	if screened != len(cands) || full < 3 || full > 4 {
+		t.Errorf("%d screened (want %d), %d full (want 3, or 4 with the heuristic)", screened, len(cands), full)
+	}
+	read, err := tune.ReadDB(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := read.Entries[0]
+	best, ok := e.Best()
+	if !ok || best.Screened {
+		t.Fatalf("best %+v: want a full measurement", best)
+	}
+	nfull := 0
+	for _, r := range e.Results {
+		if !r.Screened {
+			nfull++
+		}
+	}
+	if nfull != full {
+		t.Errorf("%d full results in the DB, %d full runs", nfull, full)
+	}
+	runs, reps = nil, nil
+	if err := runTune(context.Background(), &env{stdout: io.Discard, stderr: io.Discard}, o, d); err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 0 {
+		t.Errorf("the rerun ran %d jobs, want none (all recorded)", len(runs))
 	}
 }

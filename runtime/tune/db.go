@@ -96,6 +96,9 @@ type Result struct {
 	Device     int     `json:"device"`
 	WallS      float64 `json:"wall_s,omitempty"` // the worker's wall time
 	Date       string  `json:"date,omitempty"`
+	// Screened marks a screening measurement (few repetitions, to rank
+	// candidates): it never wins, and a full sweep measures it again.
+	Screened bool `json:"screened,omitempty"`
 }
 
 // Time is the candidate's median time, or +Inf unless it passed.
@@ -140,7 +143,7 @@ func (e *Entry) Best() (Result, bool) {
 	var best Result
 	found := false
 	for _, r := range e.Results {
-		if r.Status != StatusOK || !e.canWin(r.Config) {
+		if r.Status != StatusOK || r.Screened || !e.canWin(r.Config) {
 			continue
 		}
 		if !found || r.Time() < best.Time() {
@@ -439,7 +442,7 @@ func (db *DB) Lookup(k tiling.Kernel, a tiling.Arch, d tiling.DType, s tiling.Sh
 				continue
 			}
 			for _, r := range e.Results {
-				if r.Status != StatusOK || (ok && r.Time() >= w.Result.Time()) {
+				if r.Status != StatusOK || r.Screened || (ok && r.Time() >= w.Result.Time()) {
 					continue
 				}
 				c, err := tiling.ParseName(r.Config)

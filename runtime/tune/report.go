@@ -21,15 +21,17 @@ type Row struct {
 	PctFloor float64 // floor / time, percent
 	Speedup  float64 // baseline / time, baseline measured in the same run
 	Error    string
+	Screened bool // a screening measurement (Result.Screened)
 }
 
-// Rows returns e's results in table order: passing ones by time, then the
-// early-stopped by probe time, then the failures by name.
+// Rows returns e's results in table order: passing full measurements by
+// time, then passing screening ones by time, then the early-stopped by
+// probe time, then the failures by name.
 func Rows(e *Entry) []Row {
 	flops := e.FLOPs()
 	rows := make([]Row, 0, len(e.Results))
 	for _, r := range e.Results {
-		row := Row{Config: r.Config, Status: r.Status, Error: r.Error}
+		row := Row{Config: r.Config, Status: r.Status, Error: r.Error, Screened: r.Screened}
 		if r.Status == StatusOK || r.Status == StatusSlow {
 			row.US = r.US
 		}
@@ -46,20 +48,22 @@ func Rows(e *Entry) []Row {
 		}
 		rows = append(rows, row)
 	}
-	rank := func(s Status) int {
-		switch s {
-		case StatusOK:
+	rank := func(r Row) int {
+		switch {
+		case r.Status == StatusOK && !r.Screened:
 			return 0
-		case StatusSlow:
+		case r.Status == StatusOK:
 			return 1
+		case r.Status == StatusSlow:
+			return 2
 		}
-		return 2
+		return 3
 	}
 	slices.SortStableFunc(rows, func(a, b Row) int {
-		if c := cmp.Compare(rank(a.Status), rank(b.Status)); c != 0 {
+		if c := cmp.Compare(rank(a), rank(b)); c != 0 {
 			return c
 		}
-		if rank(a.Status) < 2 {
+		if rank(a) < 3 {
 			if c := cmp.Compare(a.US, b.US); c != 0 {
 				return c
 			}
@@ -84,6 +88,9 @@ func WriteTable(w io.Writer, e *Entry) error {
 		status := string(r.Status)
 		if r.Status != StatusOK && r.Error != "" {
 			status += ": " + oneLine(r.Error, 100)
+		}
+		if r.Screened {
+			status += " (screening only)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Config, num(r.US, "%.1f"), num(r.TFLOPs, "%.0f"),
 			num(r.PctFloor, "%.0f%%"), num(r.Speedup, "%.2fx"), status)

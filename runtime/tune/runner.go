@@ -33,6 +33,10 @@ type Job struct {
 	// Ceilings already measured for this sweep; zero asks the worker to
 	// measure them (and return them in its Output).
 	Ceilings Ceilings
+	// Reps and Warmup, when above 0, override the worker's timing (a
+	// screening sweep asks for little).
+	Reps   int
+	Warmup time.Duration
 }
 
 // Name is the name the job's result is recorded under: the config's, or

@@ -1,10 +1,12 @@
 package tune
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -105,6 +107,15 @@ type SweepOptions struct {
 	// Retry runs candidates recorded with a failure again (passing ones
 	// are always skipped: the sweep resumes).
 	Retry bool
+	// Screen makes this a screening sweep: every job runs Reps
+	// repetitions and its result is recorded as Screened, to rank the
+	// candidates cheaply; a later full sweep of the best few measures them
+	// again (Screen off, where a screened result counts as not recorded).
+	Screen bool
+	// Reps and Warmup, when above 0, are the timing each job asks its
+	// worker for (Job.Reps, Job.Warmup); 0 leaves the worker's default.
+	Reps   int
+	Warmup time.Duration
 	// HangTest runs the last candidate once more, built with the hang
 	// probe (a kernel that deadlocks), after the others: a test that the
 	// runner isolates a hung kernel and the sweep carries on. Its result,
@@ -132,13 +143,15 @@ type Plan struct {
 }
 
 // PlanSweep splits candidates into those recorded in entry (skipped: the
-// sweep resumes) and those to run. With retry, failed records run again.
-func PlanSweep(entry *Entry, cands []tiling.Config, retry bool) Plan {
+// sweep resumes) and those to run. With retry, failed records run again. A
+// screening sweep (screen) counts any record; a full one does not count a
+// screening result, which it measures again.
+func PlanSweep(entry *Entry, cands []tiling.Config, retry, screen bool) Plan {
 	var p Plan
 	for _, c := range cands {
 		name := c.Name()
 		if entry != nil {
-			if r, ok := entry.Result(name); ok && (r.Status == StatusOK || !retry) {
+			if r, ok := entry.Result(name); ok && (r.Status == StatusOK || !retry) && (screen || !r.Screened) {
 				p.Skipped = append(p.Skipped, name)
 				continue
 			}
@@ -194,7 +207,7 @@ func Sweep(ctx context.Context, o SweepOptions) (*SweepResult, error) {
 		return nil, err
 	}
 	entry := db.Entry(o.Key)
-	plan := PlanSweep(entry, o.Candidates, o.Retry)
+	plan := PlanSweep(entry, o.Candidates, o.Retry, o.Screen)
 	if entry == nil {
 		entry = &Entry{Key: o.Key}
 	}
@@ -267,6 +280,7 @@ func Sweep(ctx context.Context, o SweepOptions) (*SweepResult, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		r := out.Result
+		r.Screened = o.Screen
 		if r.Date == "" {
 			r.Date = now().UTC().Format(time.RFC3339)
 		}
@@ -334,7 +348,7 @@ func Sweep(ctx context.Context, o SweepOptions) (*SweepResult, error) {
 				}
 				bestUS, ceil := snapshot()
 				out, err := o.Runner.Run(ctx, Job{Index: i, Config: cfg, Probe: probes[i], Shape: o.Key.Shape, Device: dev,
-					BestUS: bestUS, SlowFactor: o.SlowFactor, Ceilings: ceil})
+					BestUS: bestUS, SlowFactor: o.SlowFactor, Ceilings: ceil, Reps: o.Reps, Warmup: o.Warmup})
 				if err != nil || ctx.Err() != nil {
 					return
 				}
@@ -365,4 +379,37 @@ func clip(s string, n int) string {
 		first = first[:n/4]
 	}
 	return first + "\n…\n" + s[len(s)-(n-len(first)-5):]
+}
+
+// ScreenReps and ScreenWarmup are a screening sweep's timing: the fewest
+// repetitions the bench takes and a short warm-up, enough to rank
+// candidates that differ by more than the noise (a few percent).
+const (
+	ScreenReps   = 20
+	ScreenWarmup = 50 * time.Millisecond
+)
+
+// TopScreened is the keep fastest passing candidates of cands recorded in
+// entry (screened or fully measured), fastest first: the ones a full sweep
+// measures after a screening sweep. Ties keep cands' order.
+func TopScreened(entry *Entry, cands []tiling.Config, keep int) []tiling.Config {
+	if entry == nil {
+		return nil
+	}
+	type timed struct {
+		c  tiling.Config
+		us float64
+	}
+	var ok []timed
+	for _, c := range cands {
+		if r, found := entry.Result(c.Name()); found && r.Status == StatusOK {
+			ok = append(ok, timed{c, r.Time()})
+		}
+	}
+	slices.SortStableFunc(ok, func(a, b timed) int { return cmp.Compare(a.us, b.us) })
+	out := make([]tiling.Config, 0, keep)
+	for i := 0; i < len(ok) && i < keep; i++ {
+		out = append(out, ok[i].c)
+	}
+	return out
 }

@@ -137,18 +137,18 @@ func TestPlanSweep(t *testing.T) {
 	e := &Entry{Key: testKey()}
 	e.Set(Result{Config: cands[0].Name(), Status: StatusOK, US: 1})
 	e.Set(Result{Config: cands[2].Name(), Status: StatusTimeout})
-	p := PlanSweep(e, cands, false)
+	p := PlanSweep(e, cands, false, false)
 	if diff := cmp.Diff([]string{cands[1].Name(), cands[3].Name()}, names(p.Run)); diff != "" {
 		t.Errorf("resume Run (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{cands[0].Name(), cands[2].Name()}, p.Skipped); diff != "" {
 		t.Errorf("resume Skipped (-want +got):\n%s", diff)
 	}
-	p = PlanSweep(e, cands, true)
+	p = PlanSweep(e, cands, true, false)
 	if diff := cmp.Diff([]string{cands[1].Name(), cands[2].Name(), cands[3].Name()}, names(p.Run)); diff != "" {
 		t.Errorf("retry Run (-want +got):\n%s", diff)
 	}
-	if p := PlanSweep(nil, cands, false); len(p.Run) != 4 {
+	if p := PlanSweep(nil, cands, false, false); len(p.Run) != 4 {
 		t.Errorf("no entry: %d to run", len(p.Run))
 	}
 }
@@ -471,5 +471,56 @@ func TestSweepKeyMismatch(t *testing.T) {
 		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || ran != 0):
 			t.Errorf("%s: err %v, ran %d; want %q and nothing run", tt.name, err, ran, tt.want)
 		}
+	}
+}
+
+// TestScreening: a screening sweep records Screened results, which never
+// win; a full sweep measures them again; TopScreened ranks them.
+func TestScreening(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "tune.json")
+	cands := testCands(6)
+	var reps []int
+	r := RunnerFunc(func(ctx context.Context, j Job) (Output, error) {
+		reps = append(reps, j.Reps)
+		return Output{Result: Result{Status: StatusOK, US: 100 + float64(j.Index)}}, nil
+	})
+	res, err := Sweep(context.Background(), SweepOptions{DBPath: path, Key: testKey(), Candidates: cands, Runner: r,
+		Screen: true, Reps: ScreenReps, Warmup: ScreenWarmup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range res.Entry.Results {
+		if !x.Screened {
+			t.Errorf("%s: not marked screened", x.Config)
+		}
+	}
+	if _, ok := res.Entry.Best(); ok {
+		t.Error("a screened result won")
+	}
+	if p := PlanSweep(res.Entry, cands, false, true); len(p.Run) != 0 {
+		t.Errorf("a second screening would run %d", len(p.Run))
+	}
+	if p := PlanSweep(res.Entry, cands, false, false); len(p.Run) != len(cands) {
+		t.Errorf("a full sweep would run %d, want %d", len(p.Run), len(cands))
+	}
+	top := TopScreened(res.Entry, cands, 2)
+	if len(top) != 2 || top[0].Name() != cands[0].Name() || top[1].Name() != cands[1].Name() {
+		t.Fatalf("TopScreened = %v", names(top))
+	}
+	reps = nil
+	res, err = Sweep(context.Background(), SweepOptions{DBPath: path, Key: testKey(), Candidates: top, Runner: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int{0, 0}, reps); diff != "" {
+		t.Errorf("full-round reps (-want +got):\n%s", diff)
+	}
+	best, ok := res.Entry.Best()
+	if !ok || best.Screened || best.Config != cands[0].Name() {
+		t.Errorf("Best = %+v, %v; want %s fully measured", best, ok, cands[0].Name())
+	}
+	if TopScreened(nil, cands, 2) != nil {
+		t.Error("TopScreened(nil) is not nil")
 	}
 }
