@@ -406,10 +406,14 @@ func Merge(dbs ...*DB) *DB {
 	return out
 }
 
-// newerResult reports whether r should replace old in a merge.
+// newerResult reports whether r should replace old in a merge: a pass over
+// a failure, a full measurement over a screening one, then the newer.
 func newerResult(r, old Result) bool {
 	if (r.Status == StatusOK) != (old.Status == StatusOK) {
 		return r.Status == StatusOK
+	}
+	if r.Status == StatusOK && r.Screened != old.Screened {
+		return !r.Screened // a full measurement over a screening one
 	}
 	return r.Date > old.Date // RFC 3339 UTC strings order by time
 }

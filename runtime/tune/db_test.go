@@ -503,3 +503,17 @@ func TestFwdGateUpCost(t *testing.T) {
 		}
 	}
 }
+
+// TestMergePrefersFull: a full measurement beats a newer screening one.
+func TestMergePrefersFull(t *testing.T) {
+	t.Parallel()
+	full, screen := &DB{}, &DB{}
+	full.Upsert(testKey()).Set(Result{Config: nameA, Status: StatusOK, US: 200, Date: "2026-12-01T10:00:00Z"})
+	screen.Upsert(testKey()).Set(Result{Config: nameA, Status: StatusOK, US: 190, Date: "2026-12-01T11:00:00Z", Screened: true})
+	for _, m := range []*DB{Merge(full, screen), Merge(screen, full)} {
+		r, ok := m.Entry(testKey()).Result(nameA)
+		if !ok || r.Screened || r.US != 200 {
+			t.Errorf("merged %+v, want the full measurement", r)
+		}
+	}
+}
