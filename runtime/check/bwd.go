@@ -29,7 +29,8 @@ type Options struct {
 	Tol     float64       // 0 means DefaultTol
 	Timeout time.Duration // per launch; 0 means 30 s
 	Seed    uint64
-	// ForceGPURef uses the naive GPU reference even for small shapes.
+	// ForceGPURef uses the naive GPU reference even for shapes the CPU
+	// float64 reference covers, for every kernel kind.
 	ForceGPURef bool
 }
 
@@ -122,6 +123,15 @@ func verifyBwdShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o
 	if err := launch.CheckShape(cfg, launch.BwdArgs{M: M, K: K, I: I}); err != nil {
 		return fail(err)
 	}
+	macs := int64(M) * int64(K) * int64(I)
+	gpu := useGPURef(o, macs, cpuRefMaxMACs)
+	r.Ref = refCPU
+	if gpu {
+		r.Ref = refGPU
+		if err := needGPURef(env, o, fmt.Sprintf("bwd_dswiglu M=%d K=%d I=%d", M, K, I), macs, cpuRefMaxMACs); err != nil {
+			return fail(err)
+		}
+	}
 	in := newBwdInputs(rng, dt, M, K, I)
 	wdev := in.w
 	if cfg.MajorB == tiling.MNMajor { // the kernel reads W_down stored [K,I]
@@ -188,15 +198,10 @@ func verifyBwdShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o
 	}
 
 	var wantG, wantO []float64
-	if !o.ForceGPURef && int64(M)*int64(K)*int64(I) <= cpuRefMaxMACs {
-		r.Ref = "cpu-float64"
+	if !gpu {
 		res := ref.BwdDSwiGLU(ref.BwdProblem{M: M, K: K, I: I, Dy: num.Float64s(in.dy), WDown: num.Float64s(in.w), De: num.Float64s(in.de)})
 		wantG, wantO = res.GradDe, res.Out
 	} else {
-		r.Ref = "gpu-naive"
-		if env.GPURef == nil {
-			return fail(fmt.Errorf("check: shape %dx%dx%d needs the GPU reference, which is not loaded", M, K, I))
-		}
 		rg, err := b.Alloc(M * 2 * I * 2)
 		if err != nil {
 			return fail(err)
@@ -208,7 +213,7 @@ func verifyBwdShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o
 		if err := env.GPURef.BwdDSwiGLU(dt, M, K, I, dy, wd, de, rg, ro, cfg.MajorB == tiling.MNMajor); err != nil {
 			return fail(err)
 		}
-		if err := env.Ctx.Synchronize(o.Timeout, "naive GPU reference"); err != nil {
+		if err := env.Ctx.Synchronize(refTimeout(o, macs), "naive GPU reference"); err != nil {
 			return fail(err)
 		}
 		raw := make([]byte, M*2*I*2)

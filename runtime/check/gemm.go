@@ -13,8 +13,11 @@ import (
 )
 
 // cpuRefMaxMACsFwd bounds the shapes the gemm and forward kernels are
-// checked on: they have no naive GPU reference, so every shape runs the
-// CPU float64 reference (a few seconds at this size on a GPU host's cores).
+// checked on against the CPU float64 reference (a few seconds at this size
+// on a GPU host's cores); larger ones, or every one with
+// Options.ForceGPURef, use the naive GPU reference, itself tested against
+// the CPU one. It is above bwd's cpuRefMaxMACs so that every shape these
+// kinds were checked on before they had a GPU reference keeps the exact one.
 const cpuRefMaxMACsFwd = 1 << 35
 
 // Verify runs a loaded kernel of any kind on each shape against its
@@ -169,26 +172,44 @@ func verifyGemmShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, 
 	s = gemmShape(cfg, s)
 	dt := cfg.DType
 	M, N, K := s.M, s.I, s.K
-	r := ShapeResult{Shape: s, Ref: "cpu-float64"}
+	aMN, bMN := cfg.MajorA == tiling.MNMajor, cfg.MajorB == tiling.MNMajor
+	r := ShapeResult{Shape: s, Ref: refCPU}
 	fail := func(err error) ShapeResult { r.Err = err; return r }
 	if err := launch.CheckShape(cfg, launch.GemmArgs{M: M, N: N, K: K}); err != nil {
 		return fail(err)
 	}
-	if int64(M)*int64(N)*int64(K) > cpuRefMaxMACsFwd {
-		return fail(fmt.Errorf("check: gemm %dx%dx%d exceeds the CPU reference's %d multiply-adds (no GPU reference for gemm)", M, N, K, int64(cpuRefMaxMACsFwd)))
+	macs := int64(M) * int64(N) * int64(K)
+	gpu := useGPURef(o, macs, cpuRefMaxMACsFwd)
+	if gpu {
+		r.Ref = refGPU
+		if err := needGPURef(env, o, fmt.Sprintf("gemm %dx%dx%d", M, N, K), macs, cpuRefMaxMACsFwd); err != nil {
+			return fail(err)
+		}
 	}
 	a := rng.Normal(dt, M*K, 1)                       // logical [M,K]
 	b := rng.Normal(dt, N*K, 1/math.Sqrt(float64(K))) // logical [K,N]
 	aDev, bDev := a, transpose32(b, K, N)             // [M,K], [N,K]
-	if cfg.MajorA == tiling.MNMajor {
+	if aMN {
 		aDev = transpose32(a, M, K) // [K,M]
 	}
-	if cfg.MajorB == tiling.MNMajor {
+	if bMN {
 		bDev = b // [K,N]
 	}
 	dev := newRun(env, dt)
 	defer dev.free()
-	ap, bp, cp := dev.upload(aDev), dev.upload(bDev), dev.poisoned(M*N)
+	ap, bp := dev.upload(aDev), dev.upload(bDev)
+	var want expect
+	if gpu {
+		// The reference runs first and its output is read back before the
+		// kernel under test runs, so nothing that kernel writes out of
+		// bounds can reach it.
+		refC := dev.poisoned(M * N)
+		dev.reference(refTimeout(o, macs), func() error {
+			return env.GPURef.Gemm(dt, M, N, K, ap, bp, refC, aMN, bMN)
+		})
+		want = dev.refOutput("C", refC, M*N)
+	}
+	cp := dev.poisoned(M * N)
 	if dev.err != nil {
 		return fail(dev.err)
 	}
@@ -201,7 +222,9 @@ func verifyGemmShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, 
 	if dev.err != nil {
 		return fail(dev.err)
 	}
-	want := ref.Gemm(ref.GemmProblem{M: M, N: N, K: K, A: num.Float64s(a), B: num.Float64s(b), BMNMajor: true})
-	r.Outputs = []OutputResult{{Name: "C", Stats: num.CompareRaw(dt, got, want)}}
+	if !gpu {
+		want.f64 = ref.Gemm(ref.GemmProblem{M: M, N: N, K: K, A: num.Float64s(a), B: num.Float64s(b), BMNMajor: true})
+	}
+	r.Outputs = []OutputResult{{Name: "C", Stats: want.compare(dt, got)}}
 	return finish(r, o.Tol)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"strings"
 	"unsafe"
 
 	"github.com/swigen/swigen/runtime/cu"
@@ -11,87 +12,204 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-//go:embed naive_bwd.cu
-var naiveBwdSource []byte
+//go:embed naive.cu
+var naiveSource []byte
 
-// NaiveBwdSource returns the CUDA source of the naive GPU reference.
-func NaiveBwdSource() []byte { return append([]byte(nil), naiveBwdSource...) }
+// NaiveSource returns the CUDA source of the naive GPU references.
+func NaiveSource() []byte { return append([]byte(nil), naiveSource...) }
 
-// naiveBlock is the kernel's thread-block width (its __launch_bounds__).
+// naiveBlock is the kernels' thread-block width (their __launch_bounds__).
 const naiveBlock = 256
 
-// maxGridY is the hardware limit of gridDim.y; the kernel strides rows past it.
+// maxGridY is the hardware limit of gridDim.y; the kernels stride rows past it.
 const maxGridY = 65535
+
+// maxInt32 bounds every size: the kernels take sizes as int.
+const maxInt32 = 1<<31 - 1
+
+// naiveKinds are the kernel kinds naive.cu has a reference for, each with
+// a bf16 and an fp16 entry point (naiveEntry).
+var naiveKinds = []tiling.Kernel{tiling.KernelGEMM, tiling.KernelFwdGateUp, tiling.KernelFwdDown, tiling.KernelBwdDSwiGLU}
+
+// naiveDTypes are the element types naive.cu has entry points for.
+var naiveDTypes = []tiling.DType{tiling.BF16, tiling.FP16}
 
 // GPURef runs the naive GPU reference kernels on one context.
 type GPURef struct {
 	h   *launch.Helper
-	fns map[tiling.DType]*cu.Function
+	fns map[string]*cu.Function // by entry name
 }
 
-// NewGPURef compiles naive_bwd.cu for sm_90a with tc and loads it into ctx.
+// NewGPURef compiles naive.cu for sm_90a with tc and loads it into ctx.
 func NewGPURef(ctx *cu.Context, tc launch.Compiler) (*GPURef, error) {
-	dts := []tiling.DType{tiling.BF16, tiling.FP16}
 	var entries []string
-	for _, dt := range dts {
-		entries = append(entries, naiveEntry(dt))
+	for _, k := range naiveKinds {
+		for _, dt := range naiveDTypes {
+			entries = append(entries, naiveEntry(k, dt))
+		}
 	}
-	h, err := launch.LoadHelper(context.Background(), ctx, tc, "swigen_ref_bwd_dswiglu", naiveBwdSource, entries)
+	h, err := launch.LoadHelper(context.Background(), ctx, tc, "swigen_ref_naive", naiveSource, entries)
 	if err != nil {
 		return nil, fmt.Errorf("ref: new gpu ref: %w", err)
 	}
-	g := &GPURef{h: h, fns: map[tiling.DType]*cu.Function{}}
-	for _, dt := range dts {
-		g.fns[dt] = h.Fns[naiveEntry(dt)]
-	}
-	return g, nil
+	return &GPURef{h: h, fns: h.Fns}, nil
 }
 
 // Close unloads the module.
 func (g *GPURef) Close() error {
-	if g == nil {
+	if g == nil || g.h == nil {
 		return nil
 	}
 	return g.h.Close()
 }
 
-func naiveEntry(dt tiling.DType) string { return "swigen_ref_bwd_dswiglu_" + string(dt) }
+// naiveEntry is the entry point of kind's reference for dt.
+func naiveEntry(kind tiling.Kernel, dt tiling.DType) string {
+	return "swigen_ref_" + string(kind) + "_" + string(dt)
+}
+
+// dim is one named problem size.
+type dim struct {
+	name string
+	v    int
+}
+
+// ptr is one named device buffer.
+type ptr struct {
+	name string
+	p    cu.DevicePtr
+}
+
+// prepare checks a launch of kind's reference before anything runs: a
+// dtype with an entry point, every size in [1, 2^31), every required
+// buffer non-null, and a loaded module. It returns the function and the
+// launch shape (x over cols, y over rows).
+func (g *GPURef) prepare(kind tiling.Kernel, dt tiling.DType, dims []dim, ptrs []ptr, rows, cols int) (*cu.Function, cu.LaunchConfig, error) {
+	op := "ref: naive " + string(kind)
+	if dt != tiling.BF16 && dt != tiling.FP16 {
+		return nil, cu.LaunchConfig{}, fmt.Errorf("%s: dtype %q: want bf16 or fp16", op, dt)
+	}
+	var bad []string
+	for _, d := range dims {
+		if d.v <= 0 || d.v > maxInt32 {
+			bad = append(bad, fmt.Sprintf("%s=%d", d.name, d.v))
+		}
+	}
+	if len(bad) > 0 {
+		return nil, cu.LaunchConfig{}, fmt.Errorf("%s: %s: sizes must be in [1, 2^31)", op, strings.Join(bad, " "))
+	}
+	var null []string
+	for _, p := range ptrs {
+		if p.p == 0 {
+			null = append(null, p.name)
+		}
+	}
+	if len(null) > 0 {
+		return nil, cu.LaunchConfig{}, fmt.Errorf("%s: null %s pointer", op, strings.Join(null, ", "))
+	}
+	cfg, err := naiveLaunch(rows, cols)
+	if err != nil {
+		return nil, cu.LaunchConfig{}, fmt.Errorf("%s: %w", op, err)
+	}
+	if g == nil || !g.h.Loaded() {
+		return nil, cu.LaunchConfig{}, fmt.Errorf("%s: the GPU reference is not loaded", op)
+	}
+	f, ok := g.fns[naiveEntry(kind, dt)]
+	if !ok || f == nil {
+		return nil, cu.LaunchConfig{}, fmt.Errorf("%s: entry point %s is not loaded", op, naiveEntry(kind, dt))
+	}
+	return f, cfg, nil
+}
+
+// flag is a bool as the kernels' int argument.
+func flag(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Gemm launches the naive C = A @ B on the default stream: C [M,N] from A
+// ([M,K], or [K,M] with aMN) and B ([N,K], or [K,N] with bMN), all dtype
+// and row-major, the majors of tiling.Config.MajorA/MajorB. It is
+// asynchronous; synchronize (or copy back) before reading C.
+func (g *GPURef) Gemm(dtype tiling.DType, M, N, K int, a, b, c cu.DevicePtr, aMN, bMN bool) error {
+	f, cfg, err := g.prepare(tiling.KernelGEMM, dtype,
+		[]dim{{"M", M}, {"N", N}, {"K", K}},
+		[]ptr{{"A", a}, {"B", b}, {"C", c}}, M, N)
+	if err != nil {
+		return err
+	}
+	m, n, k, amn, bmn := int32(M), int32(N), int32(K), flag(aMN), flag(bMN)
+	return g.h.Ctx.Launch(f, cfg,
+		unsafe.Pointer(&a), unsafe.Pointer(&b), unsafe.Pointer(&c),
+		unsafe.Pointer(&m), unsafe.Pointer(&n), unsafe.Pointer(&k), unsafe.Pointer(&amn), unsafe.Pointer(&bmn))
+}
+
+// FwdGateUp launches the naive fwd_gateup on the default stream: out
+// [M,I] = left*silu(gate) and, unless de is 0, de [M,2I] = [left | gate] =
+// x @ W, from x [M,K] and W ([2I,K]: left rows then gate rows, or [K,2I]
+// with wMN), all dtype and row-major. out is computed from the unrounded
+// fp32 left and gate. It is asynchronous; synchronize (or copy back)
+// before reading the outputs.
+func (g *GPURef) FwdGateUp(dtype tiling.DType, M, K, I int, x, w, de, out cu.DevicePtr, wMN bool) error {
+	// The kernel indexes W's 2I columns as int.
+	f, cfg, err := g.prepare(tiling.KernelFwdGateUp, dtype,
+		[]dim{{"M", M}, {"K", K}, {"I", I}, {"2I", 2 * I}},
+		[]ptr{{"x", x}, {"W", w}, {"out", out}}, M, I)
+	if err != nil {
+		return err
+	}
+	m, k, i, mn := int32(M), int32(K), int32(I), flag(wMN)
+	return g.h.Ctx.Launch(f, cfg,
+		unsafe.Pointer(&x), unsafe.Pointer(&w), unsafe.Pointer(&de), unsafe.Pointer(&out),
+		unsafe.Pointer(&m), unsafe.Pointer(&k), unsafe.Pointer(&i), unsafe.Pointer(&mn))
+}
+
+// FwdDown launches the naive fwd_down on the default stream: y [M,K] =
+// out @ W_down (+ residual unless residual is 0) from out [M,I], W_down
+// ([I,K], or [K,I] with wdownKI: nn.Linear's down_proj, major_b=k) and
+// residual [M,K], all dtype and row-major; the residual is added in fp32
+// before the one rounding. It is asynchronous; synchronize (or copy back)
+// before reading y.
+func (g *GPURef) FwdDown(dtype tiling.DType, M, K, I int, out, wdown, residual, y cu.DevicePtr, wdownKI bool) error {
+	f, cfg, err := g.prepare(tiling.KernelFwdDown, dtype,
+		[]dim{{"M", M}, {"K", K}, {"I", I}},
+		[]ptr{{"out", out}, {"W_down", wdown}, {"y", y}}, M, K)
+	if err != nil {
+		return err
+	}
+	m, k, i, ki := int32(M), int32(K), int32(I), flag(wdownKI)
+	return g.h.Ctx.Launch(f, cfg,
+		unsafe.Pointer(&out), unsafe.Pointer(&wdown), unsafe.Pointer(&residual), unsafe.Pointer(&y),
+		unsafe.Pointer(&m), unsafe.Pointer(&k), unsafe.Pointer(&i), unsafe.Pointer(&ki))
+}
 
 // BwdDSwiGLU launches the naive bwd_dswiglu on the default stream:
 // gradDe [M,2I] (and out [M,I] unless out is 0) from dy [M,K], wdown
 // ([I,K], or [K,I] with wdownMN) and de [M,2I], all dtype. It is
 // asynchronous; synchronize (or copy back) before reading the outputs.
 func (g *GPURef) BwdDSwiGLU(dtype tiling.DType, M, K, I int, dy, wdown, de, gradDe, out cu.DevicePtr, wdownMN bool) error {
-	f, ok := g.fns[dtype]
-	if !ok {
-		return fmt.Errorf("ref: naive bwd_dswiglu: dtype %q: want bf16 or fp16", dtype)
-	}
-	cfg, err := naiveLaunch(M, K, I)
+	f, cfg, err := g.prepare(tiling.KernelBwdDSwiGLU, dtype,
+		[]dim{{"M", M}, {"K", K}, {"I", I}},
+		[]ptr{{"dy", dy}, {"w_down", wdown}, {"de", de}, {"grad_de", gradDe}}, M, I)
 	if err != nil {
 		return err
 	}
-	if dy == 0 || wdown == 0 || de == 0 || gradDe == 0 {
-		return fmt.Errorf("ref: naive bwd_dswiglu: null dy, w_down, de or grad_de pointer")
-	}
-	m, k, i := int32(M), int32(K), int32(I)
-	var mn int32
-	if wdownMN {
-		mn = 1
-	}
+	m, k, i, mn := int32(M), int32(K), int32(I), flag(wdownMN)
 	return g.h.Ctx.Launch(f, cfg,
 		unsafe.Pointer(&dy), unsafe.Pointer(&wdown), unsafe.Pointer(&de), unsafe.Pointer(&gradDe), unsafe.Pointer(&out),
 		unsafe.Pointer(&m), unsafe.Pointer(&k), unsafe.Pointer(&i), unsafe.Pointer(&mn))
 }
 
-// naiveLaunch is the launch shape of the naive kernel: x covers I, y the
-// rows (strided past maxGridY).
-func naiveLaunch(M, K, I int) (cu.LaunchConfig, error) {
-	const maxInt32 = 1<<31 - 1
-	if M <= 0 || K <= 0 || I <= 0 || M > maxInt32 || K > maxInt32 || I > maxInt32 {
-		return cu.LaunchConfig{}, fmt.Errorf("ref: naive bwd_dswiglu: M=%d K=%d I=%d: sizes must be in [1, 2^31)", M, K, I)
+// naiveLaunch is the launch shape of the naive kernels: x covers the
+// output's cols, y its rows (strided past maxGridY).
+func naiveLaunch(rows, cols int) (cu.LaunchConfig, error) {
+	if rows <= 0 || cols <= 0 || rows > maxInt32 || cols > maxInt32 {
+		return cu.LaunchConfig{}, fmt.Errorf("launch of %d rows x %d cols: sizes must be in [1, 2^31)", rows, cols)
 	}
 	return cu.LaunchConfig{
-		Grid:  [3]uint32{uint32((I + naiveBlock - 1) / naiveBlock), uint32(min(M, maxGridY)), 1},
+		Grid:  [3]uint32{uint32((cols + naiveBlock - 1) / naiveBlock), uint32(min(rows, maxGridY)), 1},
 		Block: [3]uint32{naiveBlock, 1, 1},
 	}, nil
 }
