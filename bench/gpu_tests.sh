@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Runs the -tags gpu test binaries (runtime/cu, runtime/ref, runtime/baseline)
+# Runs the -tags gpu test binaries (runtime/cu, ref, baseline, check)
 # on the GPU machine and saves their verbose logs under $OUT.
 set -u
 export PATH=/usr/local/cuda/bin:$PATH
 OUT=${OUT:-/tmp/swigen-out}
 mkdir -p "$OUT"
-for t in cu ref baseline; do
+for t in cu ref baseline check; do
   echo "=== $t.test"
   (cd runtime/$t && timeout 300 ../../.bin/$t.test -test.v -test.count=1) > "$OUT/gpu_test_$t.txt" 2>&1
   echo "exit $?"; grep -E "^(--- FAIL|FAIL|PASS|ok)" "$OUT/gpu_test_$t.txt" | tail -3
