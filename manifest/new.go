@@ -110,5 +110,11 @@ func ParamLayout(ps []Param) string {
 }
 
 // ProbedName is the kernel name of cfg instrumented with the probe called
-// probe: the manifest's Name and Entry for that build.
-func ProbedName(cfg tiling.Config, probe string) string { return cfg.Name() + "_probe_" + probe }
+// probe, the manifest's Name and Entry for that build; with no probe ("")
+// it is the product kernel's, cfg.Name().
+func ProbedName(cfg tiling.Config, probe string) string {
+	if probe == "" {
+		return cfg.Name()
+	}
+	return cfg.Name() + "_probe_" + probe
+}

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/tiling"
 )
@@ -95,6 +96,6 @@ func writeBenchJSON(o *benchOptions, s *gpuSession, cfg tiling.Config, r *bench.
 	if err := os.MkdirAll(o.JSONDir, 0o755); err != nil {
 		return err
 	}
-	name := fmt.Sprintf("%s/%s_%s_%dx%dx%d.json", o.JSONDir, now.Format("20060102T150405"), probedName(cfg, o.Probe), r.Shape.M, r.Shape.K, r.Shape.I)
+	name := fmt.Sprintf("%s/%s_%s_%dx%dx%d.json", o.JSONDir, now.Format("20060102T150405"), manifest.ProbedName(cfg, o.Probe), r.Shape.M, r.Shape.K, r.Shape.I)
 	return os.WriteFile(name, append(b, '\n'), 0o644)
 }

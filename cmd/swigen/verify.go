@@ -177,7 +177,7 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 		cctx, cancel := compileCtx(ctx)
 		k, br, err := check.BuildAndLoadProbe(cctx, env, cfg, o.Probe)
 		cancel()
-		name := probedName(cfg, o.Probe)
+		name := manifest.ProbedName(cfg, o.Probe)
 		if err != nil {
 			failed++
 			fmt.Fprintf(e.stdout, "FAIL %s: build/load: %v\n", name, err)
@@ -277,12 +277,4 @@ func checkProbeNames(probe string, names []string) error {
 		cfgs = append(cfgs, c)
 	}
 	return checkProbe(probe, cfgs)
-}
-
-// probedName is the kernel name of cfg built with probe ("" for none).
-func probedName(cfg tiling.Config, probe string) string {
-	if probe == "" {
-		return cfg.Name()
-	}
-	return manifest.ProbedName(cfg, probe)
 }

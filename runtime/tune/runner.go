@@ -39,14 +39,9 @@ type Job struct {
 	Warmup time.Duration
 }
 
-// Name is the name the job's result is recorded under: the config's, or
-// manifest.ProbedName's for a probed kernel.
-func (j Job) Name() string {
-	if j.Probe == "" {
-		return j.Config.Name()
-	}
-	return manifest.ProbedName(j.Config, j.Probe)
-}
+// Name is the name the job's result is recorded under
+// (manifest.ProbedName: the config's for the product kernel).
+func (j Job) Name() string { return manifest.ProbedName(j.Config, j.Probe) }
 
 // Output is what a worker reports: the candidate's Result, plus the
 // ceilings when it measured them.
