@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"slices"
@@ -11,7 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/internal/join"
+	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/tune"
 	"github.com/swigen/swigen/tiling"
 )
@@ -44,6 +47,10 @@ type tuneOptions struct {
 	Warmup      time.Duration
 	NVCC        string
 	Verbose     bool
+
+	// Suite tunes every shape of the model-shape suite (bench.Suite)
+	// in turn, with one worker per device for all of them.
+	Suite bool
 
 	// IncludeHangTest runs the last candidate once more with the hang
 	// probe (hidden flag; shows isolation working on a GPU).
@@ -85,26 +92,30 @@ far from the best, the rest are screened with few repetitions, and the
 best --screen-keep and the heuristic's config are measured fully; only
 full measurements can win. --exhaustive measures every candidate fully.
 
-Each candidate runs in its own child process (swigen re-executed) with a
-time limit (--timeout), so a hang, a fault or a dead CUDA context costs
-only that candidate: the child is killed with its process group and the
-candidate recorded as "timeout" or "fault". In the child, the candidate is
-first checked against the float64 reference on a small ragged shape, then
-timed at --shape against the kind's baseline in the same run, with the
-output compared to the baseline's; a wrong one is rejected ("wrong"). A
-candidate whose first launches take at least --slow-factor times the best
-so far is stopped early ("slow"). --devices 0,1 runs one child per GPU at
-a time.
+Candidates are measured in one long-lived child process per GPU (swigen
+re-executed as a worker), which opens its CUDA context, cuBLAS and the
+baseline's kernels once and measures job after job. Each job has a time
+limit (--timeout): a hang, a fault or a dead CUDA context costs only that
+candidate: the worker is killed with its process group, the candidate
+recorded as "timeout" or "fault", and the next candidate gets a fresh
+worker. In the worker, each candidate is first checked against the
+float64 reference on a small ragged shape, then timed at --shape against
+the kind's baseline, interleaved with it in the same run, with the output
+compared to the baseline's; a wrong one is rejected ("wrong"). A candidate
+whose first launches take at least --slow-factor times the best so far is
+stopped early ("slow"). --devices 0,1 runs one worker per GPU.
 
 Every result goes into the results DB (--db, JSON) as soon as it is known,
-written atomically under a file lock, so concurrent tuners can share it
-and a sweep stopped at any point resumes where it was: candidates already
+written atomically under a lock on its directory (no lock file is left),
+so concurrent tuners can share it and a sweep stopped at any point resumes
+where it was: candidates already
 recorded for the same key (kernel, arch, dtype, shape, GPU, driver,
 compiler, templates, --store-out) are skipped (--retry runs failed ones
 again).
 
 At the end, tune prints a table (time, TFLOP/s, % of the roofline floor,
-speedup vs the baseline, status) and the winner, and --report writes an
+speedup vs the baseline, status) and the winner (stopped while screening,
+the fastest screened candidate, labelled provisional), and --report writes an
 SVG plot. swigen emit --tuned DB uses the winner.`
 
 func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.Command {
@@ -129,6 +140,7 @@ func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.C
 	f.StringVar(&o.Kernel, "kernel", string(tiling.KernelBwdDSwiGLU), "kernel kind: bwd_dswiglu, fwd_gateup, or gemm (then --shape is M,N,K, as for swigen bench gemm)")
 	f.StringVar(&o.Arch, "arch", "auto", "target: auto (the GPU's), "+join.Strings(tiling.Arches()))
 	f.StringVar(&o.DType, "dtype", string(tiling.BF16), "operand type: "+join.Strings(tiling.DTypes()))
+	f.BoolVar(&o.Suite, "suite", false, "tune every shape of the model-shape suite in turn (public model MLPs; for gemm each one's dout GEMM, M x I over K) into --db; swigen tune table turns such DBs into the heuristic's table")
 	f.StringVar(&o.Shape, "shape", seedShape, "problem size to tune for: M,K,I (bwd_dswiglu, fwd_gateup) or M,N,K (gemm)")
 	f.BoolVar(&o.StoreOut, "store-out", false, "set StoreOut on every candidate: fwd_gateup also stores de (training; default: inference, only out), bwd_dswiglu also stores the recomputed out; recorded under its own DB key, never mixed with runs without it")
 	f.StringArrayVar(&o.Filters, "filter", nil, "keep candidates whose name contains this (repeatable: all must match)")
@@ -139,9 +151,9 @@ func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.C
 	f.BoolVar(&o.Retry, "retry", false, "run candidates recorded as failed again (passing ones are always kept)")
 	f.StringVar(&o.DB, "db", "swigen-tune.json", "results DB (JSON; created if missing, shared safely by concurrent tuners)")
 	f.StringVar(&o.Report, "report", "", "write an SVG plot of the results to this file")
-	f.IntSliceVar(&o.Devices, "devices", []int{0}, "GPU ordinals; one child process runs per device at a time")
+	f.IntSliceVar(&o.Devices, "devices", []int{0}, "GPU ordinals; one worker process runs per device")
 	f.IntVar(&o.Jobs, "jobs", runtime.GOMAXPROCS(0), "parallel compiles")
-	f.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "per-candidate limit; the child is killed after it")
+	f.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "per-candidate limit; the worker is killed after it and the next candidate gets a new one")
 	f.DurationVar(&o.SyncTimeout, "sync-timeout", 20*time.Second, "per-GPU-wait limit inside the child (a hung kernel is reported, not waited on)")
 	f.Float64Var(&o.SlowFactor, "slow-factor", tune.DefaultSlowFactor, "stop a candidate whose first launches take this many times the best so far (0: never)")
 	f.IntVar(&o.Reps, "reps", 40, "timed repetitions per variant (at least 20)")
@@ -150,71 +162,21 @@ func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.C
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "pass the children's output through to stderr")
 	f.BoolVar(&o.IncludeHangTest, "include-hang-test", false, "append a deliberately deadlocking config (test of the isolation)")
 	f.MarkHidden("include-hang-test")
+	cmd.MarkFlagsMutuallyExclusive("suite", "shape")
 	cmd.AddCommand(newTuneMergeCmd(e, nil))
 	return cmd
 }
 
 func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
-	k, err := tiling.ParseKernel(o.Kernel)
+	t, err := o.validate()
 	if err != nil {
-		return usageError(fmt.Errorf("tune: %w", err))
+		return err
 	}
-	if !tune.Measurable(k) {
-		return usageError(fmt.Errorf("tune: --kernel %s: only bwd_dswiglu, fwd_gateup and gemm can be measured so far", k))
-	}
-	if o.StoreOut && k != tiling.KernelBwdDSwiGLU && k != tiling.KernelFwdGateUp {
-		return usageError(fmt.Errorf("tune: --store-out with --kernel %s: only bwd_dswiglu (out) and fwd_gateup (de, training) have a second output to store", k))
-	}
-	dt, err := tiling.ParseDType(o.DType)
-	if err != nil {
-		return usageError(fmt.Errorf("tune: %w", err))
-	}
-	var shape tiling.Shape
-	if k == tiling.KernelGEMM {
-		// M,N,K as swigen bench gemm takes it; the DB keeps {M, K, I=N}.
-		g, err := gemmShapes("tune", []string{o.Shape})
-		if err != nil {
-			return err
-		}
-		shape = tiling.Shape{M: g[0][0], K: g[0][2], I: g[0][1]}
-	} else if shape, err = tiling.ParseShape(o.Shape); err != nil {
-		return usageError(fmt.Errorf("tune: %w", err))
-	}
-	si, sn, err := tune.ParseShard(o.Shard)
-	if err != nil {
-		return usageError(err)
-	}
-	if len(o.Devices) == 0 {
-		return usageError(errors.New("tune: --devices: no GPU given"))
-	}
-	for i, dev := range o.Devices {
-		if slices.Contains(o.Devices[:i], dev) {
-			return usageError(fmt.Errorf("tune: --devices lists %d twice", dev))
-		}
-	}
-	if o.Max < 0 {
-		return usageError(fmt.Errorf("tune: --max %d: must not be negative", o.Max))
-	}
-	if o.SlowFactor != 0 && o.SlowFactor <= 1 {
-		return usageError(fmt.Errorf("tune: --slow-factor %g: must be above 1 (or 0 to disable)", o.SlowFactor))
-	}
-	// The workers reject what the parent lets through (tune.DecodeRequest):
-	// every candidate would be recorded as a fault.
-	if o.ScreenKeep < 0 {
-		return usageError(fmt.Errorf("tune: --screen-keep %d: must not be negative", o.ScreenKeep))
-	}
-	if o.Reps < 1 || o.Warmup < 0 || o.SyncTimeout <= 0 || o.Timeout <= 0 {
-		return usageError(fmt.Errorf("tune: --reps %d, --warmup %v, --sync-timeout %v, --timeout %v: want reps >= 1, warmup >= 0 and positive limits",
-			o.Reps, o.Warmup, o.SyncTimeout, o.Timeout))
-	}
-
 	// The DB is read before the GPU is probed: a corrupt one is bad input
 	// (exit 2) and must not wait for the probe.
-	db, err := tune.ReadDB(o.DB)
-	if err != nil {
+	if _, err := tune.ReadDB(o.DB); err != nil {
 		return fmt.Errorf("tune: --db: %w", err)
 	}
-
 	g, err := d.probe(o.Devices)
 	if err != nil {
 		return err
@@ -237,99 +199,232 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	if err != nil {
 		return err
 	}
-	key := tune.Key{Kernel: k, Arch: arch, DType: dt, Shape: shape, GPU: g.Name, Driver: g.Driver,
-		Compiler: "nvcc " + tc.Version, Templates: th, StoreOut: o.StoreOut}
-
-	space := tiling.Space(k, arch, dt)
+	space := tiling.Space(t.kind, arch, t.dt)
 	without := len(space)
 	if o.StoreOut {
-		space = tiling.SpaceStoreOut(k, arch, dt)
+		space = tiling.SpaceStoreOut(t.kind, arch, t.dt)
 	}
 	if len(space) == 0 {
-		return fmt.Errorf("tune: the tuning space of %s %s %s%s is empty (nothing implemented?)", k, arch, dt, storeOutFlag(o.StoreOut))
+		return fmt.Errorf("tune: the tuning space of %s %s %s%s is empty (nothing implemented?)", t.kind, arch, t.dt, storeOutFlag(o.StoreOut))
 	}
-	cands, err := tune.Select(space, tune.Selection{Filter: o.Filters, Max: o.Max, Shard: si, Shards: sn})
+	selected, err := tune.Select(space, tune.Selection{Filter: o.Filters, Max: o.Max, Shard: t.shard, Shards: t.shards})
 	if err != nil {
 		return usageError(err)
 	}
-	if len(cands) == 0 {
+	if len(selected) == 0 {
 		return usageError(fmt.Errorf("tune: no candidate left of %d after --filter %q --max %d --shard %s", len(space), o.Filters, o.Max, o.Shard))
 	}
-	var pruned []tune.Pruned
-	if !o.Exhaustive && g.SMs > 0 {
-		if cands, pruned, err = tune.Prune(cands, shape, g.SMs, tune.DefaultPruneRatio); err != nil {
-			return err
-		}
-	}
-
-	w := e.stderr
-	fmt.Fprintf(w, "tune: %s %s %s at %s on %s (%s), driver %d, nvcc %s, templates %.12s%s\n",
-		k, arch, dt, shapeDims(k, shape), g.Name, g.CC, g.Driver, tc.Version, th, modeNote(k, o.StoreOut, "; "))
-	screen := !o.Exhaustive && o.ScreenKeep > 0 && len(cands) > o.ScreenKeep
-	plan := tune.PlanSweep(db.Entry(key), cands, o.Retry, screen)
-	fmt.Fprintf(w, "tune: %d candidates of %d in the space (filter %q, max %d, shard %s%s%s%s); %d already in %s, %d to run on device(s) %s; child limit %v\n",
-		len(cands), len(space), o.Filters, o.Max, o.Shard, storeOutNote(o, without), pruneNote(pruned), hangNote(o), len(plan.Skipped), o.DB, len(plan.Run), join.Ints(o.Devices), o.Timeout)
-
-	dir, err := os.MkdirTemp("", "swigen-tune-")
-	if err != nil {
-		return fmt.Errorf("tune: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	runner, err := d.runner(o, tc, dir, w)
+	runner, err := d.runner(o, tc, e.stderr)
 	if err != nil {
 		return err
 	}
+	if c, ok := runner.(interface{ Close(time.Duration) }); ok {
+		defer c.Close(10 * time.Second)
+	}
+	start := d.now()
+	var done []*tune.SweepResult
+	for _, shape := range t.shapes {
+		key := tune.Key{Kernel: t.kind, Arch: arch, DType: t.dt, Shape: shape, GPU: g.Name, Driver: g.Driver,
+			Compiler: "nvcc " + tc.Version, Templates: th, StoreOut: o.StoreOut}
+		st := shapeTune{o: o, d: d, tc: tc, runner: runner, key: key, w: e.stderr}
+		res, err := st.run(ctx, selected, len(space), without, g.SMs)
+		if res != nil {
+			if len(t.shapes) == 1 {
+				printTuneSummary(e, o, g, tc, res, shape, d.now().Sub(start))
+				if werr := writeTuneReport(e, o, res); werr != nil && err == nil {
+					err = werr
+				}
+			} else {
+				printSuiteLine(e, res)
+			}
+			done = append(done, res)
+		}
+		if err != nil {
+			if len(t.shapes) > 1 {
+				printSuiteSummary(e, o, done, d.now().Sub(start))
+			}
+			return err
+		}
+		if _, ok := res.Entry.Best(); !ok && len(t.shapes) == 1 {
+			return fmt.Errorf("tune: no candidate passed (see the status column)")
+		}
+	}
+	if len(t.shapes) > 1 {
+		printSuiteSummary(e, o, done, d.now().Sub(start))
+		for _, res := range done {
+			if _, ok := res.Entry.Best(); !ok {
+				return fmt.Errorf("tune: no candidate passed at %s (see swigen tune --shape for its table)", shapeDims(t.kind, res.Entry.Key.Shape))
+			}
+		}
+	}
+	return nil
+}
+
+// tuneTarget is what the flags ask tune for, checked before any GPU.
+type tuneTarget struct {
+	kind          tiling.Kernel
+	dt            tiling.DType
+	shapes        []tiling.Shape // one, or the suite's
+	shard, shards int
+}
+
+// validate checks every flag that needs no GPU: a bad value is exit 2
+// before anything is probed or compiled.
+func (o *tuneOptions) validate() (tuneTarget, error) {
+	var t tuneTarget
+	k, err := tiling.ParseKernel(o.Kernel)
+	if err != nil {
+		return t, usageError(fmt.Errorf("tune: %w", err))
+	}
+	if !tune.Measurable(k) {
+		return t, usageError(fmt.Errorf("tune: --kernel %s: only bwd_dswiglu, fwd_gateup and gemm can be measured so far", k))
+	}
+	if o.StoreOut && k != tiling.KernelBwdDSwiGLU && k != tiling.KernelFwdGateUp {
+		return t, usageError(fmt.Errorf("tune: --store-out with --kernel %s: only bwd_dswiglu (out) and fwd_gateup (de, training) have a second output to store", k))
+	}
+	t.kind = k
+	if t.dt, err = tiling.ParseDType(o.DType); err != nil {
+		return t, usageError(fmt.Errorf("tune: %w", err))
+	}
+	if t.shapes, err = o.tuneShapes(k); err != nil {
+		return t, err
+	}
+	if t.shard, t.shards, err = tune.ParseShard(o.Shard); err != nil {
+		return t, usageError(err)
+	}
+	if len(o.Devices) == 0 {
+		return t, usageError(errors.New("tune: --devices: no GPU given"))
+	}
+	for i, dev := range o.Devices {
+		if slices.Contains(o.Devices[:i], dev) {
+			return t, usageError(fmt.Errorf("tune: --devices lists %d twice", dev))
+		}
+	}
+	if o.Max < 0 {
+		return t, usageError(fmt.Errorf("tune: --max %d: must not be negative", o.Max))
+	}
+	if o.SlowFactor != 0 && o.SlowFactor <= 1 {
+		return t, usageError(fmt.Errorf("tune: --slow-factor %g: must be above 1 (or 0 to disable)", o.SlowFactor))
+	}
+	// The workers reject what the parent lets through (tune.DecodeRequest):
+	// every candidate would be recorded as a fault.
+	if o.ScreenKeep < 0 {
+		return t, usageError(fmt.Errorf("tune: --screen-keep %d: must not be negative", o.ScreenKeep))
+	}
+	if o.Reps < 1 || o.Warmup < 0 || o.SyncTimeout <= 0 || o.Timeout <= 0 {
+		return t, usageError(fmt.Errorf("tune: --reps %d, --warmup %v, --sync-timeout %v, --timeout %v: want reps >= 1, warmup >= 0 and positive limits",
+			o.Reps, o.Warmup, o.SyncTimeout, o.Timeout))
+	}
+	if o.Suite && o.Report != "" {
+		return t, usageError(errors.New("tune: --report with --suite: the report plots one shape; run tune --shape for it"))
+	}
+	return t, nil
+}
+
+// tuneShapes is the shape --shape names, or with --suite every shape of
+// the model-shape suite: M,K,I for the fused kinds; for gemm the suite
+// entry's dout GEMM (M x I, reduced over K: the bwd_dswiglu baseline's),
+// kept as the DB keeps a gemm shape, {M, K, I=N}.
+func (o *tuneOptions) tuneShapes(k tiling.Kernel) ([]tiling.Shape, error) {
+	if o.Suite {
+		return bench.SuiteShapes(), nil
+	}
+	if k == tiling.KernelGEMM {
+		// M,N,K as swigen bench gemm takes it.
+		g, err := gemmShapes("tune", []string{o.Shape})
+		if err != nil {
+			return nil, err
+		}
+		return []tiling.Shape{{M: g[0][0], K: g[0][2], I: g[0][1]}}, nil
+	}
+	s, err := tiling.ParseShape(o.Shape)
+	if err != nil {
+		return nil, usageError(fmt.Errorf("tune: %w", err))
+	}
+	return []tiling.Shape{s}, nil
+}
+
+// shapeTune tunes one key: prune, screen, then measure the finalists.
+type shapeTune struct {
+	o      *tuneOptions
+	d      tuneDeps
+	tc     *toolchain.Toolchain
+	runner tune.Runner
+	key    tune.Key
+	w      io.Writer
+}
+
+func (t *shapeTune) run(ctx context.Context, selected []tiling.Config, spaceLen, without, sms int) (*tune.SweepResult, error) {
+	o, key, w := t.o, t.key, t.w
+	cands := selected
+	var pruned []tune.Pruned
+	if !o.Exhaustive && sms > 0 {
+		var err error
+		if cands, pruned, err = tune.Prune(selected, key.Shape, sms, tune.DefaultPruneRatio); err != nil {
+			return nil, err
+		}
+	}
+	db, err := tune.ReadDB(o.DB)
+	if err != nil {
+		return nil, fmt.Errorf("tune: --db: %w", err)
+	}
+	fmt.Fprintf(w, "tune: %s %s %s at %s on %s, driver %d, %s, templates %.12s%s\n",
+		key.Kernel, key.Arch, key.DType, shapeDims(key.Kernel, key.Shape), key.GPU, key.Driver, key.Compiler, key.Templates, modeNote(key.Kernel, o.StoreOut, "; "))
+	screen := !o.Exhaustive && o.ScreenKeep > 0 && len(cands) > o.ScreenKeep
+	plan := tune.PlanSweep(db.Entry(key), cands, o.Retry, screen)
+	fmt.Fprintf(w, "tune: %d candidates of %d in the space (filter %q, max %d, shard %s%s%s%s); %d already in %s, %d to run on device(s) %s; per-candidate limit %v\n",
+		len(cands), spaceLen, o.Filters, o.Max, o.Shard, storeOutNote(o, without), pruneNote(pruned), hangNote(o), len(plan.Skipped), o.DB, len(plan.Run), join.Ints(o.Devices), o.Timeout)
+	if !screen {
+		return t.round(ctx, db, cands, false, o.IncludeHangTest)
+	}
+	fmt.Fprintf(w, "tune: screening with %d repetitions each, then measuring the best %d and the heuristic's config fully (--exhaustive measures every candidate fully)\n",
+		tune.ScreenReps, o.ScreenKeep)
+	res, err := t.round(ctx, db, cands, true, false)
+	if err != nil {
+		return res, err
+	}
+	return t.round(ctx, db, finalists(res.Entry, cands, o.ScreenKeep, key), false, o.IncludeHangTest)
+}
+
+// round sweeps cs once: a screening round (brief timing, results that
+// rank but never win) or a full one.
+func (t *shapeTune) round(ctx context.Context, db *tune.DB, cs []tiling.Config, screening, hang bool) (*tune.SweepResult, error) {
+	o, d := t.o, t.d
 	slow := o.SlowFactor
 	if slow == 0 {
 		slow = 1 // tune.Sweep reads 0 as the default; a factor of 1 never stops
 	}
-	start := d.now()
-	round := func(cs []tiling.Config, screening, hang bool) (*tune.SweepResult, error) {
-		so := tune.SweepOptions{
-			DBPath: o.DB, Key: key, Candidates: cs, Devices: o.Devices,
-			Prepare: d.prepare(tc), PrepareWorkers: max(1, o.Jobs),
-			Runner: runner, SlowFactor: slow, Retry: o.Retry, HangTest: hang, Screen: screening,
-		}
-		if screening {
-			so.Reps, so.Warmup = tune.ScreenReps, tune.ScreenWarmup
-		}
-		bar := newTuneBar(w, len(tune.PlanSweep(db.Entry(key), cs, o.Retry, screening).Run))
-		so.Progress = func(p tune.Progress) { bar.line(progressLine(p, d.now().Sub(start))) }
-		defer bar.finish()
-		return tune.Sweep(ctx, so)
+	so := tune.SweepOptions{
+		DBPath: o.DB, Key: t.key, Candidates: cs, Devices: o.Devices,
+		Prepare: d.prepare(t.tc), PrepareWorkers: max(1, o.Jobs),
+		Runner: t.runner, SlowFactor: slow, Retry: o.Retry, HangTest: hang, Screen: screening,
 	}
-	var res *tune.SweepResult
-	var sweepErr error
-	if screen {
-		fmt.Fprintf(w, "tune: screening with %d repetitions each, then measuring the best %d and the heuristic's config fully (--exhaustive measures every candidate fully)\n",
-			tune.ScreenReps, o.ScreenKeep)
-		if res, sweepErr = round(cands, true, false); sweepErr != nil {
-			if res == nil {
-				return sweepErr
-			}
-		} else {
-			res, sweepErr = round(finalists(res.Entry, cands, o.ScreenKeep, key), false, o.IncludeHangTest)
-		}
-	} else {
-		res, sweepErr = round(cands, false, o.IncludeHangTest)
+	if screening {
+		so.Reps, so.Warmup = tune.ScreenReps, tune.ScreenWarmup
 	}
-	if res == nil {
-		return sweepErr
+	if fresh, err := tune.ReadDB(o.DB); err == nil {
+		db = fresh
 	}
-	printTuneSummary(e, o, g, tc, res, shape, d.now().Sub(start))
-	if o.Report != "" && len(res.Entry.Results) > 0 {
-		title := fmt.Sprintf("swigen tune: %s %s %s, M=%d K=%d I=%d%s", k, arch, dt, shape.M, shape.K, shape.I, modeNote(k, o.StoreOut, ", "))
-		if err := os.WriteFile(o.Report, tune.SVG(res.Entry, title), 0o644); err != nil {
-			return fmt.Errorf("tune: write report: %w", err)
-		}
-		fmt.Fprintf(e.stdout, "report: %s\n", o.Report)
+	bar := newTuneBar(t.w, len(tune.PlanSweep(db.Entry(t.key), cs, o.Retry, screening).Run))
+	defer bar.finish()
+	// The ETA is this round's: a screening job is shorter than a full
+	// one, so the tune's mean so far would mislead the final round.
+	roundStart := d.now()
+	so.Progress = func(p tune.Progress) { bar.line(progressLine(p, d.now().Sub(roundStart))) }
+	return tune.Sweep(ctx, so)
+}
+
+// writeTuneReport writes --report's SVG, if asked for.
+func writeTuneReport(e *env, o *tuneOptions, res *tune.SweepResult) error {
+	if o.Report == "" || len(res.Entry.Results) == 0 {
+		return nil
 	}
-	if sweepErr != nil {
-		return sweepErr
+	k := res.Entry.Key
+	title := fmt.Sprintf("swigen tune: %s %s %s, M=%d K=%d I=%d%s", k.Kernel, k.Arch, k.DType, k.Shape.M, k.Shape.K, k.Shape.I, modeNote(k.Kernel, o.StoreOut, ", "))
+	if err := os.WriteFile(o.Report, tune.SVG(res.Entry, title), 0o644); err != nil {
+		return fmt.Errorf("tune: write report: %w", err)
 	}
-	if _, ok := res.Entry.Best(); !ok {
-		return fmt.Errorf("tune: no candidate passed (see the status column)")
-	}
+	fmt.Fprintf(e.stdout, "report: %s\n", o.Report)
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/swigen/swigen/gen"
@@ -32,7 +33,7 @@ type tuneDeps struct {
 	probe     func(devices []int) (tuneGPU, error)
 	toolchain func(nvcc string) (*toolchain.Toolchain, error)
 	prepare   func(tc *toolchain.Toolchain) func(context.Context, tiling.Config) error
-	runner    func(o *tuneOptions, tc *toolchain.Toolchain, dir string, log io.Writer) (tune.Runner, error)
+	runner    func(o *tuneOptions, tc *toolchain.Toolchain, log io.Writer) (tune.Runner, error)
 	now       func() time.Time
 }
 
@@ -43,7 +44,7 @@ func defaultTuneDeps() tuneDeps {
 			return toolchain.Find(toolchain.FindOptions{NVCC: nvcc})
 		},
 		prepare: compileCandidate,
-		runner:  execRunner,
+		runner:  serveRunner,
 		now:     time.Now,
 	}
 }
@@ -113,17 +114,22 @@ func compileCandidate(tc *toolchain.Toolchain) func(context.Context, tiling.Conf
 	}
 }
 
-// execRunner re-executes this binary as `swigen tune-worker` per candidate.
-func execRunner(o *tuneOptions, tc *toolchain.Toolchain, dir string, log io.Writer) (tune.Runner, error) {
+// serveRunner runs one long-lived `swigen tune-worker` per device, which
+// measures every job of the tune in one CUDA context.
+func serveRunner(o *tuneOptions, tc *toolchain.Toolchain, log io.Writer) (tune.Runner, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("tune: find own executable for the workers: %w", err)
 	}
-	r := &tune.ExecRunner{
+	nvcc := ""
+	if tc != nil {
+		nvcc = tc.NVCC
+	}
+	r := &tune.ServeRunner{
 		Path:    exe,
-		Args:    func(j tune.Job, out string) []string { return workerArgs(o, tc, j, out) },
+		Args:    func(device int) []string { return workerArgs(device, nvcc) },
+		Encode:  func(j tune.Job) (string, error) { return workerRequest(o, nvcc, j).Encode() },
 		Timeout: o.Timeout,
-		Dir:     dir,
 	}
 	if o.Verbose {
 		r.Log = log
@@ -131,25 +137,24 @@ func execRunner(o *tuneOptions, tc *toolchain.Toolchain, dir string, log io.Writ
 	return r, nil
 }
 
-// workerArgs is the command line of one child: the job and its timing as
-// one tune.WorkerRequest, and the file its result goes to. With the
-// parent's compiler, the child's build is a cache hit.
-func workerArgs(o *tuneOptions, tc *toolchain.Toolchain, j tune.Job, out string) []string {
-	req := tune.WorkerRequest{Job: j, Reps: o.Reps, Warmup: o.Warmup, SyncTimeout: o.SyncTimeout}
+// workerArgs is the command line of the worker that serves device.
+func workerArgs(device int, nvcc string) []string {
+	args := []string{"tune-worker", "--device", strconv.Itoa(device)}
+	if nvcc != "" {
+		args = append(args, "--nvcc", nvcc)
+	}
+	return args
+}
+
+// workerRequest is one job and its timing as the worker takes it; a
+// screening job's own reps and warm-up replace the flags'.
+func workerRequest(o *tuneOptions, nvcc string, j tune.Job) tune.WorkerRequest {
+	req := tune.WorkerRequest{Job: j, Reps: o.Reps, Warmup: o.Warmup, SyncTimeout: o.SyncTimeout, NVCC: nvcc}
 	if j.Reps > 0 {
 		req.Reps = j.Reps
 	}
 	if j.Warmup > 0 {
 		req.Warmup = j.Warmup
 	}
-	if tc != nil {
-		req.NVCC = tc.NVCC
-	}
-	s, err := req.Encode()
-	if err != nil {
-		// The child rejects it, and the parent records the child's
-		// message as the job's failure.
-		s = err.Error()
-	}
-	return []string{"tune-worker", "--request", s, "--json-out", out}
+	return req
 }

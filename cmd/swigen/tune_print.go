@@ -61,7 +61,8 @@ func hangNote(o *tuneOptions) string {
 }
 
 // progressLine describes one finished candidate, with an ETA from the
-// mean time per candidate so far (which includes their compiles).
+// mean time per candidate so far in its round (elapsed: since the round
+// began; compiles included).
 func progressLine(p tune.Progress, elapsed time.Duration) string {
 	r := p.Result
 	var what string
@@ -175,9 +176,19 @@ func printTuneSummary(e *env, o *tuneOptions, g tuneGPU, tc *toolchain.Toolchain
 	fmt.Fprintf(w, "this run: %d candidates measured in %v, %d skipped (already in the DB); the DB holds %d for this key: %s\n",
 		res.Ran, took.Round(time.Second), len(res.Plan.Skipped), len(en.Results), strings.Join(parts, ", "))
 	best, ok := en.Best()
-	if !ok {
+	prov, provOK := en.Provisional()
+	switch {
+	case !ok && provOK:
+		// Stopped while screening: the ranking so far is worth printing,
+		// but a screened time is too short to be a winner.
+		line := fmt.Sprintf("winner: none yet (stopped before a full measurement); provisional best: %s  %.1f us (screened)", prov.Config, prov.US)
+		if prov.BaselineUS > 0 {
+			line += fmt.Sprintf(", %.2fx the baseline", prov.BaselineUS/prov.US)
+		}
+		fmt.Fprintln(w, line+"; run the same command again to finish")
+	case !ok:
 		fmt.Fprintln(w, "winner: none (no candidate passed)")
-	} else {
+	default:
 		line := fmt.Sprintf("winner: %s  %.1f us", best.Config, best.US)
 		if best.BaselineUS > 0 {
 			line += fmt.Sprintf(", %.2fx the baseline", best.BaselineUS/best.US)
@@ -205,4 +216,44 @@ func printTuneSummary(e *env, o *tuneOptions, g tuneGPU, tc *toolchain.Toolchain
 	}
 	fmt.Fprintf(w, "DB: %s  (use it: swigen emit --tuned %s%s --arch %s --dtype %s --shape %d,%d,%d%s)\n",
 		o.DB, o.DB, kind, k.Arch, k.DType, shape.M, shape.K, shape.I, storeOutFlag(k.StoreOut))
+}
+
+// printSuiteLine is one tuned shape of tune --suite: its winner (or the
+// provisional best, or none) against the baseline.
+func printSuiteLine(e *env, res *tune.SweepResult) {
+	fmt.Fprintln(e.stdout, suiteRow(res.Entry))
+}
+
+func suiteRow(en *tune.Entry) string {
+	sh := en.Key.Shape
+	dims := fmt.Sprintf("%6d,%5d,%6d", sh.M, sh.K, sh.I)
+	best, ok := en.Best()
+	label := ""
+	if !ok {
+		if best, ok = en.Provisional(); !ok {
+			return fmt.Sprintf("%s  winner: none (no candidate passed)", dims)
+		}
+		label = " (provisional: screened only)"
+	}
+	speedup := 0.0
+	if best.BaselineUS > 0 {
+		speedup = best.BaselineUS / best.US
+	}
+	return fmt.Sprintf("%s  %-62s %8.1f us  base %8.1f us  %5.2fx%s", dims, best.Config, best.US, best.BaselineUS, speedup, label)
+}
+
+// printSuiteSummary closes tune --suite: every shape's winner, and the
+// winners' speedups over the baseline (min, geomean).
+func printSuiteSummary(e *env, o *tuneOptions, done []*tune.SweepResult, took time.Duration) {
+	w := e.stdout
+	fmt.Fprintf(w, "\nsuite: %d shapes tuned in %v (winners; speedup = baseline / winner, same run)\n", len(done), took.Round(time.Second))
+	var sp []shapeSpeedup
+	for _, res := range done {
+		fmt.Fprintln(w, suiteRow(res.Entry))
+		if best, ok := res.Entry.Best(); ok && best.BaselineUS > 0 {
+			sp = append(sp, shapeSpeedup{res.Entry.Key.Shape, best.BaselineUS / best.US})
+		}
+	}
+	printSpeedupStats(e, sp)
+	fmt.Fprintf(w, "DB: %s  (swigen tune table %s turns it into the heuristic's table)\n", o.DB, o.DB)
 }

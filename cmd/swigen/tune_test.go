@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"io"
@@ -69,15 +70,13 @@ func TestTuneFlags(t *testing.T) {
 	}
 }
 
-// TestWorkerArgs checks that the command line the parent builds parses
-// back, through the worker command's own flags, to the same request.
+// TestWorkerArgs checks that the worker's command line parses back
+// through the worker command's own flags, and that a job's request line
+// decodes to the same request.
 func TestWorkerArgs(t *testing.T) {
 	t.Parallel()
 	o, _ := parseTune(t, "--reps", "25", "--warmup", "150ms", "--sync-timeout", "7s")
-	cfg := tiling.Space(tiling.KernelBwdDSwiGLU, tiling.ArchSM90a, tiling.BF16)[3]
-	j := tune.Job{Config: cfg, Probe: "hang", Shape: tiling.Shape{M: 100, K: 64, I: 72}, Device: 3, BestUS: 251.25, SlowFactor: 3,
-		Ceilings: tune.Ceilings{GemmTFLOPs: 780.5, CopyGBs: 4255}}
-	args := workerArgs(o, &toolchain.Toolchain{NVCC: "/opt/nvcc", Version: "13.0.88"}, j, "/tmp/x.json")
+	args := workerArgs(3, "/opt/nvcc")
 	if args[0] != "tune-worker" {
 		t.Fatalf("args %q", args)
 	}
@@ -87,17 +86,100 @@ func TestWorkerArgs(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if got.JSONOut != "/tmp/x.json" {
-		t.Errorf("--json-out %q", got.JSONOut)
+	if diff := cmp.Diff(&workerOptions{Device: 3, NVCC: "/opt/nvcc"}, got); diff != "" {
+		t.Errorf("worker flags (-want +got):\n%s", diff)
 	}
-	req, err := tune.DecodeRequest(got.Request)
+	cfg := tiling.Space(tiling.KernelBwdDSwiGLU, tiling.ArchSM90a, tiling.BF16)[3]
+	j := tune.Job{Config: cfg, Probe: "hang", Shape: tiling.Shape{M: 100, K: 64, I: 72}, Device: 3, BestUS: 251.25, SlowFactor: 3,
+		Ceilings: tune.Ceilings{GemmTFLOPs: 780.5, CopyGBs: 4255}}
+	for _, tt := range []struct {
+		job  tune.Job
+		want tune.WorkerRequest
+	}{
+		{j, tune.WorkerRequest{Job: j, Reps: 25, Warmup: 150 * time.Millisecond, SyncTimeout: 7 * time.Second, NVCC: "/opt/nvcc"}},
+	} {
+		line, err := workerRequest(o, "/opt/nvcc", tt.job).Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, err := tune.DecodeRequest(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, req); diff != "" {
+			t.Errorf("worker request (-want +got):\n%s", diff)
+		}
+	}
+	screen := j
+	screen.Reps, screen.Warmup = tune.ScreenReps, tune.ScreenWarmup
+	if req := workerRequest(o, "", screen); req.Reps != tune.ScreenReps || req.Warmup != tune.ScreenWarmup {
+		t.Errorf("screening job's request: reps %d warmup %v", req.Reps, req.Warmup)
+	}
+}
+
+// TestServeTuneWorker: a worker answers one line per request on its
+// results pipe; a request it cannot decode, or one for another device, is
+// that job's fault, and a worker whose GPU did not open answers every job
+// with the reason and exits.
+func TestServeTuneWorker(t *testing.T) {
+	t.Parallel()
+	good, err := workerRequest(&tuneOptions{Reps: 20, Warmup: time.Millisecond, SyncTimeout: time.Second}, "",
+		tune.Job{Config: tiling.Space(tiling.KernelBwdDSwiGLU, tiling.ArchSM90a, tiling.BF16)[0], Shape: tiling.Shape{M: 64, K: 64, I: 64}, Device: 1}).Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := tune.WorkerRequest{Job: j, Reps: 25, Warmup: 150 * time.Millisecond, SyncTimeout: 7 * time.Second, NVCC: "/opt/nvcc"}
-	if diff := cmp.Diff(want, req); diff != "" {
-		t.Errorf("worker request (-want +got):\n%s", diff)
+	noGPU := func(*workerOptions) (*workerGPU, error) { return nil, errors.New("cuInit: CUDA_ERROR_NO_DEVICE") }
+	for _, tt := range []struct {
+		name string
+		dev  int
+		in   string
+		want []string // each answer's status and a piece of its error
+	}{
+		{"bad request", 1, "{\n", []string{"fault: worker request"}},
+		{"other device", 2, good + "\n", []string{"fault: job for device 1 sent to the worker of device 2"}},
+		{"no GPU", 1, good + "\n" + good + "\n", []string{"fault: CUDA_ERROR_NO_DEVICE"}},
+	} {
+		var res bytes.Buffer
+		exited := false
+		err := serveTuneWorkerExit(t, func() error {
+			return serveTuneWorker(context.Background(), &env{stdout: io.Discard, stderr: io.Discard}, &workerOptions{Device: tt.dev}, noGPU,
+				strings.NewReader(tt.in), &res)
+		}, &exited)
+		if err != nil || !exited {
+			t.Errorf("%s: err %v, exited %v", tt.name, err, exited)
+		}
+		var got []string
+		for _, line := range strings.Split(strings.TrimSpace(res.String()), "\n") {
+			var o tune.Output
+			if err := json.Unmarshal([]byte(line), &o); err != nil {
+				t.Fatalf("%s: answer %q: %v", tt.name, line, err)
+			}
+			got = append(got, string(o.Status)+": "+o.Error)
+		}
+		if len(got) != len(tt.want) {
+			t.Errorf("%s: answers %q, want %d", tt.name, got, len(tt.want))
+			continue
+		}
+		for i := range got {
+			if !strings.Contains(got[i], strings.SplitN(tt.want[i], ": ", 2)[0]) || !strings.Contains(got[i], strings.SplitN(tt.want[i], ": ", 2)[1]) {
+				t.Errorf("%s: answer %q, want %q", tt.name, got[i], tt.want[i])
+			}
+		}
 	}
+}
+
+// workerExitMu serialises the tests that replace workerExit.
+var workerExitMu sync.Mutex
+
+// serveTuneWorkerExit runs f with workerExit recording the call.
+func serveTuneWorkerExit(t *testing.T, f func() error, exited *bool) error {
+	t.Helper()
+	workerExitMu.Lock()
+	defer workerExitMu.Unlock()
+	old := workerExit
+	workerExit = func(int) { *exited = true }
+	defer func() { workerExit = old }()
+	return f()
 }
 
 // fakeTuneDeps stand in for the GPU, the compiler and the child processes:
@@ -120,7 +202,7 @@ func fakeTuneDeps(t *testing.T, badCompile string, runs *[]string) tuneDeps {
 				return nil
 			}
 		},
-		runner: func(o *tuneOptions, tc *toolchain.Toolchain, dir string, log io.Writer) (tune.Runner, error) {
+		runner: func(o *tuneOptions, tc *toolchain.Toolchain, log io.Writer) (tune.Runner, error) {
 			return tune.RunnerFunc(func(ctx context.Context, j tune.Job) (tune.Output, error) {
 				mu.Lock()
 				*runs = append(*runs, j.Config.Name())
@@ -570,15 +652,6 @@ func TestTuneTimingFlags(t *testing.T) {
 			t.Errorf("%v: %v (exit %d), want a usage error", bad, err, exitCode(err))
 		}
 	}
-	out := filepath.Join(t.TempDir(), "out.json")
-	err := runTuneWorker(context.Background(), &env{stdout: io.Discard, stderr: io.Discard}, &workerOptions{Request: "{", JSONOut: out})
-	if exitCode(err) != exitUsage {
-		t.Errorf("worker with a broken request: %v", err)
-	}
-	res, rerr := tune.ReadOutput(out)
-	if rerr != nil || res.Status != tune.StatusFault || !strings.Contains(res.Error, "worker request") {
-		t.Errorf("worker output %+v, %v; want a fault naming the request", res, rerr)
-	}
 }
 
 // TestTuneScreen: by default tune screens every candidate briefly, then
@@ -595,8 +668,8 @@ func TestTuneScreen(t *testing.T) {
 	d := fakeTuneDeps(t, "", &runs)
 	run := d.runner
 	var reps []int
-	d.runner = func(o *tuneOptions, tc *toolchain.Toolchain, dir string, log io.Writer) (tune.Runner, error) {
-		r, err := run(o, tc, dir, log)
+	d.runner = func(o *tuneOptions, tc *toolchain.Toolchain, log io.Writer) (tune.Runner, error) {
+		r, err := run(o, tc, log)
 		return tune.RunnerFunc(func(ctx context.Context, j tune.Job) (tune.Output, error) {
 			reps = append(reps, j.Reps)
 			return r.Run(ctx, j)

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -16,111 +19,186 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-// workerOptions are the flags of the hidden `swigen tune-worker`: the
-// request (tune.WorkerRequest, as the parent encoded it) and the file the
-// result goes to.
+// workerOptions are the flags of the hidden `swigen tune-worker`: the GPU
+// it serves and the compiler the parent builds with (so the worker's
+// builds are cache hits).
 type workerOptions struct {
-	Request string
-	JSONOut string
+	Device int
+	NVCC   string
 }
+
+// workerResultsFD is the file descriptor a worker writes its answers to
+// (tune.ServeRunner's protocol): stdout and stderr stay free for the log,
+// whatever a library prints there.
+const workerResultsFD = 3
 
 func newTuneWorkerCmd(e *env, runF func(context.Context, *workerOptions) error) *cobra.Command {
 	o := &workerOptions{}
 	cmd := &cobra.Command{
-		Use:    "tune-worker",
-		Short:  "Measure one config for swigen tune (internal; run by tune in a child process)",
-		Long:   "Load, verify and time one job of swigen tune and write the result as JSON to --json-out.",
+		Use:   "tune-worker",
+		Short: "Measure configs for swigen tune (internal; run by tune in a child process)",
+		Long: "Serve swigen tune's jobs on one GPU: read one tune.WorkerRequest per line on stdin, load, verify\n" +
+			"and time it, and write its tune.Output as one JSON line on file descriptor 3; exit at the end of\n" +
+			"stdin, or right after answering a fault or timeout (the CUDA context may be dead).",
 		Hidden: true,
 		Args:   usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
-			return runTuneWorker(cmd.Context(), e, o)
+			res := os.NewFile(workerResultsFD, "tune-results")
+			if res == nil {
+				return usageError(errors.New("tune-worker: no results pipe on fd 3 (run by swigen tune only)"))
+			}
+			defer res.Close()
+			return serveTuneWorker(cmd.Context(), e, o, openWorkerGPU, os.Stdin, res)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Request, "request", "", "the job, as swigen tune encodes it (tune.WorkerRequest)")
-	f.StringVar(&o.JSONOut, "json-out", "", "result file")
+	f.IntVar(&o.Device, "device", 0, "GPU ordinal the worker serves")
+	f.StringVar(&o.NVCC, "nvcc", "", "nvcc the parent builds with (default: search)")
 	return cmd
 }
 
 // workerExit ends a worker whose CUDA context may be dead or still running
-// a hung kernel: tearing it down could block, and the result is written.
+// a hung kernel: tearing it down could block, and the answer is written.
 var workerExit = os.Exit
 
-func runTuneWorker(ctx context.Context, e *env, o *workerOptions) error {
-	if o.JSONOut == "" {
-		return usageError(errors.New("tune-worker: --json-out is required"))
-	}
-	req, err := tune.DecodeRequest(o.Request)
+// workerGPU is what a worker opens once and measures every job with.
+type workerGPU struct {
+	s    *gpuSession
+	blas *baseline.CuBLAS
+	ew   *baseline.Elementwise
+	env  *tune.MeasureEnv
+}
+
+func openWorkerGPU(o *workerOptions) (*workerGPU, error) {
+	s, err := openGPU(o.NVCC, o.Device)
 	if err != nil {
-		// The parent records what the worker writes: a request it cannot
-		// take is the job's failure, not a worker that vanished.
-		err = fmt.Errorf("tune-worker: %w", err)
-		if werr := tune.WriteOutput(o.JSONOut, tune.Output{Result: tune.Result{Status: tune.StatusFault, Error: err.Error()}}); werr != nil {
-			err = errors.Join(err, werr)
+		return nil, err
+	}
+	w := &workerGPU{s: s}
+	if w.blas, err = baseline.OpenCuBLAS(s.ctx); err != nil {
+		s.close()
+		return nil, fmt.Errorf("open cuBLAS: %w", err)
+	}
+	if w.ew, err = baseline.NewElementwise(s.ctx, s.build); err != nil {
+		w.close()
+		return nil, fmt.Errorf("baseline elementwise kernel: %w", err)
+	}
+	w.env = &tune.MeasureEnv{
+		Check: &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build},
+		Bench: &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: baseline.Bwd{BLAS: w.blas, EW: w.ew}},
+	}
+	return w, nil
+}
+
+// swiglu loads fwd_gateup's baseline elementwise kernel on first use.
+func (w *workerGPU) swiglu(ctx context.Context) error {
+	if w.env.SwiGLU != nil {
+		return nil
+	}
+	cctx, cancel := compileCtx(ctx)
+	defer cancel()
+	k, err := mlp.NewSwiGLU(cctx, w.s.ctx, w.s.build)
+	if err != nil {
+		return fmt.Errorf("baseline SwiGLU elementwise kernel: %w", err)
+	}
+	w.env.SwiGLU = k
+	return nil
+}
+
+func (w *workerGPU) close() {
+	if w.env != nil {
+		w.env.SwiGLU.Close()
+	}
+	if w.ew != nil {
+		w.ew.Close()
+	}
+	if w.blas != nil {
+		w.blas.Close()
+	}
+	w.s.close()
+}
+
+// serveTuneWorker answers the requests on in, one line each, with one
+// JSON Output line each on res. The GPU is opened once (by open; a
+// failure is every job's answer); every job of the
+// worker's life shares its context, cuBLAS, the baseline's kernels and the
+// random input data (bench's seed is fixed per worker, so candidates of
+// one worker are timed on the same inputs as each other and as the
+// baseline, fresh for each worker).
+func serveTuneWorker(ctx context.Context, e *env, o *workerOptions, open func(*workerOptions) (*workerGPU, error), in io.Reader, res io.Writer) error {
+	seed := uint64(time.Now().UnixNano())
+	w, openErr := open(o)
+	if openErr == nil {
+		defer w.close()
+	}
+	answer := func(out tune.Output) error {
+		b, err := json.Marshal(out)
+		if err != nil {
+			return fmt.Errorf("tune-worker: encode result: %w", err)
 		}
-		return usageError(err)
+		if _, err := res.Write(append(b, '\n')); err != nil {
+			return fmt.Errorf("tune-worker: write result: %w", err)
+		}
+		return nil
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		start := time.Now()
+		out := workerJob(ctx, w, openErr, o, sc.Text(), seed)
+		out.WallS = time.Since(start).Seconds()
+		if err := answer(out); err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stderr, workerLogLine(o.Device, out))
+		if out.Status == tune.StatusFault || out.Status == tune.StatusTimeout {
+			workerExit(0)
+			return nil // reached only where a test replaces workerExit
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("tune-worker: read requests: %w", err)
+	}
+	return nil
+}
+
+// workerJob measures one request line; every failure is the job's Output.
+func workerJob(ctx context.Context, w *workerGPU, openErr error, o *workerOptions, line string, seed uint64) tune.Output {
+	fail := func(name string, st tune.Status, err error) tune.Output {
+		return tune.Output{Result: tune.Result{Config: name, Status: st, Error: err.Error(), Device: o.Device}}
+	}
+	req, err := tune.DecodeRequest(line)
+	if err != nil {
+		return fail("", tune.StatusFault, fmt.Errorf("tune-worker: %w", err))
 	}
 	job := req.Job
-	start := time.Now()
-	fail := func(st tune.Status, err error) error {
-		out := tune.Output{Result: tune.Result{Config: job.Name(), Status: st, Error: err.Error(), Device: job.Device,
-			WallS: time.Since(start).Seconds()}}
-		if werr := tune.WriteOutput(o.JSONOut, out); werr != nil {
-			return errors.Join(err, werr)
-		}
-		return err
-	}
-	s, err := openGPU(req.NVCC, job.Device)
-	if err != nil {
-		return fail(tune.StatusFault, err)
-	}
-	blas, err := baseline.OpenCuBLAS(s.ctx)
-	if err != nil {
-		return fail(tune.StatusFault, fmt.Errorf("open cuBLAS: %w", err))
-	}
-	ew, err := baseline.NewElementwise(s.ctx, s.build)
-	if err != nil {
-		return fail(tune.Classify(err), fmt.Errorf("baseline elementwise kernel: %w", err))
-	}
-	env := &tune.MeasureEnv{
-		Check: &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build},
-		Bench: &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: baseline.Bwd{BLAS: blas, EW: ew}},
+	switch {
+	case job.Device != o.Device:
+		return fail(job.Name(), tune.StatusFault, fmt.Errorf("tune-worker: job for device %d sent to the worker of device %d", job.Device, o.Device))
+	case openErr != nil:
+		return fail(job.Name(), tune.Classify(openErr), fmt.Errorf("tune-worker: device %d: %w", o.Device, openErr))
 	}
 	if job.Config.Kernel == tiling.KernelFwdGateUp {
-		// fwd_gateup's baseline ends in the forward SwiGLU elementwise
-		// kernel (a build cache hit after the first worker).
-		cctx, cancel := compileCtx(ctx)
-		env.SwiGLU, err = mlp.NewSwiGLU(cctx, s.ctx, s.build)
-		cancel()
-		if err != nil {
-			return fail(tune.Classify(err), fmt.Errorf("baseline SwiGLU elementwise kernel: %w", err))
+		if err := w.swiglu(ctx); err != nil {
+			return fail(job.Name(), tune.Classify(err), err)
 		}
 	}
-	out := tune.Measure(ctx, env, job, tune.MeasureOptions{
-		Bench:       bench.Options{Reps: req.Reps, Warmup: req.Warmup, Timeout: req.SyncTimeout, Seed: uint64(time.Now().UnixNano())},
+	return tune.Measure(ctx, w.env, job, tune.MeasureOptions{
+		Bench:       bench.Options{Reps: req.Reps, Warmup: req.Warmup, Timeout: req.SyncTimeout, Seed: seed},
 		SyncTimeout: req.SyncTimeout,
 	})
-	out.WallS = time.Since(start).Seconds()
-	if err := tune.WriteOutput(o.JSONOut, out); err != nil {
-		return err
-	}
-	msg := fmt.Sprintf("tune-worker: %s on device %d: %s", job.Name(), job.Device, out.Status)
+}
+
+func workerLogLine(device int, out tune.Output) string {
+	msg := fmt.Sprintf("tune-worker: %s on device %d: %s", out.Config, device, out.Status)
 	if out.Status == tune.StatusOK || out.Status == tune.StatusSlow {
 		msg += fmt.Sprintf(" %.1f us", out.US)
 	}
 	if out.Error != "" {
 		msg += ": " + out.Error
 	}
-	fmt.Fprintln(e.stderr, msg)
-	if out.Status == tune.StatusFault || out.Status == tune.StatusTimeout {
-		workerExit(0)
-	}
-	env.SwiGLU.Close()
-	ew.Close()
-	blas.Close()
-	s.close()
-	return nil
+	return fmt.Sprintf("%s (%.2fs)", msg, out.WallS)
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/swigen/swigen/runtime/baseline"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/launch"
-	"github.com/swigen/swigen/runtime/num"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -154,8 +153,7 @@ func MeasureCeilings(env *Env, dt tiling.DType, o Options) (Ceilings, error) {
 // standard deviation scale) into b and returns a Filler that copies from
 // it.
 func NewFiller(ctx *cu.Context, b *cu.Buffers, dt tiling.DType, seed uint64, scale float64) (*Filler, error) {
-	const elems = 1 << 24
-	raw := num.Encode(dt, num.NewRand(seed).Normal(dt, elems, scale))
+	raw := randomBlock(dt, seed, scale)
 	p, err := b.Alloc(len(raw))
 	if err != nil {
 		return nil, err

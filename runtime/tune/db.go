@@ -153,6 +153,23 @@ func (e *Entry) Best() (Result, bool) {
 	return best, found
 }
 
+// Provisional returns the fastest passing result, screened ones
+// included: the best so far of a tune stopped before any full
+// measurement could win. It is a ranking, not a winner (Best).
+func (e *Entry) Provisional() (Result, bool) {
+	var best Result
+	found := false
+	for _, r := range e.Results {
+		if r.Status != StatusOK || !e.canWin(r.Config) {
+			continue
+		}
+		if !found || r.Time() < best.Time() {
+			best, found = r, true
+		}
+	}
+	return best, found
+}
+
 // BaselineUS is the median of the baseline times measured alongside the
 // passing candidates (each run times the baseline again), or 0.
 func (e *Entry) BaselineUS() float64 {
@@ -346,12 +363,13 @@ func writeAtomic(path string, b []byte) (err error) {
 	return nil
 }
 
-// UpdateDB applies f to the DB at path under an exclusive lock on
-// path+".lock" and writes the result atomically, so concurrent tuners
-// sharing one DB (shards, devices) never lose each other's records. It
-// returns the DB as written. If f fails nothing is written.
+// UpdateDB applies f to the DB at path under an exclusive lock on its
+// directory and writes the result atomically, so concurrent tuners
+// sharing one DB (shards, devices) never lose each other's records, and
+// no lock file is left behind. It returns the DB as written. If f fails
+// nothing is written.
 func UpdateDB(path string, f func(*DB) error) (*DB, error) {
-	unlock, err := lockFile(path + ".lock")
+	unlock, err := lockDir(filepath.Dir(path))
 	if err != nil {
 		return nil, fmt.Errorf("tune: lock %s: %w", path, err)
 	}
@@ -369,17 +387,15 @@ func UpdateDB(path string, f func(*DB) error) (*DB, error) {
 	return db, nil
 }
 
-// ReadDB reads the DB at path, under a shared lock when a writer's lock
-// file (path+".lock", made by UpdateDB) exists, so it never sees a write
-// in progress on a file system without atomic rename. Reading creates no
-// file: a DB nobody writes has no lock file, and a writer that starts
-// later replaces the DB by an atomic rename. A missing DB is an empty one.
+// ReadDB reads the DB at path under a shared lock on its directory, so it
+// never sees a write in progress on a file system without atomic rename.
+// Reading creates no file. A missing DB is an empty one.
 func ReadDB(path string) (*DB, error) {
-	if unlock, err := readLockFile(path + ".lock"); err == nil {
+	if unlock, err := readLockDir(filepath.Dir(path)); err == nil {
 		defer unlock()
 	}
-	// Without the lock (none exists, or a read-only directory) reading is
-	// still safe where rename is atomic.
+	// Without the lock (a missing directory) reading is still safe where
+	// rename is atomic.
 	return LoadDB(path)
 }
 

@@ -99,7 +99,8 @@ func TestLoadDB(t *testing.T) {
 }
 
 // TestReadDBCreatesNothing checks that reading a DB, with or without a
-// writer's lock file beside it, leaves the directory as it was.
+// stale lock file of an older swigen beside it, leaves the directory as
+// it was.
 func TestReadDBCreatesNothing(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -108,7 +109,7 @@ func TestReadDBCreatesNothing(t *testing.T) {
 	}{
 		{"missing DB", nil},
 		{"DB without lock file", []string{"tune.json"}},
-		{"DB with a writer's lock file", []string{"tune.json", "tune.json.lock"}},
+		{"DB with a stale lock file", []string{"tune.json", "tune.json.lock"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -234,6 +235,13 @@ func TestUpdateDBConcurrent(t *testing.T) {
 	}
 	if db2, _ := LoadDB(path); len(db2.Entry(testKey()).Results) != (procs+goroutines)*each {
 		t.Error("a failed update changed the DB")
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("the DB's directory holds %q; want the DB alone (no lock file)", names)
 	}
 }
 

@@ -24,6 +24,8 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run())
 	case "worker":
 		os.Exit(fakeWorker(os.Args[1:]))
+	case "server":
+		os.Exit(fakeServer())
 	case "sweeper":
 		os.Exit(fakeSweeper(os.Args[1:]))
 	case "updater":

@@ -7,22 +7,23 @@ import (
 	"syscall"
 )
 
-// lockFile takes an exclusive flock on path (created if missing) and
-// returns its release. flock locks belong to the open file, so two
-// goroutines or processes that each open path exclude each other, and the
-// kernel drops the lock when a holder dies (even by kill -9).
-func lockFile(path string) (unlock func(), err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+// lockDir takes an exclusive flock on the directory dir and returns its
+// release. flock locks belong to the open file, so two goroutines or
+// processes that each open dir exclude each other, and the kernel drops
+// the lock when a holder dies (even by kill -9). Locking the directory,
+// not a lock file beside the DB, leaves nothing behind; DBs that share a
+// directory share the lock, which only serialises their short writes.
+func lockDir(dir string) (unlock func(), err error) {
+	f, err := os.Open(dir)
 	if err != nil {
 		return nil, err
 	}
 	return flock(f, syscall.LOCK_EX)
 }
 
-// readLockFile takes a shared flock on path, which must exist: readers
-// create no file. It fails (fs.ErrNotExist) when there is no lock file.
-func readLockFile(path string) (unlock func(), err error) {
-	f, err := os.Open(path)
+// readLockDir takes a shared flock on the directory dir.
+func readLockDir(dir string) (unlock func(), err error) {
+	f, err := os.Open(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -206,3 +206,11 @@ func (t *tailWriter) String() string {
 	defer t.mu.Unlock()
 	return string(t.b)
 }
+
+// reset forgets what was written so far (a worker's next job starts a
+// fresh tail).
+func (t *tailWriter) reset() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = t.b[:0]
+}
