@@ -253,8 +253,13 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 		return err
 	}
 	defer release()
-	benv := &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: base}
-	menv := &mlp.Env{Ctx: s.ctx, Dev: s.dev, BLAS: base.BLAS}
+	cmp, err := s.comparer()
+	if err != nil {
+		return err
+	}
+	defer cmp.Close()
+	benv := &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: base, Cmp: cmp}
+	menv := &mlp.Env{Ctx: s.ctx, Dev: s.dev, BLAS: base.BLAS, Cmp: cmp}
 	if gateup {
 		// fwd_gateup's baseline: the cuBLAS GEMM, then the SwiGLU
 		// elementwise kernel.

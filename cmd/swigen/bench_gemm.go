@@ -124,7 +124,12 @@ func runBenchGemm(ctx context.Context, e *env, o *benchGemmOptions) error {
 		return err
 	}
 	defer release()
-	benv := &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: base}
+	cmp, err := s.comparer()
+	if err != nil {
+		return err
+	}
+	defer cmp.Close()
+	benv := &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: base, Cmp: cmp}
 	opts := bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: uint64(time.Now().UnixNano())}
 	ceil, err := bench.MeasureCeilings(benv, d, opts)
 	if err != nil {

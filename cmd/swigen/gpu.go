@@ -10,6 +10,7 @@ import (
 	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/internal/builder"
 	"github.com/swigen/swigen/runtime/baseline"
+	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/tiling"
 )
@@ -68,6 +69,16 @@ func (s *gpuSession) close() {
 	if s.ctx != nil {
 		s.ctx.Close()
 	}
+}
+
+// comparer loads the GPU comparison of outputs (bench.Comparer) on the
+// session's context: the host would take seconds per model-size output.
+func (s *gpuSession) comparer() (*bench.Comparer, error) {
+	c, err := bench.NewComparer(s.ctx, s.build)
+	if err != nil {
+		return nil, fmt.Errorf("open GPU: %w", err)
+	}
+	return c, nil
 }
 
 // baselines opens cuBLAS and, with elementwise, the baseline's dSwiGLU

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -69,6 +70,7 @@ type workerGPU struct {
 	s    *gpuSession
 	blas *baseline.CuBLAS
 	ew   *baseline.Elementwise
+	cmp  *bench.Comparer
 	env  *tune.MeasureEnv
 }
 
@@ -86,9 +88,15 @@ func openWorkerGPU(o *workerOptions) (*workerGPU, error) {
 		w.close()
 		return nil, fmt.Errorf("baseline elementwise kernel: %w", err)
 	}
+	// Each candidate's output is checked against the baseline's on the
+	// GPU: on the host that takes seconds at model sizes.
+	if w.cmp, err = bench.NewComparer(s.ctx, s.build); err != nil {
+		w.close()
+		return nil, err
+	}
 	w.env = &tune.MeasureEnv{
 		Check: &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build},
-		Bench: &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: baseline.Bwd{BLAS: w.blas, EW: w.ew}},
+		Bench: &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: baseline.Bwd{BLAS: w.blas, EW: w.ew}, Cmp: w.cmp},
 	}
 	return w, nil
 }
@@ -115,6 +123,7 @@ func (w *workerGPU) close() {
 	if w.ew != nil {
 		w.ew.Close()
 	}
+	w.cmp.Close()
 	if w.blas != nil {
 		w.blas.Close()
 	}
@@ -199,6 +208,13 @@ func workerLogLine(device int, out tune.Output) string {
 	}
 	if out.Error != "" {
 		msg += ": " + out.Error
+	}
+	var ph []string
+	for _, p := range out.Phases {
+		ph = append(ph, fmt.Sprintf("%s %.2fs", p.Name, p.S))
+	}
+	if len(ph) > 0 {
+		msg += " [" + strings.Join(ph, ", ") + "]"
 	}
 	return fmt.Sprintf("%s (%.2fs)", msg, out.WallS)
 }

@@ -91,6 +91,8 @@ type Env struct {
 	Ctx  *cu.Context
 	Dev  cu.Device
 	Base baseline.Bwd
+	// Cmp, when set, compares outputs on the GPU (CompareOutputs).
+	Cmp *Comparer
 }
 
 // MeasureCeilings times a cuBLAS 8192^3 GEMM and a 1 GiB device copy.
@@ -283,7 +285,7 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 	if err := env.Ctx.Synchronize(o.Timeout, name); err != nil {
 		return nil, err
 	}
-	st, err := CompareOutputs(env.Ctx, dt, x.gde, x.bgde, M*2*I)
+	st, err := CompareOutputs(env.Ctx, env.Cmp, dt, x.gde, x.bgde, M*2*I, o.Timeout)
 	if err != nil {
 		return nil, err
 	}

@@ -1,15 +1,23 @@
 package bench
 
 import (
+	"time"
+
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/num"
 	"github.com/swigen/swigen/tiling"
 )
 
-// CompareOutputs downloads n 16-bit elements of swigen's output got and of
-// the baseline's output want, computed from the same inputs, and compares
-// them with the baseline as the reference. The caller synchronizes first.
-func CompareOutputs(ctx *cu.Context, dt tiling.DType, got, want cu.DevicePtr, n int) (num.ErrStats, error) {
+// CompareOutputs compares n 16-bit elements of swigen's output got with
+// the baseline's output want, computed from the same inputs, with the
+// baseline as the reference: on the GPU with cmp (nothing is downloaded;
+// the result has no worst index), or, with a nil cmp, by downloading both
+// to the host. The caller synchronizes first; the GPU comparison waits at
+// most timeout.
+func CompareOutputs(ctx *cu.Context, cmp *Comparer, dt tiling.DType, got, want cu.DevicePtr, n int, timeout time.Duration) (num.ErrStats, error) {
+	if cmp != nil {
+		return cmp.Compare(dt, got, want, n, timeout)
+	}
 	g := make([]byte, 2*n)
 	w := make([]byte, 2*n)
 	if err := ctx.MemcpyDtoH(g, got); err != nil {

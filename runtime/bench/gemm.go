@@ -118,7 +118,7 @@ func BenchGemm(env *Env, k *launch.Kernel, M, N, K int, ceil Ceilings, o Options
 	rep.Ratio = rep.Rows[1].T.Median / rep.Rows[0].T.Median
 
 	// Same inputs, both paths: swigen's C against cuBLAS's.
-	st, err := CompareOutputs(env.Ctx, dt, ss[0].c, ss[0].cb, M*N)
+	st, err := CompareOutputs(env.Ctx, env.Cmp, dt, ss[0].c, ss[0].cb, M*N, o.Timeout)
 	if err != nil {
 		return nil, err
 	}

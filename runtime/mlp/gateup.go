@@ -192,7 +192,7 @@ func BenchFwdGateUp(env *Env, k *launch.Kernel, s tiling.Shape, ceil bench.Ceili
 		return nil, err
 	}
 	for _, c := range outs {
-		st, err := bench.CompareOutputs(ctx, dt, c.got, c.want, c.elems)
+		st, err := bench.CompareOutputs(ctx, env.Cmp, dt, c.got, c.want, c.elems, o.Timeout)
 		if err != nil {
 			return nil, err
 		}

@@ -24,6 +24,8 @@ type Env struct {
 	BLAS    *baseline.CuBLAS
 	DSwiGLU *baseline.Elementwise // backward elementwise (runtime/baseline)
 	SwiGLU  *SwiGLU               // forward elementwise (swiglu.cu)
+	// Cmp, when set, compares outputs on the GPU (bench.CompareOutputs).
+	Cmp *bench.Comparer
 }
 
 // Options tune a run.

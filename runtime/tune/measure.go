@@ -111,6 +111,12 @@ func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Outp
 	failErr := func(step string, err error) Output {
 		return fail(Classify(err), "%s: %v", step, err)
 	}
+	mark := time.Now()
+	phase := func(name string) {
+		now := time.Now()
+		out.Phases = append(out.Phases, Phase{Name: name, S: now.Sub(mark).Seconds()})
+		mark = now
+	}
 	kind := j.Config.Kernel
 	if !Measurable(kind) {
 		return fail(StatusCompile, "tune measures bwd_dswiglu, fwd_gateup and gemm, not %s", kind)
@@ -124,6 +130,7 @@ func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Outp
 		return failErr("build/load", err)
 	}
 	defer k.Close()
+	phase("build")
 
 	worst := 0.0
 	for _, r := range check.Verify(env.Check, k, o.VerifyShapes, check.Options{Timeout: o.SyncTimeout, Seed: 1}) {
@@ -142,6 +149,7 @@ func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Outp
 		}
 	}
 	out.VerifyErr = finite(worst)
+	phase("verify")
 
 	if !out.Ceilings.Known() {
 		c, err := bench.MeasureCeilings(env.Bench, j.Config.DType, o.Bench)
@@ -149,6 +157,7 @@ func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Outp
 			return failErr("measure ceilings", err)
 		}
 		out.Ceilings = Ceilings{GemmTFLOPs: c.GemmTFLOPs, CopyGBs: c.CopyGBs}
+		phase("ceilings")
 	}
 
 	if kind == tiling.KernelGEMM {
@@ -178,6 +187,7 @@ func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Outp
 		if err != nil {
 			return failErr("probe", err)
 		}
+		phase("probe")
 		if EarlyStop(samples, j.BestUS, j.SlowFactor) {
 			out.US = minOf(samples)
 			return fail(StatusSlow, "first %d launches took >= %.1f us, at least %gx the best so far (%.1f us); stopped early",
@@ -190,7 +200,7 @@ func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Outp
 	var relErr float64
 	var warnings []string
 	if kind == tiling.KernelFwdGateUp {
-		menv := &mlp.Env{Ctx: env.Bench.Ctx, Dev: env.Bench.Dev, BLAS: env.Bench.Base.BLAS, SwiGLU: env.SwiGLU}
+		menv := &mlp.Env{Ctx: env.Bench.Ctx, Dev: env.Bench.Dev, BLAS: env.Bench.Base.BLAS, SwiGLU: env.SwiGLU, Cmp: env.Bench.Cmp}
 		rep, err := mlp.BenchFwdGateUp(menv, k, j.Shape, ceil, o.Bench)
 		if err != nil {
 			return failErr("bench", err)
@@ -203,6 +213,7 @@ func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Outp
 		}
 		rows, relErr, warnings = rep.Rows, rep.RelErr, rep.Warnings
 	}
+	phase("bench")
 	fused, baseline := rows[0].T, rows[1].T
 	out.US, out.P20US, out.P80US = fused.Median, fused.P20, fused.P80
 	out.BaselineUS = baseline.Median

@@ -48,6 +48,15 @@ func (j Job) Name() string { return manifest.ProbedName(j.Config, j.Probe) }
 type Output struct {
 	Result
 	Ceilings Ceilings `json:"ceilings"`
+	// Phases is where the worker's time went (build, verify, ceilings,
+	// probe, bench), for its log; not recorded in the DB.
+	Phases []Phase `json:"phases,omitempty"`
+}
+
+// Phase is one step of a measurement and its wall time.
+type Phase struct {
+	Name string  `json:"name"`
+	S    float64 `json:"s"`
 }
 
 // WriteOutput writes o as the JSON result file a worker hands back.
