@@ -52,10 +52,10 @@ func verifyFwdGateUpShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.R
 	if gpu {
 		// The reference runs and is read back before the kernel under
 		// test, so nothing that kernel writes out of bounds can reach it.
-		refO := dev.poisoned(M * I)
+		refO := dev.refBuffer(M * I)
 		var refD cu.DevicePtr
 		if cfg.StoreOut {
-			refD = dev.poisoned(M * 2 * I)
+			refD = dev.refBuffer(M * 2 * I)
 		}
 		dev.reference(refTimeout(o, macs), func() error {
 			return env.GPURef.FwdGateUp(dt, M, K, I, xp, wp, refD, refO, wMN)
@@ -144,7 +144,7 @@ func verifyFwdDownShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Ran
 	if gpu {
 		// The reference runs and is read back before the kernel under
 		// test, so nothing that kernel writes out of bounds can reach it.
-		refY := dev.poisoned(M * K)
+		refY := dev.refBuffer(M * K)
 		dev.reference(refTimeout(o, macs), func() error {
 			return env.GPURef.FwdDown(dt, M, K, I, args.Out, args.WDown, args.Residual, refY, wKI)
 		})

@@ -203,7 +203,7 @@ func verifyGemmShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, 
 		// The reference runs first and its output is read back before the
 		// kernel under test runs, so nothing that kernel writes out of
 		// bounds can reach it.
-		refC := dev.poisoned(M * N)
+		refC := dev.refBuffer(M * N)
 		dev.reference(refTimeout(o, macs), func() error {
 			return env.GPURef.Gemm(dt, M, N, K, ap, bp, refC, aMN, bMN)
 		})

@@ -4,6 +4,7 @@ package check
 
 import (
 	"context"
+	"math"
 	"testing"
 
 	"github.com/swigen/swigen/internal/gputest"
@@ -11,12 +12,12 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-// TestGPUVerifyPicksReference verifies a gemm, fwd_gateup and fwd_down
-// kernel of each major (and each second output) on small ragged shapes
-// twice: against the CPU float64 reference, then with ForceGPURef against
-// the naive GPU one. Both must pass and say which reference they used, so
-// the GPU path that large shapes take is exercised where the CPU one
-// vouches for the same kernel.
+// TestGPUVerifyPicksReference verifies a kernel of every kind and each
+// major (and each second output) on small ragged shapes twice, on the same
+// seed: against the CPU float64 reference, then with ForceGPURef against
+// the naive GPU one. Both must pass, say which reference they used and
+// report the same errors (sameErrors), so the GPU path that large shapes
+// take is exercised where the CPU one vouches for the same kernel output.
 func TestGPUVerifyPicksReference(t *testing.T) {
 	ctx, tc := gputest.Open(t)
 	g, err := ref.NewGPURef(ctx, tc)
@@ -42,10 +43,11 @@ func TestGPUVerifyPicksReference(t *testing.T) {
 		for _, second := range []bool{false, true} {
 			vs = append(vs,
 				variant{kind: tiling.KernelFwdGateUp, dt: tiling.BF16, majorA: tiling.KMajor, majorB: b, storeOut: second},
-				variant{kind: tiling.KernelFwdDown, dt: tiling.BF16, majorA: tiling.KMajor, majorB: b, resid: second})
+				variant{kind: tiling.KernelFwdDown, dt: tiling.BF16, majorA: tiling.KMajor, majorB: b, resid: second},
+				variant{kind: tiling.KernelBwdDSwiGLU, dt: tiling.BF16, majorA: tiling.KMajor, majorB: b, storeOut: second})
 		}
 	}
-	for _, k := range []tiling.Kernel{tiling.KernelGEMM, tiling.KernelFwdGateUp, tiling.KernelFwdDown} {
+	for _, k := range []tiling.Kernel{tiling.KernelGEMM, tiling.KernelFwdGateUp, tiling.KernelFwdDown, tiling.KernelBwdDSwiGLU} {
 		vs = append(vs, variant{kind: k, dt: tiling.FP16, majorA: tiling.KMajor, majorB: tiling.KMajor})
 	}
 	for _, v := range vs {
@@ -71,12 +73,14 @@ func TestGPUVerifyPicksReference(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer k.Close()
-			for _, force := range []bool{false, true} {
+			var byRef [2][]ShapeResult // by force: CPU, then GPU reference
+			for i, force := range []bool{false, true} {
 				want := refCPU
 				if force {
 					want = refGPU
 				}
-				for _, r := range Verify(env, k, shapes, Options{Seed: 11, ForceGPURef: force}) {
+				byRef[i] = Verify(env, k, shapes, Options{Seed: 11, ForceGPURef: force})
+				for _, r := range byRef[i] {
 					for _, o := range r.Outputs {
 						t.Logf("%s ref=%s %s: %v", r.Shape, r.Ref, o.Name, o.Stats)
 					}
@@ -88,6 +92,35 @@ func TestGPUVerifyPicksReference(t *testing.T) {
 					}
 				}
 			}
+			sameErrors(t, byRef[0], byRef[1])
 		})
+	}
+}
+
+// sameErrors checks that the naive GPU reference (gpu) reports, for every
+// output of every shape, the relative error the CPU reference (cpu)
+// reported on the same seed, so for the same inputs and kernel output:
+// both references are unrounded float64 and differ in their last bits
+// only, so the two errors agree far within 1% of each other. A reference
+// rounded to 16 bits like the kernel reports a much smaller error.
+func sameErrors(t *testing.T, cpu, gpu []ShapeResult) {
+	t.Helper()
+	if len(cpu) != len(gpu) {
+		t.Errorf("%d shapes against the CPU reference, %d against the GPU one", len(cpu), len(gpu))
+		return
+	}
+	for i, c := range cpu {
+		g := gpu[i]
+		if len(c.Outputs) != len(g.Outputs) {
+			t.Errorf("%s: %d outputs against the CPU reference, %d against the GPU one", c.Shape, len(c.Outputs), len(g.Outputs))
+			continue
+		}
+		for j, co := range c.Outputs {
+			a, b := co.Stats.RelFrobenius, g.Outputs[j].Stats.RelFrobenius
+			if co.Name != g.Outputs[j].Name || !(math.Abs(a-b) <= 0.01*math.Max(a, b)) {
+				t.Errorf("%s %s: rel_frob %.6g against the CPU reference, %s %.6g against the GPU one: want within 1%%",
+					c.Shape, co.Name, a, g.Outputs[j].Name, b)
+			}
+		}
 	}
 }

@@ -46,27 +46,19 @@ func refTimeout(o Options, macs int64) time.Duration {
 	return o.Timeout + time.Duration(float64(macs)/naiveMACsPerSecond*float64(time.Second))
 }
 
-// expect is one output's reference: float64 values from the CPU reference
-// or raw 16-bit values from the naive GPU one.
+// expect is one output's reference: unrounded float64 values, from the
+// CPU reference or the naive GPU one alike.
 type expect struct {
 	f64 []float64
-	raw []byte
 }
 
 // compare measures the kernel's raw output got against e.
 func (e expect) compare(dt tiling.DType, got []byte) num.ErrStats {
-	if e.raw != nil {
-		return num.CompareRawBoth(dt, got, e.raw)
-	}
 	return num.CompareRaw(dt, got, e.f64)
 }
 
 // halves splits e, an [M,2I] output, into its [M,I] left and gate halves.
 func (e expect) halves(M, I int) (left, gate expect) {
-	if e.raw != nil {
-		l, g := splitHalves(e.raw, M, I)
-		return expect{raw: l}, expect{raw: g}
-	}
 	l, g := splitHalves64(e.f64, M, I)
 	return expect{f64: l}, expect{f64: g}
 }
@@ -82,17 +74,35 @@ func (r *run) reference(timeout time.Duration, launch func() error) {
 	}
 }
 
-// refOutput downloads n elements of a naive GPU reference's output at p,
-// which was poisoned before the reference ran: an element it did not write
-// is an error of the reference, not a mismatch of the kernel.
+// refBuffer allocates n float64 elements for a naive GPU reference's
+// output, filled with num.PoisonF64, so an element the reference never
+// writes is detected.
+func (r *run) refBuffer(n int) cu.DevicePtr {
+	if r.err != nil {
+		return 0
+	}
+	p, err := r.b.Alloc(n * 8)
+	if err == nil {
+		err = r.env.Ctx.MemsetD16(p, num.PoisonF64Word, uint64(4*n))
+	}
+	r.err = err
+	return p
+}
+
+// refOutput downloads n float64 elements of a naive GPU reference's output
+// at p (from refBuffer): an element still poisoned was not written, an
+// error of the reference, not a mismatch of the kernel.
 func (r *run) refOutput(name string, p cu.DevicePtr, n int) expect {
-	raw := r.download(p, n)
 	if r.err != nil {
 		return expect{}
 	}
-	if k := num.CountPoisoned(r.dt, raw); k > 0 {
+	raw := make([]byte, n*8)
+	if r.err = r.env.Ctx.MemcpyDtoH(raw, p); r.err != nil {
+		return expect{}
+	}
+	if k := num.CountPoisonedF64(raw); k > 0 {
 		r.err = fmt.Errorf("check: naive GPU reference left %d of %d elements of %s unwritten", k, n, name)
 		return expect{}
 	}
-	return expect{raw: raw}
+	return expect{f64: num.DecodeF64(raw)}
 }

@@ -54,30 +54,27 @@ func TestExpect(t *testing.T) {
 	dt := tiling.BF16
 	vals := []float32{1, 2, 3, 4, 5, 6, 7, 8} // [M=2, 2I=4]
 	raw := num.Encode(dt, vals)
-	for _, e := range []expect{{f64: num.Float64s(vals)}, {raw: raw}} {
-		if st := e.compare(dt, raw); !st.OK(0) {
-			t.Errorf("%+v against itself: %v", e, st)
-		}
-		l, g := e.halves(2, 2)
-		gl, gg := splitHalves(raw, 2, 2)
-		if st := l.compare(dt, gl); !st.OK(0) || st.NaNs != 0 {
-			t.Errorf("left half: %v", st)
-		}
-		if st := g.compare(dt, gg); !st.OK(0) {
-			t.Errorf("gate half: %v", st)
-		}
-		if st := l.compare(dt, gg); st.OK(1e-2) {
-			t.Errorf("left against gate passes: %v", st)
-		}
+	e := expect{f64: num.Float64s(vals)}
+	if st := e.compare(dt, raw); !st.OK(0) {
+		t.Errorf("%+v against itself: %v", e, st)
 	}
-	// A short or poisoned output never passes against either form.
-	for _, e := range []expect{{f64: num.Float64s(vals)}, {raw: raw}} {
-		if st := e.compare(dt, raw[:4]); st.OK(1) {
-			t.Errorf("short output passes: %v", st)
-		}
-		if st := e.compare(dt, num.PoisonBytes(dt, len(vals))); st.OK(1) {
-			t.Errorf("poisoned output passes: %v", st)
-		}
+	l, g := e.halves(2, 2)
+	gl, gg := splitHalves(raw, 2, 2)
+	if st := l.compare(dt, gl); !st.OK(0) || st.NaNs != 0 {
+		t.Errorf("left half: %v", st)
+	}
+	if st := g.compare(dt, gg); !st.OK(0) {
+		t.Errorf("gate half: %v", st)
+	}
+	if st := l.compare(dt, gg); st.OK(1e-2) {
+		t.Errorf("left against gate passes: %v", st)
+	}
+	// A short or poisoned output never passes.
+	if st := e.compare(dt, raw[:4]); st.OK(1) {
+		t.Errorf("short output passes: %v", st)
+	}
+	if st := e.compare(dt, num.PoisonBytes(dt, len(vals))); st.OK(1) {
+		t.Errorf("poisoned output passes: %v", st)
 	}
 }
 

@@ -53,6 +53,51 @@ func CountPoisoned(dtype tiling.DType, raw []byte) int {
 	return n
 }
 
+// PoisonF64 is the poison pattern of a float64 output (the naive GPU
+// references write their outputs as float64). It is a signaling NaN
+// (quiet bit clear) with nonzero low bits: arithmetic and widening
+// conversions only produce quiet NaNs, and widening a float32 NaN leaves
+// its low 29 bits zero, so no computed value holds it. It repeats the
+// 16-bit word PoisonF64Word, so MemsetD16 fills a buffer with it.
+const (
+	PoisonF64Word uint16 = 0x7FF4
+	PoisonF64     uint64 = 0x7FF4_7FF4_7FF4_7FF4
+)
+
+// PoisonBytesF64 returns n float64 elements of PoisonF64, little-endian.
+func PoisonBytesF64(n int) []byte {
+	if n < 0 {
+		n = 0
+	}
+	out := make([]byte, 8*n)
+	for i := 0; i < n; i++ {
+		binary.LittleEndian.PutUint64(out[8*i:], PoisonF64)
+	}
+	return out
+}
+
+// CountPoisonedF64 returns how many float64 elements of raw
+// (little-endian) still hold PoisonF64.
+func CountPoisonedF64(raw []byte) int {
+	n := 0
+	for i := 0; i+7 < len(raw); i += 8 {
+		if binary.LittleEndian.Uint64(raw[i:]) == PoisonF64 {
+			n++
+		}
+	}
+	return n
+}
+
+// DecodeF64 reads little-endian float64 bytes, bit for bit; trailing
+// bytes short of an element are ignored.
+func DecodeF64(b []byte) []float64 {
+	out := make([]float64, len(b)/8)
+	for i := range out {
+		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return out
+}
+
 // ErrStats summarises how far a computed tensor is from its reference.
 type ErrStats struct {
 	// MaxAbs is the largest |got-want| over the finite elements.
@@ -64,7 +109,8 @@ type ErrStats struct {
 	// the same Inf), plus elements present in only one of got and want.
 	NaNs int
 	// Poisoned counts elements that still hold the poison pattern; only
-	// CompareRaw fills it, since Compare sees float32s, not bits.
+	// CompareRaw and CompareRawF64 fill it, since Compare and CompareF64
+	// see values, not bits.
 	Poisoned int
 	// Worst is the index of the worst element: the first non-finite one
 	// if any, else the one with the largest |got-want|; -1 when empty.
@@ -87,7 +133,13 @@ func (s ErrStats) String() string {
 // element of got counts as a NaN, and so does every element present in only
 // one of the slices, so a failed or short kernel can never pass on
 // RelFrobenius alone.
-func Compare(got []float32, want []float64) ErrStats {
+func Compare(got []float32, want []float64) ErrStats { return compare(got, want) }
+
+// CompareF64 is Compare for float64 got, such as one float64 reference
+// measured against another.
+func CompareF64(got, want []float64) ErrStats { return compare(got, want) }
+
+func compare[T float32 | float64](got []T, want []float64) ErrStats {
 	n := min(len(got), len(want))
 	s := ErrStats{Worst: -1, NaNs: max(len(got), len(want)) - n}
 	firstBad, argMax := -1, -1
@@ -128,6 +180,14 @@ func Compare(got []float32, want []float64) ErrStats {
 func CompareRaw(dtype tiling.DType, raw []byte, want []float64) ErrStats {
 	s := Compare(Decode(dtype, raw), want)
 	s.Poisoned = CountPoisoned(dtype, raw)
+	return s
+}
+
+// CompareRawF64 decodes raw as little-endian float64 and compares it with
+// want like CompareF64, also counting elements still holding PoisonF64.
+func CompareRawF64(raw []byte, want []float64) ErrStats {
+	s := CompareF64(DecodeF64(raw), want)
+	s.Poisoned = CountPoisonedF64(raw)
 	return s
 }
 

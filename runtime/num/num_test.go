@@ -1,6 +1,7 @@
 package num
 
 import (
+	"encoding/binary"
 	"math"
 	"testing"
 
@@ -214,6 +215,74 @@ func TestPoison(t *testing.T) {
 		if s.Poisoned != 3 || s.NaNs != 3 || s.Worst != 0 {
 			t.Errorf("%s: CompareRaw = %v, want 3 poisoned, 3 NaNs, worst 0", dt, s)
 		}
+	}
+}
+
+func TestPoisonF64(t *testing.T) {
+	t.Parallel()
+	if f := math.Float64frombits(PoisonF64); !math.IsNaN(f) {
+		t.Errorf("PoisonF64 %#016x is not NaN", PoisonF64)
+	}
+	w := uint64(PoisonF64Word)
+	if PoisonF64 != w<<48|w<<32|w<<16|w {
+		t.Errorf("PoisonF64 %#016x does not repeat PoisonF64Word %#04x", PoisonF64, PoisonF64Word)
+	}
+	// Neither a computed NaN nor a widened float32 or 16-bit NaN (the
+	// 16-bit poisons included) looks poisoned.
+	nans := []float64{math.NaN(), math.Inf(1) - math.Inf(1), float64(float32(math.NaN())),
+		float64(FromBits(tiling.BF16, PoisonBF16)), float64(FromBits(tiling.FP16, PoisonFP16))}
+	for _, x := range nans {
+		if math.Float64bits(x) == PoisonF64 {
+			t.Errorf("NaN %#016x equals the float64 poison", math.Float64bits(x))
+		}
+	}
+	raw := PoisonBytesF64(5)
+	copy(raw[8:], encodeF64(1, 2))
+	if n := CountPoisonedF64(raw); n != 3 {
+		t.Errorf("CountPoisonedF64 = %d, want 3", n)
+	}
+	if diff := cmp.Diff(PoisonBytesF64(0), []byte{}); diff != "" || len(PoisonBytesF64(-1)) != 0 {
+		t.Errorf("PoisonBytesF64 of no elements (-want +got):\n%s", diff)
+	}
+	s := CompareRawF64(raw, []float64{0, 1, 2, 0, 0})
+	if diff := cmp.Diff(ErrStats{NaNs: 3, Poisoned: 3, Worst: 0}, s); diff != "" {
+		t.Errorf("CompareRawF64 (-want +got):\n%s", diff)
+	}
+}
+
+// encodeF64 is xs as little-endian float64 bytes.
+func encodeF64(xs ...float64) []byte {
+	out := make([]byte, 0, 8*len(xs))
+	for _, x := range xs {
+		out = binary.LittleEndian.AppendUint64(out, math.Float64bits(x))
+	}
+	return out
+}
+
+func TestCompareF64(t *testing.T) {
+	t.Parallel()
+	tiny := math.Nextafter(1, 2) // one ulp above 1: exact in float64 only
+	tests := []struct {
+		name string
+		raw  []byte
+		want []float64
+		out  ErrStats
+	}{
+		{"exact", encodeF64(1, tiny, -3), []float64{1, tiny, -3}, ErrStats{Worst: 0}},
+		{"one ulp", encodeF64(1, 1), []float64{1, tiny}, ErrStats{MaxAbs: tiny - 1, RelFrobenius: math.Sqrt((tiny-1)*(tiny-1)) / math.Sqrt(1+tiny*tiny), Worst: 1}},
+		{"nan", encodeF64(1, math.NaN()), []float64{1, 2}, ErrStats{NaNs: 1, Worst: 1}},
+		{"matching inf", encodeF64(math.Inf(-1), 2), []float64{math.Inf(-1), 2}, ErrStats{Worst: 1}},
+		{"short", encodeF64(1)[:7], []float64{1}, ErrStats{NaNs: 1, Worst: -1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.out, CompareRawF64(tt.raw, tt.want)); diff != "" {
+				t.Errorf("CompareRawF64 (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.out, CompareF64(DecodeF64(tt.raw), tt.want)); diff != "" {
+				t.Errorf("CompareF64 (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

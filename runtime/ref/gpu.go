@@ -82,9 +82,10 @@ type ptr struct {
 
 // prepare checks a launch of kind's reference before anything runs: a
 // dtype with an entry point, every size in [1, 2^31), every required
-// buffer non-null, and a loaded module. It returns the function and the
-// launch shape (x over cols, y over rows).
-func (g *GPURef) prepare(kind tiling.Kernel, dt tiling.DType, dims []dim, ptrs []ptr, rows, cols int) (*cu.Function, cu.LaunchConfig, error) {
+// buffer non-null, no layout error (layout, nil for none), and a loaded
+// module. It returns the function and the launch shape (x over cols, y
+// over rows).
+func (g *GPURef) prepare(kind tiling.Kernel, dt tiling.DType, dims []dim, ptrs []ptr, rows, cols int, layout error) (*cu.Function, cu.LaunchConfig, error) {
 	op := "ref: naive " + string(kind)
 	if dt != tiling.BF16 && dt != tiling.FP16 {
 		return nil, cu.LaunchConfig{}, fmt.Errorf("%s: dtype %q: want bf16 or fp16", op, dt)
@@ -106,6 +107,9 @@ func (g *GPURef) prepare(kind tiling.Kernel, dt tiling.DType, dims []dim, ptrs [
 	}
 	if len(null) > 0 {
 		return nil, cu.LaunchConfig{}, fmt.Errorf("%s: null %s pointer", op, strings.Join(null, ", "))
+	}
+	if layout != nil {
+		return nil, cu.LaunchConfig{}, fmt.Errorf("%s: %w", op, layout)
 	}
 	cfg, err := naiveLaunch(rows, cols)
 	if err != nil {
@@ -129,14 +133,15 @@ func flag(b bool) int32 {
 	return 0
 }
 
-// Gemm launches the naive C = A @ B on the default stream: C [M,N] from A
-// ([M,K], or [K,M] with aMN) and B ([N,K], or [K,N] with bMN), all dtype
-// and row-major, the majors of tiling.Config.MajorA/MajorB. It is
+// Gemm launches the naive C = A @ B on the default stream: C [M,N], a
+// float64 buffer (8 bytes per element) of the unrounded float64 sums, from
+// A ([M,K], or [K,M] with aMN) and B ([N,K], or [K,N] with bMN), both
+// dtype; all row-major, the majors of tiling.Config.MajorA/MajorB. It is
 // asynchronous; synchronize (or copy back) before reading C.
 func (g *GPURef) Gemm(dtype tiling.DType, M, N, K int, a, b, c cu.DevicePtr, aMN, bMN bool) error {
 	f, cfg, err := g.prepare(tiling.KernelGEMM, dtype,
 		[]dim{{"M", M}, {"N", N}, {"K", K}},
-		[]ptr{{"A", a}, {"B", b}, {"C", c}}, M, N)
+		[]ptr{{"A", a}, {"B", b}, {"C", c}}, M, N, nil)
 	if err != nil {
 		return err
 	}
@@ -148,15 +153,16 @@ func (g *GPURef) Gemm(dtype tiling.DType, M, N, K int, a, b, c cu.DevicePtr, aMN
 
 // FwdGateUp launches the naive fwd_gateup on the default stream: out
 // [M,I] = left*silu(gate) and, unless de is 0, de [M,2I] = [left | gate] =
-// x @ W, from x [M,K] and W ([2I,K]: left rows then gate rows, or [K,2I]
-// with wMN), all dtype and row-major. out is computed from the unrounded
-// fp32 left and gate. It is asynchronous; synchronize (or copy back)
-// before reading the outputs.
+// x @ W, both float64 buffers (8 bytes per element) of unrounded float64
+// values, from x [M,K] and W ([2I,K]: left rows then gate rows, or [K,2I]
+// with wMN), both dtype; all row-major. out is computed from the unrounded
+// left and gate. It is asynchronous; synchronize (or copy back) before
+// reading the outputs.
 func (g *GPURef) FwdGateUp(dtype tiling.DType, M, K, I int, x, w, de, out cu.DevicePtr, wMN bool) error {
 	// The kernel indexes W's 2I columns as int.
 	f, cfg, err := g.prepare(tiling.KernelFwdGateUp, dtype,
 		[]dim{{"M", M}, {"K", K}, {"I", I}, {"2I", 2 * I}},
-		[]ptr{{"x", x}, {"W", w}, {"out", out}}, M, I)
+		[]ptr{{"x", x}, {"W", w}, {"out", out}}, M, I, nil)
 	if err != nil {
 		return err
 	}
@@ -167,15 +173,17 @@ func (g *GPURef) FwdGateUp(dtype tiling.DType, M, K, I int, x, w, de, out cu.Dev
 }
 
 // FwdDown launches the naive fwd_down on the default stream: y [M,K] =
-// out @ W_down (+ residual unless residual is 0) from out [M,I], W_down
+// out @ W_down (+ residual unless residual is 0), a float64 buffer (8
+// bytes per element) of unrounded float64 values, from out [M,I], W_down
 // ([I,K], or [K,I] with wdownKI: nn.Linear's down_proj, major_b=k) and
-// residual [M,K], all dtype and row-major; the residual is added in fp32
-// before the one rounding. It is asynchronous; synchronize (or copy back)
-// before reading y.
+// residual [M,K], all dtype; all row-major. The residual is added to the
+// float64 sum; being 16-bit, it cannot share y's memory, and a residual
+// that overlaps y is an error. It is asynchronous; synchronize (or copy
+// back) before reading y.
 func (g *GPURef) FwdDown(dtype tiling.DType, M, K, I int, out, wdown, residual, y cu.DevicePtr, wdownKI bool) error {
 	f, cfg, err := g.prepare(tiling.KernelFwdDown, dtype,
 		[]dim{{"M", M}, {"K", K}, {"I", I}},
-		[]ptr{{"out", out}, {"W_down", wdown}, {"y", y}}, M, K)
+		[]ptr{{"out", out}, {"W_down", wdown}, {"y", y}}, M, K, residualOverlap(M, K, residual, y))
 	if err != nil {
 		return err
 	}
@@ -186,13 +194,14 @@ func (g *GPURef) FwdDown(dtype tiling.DType, M, K, I int, out, wdown, residual, 
 }
 
 // BwdDSwiGLU launches the naive bwd_dswiglu on the default stream:
-// gradDe [M,2I] (and out [M,I] unless out is 0) from dy [M,K], wdown
-// ([I,K], or [K,I] with wdownMN) and de [M,2I], all dtype. It is
+// gradDe [M,2I] (and out [M,I] unless out is 0), float64 buffers (8 bytes
+// per element) of unrounded float64 values, from dy [M,K], wdown ([I,K],
+// or [K,I] with wdownMN) and de [M,2I], all dtype; all row-major. It is
 // asynchronous; synchronize (or copy back) before reading the outputs.
 func (g *GPURef) BwdDSwiGLU(dtype tiling.DType, M, K, I int, dy, wdown, de, gradDe, out cu.DevicePtr, wdownMN bool) error {
 	f, cfg, err := g.prepare(tiling.KernelBwdDSwiGLU, dtype,
 		[]dim{{"M", M}, {"K", K}, {"I", I}},
-		[]ptr{{"dy", dy}, {"w_down", wdown}, {"de", de}, {"grad_de", gradDe}}, M, I)
+		[]ptr{{"dy", dy}, {"w_down", wdown}, {"de", de}, {"grad_de", gradDe}}, M, I, nil)
 	if err != nil {
 		return err
 	}
@@ -200,6 +209,26 @@ func (g *GPURef) BwdDSwiGLU(dtype tiling.DType, M, K, I int, dy, wdown, de, grad
 	return g.h.Ctx.Launch(f, cfg,
 		unsafe.Pointer(&dy), unsafe.Pointer(&wdown), unsafe.Pointer(&de), unsafe.Pointer(&gradDe), unsafe.Pointer(&out),
 		unsafe.Pointer(&m), unsafe.Pointer(&k), unsafe.Pointer(&i), unsafe.Pointer(&mn))
+}
+
+// residualOverlap is the error of a residual [M,K] (16-bit) that shares
+// memory with y [M,K] (float64), or nil; also nil for sizes prepare
+// rejects.
+func residualOverlap(M, K int, residual, y cu.DevicePtr) error {
+	if residual == 0 || y == 0 || M <= 0 || K <= 0 || M > maxInt32 || K > maxInt32 {
+		return nil
+	}
+	n := uint64(M) * uint64(K)
+	if !overlap(residual, 2*n, y, 8*n) {
+		return nil
+	}
+	return fmt.Errorf("residual (%d bytes at %#x) overlaps y (%d bytes at %#x)", 2*n, uint64(residual), 8*n, uint64(y))
+}
+
+// overlap reports whether the byte ranges [a, a+na) and [b, b+nb) share
+// a byte.
+func overlap(a cu.DevicePtr, na uint64, b cu.DevicePtr, nb uint64) bool {
+	return uint64(a) < uint64(b)+nb && uint64(b) < uint64(a)+na
 }
 
 // naiveLaunch is the launch shape of the naive kernels: x covers the

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"testing"
-	"time"
 
 	"github.com/swigen/swigen/internal/gputest"
 	"github.com/swigen/swigen/runtime/cu"
@@ -14,31 +13,18 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-// gpuTol is the relative Frobenius bound for 16-bit outputs computed in
-// fp32 (bf16 rounding alone gives ~3e-3).
-const gpuTol = 1e-2
-
 // runNaive uploads p's inputs (which must be exact in dt), runs the naive
-// kernel into poisoned outputs and returns the raw grad_de and out bytes.
+// kernel into poisoned outputs and returns the raw float64 grad_de and out
+// bytes.
 func runNaive(t *testing.T, ctx *cu.Context, g *GPURef, dt tiling.DType, p BwdProblem) (gradDe, out []byte) {
 	t.Helper()
-	enc := func(xs []float64) []byte {
-		f := make([]float32, len(xs))
-		for i, x := range xs {
-			f[i] = float32(x)
-		}
-		return num.Encode(dt, f)
-	}
-	dy, w, de := gputest.Upload(t, ctx, enc(p.Dy)), gputest.Upload(t, ctx, enc(p.WDown)), gputest.Upload(t, ctx, enc(p.De))
-	gd := gputest.Upload(t, ctx, num.PoisonBytes(dt, p.M*2*p.I))
-	o := gputest.Upload(t, ctx, num.PoisonBytes(dt, p.M*p.I))
+	dy, w, de := gputest.Upload(t, ctx, encode64(dt, p.Dy)), gputest.Upload(t, ctx, encode64(dt, p.WDown)), gputest.Upload(t, ctx, encode64(dt, p.De))
+	gd, o := poisonedBuf(t, ctx, p.M*2*p.I), poisonedBuf(t, ctx, p.M*p.I)
 	if err := g.BwdDSwiGLU(dt, p.M, p.K, p.I, dy, w, de, gd, o, p.WDownMNMajor); err != nil {
 		t.Fatal(err)
 	}
-	if err := ctx.Synchronize(time.Minute, "naive bwd_dswiglu"); err != nil {
-		t.Fatal(err)
-	}
-	return gputest.Download(t, ctx, gd, 2*p.M*2*p.I), gputest.Download(t, ctx, o, 2*p.M*p.I)
+	gputest.Sync(t, ctx, "naive bwd_dswiglu")
+	return gputest.Download(t, ctx, gd, 8*p.M*2*p.I), gputest.Download(t, ctx, o, 8*p.M*p.I)
 }
 
 func randomProblem(dt tiling.DType, seed uint64, M, K, I int, mn bool) BwdProblem {
@@ -69,17 +55,8 @@ func TestGPUNaiveVsCPU(t *testing.T) {
 					}
 					want := BwdDSwiGLU(p)
 					gd, o := runNaive(t, ctx, g, dt, p)
-					for _, c := range []struct {
-						name string
-						raw  []byte
-						want []float64
-					}{{"grad_de", gd, want.GradDe}, {"out", o, want.Out}} {
-						st := num.CompareRaw(dt, c.raw, c.want)
-						t.Logf("%s: %v", c.name, st)
-						if !st.OK(gpuTol) {
-							t.Errorf("%s: %v exceeds %g", c.name, st, gpuTol)
-						}
-					}
+					checkOutput(t, "grad_de", gd, want.GradDe, false)
+					checkOutput(t, "out", o, want.Out, false)
 				})
 			}
 		}
@@ -100,17 +77,8 @@ func TestGPUNaiveKnownAnswers(t *testing.T) {
 			t.Run(fmt.Sprintf("case%d/%s", n, dt), func(t *testing.T) {
 				p := BwdProblem{M: c.M, K: c.K, I: c.I, Dy: flatten(c.Dy), WDown: flatten(c.WDown), De: flatten(c.De)}
 				gd, o := runNaive(t, ctx, g, dt, p)
-				for _, cc := range []struct {
-					name string
-					raw  []byte
-					want []float64
-				}{{"grad_de", gd, flatten(c.GradDe)}, {"out", o, flatten(c.Out)}} {
-					st := num.CompareRaw(dt, cc.raw, cc.want)
-					t.Logf("%s: %v", cc.name, st)
-					if !st.OK(gpuTol) {
-						t.Errorf("%s: %v exceeds %g", cc.name, st, gpuTol)
-					}
-				}
+				checkOutput(t, "grad_de", gd, flatten(c.GradDe), false)
+				checkOutput(t, "out", o, flatten(c.Out), false)
 			})
 		}
 	}
