@@ -4,7 +4,11 @@
 #               build cache, the same with --exhaustive (same winner?), an
 #               interrupted tune (provisional best), and the hang test;
 #   STEP=suite  tune --suite for the VARIANTS given (default: all four),
-#               each into $OUT/suite-<variant>.json.
+#               each into $OUT/tune/suite-<variant>.json (TUNE_ARGS adds
+#               flags), then bench --suite --tuned with that DB, records
+#               under $OUT/tune/bench-<variant>;
+#   STEP=fast   the default tune at the seed shape once, verbose (where
+#               each job's time goes).
 # Prints a short table last; the DBs and logs land in $OUT/tune.tgz.
 set -u
 export PATH=/usr/local/cuda/bin:$PATH
@@ -34,16 +38,21 @@ if [[ $STEP == speed ]]; then
   timed tune-hang   $SW tune --include-hang-test --filter pingpong --filter c1x1 --max 2 --db "$W/hang.json" --timeout 60s
   ls -la "$W"
 fi
+if [[ $STEP == fast ]]; then
+  timed tune-default $SW tune --shape 16384,768,4608 --db "$W/default.json" -v
+  grep -E "tune-worker:" "$W/tune-default.log" | head -8
+fi
 if [[ $STEP == suite ]]; then
   for v in ${VARIANTS:-bwd bwd-out fwd fwd-out}; do
     case $v in
-      bwd) a=(--kernel bwd_dswiglu) ;;
-      bwd-out) a=(--kernel bwd_dswiglu --store-out) ;;
-      fwd) a=(--kernel fwd_gateup) ;;
-      fwd-out) a=(--kernel fwd_gateup --store-out) ;;
-      gemm) a=(--kernel gemm) ;;
+      bwd) a=(--kernel bwd_dswiglu); b=(bwd) ;;
+      bwd-out) a=(--kernel bwd_dswiglu --store-out); b=(bwd --store-out) ;;
+      fwd) a=(--kernel fwd_gateup); b=(gateup) ;;
+      fwd-out) a=(--kernel fwd_gateup --store-out); b=(gateup --store-out) ;;
     esac
     timed suite-$v timeout ${VARIANT_LIMIT:-400} $SW tune --suite "${a[@]}" --db "$W/suite-$v.json" ${TUNE_ARGS:-}
+    mkdir -p "$W/bench-$v"
+    timed bench-$v timeout ${BENCH_LIMIT:-200} $SW bench "${b[@]}" --suite --tuned "$W/suite-$v.json" --json "$W/bench-$v"
   done
 fi
 (cd "$OUT" && tar czf tune.tgz tune)

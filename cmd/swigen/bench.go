@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -38,12 +39,17 @@ type benchOptions struct {
 	// that shape (tiling.Heuristic depends on the shape: tile width,
 	// tile order and L2 policy follow M, I and W_down's size).
 	HeuristicPerShape bool
+	// Tuned is a results DB (swigen tune --db): each shape runs its
+	// winner there instead of the heuristic's config, where it has one.
+	Tuned string
 }
 
-// benchJob is one config and the shapes it is timed at.
+// benchJob is one config and the shapes it is timed at, with what chose
+// the config (--tuned's notes).
 type benchJob struct {
 	cfg    tiling.Config
 	shapes []tiling.Shape
+	notes  []string
 }
 
 // benchJobs pairs configs with shapes: every selected config with every
@@ -52,6 +58,9 @@ type benchJob struct {
 // its build).
 func benchJobs(o *benchOptions, arch tiling.Arch, shapes []tiling.Shape) ([]benchJob, error) {
 	sel := o.Select
+	if o.Tuned != "" && (len(sel.Names) > 0 || sel.Catalog || sel.Space || !o.HeuristicPerShape) {
+		return nil, usageError(errors.New("bench: --tuned picks each shape's config; it cannot be combined with --name, --catalog, --space or --heuristic-shape"))
+	}
 	if len(sel.Names) > 0 || sel.Catalog || sel.Space || !o.HeuristicPerShape {
 		cfgs, err := sel.resolve(arch)
 		if err != nil {
@@ -63,7 +72,7 @@ func benchJobs(o *benchOptions, arch tiling.Arch, shapes []tiling.Shape) ([]benc
 				return nil, usageError(fmt.Errorf("bench %s: config %s is a %s kernel (bench bwd times bwd_dswiglu, bench gateup fwd_gateup)",
 					kindArg(tiling.Kernel(sel.Kernel)), c.Name(), c.Kernel))
 			}
-			jobs[i] = benchJob{c, shapes}
+			jobs[i] = benchJob{cfg: c, shapes: shapes}
 		}
 		return jobs, nil
 	}
@@ -77,12 +86,22 @@ func benchJobs(o *benchOptions, arch tiling.Arch, shapes []tiling.Shape) ([]benc
 			return nil, err
 		}
 		c := cfgs[0]
-		if i, ok := idx[c.Name()]; ok {
-			jobs[i].shapes = append(jobs[i].shapes, sh)
-			continue
+		var note string
+		if o.Tuned != "" {
+			if c, note, err = tunedConfig(o.Tuned, c, sh, sel.StoreOut); err != nil {
+				return nil, usageError(fmt.Errorf("bench: %w", err))
+			}
 		}
-		idx[c.Name()] = len(jobs)
-		jobs = append(jobs, benchJob{c, []tiling.Shape{sh}})
+		i, ok := idx[c.Name()]
+		if !ok {
+			i = len(jobs)
+			idx[c.Name()] = i
+			jobs = append(jobs, benchJob{cfg: c})
+		}
+		jobs[i].shapes = append(jobs[i].shapes, sh)
+		if note != "" {
+			jobs[i].notes = append(jobs[i].notes, note)
+		}
 	}
 	return jobs, nil
 }
@@ -159,6 +178,7 @@ func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra
 	f.StringVar(&o.Probe, "probe", "", "build each kernel with this probe: "+strings.Join(gen.ProbeNames(), ", ")+" (trace prints per-tile timings)")
 	f.BoolVar(&o.Suite, "suite", false, "time every shape of the model-shape suite (public model MLPs, M 128 to 32768) and print the speedups' min and geomean")
 	cmd.MarkFlagsMutuallyExclusive("suite", "shape")
+	f.StringVar(&o.Tuned, "tuned", "", "results DB of swigen tune: each shape runs its tuned winner (the heuristic's config where the DB has none)")
 	f.StringVar(&o.Model, "model", "", "print a roofline projection for a GPU model ("+strings.Join(perfmodel.Names(), ", ")+") instead of measuring, on b200 with a per-tile pipeline projection of each shape's sm_100a config; needs no GPU")
 	f.BoolVar(&o.Select.StoreOut, "store-out", false, "without --name: the heuristic's StoreOut config (bench gateup: training, de stored as well; bench bwd: out recomputed and stored)")
 	return cmd
@@ -247,6 +267,11 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 		}
 	}
 	s.describe(e.stderr)
+	for _, j := range jobs {
+		for _, n := range j.notes {
+			fmt.Fprintln(e.stderr, n)
+		}
+	}
 	gateup := o.Select.Kernel == string(tiling.KernelFwdGateUp)
 	base, release, err := s.baselines(!gateup) // bwd: the dSwiGLU elementwise kernel
 	if err != nil {
