@@ -9,11 +9,11 @@
 #               under $OUT/tune/bench-<variant>;
 #   STEP=fast   the default tune at the seed shape once, verbose (where
 #               each job's time goes).
-# Prints a short table last; the DBs and logs land in $OUT/tune.tgz.
+# Prints a short table last; the DBs and logs land in $WORK (default /tmp/swigen-tune), packed into $OUT/tune.tgz.
 set -u
 export PATH=/usr/local/cuda/bin:$PATH
 OUT=${OUT:-/tmp/swigen-out}
-W=$OUT/tune
+W=${WORK:-/tmp/swigen-tune}
 mkdir -p "$W"
 STEP=${STEP:-speed}
 SW=./.bin/swigen
@@ -55,6 +55,6 @@ if [[ $STEP == suite ]]; then
     timed bench-$v timeout ${BENCH_LIMIT:-200} $SW bench "${b[@]}" --suite --tuned "$W/suite-$v.json" --json "$W/bench-$v"
   done
 fi
-(cd "$OUT" && tar czf tune.tgz tune)
+tar czf "$OUT/tune.tgz" -C "$(dirname "$W")" "$(basename "$W")"
 echo
 printf '%s\n' "${summary[@]}"
