@@ -140,7 +140,55 @@ func bwdWideTile(s Shape) bool {
 const gateUpInferenceGroup = 4
 
 // Heuristic returns a sound default config for kernel k on arch a and type
-// d at shape s, with no tuning. The result validates and is implemented.
+// d at shape s, with no tuning: the measured table's winner at the nearest
+// tuned shape, or the rules of RuleHeuristic (HeuristicWhy says which and
+// why). The result validates and is implemented.
+func Heuristic(k Kernel, a Arch, d DType, s Shape) (Config, error) {
+	c, _, err := HeuristicWhy(k, a, d, s, false)
+	return c, err
+}
+
+// HeuristicStoreOut is Heuristic for a config that also stores its second
+// output (StoreOut: bwd_dswiglu's out, fwd_gateup's de), with the operand
+// ring as deep as fits beside the second output's buffers (the rules keep
+// bwd_dswiglu at ping-pong 128x128 there: 128x192 measured slower with out).
+func HeuristicStoreOut(k Kernel, a Arch, d DType, s Shape) (Config, error) {
+	c, _, err := HeuristicWhy(k, a, d, s, true)
+	return c, err
+}
+
+// HeuristicWhy is the heuristic's config for kernel k on arch a, type d,
+// shape s and mode storeOut (Heuristic, HeuristicStoreOut), and why it
+// was chosen. Where the measured table (Measured) has winners of the
+// kind, arch and mode, it takes the winner at the tuned shape nearest to
+// s in log space (MeasuredChoice); elsewhere (sm_100a, which no GPU here
+// runs, and kinds not yet tuned) the rules below (RuleHeuristic).
+func HeuristicWhy(k Kernel, a Arch, d DType, s Shape, storeOut bool) (Config, string, error) {
+	if err := s.Validate(); err != nil {
+		return Config{}, "", fmt.Errorf("tiling: heuristic: %w", err)
+	}
+	t, err := Measured()
+	if err != nil {
+		return Config{}, "", fmt.Errorf("tiling: heuristic: %w", err)
+	}
+	if m, ok := t.nearest(k, a, d, s, storeOut); ok {
+		c, err := ParseName(m.Row.Config) // checked when the table was parsed
+		if err != nil {
+			return Config{}, "", fmt.Errorf("tiling: heuristic: %w", err)
+		}
+		c.DType = d
+		if err := c.Validate(); err != nil {
+			return Config{}, "", fmt.Errorf("tiling: heuristic for %s %s %s: measured row %s: %w", k, a, d, m.Row.Config, err)
+		}
+		return c, m.Why(), nil
+	}
+	c, err := RuleHeuristic(k, a, d, s, storeOut)
+	return c, "rules: no tuned shape of this kind, arch and mode in the measured table", err
+}
+
+// RuleHeuristic is the heuristic's rule-based choice, taken where the
+// measured table has no rows (see HeuristicWhy); it validates s itself.
+// The rules:
 //
 // sm_90a: pingpong 128x128x64, the deepest operand ring that fits, cluster
 // 1x1, raster m, group 8, epilogue 64x64x2. PingPong overlaps one
@@ -159,19 +207,7 @@ const gateUpInferenceGroup = 4
 // loads only half of B, halving B's shared-memory and L2 traffic per FLOP.
 // Smaller problems take 1cta 128x256, which has twice as many tiles to
 // spread over the SMs. Static scheduler: CLC is not yet measured.
-func Heuristic(k Kernel, a Arch, d DType, s Shape) (Config, error) {
-	return heuristic(k, a, d, s, false)
-}
-
-// HeuristicStoreOut is Heuristic for a config that also stores its second
-// output (StoreOut: bwd_dswiglu's out, fwd_gateup's de), with the operand
-// ring as deep as fits beside the second output's buffers. bwd_dswiglu
-// keeps ping-pong 128x128 there (128x192 measured slower with out).
-func HeuristicStoreOut(k Kernel, a Arch, d DType, s Shape) (Config, error) {
-	return heuristic(k, a, d, s, true)
-}
-
-func heuristic(k Kernel, a Arch, d DType, s Shape, storeOut bool) (Config, error) {
+func RuleHeuristic(k Kernel, a Arch, d DType, s Shape, storeOut bool) (Config, error) {
 	if err := s.Validate(); err != nil {
 		return Config{}, fmt.Errorf("tiling: heuristic: %w", err)
 	}

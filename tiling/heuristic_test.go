@@ -111,6 +111,8 @@ func TestHeuristic(t *testing.T) {
 	}
 }
 
+// TestHeuristicPicks pins the rules, which decide where the measured table
+// has no rows.
 func TestHeuristicPicks(t *testing.T) {
 	t.Parallel()
 	s1 := Shape{M: 16384, K: 768, I: 4608}
@@ -150,20 +152,16 @@ func TestHeuristicPicks(t *testing.T) {
 		{ArchSM100a, s1, false, "fwd_gateup_sm100a_bf16_m256n256k64_s6_c2x1_2cta", KernelFwdGateUp},
 	}
 	for _, tt := range tests {
-		h := Heuristic
-		if tt.storeOut {
-			h = HeuristicStoreOut
-		}
 		k := tt.k
 		if k == "" {
 			k = KernelBwdDSwiGLU
 		}
-		c, err := h(k, tt.a, BF16, tt.s)
+		c, err := RuleHeuristic(k, tt.a, BF16, tt.s, tt.storeOut)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := c.Name(); got != tt.want {
-			t.Errorf("Heuristic(%s, %s, %v, storeOut %v) = %s, want %s", k, tt.a, tt.s, tt.storeOut, got, tt.want)
+			t.Errorf("RuleHeuristic(%s, %s, %v, storeOut %v) = %s, want %s", k, tt.a, tt.s, tt.storeOut, got, tt.want)
 		}
 	}
 }

@@ -91,6 +91,8 @@ func benchJobs(o *benchOptions, arch tiling.Arch, shapes []tiling.Shape) ([]benc
 			if c, note, err = tunedConfig(o.Tuned, c, sh, sel.StoreOut); err != nil {
 				return nil, usageError(fmt.Errorf("bench: %w", err))
 			}
+		} else if _, why, err := tiling.HeuristicWhy(c.Kernel, arch, c.DType, sh, sel.StoreOut); err == nil {
+			note = fmt.Sprintf("heuristic at %d,%d,%d: %s (%s)", sh.M, sh.K, sh.I, c.Name(), why)
 		}
 		i, ok := idx[c.Name()]
 		if !ok {

@@ -102,6 +102,8 @@ func (o *emitOptions) heuristicBase() ([]tiling.Config, []string, error) {
 					return nil, nil, err
 				}
 				notes = append(notes, note)
+			} else if _, why, err := tiling.HeuristicWhy(k, a, d, shape, c.StoreOut); err == nil {
+				notes = append(notes, fmt.Sprintf("heuristic for %s %s at %d,%d,%d: %s (%s)", k, a, shape.M, shape.K, shape.I, c.Name(), why))
 			}
 			base = append(base, c)
 		}

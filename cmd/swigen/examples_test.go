@@ -80,7 +80,10 @@ func validatingRoot(t *testing.T) *cobra.Command {
 			"mlp":  newBenchMLPCmd(e, func(context.Context, *benchMLPOptions) error { return nil }), // its parse ran in RunE
 			"gemm": newBenchGemmCmd(e, func(_ context.Context, o *benchGemmOptions) error { _, _, _, err := o.validate(); return err }),
 		},
-		"tune": {"merge": newTuneMergeCmd(e, func([]string, string) error { return nil })},
+		"tune": {
+			"merge": newTuneMergeCmd(e, func([]string, string) error { return nil }),
+			"table": newTuneTableCmd(e, func([]string, string) error { return nil }),
+		},
 	}
 	root := newRootCmd(e)
 	replace := func(parent, c *cobra.Command) {

@@ -164,6 +164,7 @@ func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.C
 	f.MarkHidden("include-hang-test")
 	cmd.MarkFlagsMutuallyExclusive("suite", "shape")
 	cmd.AddCommand(newTuneMergeCmd(e, nil))
+	cmd.AddCommand(newTuneTableCmd(e, nil))
 	return cmd
 }
 

@@ -526,7 +526,8 @@ func TestTuneRunFwdGateUp(t *testing.T) {
 		{false,
 			[]string{"tune: fwd_gateup sm_90a bf16 at M=16384 K=768 I=4608 on NVIDIA H200", "; inference: only out stored (--store-out for training)", "0 already in"},
 			[]string{"; inference: only out stored", "baseline (cuBLAS GEMM + SwiGLU elementwise",
-				"heuristic: fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_rn_g4  ", "--kernel fwd_gateup --arch sm_90a --dtype bf16 --shape 16384,768,4608)"}},
+				// The measured heuristic's cooperative tile is filtered out.
+				"heuristic: fwd_gateup_sm90a_bf16_m128n256k64_s4_c1x1_cooperative (not among the candidates)", "--kernel fwd_gateup --arch sm_90a --dtype bf16 --shape 16384,768,4608)"}},
 	} {
 		args := []string{"--db", db, "--kernel", "fwd_gateup", "--filter", "pingpong", "--filter", "c1x1"}
 		if tt.storeOut {

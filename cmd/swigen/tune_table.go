@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"github.com/swigen/swigen/runtime/tune"
+)
+
+// newTuneTableCmd is `swigen tune table`; runF, when non-nil, replaces
+// the build once the arguments are checked (tests).
+func newTuneTableCmd(e *env, runF func(inputs []string, out string) error) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "table DB... [-o FILE]",
+		Short: "Build the heuristic's measured table from results DBs",
+		Long: `Build the measured table the heuristic chooses from (tiling/measured.json,
+embedded in swigen): for every DB key with a winner (a full measurement,
+never a screened one), one row with the kind, arch, dtype, mode, shape,
+the winning config and its time and baseline's. The heuristic takes, for
+a shape, the winner at the tuned shape nearest in log space, for the same
+kind, arch and mode; where the table has none, its rules. Rows are sorted,
+so the same DBs give the same bytes. The DBs must hold one winner per
+shape and one GPU kind per arch.
+
+The table swigen ships is built from the suite DBs under bench/results/tune
+(swigen tune --suite, one per variant):
+
+  swigen tune table bench/results/tune/suite-*.json -o tiling/measured.json
+
+Without -o the table goes to stdout; with it, FILE is replaced atomically,
+and nothing is written when a DB is bad.`,
+		Example: `  swigen tune table suite-bwd.json suite-fwd.json -o measured.json`,
+		Args:    usageArgs(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(args, out)
+			}
+			return runTuneTable(e, args, out)
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "", "table file to write (default: stdout)")
+	return cmd
+}
+
+func runTuneTable(e *env, inputs []string, out string) error {
+	var dbs []*tune.DB
+	for _, p := range inputs {
+		if _, err := os.Stat(p); err != nil {
+			return usageError(fmt.Errorf("tune table: input %w", err))
+		}
+		db, err := tune.ReadDB(p)
+		if err != nil {
+			return fmt.Errorf("tune table: %w", err)
+		}
+		dbs = append(dbs, db)
+	}
+	t, err := tune.Table(dbs, tune.TableSource)
+	if err != nil {
+		return usageError(err)
+	}
+	b, err := t.Marshal()
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		_, err := e.stdout.Write(b)
+		return err
+	}
+	if err := writeFileAtomic(out, b); err != nil {
+		return fmt.Errorf("tune table: %w", err)
+	}
+	fmt.Fprintf(e.stderr, "tune table: %d rows from %d DBs into %s\n", len(t.Rows), len(inputs), out)
+	return nil
+}
+
+// writeFileAtomic replaces path with b through a temporary file beside it,
+// so a reader sees the old file or the new one, and a failure leaves the
+// old one and no temporary file.
+func writeFileAtomic(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(b)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp, 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, path)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+	}
+	return werr
+}

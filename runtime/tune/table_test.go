@@ -1,0 +1,94 @@
+package tune
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/tiling"
+)
+
+// TestMeasuredTableUpToDate: the table swigen embeds is exactly what
+// `swigen tune table` builds from the committed suite DBs.
+func TestMeasuredTableUpToDate(t *testing.T) {
+	t.Parallel()
+	paths, err := filepath.Glob("../../bench/results/tune/suite-*.json")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no suite DBs: %v", err)
+	}
+	var dbs []*DB
+	for _, p := range paths {
+		db, err := ReadDB(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dbs = append(dbs, db)
+	}
+	tab, err := Table(dbs, TableSource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tab.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("../../tiling/measured.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("tiling/measured.json is not what the suite DBs give; regenerate it: %s\n%s", TableSource, cmp.Diff(string(want), string(got)))
+	}
+}
+
+// TestTable: one row per key with a full winner, sorted; screened-only
+// keys are skipped; two winners for one shape, or two GPUs for one arch,
+// are errors.
+func TestTable(t *testing.T) {
+	t.Parallel()
+	k1, k2 := testKey(), testKey()
+	k2.Shape = tiling.Shape{M: 128, K: 768, I: 4608}
+	cands := testCands(3)
+	mk := func(k Key, rs ...Result) *DB {
+		db := NewDB()
+		e := db.Upsert(k)
+		for _, r := range rs {
+			e.Set(r)
+		}
+		return db
+	}
+	ok := func(i int, us float64, screened bool) Result {
+		return Result{Config: cands[i].Name(), Status: StatusOK, US: us, BaselineUS: 300, Screened: screened}
+	}
+	screenedOnly := k1
+	screenedOnly.Shape = tiling.Shape{M: 64, K: 64, I: 64}
+	tab, err := Table([]*DB{mk(k1, ok(0, 250, false), ok(1, 200, true), ok(2, 240, false)), mk(k2, ok(1, 90, false)),
+		mk(screenedOnly, ok(0, 1, true))}, "src")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range tab.Rows {
+		got = append(got, r.Shape.String()+" "+r.Config)
+	}
+	want := []string{k2.Shape.String() + " " + cands[1].Name(), k1.Shape.String() + " " + cands[2].Name()}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+	if _, err := Table([]*DB{mk(k1, ok(0, 250, false)), mk(k1, ok(1, 240, false))}, ""); err != nil {
+		t.Errorf("one key in two DBs merges into one entry? got %v", err)
+	}
+	other := k1
+	other.Driver = 12000
+	if _, err := Table([]*DB{mk(k1, ok(0, 250, false)), mk(other, ok(1, 240, false))}, ""); err == nil || !strings.Contains(err.Error(), "two winners") {
+		t.Errorf("two winners for one shape: %v", err)
+	}
+	gpu := k2
+	gpu.GPU = "NVIDIA H100"
+	if _, err := Table([]*DB{mk(k1, ok(0, 250, false)), mk(gpu, ok(1, 240, false))}, ""); err == nil || !strings.Contains(err.Error(), "one table per GPU kind") {
+		t.Errorf("two GPUs: %v", err)
+	}
+}

@@ -1,0 +1,166 @@
+package tiling
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+)
+
+// MeasuredFormat is the format tag of the measured-winners table.
+const MeasuredFormat = "swigen-measured-v1"
+
+// MeasuredRow is one tuned winner: the fastest correct config swigen tune
+// measured for a kind, arch, dtype and mode at one shape, with its time
+// and its baseline's, from the same run.
+type MeasuredRow struct {
+	Kernel     Kernel  `json:"kernel"`
+	Arch       Arch    `json:"arch"`
+	DType      DType   `json:"dtype"`
+	StoreOut   bool    `json:"store_out"`
+	Shape      Shape   `json:"shape"`
+	Config     string  `json:"config"`
+	US         float64 `json:"us"`
+	BaselineUS float64 `json:"baseline_us"`
+	GPU        string  `json:"gpu"`
+}
+
+// Speedup is the baseline's time over the winner's (0 when unknown).
+func (r MeasuredRow) Speedup() float64 {
+	if r.US <= 0 || r.BaselineUS <= 0 {
+		return 0
+	}
+	return r.BaselineUS / r.US
+}
+
+// MeasuredTable is the heuristic's table of tuned winners. It is
+// generated (swigen tune table, from the results DBs committed under
+// bench/results/tune) and embedded; Source says how to regenerate it.
+type MeasuredTable struct {
+	Format string        `json:"format"`
+	Source string        `json:"source"`
+	Rows   []MeasuredRow `json:"rows"`
+}
+
+// Marshal encodes t as the committed file holds it: indented JSON and a
+// final newline, so regenerating it from the same DBs gives the same bytes.
+func (t *MeasuredTable) Marshal() ([]byte, error) {
+	b, err := json.MarshalIndent(t, "", " ")
+	if err != nil {
+		return nil, fmt.Errorf("tiling: encode the measured table: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// ParseMeasuredTable decodes and checks a table: its format, and that
+// every row's config parses, validates, is implemented and is a config of
+// the row's kind, arch, dtype and mode.
+func ParseMeasuredTable(b []byte) (*MeasuredTable, error) {
+	var t MeasuredTable
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&t); err != nil {
+		return nil, fmt.Errorf("tiling: measured table: %w", err)
+	}
+	if t.Format != MeasuredFormat {
+		return nil, fmt.Errorf("tiling: measured table: format %q, want %q", t.Format, MeasuredFormat)
+	}
+	var errs []error
+	for i, r := range t.Rows {
+		if err := r.check(); err != nil {
+			errs = append(errs, fmt.Errorf("row %d (%s): %w", i, r.Config, err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("tiling: measured table: %w", err)
+	}
+	return &t, nil
+}
+
+func (r MeasuredRow) check() error {
+	c, err := ParseName(r.Config)
+	if err != nil {
+		return err
+	}
+	if c.Kernel != r.Kernel || c.Arch != r.Arch || c.DType != r.DType || c.StoreOut != r.StoreOut {
+		return fmt.Errorf("the config is %s %s %s store_out=%v, the row %s %s %s store_out=%v",
+			c.Kernel, c.Arch, c.DType, c.StoreOut, r.Kernel, r.Arch, r.DType, r.StoreOut)
+	}
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if ok, why := Implemented(c); !ok {
+		return errors.New(why)
+	}
+	return r.Shape.Validate()
+}
+
+//go:embed measured.json
+var measuredJSON []byte
+
+// Measured returns the embedded table of tuned winners.
+var Measured = sync.OnceValues(func() (*MeasuredTable, error) { return ParseMeasuredTable(measuredJSON) })
+
+// MeasuredChoice is the row the measured heuristic took for a shape.
+type MeasuredChoice struct {
+	Row MeasuredRow
+	// Distance is the log-space distance from the asked shape to the
+	// row's: sqrt of the summed squared natural logs of the size ratios
+	// (0: the shape itself was tuned; 0.69: one size twice or half).
+	Distance float64
+	// FromDType is set when the row was measured in another dtype (no
+	// row of the asked one): the config is the same tile in the asked
+	// dtype.
+	FromDType DType
+}
+
+// nearest is the row of t for kind k, arch a and mode storeOut
+// nearest to s in log space, among the rows of dtype d, or, when d has
+// none, of bf16 (the 16-bit types run at one tensor-core rate and move
+// the same bytes). Ties keep the table's order.
+func (t *MeasuredTable) nearest(k Kernel, a Arch, d DType, s Shape, storeOut bool) (MeasuredChoice, bool) {
+	for _, dt := range []DType{d, BF16} {
+		best, found := MeasuredChoice{}, false
+		for _, r := range t.Rows {
+			if r.Kernel != k || r.Arch != a || r.DType != dt || r.StoreOut != storeOut {
+				continue
+			}
+			if dist := logDistance(s, r.Shape); !found || dist < best.Distance {
+				best, found = MeasuredChoice{Row: r, Distance: dist}, true
+			}
+		}
+		if found {
+			if dt != d {
+				best.FromDType = dt
+			}
+			return best, true
+		}
+	}
+	return MeasuredChoice{}, false
+}
+
+func logDistance(a, b Shape) float64 {
+	l := func(x, y int) float64 { return math.Log(float64(x) / float64(y)) }
+	dm, dk, di := l(a.M, b.M), l(a.K, b.K), l(a.I, b.I)
+	return math.Sqrt(dm*dm + dk*dk + di*di)
+}
+
+// Why says in one line why the heuristic took the choice's config.
+func (m MeasuredChoice) Why() string {
+	r := m.Row
+	where := fmt.Sprintf("tuned at this shape on %s", r.GPU)
+	if m.Distance > 0 {
+		where = fmt.Sprintf("at the nearest tuned shape, %d,%d,%d (log distance %.2f), on %s", r.Shape.M, r.Shape.K, r.Shape.I, m.Distance, r.GPU)
+	}
+	s := "measured: the winner " + where
+	if sp := r.Speedup(); sp > 0 {
+		s += fmt.Sprintf(", %.2fx the baseline there", sp)
+	}
+	if m.FromDType != "" {
+		s += fmt.Sprintf(" (tuned in %s)", m.FromDType)
+	}
+	return s
+}
