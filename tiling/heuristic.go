@@ -161,8 +161,10 @@ func HeuristicStoreOut(k Kernel, a Arch, d DType, s Shape) (Config, error) {
 // shape s and mode storeOut (Heuristic, HeuristicStoreOut), and why it
 // was chosen. Where the measured table (Measured) has winners of the
 // kind, arch and mode, it takes the winner at the tuned shape nearest to
-// s in log space (MeasuredChoice); elsewhere (sm_100a, which no GPU here
-// runs, and kinds not yet tuned) the rules below (RuleHeuristic).
+// s in log space (MeasuredChoice) when that shape is within
+// MaxMeasuredDistance; elsewhere (far from every tuned shape, sm_100a,
+// which no GPU here runs, and kinds not yet tuned) the rules below
+// (RuleHeuristic).
 func HeuristicWhy(k Kernel, a Arch, d DType, s Shape, storeOut bool) (Config, string, error) {
 	if err := s.Validate(); err != nil {
 		return Config{}, "", fmt.Errorf("tiling: heuristic: %w", err)
@@ -171,7 +173,8 @@ func HeuristicWhy(k Kernel, a Arch, d DType, s Shape, storeOut bool) (Config, st
 	if err != nil {
 		return Config{}, "", fmt.Errorf("tiling: heuristic: %w", err)
 	}
-	if m, ok := t.nearest(k, a, d, s, storeOut); ok {
+	m, ok := t.nearest(k, a, d, s, storeOut)
+	if ok && m.Distance <= MaxMeasuredDistance {
 		c, err := ParseName(m.Row.Config) // checked when the table was parsed
 		if err != nil {
 			return Config{}, "", fmt.Errorf("tiling: heuristic: %w", err)
@@ -182,8 +185,13 @@ func HeuristicWhy(k Kernel, a Arch, d DType, s Shape, storeOut bool) (Config, st
 		}
 		return c, m.Why(), nil
 	}
+	why := "rules: no tuned shape of this kind, arch and mode in the measured table"
+	if ok {
+		r := m.Row.Shape
+		why = fmt.Sprintf("rules: the nearest tuned shape, %d,%d,%d, is %.2f away in log space (beyond %.2f)", r.M, r.K, r.I, m.Distance, MaxMeasuredDistance)
+	}
 	c, err := RuleHeuristic(k, a, d, s, storeOut)
-	return c, "rules: no tuned shape of this kind, arch and mode in the measured table", err
+	return c, why, err
 }
 
 // RuleHeuristic is the heuristic's rule-based choice, taken where the

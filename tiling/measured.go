@@ -98,6 +98,18 @@ func (r MeasuredRow) check() error {
 	return r.Shape.Validate()
 }
 
+// MaxMeasuredDistance is how far in log space (MeasuredChoice.Distance)
+// a tuned shape may be from the asked one for the heuristic to take its
+// winner; farther, the rules decide. ln 2: within a factor of two in one
+// size. On the H200 the nearest winner beat the rules' config within it
+// (fwd_gateup at 6144,5120,13824, distance 0.37: 1.02x against 0.95x the
+// baseline; at 16384,2048,5632, 0.61: 1.10x against 1.01x) and lost
+// beyond it for bwd_dswiglu (1024,4096,11008, 1.32: 0.90x against 0.98x;
+// 32768,4096,1792, 0.98: 0.97x against 1.02x), where the winner depends on
+// whether W_down stays in L2 and how the tiles fill the SMs
+// (docs/PERFORMANCE.md#measured-heuristic).
+const MaxMeasuredDistance = math.Ln2
+
 //go:embed measured.json
 var measuredJSON []byte
 

@@ -31,13 +31,21 @@ func TestMeasuredHeuristic(t *testing.T) {
 	if err != nil || c.Name() != want.Row.Config || !strings.Contains(why, "nearest tuned shape") || want.Distance <= 0 {
 		t.Errorf("near %s: %s (%q, %v); want %s", near, c.Name(), why, err, want.Row.Config)
 	}
+	// Far from every tuned shape: the rules, saying how far.
+	far := Shape{M: 1024, K: 4096, I: 11008}
+	m, _ := tab.nearest(KernelBwdDSwiGLU, ArchSM90a, BF16, far, false)
+	rc, _ := RuleHeuristic(KernelBwdDSwiGLU, ArchSM90a, BF16, far, false)
+	c, why, err = HeuristicWhy(KernelBwdDSwiGLU, ArchSM90a, BF16, far, false)
+	if m.Distance <= MaxMeasuredDistance || err != nil || c != rc || !strings.Contains(why, "away in log space") {
+		t.Errorf("far shape %s (distance %.2f): %s (%q, %v), want the rules' %s", far, m.Distance, c.Name(), why, err, rc.Name())
+	}
 	// fp16 has no rows: the bf16 winner's tile in fp16.
 	c, why, err = HeuristicWhy(r0.Kernel, r0.Arch, FP16, r0.Shape, r0.StoreOut)
 	if err != nil || c.DType != FP16 || strings.Replace(c.Name(), "fp16", "bf16", 1) != r0.Config || !strings.Contains(why, "tuned in bf16") {
 		t.Errorf("fp16 at %s: %s (%q, %v)", r0.Shape, c.Name(), why, err)
 	}
 	// No sm_100a rows: the rules.
-	rc, _ := RuleHeuristic(KernelBwdDSwiGLU, ArchSM100a, BF16, r0.Shape, false)
+	rc, _ = RuleHeuristic(KernelBwdDSwiGLU, ArchSM100a, BF16, r0.Shape, false)
 	c, why, err = HeuristicWhy(KernelBwdDSwiGLU, ArchSM100a, BF16, r0.Shape, false)
 	if err != nil || c != rc || !strings.HasPrefix(why, "rules:") {
 		t.Errorf("sm_100a: %s (%q, %v), want the rules' %s", c.Name(), why, err, rc.Name())

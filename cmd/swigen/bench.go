@@ -92,7 +92,7 @@ func benchJobs(o *benchOptions, arch tiling.Arch, shapes []tiling.Shape) ([]benc
 				return nil, usageError(fmt.Errorf("bench: %w", err))
 			}
 		} else if _, why, err := tiling.HeuristicWhy(c.Kernel, arch, c.DType, sh, sel.StoreOut); err == nil {
-			note = fmt.Sprintf("heuristic at %d,%d,%d: %s (%s)", sh.M, sh.K, sh.I, c.Name(), why)
+			note = fmt.Sprintf("heuristic: %s %s at %d,%d,%d: %s (%s)", c.Kernel, arch, sh.M, sh.K, sh.I, c.Name(), why)
 		}
 		i, ok := idx[c.Name()]
 		if !ok {

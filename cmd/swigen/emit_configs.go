@@ -102,8 +102,6 @@ func (o *emitOptions) heuristicBase() ([]tiling.Config, []string, error) {
 					return nil, nil, err
 				}
 				notes = append(notes, note)
-			} else if _, why, err := tiling.HeuristicWhy(k, a, d, shape, c.StoreOut); err == nil {
-				notes = append(notes, fmt.Sprintf("heuristic for %s %s at %d,%d,%d: %s (%s)", k, a, shape.M, shape.K, shape.I, c.Name(), why))
 			}
 			base = append(base, c)
 		}
@@ -112,6 +110,32 @@ func (o *emitOptions) heuristicBase() ([]tiling.Config, []string, error) {
 		return nil, nil, fmt.Errorf("no kernel to emit: %s", strings.Join(notes, "; "))
 	}
 	return base, notes, nil
+}
+
+// heuristicReasons says, for each kind and arch whose config the heuristic
+// chose (no --catalog, --name or --tuned), which config and why
+// (tiling.HeuristicWhy), before field flags apply.
+func (o *emitOptions) heuristicReasons() []string {
+	if o.Catalog || o.Name != "" || o.Tuned != "" {
+		return nil
+	}
+	ks, err1 := parseKernels(o.Kernels)
+	d, err2 := tiling.ParseDType(o.DType)
+	arches, err3 := parseArches(o.Arches)
+	shape, err4 := tiling.ParseShape(o.Shape)
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		return nil // configs reported it
+	}
+	storeOut := o.Changed["store-out"] && o.StoreOut
+	var out []string
+	for _, k := range ks {
+		for _, a := range arches {
+			if c, why, err := tiling.HeuristicWhy(k, a, d, shape, storeOut); err == nil {
+				out = append(out, fmt.Sprintf("%s %s at %d,%d,%d: %s (%s)", k, a, shape.M, shape.K, shape.I, c.Name(), why))
+			}
+		}
+	}
+	return out
 }
 
 // nameWithFields is the error for --name with field flags: the name fixes

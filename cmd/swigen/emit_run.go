@@ -88,6 +88,9 @@ func runEmit(ctx context.Context, e *env, o *emitOptions) error {
 	if err != nil {
 		return err
 	}
+	for _, r := range o.heuristicReasons() {
+		fmt.Fprintf(e.stderr, "heuristic: %s\n", r)
+	}
 	for _, n := range p.notes {
 		fmt.Fprintf(e.stderr, "note: %s\n", n)
 	}
