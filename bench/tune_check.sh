@@ -4,9 +4,9 @@
 #               build cache, the same with --exhaustive (same winner?), an
 #               interrupted tune (provisional best), and the hang test;
 #   STEP=suite  tune --suite for the VARIANTS given (default: all four),
-#               each into $OUT/tune/suite-<variant>.json (TUNE_ARGS adds
+#               each into $WORK/suite-<variant>.json (TUNE_ARGS adds
 #               flags), then bench --suite --tuned with that DB, records
-#               under $OUT/tune/bench-<variant>;
+#               under $WORK/bench-<variant>;
 #   STEP=fast   the default tune at the seed shape once, verbose (where
 #               each job's time goes).
 # Prints a short table last; the DBs and logs land in $WORK (default /tmp/swigen-tune), packed into $OUT/tune.tgz.
