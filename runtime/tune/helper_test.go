@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -22,8 +21,6 @@ func TestMain(m *testing.M) {
 	switch os.Getenv(helperEnv) {
 	case "":
 		os.Exit(m.Run())
-	case "worker":
-		os.Exit(fakeWorker(os.Args[1:]))
 	case "server":
 		os.Exit(fakeServer())
 	case "sweeper":
@@ -34,54 +31,6 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "unknown helper role")
 		os.Exit(2)
 	}
-}
-
-// fakeWorker: args MODE OUT NAME. Modes: ok:<us>, wrong, hang, hangkids
-// (starts a grandchild that also hangs and writes its pid to OUT.pid),
-// crash (exit 3, no result), garbage (an unparsable result), slowexit
-// (writes ok then hangs).
-func fakeWorker(args []string) int {
-	if len(args) != 3 {
-		fmt.Fprintln(os.Stderr, "fake worker: want MODE OUT NAME")
-		return 2
-	}
-	mode, out, name := args[0], args[1], args[2]
-	switch {
-	case strings.HasPrefix(mode, "ok:"):
-		us, _ := strconv.ParseFloat(strings.TrimPrefix(mode, "ok:"), 64)
-		return writeOrFail(out, Output{Result: Result{Config: name, Status: StatusOK, US: us, BaselineUS: 300},
-			Ceilings: Ceilings{GemmTFLOPs: 700, CopyGBs: 4000}})
-	case mode == "wrong":
-		return writeOrFail(out, Output{Result: Result{Config: name, Status: StatusWrong, Error: "dgate rel_frob=0.5"}})
-	case mode == "hang":
-		time.Sleep(time.Hour)
-	case mode == "hangkids":
-		kid := exec.Command("sleep", "3600")
-		if err := kid.Start(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		os.WriteFile(out+".pid", []byte(strconv.Itoa(kid.Process.Pid)), 0o644)
-		time.Sleep(time.Hour)
-	case mode == "crash":
-		fmt.Fprintln(os.Stderr, "CUDA_ERROR_ILLEGAL_INSTRUCTION: the kernel trapped")
-		return 3
-	case mode == "garbage":
-		os.WriteFile(out, []byte("{not json"), 0o644)
-		return 0
-	case mode == "slowexit":
-		writeOrFail(out, Output{Result: Result{Config: name, Status: StatusOK, US: 100}})
-		time.Sleep(time.Hour)
-	}
-	return 2
-}
-
-func writeOrFail(path string, o Output) int {
-	if err := WriteOutput(path, o); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
 }
 
 // fakeSweeper runs a Sweep over testCands(N) into DB with an in-process

@@ -2,13 +2,6 @@ package tune
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -59,31 +52,6 @@ type Phase struct {
 	S    float64 `json:"s"`
 }
 
-// WriteOutput writes o as the JSON result file a worker hands back.
-func WriteOutput(path string, o Output) error {
-	b, err := json.MarshalIndent(o, "", "  ")
-	if err != nil {
-		return fmt.Errorf("tune: encode worker result: %w", err)
-	}
-	return writeAtomic(path, append(b, '\n'))
-}
-
-// ReadOutput reads a worker's JSON result file.
-func ReadOutput(path string) (Output, error) {
-	var o Output
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return o, err
-	}
-	if err := json.Unmarshal(b, &o); err != nil {
-		return o, fmt.Errorf("tune: worker result %s: %w", path, err)
-	}
-	if o.Status == "" {
-		return o, fmt.Errorf("tune: worker result %s: no status", path)
-	}
-	return o, nil
-}
-
 // Runner measures one job in isolation. It always returns an Output whose
 // Status says what happened to the candidate; the error is non-nil only
 // when the sweep itself is being cancelled (ctx), and then the Output must
@@ -98,89 +66,8 @@ type RunnerFunc func(ctx context.Context, j Job) (Output, error)
 // Run calls f.
 func (f RunnerFunc) Run(ctx context.Context, j Job) (Output, error) { return f(ctx, j) }
 
-// ExecRunner runs each job in a child process: Path with Args(job, out),
-// where the child writes its Output as JSON to the file out. A child that
-// outlives Timeout is killed with its whole process group and recorded as
-// StatusTimeout; one that exits without a result (a crash, a fault that
-// killed it) is StatusFault with the tail of its stderr.
-type ExecRunner struct {
-	Path    string
-	Args    func(j Job, out string) []string
-	Env     []string      // added to the parent's environment
-	Timeout time.Duration // per job; 0 means no limit
-	Dir     string        // where result files go; "" means os.TempDir()
-	// Log, when set, receives the child's stderr as it runs.
-	Log io.Writer
-}
-
-// stderrTail is how much of a failed child's stderr goes into its Error.
+// stderrTail is how much of a failed worker's stderr goes into its Error.
 const stderrTail = 2000
-
-// Run implements Runner.
-func (r *ExecRunner) Run(ctx context.Context, j Job) (Output, error) {
-	dir := r.Dir
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	out := filepath.Join(dir, fmt.Sprintf("tune-job-%d-dev%d-%d.json", j.Index, j.Device, os.Getpid()))
-	os.Remove(out)
-	defer os.Remove(out)
-
-	cctx := ctx
-	cancel := func() {}
-	if r.Timeout > 0 {
-		cctx, cancel = context.WithTimeout(ctx, r.Timeout)
-	}
-	defer cancel()
-	cmd := exec.CommandContext(cctx, r.Path, r.Args(j, out)...)
-	isolate(cmd)
-	// Wait returns this long after a kill even if a grandchild still holds
-	// the stderr pipe.
-	cmd.WaitDelay = 2 * time.Second
-	if len(r.Env) > 0 {
-		cmd.Env = append(os.Environ(), r.Env...)
-	}
-	tail := &tailWriter{max: stderrTail}
-	var w io.Writer = tail
-	if r.Log != nil {
-		w = io.MultiWriter(tail, r.Log)
-	}
-	cmd.Stderr = w
-	cmd.Stdout = w
-	start := time.Now()
-	runErr := cmd.Run()
-	wall := time.Since(start)
-
-	if ctx.Err() != nil {
-		return Output{}, fmt.Errorf("tune: %s: %w", j.Name(), ctx.Err())
-	}
-	res, readErr := ReadOutput(out)
-	timedOut := errors.Is(cctx.Err(), context.DeadlineExceeded)
-	switch {
-	case readErr == nil:
-		// The child got as far as writing its verdict. A kill after that
-		// (stuck freeing a dead context) does not change it.
-		if timedOut {
-			res.Error = joinMsg(res.Error, fmt.Sprintf("worker killed after %v while exiting", r.Timeout))
-		}
-	case timedOut:
-		res = Output{Result: Result{Status: StatusTimeout,
-			Error: joinMsg(fmt.Sprintf("no result within %v; worker process group killed", r.Timeout), tail.String())}}
-	default:
-		why := "worker exited without a result"
-		if runErr != nil {
-			why = fmt.Sprintf("worker failed (%v) without a result", runErr)
-		}
-		if !errors.Is(readErr, os.ErrNotExist) {
-			why += fmt.Sprintf(" (%v)", readErr)
-		}
-		res = Output{Result: Result{Status: StatusFault, Error: joinMsg(why, tail.String())}}
-	}
-	res.Config = j.Name()
-	res.Device = j.Device
-	res.WallS = wall.Seconds()
-	return res, nil
-}
 
 func joinMsg(a, b string) string {
 	b = strings.TrimSpace(b)

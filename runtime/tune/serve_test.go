@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,7 +16,8 @@ import (
 // fakeServer is a long-lived worker: each stdin line is "MODE NAME", and
 // each answer an Output line on fd 3 whose Error names the worker's pid.
 // Modes: ok:<us>, wrong, fault (answers a fault, then exits as a real
-// worker does), hang, crash (exit 3 with no answer), garbage.
+// worker does), hang, hangkids:<pidfile> (hangs with a hanging child),
+// crash (exit 3 with no answer), garbage.
 func fakeServer() int {
 	res := os.NewFile(3, "results")
 	sc := bufio.NewScanner(os.Stdin)
@@ -37,6 +39,15 @@ func fakeServer() int {
 			answer(Output{Result: Result{Config: name, Status: StatusFault, Error: "CUDA_ERROR_LAUNCH_FAILED " + pid}})
 			return 0
 		case mode == "hang":
+			time.Sleep(time.Hour)
+		case strings.HasPrefix(mode, "hangkids:"):
+			// A grandchild that hangs too; its pid goes to the named file.
+			kid := exec.Command("sleep", "3600")
+			if err := kid.Start(); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+			os.WriteFile(strings.TrimPrefix(mode, "hangkids:"), []byte(strconv.Itoa(kid.Process.Pid)), 0o644)
 			time.Sleep(time.Hour)
 		case mode == "crash":
 			fmt.Fprintln(os.Stderr, "CUDA_ERROR_ILLEGAL_INSTRUCTION: the kernel trapped")

@@ -8,11 +8,10 @@ import (
 )
 
 // WorkerRequest is one job as swigen tune hands it to a worker process,
-// with how to time it. The worker protocol: the parent starts the worker
-// with the request on its command line (Encode), the worker measures the
-// job (Measure) and writes its Output to a file (WriteOutput), which the
-// parent reads (ExecRunner). A worker that dies, hangs or loses its CUDA
-// context costs only its own job.
+// with how to time it: one line of ServeRunner's protocol (Encode), which
+// the worker decodes (DecodeRequest), measures (Measure) and answers with
+// an Output line. A worker that dies, hangs or loses its CUDA context
+// costs only its own job.
 type WorkerRequest struct {
 	Job Job `json:"job"`
 	// Reps is the number of timed repetitions (at least 1).
