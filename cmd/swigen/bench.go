@@ -229,6 +229,9 @@ func (o *benchOptions) validate() ([]tiling.Shape, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTiming("bench", o.Reps, o.Warmup); err != nil {
+		return nil, err
+	}
 	if o.Suite {
 		shapes = bench.SuiteShapes()
 	}

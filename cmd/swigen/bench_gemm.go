@@ -92,6 +92,9 @@ func (o *benchGemmOptions) validate() (shapes [][3]int, d tiling.DType, named []
 	if d, err = tiling.ParseDType(o.DType); err != nil {
 		return nil, "", nil, usageError(fmt.Errorf("bench gemm: --dtype: %w", err))
 	}
+	if err := checkTiming("bench gemm", o.Reps, o.Warmup); err != nil {
+		return nil, "", nil, err
+	}
 	for _, n := range o.Names {
 		c, err := tiling.ParseName(n)
 		if err != nil {

@@ -138,8 +138,8 @@ func (o *benchMLPOptions) parse() error {
 	if o.chk, err = tiling.ParseShape(o.CheckShape); err != nil {
 		return usageError(fmt.Errorf("bench mlp: --check-shape: %w", err))
 	}
-	if o.Reps < 20 {
-		return usageError(fmt.Errorf("bench mlp: --reps %d: want at least 20", o.Reps))
+	if err := checkTiming("bench mlp", o.Reps, o.Warmup); err != nil {
+		return err
 	}
 	if o.CheckOnly {
 		o.Check = true

@@ -169,7 +169,7 @@ func TestBenchJobsGateUp(t *testing.T) {
 // exclusive with --shape; the summary gives min and geomean.
 func TestBenchSuite(t *testing.T) {
 	t.Parallel()
-	o := &benchOptions{Select: configSelect{Kernel: "bwd_dswiglu", DType: "bf16", Shape: seedShape}, Shapes: []string{seedShape}, Suite: true}
+	o := &benchOptions{Select: configSelect{Kernel: "bwd_dswiglu", DType: "bf16", Shape: seedShape}, Shapes: []string{seedShape}, Suite: true, Reps: 40}
 	shapes, err := o.validate()
 	if err != nil {
 		t.Fatal(err)

@@ -91,6 +91,13 @@ hits an internal error.`,
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
+			if o.NVCC != "" {
+				// An nvcc asked for by path must exist: a typo is bad
+				// input, not a report of a broken machine.
+				if _, err := os.Stat(o.NVCC); err != nil {
+					return usageError(fmt.Errorf("doctor: --nvcc %q: %w", o.NVCC, err))
+				}
+			}
 			r := gatherDoctor(cmd.Context(), o, realProbes)
 			return printDoctor(e.stdout, r)
 		},

@@ -214,6 +214,22 @@ func (o *emitOptions) override(base []tiling.Config) ([]tiling.Config, []string,
 			return nil, nil, err
 		}
 	}
+	if o.Changed["l2k"] {
+		// The L2 policy exists only in the sm_90a templates (TMA's cache
+		// hint); elsewhere the flag would be dropped without a word.
+		var other []string
+		for _, a := range uniq(arches) {
+			if a != tiling.ArchSM90a {
+				other = append(other, string(a))
+			}
+		}
+		switch {
+		case len(other) == len(uniq(arches)):
+			return nil, nil, fmt.Errorf("--l2k applies to sm_90a configs only; the selected arch is %s (add --arch sm_90a)", strings.Join(other, ", "))
+		case len(other) > 0:
+			notes = append(notes, fmt.Sprintf("--l2k does not apply to %s (an sm_90a policy); it keeps its heuristic's", strings.Join(other, ", ")))
+		}
+	}
 	out := make([]tiling.Config, len(base))
 	for i, c := range base {
 		one := ov

@@ -87,6 +87,21 @@ func TestUsageErrors(t *testing.T) {
 		{"name with arch", []string{"emit", "--name", "x", "--arch", "sm_90a"}, "drop --arch", false},
 		{"list bad filter", []string{"list", "--dtype", "fp8"}, `parse dtype "fp8"`, false},
 		{"version args", []string{"version", "x"}, `unknown command "x"`, true},
+		{"empty command", []string{""}, `unknown command ""`, false},
+		{"unknown help topic", []string{"help", "foo"}, `unknown help topic "foo"`, true},
+		{"unknown shell", []string{"completion", "foo"}, `unknown command "foo" for "swigen completion"`, false},
+		{"tune bad arch", []string{"tune", "--arch", "sm_80"}, `tune: --arch`, false},
+		{"tune jobs", []string{"tune", "--jobs", "-1"}, "--jobs -1: want at least 1", false},
+		{"tune devices", []string{"tune", "--devices", "-1"}, "--devices -1: a GPU ordinal is 0 or more", false},
+		{"tune reps", []string{"tune", "--reps", "5"}, "--reps 5: want at least 20", false},
+		{"tune report dir", []string{"tune", "--report", "/nonexistent-swigen-dir/r.svg"}, "--report: /nonexistent-swigen-dir/r.svg cannot be written", false},
+		{"bench reps 0", []string{"bench", "bwd", "--reps", "0"}, "--reps 0: want at least 20", false},
+		{"bench reps -1", []string{"bench", "gateup", "--reps", "-1"}, "--reps -1: want at least 20", false},
+		{"bench warmup", []string{"bench", "bwd", "--warmup", "-1s"}, "--warmup -1s: must not be negative", false},
+		{"bench gemm reps", []string{"bench", "gemm", "--reps", "3"}, "bench gemm: --reps 3", false},
+		{"doctor nvcc", []string{"doctor", "--nvcc", "/nonexistent-swigen-nvcc"}, `--nvcc "/nonexistent-swigen-nvcc"`, false},
+		{"emit no kernel", []string{"emit", "--kernel", "", "--no-compile"}, "--kernel: no kernel given (want one or more of", false},
+		{"emit l2k on sm_100a", []string{"emit", "--l2k", "--arch", "sm_100a", "--no-compile"}, "--l2k applies to sm_90a configs only", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -3,9 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/swigen/swigen/tiling"
 )
@@ -23,7 +26,35 @@ func parseKernels(vals []string) ([]tiling.Kernel, error) {
 		}
 		ks = append(ks, k)
 	}
+	if len(ks) == 0 {
+		names := make([]string, 0, len(tiling.Kernels()))
+		for _, k := range tiling.Kernels() {
+			names = append(names, string(k))
+		}
+		return nil, fmt.Errorf("--kernel: no kernel given (want one or more of %s)", strings.Join(names, ", "))
+	}
 	return uniq(ks), nil
+}
+
+// minReps is the fewest timed repetitions a benchmark takes (bench.Options
+// would raise fewer to it silently).
+const minReps = 20
+
+// checkTiming is the rule for every command's --reps and --warmup: at
+// least minReps repetitions and a warm-up that is not negative, checked
+// before any GPU is opened.
+func checkTiming(cmd string, reps int, warmup time.Duration) error {
+	var bad []string
+	if reps < minReps {
+		bad = append(bad, fmt.Sprintf("--reps %d: want at least %d", reps, minReps))
+	}
+	if warmup < 0 {
+		bad = append(bad, fmt.Sprintf("--warmup %v: must not be negative", warmup))
+	}
+	if len(bad) > 0 {
+		return usageError(fmt.Errorf("%s: %s", cmd, strings.Join(bad, "; ")))
+	}
+	return nil
 }
 
 func parseArches(vals []string) ([]tiling.Arch, error) {
@@ -77,4 +108,23 @@ func uniq[T comparable](xs []T) []T {
 		}
 	}
 	return out
+}
+
+// checkWritableFile checks, before any long work, that a file can be
+// written at path ("" is no file): its directory exists and takes a new
+// file (tried and removed), and path is not a directory.
+func checkWritableFile(path string) error {
+	if path == "" {
+		return nil
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s is a directory, want a file path", path)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".swigen-write-check-*")
+	if err != nil {
+		return fmt.Errorf("%s cannot be written: %w", path, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -86,8 +87,15 @@ func newRootCmd(e *env) *cobra.Command {
 		&cobra.Group{ID: groupGPU, Title: "Running on the GPU:"},
 		&cobra.Group{ID: groupInfo, Title: "Information:"},
 	)
+	root.SetHelpCommand(newHelpCmd(root))
 	root.SetHelpCommandGroupID(groupInfo)
 	root.SetCompletionCommandGroupID(groupInfo)
+	// An argument the root or the completion group does not know (a typo,
+	// "", a shell swigen has no script for) is a usage error, not help
+	// with exit 0.
+	root.Args = rootArgs
+	root.SuggestionsMinimumDistance = 2
+	root.Run = func(cmd *cobra.Command, args []string) { cmd.Help() }
 
 	// One file and one newXCmd(e, runF) per command. runF, when non-nil,
 	// replaces the command's action so tests can check the parsed options
@@ -104,7 +112,47 @@ func newRootCmd(e *env) *cobra.Command {
 		newTuneCmd(e, nil),
 		newTuneWorkerCmd(e, nil),
 	)
+	// Cobra adds its completion group only to a root with subcommands.
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Args = cobra.NoArgs
+			c.Run = func(cmd *cobra.Command, args []string) { cmd.Help() }
+		}
+	}
 	return root
+}
+
+// rootArgs rejects any positional argument of the root command: cobra
+// finds real subcommands before it, so what is left is unknown (including
+// an empty argument, which cobra would otherwise answer with help).
+func rootArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+	}
+	return errors.New(msg)
+}
+
+// newHelpCmd is `swigen help [command]`, which, unlike cobra's, fails
+// (exit 2) on a topic that is no command.
+func newHelpCmd(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  "Help provides help for any command in the application.\nSimply type swigen help [path to command] for full details.",
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 {
+				return &flagError{cmd: root, err: fmt.Errorf("unknown help topic %q", strings.Join(args, " "))}
+			}
+			cmd.InitDefaultHelpFlag()
+			return cmd.Help()
+		},
+	}
 }
 
 // Command groups of the root help.

@@ -297,6 +297,9 @@ func (o *tuneOptions) validate() (tuneTarget, error) {
 		return t, usageError(errors.New("tune: --devices: no GPU given"))
 	}
 	for i, dev := range o.Devices {
+		if dev < 0 {
+			return t, usageError(fmt.Errorf("tune: --devices %d: a GPU ordinal is 0 or more", dev))
+		}
 		if slices.Contains(o.Devices[:i], dev) {
 			return t, usageError(fmt.Errorf("tune: --devices lists %d twice", dev))
 		}
@@ -312,9 +315,22 @@ func (o *tuneOptions) validate() (tuneTarget, error) {
 	if o.ScreenKeep < 0 {
 		return t, usageError(fmt.Errorf("tune: --screen-keep %d: must not be negative", o.ScreenKeep))
 	}
-	if o.Reps < 1 || o.Warmup < 0 || o.SyncTimeout <= 0 || o.Timeout <= 0 {
-		return t, usageError(fmt.Errorf("tune: --reps %d, --warmup %v, --sync-timeout %v, --timeout %v: want reps >= 1, warmup >= 0 and positive limits",
-			o.Reps, o.Warmup, o.SyncTimeout, o.Timeout))
+	if err := checkTiming("tune", o.Reps, o.Warmup); err != nil {
+		return t, err
+	}
+	if o.SyncTimeout <= 0 || o.Timeout <= 0 {
+		return t, usageError(fmt.Errorf("tune: --sync-timeout %v, --timeout %v: want positive limits", o.SyncTimeout, o.Timeout))
+	}
+	if o.Jobs < 1 {
+		return t, usageError(fmt.Errorf("tune: --jobs %d: want at least 1 parallel compile", o.Jobs))
+	}
+	if o.Arch != "auto" {
+		if _, err := tiling.ParseArch(o.Arch); err != nil {
+			return t, usageError(fmt.Errorf("tune: --arch: %w", err))
+		}
+	}
+	if err := checkWritableFile(o.Report); err != nil {
+		return t, usageError(fmt.Errorf("tune: --report: %w", err))
 	}
 	if o.Suite && o.Report != "" {
 		return t, usageError(errors.New("tune: --report with --suite: the report plots one shape; run tune --shape for it"))

@@ -189,10 +189,20 @@ func (t *Toolchain) build(ctx context.Context, name, stem string, src []byte, ar
 	if err := os.Chtimes(srcPath, time.Unix(0, 0), time.Unix(0, 0)); err != nil {
 		return nil, fmt.Errorf("compile %s: pin mtime: %w", name, err)
 	}
+	// nvcc writes its intermediate tmpxft_* files to TMPDIR: a private one
+	// inside the scratch directory goes with it on every exit, an
+	// interrupted compile included, instead of staying in the user's.
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		return nil, fmt.Errorf("compile %s: %w", name, err)
+	}
+	defer os.RemoveAll(tmp)
+	env := append(os.Environ(), "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp)
 	run := func(argv []string) (string, error) {
 		var stderr bytes.Buffer
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		cmd.Dir = dir
+		cmd.Env = env
 		cmd.Stdout = &stderr // ptxas -v and nvcc both report on either stream
 		cmd.Stderr = &stderr
 		err := cmd.Run()

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -284,4 +285,37 @@ func TestCompileRejectsHeaderCode(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "sm_30_intrinsics.hpp") {
 		t.Fatalf("Compile of a kernel calling __syncwarp: err = %v, want one naming sm_30_intrinsics.hpp", err)
 	}
+}
+
+// TestCompileLeavesNoTemp: nvcc's intermediate files go to a private
+// directory, so neither a compile nor an interrupted one leaves anything
+// in the user's TMPDIR.
+func TestCompileLeavesNoTemp(t *testing.T) {
+	tc := realToolchain(t)
+	src, err := os.ReadFile("testdata/ptxas/sm90_simple.cu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	left := func(when string) {
+		t.Helper()
+		if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+			var names []string
+			for _, e := range ents {
+				names = append(names, e.Name())
+			}
+			t.Errorf("%s: TMPDIR holds %q", when, names)
+		}
+	}
+	if _, err := tc.Compile(context.Background(), "simple", src, CompileOptions{Arch: "sm_90a", CacheDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	left("after a compile")
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	if _, err := tc.Compile(ctx, "simple", src, CompileOptions{Arch: "sm_90a", CacheDir: t.TempDir()}); err == nil {
+		t.Log("the compile finished before the interrupt; nothing was interrupted")
+	}
+	left("after an interrupted compile")
 }
