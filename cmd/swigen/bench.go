@@ -249,6 +249,15 @@ func (o *benchOptions) validate() ([]tiling.Shape, error) {
 	if err := checkProbeNames(o.Probe, o.Select.Names); err != nil {
 		return nil, err
 	}
+	for _, n := range o.Select.Names {
+		if c, err := tiling.ParseName(n); err == nil && string(c.Kernel) != o.Select.Kernel {
+			return nil, usageError(fmt.Errorf("bench %s: config %s is a %s kernel (bench bwd times bwd_dswiglu, bench gateup fwd_gateup)",
+				kindArg(tiling.Kernel(o.Select.Kernel)), n, c.Kernel))
+		}
+	}
+	if o.Tuned != "" && (len(o.Select.Names) > 0 || o.Select.Catalog || o.Select.Space || !o.HeuristicPerShape) {
+		return nil, usageError(errors.New("bench: --tuned picks each shape's config; it cannot be combined with --name, --catalog, --space or --heuristic-shape"))
+	}
 	return shapes, nil
 }
 

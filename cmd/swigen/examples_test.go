@@ -74,6 +74,7 @@ func validatingRoot(t *testing.T) *cobra.Command {
 		}),
 		"doctor":      newDoctorCmd(e, func(context.Context, *doctorOptions) error { return nil }),
 		"tune-worker": newTuneWorkerCmd(e, func(context.Context, *workerOptions) error { return nil }),
+		"toolchain":   newToolchainCmd(e),
 	}
 	subSeams := map[string]map[string]*cobra.Command{
 		"bench": {
@@ -83,6 +84,9 @@ func validatingRoot(t *testing.T) *cobra.Command {
 		"tune": {
 			"merge": newTuneMergeCmd(e, func([]string, string) error { return nil }),
 			"table": newTuneTableCmd(e, func([]string, string) error { return nil }),
+		},
+		"toolchain": {
+			"install": newToolchainInstallCmd(e, func(_ context.Context, o *toolchainInstallOptions) error { _, err := o.validate(); return err }),
 		},
 	}
 	root := newRootCmd(e)

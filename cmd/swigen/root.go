@@ -111,6 +111,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newDiffCmd(e, nil),
 		newTuneCmd(e, nil),
 		newTuneWorkerCmd(e, nil),
+		newToolchainCmd(e),
 	)
 	// Cobra adds its completion group only to a root with subcommands.
 	root.InitDefaultCompletionCmd()

@@ -332,10 +332,37 @@ func (o *tuneOptions) validate() (tuneTarget, error) {
 	if err := checkWritableFile(o.Report); err != nil {
 		return t, usageError(fmt.Errorf("tune: --report: %w", err))
 	}
+	if err := o.checkSelection(t); err != nil {
+		return t, err
+	}
 	if o.Suite && o.Report != "" {
 		return t, usageError(errors.New("tune: --report with --suite: the report plots one shape; run tune --shape for it"))
 	}
 	return t, nil
+}
+
+// checkSelection fails, before the GPU is probed, when --filter, --max
+// and --shard leave no candidate in the space of any arch the tune could
+// run on (--arch, or every arch for auto).
+func (o *tuneOptions) checkSelection(t tuneTarget) error {
+	arches := tiling.Arches()
+	if o.Arch != "auto" {
+		a, err := tiling.ParseArch(o.Arch)
+		if err != nil {
+			return usageError(fmt.Errorf("tune: --arch: %w", err))
+		}
+		arches = []tiling.Arch{a}
+	}
+	for _, a := range arches {
+		space := tiling.Space(t.kind, a, t.dt)
+		if o.StoreOut {
+			space = tiling.SpaceStoreOut(t.kind, a, t.dt)
+		}
+		if c, err := tune.Select(space, tune.Selection{Filter: o.Filters, Max: o.Max, Shard: t.shard, Shards: t.shards}); err == nil && len(c) > 0 {
+			return nil
+		}
+	}
+	return usageError(fmt.Errorf("tune: no candidate left of the %s space after --filter %q --max %d --shard %s (swigen list --space shows the names)", t.kind, o.Filters, o.Max, o.Shard))
 }
 
 // tuneShapes is the shape --shape names, or with --suite every shape of

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -47,9 +48,9 @@ func newTuneWorkerCmd(e *env, runF func(context.Context, *workerOptions) error) 
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
-			res := os.NewFile(workerResultsFD, "tune-results")
-			if res == nil {
-				return usageError(errors.New("tune-worker: no results pipe on fd 3 (run by swigen tune only)"))
+			res, err := resultsPipe()
+			if err != nil {
+				return err
 			}
 			defer res.Close()
 			return serveTuneWorker(cmd.Context(), e, o, openWorkerGPU, os.Stdin, res)
@@ -59,6 +60,20 @@ func newTuneWorkerCmd(e *env, runF func(context.Context, *workerOptions) error) 
 	f.IntVar(&o.Device, "device", 0, "GPU ordinal the worker serves")
 	f.StringVar(&o.NVCC, "nvcc", "", "nvcc the parent builds with (default: search)")
 	return cmd
+}
+
+// resultsPipe is the worker's fd 3, which must be the pipe swigen tune
+// made: run by hand, fd 3 is whatever opened first (a driver device file,
+// say), and the answers must not go there. It is marked close-on-exec, so
+// the compilers a worker runs do not hold it open after a crash.
+func resultsPipe() (*os.File, error) {
+	f := os.NewFile(workerResultsFD, "tune-results")
+	st, err := f.Stat()
+	if err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		return nil, usageError(errors.New("tune-worker: file descriptor 3 is not a results pipe (tune-worker is run by swigen tune only)"))
+	}
+	syscall.CloseOnExec(workerResultsFD)
+	return f, nil
 }
 
 // workerExit ends a worker whose CUDA context may be dead or still running

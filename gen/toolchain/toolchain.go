@@ -20,19 +20,72 @@ import (
 	"time"
 )
 
-// Pinned CUDA compiler wheels. `.ci/run` installs exactly these; the
-// versions are repeated here so error messages can say what to install.
+// Versions of the pinned CUDA compiler wheels (see Pins).
 const (
 	PinnedNVCCVersion      = "13.0.88"
+	PinnedRuntimeVersion   = "13.0.96"
 	PinnedCUObjdumpVersion = "13.2.51"
 )
 
+// Pins are the CUDA compiler wheels swigen is tested with, as pip
+// requirement specifiers. They are the one list: `swigen toolchain install`
+// (which .ci/run runs) installs exactly these, and ErrNoCompiler names them
+// for a manual install. Treat it as read-only.
+var Pins = []string{
+	"nvidia-cuda-nvcc==" + PinnedNVCCVersion,
+	"nvidia-cuda-crt==" + PinnedNVCCVersion,            // crt/host_config.h etc., which nvcc includes
+	"nvidia-nvvm==" + PinnedNVCCVersion,                // cicc, libnvvm
+	"nvidia-cuda-runtime==" + PinnedRuntimeVersion,     // include/cuda_runtime.h, included by nvcc for every .cu
+	"nvidia-cuda-cuobjdump==" + PinnedCUObjdumpVersion, // SASS checks
+	"nvidia-cuda-nvdisasm==" + PinnedCUObjdumpVersion,  // cuobjdump -sass runs nvdisasm
+}
+
+// WheelHome is where the CUDA 13 wheels lay out their toolkit, relative to
+// a site-packages directory; it serves as that install's CUDA_HOME.
+const WheelHome = "nvidia/cu13"
+
+// WheelFiles are the files, relative to WheelHome, that the pinned wheels
+// must provide for swigen to compile and disassemble: nvcc runs cicc and
+// ptxas and includes the two headers; cuobjdump -sass runs nvdisasm.
+var WheelFiles = []string{
+	"bin/nvcc",
+	"bin/ptxas",
+	"bin/cuobjdump",
+	"bin/nvdisasm",
+	"nvvm/bin/cicc",
+	"include/cuda_runtime.h",
+	"include/crt/host_config.h",
+}
+
+// DefaultVenv is where `swigen toolchain install` puts the pinned compiler
+// when given no directory, and one of the places Find searches:
+// $SWIGEN_CUDA_VENV, else ~/.cache/swigen-cuda.
+func DefaultVenv() (string, error) {
+	if v := os.Getenv("SWIGEN_CUDA_VENV"); v != "" {
+		return v, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("default CUDA venv: %w (set SWIGEN_CUDA_VENV)", err)
+	}
+	return filepath.Join(home, ".cache", "swigen-cuda"), nil
+}
+
+// VenvSitePackages lists the site-packages directories of the venv (or pip
+// --target tree) at dir, lib/python3*/site-packages, in the order Find tries
+// them (reverse lexical, so python3.12 before python3.11).
+func VenvSitePackages(dir string) []string {
+	matches, _ := filepath.Glob(filepath.Join(dir, "lib", "python3*", "site-packages"))
+	sort.Sort(sort.Reverse(sort.StringSlice(matches)))
+	return matches
+}
+
 // ErrNoCompiler is returned (wrapped) by Find when no usable nvcc is
 // found. Test it with errors.Is.
-var ErrNoCompiler = errors.New("no CUDA compiler (nvcc) found; install the pinned one with " +
-	"`pip install nvidia-cuda-nvcc==13.0.88 nvidia-cuda-crt==13.0.88 nvidia-nvvm==13.0.88 nvidia-cuda-runtime==13.0.96 " +
-	"nvidia-cuda-cuobjdump==13.2.51 nvidia-cuda-nvdisasm==13.2.51` (into a venv, then point $SWIGEN_CUDA_VENV or --nvcc at it) " +
-	"or run `bash .ci/run`, which creates that venv in ~/.cache/swigen-cuda")
+var ErrNoCompiler = errors.New("no CUDA compiler (nvcc) found; run `swigen toolchain install` " +
+	"to install the pinned one where swigen finds it ($SWIGEN_CUDA_VENV, default ~/.cache/swigen-cuda), " +
+	"or `pip install " + strings.Join(Pins, " ") + "` into a venv yourself " +
+	"and point $SWIGEN_CUDA_VENV or --nvcc at it")
 
 // Toolchain is a located set of CUDA compiler tools. Paths are absolute.
 // CUObjdump and NVDisasm are empty when not found; only SASS needs them.
@@ -58,7 +111,7 @@ type FindOptions struct {
 // $VIRTUAL_ENV, ~/.cache/swigen-cuda, ~/.local, /usr/lib, /usr/local/lib and
 // /opt/*/.venv site-packages. The first nvcc that has a ptxas next to it and
 // answers `--version` wins. When none does, the error wraps ErrNoCompiler and
-// lists the places searched.
+// lists every place searched, in order, with what was found there.
 func Find(o FindOptions) (*Toolchain, error) {
 	if o.NVCC != "" {
 		p := o.NVCC
@@ -71,74 +124,102 @@ func Find(o FindOptions) (*Toolchain, error) {
 		}
 		return tc, nil
 	}
-	var tried []string
-	var problems []string
-	for _, c := range nvccCandidates() {
-		if slices.Contains(tried, c) {
-			continue
+	var tried, report []string
+	for _, pl := range searchPlaces() {
+		var unusable []string
+		repeats := 0
+		for _, c := range pl.nvccs {
+			if slices.Contains(tried, c) {
+				repeats++
+				continue
+			}
+			tried = append(tried, c)
+			if _, err := os.Stat(c); err != nil {
+				continue
+			}
+			tc, err := toolchainAt(c)
+			if err != nil {
+				unusable = append(unusable, err.Error())
+				continue
+			}
+			return tc, nil
 		}
-		tried = append(tried, c)
-		if _, err := os.Stat(c); err != nil {
-			continue
+		outcome := pl.skip
+		switch {
+		case len(unusable) > 0:
+			outcome = "unusable: " + strings.Join(unusable, "; ")
+		case repeats > 0 && repeats == len(pl.nvccs):
+			outcome = "same nvcc as above"
+		case outcome == "":
+			outcome = "not found"
 		}
-		tc, err := toolchainAt(c)
-		if err != nil {
-			problems = append(problems, err.Error())
-			continue
-		}
-		return tc, nil
+		report = append(report, "  "+pl.what+": "+outcome)
 	}
-	msg := "searched " + strings.Join(tried, ", ")
-	if len(problems) > 0 {
-		msg += "; unusable: " + strings.Join(problems, "; ")
-	}
-	return nil, fmt.Errorf("find toolchain: %w (%s)", ErrNoCompiler, msg)
+	return nil, fmt.Errorf("find toolchain: %w\nsearched, in order:\n%s", ErrNoCompiler, strings.Join(report, "\n"))
 }
 
-// nvccCandidates lists nvcc paths in search order. Globs are expanded and
-// sorted in reverse so a newer python3.X directory is tried first.
-func nvccCandidates() []string {
-	var out []string
+// searchPlace is one step of Find's search order.
+type searchPlace struct {
+	what  string   // the place as a user would name it, e.g. "$CUDA_HOME/bin/nvcc"
+	nvccs []string // the nvcc paths it yields, globs expanded
+	skip  string   // why it yields none without looking, e.g. "$CUDA_HOME not set"
+}
+
+// searchPlaces lists Find's search order after an explicit nvcc. Globs are
+// expanded and sorted in reverse so a newer python3.X directory is tried
+// first.
+func searchPlaces() []searchPlace {
+	var out []searchPlace
 	if h := os.Getenv("CUDA_HOME"); h != "" {
-		out = append(out, filepath.Join(h, "bin", "nvcc"))
+		p := filepath.Join(h, "bin", "nvcc")
+		out = append(out, searchPlace{what: p + " ($CUDA_HOME/bin/nvcc)", nvccs: []string{p}})
+	} else {
+		out = append(out, searchPlace{what: "$CUDA_HOME/bin/nvcc", skip: "$CUDA_HOME not set"})
 	}
+	onPath := searchPlace{what: "nvcc on $PATH"}
 	if p, err := exec.LookPath("nvcc"); err == nil {
 		if abs, err := filepath.Abs(p); err == nil {
 			p = abs
 		}
-		out = append(out, p)
+		onPath.nvccs = []string{p}
 	}
-	out = append(out, "/usr/local/cuda/bin/nvcc")
+	out = append(out, onPath, searchPlace{what: "/usr/local/cuda/bin/nvcc", nvccs: []string{"/usr/local/cuda/bin/nvcc"}})
 
-	const wheel = "nvidia/cu13/bin/nvcc"
-	var venvs []string
+	wheel := filepath.Join(filepath.FromSlash(WheelHome), "bin", "nvcc")
+	site := filepath.Join("lib", "python3*", "site-packages")
+	glob := func(what, pattern string) searchPlace {
+		matches, _ := filepath.Glob(pattern)
+		sort.Sort(sort.Reverse(sort.StringSlice(matches)))
+		return searchPlace{what: what, nvccs: matches}
+	}
 	for _, env := range []string{"SWIGEN_CUDA_VENV", "VIRTUAL_ENV"} {
 		if v := os.Getenv(env); v != "" {
-			venvs = append(venvs, v)
+			pat := filepath.Join(v, site, wheel)
+			out = append(out, glob(pat+" ($"+env+")", pat))
+		} else {
+			out = append(out, searchPlace{what: filepath.Join("$"+env, site, wheel), skip: "$" + env + " not set"})
 		}
 	}
 	home, _ := os.UserHomeDir()
 	if home != "" {
-		venvs = append(venvs, filepath.Join(home, ".cache", "swigen-cuda"))
+		pat := filepath.Join(home, ".cache", "swigen-cuda", site, wheel)
+		out = append(out, glob(pat+" (the default venv of swigen toolchain install)", pat))
+		pat = filepath.Join(home, ".local", site, wheel)
+		out = append(out, glob(pat, pat))
+	} else {
+		for _, d := range []string{".cache/swigen-cuda", ".local"} {
+			out = append(out, searchPlace{what: filepath.Join("~", d, site, wheel), skip: "no home directory"})
+		}
 	}
-	var sitePatterns []string
-	for _, v := range venvs {
-		sitePatterns = append(sitePatterns, filepath.Join(v, "lib", "python3*", "site-packages"))
-	}
-	if home != "" {
-		sitePatterns = append(sitePatterns, filepath.Join(home, ".local", "lib", "python3*", "site-packages"))
-	}
-	sitePatterns = append(sitePatterns,
+	for _, sp := range []string{
 		"/usr/lib/python3*/site-packages",
 		"/usr/lib/python3/dist-packages",
 		"/usr/local/lib/python3*/site-packages",
 		"/usr/local/lib/python3*/dist-packages",
 		"/opt/*/.venv/lib/python3*/site-packages",
-	)
-	for _, pat := range sitePatterns {
-		matches, _ := filepath.Glob(filepath.Join(pat, wheel))
-		sort.Sort(sort.Reverse(sort.StringSlice(matches)))
-		out = append(out, matches...)
+	} {
+		pat := filepath.Join(sp, wheel)
+		out = append(out, glob(pat, pat))
 	}
 	return out
 }

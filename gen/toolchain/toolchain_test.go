@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -121,16 +122,55 @@ func TestFindErrors(t *testing.T) {
 	if !errors.Is(err, ErrNoCompiler) {
 		t.Fatalf("empty search: err = %v, want ErrNoCompiler", err)
 	}
-	for _, want := range []string{"pip install nvidia-cuda-nvcc==13.0.88", "bash .ci/run", "/usr/local/cuda/bin/nvcc"} {
+	for _, want := range []string{"run `swigen toolchain install`", "`pip install " + strings.Join(Pins, " ") + "`"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
 	}
+	home := os.Getenv("HOME")
+	wheel := "lib/python3*/site-packages/nvidia/cu13/bin/nvcc"
+	wantSearched := []string{
+		"  $CUDA_HOME/bin/nvcc: $CUDA_HOME not set",
+		"  nvcc on $PATH: not found",
+		"  /usr/local/cuda/bin/nvcc: not found",
+		"  $SWIGEN_CUDA_VENV/" + wheel + ": $SWIGEN_CUDA_VENV not set",
+		"  $VIRTUAL_ENV/" + wheel + ": $VIRTUAL_ENV not set",
+		"  " + home + "/.cache/swigen-cuda/" + wheel + " (the default venv of swigen toolchain install): not found",
+		"  " + home + "/.local/" + wheel + ": not found",
+		"  /usr/lib/python3*/site-packages/nvidia/cu13/bin/nvcc: not found",
+		"  /usr/lib/python3/dist-packages/nvidia/cu13/bin/nvcc: not found",
+		"  /usr/local/lib/python3*/site-packages/nvidia/cu13/bin/nvcc: not found",
+		"  /usr/local/lib/python3*/dist-packages/nvidia/cu13/bin/nvcc: not found",
+		"  /opt/*/.venv/lib/python3*/site-packages/nvidia/cu13/bin/nvcc: not found",
+	}
+	_, searched, ok := strings.Cut(err.Error(), "\nsearched, in order:\n")
+	if !ok {
+		t.Fatalf("error lists no places searched:\n%v", err)
+	}
+	if diff := cmp.Diff(wantSearched, strings.Split(searched, "\n")); diff != "" {
+		t.Errorf("places searched (-want +got):\n%s", diff)
+	}
 
+	// Set variables name their value; an nvcc that is there but unusable
+	// says why; a venv named twice is reported once.
+	venv := filepath.Join(home, ".cache", "swigen-cuda")
 	t.Setenv("CUDA_HOME", filepath.Join(root, "noptxas"))
+	t.Setenv("SWIGEN_CUDA_VENV", venv)
+	t.Setenv("VIRTUAL_ENV", venv)
+	inVenv := fakeCUDA(t, filepath.Join(venv, "lib", "python3.12", "site-packages", "nvidia", "cu13", "bin"), "13.0.88", true)
 	_, err = Find(FindOptions{})
-	if !errors.Is(err, ErrNoCompiler) || !strings.Contains(err.Error(), noPtxas+": no ptxas next to it") {
-		t.Errorf("nvcc without ptxas: err = %v, want ErrNoCompiler naming the unusable nvcc", err)
+	if !errors.Is(err, ErrNoCompiler) {
+		t.Fatalf("unusable nvccs: err = %v, want ErrNoCompiler", err)
+	}
+	for _, want := range []string{
+		"\n  " + noPtxas + " ($CUDA_HOME/bin/nvcc): unusable: " + noPtxas + ": no ptxas next to it in " + filepath.Dir(noPtxas) + "\n",
+		"\n  " + venv + "/" + wheel + " ($SWIGEN_CUDA_VENV): unusable: " + inVenv + ": no ptxas next to it",
+		"\n  " + venv + "/" + wheel + " ($VIRTUAL_ENV): same nvcc as above\n",
+		"\n  " + venv + "/" + wheel + " (the default venv of swigen toolchain install): same nvcc as above\n",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
 	}
 
 	_, err = Find(FindOptions{NVCC: filepath.Join(root, "missing", "nvcc")})
@@ -331,5 +371,62 @@ func TestSASSWithoutCuobjdump(t *testing.T) {
 	tc := &Toolchain{NVCC: "/x/nvcc", PTXAS: "/x/ptxas"}
 	if _, err := tc.SASS(context.Background(), []byte("cubin")); err == nil || !strings.Contains(err.Error(), "nvidia-cuda-cuobjdump") {
 		t.Errorf("SASS without cuobjdump: err = %v, want an install hint", err)
+	}
+}
+
+func TestDefaultVenv(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("SWIGEN_CUDA_VENV", "")
+	if got, err := DefaultVenv(); err != nil || got != filepath.Join(home, ".cache", "swigen-cuda") {
+		t.Errorf("DefaultVenv() = %q, %v; want ~/.cache/swigen-cuda", got, err)
+	}
+	t.Setenv("SWIGEN_CUDA_VENV", "/opt/cuda-venv")
+	if got, err := DefaultVenv(); err != nil || got != "/opt/cuda-venv" {
+		t.Errorf("DefaultVenv() = %q, %v; want $SWIGEN_CUDA_VENV", got, err)
+	}
+}
+
+func TestVenvSitePackages(t *testing.T) {
+	t.Parallel()
+	venv := t.TempDir()
+	for _, d := range []string{"lib/python3/site-packages", "lib/python3.11/site-packages", "lib/python3.12/site-packages", "lib/perl5/site-packages"} {
+		if err := os.MkdirAll(filepath.Join(venv, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Reverse lexical order, as Find tries them: '/' sorts after '.'.
+	want := []string{
+		filepath.Join(venv, "lib/python3/site-packages"),
+		filepath.Join(venv, "lib/python3.12/site-packages"),
+		filepath.Join(venv, "lib/python3.11/site-packages"),
+	}
+	if diff := cmp.Diff(want, VenvSitePackages(venv)); diff != "" {
+		t.Errorf("VenvSitePackages (-want +got):\n%s", diff)
+	}
+	if got := VenvSitePackages(filepath.Join(venv, "missing")); len(got) != 0 {
+		t.Errorf("VenvSitePackages(missing) = %q, want none", got)
+	}
+}
+
+// TestPins checks the pins are pip requirement specifiers of exact
+// versions, one per package, and agree with the Pinned*Version constants.
+func TestPins(t *testing.T) {
+	t.Parallel()
+	seen := map[string]bool{}
+	for _, p := range Pins {
+		name, ver, ok := strings.Cut(p, "==")
+		if !ok || name == "" || ver == "" || strings.ContainsAny(p, " <>~!;,") {
+			t.Errorf("pin %q is not NAME==VERSION", p)
+		}
+		if seen[name] {
+			t.Errorf("package %s pinned twice", name)
+		}
+		seen[name] = true
+	}
+	for _, want := range []string{"nvidia-cuda-nvcc==" + PinnedNVCCVersion, "nvidia-cuda-cuobjdump==" + PinnedCUObjdumpVersion, "nvidia-cuda-nvdisasm==" + PinnedCUObjdumpVersion} {
+		if !slices.Contains(Pins, want) {
+			t.Errorf("Pins lack %s", want)
+		}
 	}
 }

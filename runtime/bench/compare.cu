@@ -3,11 +3,12 @@
 // the host, without moving the tensors: a benchmark's output check at
 // model sizes (hundreds of MB) then costs a millisecond instead of seconds.
 //
-//   sums[0] += (got - want)^2 over elements whose got is finite
-//   sums[1] += want^2          over every element
-//   cnt[0]  += 1 for each got that is NaN or Inf and differs from want
+//   sums[0] += (got - want)^2 over elements where both are finite
+//   sums[1] += want^2          over the same elements
+//   cnt[0]  += 1 for each element where got or want is NaN or Inf, but
+//              for equal Infs
 //   cnt[1]  += 1 for each got holding the poison pattern
-//   cnt[2]   = max |got - want| over finite got, as the bits of a
+//   cnt[2]   = max |got - want| over those elements, as the bits of a
 //              non-negative double (ordered like the unsigned integers)
 //
 // The sums are in float64; the order of the additions differs from the
@@ -95,18 +96,20 @@ static __device__ void compare16(const u16* __restrict__ got, const u16* __restr
     u64 bad = 0, poisoned = 0, maxabs = 0;
     for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x) {
         const u16 gb = got[i], wb = want[i];
-        const double w = (double)to_f32<kBF16>(wb);
-        want2 += w * w;
         poisoned += gb == poison;
-        if (nonfinite<kBF16>(gb)) {
-            // An Inf that matches an Inf reference is fine; NaN never is.
+        if (nonfinite<kBF16>(gb) || nonfinite<kBF16>(wb)) {
+            // An Inf that matches an Inf is fine; NaN never is, in got or
+            // in the reference (which would make both sums NaN).
             bad += !(infinite<kBF16>(gb) && gb == wb);
             continue;
         }
-        double d = (double)to_f32<kBF16>(gb) - w;
-        d = d < 0.0 ? -d : d;
+        const double w = (double)to_f32<kBF16>(wb);
+        want2 += w * w;
+        const double d = (double)to_f32<kBF16>(gb) - w;
         diff2 += d * d;
-        maxabs = umax64(maxabs, f64_bits(d));
+        // |d| by its bits: clearing the sign orders every non-negative
+        // double, -0.0 included, like the unsigned integers.
+        maxabs = umax64(maxabs, f64_bits(d) & 0x7FFFFFFFFFFFFFFFull);
     }
     diff2 = warp_sum(diff2);
     want2 = warp_sum(want2);

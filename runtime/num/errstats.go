@@ -105,8 +105,9 @@ type ErrStats struct {
 	// RelFrobenius is ||got-want||_F / ||want||_F over the finite
 	// elements (0 when both are zero, +Inf when only want is zero).
 	RelFrobenius float64
-	// NaNs counts elements of got that are NaN or ±Inf (unless want holds
-	// the same Inf), plus elements present in only one of got and want.
+	// NaNs counts elements of got or want that are NaN or ±Inf (unless
+	// both hold the same Inf), plus elements present in only one of got
+	// and want.
 	NaNs int
 	// Poisoned counts elements that still hold the poison pattern; only
 	// CompareRaw and CompareRawF64 fill it, since Compare and CompareF64
@@ -146,6 +147,19 @@ func compare[T float32 | float64](got []T, want []float64) ErrStats {
 	var diff2, want2 float64
 	for i := 0; i < n; i++ {
 		g, w := float64(got[i]), want[i]
+		if math.IsNaN(w) || math.IsInf(w, 0) {
+			// A reference that is not finite (a baseline that left an
+			// element unwritten, say) would make both sums NaN and the
+			// comparison pass: the element counts as bad unless got holds
+			// the same Inf.
+			if g != w {
+				s.NaNs++
+				if firstBad < 0 {
+					firstBad = i
+				}
+			}
+			continue
+		}
 		want2 += w * w
 		if math.IsNaN(g) || math.IsInf(g, 0) {
 			if g != w { // an Inf that matches an Inf reference is fine

@@ -313,3 +313,28 @@ func TestCompareRawBothAndRelOrInf(t *testing.T) {
 		})
 	}
 }
+
+// TestCompareNonFiniteReference: a reference element that is NaN or Inf
+// (a baseline that left poison behind) fails the comparison instead of
+// turning both sums into NaN and passing; equal Infs are fine.
+func TestCompareNonFiniteReference(t *testing.T) {
+	t.Parallel()
+	inf, nan := math.Inf(1), math.NaN()
+	for _, tt := range []struct {
+		name     string
+		got      []float64
+		want     []float64
+		wantNaNs int
+		ok       bool
+	}{
+		{"NaN reference", []float64{1, 2}, []float64{1, nan}, 1, false},
+		{"Inf reference", []float64{1, 2}, []float64{inf, 2}, 1, false},
+		{"equal Infs", []float64{inf, 2}, []float64{inf, 2}, 0, true},
+		{"both NaN", []float64{nan, 2}, []float64{nan, 2}, 1, false},
+	} {
+		s := CompareF64(tt.got, tt.want)
+		if s.NaNs != tt.wantNaNs || s.OK(1e-2) != tt.ok || math.IsNaN(s.RelFrobenius) {
+			t.Errorf("%s: %v, want %d NaNs and OK %v", tt.name, s, tt.wantNaNs, tt.ok)
+		}
+	}
+}

@@ -41,6 +41,13 @@ type ServeRunner struct {
 	starts  int
 }
 
+// maxAnswer bounds one answer line.
+const maxAnswer = 16 << 20
+
+// exitGrace is how long an answer may still arrive after its worker
+// exited (the reader drains the pipe after the process is gone).
+const exitGrace = 200 * time.Millisecond
+
 // served is one running worker.
 type served struct {
 	cmd     *exec.Cmd
@@ -49,6 +56,7 @@ type served struct {
 	results chan []byte   // answer lines; closed at the worker's EOF
 	exited  chan struct{} // closed once Wait returned
 	waitErr error
+	readErr error // the answers' reader's error (an answer too long, say)
 	tail    *tailWriter
 }
 
@@ -120,10 +128,11 @@ func (r *ServeRunner) start(device int) (*served, error) {
 		defer pr.Close()
 		defer close(w.results)
 		sc := bufio.NewScanner(pr)
-		sc.Buffer(make([]byte, 64<<10), 16<<20)
+		sc.Buffer(make([]byte, 64<<10), maxAnswer)
 		for sc.Scan() {
 			w.results <- append([]byte(nil), sc.Bytes()...)
 		}
+		w.readErr = sc.Err() // read after results is closed
 	}()
 	go func() {
 		w.waitErr = cmd.Wait()
@@ -181,31 +190,44 @@ func (r *ServeRunner) run(ctx context.Context, j Job) (Output, error) {
 		defer t.Stop()
 		timeout = t.C
 	}
+	// gone is the fault of a worker that ended without answering; drained
+	// says its answers' pipe was seen closed, so readErr is set.
+	gone := func(drained bool) Output {
+		r.drop(j.Device, w)
+		why := "worker exited without a result"
+		if w.waitErr != nil {
+			why = fmt.Sprintf("worker failed (%v) without a result", w.waitErr)
+		}
+		if drained && w.readErr != nil {
+			why += fmt.Sprintf(" (reading its answer: %v)", w.readErr)
+		}
+		return fault("%s", joinMsg(why, w.tail.String()))
+	}
+	var b []byte
 	select {
-	case b, ok := <-w.results:
+	case line, ok := <-w.results:
 		if !ok {
-			<-w.exited
-			why := "worker exited without a result"
-			if w.waitErr != nil {
-				why = fmt.Sprintf("worker failed (%v) without a result", w.waitErr)
+			select {
+			case <-w.exited:
+			case <-timeout:
+			case <-ctx.Done():
 			}
-			r.drop(j.Device, w)
-			return fault("%s", joinMsg(why, w.tail.String())), nil
+			return gone(true), nil
 		}
-		var o Output
-		if err := json.Unmarshal(b, &o); err != nil || o.Status == "" {
-			r.drop(j.Device, w)
-			if err == nil {
-				err = errors.New("no status")
+		b = line
+	case <-w.exited:
+		// The worker is gone; a descendant holding the pipe open must not
+		// turn its crash into a timeout. An answer it wrote first still
+		// counts.
+		select {
+		case line, ok := <-w.results:
+			if !ok {
+				return gone(true), nil
 			}
-			return fault("%s", joinMsg(fmt.Sprintf("worker result unreadable (%v)", err), w.tail.String())), nil
+			b = line
+		case <-time.After(exitGrace):
+			return gone(false), nil
 		}
-		if o.Status == StatusFault || o.Status == StatusTimeout {
-			// The worker's context may be dead: it exits by itself, and
-			// the next job gets a fresh one.
-			r.drop(j.Device, w)
-		}
-		return o, nil
 	case <-timeout:
 		r.drop(j.Device, w)
 		return Output{Result: Result{Status: StatusTimeout,
@@ -214,10 +236,25 @@ func (r *ServeRunner) run(ctx context.Context, j Job) (Output, error) {
 		r.drop(j.Device, w)
 		return Output{}, fmt.Errorf("tune: %s: %w", j.Name(), ctx.Err())
 	}
+	var o Output
+	if err := json.Unmarshal(b, &o); err != nil || o.Status == "" {
+		r.drop(j.Device, w)
+		if err == nil {
+			err = errors.New("no status")
+		}
+		return fault("%s", joinMsg(fmt.Sprintf("worker result unreadable (%v)", err), w.tail.String())), nil
+	}
+	if o.Status == StatusFault || o.Status == StatusTimeout {
+		// The worker's context may be dead: it exits by itself, and the
+		// next job gets a fresh one.
+		r.drop(j.Device, w)
+	}
+	return o, nil
 }
 
-// Close ends every worker: each gets the end of its stdin and exits; one
-// still running after grace is killed with its process group.
+// Close ends every worker: each gets the end of its stdin and exits; those
+// still running grace after Close began are killed with their process
+// groups.
 func (r *ServeRunner) Close(grace time.Duration) {
 	r.mu.Lock()
 	ws := r.workers
@@ -226,10 +263,11 @@ func (r *ServeRunner) Close(grace time.Duration) {
 	for _, w := range ws {
 		w.stdin.Close()
 	}
+	deadline := time.After(grace)
 	for _, w := range ws {
 		select {
 		case <-w.exited:
-		case <-time.After(grace):
+		case <-deadline:
 			w.kill()
 			<-w.exited
 		}

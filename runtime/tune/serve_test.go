@@ -52,6 +52,14 @@ func fakeServer() int {
 		case mode == "crash":
 			fmt.Fprintln(os.Stderr, "CUDA_ERROR_ILLEGAL_INSTRUCTION: the kernel trapped")
 			return 3
+		case mode == "crashkids":
+			// A child (a compiler, say) that inherits the results pipe
+			// and outlives the crash.
+			kid := exec.Command("sleep", "30")
+			kid.ExtraFiles = []*os.File{res}
+			kid.Start()
+			fmt.Fprintln(os.Stderr, "CUDA_ERROR_LAUNCH_FAILED")
+			return 3
 		case mode == "garbage":
 			res.Write([]byte("{not json\n"))
 		}
@@ -116,6 +124,21 @@ func TestServeRunner(t *testing.T) {
 	// (hang, crash, fault, garbage) makes the next job start a new one.
 	if len(pids) != 5 || r.Starts() != 5 {
 		t.Errorf("%d workers answered, %d started; want 5 each", len(pids), r.Starts())
+	}
+}
+
+// TestServeRunnerCrashWithChild: a worker that crashes while a child of
+// it still holds the results pipe is a fault at once, not a timeout.
+func TestServeRunnerCrashWithChild(t *testing.T) {
+	t.Parallel()
+	r := serveRunner(t, 20*time.Second, map[int]string{0: "crashkids"})
+	start := time.Now()
+	out, err := r.Run(context.Background(), Job{Config: testCands(1)[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != StatusFault || !strings.Contains(out.Error, "exit status 3") || time.Since(start) > 10*time.Second {
+		t.Errorf("%s %q after %v; want a fault naming exit status 3, soon", out.Status, out.Error, time.Since(start))
 	}
 }
 
