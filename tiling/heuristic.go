@@ -174,19 +174,14 @@ func HeuristicWhy(k Kernel, a Arch, d DType, s Shape, storeOut bool) (Config, st
 		return Config{}, "", fmt.Errorf("tiling: heuristic: %w", err)
 	}
 	m, ok := t.nearest(k, a, d, s, storeOut)
-	if ok && m.Distance <= MaxMeasuredDistance {
-		c, err := ParseName(m.Row.Config) // checked when the table was parsed
-		if err != nil {
-			return Config{}, "", fmt.Errorf("tiling: heuristic: %w", err)
-		}
-		c.DType = d
-		if err := c.Validate(); err != nil {
-			return Config{}, "", fmt.Errorf("tiling: heuristic for %s %s %s: measured row %s: %w", k, a, d, m.Row.Config, err)
-		}
-		return c, m.Why(), nil
-	}
 	why := "rules: no tuned shape of this kind, arch and mode in the measured table"
-	if ok {
+	if ok && m.Distance <= MaxMeasuredDistance {
+		c, err := m.config(d)
+		if err == nil {
+			return c, m.Why(), nil
+		}
+		why = fmt.Sprintf("rules: the measured winner %s does not apply here (%v)", m.Row.Config, err)
+	} else if ok {
 		r := m.Row.Shape
 		why = fmt.Sprintf("rules: the nearest tuned shape, %d,%d,%d, is %.2f away in log space (beyond %.2f)", r.M, r.K, r.I, m.Distance, MaxMeasuredDistance)
 	}

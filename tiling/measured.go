@@ -160,6 +160,26 @@ func logDistance(a, b Shape) float64 {
 	return math.Sqrt(dm*dm + dk*dk + di*di)
 }
 
+// config is the choice's config for dtype d: the row's tile in d, as
+// tuned (its L2 policy too: the winners at 8192,8192,3584 and
+// 8192,8192,28672 keep _l2k with a 56 and a 448 MB W_down, against the
+// rules' 16 MB bound). It fails when that config is invalid or not
+// implemented in d, and the rules decide.
+func (m MeasuredChoice) config(d DType) (Config, error) {
+	c, err := ParseName(m.Row.Config)
+	if err != nil {
+		return Config{}, err
+	}
+	c.DType = d
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	if ok, why := Implemented(c); !ok {
+		return Config{}, errors.New(why)
+	}
+	return c, nil
+}
+
 // Why says in one line why the heuristic took the choice's config.
 func (m MeasuredChoice) Why() string {
 	r := m.Row

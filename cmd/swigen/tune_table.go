@@ -57,7 +57,7 @@ func runTuneTable(e *env, inputs []string, out string) error {
 		}
 		dbs = append(dbs, db)
 	}
-	t, err := tune.Table(dbs, tune.TableSource)
+	t, err := tune.Table(dbs, tune.TableCommand(inputs, out))
 	if err != nil {
 		return usageError(err)
 	}

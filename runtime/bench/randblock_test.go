@@ -25,7 +25,10 @@ func TestRandomBlockCache(t *testing.T) {
 	for s := uint64(100); s < 100+keptBlocks+1; s++ {
 		randomBlock(tiling.BF16, s, 1)
 	}
-	if len(randomBlocks.keys) != keptBlocks {
-		t.Errorf("%d blocks kept, want %d", len(randomBlocks.keys), keptBlocks)
+	randomBlocks.Lock()
+	kept := len(randomBlocks.keys)
+	randomBlocks.Unlock()
+	if kept != keptBlocks {
+		t.Errorf("%d blocks kept, want %d", kept, keptBlocks)
 	}
 }

@@ -3,7 +3,9 @@
 package tune
 
 import (
+	"errors"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -12,22 +14,54 @@ import (
 // processes that each open dir exclude each other, and the kernel drops
 // the lock when a holder dies (even by kill -9). Locking the directory,
 // not a lock file beside the DB, leaves nothing behind; DBs that share a
-// directory share the lock, which only serialises their short writes.
+// directory share the lock, which only serialises their short writes (and
+// means a holder must not take it again, for another DB of the same
+// directory, before releasing it). Where a directory cannot be flocked
+// (NFS, whose flock is a POSIX lock that needs a file open for writing),
+// the lock falls back to the file fallbackLock in dir, which stays.
 func lockDir(dir string) (unlock func(), err error) {
 	f, err := os.Open(dir)
 	if err != nil {
 		return nil, err
 	}
-	return flock(f, syscall.LOCK_EX)
+	unlock, err = flock(f, syscall.LOCK_EX)
+	if !noDirLock(err) {
+		return unlock, err
+	}
+	lf, err := os.OpenFile(filepath.Join(dir, fallbackLock), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return flock(lf, syscall.LOCK_EX)
 }
 
-// readLockDir takes a shared flock on the directory dir.
+// readLockDir takes a shared flock on the directory dir, or on its
+// fallback lock file where the directory cannot be locked and a writer
+// made one (a reader creates nothing).
 func readLockDir(dir string) (unlock func(), err error) {
 	f, err := os.Open(dir)
 	if err != nil {
 		return nil, err
 	}
-	return flock(f, syscall.LOCK_SH)
+	unlock, err = flock(f, syscall.LOCK_SH)
+	if !noDirLock(err) {
+		return unlock, err
+	}
+	lf, err := os.Open(filepath.Join(dir, fallbackLock))
+	if err != nil {
+		return nil, err
+	}
+	return flock(lf, syscall.LOCK_SH)
+}
+
+// fallbackLock is the lock file of a directory that cannot be flocked.
+const fallbackLock = ".swigen-tune.lock"
+
+// noDirLock reports whether err says the file system cannot flock a
+// directory (as opposed to a lock that failed).
+func noDirLock(err error) bool {
+	return errors.Is(err, syscall.EBADF) || errors.Is(err, syscall.ENOLCK) ||
+		errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.EINVAL)
 }
 
 // flock locks the open file f (LOCK_EX or LOCK_SH) and returns the release,

@@ -4,13 +4,21 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/swigen/swigen/tiling"
 )
 
-// TableSource is the regeneration command recorded in the measured table
-// built from the committed suite DBs.
-const TableSource = "swigen tune table bench/results/tune/suite-*.json -o tiling/measured.json (generated: do not edit)"
+// TableCommand is the command that builds a table from inputs into out
+// ("" for stdout), as the table records it in Source: how to regenerate
+// it.
+func TableCommand(inputs []string, out string) string {
+	cmd := "swigen tune table " + strings.Join(inputs, " ")
+	if out != "" {
+		cmd += " -o " + out
+	}
+	return cmd + " (generated: do not edit)"
+}
 
 // Table builds the heuristic's measured table (tiling.MeasuredTable) from
 // results DBs, merged as Merge does: one row per key with a winner (Entry.Best: a full

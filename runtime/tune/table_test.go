@@ -20,14 +20,17 @@ func TestMeasuredTableUpToDate(t *testing.T) {
 		t.Fatalf("no suite DBs: %v", err)
 	}
 	var dbs []*DB
+	var rel []string // as the command is run from the repository's root
 	for _, p := range paths {
 		db, err := ReadDB(p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		dbs = append(dbs, db)
+		rel = append(rel, strings.TrimPrefix(p, "../../"))
 	}
-	tab, err := Table(dbs, TableSource)
+	cmd := TableCommand(rel, "tiling/measured.json")
+	tab, err := Table(dbs, cmd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +43,7 @@ func TestMeasuredTableUpToDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("tiling/measured.json is not what the suite DBs give; regenerate it: %s\n%s", TableSource, cmp.Diff(string(want), string(got)))
+		t.Errorf("tiling/measured.json is not what the suite DBs give; regenerate it: %s\n%s", cmd, cmp.Diff(string(want), string(got)))
 	}
 }
 
