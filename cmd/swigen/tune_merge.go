@@ -75,7 +75,9 @@ func runTuneMerge(e *env, inputs []string, out string) error {
 // when the DB has none; the note says which.
 func tunedConfig(path string, heur tiling.Config, shape tiling.Shape, storeOut bool) (tiling.Config, string, error) {
 	if _, err := os.Stat(path); err != nil {
-		return heur, "", fmt.Errorf("--tuned: %w", err)
+		// A DB that is not there is a bad argument (not ReadDB's empty
+		// DB), as for tune merge's inputs.
+		return heur, "", usageError(fmt.Errorf("--tuned: %w", err))
 	}
 	db, err := tune.ReadDB(path)
 	if err != nil {

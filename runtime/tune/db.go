@@ -263,16 +263,26 @@ func (db *DB) Upsert(k Key) *Entry {
 	}
 	e := &Entry{Key: k}
 	db.Entries = append(db.Entries, e)
-	slices.SortFunc(db.Entries, func(a, b *Entry) int { return strings.Compare(a.Key.String(), b.Key.String()) })
+	sortEntries(db.Entries)
 	return e
 }
 
-// ErrInvalidDB is wrapped by every error of a DB file whose bytes are not
-// a results DB (not JSON, another format, a null entry), so callers can
-// tell bad input from a failure to read.
+// sortEntries orders entries by Key.String. The sort is stable because
+// two distinct keys can share a String (a GPU name holding a "|"): so
+// sorting an already sorted DB keeps its order, and a DB read and written
+// again keeps its bytes.
+func sortEntries(es []*Entry) {
+	slices.SortStableFunc(es, func(a, b *Entry) int { return strings.Compare(a.Key.String(), b.Key.String()) })
+}
+
+// ErrInvalidDB is wrapped by every error of a DB path that does not hold
+// a results DB: bytes that are not one (not JSON, another format, a null
+// entry, a record no tuner writes; see ParseDB) or a directory, so that
+// callers can tell bad input from a failure to read.
 var ErrInvalidDB = errors.New("not a swigen tune results DB")
 
-// ParseDB decodes a DB file's bytes. Its errors wrap ErrInvalidDB.
+// ParseDB decodes a DB file's bytes and checks every record (see
+// DB.check). Its errors wrap ErrInvalidDB.
 func ParseDB(b []byte) (*DB, error) {
 	db := &DB{}
 	if err := json.Unmarshal(b, db); err != nil {
@@ -281,23 +291,160 @@ func ParseDB(b []byte) (*DB, error) {
 	if db.Format != DBFormat {
 		return nil, fmt.Errorf("tune: parse DB: %w: format %q, want %q", ErrInvalidDB, db.Format, DBFormat)
 	}
+	// Checked before sorting, so that problems name records by their
+	// place in the file.
+	if err := db.check(); err != nil {
+		return nil, fmt.Errorf("tune: parse DB: %w: %w", ErrInvalidDB, err)
+	}
 	for _, e := range db.Entries {
-		if e == nil {
-			return nil, fmt.Errorf("tune: parse DB: %w: null entry", ErrInvalidDB)
-		}
 		slices.SortFunc(e.Results, func(a, b Result) int { return strings.Compare(a.Config, b.Config) })
 	}
-	slices.SortFunc(db.Entries, func(a, b *Entry) int { return strings.Compare(a.Key.String(), b.Key.String()) })
+	sortEntries(db.Entries)
 	return db, nil
 }
 
-// LoadDB reads the DB at path; a missing file is an empty DB.
+// maxProblems bounds the problems one error lists: enough to fix a
+// hand-edited DB in one pass, few enough to read.
+const maxProblems = 10
+
+// check reports what in db no tuner writes, so that a DB edited by hand,
+// damaged, or written by a faulty tool is refused instead of trusted: a
+// passing record without a positive time would win every lookup, and a
+// key no problem has matches nothing. Records are named by their index
+// and key or config name. A config name that does not parse is no
+// problem: old DBs keep records of configs since removed (and probed
+// kernels' names never parse), and winners skip them. Nor is a config
+// whose StoreOut is not its key's, which older tunes recorded and
+// winners skip too.
+func (db *DB) check() error {
+	var problems []string
+	add := func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) }
+	keys := make(map[Key]int, len(db.Entries))
+	for i, e := range db.Entries {
+		if e == nil {
+			add("entry %d: null entry", i)
+			continue
+		}
+		at := fmt.Sprintf("entry %d (%s)", i, e.Key)
+		keyProblems := e.Key.problems()
+		for _, p := range keyProblems {
+			add("%s: key: %s", at, p)
+		}
+		if j, dup := keys[e.Key]; dup {
+			add("%s: duplicate key (entry %d has it too)", at, j)
+		} else {
+			keys[e.Key] = i
+		}
+		for _, c := range []struct {
+			name string
+			v    float64
+		}{{"gemm_tflops", e.Ceilings.GemmTFLOPs}, {"copy_gbs", e.Ceilings.CopyGBs}} {
+			if !(c.v >= 0) || math.IsInf(c.v, 0) {
+				add("%s: ceilings: %s %v, want a finite non-negative rate (0: not measured)", at, c.name, c.v)
+			}
+		}
+		configs := make(map[string]int, len(e.Results))
+		for j, r := range e.Results {
+			rat := fmt.Sprintf("%s: result %d", at, j)
+			if r.Config == "" {
+				add("%s: no config name", rat)
+			} else {
+				rat += fmt.Sprintf(" (%s)", r.Config)
+				if k, dup := configs[r.Config]; dup {
+					add("%s: duplicate config (result %d has it too)", rat, k)
+				} else {
+					configs[r.Config] = j
+				}
+			}
+			// Under a bad key every config would also look misplaced.
+			for _, p := range r.problems(e.Key, len(keyProblems) == 0) {
+				add("%s: %s", rat, p)
+			}
+		}
+	}
+	switch n := len(problems); {
+	case n == 0:
+		return nil
+	case n == 1:
+		return errors.New(problems[0])
+	case n > maxProblems:
+		problems = append(problems[:maxProblems], fmt.Sprintf("and %d more", n-maxProblems))
+	}
+	return fmt.Errorf("%d problems:\n\t%s", len(problems), strings.Join(problems, "\n\t"))
+}
+
+// problems lists what makes k a key no sweep has: an unknown kind, arch
+// or dtype, or one not spelled as its constant (it would match no lookup),
+// or a shape no kernel runs.
+func (k Key) problems() []string {
+	var ps []string
+	enum := func(what, got, want string, err error) {
+		switch {
+		case err != nil:
+			ps = append(ps, err.Error())
+		case got != want:
+			ps = append(ps, fmt.Sprintf("%s %q, want %q", what, got, want))
+		}
+	}
+	kk, err := tiling.ParseKernel(string(k.Kernel))
+	enum("kernel", string(k.Kernel), string(kk), err)
+	a, err := tiling.ParseArch(string(k.Arch))
+	enum("arch", string(k.Arch), string(a), err)
+	d, err := tiling.ParseDType(string(k.DType))
+	enum("dtype", string(k.DType), string(d), err)
+	if err := k.Shape.Validate(); err != nil {
+		ps = append(ps, err.Error())
+	}
+	return ps
+}
+
+// problems lists what makes r a record no tuner writes under key k: an
+// unknown status, a passing record without a positive time, a negative
+// or non-finite measurement (failed records may have zeros), or, when
+// keyOK, a config of another kernel, arch or dtype than the key's.
+func (r Result) problems(k Key, keyOK bool) []string {
+	var ps []string
+	switch r.Status {
+	case StatusOK, StatusWrong, StatusCompile, StatusFault, StatusTimeout, StatusSlow:
+	default:
+		ps = append(ps, fmt.Sprintf("unknown status %q", r.Status))
+	}
+	if r.Status == StatusOK && !(r.US > 0 && !math.IsInf(r.US, 1)) {
+		ps = append(ps, fmt.Sprintf("status ok with us %v, want a finite positive time", r.US))
+	}
+	for _, m := range []struct {
+		name string
+		v    float64
+	}{
+		{"us", r.US}, {"p20_us", r.P20US}, {"p80_us", r.P80US}, {"baseline_us", r.BaselineUS},
+		{"rel_err", r.RelErr}, {"verify_rel_err", r.VerifyErr}, {"wall_s", r.WallS},
+	} {
+		if m.name == "us" && r.Status == StatusOK {
+			continue // checked above
+		}
+		if !(m.v >= 0) || math.IsInf(m.v, 0) {
+			ps = append(ps, fmt.Sprintf("%s %v, want a finite non-negative value", m.name, m.v))
+		}
+	}
+	if c, err := tiling.ParseName(r.Config); keyOK && err == nil && (c.Kernel != k.Kernel || c.Arch != k.Arch || c.DType != k.DType) {
+		ps = append(ps, fmt.Sprintf("a %s %s %s config in a %s %s %s entry", c.Kernel, c.Arch, c.DType, k.Kernel, k.Arch, k.DType))
+	}
+	return ps
+}
+
+// LoadDB reads the DB at path; a missing file is an empty DB. A directory
+// is bad input (ErrInvalidDB), like a file that is not a DB, so every
+// command that takes a DB path treats one alike; other read failures
+// are not.
 func LoadDB(path string) (*DB, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return NewDB(), nil
 	}
 	if err != nil {
+		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+			return nil, fmt.Errorf("%s: tune: load DB: %w: is a directory, want a results DB file", path, ErrInvalidDB)
+		}
 		return nil, fmt.Errorf("tune: load DB: %w", err)
 	}
 	db, err := ParseDB(b)
@@ -366,8 +513,10 @@ func writeAtomic(path string, b []byte) (err error) {
 // UpdateDB applies f to the DB at path under an exclusive lock on its
 // directory and writes the result atomically, so concurrent tuners
 // sharing one DB (shards, devices) never lose each other's records, and
-// no lock file is left behind. It returns the DB as written. If f fails
-// nothing is written.
+// no lock file is left behind. It returns the DB as written. If f fails,
+// or leaves a record LoadDB would refuse, nothing is written: one bad
+// record (a runner's answer without a time, say) would otherwise make the
+// file unreadable for every later sweep, merge and lookup.
 func UpdateDB(path string, f func(*DB) error) (*DB, error) {
 	unlock, err := lockDir(filepath.Dir(path))
 	if err != nil {
@@ -380,6 +529,9 @@ func UpdateDB(path string, f func(*DB) error) (*DB, error) {
 	}
 	if err := f(db); err != nil {
 		return nil, err
+	}
+	if err := db.check(); err != nil {
+		return nil, fmt.Errorf("tune: update %s: refusing to write a DB that would not load: %w", path, err)
 	}
 	if err := db.WriteFile(path); err != nil {
 		return nil, err

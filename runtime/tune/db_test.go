@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,9 +93,257 @@ func TestLoadDB(t *testing.T) {
 			t.Errorf("%s: LoadDB = %v, want an error wrapping ErrInvalidDB naming %s with %q", tt.name, err, p, tt.wantErr)
 		}
 	}
+	// A directory where a DB file is expected is bad input, like a file
+	// that is not a DB.
+	if _, err := LoadDB(dir); err == nil || !errors.Is(err, ErrInvalidDB) || !strings.Contains(err.Error(), dir+": ") || !strings.Contains(err.Error(), "is a directory, want a results DB file") {
+		t.Errorf("LoadDB(a directory) = %v, want an error wrapping ErrInvalidDB naming %s as a directory", err, dir)
+	}
 	// A read failure is not bad input.
-	if _, err := LoadDB(dir); err == nil || errors.Is(err, ErrInvalidDB) {
-		t.Errorf("LoadDB(a directory) = %v, want a read error that is not ErrInvalidDB", err)
+	loop := filepath.Join(dir, "loop.json")
+	if err := os.Symlink(loop, loop); err != nil {
+		t.Skipf("no symlink loop for a read failure: %v", err)
+	}
+	if _, err := LoadDB(loop); err == nil || errors.Is(err, ErrInvalidDB) {
+		t.Errorf("LoadDB(a symlink loop) = %v, want a read error that is not ErrInvalidDB", err)
+	}
+}
+
+// Config names of other kinds, arches and dtypes than testKey's.
+const (
+	nameGateUp = "fwd_gateup_sm90a_bf16_m128n128k64_s5_c1x1_cooperative"
+	nameSM100  = "bwd_dswiglu_sm100a_bf16_m128n128k64_s5_c1x1_1cta"
+	nameFP16   = "bwd_dswiglu_sm90a_fp16_m128n128k64_s4_c1x1_cooperative"
+)
+
+// TestLoadDBRejects: every record no tuner writes makes LoadDB fail with
+// an error wrapping ErrInvalidDB that names the file and the record. The
+// cases mutate sampleDB, whose entry 0 is testKey's with results nameA,
+// nameH (timeout), nameB, nameC (slow) in that order.
+func TestLoadDBRejects(t *testing.T) {
+	t.Parallel()
+	const e0 = "entry 0 (bwd_dswiglu|sm_90a|bf16|16384,768,4608|NVIDIA H200|13000|nvcc 13.0.88|abc123)"
+	r0 := e0 + ": result 0 (" + nameA + ")"
+	r1 := e0 + ": result 1 (" + nameH + ")"
+	r3 := e0 + ": result 3 (" + nameC + ")"
+	key := func(db *DB) *Key { return &db.Entries[0].Key }
+	res := func(i int) func(db *DB) *Result { return func(db *DB) *Result { return &db.Entries[0].Results[i] } }
+	for _, tt := range []struct {
+		name   string
+		mutate func(db *DB)
+		want   []string // in the error, besides the path
+	}{
+		{"ok with negative us", func(db *DB) { res(0)(db).US = -3 }, []string{r0 + ": status ok with us -3, want a finite positive time"}},
+		{"ok with zero us", func(db *DB) { res(0)(db).US = 0 }, []string{r0 + ": status ok with us 0"}},
+		{"failed with negative us", func(db *DB) { res(3)(db).US = -1 }, []string{r3 + ": us -1, want a finite non-negative value"}},
+		{"negative p20", func(db *DB) { res(0)(db).P20US = -1 }, []string{r0 + ": p20_us -1"}},
+		{"negative p80", func(db *DB) { res(0)(db).P80US = -1 }, []string{r0 + ": p80_us -1"}},
+		{"negative baseline", func(db *DB) { res(1)(db).BaselineUS = -2 }, []string{r1 + ": baseline_us -2"}},
+		{"negative rel_err", func(db *DB) { res(0)(db).RelErr = -1e-3 }, []string{r0 + ": rel_err -0.001"}},
+		{"negative verify_rel_err", func(db *DB) { res(1)(db).VerifyErr = -1 }, []string{r1 + ": verify_rel_err -1"}},
+		{"negative wall_s", func(db *DB) { res(1)(db).WallS = -0.5 }, []string{r1 + ": wall_s -0.5"}},
+		{"unknown status", func(db *DB) { res(1)(db).Status = "done" }, []string{r1 + `: unknown status "done"`}},
+		{"no status", func(db *DB) { res(1)(db).Status = "" }, []string{r1 + `: unknown status ""`}},
+		{"no config name", func(db *DB) { res(1)(db).Config = "" }, []string{e0 + ": result 1: no config name"}},
+		{"duplicate config", func(db *DB) {
+			e := db.Entries[0]
+			e.Results = append(e.Results, e.Results[0])
+		}, []string{e0 + ": result 4 (" + nameA + "): duplicate config (result 0 has it too)"}},
+		{"config of another kernel", func(db *DB) { res(0)(db).Config = nameGateUp }, []string{e0 + ": result 0 (" + nameGateUp + "): a fwd_gateup sm_90a bf16 config in a bwd_dswiglu sm_90a bf16 entry"}},
+		{"config of another arch", func(db *DB) { res(0)(db).Config = nameSM100 }, []string{"result 0 (" + nameSM100 + "): a bwd_dswiglu sm_100a bf16 config"}},
+		{"config of another dtype", func(db *DB) { res(0)(db).Config = nameFP16 }, []string{"result 0 (" + nameFP16 + "): a bwd_dswiglu sm_90a fp16 config"}},
+		{"impossible shape", func(db *DB) { key(db).Shape = tiling.Shape{M: -5, K: 0, I: 4608} }, []string{
+			"entry 0 (bwd_dswiglu|sm_90a|bf16|-5,0,4608|", ": key: tiling: shape M=-5,K=0,I=4608: M=-5: must be a positive integer; K=0: must be a positive integer"}},
+		{"unaligned shape", func(db *DB) { key(db).Shape.I = 4607 }, []string{"|16384,768,4607|", "I=4607: must be a multiple of 8"}},
+		{"unknown kernel", func(db *DB) { key(db).Kernel = "bwd_swiglu" }, []string{"entry 0 (bwd_swiglu|", `key: tiling: parse kernel "bwd_swiglu": must be one of`}},
+		{"no kernel", func(db *DB) { key(db).Kernel = "" }, []string{"entry 0 (|sm_90a", `key: tiling: parse kernel ""`}},
+		{"unknown arch", func(db *DB) { key(db).Arch = "sm_80" }, []string{`key: tiling: parse arch "sm_80"`}},
+		{"unknown dtype", func(db *DB) { key(db).DType = "fp8" }, []string{`key: tiling: parse dtype "fp8"`}},
+		// ParseArch reads "90a" as sm_90a, but a key so spelled matches no
+		// lookup.
+		{"arch not as its constant", func(db *DB) { key(db).Arch = "90a" }, []string{`: key: arch "90a", want "sm_90a"`}},
+		{"kernel not as its constant", func(db *DB) { key(db).Kernel = "BWD_DSWIGLU" }, []string{`: key: kernel "BWD_DSWIGLU", want "bwd_dswiglu"`}},
+		{"duplicate key", func(db *DB) { db.Entries[1].Key = db.Entries[0].Key }, []string{
+			"entry 1 (bwd_dswiglu|sm_90a|bf16|16384,768,4608|", "): duplicate key (entry 0 has it too)"}},
+		{"negative ceiling", func(db *DB) { db.Entries[0].Ceilings.GemmTFLOPs = -780 }, []string{e0 + ": ceilings: gemm_tflops -780, want a finite non-negative rate"}},
+		{"negative bandwidth", func(db *DB) { db.Entries[1].Ceilings.CopyGBs = -1 }, []string{"entry 1 (bwd_dswiglu|sm_90a|bf16|8192,4096,14336|", "): ceilings: copy_gbs -1"}},
+		{"null entry", func(db *DB) { db.Entries = append(db.Entries, nil) }, []string{"entry 2: null entry"}},
+		{"several problems", func(db *DB) {
+			res(0)(db).US = -3
+			key(db).DType = "fp8"
+		}, []string{"2 problems:\n\t" + "entry 0 (bwd_dswiglu|sm_90a|fp8|", `key: tiling: parse dtype "fp8"`, "\n\tentry 0 (", "): result 0 (" + nameA + "): status ok with us -3"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			db := sampleDB()
+			tt.mutate(db)
+			path := filepath.Join(t.TempDir(), "tune.json")
+			if err := os.WriteFile(path, mustMarshal(t, db), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := LoadDB(path)
+			if err == nil {
+				t.Fatal("LoadDB accepted it")
+			}
+			if !errors.Is(err, ErrInvalidDB) {
+				t.Errorf("LoadDB = %v, which does not wrap ErrInvalidDB", err)
+			}
+			for _, w := range append([]string{path + ": "}, tt.want...) {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("LoadDB = %v\nwant it to contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckNonFinite: JSON has no NaN or infinity (a number too large
+// for a float64 fails to decode), so check is the one place that can
+// meet them; it rejects them all.
+func TestCheckNonFinite(t *testing.T) {
+	t.Parallel()
+	inf, nan := math.Inf(1), math.NaN()
+	for _, tt := range []struct {
+		name   string
+		mutate func(e *Entry)
+		want   string
+	}{
+		{"ok with NaN us", func(e *Entry) { e.Results[0].US = nan }, "result 0 (" + nameA + "): status ok with us NaN"},
+		{"ok with infinite us", func(e *Entry) { e.Results[0].US = inf }, "status ok with us +Inf"},
+		{"failed with infinite us", func(e *Entry) { e.Results[3].US = inf }, "result 3 (" + nameC + "): us +Inf, want a finite"},
+		{"NaN p20", func(e *Entry) { e.Results[0].P20US = nan }, "p20_us NaN"},
+		{"infinite p80", func(e *Entry) { e.Results[0].P80US = inf }, "p80_us +Inf"},
+		{"NaN baseline", func(e *Entry) { e.Results[0].BaselineUS = nan }, "baseline_us NaN"},
+		{"infinite rel_err", func(e *Entry) { e.Results[0].RelErr = inf }, "rel_err +Inf"},
+		{"NaN verify_rel_err", func(e *Entry) { e.Results[1].VerifyErr = nan }, "verify_rel_err NaN"},
+		{"infinite wall_s", func(e *Entry) { e.Results[1].WallS = inf }, "wall_s +Inf"},
+		{"NaN ceiling", func(e *Entry) { e.Ceilings.GemmTFLOPs = nan }, "ceilings: gemm_tflops NaN"},
+		{"infinite bandwidth", func(e *Entry) { e.Ceilings.CopyGBs = inf }, "ceilings: copy_gbs +Inf"},
+	} {
+		db := sampleDB()
+		tt.mutate(db.Entries[0])
+		if err := db.check(); err == nil || !strings.Contains(err.Error(), "entry 0 (") || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: check = %v, want %q", tt.name, err, tt.want)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "huge.json")
+	os.WriteFile(path, []byte(`{"format":"swigen-tune-v1","entries":[{"key":{},"ceilings":{"gemm_tflops":1e999,"copy_gbs":1},"results":[]}]}`), 0o644)
+	if _, err := LoadDB(path); !errors.Is(err, ErrInvalidDB) {
+		t.Errorf("LoadDB(1e999) = %v, want an error wrapping ErrInvalidDB", err)
+	}
+}
+
+// TestCheckLimitsProblems: a badly damaged DB's error lists the first
+// maxProblems problems and counts the rest.
+func TestCheckLimitsProblems(t *testing.T) {
+	t.Parallel()
+	db := sampleDB()
+	e := db.Upsert(testKey())
+	e.Results = nil
+	for i := range maxProblems + 3 {
+		e.Results = append(e.Results, Result{Config: fmt.Sprintf("r%02d", i), Status: StatusOK})
+	}
+	err := db.check()
+	if err == nil {
+		t.Fatal("check accepted it")
+	}
+	lines := strings.Split(err.Error(), "\n\t")
+	want := []string{fmt.Sprintf("%d problems:", maxProblems+1)}
+	for i := range maxProblems {
+		want = append(want, fmt.Sprintf("entry 0 (%s): result %d (r%02d): status ok with us 0, want a finite positive time", testKey(), i, i))
+	}
+	want = append(want, "and 3 more")
+	if diff := cmp.Diff(want, lines); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+}
+
+// TestLoadDBAccepts: what a DB may hold that looks odd but is no error
+// loads, unchanged.
+func TestLoadDBAccepts(t *testing.T) {
+	t.Parallel()
+	ko := testKey()
+	ko.StoreOut = true
+	for _, tt := range []struct {
+		name string
+		db   func() *DB
+	}{
+		{"empty", NewDB},
+		{"entry without results", func() *DB { db := NewDB(); db.Upsert(testKey()); return db }},
+		// Old DBs keep records of configs since removed; winners skip them.
+		{"config name that does not parse", func() *DB {
+			db := NewDB()
+			db.Upsert(testKey()).Set(Result{Config: "bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_removed", Status: StatusOK, US: 1})
+			return db
+		}},
+		{"probed kernel", func() *DB {
+			db := NewDB()
+			db.Upsert(testKey()).Set(Result{Config: nameH, Status: StatusOK, US: 2})
+			return db
+		}},
+		// Older tunes recorded both modes under one key; winners skip
+		// the other mode's.
+		{"config of the other mode", func() *DB {
+			db := NewDB()
+			db.Upsert(ko).Set(Result{Config: nameA, Status: StatusOK, US: 3})
+			return db
+		}},
+		{"failed records with zeros", func() *DB {
+			db := NewDB()
+			e := db.Upsert(testKey())
+			for i, st := range []Status{StatusWrong, StatusCompile, StatusFault, StatusTimeout, StatusSlow} {
+				e.Set(Result{Config: fmt.Sprintf("c%d", i), Status: st})
+			}
+			return db
+		}},
+		{"unmeasured ceilings", func() *DB {
+			db := NewDB()
+			db.Upsert(testKey()).Ceilings = Ceilings{GemmTFLOPs: 0, CopyGBs: 4000}
+			return db
+		}},
+		{"sample", sampleDB},
+	} {
+		want := tt.db()
+		path := filepath.Join(t.TempDir(), "tune.json")
+		if err := want.WriteFile(path); err != nil {
+			t.Fatal(err)
+		}
+		got, err := LoadDB(path)
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+// TestCommittedDBsLoad: every results DB committed under
+// bench/results/tune loads (the suite DBs feed tiling/measured.json; the
+// others are documented sweeps users read with emit --tuned).
+func TestCommittedDBsLoad(t *testing.T) {
+	t.Parallel()
+	paths, err := filepath.Glob("../../bench/results/tune/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range paths {
+		if filepath.Base(p) == "index.json" {
+			continue // the index of the sweeps, not a DB
+		}
+		n++
+		db, err := ReadDB(p)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		if len(db.Entries) == 0 {
+			t.Errorf("%s: no entries", p)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no DBs under bench/results/tune")
 	}
 }
 
@@ -242,6 +491,31 @@ func TestUpdateDBConcurrent(t *testing.T) {
 			names = append(names, e.Name())
 		}
 		t.Errorf("the DB's directory holds %q; want the DB alone (no lock file)", names)
+	}
+}
+
+// TestUpdateDBRefusesInvalid: an update that leaves a record LoadDB
+// would refuse writes nothing, so the DB stays readable, and the error is
+// not ErrInvalidDB: the file was fine, the caller's record was not.
+func TestUpdateDBRefusesInvalid(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "tune.json")
+	if err := sampleDB().WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(path)
+	_, err := UpdateDB(path, func(db *DB) error {
+		db.Upsert(testKey()).Set(Result{Config: nameA, Status: StatusOK})
+		return nil
+	})
+	if err == nil || errors.Is(err, ErrInvalidDB) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "result 0 ("+nameA+"): status ok with us 0") {
+		t.Errorf("UpdateDB = %v, want an error naming %s and the record, not ErrInvalidDB", err, path)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Error("a refused update changed the DB")
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
+		t.Errorf("a refused update left %d files, want the DB alone", len(ents))
 	}
 }
 
@@ -436,6 +710,52 @@ func TestKeyStoreOut(t *testing.T) {
 	}
 	if len(got.Entries) != 2 || got.Entry(ko) == nil || got.Entry(k).Results[0].Config != nameA {
 		t.Errorf("entries: %+v", got.Entries)
+	}
+}
+
+// TestKeyStringCollision: distinct keys may share a String (a GPU name
+// with a "|"), so the sort by String has ties; they stay distinct
+// entries, and a DB read and written again keeps its order and bytes.
+func TestKeyStringCollision(t *testing.T) {
+	t.Parallel()
+	db := NewDB()
+	for m := 1; m <= 12; m++ {
+		for _, v := range []struct {
+			gpu      string
+			driver   int
+			compiler string
+		}{{"x|1|2", 3, "c"}, {"x|1", 2, "3|c"}, {"x", 1, "2|3|c"}} {
+			k := testKey()
+			k.Shape.M = m
+			k.GPU, k.Driver, k.Compiler = v.gpu, v.driver, v.compiler
+			db.Entries = append(db.Entries, &Entry{Key: k, Results: []Result{{Config: nameA, Status: StatusOK, US: float64(len(db.Entries) + 1)}}})
+		}
+	}
+	if a, b := db.Entries[0].Key, db.Entries[1].Key; a.String() != b.String() || a == b {
+		t.Fatalf("keys %v and %v: want distinct keys with one String", a, b)
+	}
+	// Any file order: each loads to an order that loads to itself.
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20 {
+		rng.Shuffle(len(db.Entries), func(i, j int) { db.Entries[i], db.Entries[j] = db.Entries[j], db.Entries[i] })
+		got, err := ParseDB(mustMarshal(t, db))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Entries) != len(db.Entries) {
+			t.Fatalf("%d entries, want %d", len(got.Entries), len(db.Entries))
+		}
+		b1 := mustMarshal(t, got)
+		again, err := ParseDB(b1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(got, again); diff != "" {
+			t.Fatalf("round trip (-loaded +reloaded):\n%s", diff)
+		}
+		if b2 := mustMarshal(t, again); string(b1) != string(b2) {
+			t.Fatal("re-encoding changed the bytes")
+		}
 	}
 }
 
