@@ -45,6 +45,10 @@ type EmitOptions struct {
 	// nothing: EmitResult.Output holds the files, Files stays empty.
 	// `swigen diff` compares that against the disk.
 	DryRun bool
+	// Command is recorded in the index as Index.Command: the command line
+	// that makes this emit again, run in the output directory (so it must
+	// not name the directory by an absolute path). Nil records none.
+	Command []string
 
 	// fs is the file system the files are written with; nil is the OS's.
 	// Tests set it to make a write or rename fail part-way.
@@ -84,13 +88,36 @@ type EmitResult struct {
 	// Output is every file Emit laid out, in write order (what Files
 	// reports on, and all of it with DryRun).
 	Output []OutputFile
+	// Removed names the files of the previous emit into Dir (by its
+	// index's Files) that this emit does not write and removed; with
+	// DryRun, those it would remove. Sorted, relative to Dir.
+	Removed []string
+	// Kept names the files of the previous emit that this emit does not
+	// write but left in place, because their bytes are no longer the ones
+	// that emit wrote: someone edited them, so they are not emit's to
+	// delete. Sorted, relative to Dir.
+	Kept []string
 }
 
 // Index is the content of manifest.json: every kernel of one emit, sorted
 // by name. It carries no timestamps so that re-emitting is byte-stable.
 type Index struct {
-	Toolchain string       `json:"toolchain,omitempty"`
-	Kernels   []IndexEntry `json:"kernels"`
+	Toolchain string `json:"toolchain,omitempty"`
+	// Command is EmitOptions.Command: what `swigen diff` without flags
+	// runs again to check the directory.
+	Command []string     `json:"command,omitempty"`
+	Kernels []IndexEntry `json:"kernels"`
+	// Files is every file the emit wrote but the index itself, sorted by
+	// name, with the sha256 of its bytes: the next emit into the directory
+	// removes those it does not write, and only while their bytes are
+	// these. It is filled in after ExtraFiles runs.
+	Files []IndexedFile `json:"files,omitempty"`
+}
+
+// IndexedFile is one file of an emit, relative to the index.
+type IndexedFile struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
 }
 
 // IndexEntry names the files of one kernel, relative to the index.
@@ -110,10 +137,12 @@ type IndexEntry struct {
 // only when all of that succeeded writes, per kernel, <name>.cu, <name>.json
 // (the manifest) and, when compiled, <name>.<arch>.cubin and
 // <name>.report.json, plus the index manifest.json and the files of
-// o.ExtraFiles (the Go bindings). With o.DryRun it stops after laying the
-// files out in memory (EmitResult.Output). On any render or compile
-// failure nothing is written and the error joins one error per failing
-// config. Emit is RenderAll followed by EmitArtifacts.
+// o.ExtraFiles (the Go bindings). Files the previous emit into o.Dir wrote
+// (by its index) that this one does not are removed, unless edited since
+// (EmitResult.Removed, EmitResult.Kept). With o.DryRun it stops after
+// laying the files out in memory (EmitResult.Output). On any render or
+// compile failure nothing is written and the error joins one error per
+// failing config. Emit is RenderAll followed by EmitArtifacts.
 func Emit(ctx context.Context, cfgs []tiling.Config, o EmitOptions) (*EmitResult, error) {
 	if o.Dir == "" {
 		return nil, errors.New("emit: empty output directory")
@@ -165,7 +194,10 @@ func renderAll(cfgs []tiling.Config, progress io.Writer) ([]*Artifact, error) {
 // back (same bytes, same mtime), the staging directory and any output
 // directory Emit created are removed, and the error says what failed.
 // Files whose bytes are already on disk are left untouched, so their
-// mtime stays.
+// mtime stays. The previous emit's files that this one does not write
+// (EmitResult.Removed) are moved into a staging directory of their own
+// first and deleted only when everything else is in; a failure moves them
+// back.
 func EmitArtifacts(ctx context.Context, arts []*Artifact, o EmitOptions) (*EmitResult, error) {
 	if o.Dir == "" {
 		return nil, errors.New("emit: empty output directory")
@@ -187,16 +219,23 @@ func EmitArtifacts(ctx context.Context, arts []*Artifact, o EmitOptions) (*EmitR
 		return nil, err
 	}
 	res := &EmitResult{Dir: o.Dir, Kernels: kernels, Output: files}
-	if o.DryRun {
-		return res, nil
-	}
 	fsys := o.fs
 	if fsys == nil {
 		fsys = osFS{}
 	}
-	if res.Files, err = writeAll(fsys, o.Dir, files); err != nil {
+	remove, keep, err := leftovers(fsys, o.Dir, files)
+	if err != nil {
 		return nil, err
 	}
+	res.Kept = keep
+	if o.DryRun {
+		res.Removed = remove
+		return res, nil
+	}
+	if res.Files, err = writeRemoving(fsys, o.Dir, files, remove); err != nil {
+		return nil, err
+	}
+	res.Removed = remove
 	return res, nil
 }
 
@@ -278,7 +317,7 @@ type OutputFile struct {
 // kernel its files, then the extra files, then the index.
 func emitFiles(kernels []EmittedKernel, o EmitOptions) ([]OutputFile, error) {
 	var files []OutputFile
-	idx := Index{Kernels: []IndexEntry{}}
+	idx := Index{Command: o.Command, Kernels: []IndexEntry{}}
 	if o.Toolchain != nil {
 		idx.Toolchain = o.Toolchain.Version
 	}
@@ -317,6 +356,11 @@ func emitFiles(kernels []EmittedKernel, o EmitOptions) ([]OutputFile, error) {
 		}
 		files = append(files, extra...)
 	}
+	for _, f := range files {
+		sum := sha256.Sum256(f.Data)
+		idx.Files = append(idx.Files, IndexedFile{Name: f.Name, SHA256: hex.EncodeToString(sum[:])})
+	}
+	slices.SortFunc(idx.Files, func(a, b IndexedFile) int { return strings.Compare(a.Name, b.Name) })
 	data, err := marshalJSON(idx)
 	if err != nil {
 		return nil, fmt.Errorf("emit: index: %w", err)
@@ -335,6 +379,114 @@ func emitFiles(kernels []EmittedKernel, o EmitOptions) ([]OutputFile, error) {
 		seen[f.Name] = true
 	}
 	return files, nil
+}
+
+// ReadIndex reads the index of the emit that wrote dir.
+func ReadIndex(dir string) (*Index, error) {
+	return readIndex(osFS{}, dir)
+}
+
+func readIndex(fsys fileSys, dir string) (*Index, error) {
+	path := filepath.Join(dir, IndexFile)
+	b, err := fsys.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read index: %w", err)
+	}
+	var idx Index
+	if err := json.Unmarshal(b, &idx); err != nil {
+		return nil, fmt.Errorf("read index %s: %w", path, err)
+	}
+	return &idx, nil
+}
+
+// leftovers returns the files the previous emit into dir wrote, by its
+// index's Files, that this emit (files) does not write: in remove those
+// whose bytes are still the ones the index records, in keep those edited
+// since. Names gone from the disk, or no longer regular files, are in
+// neither: a directory or link there is not something emit made. An
+// index that cannot be read or parsed names nothing: emit replaces it
+// and removes nothing.
+func leftovers(fsys fileSys, dir string, files []OutputFile) (remove, keep []string, err error) {
+	old, err := readIndex(fsys, dir)
+	if err != nil {
+		return nil, nil, nil
+	}
+	writes := map[string]bool{IndexFile: true}
+	for _, f := range files {
+		writes[f.Name] = true
+	}
+	for _, f := range old.Files {
+		name := f.Name
+		// A hand-made or damaged index must not reach outside dir, nor
+		// into a staging directory.
+		if writes[name] || name == "" || name != filepath.Base(name) || name == "." || name == ".." || strings.HasPrefix(name, stagePrefix) {
+			continue
+		}
+		writes[name] = true // each name once
+		path := filepath.Join(dir, name)
+		fi, err := fsys.Lstat(path)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		data, err := fsys.ReadFile(path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("emit: previous output %s: %w", path, err)
+		}
+		sum := sha256.Sum256(data)
+		if hex.EncodeToString(sum[:]) == f.SHA256 {
+			remove = append(remove, name)
+		} else {
+			keep = append(keep, name)
+		}
+	}
+	slices.Sort(remove)
+	slices.Sort(keep)
+	return remove, keep, nil
+}
+
+// writeRemoving is writeAll that also takes the files of remove out of
+// dir, under the same all-or-nothing rule: they are first moved into a
+// hidden staging directory of their own, then files are written, and only
+// when that succeeded is the staging directory deleted. On any failure
+// they are moved back.
+func writeRemoving(fsys fileSys, dir string, files []OutputFile, remove []string) ([]EmittedFile, error) {
+	if len(remove) == 0 {
+		return writeAll(fsys, dir, files)
+	}
+	stage, err := fsys.MkdirTemp(dir, stagePrefix+"*")
+	if err != nil {
+		return nil, fmt.Errorf("emit: staging directory in %s: %w", dir, err)
+	}
+	var moved []string
+	fail := func(err error) ([]EmittedFile, error) {
+		var uerrs []error
+		for i := len(moved) - 1; i >= 0; i-- {
+			if uerr := fsys.Rename(filepath.Join(stage, moved[i]), filepath.Join(dir, moved[i])); uerr != nil {
+				uerrs = append(uerrs, uerr)
+			}
+		}
+		if len(uerrs) > 0 {
+			// The staging directory still holds what could not be moved
+			// back; it stays, so nothing is lost.
+			return nil, fmt.Errorf("%w; putting back the files of the previous emit also failed, they are in %s: %w", err, stage, errors.Join(uerrs...))
+		}
+		fsys.RemoveAll(stage)
+		return nil, err
+	}
+	for _, name := range remove {
+		if err := fsys.Rename(filepath.Join(dir, name), filepath.Join(stage, name)); err != nil {
+			return fail(fmt.Errorf("emit: remove %s: %w", filepath.Join(dir, name), err))
+		}
+		moved = append(moved, name)
+	}
+	written, err := writeAll(fsys, dir, files)
+	if err != nil {
+		return fail(err)
+	}
+	// As in writeAll: a staging directory left behind is not a wrong
+	// output, so failing to delete it is not an error.
+	fsys.RemoveAll(stage)
+	return written, nil
 }
 
 // marshalJSON is the one JSON style of emitted files: two-space indent and a

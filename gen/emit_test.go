@@ -3,11 +3,14 @@ package gen
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -326,5 +329,205 @@ func assertEmptyDir(t *testing.T, dir string) {
 	}
 	for _, e := range ents {
 		t.Errorf("%s was written", e.Name())
+	}
+}
+
+// TestEmitIndexRecords checks the index records EmitOptions.Command as
+// given and every other file of the emit, sorted, with its sha256.
+func TestEmitIndexRecords(t *testing.T) {
+	t.Parallel()
+	cfgs := heuristicConfigs(t)
+	dir := t.TempDir()
+	command := []string{"swigen", "emit", "--arch=sm_90a", "--out=."}
+	extra := func(Index, []EmittedKernel) ([]OutputFile, error) {
+		return []OutputFile{{Name: "a_bindings.go", Data: []byte("package a\n")}}, nil
+	}
+	if _, err := Emit(context.Background(), cfgs, EmitOptions{Dir: dir, Command: command, ExtraFiles: extra}); err != nil {
+		t.Fatal(err)
+	}
+	files := dirFiles(t, dir)
+	idx, err := ReadIndex(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(command, idx.Command); diff != "" {
+		t.Errorf("recorded command (-want +got):\n%s", diff)
+	}
+	var want []IndexedFile
+	for name, data := range files {
+		if name != IndexFile {
+			sum := sha256.Sum256(data)
+			want = append(want, IndexedFile{Name: name, SHA256: hex.EncodeToString(sum[:])})
+		}
+	}
+	slices.SortFunc(want, func(a, b IndexedFile) int { return strings.Compare(a.Name, b.Name) })
+	if diff := cmp.Diff(want, idx.Files); diff != "" {
+		t.Errorf("recorded files (-want +got):\n%s", diff)
+	}
+}
+
+// TestEmitRemovesLeftovers: a re-emit into a directory removes the files
+// the previous emit wrote that it does not (a kernel dropped, as when
+// --arch changes), keeps one edited since, and never touches a file no
+// emit wrote. DryRun reports the same and removes nothing.
+func TestEmitRemovesLeftovers(t *testing.T) {
+	t.Parallel()
+	cfgs := heuristicConfigs(t)
+	if len(cfgs) < 2 {
+		t.Skip("needs two configs that render")
+	}
+	keep, drop := cfgs[0], cfgs[1]
+	for _, edit := range []bool{false, true} {
+		dir := t.TempDir()
+		if _, err := Emit(context.Background(), cfgs, EmitOptions{Dir: dir}); err != nil {
+			t.Fatal(err)
+		}
+		user := map[string]string{"gen.go": "package kernels\n", drop.Name() + ".txt": "mine\n"}
+		for name, data := range user {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		edited := drop.Name() + ".cu"
+		if edit {
+			if err := os.WriteFile(filepath.Join(dir, edited), []byte("// mine now\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		wantRemoved := []string{drop.Name() + ".cu", drop.Name() + ".json"}
+		var wantKept []string
+		if edit {
+			wantRemoved, wantKept = wantRemoved[1:], []string{edited}
+		}
+
+		before := dirFiles(t, dir)
+		dry, err := Emit(context.Background(), []tiling.Config{keep}, EmitOptions{Dir: dir, DryRun: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(wantRemoved, dry.Removed); diff != "" {
+			t.Errorf("edit %v: DryRun Removed (-want +got):\n%s", edit, diff)
+		}
+		if diff := cmp.Diff(wantKept, dry.Kept); diff != "" {
+			t.Errorf("edit %v: DryRun Kept (-want +got):\n%s", edit, diff)
+		}
+		if diff := cmp.Diff(before, dirFiles(t, dir)); diff != "" {
+			t.Errorf("edit %v: DryRun changed the directory (-before +after):\n%s", edit, diff)
+		}
+
+		res, err := Emit(context.Background(), []tiling.Config{keep}, EmitOptions{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(wantRemoved, res.Removed); diff != "" {
+			t.Errorf("edit %v: Removed (-want +got):\n%s", edit, diff)
+		}
+		if diff := cmp.Diff(wantKept, res.Kept); diff != "" {
+			t.Errorf("edit %v: Kept (-want +got):\n%s", edit, diff)
+		}
+		want := map[string]bool{IndexFile: true, keep.Name() + ".cu": true, keep.Name() + ".json": true}
+		for name := range user {
+			want[name] = true
+		}
+		for _, k := range wantKept {
+			want[k] = true
+		}
+		got := map[string]bool{}
+		for name := range dirFiles(t, dir) {
+			got[name] = true
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("edit %v: directory after the re-emit (-want +got):\n%s", edit, diff)
+		}
+		for name, data := range user {
+			if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) != data {
+				t.Errorf("edit %v: %s changed: %q", edit, name, b)
+			}
+		}
+	}
+}
+
+// TestEmitLeftoversRollback makes the write fail after the previous
+// emit's files were taken out: they must all be back, bytes and mtime.
+func TestEmitLeftoversRollback(t *testing.T) {
+	t.Parallel()
+	cfgs := heuristicConfigs(t)
+	if len(cfgs) < 2 {
+		t.Skip("needs two configs that render")
+	}
+	// Renames 1 and 2 take the dropped kernel's two files out; 3 backs up
+	// the changed index (the kept kernel's files are unchanged), 4 puts
+	// the new index in.
+	for _, n := range []int{2, 3, 4} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			dir := filepath.Join(root, "out")
+			if _, err := Emit(context.Background(), cfgs, EmitOptions{Dir: dir}); err != nil {
+				t.Fatal(err)
+			}
+			before := snapshot(t, root)
+			_, err := Emit(context.Background(), cfgs[:1], EmitOptions{Dir: dir, fs: &faultFS{op: "Rename", n: n}})
+			if !errors.Is(err, errInjected) {
+				t.Fatalf("Emit = %v, want the injected failure", err)
+			}
+			if diff := cmp.Diff(before, snapshot(t, root)); diff != "" {
+				t.Errorf("tree after the failed emit (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestEmitLeftoversStayInside: an index naming paths outside the
+// directory, a staging directory, a directory or a link makes emit
+// remove none of them.
+func TestEmitLeftoversStayInside(t *testing.T) {
+	t.Parallel()
+	cfgs := heuristicConfigs(t)
+	root := t.TempDir()
+	dir := filepath.Join(root, "out")
+	if _, err := Emit(context.Background(), cfgs, EmitOptions{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(root, "outside.txt")
+	mustWrite := func(p, data string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustWrite(outside, "x")
+	mustWrite(filepath.Join(dir, "sub", "f.txt"), "x")
+	mustWrite(filepath.Join(dir, stagePrefix+"old", "f.txt"), "x")
+	if err := os.Symlink(outside, filepath.Join(dir, "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte("x"))
+	h := hex.EncodeToString(sum[:])
+	idx := Index{Kernels: []IndexEntry{}}
+	for _, name := range []string{"../outside.txt", "sub/f.txt", "sub", stagePrefix + "old", "link.txt", IndexFile, "", ".", ".."} {
+		idx.Files = append(idx.Files, IndexedFile{Name: name, SHA256: h})
+	}
+	data, err := marshalJSON(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(filepath.Join(dir, IndexFile), string(data))
+	before := snapshot(t, root)
+	res, err := Emit(context.Background(), cfgs, EmitOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Removed)+len(res.Kept) > 0 {
+		t.Errorf("Removed %q, Kept %q; want none", res.Removed, res.Kept)
+	}
+	after := snapshot(t, root)
+	delete(before, filepath.Join("out", IndexFile))
+	delete(after, filepath.Join("out", IndexFile))
+	if diff := cmp.Diff(before, after); diff != "" {
+		t.Errorf("tree (-before +after), the index aside:\n%s", diff)
 	}
 }

@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -480,8 +482,12 @@ func treeSums(t *testing.T, root string) map[string]string {
 // generator through gen.Emit and gobind.Hook, and a small main that
 // calls a launcher of every kind. After go generate, go vet and a
 // CGO_ENABLED=0 go build of everything, a second go generate must leave
-// every file byte for byte as it was, and go tool swigen diff with each
-// directive's arguments must exit 0.
+// every file byte for byte as it was, and go tool swigen diff must exit 0
+// both with each directive's arguments and, as the README has it, with no
+// flags in the directory each wrote, without writing a build cache. A
+// generated file edited by hand makes diff exit 3, and switching the
+// README directive's --arch makes the next go generate remove the old
+// arch's files, and nothing else.
 //
 // Modules come from the module cache when it holds them all (GOPROXY=off);
 // otherwise the block runs again, in a new module, with the module proxy.
@@ -540,6 +546,20 @@ func TestGoGenerateDownstream(t *testing.T) {
 		t.Fatalf("README.md's go generate block failed in a fresh module (%s): %v\n--- block\n%s--- output\n%s", dir, err, block, out)
 	}
 
+	// The block leaves go.mod tidy: swigen a direct requirement (the
+	// generated package imports it), so the next go mod tidy edits nothing.
+	modBefore, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if regexp.MustCompile(`github.com/swigen/swigen v\S+ // indirect`).Match(modBefore) {
+		t.Errorf("after the README's block swigen is an indirect requirement:\n%s", modBefore)
+	}
+	runIn(t, dir, env, goCmd, "mod", "tidy")
+	if modAfter, _ := os.ReadFile(filepath.Join(dir, "go.mod")); !bytes.Equal(modBefore, modAfter) {
+		t.Errorf("go mod tidy after the README's block changed go.mod:\n--- before\n%s--- after\n%s", modBefore, modAfter)
+	}
+
 	directives := swigenDirectives(t, dir)
 	if len(directives) == 0 {
 		t.Fatal("the README's block left no //go:generate go tool swigen line in the module")
@@ -595,20 +615,123 @@ func TestGoGenerateDownstream(t *testing.T) {
 	if diff := cmp.Diff(first, second); diff != "" {
 		t.Errorf("a second go generate changed files (-first +second sha256):\n%s\ngo generate:\n%s", diff, out)
 	}
+	// diff is read-only: pointed at a build cache of its own, it must
+	// leave it as it was (here: not there at all).
+	diffCache := filepath.Join(t.TempDir(), "diff-cache")
+	diffEnv := append(slices.Clone(env), "SWIGEN_CACHE_DIR="+diffCache)
+	diff := func(dir string, args ...string) (int, string) {
+		t.Helper()
+		cmd := exec.Command(goCmd, append([]string{"tool", "swigen", "diff"}, args...)...)
+		cmd.Dir, cmd.Env = dir, diffEnv
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+			return 0, string(out)
+		case errors.As(err, &ee):
+			return ee.ExitCode(), string(out)
+		}
+		t.Fatalf("go tool swigen diff %s (in %s): %v\n%s", strings.Join(args, " "), dir, err, out)
+		return 0, ""
+	}
 	for _, d := range swigenDirectives(t, dir) {
 		if len(d.args) == 0 || d.args[0] != "emit" {
 			continue
 		}
-		args := append([]string{"tool", "swigen", "diff"}, d.args[1:]...)
-		cmd := exec.Command(goCmd, args...)
-		cmd.Dir, cmd.Env = d.dir, env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("go %s (in %s): %v; want exit 0 (up to date)\n%s", strings.Join(args, " "), d.dir, err, out)
+		// With the directive's flags, where go generate runs it...
+		if code, out := diff(d.dir, d.args[1:]...); code != 0 {
+			t.Errorf("go tool swigen diff %s (in %s): exit %d, want 0 (up to date)\n%s", strings.Join(d.args[1:], " "), d.dir, code, out)
 		}
+		// ...and without flags in the directory it wrote, as the README
+		// says: diff runs the emit recorded in manifest.json there.
+		outDir := filepath.Join(d.dir, emitOutDir(d.args[1:]))
+		if code, out := diff(outDir); code != 0 {
+			t.Errorf("go tool swigen diff (in %s, no flags): exit %d, want 0 (up to date)\n%s", outDir, code, out)
+		}
+	}
+	// Package mlp comes from gen.Emit, which records no command line:
+	// without flags there is nothing to run, a usage error.
+	if code, out := diff(filepath.Join(dir, "mlp")); code != 2 || !strings.Contains(out, "records no swigen emit command") {
+		t.Errorf("go tool swigen diff in mlp (no recorded command): exit %d, want 2\n%s", code, out)
+	}
+	// A generated file edited by hand is stale (exit 3), named in a short
+	// summary.
+	kernelsDir := filepath.Join(dir, "kernels")
+	src := filepath.Join(kernelsDir, h90.Name()+".cu")
+	good, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(src, append(good, "// edited\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := diff(kernelsDir); code != 3 || !strings.Contains(out, "changed   "+h90.Name()+".cu\n") || strings.Count(out, "\n") > 40 {
+		t.Errorf("go tool swigen diff in kernels after an edit: exit %d, want 3 with a short summary naming %s.cu\n%s", code, h90.Name(), out)
+	}
+	if err := os.WriteFile(src, good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(diffCache); !os.IsNotExist(err) {
+		t.Errorf("go tool swigen diff wrote its build cache %s (stat: %v): %v", diffCache, err, slices.Sorted(maps.Keys(treeSums(t, diffCache))))
 	}
 	if out := runIn(t, dir, env, "gofmt", "-l", "."); strings.TrimSpace(out) != "" {
 		t.Errorf("gofmt -l lists generated files:\n%s", out)
 	}
+
+	// Switching the go:generate line's --arch: the next go generate
+	// removes the old arch's files (and no file it did not write), and
+	// diff without flags finds the package current.
+	if !compiled {
+		return
+	}
+	genGo := filepath.Join(kernelsDir, "gen.go")
+	b, err := os.ReadFile(genGo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switched := strings.Replace(string(b), " --arch sm_90a", " --arch sm_100a", 1)
+	if switched == string(b) {
+		t.Fatalf("%s has no --arch sm_90a to switch:\n%s", genGo, b)
+	}
+	if err := os.WriteFile(genGo, []byte(switched), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := treeSums(t, kernelsDir)
+	out = runIn(t, kernelsDir, env, goCmd, "generate", ".")
+	after := treeSums(t, kernelsDir)
+	h100 := seedConfigs(t)[1]
+	for name := range before {
+		if strings.HasPrefix(name, h90.Name()+".") {
+			if _, ok := after[name]; ok {
+				t.Errorf("kernels/%s is still there after the switch to sm_100a\ngo generate:\n%s", name, out)
+			}
+		}
+	}
+	if after["gen.go"] != before["gen.go"] {
+		t.Error("go generate changed kernels/gen.go, a file emit did not write")
+	}
+	if _, ok := after[h100.Name()+".sm_100a.cubin"]; !ok {
+		t.Errorf("no sm_100a cubin after the switch; files: %v", slices.Sorted(maps.Keys(after)))
+	}
+	runIn(t, dir, env, goCmd, "vet", "./kernels")
+	if code, out := diff(kernelsDir); code != 0 {
+		t.Errorf("go tool swigen diff in kernels after the switch: exit %d, want 0\n%s", code, out)
+	}
+}
+
+// emitOutDir returns the -o of swigen emit arguments (emit's default,
+// out, when there is none).
+func emitOutDir(args []string) string {
+	out := "out"
+	for i, a := range args {
+		switch {
+		case (a == "-o" || a == "--out") && i+1 < len(args):
+			out = args[i+1]
+		case strings.HasPrefix(a, "-o="), strings.HasPrefix(a, "--out="):
+			_, out, _ = strings.Cut(a, "=")
+		}
+	}
+	return out
 }
 
 // examplesDirectives returns the arguments of the swigen lines of
@@ -639,9 +762,10 @@ func examplesDirectives(t *testing.T) [][]string {
 }
 
 // TestExamplesUpToDate runs each of examples/gen.go's generate commands as
-// swigen diff: the committed packages (sources, manifests, cubins by
-// sha256, Go bindings) must be what the generator makes now. The cubins
-// are bit-reproducible with the pinned compiler, so this needs it.
+// swigen diff, and swigen diff without flags in each package: the
+// committed packages (sources, manifests, cubins by sha256, Go bindings)
+// must be what the generator makes now. The cubins are bit-reproducible
+// with the pinned compiler, so this needs it.
 func TestExamplesUpToDate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles with nvcc; skipped in -short mode")
@@ -652,13 +776,23 @@ func TestExamplesUpToDate(t *testing.T) {
 		if len(args) == 0 || args[0] != "emit" {
 			t.Fatalf("examples/gen.go runs swigen %v, want swigen emit ...", args)
 		}
-		args = append([]string{"run", "../cmd/swigen", "diff"}, args[1:]...)
-		cmd := exec.Command(goCmd, args...)
-		cmd.Dir = filepath.Join(repoRoot(t), "examples")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Run(); err != nil {
-			t.Errorf("go %s: %v; examples is stale, regenerate with go generate ./examples:\n%s", strings.Join(args, " "), err, out.String())
+		examples := filepath.Join(repoRoot(t), "examples")
+		// The directive's flags in examples/, and no flags in the package
+		// it wrote (the emit its manifest.json records).
+		for _, run := range []struct {
+			dir  string
+			args []string
+		}{
+			{examples, append([]string{"run", "../cmd/swigen", "diff"}, args[1:]...)},
+			{filepath.Join(examples, emitOutDir(args[1:])), []string{"run", filepath.Join(repoRoot(t), "cmd", "swigen"), "diff"}},
+		} {
+			cmd := exec.Command(goCmd, run.args...)
+			cmd.Dir = run.dir
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Run(); err != nil {
+				t.Errorf("go %s (in %s): %v; examples is stale, regenerate with go generate ./examples:\n%s", strings.Join(run.args, " "), run.dir, err, out.String())
+			}
 		}
 	}
 }

@@ -156,6 +156,10 @@ var badInputs = []struct {
 	{[]string{"doctor", "extra"}, `unknown command "extra"`},
 	{[]string{"diff", "--tile", "12"}, `"12"`},
 	{[]string{"diff", "--arch", "sm_80"}, `"sm_80"`},
+	{[]string{"diff"}, "manifest.json"},
+	{[]string{"toolchain", "foo"}, `unknown command "foo"`},
+	{[]string{"toolchain", "install", "extra"}, `unknown command "extra"`},
+	{[]string{"toolchain", "install", "--bogus"}, "unknown flag: --bogus"},
 }
 
 // TestBadInputs runs every bad input as a user would: each exits 2 with a

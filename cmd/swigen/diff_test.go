@@ -3,13 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/gen/gobind"
 	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/tiling"
@@ -79,9 +84,10 @@ func TestDiffSourcesOnly(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, h90.Name()+".json")); err != nil {
 		t.Fatal(err)
 	}
-	code, out, _ = runCLI(t, append([]string{"diff"}, flags...)...)
-	if code != exitStale || !strings.Contains(out, "--- /dev/null\n") {
-		t.Errorf("diff with a missing manifest: exit %d, stdout:\n%s", code, out)
+	code, out, errOut = runCLI(t, append([]string{"diff"}, flags...)...)
+	missing := filepath.Join(dir, h90.Name()+".json")
+	if code != exitStale || !strings.Contains(out, missing+": missing on disk;") || !strings.Contains(errOut, "missing   "+h90.Name()+".json\n") {
+		t.Errorf("diff with a missing manifest: exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(dir, h90.Name()+".json")); err == nil {
 		t.Error("diff wrote the missing file")
@@ -101,11 +107,28 @@ func TestDiffCompiled(t *testing.T) {
 		t.Skipf("no CUDA compiler: %v", err)
 	}
 	h90 := heuristic(t, tiling.ArchSM90a)
+	cache := t.TempDir()
+	t.Setenv("SWIGEN_CACHE_DIR", cache)
 	dir := t.TempDir()
 	flags := []string{"--go-package", "kernels", "--arch", "sm_90a", "-o", dir}
 	if code, _, errOut := runCLI(t, append([]string{"emit"}, flags...)...); code != exitOK {
 		t.Fatalf("emit: exit %d:\n%s", code, errOut)
 	}
+	// diff is read-only: the build cache emit filled stays as it is, and
+	// an empty one, where every compile misses, stays empty.
+	cached := treeState(t, cache)
+	if len(cached) == 0 {
+		t.Fatalf("emit left nothing in the build cache %s", cache)
+	}
+	empty := filepath.Join(t.TempDir(), "cache")
+	defer func() {
+		if diff := cmp.Diff(cached, treeState(t, cache)); diff != "" {
+			t.Errorf("diff changed the build cache (-before +after):\n%s", diff)
+		}
+		if _, err := os.Stat(empty); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("diff wrote the build cache %s (stat: %v): %v", empty, err, treeState(t, empty))
+		}
+	}()
 	diff := func() (int, string) {
 		code, out, errOut := runCLI(t, append([]string{"diff"}, flags...)...)
 		return code, out + errOut
@@ -113,6 +136,13 @@ func TestDiffCompiled(t *testing.T) {
 	if code, out := diff(); code != exitOK || !strings.Contains(out, "up to date (6 files)") {
 		t.Fatalf("diff of a fresh emit: exit %d:\n%s", code, out)
 	}
+	// Without flags, in the directory, diff runs the recorded emit.
+	t.Chdir(dir)
+	t.Setenv("SWIGEN_CACHE_DIR", empty)
+	if code, out, errOut := runCLI(t, "diff"); code != exitOK || !strings.Contains(out, ".: up to date (6 files)") {
+		t.Fatalf("diff without flags in %s: exit %d:\n%s%s", dir, code, out, errOut)
+	}
+	t.Setenv("SWIGEN_CACHE_DIR", cache)
 
 	// Reports hold no compile times: a changed one is stale.
 	report := filepath.Join(dir, h90.Name()+".report.json")
@@ -188,5 +218,251 @@ func TestEmitBadGoPackage(t *testing.T) {
 		if _, err := os.Stat(dir); err == nil {
 			t.Errorf("--go-package %q: %s was created", pkg, dir)
 		}
+	}
+}
+
+// treeState maps every file under root (relative path) to its sha256 and
+// modification time; a missing root is empty.
+func treeState(t *testing.T, root string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) && p == root {
+			return filepath.SkipDir
+		}
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		sum := sha256.Sum256(b)
+		m[rel] = hex.EncodeToString(sum[:]) + " " + fi.ModTime().String()
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// readIndex reads dir's manifest.json, failing t.
+func readIndex(t *testing.T, dir string) *gen.Index {
+	t.Helper()
+	idx, err := gen.ReadIndex(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return idx
+}
+
+// TestEmitRecordsCommand: the index records the emit's flags normalized
+// (sorted, one --name=value each, -o as ".", no --nvcc), so the same flags
+// in another order, form or output directory give the same index.
+func TestEmitRecordsCommand(t *testing.T) {
+	t.Parallel()
+	renderable(t, heuristic(t, tiling.ArchSM90a))
+	d1, d2 := t.TempDir(), filepath.Join(t.TempDir(), "k")
+	for _, args := range [][]string{
+		{"emit", "--no-compile", "--arch", "sm_90a", "--go-package", "kernels", "-o", d1, "--nvcc", "/opt/nvcc", "--l2k=false"},
+		{"emit", "-o=" + d2, "--l2k=false", "--go-package=kernels", "--arch=sm_90a", "--no-compile"},
+	} {
+		if code, _, errOut := runCLI(t, args...); code != exitOK {
+			t.Fatalf("%q: exit %d:\n%s", args, code, errOut)
+		}
+	}
+	want := []string{"swigen", "emit", "--arch=sm_90a", "--go-package=kernels", "--l2k=false", "--no-compile", "--out=."}
+	if diff := cmp.Diff(want, readIndex(t, d1).Command); diff != "" {
+		t.Errorf("recorded command (-want +got):\n%s", diff)
+	}
+	a, _ := os.ReadFile(filepath.Join(d1, gen.IndexFile))
+	b, _ := os.ReadFile(filepath.Join(d2, gen.IndexFile))
+	if !bytes.Equal(a, b) {
+		t.Errorf("the same flags in another order and -o give another index:\n%s\n%s", a, b)
+	}
+}
+
+// TestEmitCommandPaths: -o is recorded as ".", a relative --tuned relative
+// to the output directory, an absolute one as given; lists are joined.
+func TestEmitCommandPaths(t *testing.T) {
+	t.Parallel()
+	o := &emitOptions{Out: "pkg/kernels", Tuned: "tune.json", Schedules: []string{"pingpong", "2cta"}, Stages: 3,
+		Changed: map[string]bool{"out": true, "tuned": true, "schedule": true, "stages": true, "nvcc": true}}
+	got, err := emitCommand(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"swigen", "emit", "--out=.", "--schedule=pingpong,2cta", "--stages=3", "--tuned=../../tune.json"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("relative --tuned (-want +got):\n%s", diff)
+	}
+	o.Tuned = "/abs/tune.json"
+	if got, _ = emitCommand(o); got[len(got)-1] != "--tuned=/abs/tune.json" {
+		t.Errorf("absolute --tuned: %q", got)
+	}
+}
+
+// TestDiffRecorded runs diff without flags in a directory emit wrote:
+// up to date, stale after an edit (a short summary naming the file), and
+// through out/ from its parent; and the usage errors (exit 2) where there
+// is no recorded emit to run.
+func TestDiffRecorded(t *testing.T) {
+	h90 := heuristic(t, tiling.ArchSM90a)
+	renderable(t, h90)
+	root := t.TempDir()
+	dir := filepath.Join(root, "out")
+	tuned, _ := writeTunedDB(t, tiling.Shape{M: 16384, K: 768, I: 4608})
+	rel, err := filepath.Rel(root, tuned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(root)
+	// --tuned relative to where emit runs, not to the output directory,
+	// as a go:generate line in a parent package would name it.
+	if code, _, errOut := runCLI(t, "emit", "--no-compile", "--go-package", "kernels", "--arch", "sm_90a", "--tuned", rel, "-o", "out"); code != exitOK {
+		t.Fatalf("emit: exit %d:\n%s", code, errOut)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "gen.go"), []byte("package kernels\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Chdir(dir)
+	code, out, errOut := runCLI(t, "diff")
+	if code != exitOK || !strings.Contains(out, ".: up to date (4 files)") || !strings.Contains(errOut, "checking . against the emit its manifest.json records: swigen emit --arch=sm_90a") {
+		t.Fatalf("diff without flags: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	src := h90.Name() + ".cu"
+	tunedSrc := ""
+	for _, k := range readIndex(t, ".").Kernels {
+		tunedSrc = k.Source
+	}
+	if tunedSrc == src {
+		t.Fatalf("--tuned did not pick its winner: %s", src)
+	}
+	good, err := os.ReadFile(tunedSrc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tunedSrc, append(good, "// edited\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCLI(t, "diff")
+	if code != exitStale || !strings.Contains(errOut, "1 of 4 files stale:\n  changed   "+tunedSrc+"\n") || !strings.Contains(errOut, "to regenerate, run go generate or, in ., swigen emit ") {
+		t.Errorf("diff without flags after an edit: exit %d, want %d\nstderr:\n%s", code, exitStale, errOut)
+	}
+	if n := strings.Count(out+errOut, "\n"); n > 40 {
+		t.Errorf("a one-line edit gives %d lines of output", n)
+	}
+	if err := os.WriteFile(tunedSrc, good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// From the parent, without flags, diff checks out/ (emit's default -o).
+	t.Chdir(root)
+	if code, out, errOut := runCLI(t, "diff"); code != exitOK || !strings.Contains(out, "out: up to date (4 files)") {
+		t.Errorf("diff without flags above out/: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+
+	for _, tt := range []struct {
+		name, index, want string
+	}{
+		{"no index", "", "no manifest.json in the current directory or in out"},
+		{"not JSON", "{", "not an index swigen emit wrote"},
+		{"no command", `{"kernels": []}`, "records no swigen emit command"},
+		{"bad command", `{"command": ["swigen", "emit", "--bogus"], "kernels": []}`, "unknown flag: --bogus"},
+	} {
+		d := t.TempDir()
+		if tt.index != "" {
+			if err := os.WriteFile(filepath.Join(d, gen.IndexFile), []byte(tt.index), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Chdir(d)
+		if code, _, errOut := runCLI(t, "diff"); code != exitUsage || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%s: exit %d, want %d with %q; stderr:\n%s", tt.name, code, exitUsage, tt.want, errOut)
+		}
+	}
+}
+
+// TestEmitArchSwitch: emitting another --arch into a directory removes the
+// previous arch's files and nothing else, and diff calls the directory
+// stale until then (the old arch's files left over).
+func TestEmitArchSwitch(t *testing.T) {
+	t.Parallel()
+	h90, h100 := heuristic(t, tiling.ArchSM90a), heuristic(t, tiling.ArchSM100a)
+	renderable(t, h90, h100)
+	dir := t.TempDir()
+	emit := func(arch string) string {
+		t.Helper()
+		code, out, errOut := runCLI(t, "emit", "--no-compile", "--go-package", "kernels", "--arch", arch, "-o", dir)
+		if code != exitOK {
+			t.Fatalf("emit --arch %s: exit %d:\n%s", arch, code, errOut)
+		}
+		return out
+	}
+	emit("sm_90a")
+	user := map[string]string{"gen.go": "package kernels\n\n//go:generate go tool swigen emit\n", h90.Name() + ".txt": "notes\n"}
+	for name, data := range user {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := []string{h90.Name() + ".cu", h90.Name() + ".json"}
+
+	code, out, errOut := runCLI(t, "diff", "--no-compile", "--go-package", "kernels", "--arch", "sm_100a", "-o", dir)
+	if code != exitStale {
+		t.Fatalf("diff for the new arch before emit: exit %d, want %d:\n%s", code, exitStale, errOut)
+	}
+	for _, name := range old {
+		if !strings.Contains(errOut, "  left over "+name+" (emit removes it)\n") || !strings.Contains(out, filepath.Join(dir, name)+": left over") {
+			t.Errorf("diff does not report %s left over:\nstdout:\n%s\nstderr:\n%s", name, out, errOut)
+		}
+	}
+
+	out = emit("sm_100a")
+	if !strings.Contains(out, ", 2 removed") {
+		t.Errorf("emit does not count the removed files:\n%s", out)
+	}
+	for _, name := range old {
+		if _, err := os.Stat(filepath.Join(dir, name)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s is still there after the switch to sm_100a (stat: %v)", name, err)
+		}
+	}
+	for name, data := range user {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != data {
+			t.Errorf("a file emit did not write changed: %s: %q, %v", name, b, err)
+		}
+	}
+	var idx gen.Index
+	b, _ := os.ReadFile(filepath.Join(dir, gen.IndexFile))
+	if err := json.Unmarshal(b, &idx); err != nil || len(idx.Kernels) != 1 || idx.Kernels[0].Name != h100.Name() {
+		t.Errorf("index after the switch: %v\n%s", err, b)
+	}
+	if code, _, errOut := runCLI(t, "diff", "--no-compile", "--go-package", "kernels", "--arch", "sm_100a", "-o", dir); code != exitOK {
+		t.Errorf("diff after the switch: exit %d:\n%s", code, errOut)
+	}
+}
+
+// TestDiffErrorPrefix: diff's errors say diff, with flags and without
+// (the toolchain is looked for after the recorded command is read).
+func TestDiffErrorPrefix(t *testing.T) {
+	code, _, errOut := runCLI(t, "diff", "--nvcc", "/nonexistent/nvcc", "--arch", "sm_90a", "-o", t.TempDir())
+	if code != exitFailure || !strings.Contains(errOut, "swigen: diff: find toolchain") || strings.Contains(errOut, "emit:") {
+		t.Errorf("diff --nvcc /nonexistent/nvcc: exit %d, stderr:\n%s", code, errOut)
+	}
+	d := t.TempDir()
+	if err := os.WriteFile(filepath.Join(d, gen.IndexFile), []byte(`{"command": ["swigen", "emit", "--arch=sm_90a", "--out=."], "kernels": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(d)
+	code, _, errOut = runCLI(t, "diff", "--nvcc", "/nonexistent/nvcc")
+	if code != exitFailure || !strings.Contains(errOut, "swigen: diff: find toolchain") || strings.Contains(errOut, "emit:") {
+		t.Errorf("diff --nvcc /nonexistent/nvcc without other flags: exit %d, stderr:\n%s", code, errOut)
 	}
 }

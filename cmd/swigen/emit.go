@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -64,6 +66,14 @@ type emitOptions struct {
 	Changed map[string]bool
 }
 
+// name is the command the options belong to, for error messages.
+func (o *emitOptions) name() string {
+	if o.DryRun != nil {
+		return "diff"
+	}
+	return "emit"
+}
+
 // fieldFlags are the flags that set Config fields directly.
 var fieldFlags = []string{
 	"tile", "stages", "cluster", "schedule", "scheduler", "raster", "swizzle-group",
@@ -95,7 +105,12 @@ the output directory and renamed into place, and a failure part-way puts
 back what was there. Per kernel, the output directory gets <name>.cu,
 <name>.json (launch manifest), <name>.<arch>.cubin and <name>.report.json
 (ptxas report), plus manifest.json indexing them all. Files whose bytes
-did not change are not rewritten.
+did not change are not rewritten. manifest.json also records this
+command line (flags sorted, -o as ".", --nvcc left out), which swigen diff
+without flags runs again, and every file written with its sha256: a
+later emit into the directory removes the files of this one it does not
+write (another --arch's cubin, say), as part of the same all-or-nothing
+write, and only while they are unedited; it removes nothing else.
 
 Without a CUDA compiler, emit still writes the sources and manifests
 (exit 0) and says how to install one: they are useful on their own. With
@@ -117,15 +132,20 @@ func newEmitCmd(e *env, runF func(context.Context, *emitOptions) error) *cobra.C
 		GroupID: groupGen,
 		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Changed = map[string]bool{}
-			cmd.Flags().Visit(func(f *pflag.Flag) { o.Changed[f.Name] = true })
+			o.Changed = changedFlags(cmd.Flags())
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
 			return runEmit(cmd.Context(), e, o)
 		},
 	}
-	f := cmd.Flags()
+	addEmitFlags(cmd.Flags(), o)
+	return cmd
+}
+
+// addEmitFlags defines emit's flags on f, parsed into o: the flags of
+// emit, of diff, and of the command diff reads from an index.
+func addEmitFlags(f *pflag.FlagSet, o *emitOptions) {
 	f.StringSliceVar(&o.Kernels, "kernel", []string{string(tiling.KernelBwdDSwiGLU)}, "kernel kinds, repeatable or comma-separated: "+join.Strings(tiling.Kernels()))
 	f.StringSliceVar(&o.Arches, "arch", []string{string(tiling.ArchSM100a), string(tiling.ArchSM90a)}, "targets, repeatable or comma-separated: "+join.Strings(tiling.Arches()))
 	f.StringVar(&o.DType, "dtype", string(tiling.BF16), "operand type: "+join.Strings(tiling.DTypes()))
@@ -154,7 +174,95 @@ func newEmitCmd(e *env, runF func(context.Context, *emitOptions) error) *cobra.C
 	f.BoolVar(&o.NoCompile, "no-compile", false, "write sources and manifests (and --go-package bindings) without cubins, on purpose")
 	f.BoolVar(&o.AllowSpills, "allow-spills", false, "accept register spills instead of failing the build")
 	f.StringVar(&o.GoPackage, "go-package", "", "also write a Go package of this name into the output directory: embedded cubins and typed launchers")
-	return cmd
+}
+
+// changedFlags returns the names of the flags set on f's command line.
+func changedFlags(f *pflag.FlagSet) map[string]bool {
+	m := map[string]bool{}
+	f.Visit(func(fl *pflag.Flag) { m[fl.Name] = true })
+	return m
+}
+
+// unrecordedFlags are the flags emitCommand leaves out: --nvcc says where
+// this machine's compiler is, not what is emitted (the pinned compiler
+// gives the same bytes from any path), and --help never reaches a run.
+var unrecordedFlags = map[string]bool{"nvcc": true, "help": true}
+
+// emitCommand is the command line emit records in the index, for diff
+// without flags to run again in the output directory: "swigen emit", then
+// every flag of o.Changed but --nvcc, one --name=value each, sorted by
+// name (so the order flags were given in does not matter), a list flag's
+// values joined by commas, a bool as --name or --name=false. -o is always
+// there, as --out=. (the index's own directory), so neither an absolute
+// path nor where emit ran from gets in; a relative --tuned is made
+// relative to the output directory for the same reason.
+func emitCommand(o *emitOptions) ([]string, error) {
+	// A flag set bound to a copy of o formats every value the way the
+	// flag parses it, so the command reads back into the same options.
+	var bound emitOptions
+	f := pflag.NewFlagSet("emit", pflag.ContinueOnError)
+	addEmitFlags(f, &bound)
+	bound = *o
+	names := []string{"out"}
+	for n := range o.Changed {
+		if !unrecordedFlags[n] && n != "out" {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	cmd := []string{"swigen", "emit"}
+	for _, n := range names {
+		fl := f.Lookup(n)
+		if fl == nil {
+			return nil, fmt.Errorf("record the command line: no flag --%s", n)
+		}
+		var v string
+		switch {
+		case n == "out":
+			v = "."
+		case n == "tuned":
+			var err error
+			if v, err = pathFromOut(o.Out, o.Tuned); err != nil {
+				return nil, err
+			}
+		case fl.Value.Type() == "bool":
+			if fl.Value.String() == "true" {
+				cmd = append(cmd, "--"+n)
+				continue
+			}
+			v = fl.Value.String()
+		default:
+			if sv, ok := fl.Value.(pflag.SliceValue); ok {
+				v = strings.Join(sv.GetSlice(), ",")
+			} else {
+				v = fl.Value.String()
+			}
+		}
+		cmd = append(cmd, "--"+n+"="+v)
+	}
+	return cmd, nil
+}
+
+// pathFromOut returns path (relative to the working directory, or
+// absolute) as emit records it: an absolute path as given, a relative one
+// relative to the output directory out, slash-separated.
+func pathFromOut(out, path string) (string, error) {
+	if path == "" || filepath.IsAbs(path) {
+		return path, nil
+	}
+	absOut, err := filepath.Abs(out)
+	if err != nil {
+		return "", fmt.Errorf("-o %s: %w", out, err)
+	}
+	absPath, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("--tuned %s: %w", path, err)
+	}
+	rel, err := filepath.Rel(absOut, absPath)
+	if err != nil {
+		return "", fmt.Errorf("--tuned %s relative to -o %s: %w", path, out, err)
+	}
+	return filepath.ToSlash(rel), nil
 }
 
 // validate checks every config and reports all problems of all configs.

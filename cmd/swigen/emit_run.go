@@ -32,10 +32,7 @@ type emitPlan struct {
 // an invalid one (a render-time rule included) is a usage error before
 // anything compiles or is written. All its errors are exit 2.
 func (o *emitOptions) prepare() (*emitPlan, error) {
-	cmd := "emit"
-	if o.DryRun != nil {
-		cmd = "diff"
-	}
+	cmd := o.name()
 	if err := checkOutDir(o.Out); err != nil {
 		return nil, usageError(fmt.Errorf("%s: %w", cmd, err))
 	}
@@ -107,21 +104,31 @@ func runEmit(ctx context.Context, e *env, o *emitOptions) error {
 			fmt.Fprintf(e.stderr, "swigen: %v\nWriting sources and manifests only (no cubins).\n", err)
 			tc = nil
 		case err != nil:
-			return fmt.Errorf("emit: %w", err)
+			return fmt.Errorf("%s: %w", o.name(), err)
 		default:
-			fmt.Fprintf(e.stderr, "compiling %d kernels with %s\n", len(p.arts), tc)
+			fmt.Fprintf(e.stderr, "compiling %s with %s\n", plural(len(p.arts), "kernel"), tc)
 		}
 	} else if o.GoPackage != "" && o.DryRun == nil {
 		fmt.Fprintf(e.stderr, "note: --no-compile: the Go package %s gets no cubins; its loaders return an error until emit runs with a compiler\n", o.GoPackage)
 	}
+	cmdline, err := emitCommand(o)
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.name(), err)
+	}
 	res, err := gen.EmitArtifacts(ctx, p.arts, gen.EmitOptions{
-		Dir:        o.Out,
-		Toolchain:  tc,
-		Compile:    toolchain.CompileOptions{AllowSpills: o.AllowSpills},
+		Dir:       o.Out,
+		Toolchain: tc,
+		// diff writes nothing, the build cache included, and the cache has
+		// no read-only mode: diff compiles without it.
+		Compile:    toolchain.CompileOptions{AllowSpills: o.AllowSpills, NoCache: o.DryRun != nil},
 		ExtraFiles: p.extra,
 		DryRun:     o.DryRun != nil,
+		Command:    cmdline,
 	})
-	if err != nil {
+	switch {
+	case err != nil && o.DryRun != nil:
+		return fmt.Errorf("diff: %w", err)
+	case err != nil:
 		return fmt.Errorf("emit: nothing written: %w", err)
 	}
 	if o.DryRun != nil {
@@ -149,8 +156,18 @@ func printEmitResult(e *env, res *gen.EmitResult) {
 	for _, f := range res.Files {
 		counts[f.Status]++
 	}
-	fmt.Fprintf(e.stdout, "%s: %d files written, %d unchanged (index %s)\n",
-		res.Dir, counts[gen.FileWritten], counts[gen.FileUnchanged], filepath.Join(res.Dir, gen.IndexFile))
+	removed := ""
+	if len(res.Removed) > 0 {
+		removed = fmt.Sprintf(", %d removed", len(res.Removed))
+	}
+	fmt.Fprintf(e.stdout, "%s: %d files written, %d unchanged%s (index %s)\n",
+		res.Dir, counts[gen.FileWritten], counts[gen.FileUnchanged], removed, filepath.Join(res.Dir, gen.IndexFile))
+	for _, r := range res.Removed {
+		fmt.Fprintf(e.stdout, "removed %s: the previous emit wrote it, this one does not\n", filepath.Join(res.Dir, r))
+	}
+	for _, k := range res.Kept {
+		fmt.Fprintf(e.stderr, "note: kept %s: the previous emit wrote it and this one does not, but it was edited since; delete it unless it is yours\n", filepath.Join(res.Dir, k))
+	}
 	if sm100 {
 		fmt.Fprintf(e.stdout, "note: %s\n", sm100Note)
 	}

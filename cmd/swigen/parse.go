@@ -128,3 +128,11 @@ func checkWritableFile(path string) error {
 	f.Close()
 	return os.Remove(name)
 }
+
+// plural is "1 kernel", "2 kernels".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
