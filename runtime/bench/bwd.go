@@ -5,7 +5,6 @@ package bench
 
 import (
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/swigen/swigen/perfmodel"
@@ -48,11 +47,9 @@ type Stats struct {
 	N                int
 }
 
-// Ceilings are the machine's measured GEMM rate and copy bandwidth.
-type Ceilings struct {
-	GemmTFLOPs float64 // cuBLAS 8192^3 in the benchmark's dtype
-	CopyGBs    float64 // device-to-device copy, bytes read + written
-}
+// Ceilings are the machine's measured GEMM rate and copy bandwidth
+// (perfmodel, their one owner).
+type Ceilings = perfmodel.Ceilings
 
 // Row is one line of the ledger.
 type Row struct {
@@ -254,7 +251,7 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 		}
 	}
 	rep := &BwdReport{Shape: s, Config: name, Ceil: ceil, Sets: sets, Grid: plans[0].Grid()}
-	rep.FloorUS = math.Max(flops/(ceil.GemmTFLOPs*1e12), minBytes/(ceil.CopyGBs*1e9)) * 1e6
+	rep.FloorUS = ceil.FloorUS(flops, minBytes)
 	mk := func(n string, fl, by float64, us []float64) Row {
 		st := Quantiles(us)
 		r := Row{Name: n, FLOPs: fl, Bytes: by, T: st}

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/launch"
@@ -107,7 +106,7 @@ func BenchGemm(env *Env, k *launch.Kernel, M, N, K int, ceil Ceilings, o Options
 		tc = append(tc, us...)
 	}
 	rep := &GemmReport{M: M, N: N, K: K, Config: name, Ceil: ceil, Sets: sets, Grid: plans[0].Grid()}
-	rep.FloorUS = math.Max(flops/(ceil.GemmTFLOPs*1e12), minBytes/(ceil.CopyGBs*1e9)) * 1e6
+	rep.FloorUS = ceil.FloorUS(flops, minBytes)
 	row := func(n string, us []float64) Row {
 		st := Quantiles(us)
 		return Row{Name: n, FLOPs: flops, Bytes: minBytes, T: st,

@@ -88,12 +88,7 @@ type Ledger struct {
 }
 
 // FloorUS is the roofline floor of p in microseconds under c.
-func FloorUS(p Part, c bench.Ceilings) float64 {
-	if c.GemmTFLOPs <= 0 || c.CopyGBs <= 0 {
-		return 0
-	}
-	return math.Max(p.FLOPs/(c.GemmTFLOPs*1e12), p.Bytes/(c.CopyGBs*1e9)) * 1e6
-}
+func FloorUS(p Part, c bench.Ceilings) float64 { return c.FloorUS(p.FLOPs, p.Bytes) }
 
 // Total sums the segments of one phase (forward, backward or the step).
 type Total struct {

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/mlp"
 	"github.com/swigen/swigen/templates"
@@ -71,15 +72,9 @@ const (
 	StatusSlow    Status = "slow"    // early-stopped: its first samples were far slower than the best
 )
 
-// Ceilings are the machine's measured GEMM rate and copy bandwidth, the
-// denominators of the roofline floor.
-type Ceilings struct {
-	GemmTFLOPs float64 `json:"gemm_tflops"`
-	CopyGBs    float64 `json:"copy_gbs"`
-}
-
-// Known reports whether both ceilings have been measured.
-func (c Ceilings) Known() bool { return c.GemmTFLOPs > 0 && c.CopyGBs > 0 }
+// Ceilings are the machine's measured GEMM rate and copy bandwidth
+// (perfmodel, their one owner).
+type Ceilings = perfmodel.Ceilings
 
 // Result is one candidate's record. Times are medians in microseconds;
 // failed candidates keep their reason in Error.
@@ -190,14 +185,11 @@ func (e *Entry) BaselineUS() float64 {
 // max(FLOPs / GEMM rate, bytes / copy bandwidth), or 0 when the ceilings
 // are unknown or the kernel has no cost model.
 func (e *Entry) FloorUS(name string) float64 {
-	if !e.Ceilings.Known() {
-		return 0
-	}
 	flops, bytes := e.cost(name)
 	if flops == 0 {
 		return 0
 	}
-	return math.Max(flops/(e.Ceilings.GemmTFLOPs*1e12), bytes/(e.Ceilings.CopyGBs*1e9)) * 1e6
+	return e.Ceilings.FloorUS(flops, bytes)
 }
 
 // cost is the FLOPs and minimum bytes of one call of config name at the

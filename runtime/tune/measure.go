@@ -156,7 +156,7 @@ func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Outp
 		if err != nil {
 			return failErr("measure ceilings", err)
 		}
-		out.Ceilings = Ceilings{GemmTFLOPs: c.GemmTFLOPs, CopyGBs: c.CopyGBs}
+		out.Ceilings = c
 		phase("ceilings")
 	}
 
@@ -164,7 +164,7 @@ func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Outp
 		// A gemm's shape is M, K and N (in I's place); its baseline is
 		// cuBLAS on the same layouts. No probe: a gemm run is short.
 		rep, err := bench.BenchGemm(env.Bench, k, j.Shape.M, j.Shape.I, j.Shape.K,
-			bench.Ceilings{GemmTFLOPs: out.Ceilings.GemmTFLOPs, CopyGBs: out.Ceilings.CopyGBs}, o.Bench)
+			out.Ceilings, o.Bench)
 		if rep != nil {
 			sw, cb := rep.Rows[0].T, rep.Rows[1].T
 			out.US, out.P20US, out.P80US = sw.Median, sw.P20, sw.P80
@@ -195,7 +195,7 @@ func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Outp
 		}
 	}
 
-	ceil := bench.Ceilings{GemmTFLOPs: out.Ceilings.GemmTFLOPs, CopyGBs: out.Ceilings.CopyGBs}
+	ceil := out.Ceilings
 	var rows []bench.Row
 	var relErr float64
 	var warnings []string
