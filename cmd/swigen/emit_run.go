@@ -85,8 +85,10 @@ func runEmit(ctx context.Context, e *env, o *emitOptions) error {
 	if err != nil {
 		return err
 	}
-	for _, r := range o.heuristicReasons() {
-		fmt.Fprintf(e.stderr, "heuristic: %s\n", r)
+	if o.DryRun == nil { // diff checks files; why a config was chosen is emit's news
+		for _, r := range o.heuristicReasons() {
+			fmt.Fprintf(e.stderr, "heuristic: %s\n", r)
+		}
 	}
 	for _, n := range p.notes {
 		fmt.Fprintf(e.stderr, "note: %s\n", n)
