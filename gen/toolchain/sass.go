@@ -17,7 +17,7 @@ import (
 // nvdisasm directory is put on NVDISASM_PATH and PATH for it.
 func (t *Toolchain) SASS(ctx context.Context, cubin []byte) (string, error) {
 	if t == nil || t.CUObjdump == "" {
-		return "", errors.New("sass: no cuobjdump next to nvcc (pip install nvidia-cuda-cuobjdump==13.2.51 nvidia-cuda-nvdisasm==13.2.51)")
+		return "", fmt.Errorf("sass: no cuobjdump next to nvcc (swigen toolchain install; or pip install nvidia-cuda-cuobjdump==%s nvidia-cuda-nvdisasm==%s)", PinnedCUObjdumpVersion, PinnedCUObjdumpVersion)
 	}
 	if len(cubin) == 0 {
 		return "", errors.New("sass: empty cubin")
