@@ -105,12 +105,6 @@ func (c *Comparer) Compare(dt tiling.DType, got, want cu.DevicePtr, n int, timeo
 func compareStats(raw []byte) num.ErrStats {
 	u := func(i int) uint64 { return binary.LittleEndian.Uint64(raw[8*i:]) }
 	diff2, want2 := math.Float64frombits(u(0)), math.Float64frombits(u(1))
-	s := num.ErrStats{NaNs: int(u(2)), Poisoned: int(u(3)), MaxAbs: math.Float64frombits(u(4)), Worst: -1}
-	switch {
-	case want2 > 0:
-		s.RelFrobenius = math.Sqrt(diff2) / math.Sqrt(want2)
-	case diff2 > 0:
-		s.RelFrobenius = math.Inf(1)
-	}
-	return s
+	return num.ErrStats{NaNs: int(u(2)), Poisoned: int(u(3)), MaxAbs: math.Float64frombits(u(4)), Worst: -1,
+		RelFrobenius: num.RelFrobenius(diff2, want2)}
 }

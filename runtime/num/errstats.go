@@ -180,13 +180,21 @@ func compare[T float32 | float64](got []T, want []float64) ErrStats {
 	if firstBad >= 0 {
 		s.Worst = firstBad
 	}
+	s.RelFrobenius = RelFrobenius(diff2, want2)
+	return s
+}
+
+// RelFrobenius is ||got-want||_F / ||want||_F from the two sums of squares
+// (diff2 of got-want, want2 of want): 0 when both are zero, +Inf when only
+// want is.
+func RelFrobenius(diff2, want2 float64) float64 {
 	switch {
 	case want2 > 0:
-		s.RelFrobenius = math.Sqrt(diff2) / math.Sqrt(want2)
+		return math.Sqrt(diff2) / math.Sqrt(want2)
 	case diff2 > 0:
-		s.RelFrobenius = math.Inf(1)
+		return math.Inf(1)
 	}
-	return s
+	return 0
 }
 
 // CompareRaw decodes raw as dtype and compares it with want like Compare,
