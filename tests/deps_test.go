@@ -85,3 +85,56 @@ func listDeps(t *testing.T, patterns ...string) map[string]map[string]bool {
 	}
 	return res
 }
+
+// layers orders swigen's packages from the bottom up: a package imports
+// only packages of lower layers, so the import graph has no cycle and
+// every arrow points down. A new package takes its place here.
+var layers = [][]string{
+	{"internal/join", "internal/textdiff", "internal/deps", "internal/protocol", "runtime/cu", "runtime/kernelsrc", "templates", "gen/toolchain"},
+	{"tiling"},
+	{"tiling/tilingtest", "manifest", "runtime/num"},
+	{"perfmodel", "runtime/launch", "gen/view"},
+	{"gen", "runtime/ref", "runtime/baseline", "internal/protocol/fromview"},
+	{"gen/gobind", "internal/builder", "runtime/check", "runtime/bench"},
+	{"runtime/mlp", "internal/gputest"},
+	{"runtime/tune"},
+	{"cmd/swigen", "examples/kernels", "examples/matmul", "examples", "tests"},
+}
+
+// TestLayerOrder checks that no swigen package imports one of its own
+// layer or above (go list's direct imports, tests left out), and that
+// every package has a layer.
+func TestLayerOrder(t *testing.T) {
+	t.Parallel()
+	const mod = "github.com/swigen/swigen/"
+	layer := map[string]int{}
+	for i, ps := range layers {
+		for _, p := range ps {
+			layer[p] = i
+		}
+	}
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...")
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		pkg := strings.TrimPrefix(f[0], mod)
+		l, ok := layer[pkg]
+		if !ok {
+			t.Errorf("%s has no layer in tests/deps_test.go's layers: add it", pkg)
+			continue
+		}
+		for _, imp := range f[1:] {
+			if !strings.HasPrefix(imp, mod) {
+				continue
+			}
+			dep := strings.TrimPrefix(imp, mod)
+			if dl, ok := layer[dep]; ok && dl >= l {
+				t.Errorf("%s (layer %d) imports %s (layer %d): imports must point down", pkg, l, dep, dl)
+			}
+		}
+	}
+}
