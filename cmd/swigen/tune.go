@@ -113,6 +113,11 @@ recorded for the same key (kernel, arch, dtype, shape, GPU, driver,
 compiler, templates, --store-out) are skipped (--retry runs failed ones
 again).
 
+--suite tunes every shape of the model-shape suite in turn (with the same
+workers) and prints each shape's winner and the winners' speedups; swigen
+tune table turns suite DBs into the measured table the heuristic chooses
+from (tiling/measured.json).
+
 At the end, tune prints a table (time, TFLOP/s, % of the roofline floor,
 speedup vs the baseline, status) and the winner (stopped while screening,
 the fastest screened candidate, labelled provisional), and --report writes an
@@ -125,7 +130,7 @@ func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.C
 		Short: "Autotune a kernel on the GPU: sweep configs, record results, pick the winner",
 		Long:  tuneLong,
 		Example: `  swigen tune --shape 16384,768,4608 --db tune.json --report tune.svg
-  swigen tune --kernel fwd_gateup --store-out --filter pingpong --max 8 --devices 0,1 --db tune.json
+  swigen tune --suite --kernel fwd_gateup --store-out --db suite-fwd-out.json
   swigen tune merge a.json b.json -o tune.json`,
 		GroupID: groupGPU,
 		Args:    usageArgs(cobra.NoArgs),
