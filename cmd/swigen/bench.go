@@ -58,19 +58,18 @@ type benchJob struct {
 // its build).
 func benchJobs(o *benchOptions, arch tiling.Arch, shapes []tiling.Shape) ([]benchJob, error) {
 	sel := o.Select
-	if o.Tuned != "" && (len(sel.Names) > 0 || sel.Catalog || sel.Space || !o.HeuristicPerShape) {
-		return nil, usageError(errors.New("bench: --tuned picks each shape's config; it cannot be combined with --name, --catalog, --space or --heuristic-shape"))
+	if err := o.checkTuned(); err != nil {
+		return nil, err
 	}
-	if len(sel.Names) > 0 || sel.Catalog || sel.Space || !o.HeuristicPerShape {
+	if o.fixedSelection() {
 		cfgs, err := sel.resolve(arch)
 		if err != nil {
 			return nil, err
 		}
 		jobs := make([]benchJob, len(cfgs))
 		for i, c := range cfgs {
-			if string(c.Kernel) != sel.Kernel {
-				return nil, usageError(fmt.Errorf("bench %s: config %s is a %s kernel (bench bwd times bwd_dswiglu, bench gateup fwd_gateup)",
-					kindArg(tiling.Kernel(sel.Kernel)), c.Name(), c.Kernel))
+			if err := o.checkKind(c); err != nil {
+				return nil, err
 			}
 			jobs[i] = benchJob{cfg: c, shapes: shapes}
 		}
@@ -250,15 +249,41 @@ func (o *benchOptions) validate() ([]tiling.Shape, error) {
 		return nil, err
 	}
 	for _, n := range o.Select.Names {
-		if c, err := tiling.ParseName(n); err == nil && string(c.Kernel) != o.Select.Kernel {
-			return nil, usageError(fmt.Errorf("bench %s: config %s is a %s kernel (bench bwd times bwd_dswiglu, bench gateup fwd_gateup)",
-				kindArg(tiling.Kernel(o.Select.Kernel)), n, c.Kernel))
+		if c, err := tiling.ParseName(n); err == nil {
+			if err := o.checkKind(c); err != nil {
+				return nil, err
+			}
 		}
 	}
-	if o.Tuned != "" && (len(o.Select.Names) > 0 || o.Select.Catalog || o.Select.Space || !o.HeuristicPerShape) {
-		return nil, usageError(errors.New("bench: --tuned picks each shape's config; it cannot be combined with --name, --catalog, --space or --heuristic-shape"))
+	if err := o.checkTuned(); err != nil {
+		return nil, err
 	}
 	return shapes, nil
+}
+
+// fixedSelection reports whether the flags fix the configs (--name,
+// --catalog, --space, --heuristic-shape) instead of the heuristic's per
+// shape.
+func (o *benchOptions) fixedSelection() bool {
+	sel := o.Select
+	return len(sel.Names) > 0 || sel.Catalog || sel.Space || !o.HeuristicPerShape
+}
+
+// checkTuned rejects --tuned with a fixed selection: both pick the configs.
+func (o *benchOptions) checkTuned() error {
+	if o.Tuned != "" && o.fixedSelection() {
+		return usageError(errors.New("bench: --tuned picks each shape's config; it cannot be combined with --name, --catalog, --space or --heuristic-shape"))
+	}
+	return nil
+}
+
+// checkKind rejects a config of another kind than the command times.
+func (o *benchOptions) checkKind(c tiling.Config) error {
+	if string(c.Kernel) != o.Select.Kernel {
+		return usageError(fmt.Errorf("bench %s: config %s is a %s kernel (bench bwd times bwd_dswiglu, bench gateup fwd_gateup)",
+			kindArg(tiling.Kernel(o.Select.Kernel)), c.Name(), c.Kernel))
+	}
+	return nil
 }
 
 func runBench(ctx context.Context, e *env, o *benchOptions) error {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/swigen/swigen/gen/toolchain"
+	"github.com/swigen/swigen/internal/atomicfile"
 )
 
 // toolchainInstallOptions are the parsed flags of `swigen toolchain install`.
@@ -250,7 +251,7 @@ func (in *compilerInstaller) install(ctx context.Context, venv, python string, d
 	if why != "" {
 		return fmt.Errorf("toolchain install: pip installed the pinned wheels into %s, but %s; nothing is marked installed", venv, why)
 	}
-	if err := writeFileAtomic(stamp, []byte(pinStamp(in.pins))); err != nil {
+	if err := atomicfile.Write(stamp, []byte(pinStamp(in.pins))); err != nil {
 		return fmt.Errorf("toolchain install: write stamp: %w", err)
 	}
 	fmt.Fprintf(in.stderr, "done in %s\n", time.Since(start).Round(time.Second))

@@ -329,11 +329,6 @@ func (o *tuneOptions) validate() (tuneTarget, error) {
 	if o.Jobs < 1 {
 		return t, usageError(fmt.Errorf("tune: --jobs %d: want at least 1 parallel compile", o.Jobs))
 	}
-	if o.Arch != "auto" {
-		if _, err := tiling.ParseArch(o.Arch); err != nil {
-			return t, usageError(fmt.Errorf("tune: --arch: %w", err))
-		}
-	}
 	if err := checkWritableFile(o.Report); err != nil {
 		return t, usageError(fmt.Errorf("tune: --report: %w", err))
 	}

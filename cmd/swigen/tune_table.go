@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"github.com/swigen/swigen/internal/atomicfile"
 	"github.com/swigen/swigen/runtime/tune"
 )
 
@@ -69,34 +69,9 @@ func runTuneTable(e *env, inputs []string, out string) error {
 		_, err := e.stdout.Write(b)
 		return err
 	}
-	if err := writeFileAtomic(out, b); err != nil {
+	if err := atomicfile.Write(out, b); err != nil {
 		return fmt.Errorf("tune table: %w", err)
 	}
 	fmt.Fprintf(e.stderr, "tune table: %d rows from %d DBs into %s\n", len(t.Rows), len(inputs), out)
 	return nil
-}
-
-// writeFileAtomic replaces path with b through a temporary file beside it,
-// so a reader sees the old file or the new one, and a failure leaves the
-// old one and no temporary file.
-func writeFileAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(b)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp, 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-	}
-	return werr
 }

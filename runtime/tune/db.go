@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/swigen/swigen/internal/atomicfile"
 	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/mlp"
@@ -466,38 +467,9 @@ func (db *DB) WriteFile(path string) error {
 	return writeAtomic(path, b)
 }
 
-func writeAtomic(path string, b []byte) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("tune: write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(b); err != nil {
-		return fmt.Errorf("tune: write %s: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("tune: write %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("tune: write %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("tune: write %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("tune: write %s: %w", path, err)
-	}
-	// The rename is durable only once the directory is synced; a failure
-	// here loses nothing already visible, so it is not an error.
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
+func writeAtomic(path string, b []byte) error {
+	if err := atomicfile.Write(path, b); err != nil {
+		return fmt.Errorf("tune: %w", err)
 	}
 	return nil
 }
