@@ -4,7 +4,7 @@
 // model sizes (hundreds of MB) then costs a millisecond instead of seconds.
 //
 //   sums[0] += (got - want)^2 over elements where both are finite
-//   sums[1] += want^2          over the same elements
+//   sums[1] += want^2          over elements where want is finite
 //   cnt[0]  += 1 for each element where got or want is NaN or Inf, but
 //              for equal Infs
 //   cnt[1]  += 1 for each got holding the poison pattern
@@ -97,14 +97,20 @@ static __device__ void compare16(const u16* __restrict__ got, const u16* __restr
     for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x) {
         const u16 gb = got[i], wb = want[i];
         poisoned += gb == poison;
-        if (nonfinite<kBF16>(gb) || nonfinite<kBF16>(wb)) {
-            // An Inf that matches an Inf is fine; NaN never is, in got or
-            // in the reference (which would make both sums NaN).
+        if (nonfinite<kBF16>(wb)) {
+            // An Inf that matches an Inf is fine; a NaN reference never is
+            // (it would make both sums NaN).
             bad += !(infinite<kBF16>(gb) && gb == wb);
             continue;
         }
+        // A finite reference counts in ||want|| even where got is not
+        // finite, as on the host (num.Compare).
         const double w = (double)to_f32<kBF16>(wb);
         want2 += w * w;
+        if (nonfinite<kBF16>(gb)) {
+            ++bad;
+            continue;
+        }
         const double d = (double)to_f32<kBF16>(gb) - w;
         diff2 += d * d;
         // |d| by its bits: clearing the sign orders every non-negative
