@@ -92,7 +92,7 @@ func listDeps(t *testing.T, patterns ...string) map[string]map[string]bool {
 var layers = [][]string{
 	{"internal/join", "internal/textdiff", "internal/atomicfile", "internal/deps", "internal/protocol", "runtime/cu", "runtime/kernelsrc", "templates", "gen/toolchain"},
 	{"tiling"},
-	{"tiling/tilingtest", "manifest", "runtime/num"},
+	{"tiling/tilingtest", "manifest", "runtime/num", "runtime/elementwise"},
 	{"perfmodel", "runtime/launch", "gen/view"},
 	{"gen", "runtime/ref", "runtime/baseline", "internal/protocol/fromview"},
 	{"gen/gobind", "internal/builder", "runtime/check", "runtime/bench"},

@@ -26,6 +26,9 @@ type MeasuredRow struct {
 	US         float64 `json:"us"`
 	BaselineUS float64 `json:"baseline_us"`
 	GPU        string  `json:"gpu"`
+	// Plan, when set, is a same-run timing of the kind's two paths at
+	// the shape (kinds with an unfused path): the dispatch plan's data.
+	Plan *PlanMeasure `json:"plan,omitempty"`
 }
 
 // Speedup is the baseline's time over the winner's (0 when unknown).
@@ -94,6 +97,11 @@ func (r MeasuredRow) check() error {
 	}
 	if ok, why := Implemented(c); !ok {
 		return errors.New(why)
+	}
+	if r.Plan != nil {
+		if err := r.Plan.check(r.Kernel); err != nil {
+			return err
+		}
 	}
 	return r.Shape.Validate()
 }

@@ -1,16 +1,12 @@
 package baseline
 
 import (
-	"context"
 	"errors"
 	"math/rand/v2"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/swigen/swigen/gen/toolchain"
-	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -168,34 +164,6 @@ func TestCuBLASCandidates(t *testing.T) {
 	}
 }
 
-func TestEWPlan(t *testing.T) {
-	t.Parallel()
-	al := []cu.DevicePtr{0x1000, 0x2000, 0x3000, 0}
-	tests := []struct {
-		name     string
-		M, I     int
-		ptrs     []cu.DevicePtr
-		wantVec  bool
-		wantGrid uint32
-		wantErr  bool
-	}{
-		{"aligned", 4, 64, al, true, 1, false},
-		{"ragged I", 4, 60, al, false, 1, false},
-		{"misaligned base", 4, 64, []cu.DevicePtr{0x1002, 0x2000, 0x3000, 0}, false, 1, false},
-		{"seed shape capped", 16384, 4608, al, true, 132 * ewBlocksPerSM, false},
-		{"small grid", 129, 200, al, true, 13, false},
-		{"bad", 0, 8, al, false, 0, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			vec, grid, err := ewPlan(tt.M, tt.I, tt.ptrs, 132)
-			if (err != nil) != tt.wantErr || vec != tt.wantVec || grid != tt.wantGrid {
-				t.Errorf("ewPlan = %v, %d, %v; want %v, %d, err %v", vec, grid, err, tt.wantVec, tt.wantGrid, tt.wantErr)
-			}
-		})
-	}
-}
-
 func TestOpenCuBLASNilContext(t *testing.T) {
 	t.Parallel()
 	if _, err := OpenCuBLAS(nil); err == nil {
@@ -207,28 +175,5 @@ func TestOpenCuBLASNilContext(t *testing.T) {
 	}
 	if !errors.Is(errors.Join(ErrNoCuBLAS), ErrNoCuBLAS) {
 		t.Error("sentinel")
-	}
-}
-
-// TestKernelSourcesCompile builds elementwise.cu with the local CUDA
-// compiler when one is installed (CI has the pinned pip nvcc).
-func TestKernelSourcesCompile(t *testing.T) {
-	tc, err := toolchain.Find(toolchain.FindOptions{})
-	if err != nil {
-		t.Skipf("no CUDA compiler here: %v", err)
-	}
-	br, err := tc.Compile(context.Background(), "swigen_baseline_dswiglu", elementwiseSource, toolchain.CompileOptions{Arch: string(tiling.ArchSM90a), CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, dt := range []tiling.DType{tiling.BF16, tiling.FP16} {
-		for _, v := range []bool{true, false} {
-			if name := elementwiseEntry(dt, v); !strings.Contains(string(br.PTX), ".entry "+name) {
-				t.Errorf("PTX lacks entry %s", name)
-			}
-		}
-	}
-	if !strings.Contains(string(br.PTX), "ld.global.nc.v4") {
-		t.Error("vec8 path has no 16-byte loads")
 	}
 }

@@ -2,36 +2,26 @@ package baseline
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
-	"unsafe"
 
 	"github.com/swigen/swigen/runtime/cu"
-	"github.com/swigen/swigen/runtime/kernelsrc"
+	"github.com/swigen/swigen/runtime/elementwise"
 	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/tiling"
 )
 
-//go:embed elementwise.cu
-var elementwiseSourceBody []byte
+// Elementwise is the baseline's standalone dSwiGLU kernel (package
+// elementwise, its one owner), loaded on one context.
+type Elementwise struct{ m *elementwise.Module }
 
-// elementwiseSource is the kernel with the shared prelude of types and conversions.
-var elementwiseSource = kernelsrc.WithPrelude(elementwiseSourceBody)
-
-// ElementwiseSource returns the CUDA source of the baseline dSwiGLU kernel.
-func ElementwiseSource() []byte { return append([]byte(nil), elementwiseSource...) }
-
-// Elementwise is the baseline's standalone dSwiGLU kernel, loaded on one
-// context.
-type Elementwise struct{ h *launch.Helper }
-
-// NewElementwise compiles elementwise.cu for sm_90a with tc and loads it.
+// NewElementwise compiles the elementwise module for sm_90a with tc and
+// loads it.
 func NewElementwise(ctx *cu.Context, tc launch.Compiler) (*Elementwise, error) {
-	h, err := launch.LoadHelper(context.Background(), ctx, tc, "swigen_baseline_dswiglu", elementwiseSource, launch.VariantEntries(elementwiseEntry))
+	m, err := elementwise.Compile(context.Background(), ctx, tc, tiling.ArchSM90a)
 	if err != nil {
 		return nil, fmt.Errorf("baseline: new elementwise: %w", err)
 	}
-	return &Elementwise{h: h}, nil
+	return &Elementwise{m: m}, nil
 }
 
 // Close unloads the module.
@@ -39,66 +29,21 @@ func (e *Elementwise) Close() error {
 	if e == nil {
 		return nil
 	}
-	return e.h.Close()
+	return e.m.Close()
 }
 
-func elementwiseEntry(dt tiling.DType, vec bool) string {
-	if vec {
-		return "swigen_baseline_dswiglu_" + string(dt) + "_vec8"
-	}
-	return "swigen_baseline_dswiglu_" + string(dt) + "_scalar"
-}
-
-const (
-	ewBlock = 256
-	// ewBlocksPerSM caps the grid-stride grid at 8 full-occupancy waves of
-	// 256-thread blocks: enough bytes in flight to saturate HBM, few enough
-	// blocks that launch overhead stays negligible.
-	ewBlocksPerSM = 8 * 8
-)
-
-// ewPlan decides the launch of the elementwise kernel: the 16-byte path
-// needs every row of dout, left and gate to start 16-byte aligned, i.e.
-// I % 8 == 0 and 16-byte aligned base pointers; anything else takes the
-// scalar path.
-func ewPlan(M, I int, ptrs []cu.DevicePtr, sms int) (vec bool, grid uint32, err error) {
-	const maxInt32 = 1<<31 - 1
-	if M <= 0 || I <= 0 || M > maxInt32 || I > maxInt32 {
-		return false, 0, fmt.Errorf("baseline: elementwise M=%d I=%d: sizes must be in [1, 2^31)", M, I)
-	}
-	vec = I%8 == 0
-	for _, p := range ptrs {
-		if p%16 != 0 {
-			vec = false
-		}
-	}
-	items := uint64(M) * uint64(I)
-	if vec {
-		items /= 8
-	}
-	blocks := (items + ewBlock - 1) / ewBlock
-	return vec, uint32(min(blocks, uint64(max(sms, 1)*ewBlocksPerSM))), nil
-}
+// Module is the loaded elementwise module (for the unfused path, which
+// runs the same kernels after swigen's gemm).
+func (e *Elementwise) Module() *elementwise.Module { return e.m }
 
 // Run launches dSwiGLU on stream (nil: the default stream): gradDe [M,2I]
 // and, unless out is 0, out [M,I] from dout [M,I] and de = [left|gate]
 // [M,2I], all dtype. Asynchronous.
 func (e *Elementwise) Run(dtype tiling.DType, M, I int, dout, de, gradDe, out cu.DevicePtr, stream *cu.Stream) error {
-	if dtype != tiling.BF16 && dtype != tiling.FP16 {
-		return fmt.Errorf("baseline: elementwise: dtype %q: want bf16 or fp16", dtype)
+	if e == nil {
+		return fmt.Errorf("baseline: elementwise: not loaded")
 	}
-	if dout == 0 || de == 0 || gradDe == 0 {
-		return fmt.Errorf("baseline: elementwise: null dout, de or grad_de pointer")
-	}
-	vec, grid, err := ewPlan(M, I, []cu.DevicePtr{dout, de, gradDe, out}, e.h.SMs)
-	if err != nil {
-		return err
-	}
-	m, i := int32(M), int32(I)
-	return e.h.Ctx.Launch(e.h.Fns[elementwiseEntry(dtype, vec)],
-		cu.LaunchConfig{Grid: [3]uint32{grid, 1, 1}, Block: [3]uint32{ewBlock, 1, 1}, Stream: stream},
-		unsafe.Pointer(&dout), unsafe.Pointer(&de), unsafe.Pointer(&gradDe), unsafe.Pointer(&out),
-		unsafe.Pointer(&m), unsafe.Pointer(&i))
+	return e.m.DSwiGLU(dtype, M, I, dout, de, gradDe, out, stream)
 }
 
 // Bwd is the whole unfused baseline of bwd_dswiglu: the cuBLAS dout GEMM

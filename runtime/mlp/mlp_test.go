@@ -146,32 +146,6 @@ func TestChoose(t *testing.T) {
 	}
 }
 
-func TestSwigluPlan(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name     string
-		M, I     int
-		de, out  uint64
-		wantVec  bool
-		wantGrid uint32
-		wantErr  bool
-	}{
-		{"aligned", 4, 64, 0x1000, 0x2000, true, 1, false},
-		{"ragged I", 4, 60, 0x1000, 0x2000, false, 1, false},
-		{"misaligned out", 4, 64, 0x1000, 0x2008, false, 1, false},
-		{"seed shape capped", 16384, 4608, 0x1000, 0x2000, true, 132 * ewBlocksPerSM, false},
-		{"bad", 0, 8, 0x1000, 0x2000, false, 0, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			vec, grid, err := swigluPlan(tt.M, tt.I, ptrOf(tt.de), ptrOf(tt.out), 132)
-			if (err != nil) != tt.wantErr || vec != tt.wantVec || grid != tt.wantGrid {
-				t.Errorf("swigluPlan = %v, %d, %v; want %v, %d, err %v", vec, grid, err, tt.wantVec, tt.wantGrid, tt.wantErr)
-			}
-		})
-	}
-}
-
 func TestSetBytesAndOutputs(t *testing.T) {
 	t.Parallel()
 	M, K, I := s1.M, s1.K, s1.I

@@ -23,7 +23,7 @@ type Env struct {
 	Dev     cu.Device
 	BLAS    *baseline.CuBLAS
 	DSwiGLU *baseline.Elementwise // backward elementwise (runtime/baseline)
-	SwiGLU  *SwiGLU               // forward elementwise (swiglu.cu)
+	SwiGLU  *SwiGLU               // forward elementwise (runtime/elementwise)
 	// Cmp, when set, compares outputs on the GPU (bench.CompareOutputs).
 	Cmp *bench.Comparer
 }

@@ -1,6 +1,7 @@
-// swigen MLP baseline: the forward SwiGLU as one standalone elementwise
-// kernel (runtime/mlp/swiglu.cu). With a cuBLAS GEMM for de = x @ W it is
-// the unfused baseline of the fwd_gateup segment.
+// swigen elementwise: the forward SwiGLU as one standalone kernel
+// (runtime/elementwise/swiglu.cu). After a GEMM for de = x @ W it is the
+// unfused path of fwd_gateup (cuBLAS's: the baseline; swigen's gemm: the
+// dispatch plan's unfused path).
 //
 //   reads   de = [left | gate] [M,2I]
 //   writes  out = left * gate * sigmoid(gate) [M,I]
@@ -57,7 +58,7 @@ static __device__ void swiglu_scalar(const u16* __restrict__ de, u16* __restrict
         impl<bf16>(de, out, M, I);                                                 \
     }
 
-SWIGEN_SWIGLU_ENTRY(swigen_mlp_swiglu_bf16_vec8, swiglu_vec8, true)
-SWIGEN_SWIGLU_ENTRY(swigen_mlp_swiglu_fp16_vec8, swiglu_vec8, false)
-SWIGEN_SWIGLU_ENTRY(swigen_mlp_swiglu_bf16_scalar, swiglu_scalar, true)
-SWIGEN_SWIGLU_ENTRY(swigen_mlp_swiglu_fp16_scalar, swiglu_scalar, false)
+SWIGEN_SWIGLU_ENTRY(swigen_swiglu_bf16_vec8, swiglu_vec8, true)
+SWIGEN_SWIGLU_ENTRY(swigen_swiglu_fp16_vec8, swiglu_vec8, false)
+SWIGEN_SWIGLU_ENTRY(swigen_swiglu_bf16_scalar, swiglu_scalar, true)
+SWIGEN_SWIGLU_ENTRY(swigen_swiglu_fp16_scalar, swiglu_scalar, false)

@@ -1,6 +1,7 @@
-// swigen baseline: the dSwiGLU epilogue as one standalone elementwise kernel
-// (runtime/baseline/elementwise.cu). Together with a cuBLAS GEMM for dout it
-// is the seed's unfused baseline that the fused bwd_dswiglu must beat.
+// swigen elementwise: the dSwiGLU epilogue as one standalone kernel
+// (runtime/elementwise/dswiglu.cu). After a GEMM for dout it is the unfused
+// path of bwd_dswiglu: with cuBLAS's GEMM the baseline the fused kernel
+// must beat, with swigen's gemm the dispatch plan's unfused path.
 //
 //   reads   dout [M,I], de = [left | gate] [M,2I]
 //   writes  grad_de = [dout*gate*s | dout*left*s*(1+gate*(1-s))] [M,2I]
@@ -11,7 +12,7 @@
 // dout, left and gate then starts 16-byte aligned); *_scalar handles any I.
 // Both are grid-stride loops. fp32 math; sigmoid via ex2.approx + rcp.approx.
 // The types and 16-bit conversions come from runtime/kernelsrc's prelude,
-// prepended at build time: one compile unit, no #include.
+// prepended at build time; swiglu.cu follows in the same compile unit.
 
 static __device__ __forceinline__ float ex2(float x) {
     float y;
@@ -91,7 +92,7 @@ static __device__ void dswiglu_scalar(const u16* __restrict__ dout, const u16* _
         impl<bf16>(dout, de, grad_de, out, M, I);                                             \
     }
 
-SWIGEN_ENTRY(swigen_baseline_dswiglu_bf16_vec8, dswiglu_vec8, true)
-SWIGEN_ENTRY(swigen_baseline_dswiglu_fp16_vec8, dswiglu_vec8, false)
-SWIGEN_ENTRY(swigen_baseline_dswiglu_bf16_scalar, dswiglu_scalar, true)
-SWIGEN_ENTRY(swigen_baseline_dswiglu_fp16_scalar, dswiglu_scalar, false)
+SWIGEN_ENTRY(swigen_dswiglu_bf16_vec8, dswiglu_vec8, true)
+SWIGEN_ENTRY(swigen_dswiglu_fp16_vec8, dswiglu_vec8, false)
+SWIGEN_ENTRY(swigen_dswiglu_bf16_scalar, dswiglu_scalar, true)
+SWIGEN_ENTRY(swigen_dswiglu_fp16_scalar, dswiglu_scalar, false)

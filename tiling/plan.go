@@ -1,0 +1,213 @@
+package tiling
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Path is how a call of a kind runs: its fused kernel, or the unfused
+// path, swigen's gemm kernel writing the intermediate (bwd_dswiglu's
+// dout, fwd_gateup's de) to HBM and then the elementwise kernel.
+type Path string
+
+// The paths. The unfused path exists for bwd_dswiglu and fwd_gateup
+// (HasUnfused); the other kinds are one GEMM each and always fused.
+const (
+	PathFused   Path = "fused"
+	PathUnfused Path = "unfused"
+)
+
+// ParsePath parses a --path value: fused, unfused, or auto (""), which
+// lets the dispatch plan decide.
+func ParsePath(s string) (Path, error) {
+	switch s {
+	case "auto", "":
+		return "", nil
+	case string(PathFused), string(PathUnfused):
+		return Path(s), nil
+	}
+	return "", fmt.Errorf("path %q: want auto, fused or unfused", s)
+}
+
+// HasUnfused reports whether kind k has an unfused path.
+func HasUnfused(k Kernel) bool { return k == KernelBwdDSwiGLU || k == KernelFwdGateUp }
+
+// PlanMargin is how much faster than the unfused path the fused kernel
+// must have measured for the plan to take it: fusion has to win by 2%,
+// more than the run-to-run noise of either (about 1% on the H200), or the
+// plan takes the path whose cost is a plain GEMM's.
+const PlanMargin = 1.02
+
+// PlanMeasure is one shape's same-run timing of both paths (swigen bench
+// with the unfused path measured), kept in the measured table's row.
+type PlanMeasure struct {
+	// FusedUS is the fused kernel's time, UnfusedUS the unfused path's
+	// (Gemm, then the elementwise kernel), BaselineUS cuBLAS + the
+	// elementwise kernel, all medians of one run.
+	FusedUS    float64 `json:"fused_us"`
+	UnfusedUS  float64 `json:"unfused_us"`
+	BaselineUS float64 `json:"baseline_us"`
+	// Fused and Gemm are the configs timed.
+	Fused string `json:"fused"`
+	Gemm  string `json:"gemm"`
+}
+
+// Path is the path the measurement says to take: fused only when it beat
+// the unfused path by PlanMargin.
+func (p PlanMeasure) Path() Path {
+	if p.FusedUS > 0 && p.UnfusedUS >= PlanMargin*p.FusedUS {
+		return PathFused
+	}
+	return PathUnfused
+}
+
+func (p PlanMeasure) check(k Kernel) error {
+	if !HasUnfused(k) {
+		return fmt.Errorf("plan: %s has no unfused path", k)
+	}
+	for _, v := range []struct {
+		n string
+		v float64
+	}{{"fused_us", p.FusedUS}, {"unfused_us", p.UnfusedUS}, {"baseline_us", p.BaselineUS}} {
+		if !(v.v > 0) || v.v > 1e9 {
+			return fmt.Errorf("plan: %s %v: want a positive time in microseconds", v.n, v.v)
+		}
+	}
+	if c, err := ParseName(p.Gemm); err != nil || c.Kernel != KernelGEMM {
+		return fmt.Errorf("plan: gemm %q is not a gemm config name", p.Gemm)
+	}
+	if c, err := ParseName(p.Fused); err != nil || c.Kernel != k {
+		return fmt.Errorf("plan: fused %q is not a %s config name", p.Fused, k)
+	}
+	return nil
+}
+
+// PlanPoint is a measured shape and the path the plan takes there; a
+// manifest's dispatch section lists them, and ChoosePath decides from
+// them at launch.
+type PlanPoint struct {
+	Shape Shape `json:"shape"`
+	Path  Path  `json:"path"`
+}
+
+// ChoosePath is the dispatch rule: the path of the point nearest to s in
+// log space, if it is within MaxMeasuredDistance (the rule the measured
+// heuristic uses for configs); elsewhere the fused kernel, which by the
+// roofline model saves the intermediate's round trip through HBM (2MI
+// bytes for bwd_dswiglu, 4MI for fwd_gateup inference) and which no
+// measurement near s says loses. It also says why, in one line.
+func ChoosePath(points []PlanPoint, s Shape) (Path, string) {
+	best, dist := -1, 0.0
+	for i, p := range points {
+		if d := logDistance(s, p.Shape); best < 0 || d < dist {
+			best, dist = i, d
+		}
+	}
+	if best < 0 {
+		return PathFused, "fused: no measured plan for this kind (the model: fusion saves the intermediate's HBM round trip)"
+	}
+	p := points[best]
+	if dist > MaxMeasuredDistance {
+		return PathFused, fmt.Sprintf("fused: the nearest measured shape, %d,%d,%d, is %.2f away in log space (beyond %.2f; the model: fusion saves the intermediate's HBM round trip)",
+			p.Shape.M, p.Shape.K, p.Shape.I, dist, MaxMeasuredDistance)
+	}
+	where := "measured at this shape"
+	if dist > 0 {
+		where = fmt.Sprintf("measured at the nearest shape, %d,%d,%d (log distance %.2f)", p.Shape.M, p.Shape.K, p.Shape.I, dist)
+	}
+	return p.Path, fmt.Sprintf("%s: %s", p.Path, where)
+}
+
+// PlanPoints are the measured table's plan points for kind k, arch a,
+// dtype d (bf16's where d has none, as for configs) and mode storeOut,
+// in the table's order.
+func (t *MeasuredTable) PlanPoints(k Kernel, a Arch, d DType, storeOut bool) []PlanPoint {
+	for _, dt := range []DType{d, BF16} {
+		var ps []PlanPoint
+		for _, r := range t.Rows {
+			if r.Plan != nil && r.Kernel == k && r.Arch == a && r.DType == dt && r.StoreOut == storeOut {
+				ps = append(ps, PlanPoint{Shape: r.Shape, Path: r.Plan.Path()})
+			}
+		}
+		if ps != nil {
+			return ps
+		}
+	}
+	return nil
+}
+
+// UnfusedGemmShape is the GEMM of k's unfused path at s, in the gemm
+// kind's Shape (M, K, I: N): bwd_dswiglu's dout [M,I] over K, fwd_gateup's
+// de [M,2I] over K.
+func UnfusedGemmShape(k Kernel, s Shape) (Shape, error) {
+	switch k {
+	case KernelBwdDSwiGLU:
+		return Shape{M: s.M, K: s.K, I: s.I}, nil
+	case KernelFwdGateUp:
+		return Shape{M: s.M, K: s.K, I: 2 * s.I}, nil
+	}
+	return Shape{}, fmt.Errorf("tiling: %s has no unfused path (only %s and %s)", k, KernelBwdDSwiGLU, KernelFwdGateUp)
+}
+
+// UnfusedGemm is the gemm config of fused's unfused path at shape s: the
+// heuristic's gemm for the GEMM's shape, in fused's arch and dtype, with
+// the operand layouts of the fused kernel's tensors (A = dy or x, M x K,
+// K-major; B = W_down or W, K-major unless fused reads it MN-major), so
+// both paths take the same buffers.
+func UnfusedGemm(fused Config, s Shape) (Config, string, error) {
+	gs, err := UnfusedGemmShape(fused.Kernel, s)
+	if err != nil {
+		return Config{}, "", err
+	}
+	c, why, err := HeuristicWhy(KernelGEMM, fused.Arch, fused.DType, gs, false)
+	if err != nil {
+		return Config{}, "", err
+	}
+	if fused.MajorB == MNMajor {
+		c.MajorB = MNMajor
+		if err := c.Validate(); err != nil {
+			return Config{}, "", fmt.Errorf("tiling: unfused gemm for %s: %w", fused.Name(), err)
+		}
+		if ok, reason := Implemented(c); !ok {
+			return Config{}, "", fmt.Errorf("tiling: unfused gemm for %s: %s", fused.Name(), reason)
+		}
+	}
+	return c, why, nil
+}
+
+// Plan is what runs a call of a kind at a shape: the path, the fused
+// config, the unfused path's gemm config (kinds with one), and why.
+type Plan struct {
+	Path  Path
+	Fused Config
+	Gemm  Config // zero for kinds without an unfused path
+	Why   string
+}
+
+// PlanFor is the dispatch plan for fused's kind at shape s: the measured
+// table's plan points of the kind, arch, dtype and mode decide the path
+// (ChoosePath); force, when set, overrides them.
+func PlanFor(fused Config, s Shape, force Path) (Plan, error) {
+	p := Plan{Path: PathFused, Fused: fused}
+	if !HasUnfused(fused.Kernel) {
+		if force == PathUnfused {
+			return Plan{}, fmt.Errorf("tiling: plan: %s has no unfused path (only %s and %s)", fused.Kernel, KernelBwdDSwiGLU, KernelFwdGateUp)
+		}
+		p.Why = "fused: the kind is one GEMM"
+		return p, nil
+	}
+	g, _, err := UnfusedGemm(fused, s)
+	if err != nil {
+		return Plan{}, err
+	}
+	p.Gemm = g
+	t, err := Measured()
+	if err != nil {
+		return Plan{}, fmt.Errorf("tiling: plan: %w", err)
+	}
+	p.Path, p.Why = ChoosePath(t.PlanPoints(fused.Kernel, fused.Arch, fused.DType, fused.StoreOut), s)
+	if force != "" && force != p.Path {
+		p.Path, p.Why = force, fmt.Sprintf("%s: forced (the plan says %s)", force, strings.SplitN(p.Why, ":", 2)[0])
+	}
+	return p, nil
+}

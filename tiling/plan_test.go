@@ -1,0 +1,138 @@
+package tiling
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParsePath(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    Path
+		wantErr bool
+	}{
+		{"auto", "", false}, {"", "", false}, {"fused", PathFused, false}, {"unfused", PathUnfused, false},
+		{"Fused", "", true}, {"cublas", "", true},
+	}
+	for _, tt := range tests {
+		got, err := ParsePath(tt.in)
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("ParsePath(%q) = %q, %v; want %q, error %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+		if err != nil && !strings.Contains(err.Error(), tt.in) {
+			t.Errorf("ParsePath(%q): error %q does not name the value", tt.in, err)
+		}
+	}
+}
+
+func TestPlanMeasurePath(t *testing.T) {
+	tests := []struct {
+		fused, unfused float64
+		want           Path
+	}{
+		{100, 103, PathFused},     // fusion wins by 3%
+		{100, 102, PathFused},     // exactly the margin
+		{100, 101.9, PathUnfused}, // wins, but by less than the margin
+		{100, 95, PathUnfused},
+		{0, 95, PathUnfused}, // no fused time: nothing says fusion wins
+	}
+	for _, tt := range tests {
+		if got := (PlanMeasure{FusedUS: tt.fused, UnfusedUS: tt.unfused}).Path(); got != tt.want {
+			t.Errorf("fused %v unfused %v: %s, want %s", tt.fused, tt.unfused, got, tt.want)
+		}
+	}
+}
+
+func TestChoosePath(t *testing.T) {
+	pts := []PlanPoint{
+		{Shape{8192, 8192, 3584}, PathUnfused},
+		{Shape{16384, 768, 4608}, PathFused},
+	}
+	tests := []struct {
+		name   string
+		points []PlanPoint
+		s      Shape
+		want   Path
+		why    string
+	}{
+		{"at a point", pts, Shape{8192, 8192, 3584}, PathUnfused, "measured at this shape"},
+		{"near a point", pts, Shape{8192, 8192, 4096}, PathUnfused, "nearest shape, 8192,8192,3584"},
+		{"near the other", pts, Shape{16384, 1024, 4608}, PathFused, "nearest shape, 16384,768,4608"},
+		{"far from all", pts, Shape{128, 768, 4608}, PathFused, "beyond 0.69"},
+		{"no points", nil, Shape{8192, 8192, 3584}, PathFused, "no measured plan"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, why := ChoosePath(tt.points, tt.s)
+			if got != tt.want || !strings.Contains(why, tt.why) || !strings.HasPrefix(why, string(got)+":") {
+				t.Errorf("ChoosePath = %s, %q; want %s, containing %q", got, why, tt.want, tt.why)
+			}
+		})
+	}
+}
+
+func TestUnfusedGemm(t *testing.T) {
+	bwd := mustParse(t, "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong")
+	bwdMN := bwd
+	bwdMN.MajorB = MNMajor
+	up := mustParse(t, "fwd_gateup_sm90a_fp16_m128n256k64_s4_c1x1_cooperative")
+	tests := []struct {
+		fused     Config
+		s         Shape
+		wantShape Shape
+		wantMN    bool
+	}{
+		{bwd, Shape{8192, 8192, 3584}, Shape{8192, 8192, 3584}, false},
+		{bwdMN, Shape{8192, 8192, 3584}, Shape{8192, 8192, 3584}, true},
+		{up, Shape{2048, 4096, 3584}, Shape{2048, 4096, 7168}, false},
+	}
+	for _, tt := range tests {
+		gs, err := UnfusedGemmShape(tt.fused.Kernel, tt.s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(tt.wantShape, gs); d != "" {
+			t.Errorf("%s: gemm shape (-want +got):\n%s", tt.fused.Name(), d)
+		}
+		g, _, err := UnfusedGemm(tt.fused, tt.s)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.fused.Name(), err)
+		}
+		if g.Kernel != KernelGEMM || g.Arch != tt.fused.Arch || g.DType != tt.fused.DType || g.MajorA != KMajor || (g.MajorB == MNMajor) != tt.wantMN {
+			t.Errorf("%s: unfused gemm %s: want a %s %s gemm, A K-major, B MN-major %v", tt.fused.Name(), g.Name(), tt.fused.Arch, tt.fused.DType, tt.wantMN)
+		}
+	}
+	if _, err := UnfusedGemmShape(KernelFwdDown, Shape{128, 128, 128}); err == nil || !strings.Contains(err.Error(), "fwd_down") {
+		t.Errorf("fwd_down: error %v, want one naming the kind", err)
+	}
+}
+
+func TestPlanFor(t *testing.T) {
+	bwd := mustParse(t, "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong")
+	gemm := mustParse(t, "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative")
+	s := Shape{16384, 768, 4608}
+	p, err := PlanFor(bwd, s, PathUnfused)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Path != PathUnfused || !strings.HasPrefix(p.Why, "unfused: forced") || p.Gemm.Kernel != KernelGEMM {
+		t.Errorf("forced unfused: %+v", p)
+	}
+	if p, err = PlanFor(gemm, s, ""); err != nil || p.Path != PathFused || p.Gemm.Kernel != "" {
+		t.Errorf("gemm: %+v, %v; want fused with no unfused gemm", p, err)
+	}
+	if _, err := PlanFor(gemm, s, PathUnfused); err == nil || !strings.Contains(err.Error(), "no unfused path") {
+		t.Errorf("gemm forced unfused: error %v, want no unfused path", err)
+	}
+}
+
+func mustParse(t *testing.T, name string) Config {
+	t.Helper()
+	c, err := ParseName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
