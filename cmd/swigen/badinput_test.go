@@ -95,6 +95,10 @@ var badInputs = []struct {
 	// bench
 	{[]string{"bench", "nope"}, `"nope"`},
 	{[]string{"bench", "bwd", "--reps", "0"}, "--reps 0"},
+	{[]string{"bench", "bwd", "--path", "sideways"}, `path "sideways"`},
+	{[]string{"bench", "bwd", "--path", "unfused", "--probe", "trace"}, "--path unfused with --probe trace"},
+	{[]string{"verify", "--path", "sideways"}, `--path "sideways"`},
+	{[]string{"verify", "--kernel", "gemm", "--path", "unfused"}, "gemm has no unfused path"},
 	{[]string{"bench", "bwd", "--reps", "-1"}, "--reps -1"},
 	{[]string{"bench", "bwd", "--reps", "19"}, "--reps 19"},
 	{[]string{"bench", "bwd", "--warmup", "-1s"}, "--warmup -1s"},

@@ -42,6 +42,11 @@ type benchOptions struct {
 	// Tuned is a results DB (swigen tune --db): each shape runs its
 	// winner there instead of the heuristic's config, where it has one.
 	Tuned string
+	// Path is --path: auto (the dispatch plan decides), fused or
+	// unfused; the report's plan line and the suite's plan speedups
+	// follow it.
+	Path string
+	path tiling.Path
 }
 
 // benchJob is one config and the shapes it is timed at, with what chose
@@ -181,6 +186,7 @@ func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra
 	cmd.MarkFlagsMutuallyExclusive("suite", "shape")
 	f.StringVar(&o.Tuned, "tuned", "", "results DB of swigen tune: each shape runs its tuned winner (the heuristic's config where the DB has none)")
 	f.StringVar(&o.Model, "model", "", "print a roofline projection for a GPU model ("+strings.Join(perfmodel.Names(), ", ")+") instead of measuring, on b200 with a per-tile pipeline projection of each shape's sm_100a config; needs no GPU")
+	f.StringVar(&o.Path, "path", "auto", "dispatch path whose time the plan line and the suite's plan speedups report: auto (the dispatch plan decides), fused, or unfused (swigen gemm + elementwise); both are always timed")
 	f.BoolVar(&o.Select.StoreOut, "store-out", false, "without --name: the heuristic's StoreOut config (bench gateup: training, de stored as well; bench bwd: out recomputed and stored)")
 	return cmd
 }
@@ -247,6 +253,12 @@ func (o *benchOptions) validate() ([]tiling.Shape, error) {
 	}
 	if err := checkProbeNames(o.Probe, o.Select.Names); err != nil {
 		return nil, err
+	}
+	if o.path, err = tiling.ParsePath(o.Path); err != nil {
+		return nil, usageError(fmt.Errorf("bench: --%w", err))
+	}
+	if o.path == tiling.PathUnfused && o.Probe != "" {
+		return nil, usageError(fmt.Errorf("bench: --path unfused with --probe %s: probes instrument the fused kernel", o.Probe))
 	}
 	for _, n := range o.Select.Names {
 		if c, err := tiling.ParseName(n); err == nil {
@@ -338,9 +350,11 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 	opts := bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: uint64(time.Now().UnixNano())}
 	ceilings := map[tiling.DType]bench.Ceilings{}
 	cenv := &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build}
+	plan := &benchPlan{force: o.path, off: o.Probe != "", cenv: cenv}
+	defer plan.close()
 	var summary []string
 	var unbuilt []string
-	var speedups []shapeSpeedup
+	var speedups, planSpeedups []shapeSpeedup
 	for _, job := range jobs {
 		cfg := job.cfg
 		c, ok := ceilings[cfg.DType]
@@ -371,20 +385,29 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 					return err
 				}
 			}
+			pl, gk, err := plan.gemmFor(ctx, cfg, sh)
+			if err != nil {
+				k.Close()
+				return err
+			}
+			po := opts
+			po.Gemm = gk
 			var rep *bench.BwdReport
 			if gateup {
 				var r *mlp.FwdGateUpReport
-				if r, err = mlp.BenchFwdGateUp(menv, k, sh, c, opts); err == nil {
+				if r, err = mlp.BenchFwdGateUp(menv, k, sh, c, po); err == nil {
 					rep = gateupReport(r)
 				}
 			} else {
-				rep, err = bench.BenchBwd(benv, k, sh, c, opts)
+				rep, err = bench.BenchBwd(benv, k, sh, c, po)
 			}
 			if err != nil {
 				k.Close()
 				return err
 			}
 			printReport(e, cfg, rep)
+			pr := planOutcome(pl, rep)
+			printPlan(e, rep, pr)
 			if trace {
 				// Every timed launch wrote the same records; the buffer holds
 				// the last one's.
@@ -393,11 +416,16 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 					return err
 				}
 			}
-			summary = append(summary, fmt.Sprintf("%-60s %6d,%5d,%6d  %8.1f us  base %8.1f us  %5.2fx  floor %6.1f us (%3.0f%%)  grid %d",
-				cfg.Name(), sh.M, sh.K, sh.I, rep.Rows[0].T.Median, rep.Rows[1].T.Median, rep.Speedup, rep.FloorUS, rep.Rows[0].PctFloor, rep.Grid))
+			line := fmt.Sprintf("%-60s %6d,%5d,%6d  %8.1f us  base %8.1f us  %5.2fx  floor %6.1f us (%3.0f%%)  grid %d",
+				cfg.Name(), sh.M, sh.K, sh.I, rep.Rows[0].T.Median, rep.Rows[1].T.Median, rep.Speedup, rep.FloorUS, rep.Rows[0].PctFloor, rep.Grid)
+			if rep.Unfused != nil {
+				line += fmt.Sprintf("  unfused %8.1f us  plan %-7s %5.2fx", rep.Unfused.US, pr.Path, pr.Speedup)
+				planSpeedups = append(planSpeedups, shapeSpeedup{sh, pr.Speedup})
+			}
+			summary = append(summary, line)
 			speedups = append(speedups, shapeSpeedup{sh, rep.Speedup})
 			if o.JSONDir != "" {
-				if err := writeBenchJSON(o, s, cfg, rep); err != nil {
+				if err := writeBenchJSON(o, s, cfg, rep, pr); err != nil {
 					k.Close()
 					return err
 				}
@@ -409,7 +437,8 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 	for _, l := range summary {
 		fmt.Fprintln(e.stdout, l)
 	}
-	printSpeedupStats(e, speedups)
+	printSpeedupStats(e, "fused kernel", speedups)
+	printSpeedupStats(e, "dispatch plan", planSpeedups)
 	if len(unbuilt) > 0 {
 		return fmt.Errorf("bench: %d of %d configs did not build: %s", len(unbuilt), len(jobs), strings.Join(unbuilt, ", "))
 	}

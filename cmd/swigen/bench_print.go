@@ -14,7 +14,7 @@ import (
 // rows (swigen, baseline, its GEMM, its elementwise kernel) and fields.
 func gateupReport(r *mlp.FwdGateUpReport) *bench.BwdReport {
 	return &bench.BwdReport{Shape: r.Shape, Config: r.Config, Ceil: r.Ceil, FloorUS: r.FloorUS, Rows: r.Rows, Speedup: r.Speedup,
-		RelErr: r.RelErr, Sets: r.Sets, Grid: r.Grid, Warnings: r.Warnings}
+		RelErr: r.RelErr, Sets: r.Sets, Grid: r.Grid, Unfused: r.Unfused, Warnings: r.Warnings}
 }
 
 // printReport prints one config's bench at one shape: its rows, floor and
@@ -75,7 +75,7 @@ type shapeSpeedup struct {
 // printSpeedupStats prints the minimum and the geometric mean of the
 // speedups when there are several: the suite's verdict is its slowest
 // shape (never below 1.00x) and its typical one.
-func printSpeedupStats(e *env, xs []shapeSpeedup) {
+func printSpeedupStats(e *env, what string, xs []shapeSpeedup) {
 	if len(xs) < 2 {
 		return
 	}
@@ -86,10 +86,10 @@ func printSpeedupStats(e *env, xs []shapeSpeedup) {
 		}
 		logSum += math.Log(x.speedup)
 	}
-	what := ""
+	model := ""
 	if m := bench.SuiteModel(lo.shape); m != "" {
-		what = ", " + m
+		model = ", " + m
 	}
-	fmt.Fprintf(e.stdout, "speedup over %d measurements (config and shape): min %.2fx (%d,%d,%d%s), geomean %.2fx\n",
-		len(xs), lo.speedup, lo.shape.M, lo.shape.K, lo.shape.I, what, math.Exp(logSum/float64(len(xs))))
+	fmt.Fprintf(e.stdout, "%s speedup over %d measurements (config and shape): min %.2fx (%d,%d,%d%s), geomean %.2fx\n",
+		what, len(xs), lo.speedup, lo.shape.M, lo.shape.K, lo.shape.I, model, math.Exp(logSum/float64(len(xs))))
 }

@@ -45,6 +45,17 @@ type benchResult struct {
 	CopyGBs    float64 `json:"ceiling_copy_gbs"`
 	Reps       int     `json:"reps"`
 	Sets       int     `json:"rotated_sets"`
+	// The dispatch plan, for kinds with an unfused path: that path's
+	// time (swigen gemm, then the elementwise kernel) and its gemm's,
+	// in the same run, and the path the plan took with its time.
+	UnfusedUS     float64     `json:"unfused_us,omitempty"`
+	UnfusedGemmUS float64     `json:"unfused_gemm_us,omitempty"`
+	UnfusedGemm   string      `json:"unfused_gemm,omitempty"`
+	UnfusedRelErr float64     `json:"unfused_rel_err,omitempty"`
+	Plan          tiling.Path `json:"plan,omitempty"`
+	PlanWhy       string      `json:"plan_why,omitempty"`
+	PlanUS        float64     `json:"plan_us,omitempty"`
+	PlanSpeedup   float64     `json:"plan_speedup,omitempty"`
 }
 
 // gitRevision is set with -ldflags "-X main.gitRevision=..." by
@@ -78,7 +89,7 @@ func revision() string {
 	return "unknown"
 }
 
-func writeBenchJSON(o *benchOptions, s *gpuSession, cfg tiling.Config, r *bench.BwdReport) error {
+func writeBenchJSON(o *benchOptions, s *gpuSession, cfg tiling.Config, r *bench.BwdReport, pr planResult) error {
 	now := time.Now().UTC()
 	res := benchResult{
 		recordHeader: recordHeader{Kernel: string(cfg.Kernel), Arch: string(cfg.Arch), DType: string(cfg.DType), Shape: r.Shape,
@@ -88,6 +99,10 @@ func writeBenchJSON(o *benchOptions, s *gpuSession, cfg tiling.Config, r *bench.
 		BaselineUS: r.Rows[1].T.Median, GemmUS: r.Rows[2].T.Median, EwUS: r.Rows[3].T.Median,
 		FloorUS: r.FloorUS, Speedup: r.Speedup, PctFloor: r.Rows[0].PctFloor, RelErr: r.RelErr,
 		GemmTFLOPs: r.Ceil.GemmTFLOPs, CopyGBs: r.Ceil.CopyGBs, Reps: r.Rows[0].T.N, Sets: r.Sets,
+	}
+	if u := r.Unfused; u != nil {
+		res.UnfusedUS, res.UnfusedGemmUS, res.UnfusedGemm, res.UnfusedRelErr = u.US, u.GemmUS, u.Gemm, finiteOr(u.RelErr)
+		res.Plan, res.PlanWhy, res.PlanUS, res.PlanSpeedup = pr.Path, pr.Why, pr.US, pr.Speedup
 	}
 	b, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
@@ -99,3 +114,4 @@ func writeBenchJSON(o *benchOptions, s *gpuSession, cfg tiling.Config, r *bench.
 	name := fmt.Sprintf("%s/%s_%s_%dx%dx%d.json", o.JSONDir, now.Format("20060102T150405"), manifest.ProbedName(cfg, o.Probe), r.Shape.M, r.Shape.K, r.Shape.I)
 	return os.WriteFile(name, append(b, '\n'), 0o644)
 }
+

@@ -254,6 +254,6 @@ func printSuiteSummary(e *env, o *tuneOptions, done []*tune.SweepResult, took ti
 			sp = append(sp, shapeSpeedup{res.Entry.Key.Shape, best.BaselineUS / best.US})
 		}
 	}
-	printSpeedupStats(e, sp)
+	printSpeedupStats(e, "tuned winner", sp)
 	fmt.Fprintf(w, "DB: %s  (swigen tune table %s turns it into the heuristic's table)\n", o.DB, o.DB)
 }

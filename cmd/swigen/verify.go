@@ -28,6 +28,9 @@ type verifyOptions struct {
 	Device  int
 	JSON    bool
 	Probe   string
+	// Path is --path: both (default), fused or unfused.
+	Path  string
+	paths verifyPaths
 }
 
 const verifyLong = `Run kernels on this machine's GPU against the float64 reference.
@@ -83,6 +86,7 @@ func newVerifyCmd(e *env, runF func(context.Context, *verifyOptions) error) *cob
 	f.IntVar(&o.Device, "device", 0, "GPU ordinal")
 	f.BoolVar(&o.JSON, "json", false, "print results as JSON")
 	f.StringVar(&o.Probe, "probe", "", "build each kernel with this probe: "+strings.Join(gen.ProbeNames(), ", "))
+	f.StringVar(&o.Path, "path", "both", "dispatch paths to check for kinds with an unfused path (bwd_dswiglu, fwd_gateup): both, fused, or unfused (swigen gemm + elementwise)")
 	return cmd
 }
 
@@ -96,8 +100,23 @@ func addSelectFlags(cmd *cobra.Command, s *configSelect) {
 	f.StringVar(&s.Shape, "heuristic-shape", seedShape, "shape M,K,I the heuristic config is picked for")
 }
 
+// labeledResult is one shape's verdict for a config's path ("": fused).
+type labeledResult struct {
+	name, path string
+	check.ShapeResult
+}
+
+func (l labeledResult) label() string {
+	if l.path == "" {
+		return l.name
+	}
+	return l.name + " [" + l.path + "]"
+}
+
 type verifyJSON struct {
 	Config string             `json:"config"`
+	Path   string             `json:"path,omitempty"` // "unfused" for the unfused path
+
 	Shape  tiling.Shape       `json:"shape"`
 	Ref    string             `json:"ref"`
 	Pass   bool               `json:"pass"`
@@ -131,6 +150,15 @@ func (o *verifyOptions) validate() ([]tiling.Shape, error) {
 	}
 	if err := checkProbeNames(o.Probe, o.Select.Names); err != nil {
 		return nil, err
+	}
+	if o.paths, err = parseVerifyPaths(o.Path); err != nil {
+		return nil, err
+	}
+	if !o.paths.fused && o.Probe != "" {
+		return nil, usageError(fmt.Errorf("verify: --path unfused with --probe %s: probes instrument the fused kernel", o.Probe))
+	}
+	if !o.paths.fused && len(o.Select.Names) == 0 && !tiling.HasUnfused(tiling.Kernel(o.Select.Kernel)) {
+		return nil, usageError(fmt.Errorf("verify: --path unfused: %s has no unfused path (only %s and %s)", o.Select.Kernel, tiling.KernelBwdDSwiGLU, tiling.KernelFwdGateUp))
 	}
 	if len(shapes) == 0 {
 		shapes = check.RaggedShapes()
@@ -171,6 +199,8 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 	} else {
 		env.GPURef = gref
 	}
+	unf := &unfusedChecker{env: env, arch: s.arch}
+	defer unf.close()
 	failed := 0
 	var all []verifyJSON
 	for ci, cfg := range cfgs {
@@ -187,16 +217,31 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 		if u := br.Usage; u.Registers > 0 {
 			fmt.Fprintf(e.stderr, "built %s: %d regs, %d B spill, %d B stack, %d B dynamic smem\n", name, u.Registers, u.SpillStores, u.StackFrame, k.Man.DynamicSmemBytes)
 		}
-		res := check.Verify(env, k, shapes, check.Options{Tol: o.Tol, Timeout: o.Timeout, Seed: o.Seed.Seed()})
+		co := check.Options{Tol: o.Tol, Timeout: o.Timeout, Seed: o.Seed.Seed()}
+		var res []labeledResult
+		if o.paths.fused {
+			for _, r := range check.Verify(env, k, shapes, co) {
+				res = append(res, labeledResult{name, "", r})
+			}
+		}
+		if o.paths.unfused && tiling.HasUnfused(cfg.Kernel) && o.Probe == "" {
+			for _, r := range unf.verify(ctx, k, shapes, co) {
+				res = append(res, labeledResult{name, "unfused", r})
+			}
+		} else if !o.paths.fused {
+			k.Close()
+			return usageError(fmt.Errorf("verify: --path unfused: %s has no unfused path", name))
+		}
 		k.Close()
-		for _, r := range res {
+		for _, lr := range res {
+			r := lr.ShapeResult
 			status := "ok  "
 			if !r.Pass {
 				status = "FAIL"
 				failed++
 			}
-			line := fmt.Sprintf("%s %s M=%d K=%d I=%d", status, name, r.Shape.M, r.Shape.K, r.Shape.I)
-			j := verifyJSON{Config: name, Shape: r.Shape, Ref: r.Ref, Pass: r.Pass}
+			line := fmt.Sprintf("%s %s M=%d K=%d I=%d", status, lr.label(), r.Shape.M, r.Shape.K, r.Shape.I)
+			j := verifyJSON{Config: name, Path: lr.path, Shape: r.Shape, Ref: r.Ref, Pass: r.Pass}
 			if r.Err != nil {
 				line += fmt.Sprintf(": %v", r.Err)
 				j.Error = r.Err.Error()

@@ -11,6 +11,7 @@ import (
 	"github.com/swigen/swigen/runtime/baseline"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/launch"
+	"github.com/swigen/swigen/runtime/num"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -20,6 +21,12 @@ type Options struct {
 	Warmup  time.Duration // warm-up by time before timing
 	Timeout time.Duration // per synchronisation
 	Seed    uint64
+	// Gemm, when set, is the unfused path's gemm kernel
+	// (tiling.UnfusedGemm): the unfused path, it and then the
+	// elementwise kernel, is timed in the same rounds as the fused
+	// kernel and the baseline, and its output compared with the
+	// baseline's (the report's Unfused).
+	Gemm *launch.Kernel
 }
 
 // WithDefaults returns o with its zero fields set to the defaults every
@@ -73,7 +80,25 @@ type BwdReport struct {
 	RelErr   float64 // swigen grad_de vs the baseline's, same inputs
 	Sets     int     // rotated input sets (L2 cold)
 	Grid     int     // persistent CTAs launched
+	// Unfused is the unfused path's timing when Options.Gemm was set;
+	// its two rows follow the baseline's in Rows.
+	Unfused  *Unfused
 	Warnings []string
+}
+
+// Unfused is the timing of a kind's unfused path: swigen's gemm kernel
+// writing the intermediate, then the elementwise kernel, timed in the same
+// rounds as the fused kernel and the baseline.
+type Unfused struct {
+	Gemm   string  // the gemm config
+	US     float64 // the path's median
+	GemmUS float64 // the gemm kernel's alone
+	RelErr float64 // its output against the baseline's (+Inf: NaN or unwritten)
+}
+
+// Path is the path the measurement says to take (tiling.PlanMeasure).
+func (u *Unfused) Path(fusedUS float64) tiling.Path {
+	return tiling.PlanMeasure{FusedUS: fusedUS, UnfusedUS: u.US}.Path()
 }
 
 // BwdCost is the seed's ledger for one bwd_dswiglu call, the cost every
@@ -175,7 +200,7 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 		return nil, err
 	}
 	flops, minBytes := BwdCost(s, cfg.StoreOut)
-	setBytes := 2 * (M*K + I*K + 2*M*I + 2*M*I + M*I)
+	setBytes := 2 * (M*K + I*K + 2*M*I + 2*M*I + M*I + 2*M*I)
 	sets, err := RotatedSets(env.Dev, setBytes, 16)
 	if err != nil {
 		return nil, err
@@ -187,14 +212,14 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 	if err != nil {
 		return nil, err
 	}
-	type set struct{ dy, w, de, gde, dout, out, bgde cu.DevicePtr }
+	type set struct{ dy, w, de, gde, dout, out, bgde, ugde cu.DevicePtr }
 	ss := make([]set, sets)
 	for i := range ss {
 		x := &ss[i]
 		if err := AllocBufs(env.Ctx, b, fl, dt, []Buf{
 			{&x.dy, M * K * 2, true}, {&x.w, I * K * 2, true}, {&x.de, M * 2 * I * 2, true},
 			{&x.gde, M * 2 * I * 2, false}, {&x.dout, M * I * 2, false}, {&x.out, M * I * 2, false},
-			{&x.bgde, M * 2 * I * 2, false},
+			{&x.bgde, M * 2 * I * 2, false}, {&x.ugde, M * 2 * I * 2, false},
 		}); err != nil {
 			return nil, err
 		}
@@ -226,30 +251,57 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 		return ew(rep)
 	}
 	name := k.Man.Name
-	if err := Warm(env.Ctx, o.Warmup, o.Timeout, name, fused); err != nil {
-		return nil, err
+	type timed struct {
+		f    func(int) error
+		what string
+		us   []float64
 	}
-	if err := Warm(env.Ctx, o.Warmup, o.Timeout, "baseline", both); err != nil {
-		return nil, err
+	vs := []*timed{{f: fused, what: name}, {f: both, what: "baseline"}, {f: gemm, what: "cuBLAS GEMM"}, {f: ew, what: "elementwise"}}
+	var unfused func(int) error
+	if o.Gemm != nil {
+		ug, err := UnfusedGemm(o.Gemm, ss, func(x set) launch.GemmArgs {
+			return launch.GemmArgs{M: M, N: I, K: K, A: x.dy, B: x.w, C: x.dout}
+		})
+		if err != nil {
+			return nil, err
+		}
+		unfused = func(rep int) error {
+			if err := ug(rep); err != nil {
+				return err
+			}
+			x := ss[rep%sets]
+			var out cu.DevicePtr
+			if cfg.StoreOut {
+				out = x.out
+			}
+			return env.Base.EW.Run(dt, M, I, x.dout, x.de, x.ugde, out, nil)
+		}
+		vs = append(vs, &timed{f: unfused, what: "unfused"}, &timed{f: ug, what: "swigen gemm"})
+	}
+	for _, v := range vs[:2] {
+		if err := Warm(env.Ctx, o.Warmup, o.Timeout, v.what, v.f); err != nil {
+			return nil, err
+		}
+	}
+	if unfused != nil {
+		if err := Warm(env.Ctx, o.Warmup, o.Timeout, "unfused", unfused); err != nil {
+			return nil, err
+		}
 	}
 	// Interleave the variants in rounds so clocks and temperature drift
 	// alike for all of them.
-	var tf, tb, tg, te []float64
 	rounds := 4
 	per := (o.Reps + rounds - 1) / rounds
 	for r := 0; r < rounds; r++ {
-		for _, v := range []struct {
-			dst  *[]float64
-			f    func(int) error
-			what string
-		}{{&tf, fused, name}, {&tb, both, "baseline"}, {&tg, gemm, "cuBLAS GEMM"}, {&te, ew, "elementwise"}} {
+		for _, v := range vs {
 			us, err := TimeEach(env.Ctx, per, o.Timeout, v.what, v.f)
 			if err != nil {
 				return nil, err
 			}
-			*v.dst = append(*v.dst, us...)
+			v.us = append(v.us, us...)
 		}
 	}
+	tf, tb, tg, te := vs[0].us, vs[1].us, vs[2].us, vs[3].us
 	rep := &BwdReport{Shape: s, Config: name, Ceil: ceil, Sets: sets, Grid: plans[0].Grid()}
 	rep.FloorUS = ceil.FloorUS(flops, minBytes)
 	mk := func(n string, fl, by float64, us []float64) Row {
@@ -270,6 +322,11 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 		mk("  elementwise dSwiGLU", 0, ewBytes, te),
 	}
 	rep.Speedup = rep.Rows[1].T.Median / rep.Rows[0].T.Median
+	if unfused != nil {
+		rep.Rows = append(rep.Rows, mk("swigen unfused (gemm + elementwise)", flops, minBytes+2*doutBytes, vs[4].us),
+			mk("  swigen gemm "+o.Gemm.Man.Name, flops, gemmBytes, vs[5].us))
+		rep.Unfused = &Unfused{Gemm: o.Gemm.Man.Name, US: rep.Rows[4].T.Median, GemmUS: rep.Rows[5].T.Median}
+	}
 
 	// Same inputs, both paths: compare the fused output with the baseline's.
 	x := ss[0]
@@ -290,5 +347,44 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 	if !st.OK(1e-2) {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("fused output differs from the baseline: %s", st))
 	}
+	if unfused != nil {
+		// Into freshly poisoned grad_de: an element the path leaves
+		// unwritten fails.
+		if err := env.Ctx.MemsetD16(x.ugde, num.Poison(dt), uint64(M*2*I)); err != nil {
+			return nil, err
+		}
+		if err := unfused(0); err != nil {
+			return nil, err
+		}
+		if err := env.Ctx.Synchronize(o.Timeout, "unfused"); err != nil {
+			return nil, err
+		}
+		st, err := CompareOutputs(env.Ctx, env.Cmp, dt, x.ugde, x.bgde, M*2*I, o.Timeout)
+		if err != nil {
+			return nil, err
+		}
+		rep.Unfused.RelErr = st.RelOrInf()
+		if !st.OK(1e-2) {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("unfused output differs from the baseline: %s", st))
+		}
+	}
 	return rep, nil
+}
+
+// UnfusedGemm plans the unfused path's gemm kernel g on every input
+// set (args gives the set's GemmArgs) and returns the launch of set
+// rep % len(sets).
+func UnfusedGemm[S any](g *launch.Kernel, sets []S, args func(S) launch.GemmArgs) (func(int) error, error) {
+	if g.Man.Config.Kernel != tiling.KernelGEMM {
+		return nil, fmt.Errorf("bench: unfused path: %s is not a gemm kernel", g.Man.Name)
+	}
+	plans := make([]*launch.Plan, len(sets))
+	for i, x := range sets {
+		p, err := g.Plan(args(x))
+		if err != nil {
+			return nil, fmt.Errorf("bench: unfused path: %w", err)
+		}
+		plans[i] = p
+	}
+	return func(rep int) error { return plans[rep%len(plans)].Launch() }, nil
 }

@@ -32,6 +32,37 @@ type Options struct {
 	// ForceGPURef uses the naive GPU reference even for shapes the CPU
 	// float64 reference covers, for every kernel kind.
 	ForceGPURef bool
+	// Unfused, when set, checks the kernel's unfused path (its gemm
+	// kernel, then the elementwise kernel) instead of the fused kernel,
+	// on the same inputs and references (bwd_dswiglu, fwd_gateup).
+	Unfused *launch.Unfused
+}
+
+// planCall plans one call of k's kind at a: the fused kernel, or with
+// o.Unfused its unfused path with a workspace allocated from b.
+func planCall(k *launch.Kernel, o Options, b *cu.Buffers, a launch.Args) (launchWaiter, error) {
+	if o.Unfused == nil {
+		return k.Plan(a)
+	}
+	n, err := o.Unfused.WorkspaceBytes(a)
+	if err != nil {
+		return nil, err
+	}
+	var ws cu.DevicePtr
+	if n > 0 {
+		if ws, err = b.Alloc(n); err != nil {
+			return nil, err
+		}
+	}
+	switch x := a.(type) {
+	case launch.BwdArgs:
+		x.Workspace = ws
+		a = x
+	case launch.FwdGateUpArgs:
+		x.Workspace = ws
+		a = x
+	}
+	return o.Unfused.Plan(a)
 }
 
 // OutputResult is the comparison of one output tensor.
@@ -178,7 +209,7 @@ func verifyBwdShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o
 			return fail(err)
 		}
 	}
-	plan, err := k.Plan(launch.BwdArgs{M: M, K: K, I: I, Dy: dy, WDown: wd, De: de, GradDe: gde, Out: out})
+	plan, err := planCall(k, o, b, launch.BwdArgs{M: M, K: K, I: I, Dy: dy, WDown: wd, De: de, GradDe: gde, Out: out})
 	if err != nil {
 		return fail(err)
 	}

@@ -69,7 +69,7 @@ func verifyFwdGateUpShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.R
 	if dev.err != nil {
 		return fail(dev.err)
 	}
-	plan, err := k.Plan(launch.FwdGateUpArgs{M: M, K: K, I: I, X: xp, W: wp, De: dp, Out: op})
+	plan, err := planCall(k, o, dev.b, launch.FwdGateUpArgs{M: M, K: K, I: I, X: xp, W: wp, De: dp, Out: op})
 	if err != nil {
 		return fail(err)
 	}

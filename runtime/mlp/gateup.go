@@ -44,6 +44,9 @@ type FwdGateUpReport struct {
 	RelErr   float64
 	Sets     int // rotated input sets (L2 cold)
 	Grid     int // persistent CTAs launched
+	// Unfused is the unfused path's timing when the options' Gemm was
+	// set; its two rows follow the baseline's in Rows.
+	Unfused  *bench.Unfused
 	Warnings []string
 }
 
@@ -80,6 +83,9 @@ func BenchFwdGateUp(env *Env, k *launch.Kernel, s tiling.Shape, ceil bench.Ceili
 	if cfg.StoreOut {
 		setBytes += 2 * 2 * M * I
 	}
+	if o.Gemm != nil {
+		setBytes += 2 * 3 * M * I
+	}
 	sets, err := bench.RotatedSets(env.Dev, setBytes, 16)
 	if err != nil {
 		return nil, err
@@ -95,7 +101,7 @@ func BenchFwdGateUp(env *Env, k *launch.Kernel, s tiling.Shape, ceil bench.Ceili
 	if err != nil {
 		return nil, err
 	}
-	type set struct{ x, w, de, out, bde, bout cu.DevicePtr }
+	type set struct{ x, w, de, out, bde, bout, ude, uout cu.DevicePtr }
 	ss := make([]set, sets)
 	for i := range ss {
 		x := &ss[i]
@@ -108,6 +114,9 @@ func BenchFwdGateUp(env *Env, k *launch.Kernel, s tiling.Shape, ceil bench.Ceili
 		}
 		if cfg.StoreOut {
 			rest = append(rest, bench.Buf{P: &x.de, N: M * 2 * I * 2})
+		}
+		if o.Gemm != nil {
+			rest = append(rest, bench.Buf{P: &x.ude, N: M * 2 * I * 2}, bench.Buf{P: &x.uout, N: M * I * 2})
 		}
 		if err := bench.AllocBufs(ctx, b, fw, dt, rest); err != nil {
 			return nil, err
@@ -136,9 +145,27 @@ func BenchFwdGateUp(env *Env, k *launch.Kernel, s tiling.Shape, ceil bench.Ceili
 		}
 		return ew.f(rep)
 	}}
+	vs := []*variant{fused, both, gemm, ew}
+	var unfused *variant
+	if o.Gemm != nil {
+		ug, err := bench.UnfusedGemm(o.Gemm, ss, func(x set) launch.GemmArgs {
+			return launch.GemmArgs{M: M, N: 2 * I, K: K, A: x.x, B: x.w, C: x.ude}
+		})
+		if err != nil {
+			return nil, err
+		}
+		unfused = &variant{what: "unfused", f: func(rep int) error {
+			if err := ug(rep); err != nil {
+				return err
+			}
+			x := ss[rep%sets]
+			return env.SwiGLU.Run(dt, M, I, x.ude, x.uout, nil)
+		}}
+		vs = append(vs, unfused, &variant{what: "swigen gemm", f: ug})
+	}
 	mo := Options{Reps: o.Reps, Warmup: o.Warmup, Timeout: o.Timeout}
 	mo.defaults()
-	if err := timeInterleaved(ctx, mo, []*variant{fused, both, gemm, ew}); err != nil {
+	if err := timeInterleaved(ctx, mo, vs); err != nil {
 		return nil, err
 	}
 
@@ -164,6 +191,12 @@ func BenchFwdGateUp(env *Env, k *launch.Kernel, s tiling.Shape, ceil bench.Ceili
 		row("  "+parts[1].Name, parts[1], FloorUS(parts[1], ceil), ew.us),
 	}
 	rep.Speedup = rep.Rows[1].T.Median / rep.Rows[0].T.Median
+	if unfused != nil {
+		// The unfused path moves what the baseline does.
+		rep.Rows = append(rep.Rows, row("swigen unfused (gemm + elementwise)", baseCost, rep.FloorUS, unfused.us),
+			row("  swigen gemm "+o.Gemm.Man.Name, parts[0], FloorUS(parts[0], ceil), vs[5].us))
+		rep.Unfused = &bench.Unfused{Gemm: o.Gemm.Man.Name, US: rep.Rows[4].T.Median, GemmUS: rep.Rows[5].T.Median}
+	}
 
 	// Same inputs, both paths: the baseline first, then swigen into freshly
 	// poisoned outputs, so an element it leaves unwritten fails.
@@ -177,7 +210,11 @@ func BenchFwdGateUp(env *Env, k *launch.Kernel, s tiling.Shape, ceil bench.Ceili
 	if cfg.StoreOut {
 		outs = append(outs, pair{"de", x.de, x.bde, M * 2 * I})
 	}
-	for _, c := range outs {
+	uouts := []pair{{"out", x.uout, x.bout, M * I}, {"de", x.ude, x.bde, M * 2 * I}}
+	if unfused == nil {
+		uouts = nil
+	}
+	for _, c := range append(outs, uouts...) {
 		if err := ctx.MemsetD16(c.got, num.Poison(dt), uint64(c.elems)); err != nil {
 			return nil, err
 		}
@@ -187,6 +224,11 @@ func BenchFwdGateUp(env *Env, k *launch.Kernel, s tiling.Shape, ceil bench.Ceili
 	}
 	if err := fused.f(0); err != nil {
 		return nil, err
+	}
+	if unfused != nil {
+		if err := unfused.f(0); err != nil {
+			return nil, err
+		}
 	}
 	if err := ctx.Synchronize(o.Timeout, k.Man.Name); err != nil {
 		return nil, err
@@ -199,6 +241,16 @@ func BenchFwdGateUp(env *Env, k *launch.Kernel, s tiling.Shape, ceil bench.Ceili
 		rep.RelErr = math.Max(rep.RelErr, st.RelOrInf())
 		if !st.OK(check.DefaultTol) {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("fused %s differs from the baseline's: %s", c.name, st))
+		}
+	}
+	for _, c := range uouts {
+		st, err := bench.CompareOutputs(ctx, env.Cmp, dt, c.got, c.want, c.elems, o.Timeout)
+		if err != nil {
+			return nil, err
+		}
+		rep.Unfused.RelErr = math.Max(rep.Unfused.RelErr, st.RelOrInf())
+		if !st.OK(check.DefaultTol) {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("unfused %s differs from the baseline's: %s", c.name, st))
 		}
 	}
 	return rep, nil

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/swigen/swigen/runtime/bench"
+	"github.com/swigen/swigen/runtime/check"
+	"github.com/swigen/swigen/runtime/launch"
+	"github.com/swigen/swigen/tiling"
+)
+
+// benchPlan times the dispatch plan's unfused path beside the fused
+// kernel (tiling.PlanFor): it builds each unfused gemm config once and
+// says, per shape, which path the plan takes and what that path measured.
+type benchPlan struct {
+	force tiling.Path // --path: "" lets the plan decide
+	off   bool        // a probe run times the fused kernel only
+	cenv  *check.Env
+	gemms map[string]*launch.Kernel
+}
+
+// gemmFor returns the plan for cfg at sh and the loaded gemm kernel of
+// its unfused path (nil for kinds without one, or with a probe).
+func (p *benchPlan) gemmFor(ctx context.Context, cfg tiling.Config, sh tiling.Shape) (tiling.Plan, *launch.Kernel, error) {
+	pl, err := tiling.PlanFor(cfg, sh, p.force)
+	if err != nil {
+		return tiling.Plan{}, nil, usageError(fmt.Errorf("bench: %w", err))
+	}
+	if p.off || pl.Gemm.Kernel == "" {
+		return pl, nil, nil
+	}
+	name := pl.Gemm.Name()
+	if k, ok := p.gemms[name]; ok {
+		return pl, k, nil
+	}
+	cctx, cancel := compileCtx(ctx)
+	k, _, err := check.BuildAndLoad(cctx, p.cenv, pl.Gemm)
+	cancel()
+	if err != nil {
+		return tiling.Plan{}, nil, fmt.Errorf("bench: the unfused path's gemm %s: %w", name, err)
+	}
+	if p.gemms == nil {
+		p.gemms = map[string]*launch.Kernel{}
+	}
+	p.gemms[name] = k
+	return pl, k, nil
+}
+
+func (p *benchPlan) close() {
+	for _, k := range p.gemms {
+		k.Close()
+	}
+}
+
+// planResult is what the plan took at one shape and how fast that was.
+type planResult struct {
+	Path     tiling.Path
+	Why      string
+	US       float64 // the taken path's median
+	Speedup  float64 // the baseline's median over US
+	Measured tiling.Path
+}
+
+// result is the plan's outcome in rep: the taken path's time (the fused
+// kernel's when the unfused path was not timed) against the same run's
+// baseline, and the path this run's measurement alone would take.
+func planOutcome(pl tiling.Plan, rep *bench.BwdReport) planResult {
+	r := planResult{Path: pl.Path, Why: pl.Why, US: rep.Rows[0].T.Median}
+	if rep.Unfused != nil {
+		r.Measured = rep.Unfused.Path(rep.Rows[0].T.Median)
+		if pl.Path == tiling.PathUnfused {
+			r.US = rep.Unfused.US
+		}
+	}
+	if r.US > 0 {
+		r.Speedup = rep.Rows[1].T.Median / r.US
+	}
+	return r
+}
+
+func printPlan(e *env, rep *bench.BwdReport, r planResult) {
+	if rep.Unfused == nil {
+		return
+	}
+	u := rep.Unfused
+	fmt.Fprintf(e.stdout, "plan %s (%s): fused %.1f us, unfused %.1f us (gemm %.1f us, %s; rel err %.2e); the plan's path %.2fx the baseline",
+		r.Path, r.Why, rep.Rows[0].T.Median, u.US, u.GemmUS, u.Gemm, u.RelErr, r.Speedup)
+	if r.Measured != r.Path {
+		fmt.Fprintf(e.stdout, " (this run alone would take %s)", r.Measured)
+	}
+	fmt.Fprintln(e.stdout)
+}

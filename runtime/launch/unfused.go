@@ -1,0 +1,114 @@
+package launch
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/swigen/swigen/runtime/elementwise"
+	"github.com/swigen/swigen/tiling"
+)
+
+// Unfused is the unfused path of a fused config (tiling.PlanFor): swigen's
+// gemm kernel writes the intermediate (bwd_dswiglu's dout [M,I],
+// fwd_gateup's de [M,2I]) to HBM, then the elementwise kernel computes the
+// fused kernel's outputs from it. It takes the fused kernel's arguments,
+// plus a workspace for the intermediate where no output holds it.
+type Unfused struct {
+	Fused tiling.Config // the config whose call it replaces
+	Gemm  *Kernel
+	EW    *elementwise.Module
+}
+
+// NewUnfused checks that gemm can run fused's unfused path: a gemm kernel
+// of fused's arch and dtype, A K-major, B in fused's weight layout.
+func NewUnfused(fused tiling.Config, gemm *Kernel, ew *elementwise.Module) (*Unfused, error) {
+	if !tiling.HasUnfused(fused.Kernel) {
+		return nil, fmt.Errorf("launch: unfused: %s has no unfused path", fused.Name())
+	}
+	if gemm == nil || ew == nil {
+		return nil, fmt.Errorf("launch: unfused %s: nil gemm kernel or elementwise module", fused.Name())
+	}
+	g := gemm.Man.Config
+	if g.Kernel != tiling.KernelGEMM || g.Arch != fused.Arch || g.DType != fused.DType || g.MajorA != tiling.KMajor || g.MajorB != fused.MajorB {
+		return nil, fmt.Errorf("launch: unfused %s: %s is not a %s %s gemm with A K-major and B %s-major", fused.Name(), g.Name(), fused.Arch, fused.DType, fused.MajorB)
+	}
+	return &Unfused{Fused: fused, Gemm: gemm, EW: ew}, nil
+}
+
+// WorkspaceBytes is the workspace a call at a's sizes needs: dout for
+// bwd_dswiglu (2MI bytes), de for fwd_gateup inference (4MI bytes); 0 for
+// fwd_gateup training, whose de output holds it.
+func (u *Unfused) WorkspaceBytes(a Args) (int, error) {
+	kind, c := a.call()
+	if kind != "" && kind != u.Fused.Kernel {
+		return 0, fmt.Errorf("launch: unfused %s: %T are for a %s kernel", u.Fused.Name(), a, kind)
+	}
+	M, I := c.Sizes["M"], c.Sizes["I"]
+	switch {
+	case u.Fused.Kernel == tiling.KernelBwdDSwiGLU:
+		return 2 * M * I, nil
+	case u.Fused.StoreOut:
+		return 0, nil
+	}
+	return 4 * M * I, nil
+}
+
+// UnfusedPlan is a planned call of the unfused path.
+type UnfusedPlan struct {
+	gemm *Plan
+	ew   func() error
+}
+
+// Plan plans one call at a (BwdArgs or FwdGateUpArgs of the fused kind):
+// the gemm kernel's launch into the intermediate and the elementwise
+// kernel's after it, on a's stream.
+func (u *Unfused) Plan(a Args) (*UnfusedPlan, error) {
+	ws, err := u.WorkspaceBytes(a)
+	if err != nil {
+		return nil, err
+	}
+	name := u.Fused.Name()
+	dt := u.Fused.DType
+	switch x := a.(type) {
+	case BwdArgs:
+		if x.Workspace == 0 {
+			return nil, fmt.Errorf("launch: unfused %s at M=%d I=%d: BwdArgs.Workspace is 0; the path needs %d bytes for dout (WorkspaceBytes)", name, x.M, x.I, ws)
+		}
+		g, err := u.Gemm.Plan(GemmArgs{M: x.M, N: x.I, K: x.K, A: x.Dy, B: x.WDown, C: x.Workspace, Stream: x.Stream})
+		if err != nil {
+			return nil, fmt.Errorf("launch: unfused %s: %w", name, err)
+		}
+		out := x.Out
+		if !u.Fused.StoreOut {
+			out = 0
+		}
+		return &UnfusedPlan{gemm: g, ew: func() error {
+			return u.EW.DSwiGLU(dt, x.M, x.I, x.Workspace, x.De, x.GradDe, out, x.Stream)
+		}}, nil
+	case FwdGateUpArgs:
+		de := x.De
+		if !u.Fused.StoreOut {
+			if x.Workspace == 0 {
+				return nil, fmt.Errorf("launch: unfused %s at M=%d I=%d: FwdGateUpArgs.Workspace is 0; the path needs %d bytes for de (WorkspaceBytes)", name, x.M, x.I, ws)
+			}
+			de = x.Workspace
+		}
+		g, err := u.Gemm.Plan(GemmArgs{M: x.M, N: 2 * x.I, K: x.K, A: x.X, B: x.W, C: de, Stream: x.Stream})
+		if err != nil {
+			return nil, fmt.Errorf("launch: unfused %s: %w", name, err)
+		}
+		return &UnfusedPlan{gemm: g, ew: func() error { return u.EW.SwiGLU(dt, x.M, x.I, de, x.Out, x.Stream) }}, nil
+	}
+	return nil, fmt.Errorf("launch: unfused %s: %T: want BwdArgs or FwdGateUpArgs", name, a)
+}
+
+// Launch enqueues the gemm kernel, then the elementwise kernel.
+func (p *UnfusedPlan) Launch() error {
+	if err := p.gemm.Launch(); err != nil {
+		return err
+	}
+	return p.ew()
+}
+
+// Sync waits for the stream with a deadline.
+func (p *UnfusedPlan) Sync(timeout time.Duration) error { return p.gemm.Sync(timeout) }
