@@ -114,4 +114,3 @@ func writeBenchJSON(o *benchOptions, s *gpuSession, cfg tiling.Config, r *bench.
 	name := fmt.Sprintf("%s/%s_%s_%dx%dx%d.json", o.JSONDir, now.Format("20060102T150405"), manifest.ProbedName(cfg, o.Probe), r.Shape.M, r.Shape.K, r.Shape.I)
 	return os.WriteFile(name, append(b, '\n'), 0o644)
 }
-

@@ -114,14 +114,14 @@ func (l labeledResult) label() string {
 }
 
 type verifyJSON struct {
-	Config string             `json:"config"`
-	Path   string             `json:"path,omitempty"` // "unfused" for the unfused path
+	Config string `json:"config"`
+	Path   string `json:"path,omitempty"` // "unfused" for the unfused path
 
-	Shape  tiling.Shape       `json:"shape"`
-	Ref    string             `json:"ref"`
-	Pass   bool               `json:"pass"`
-	Error  string             `json:"error,omitempty"`
-	Out    []verifyJSONOutput `json:"outputs"`
+	Shape tiling.Shape       `json:"shape"`
+	Ref   string             `json:"ref"`
+	Pass  bool               `json:"pass"`
+	Error string             `json:"error,omitempty"`
+	Out   []verifyJSONOutput `json:"outputs"`
 }
 
 type verifyJSONOutput struct {

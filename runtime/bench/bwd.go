@@ -71,15 +71,15 @@ type Row struct {
 
 // BwdReport is the result of BenchBwd.
 type BwdReport struct {
-	Shape    tiling.Shape
-	Config   string
-	Ceil     Ceilings
-	FloorUS  float64
-	Rows     []Row // swigen, baseline total, baseline GEMM, baseline elementwise
-	Speedup  float64
-	RelErr   float64 // swigen grad_de vs the baseline's, same inputs
-	Sets     int     // rotated input sets (L2 cold)
-	Grid     int     // persistent CTAs launched
+	Shape   tiling.Shape
+	Config  string
+	Ceil    Ceilings
+	FloorUS float64
+	Rows    []Row // swigen, baseline total, baseline GEMM, baseline elementwise
+	Speedup float64
+	RelErr  float64 // swigen grad_de vs the baseline's, same inputs
+	Sets    int     // rotated input sets (L2 cold)
+	Grid    int     // persistent CTAs launched
 	// Unfused is the unfused path's timing when Options.Gemm was set;
 	// its two rows follow the baseline's in Rows.
 	Unfused  *Unfused

@@ -41,9 +41,9 @@ type FwdGateUpReport struct {
 	// RelErr is the worst relative Frobenius error of swigen's outputs (out,
 	// and de when stored) against the baseline's on the same inputs; +Inf
 	// when an element is NaN or was left unwritten.
-	RelErr   float64
-	Sets     int // rotated input sets (L2 cold)
-	Grid     int // persistent CTAs launched
+	RelErr float64
+	Sets   int // rotated input sets (L2 cold)
+	Grid   int // persistent CTAs launched
 	// Unfused is the unfused path's timing when the options' Gemm was
 	// set; its two rows follow the baseline's in Rows.
 	Unfused  *bench.Unfused
