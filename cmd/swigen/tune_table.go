@@ -13,6 +13,7 @@ import (
 // the build once the arguments are checked (tests).
 func newTuneTableCmd(e *env, runF func(inputs []string, out string) error) *cobra.Command {
 	var out string
+	var plans []string
 	cmd := &cobra.Command{
 		Use:   "table DB... [-o FILE]",
 		Short: "Build the heuristic's measured table from results DBs",
@@ -25,10 +26,18 @@ kind, arch and mode; where the table has none, its rules. Rows are sorted,
 so the same DBs give the same bytes. The DBs must hold one winner per
 shape and one GPU kind per arch.
 
+--plan DIR (repeatable) adds the dispatch plan's points: DIR holds swigen
+bench --json records of runs that timed the unfused path beside the fused
+kernel (bench bwd and gateup do, for kinds with one); each record's fused,
+unfused and baseline times go into the row of its shape, and the plan
+takes the unfused path where the fused kernel was not 2% faster.
+
 The table swigen ships is built from the suite DBs under bench/results/tune
 (swigen tune --suite, one per variant):
 
-  swigen tune table bench/results/tune/suite-*.json -o tiling/measured.json
+  swigen tune table bench/results/tune/suite-*.json --plan bench/results/plan/bwd \
+    --plan bench/results/plan/bwd-out --plan bench/results/plan/fwd \
+    --plan bench/results/plan/fwd-out -o tiling/measured.json
 
 Without -o the table goes to stdout; with it, FILE is replaced atomically,
 and nothing is written when a DB is bad.`,
@@ -38,14 +47,15 @@ and nothing is written when a DB is bad.`,
 			if runF != nil {
 				return runF(args, out)
 			}
-			return runTuneTable(e, args, out)
+			return runTuneTable(e, args, plans, out)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "table file to write (default: stdout)")
+	cmd.Flags().StringArrayVar(&plans, "plan", nil, "directory of bench --json records with the unfused path timed (repeatable): the dispatch plan's points")
 	return cmd
 }
 
-func runTuneTable(e *env, inputs []string, out string) error {
+func runTuneTable(e *env, inputs, planDirs []string, out string) error {
 	var dbs []*tune.DB
 	for _, p := range inputs {
 		if _, err := os.Stat(p); err != nil {
@@ -57,7 +67,11 @@ func runTuneTable(e *env, inputs []string, out string) error {
 		}
 		dbs = append(dbs, db)
 	}
-	t, err := tune.Table(dbs, tune.TableCommand(inputs, out))
+	plans, err := tune.ReadPlanRecords(planDirs)
+	if err != nil {
+		return usageError(fmt.Errorf("tune table: --plan: %w", err))
+	}
+	t, err := tune.Table(dbs, plans, tune.TableCommand(inputs, planDirs, out))
 	if err != nil {
 		return usageError(err)
 	}

@@ -9,11 +9,14 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-// TableCommand is the command that builds a table from inputs into out
-// ("" for stdout), as the table records it in Source: how to regenerate
-// it.
-func TableCommand(inputs []string, out string) string {
+// TableCommand is the command that builds a table from inputs and the
+// plan record directories plans into out ("" for stdout), as the table
+// records it in Source: how to regenerate it.
+func TableCommand(inputs, plans []string, out string) string {
 	cmd := "swigen tune table " + strings.Join(inputs, " ")
+	for _, p := range plans {
+		cmd += " --plan " + p
+	}
 	if out != "" {
 		cmd += " -o " + out
 	}
@@ -26,8 +29,10 @@ func TableCommand(inputs []string, out string) string {
 // and shape, so the same DBs give the same bytes. Keys that differ only
 // in GPU, driver, compiler or templates would give one shape two rows:
 // that is an error, as is a table that mixes GPUs for one arch (build one
-// table per GPU kind). Entries without a winner are skipped.
-func Table(dbs []*DB, source string) (*tiling.MeasuredTable, error) {
+// table per GPU kind). Entries without a winner are skipped. plans, the
+// same-run timings of both paths (ReadPlanRecords), go into the rows of
+// their shapes: the dispatch plan's points.
+func Table(dbs []*DB, plans []PlanRecord, source string) (*tiling.MeasuredTable, error) {
 	t := &tiling.MeasuredTable{Format: tiling.MeasuredFormat, Source: source, Rows: []tiling.MeasuredRow{}}
 	gpus := map[tiling.Arch]string{}
 	for _, e := range Merge(dbs...).Entries {
@@ -50,6 +55,9 @@ func Table(dbs []*DB, source string) (*tiling.MeasuredTable, error) {
 			return nil, fmt.Errorf("tune: table: two winners for %s %s %s store_out=%v at %s (%s and %s): merge the DBs' entries or drop one",
 				r.Kernel, r.Arch, r.DType, r.StoreOut, r.Shape, t.Rows[i-1].Config, r.Config)
 		}
+	}
+	if err := attachPlans(t.Rows, plans); err != nil {
+		return nil, fmt.Errorf("tune: table: %w", err)
 	}
 	// The rows must read back as the heuristic reads them.
 	b, err := t.Marshal()

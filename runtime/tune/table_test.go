@@ -29,8 +29,20 @@ func TestMeasuredTableUpToDate(t *testing.T) {
 		dbs = append(dbs, db)
 		rel = append(rel, strings.TrimPrefix(p, "../../"))
 	}
-	cmd := TableCommand(rel, "tiling/measured.json")
-	tab, err := Table(dbs, cmd)
+	planDirs, err := filepath.Glob("../../bench/results/plan/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans, err := ReadPlanRecords(planDirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var relPlans []string
+	for _, d := range planDirs {
+		relPlans = append(relPlans, strings.TrimPrefix(d, "../../"))
+	}
+	cmd := TableCommand(rel, relPlans, "tiling/measured.json")
+	tab, err := Table(dbs, plans, cmd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +81,7 @@ func TestTable(t *testing.T) {
 	screenedOnly := k1
 	screenedOnly.Shape = tiling.Shape{M: 64, K: 64, I: 64}
 	tab, err := Table([]*DB{mk(k1, ok(0, 250, false), ok(1, 200, true), ok(2, 240, false)), mk(k2, ok(1, 90, false)),
-		mk(screenedOnly, ok(0, 1, true))}, "src")
+		mk(screenedOnly, ok(0, 1, true))}, nil, "src")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,17 +93,17 @@ func TestTable(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rows (-want +got):\n%s", diff)
 	}
-	if _, err := Table([]*DB{mk(k1, ok(0, 250, false)), mk(k1, ok(1, 240, false))}, ""); err != nil {
+	if _, err := Table([]*DB{mk(k1, ok(0, 250, false)), mk(k1, ok(1, 240, false))}, nil, ""); err != nil {
 		t.Errorf("one key in two DBs merges into one entry? got %v", err)
 	}
 	other := k1
 	other.Driver = 12000
-	if _, err := Table([]*DB{mk(k1, ok(0, 250, false)), mk(other, ok(1, 240, false))}, ""); err == nil || !strings.Contains(err.Error(), "two winners") {
+	if _, err := Table([]*DB{mk(k1, ok(0, 250, false)), mk(other, ok(1, 240, false))}, nil, ""); err == nil || !strings.Contains(err.Error(), "two winners") {
 		t.Errorf("two winners for one shape: %v", err)
 	}
 	gpu := k2
 	gpu.GPU = "NVIDIA H100"
-	if _, err := Table([]*DB{mk(k1, ok(0, 250, false)), mk(gpu, ok(1, 240, false))}, ""); err == nil || !strings.Contains(err.Error(), "one table per GPU kind") {
+	if _, err := Table([]*DB{mk(k1, ok(0, 250, false)), mk(gpu, ok(1, 240, false))}, nil, ""); err == nil || !strings.Contains(err.Error(), "one table per GPU kind") {
 		t.Errorf("two GPUs: %v", err)
 	}
 }

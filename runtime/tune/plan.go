@@ -1,0 +1,113 @@
+package tune
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/swigen/swigen/tiling"
+)
+
+// PlanRecord is one shape's same-run timing of a kind's two paths, read
+// from a swigen bench --json record (docs/DESIGN.md#bench-result-records)
+// of a run that timed the unfused path.
+type PlanRecord struct {
+	Kernel   tiling.Kernel
+	Arch     tiling.Arch
+	DType    tiling.DType
+	StoreOut bool
+	Shape    tiling.Shape
+	Measure  tiling.PlanMeasure
+}
+
+// planRecordJSON is the part of a bench record the plan reads.
+type planRecordJSON struct {
+	Kernel      tiling.Kernel `json:"kernel"`
+	Arch        tiling.Arch   `json:"arch"`
+	DType       tiling.DType  `json:"dtype"`
+	Shape       tiling.Shape  `json:"shape"`
+	Config      string        `json:"config"`
+	Probe       string        `json:"probe"`
+	US          float64       `json:"us"`
+	BaselineUS  float64       `json:"baseline_us"`
+	UnfusedUS   float64       `json:"unfused_us"`
+	UnfusedGemm string        `json:"unfused_gemm"`
+}
+
+// ReadPlanRecords reads every *.json bench record in dirs, in name order,
+// and keeps those that timed the unfused path; a record that does not
+// parse, or one of a probed kernel, is an error naming the file.
+func ReadPlanRecords(dirs []string) ([]PlanRecord, error) {
+	var out []PlanRecord
+	for _, d := range dirs {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("tune: plan records: %s is not a directory", d)
+		}
+		paths, err := filepath.Glob(filepath.Join(d, "*.json"))
+		if err != nil {
+			return nil, err
+		}
+		slices.Sort(paths)
+		for _, p := range paths {
+			r, ok, err := readPlanRecord(p)
+			if err != nil {
+				return nil, fmt.Errorf("tune: plan record %s: %w", p, err)
+			}
+			if ok {
+				out = append(out, r)
+			}
+		}
+	}
+	return out, nil
+}
+
+func readPlanRecord(path string) (PlanRecord, bool, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return PlanRecord{}, false, err
+	}
+	var j planRecordJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return PlanRecord{}, false, err
+	}
+	if j.UnfusedUS == 0 {
+		return PlanRecord{}, false, nil
+	}
+	if j.Probe != "" {
+		return PlanRecord{}, false, fmt.Errorf("probe %s: a probed kernel's time is not the product's", j.Probe)
+	}
+	c, err := tiling.ParseName(j.Config)
+	if err != nil {
+		return PlanRecord{}, false, err
+	}
+	if c.Kernel != j.Kernel || c.Arch != j.Arch || c.DType != j.DType {
+		return PlanRecord{}, false, fmt.Errorf("config %s is not a %s %s %s config", j.Config, j.Kernel, j.Arch, j.DType)
+	}
+	return PlanRecord{Kernel: j.Kernel, Arch: j.Arch, DType: j.DType, StoreOut: c.StoreOut, Shape: j.Shape,
+		Measure: tiling.PlanMeasure{FusedUS: j.US, UnfusedUS: j.UnfusedUS, BaselineUS: j.BaselineUS, Fused: j.Config, Gemm: j.UnfusedGemm}}, true, nil
+}
+
+// attachPlans sets each row's Plan from the record of its kind, arch,
+// dtype, mode and shape. A record with no such row, or two records for
+// one row, is an error: every plan point must sit on a tuned shape.
+func attachPlans(rows []tiling.MeasuredRow, plans []PlanRecord) error {
+	var errs []error
+	for _, p := range plans {
+		i := slices.IndexFunc(rows, func(r tiling.MeasuredRow) bool {
+			return r.Kernel == p.Kernel && r.Arch == p.Arch && r.DType == p.DType && r.StoreOut == p.StoreOut && r.Shape == p.Shape
+		})
+		switch {
+		case i < 0:
+			errs = append(errs, fmt.Errorf("plan record %s %s %s store_out=%v at %s: no tuned row for it", p.Kernel, p.Arch, p.DType, p.StoreOut, p.Shape))
+		case rows[i].Plan != nil:
+			errs = append(errs, fmt.Errorf("two plan records for %s %s %s store_out=%v at %s", p.Kernel, p.Arch, p.DType, p.StoreOut, p.Shape))
+		default:
+			m := p.Measure
+			rows[i].Plan = &m
+		}
+	}
+	return errors.Join(errs...)
+}

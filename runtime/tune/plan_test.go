@@ -1,0 +1,82 @@
+package tune
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/tiling"
+)
+
+// writeRecord writes a bench record of the fields ReadPlanRecords reads.
+func writeRecord(t *testing.T, dir, file string, rec map[string]any) {
+	t.Helper()
+	b, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, file), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTablePlans: records that timed the unfused path land in their
+// shape's row; others are skipped; a record with no tuned row, two for
+// one row, or one of a probed kernel are errors.
+func TestTablePlans(t *testing.T) {
+	t.Parallel()
+	k := testKey()
+	c := testCands(1)[0]
+	db := NewDB()
+	db.Upsert(k).Set(Result{Config: c.Name(), Status: StatusOK, US: 250, BaselineUS: 300})
+	const gemm = "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative"
+	rec := func(shape tiling.Shape, unfused float64) map[string]any {
+		return map[string]any{"kernel": k.Kernel, "arch": k.Arch, "dtype": k.DType, "shape": shape, "config": c.Name(),
+			"us": 240.0, "baseline_us": 300.0, "unfused_us": unfused, "unfused_gemm": gemm}
+	}
+	dir := t.TempDir()
+	writeRecord(t, dir, "a.json", rec(k.Shape, 235))
+	writeRecord(t, dir, "b.json", rec(tiling.Shape{M: 1, K: 8, I: 8}, 0)) // no unfused path timed
+	plans, err := ReadPlanRecords([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := Table([]*DB{db}, plans, "src")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &tiling.PlanMeasure{FusedUS: 240, UnfusedUS: 235, BaselineUS: 300, Fused: c.Name(), Gemm: gemm}
+	if d := cmp.Diff(want, tab.Rows[0].Plan); d != "" {
+		t.Errorf("plan (-want +got):\n%s", d)
+	}
+	if got := tab.PlanPoints(k.Kernel, k.Arch, k.DType, false); len(got) != 1 || got[0].Path != tiling.PathUnfused {
+		t.Errorf("plan points %v, want one unfused (235 us is not 2%% slower than 240)", got)
+	}
+
+	for _, tt := range []struct {
+		name    string
+		recs    []map[string]any
+		wantErr string
+	}{
+		{"no row", []map[string]any{rec(tiling.Shape{M: 64, K: 64, I: 64}, 10)}, "no tuned row"},
+		{"twice", []map[string]any{rec(k.Shape, 235), rec(k.Shape, 236)}, "two plan records"},
+		{"probed", []map[string]any{func() map[string]any { r := rec(k.Shape, 235); r["probe"] = "trace"; return r }()}, "probe trace"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for i, r := range tt.recs {
+				writeRecord(t, dir, string(rune('a'+i))+".json", r)
+			}
+			plans, err := ReadPlanRecords([]string{dir})
+			if err == nil {
+				_, err = Table([]*DB{db}, plans, "src")
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("error %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
