@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/swigen/swigen/gen/toolchain"
+	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -49,6 +50,11 @@ type EmitOptions struct {
 	// that makes this emit again, run in the output directory (so it must
 	// not name the directory by an absolute path). Nil records none.
 	Command []string
+	// Dispatch is the dispatch plans of the emit's fused kernels whose
+	// unfused path ships with them (the gemm kernels are among the
+	// configs; the elementwise module is compiled and written for their
+	// archs). They go into the index as Index.Dispatch.
+	Dispatch []manifest.Dispatch
 
 	// fs is the file system the files are written with; nil is the OS's.
 	// Tests set it to make a write or rename fail part-way.
@@ -107,6 +113,12 @@ type Index struct {
 	// runs again to check the directory.
 	Command []string     `json:"command,omitempty"`
 	Kernels []IndexEntry `json:"kernels"`
+	// Dispatch is EmitOptions.Dispatch: how a loader runs each fused
+	// kernel's calls (manifest.Dispatch).
+	Dispatch []manifest.Dispatch `json:"dispatch,omitempty"`
+	// Elementwise names the elementwise module's files, per arch of a
+	// dispatch plan.
+	Elementwise []ElementwiseEntry `json:"elementwise,omitempty"`
 	// Files is every file the emit wrote but the index itself, sorted by
 	// name, with the sha256 of its bytes: the next emit into the directory
 	// removes those it does not write, and only while their bytes are
@@ -214,7 +226,16 @@ func EmitArtifacts(ctx context.Context, arts []*Artifact, o EmitOptions) (*EmitR
 			return nil, err
 		}
 	}
-	files, err := emitFiles(kernels, o)
+	arches, err := dispatchArches(o.Dispatch, kernels)
+	if err != nil {
+		return nil, err
+	}
+	ew, err := compileElementwise(ctx, arches, o)
+	if err != nil {
+		return nil, err
+	}
+	efiles, eentries := elementwiseFiles(arches, ew)
+	files, err := emitFiles(kernels, efiles, eentries, o)
 	if err != nil {
 		return nil, err
 	}
@@ -315,9 +336,9 @@ type OutputFile struct {
 
 // emitFiles lays out every output file in memory, in a fixed order: per
 // kernel its files, then the extra files, then the index.
-func emitFiles(kernels []EmittedKernel, o EmitOptions) ([]OutputFile, error) {
+func emitFiles(kernels []EmittedKernel, efiles []OutputFile, eentries []ElementwiseEntry, o EmitOptions) ([]OutputFile, error) {
 	var files []OutputFile
-	idx := Index{Command: o.Command, Kernels: []IndexEntry{}}
+	idx := Index{Command: o.Command, Kernels: []IndexEntry{}, Dispatch: o.Dispatch, Elementwise: eentries}
 	if o.Toolchain != nil {
 		idx.Toolchain = o.Toolchain.Version
 	}
@@ -349,6 +370,7 @@ func emitFiles(kernels []EmittedKernel, o EmitOptions) ([]OutputFile, error) {
 		}
 		idx.Kernels = append(idx.Kernels, e)
 	}
+	files = append(files, efiles...)
 	if o.ExtraFiles != nil {
 		extra, err := o.ExtraFiles(idx, kernels)
 		if err != nil {
