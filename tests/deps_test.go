@@ -90,7 +90,7 @@ func listDeps(t *testing.T, patterns ...string) map[string]map[string]bool {
 // only packages of lower layers, so the import graph has no cycle and
 // every arrow points down. A new package takes its place here.
 var layers = [][]string{
-	{"internal/join", "internal/textdiff", "internal/atomicfile", "internal/deps", "internal/protocol", "runtime/cu", "runtime/kernelsrc", "templates", "gen/toolchain"},
+	{"internal/join", "internal/textdiff", "internal/atomicfile", "internal/protocol", "runtime/cu", "runtime/kernelsrc", "templates", "gen/toolchain"},
 	{"tiling"},
 	{"tiling/tilingtest", "manifest", "runtime/num"},
 	{"perfmodel", "runtime/launch", "gen/view"},
