@@ -12,6 +12,7 @@ import (
 // driver into every user's program.
 var generatorDeps = []string{
 	"github.com/swigen/swigen/gen",
+	"github.com/swigen/swigen/gen/builder",
 	"github.com/swigen/swigen/gen/gobind",
 	"github.com/swigen/swigen/gen/toolchain",
 	"github.com/swigen/swigen/gen/view",
@@ -24,7 +25,8 @@ var generatorDeps = []string{
 // bindings, which end up in users' binaries, must not start processes
 // either (os/exec). runtime/tune, which runs its measurement workers as
 // processes, is the one runtime package allowed os/exec. perfmodel, whose
-// projections run anywhere, links neither the generator nor the driver.
+// projections run anywhere, links neither the generator nor the driver;
+// the generator and the CLI do not link the protocol model.
 func TestRuntimeDoesNotImportGen(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -37,6 +39,9 @@ func TestRuntimeDoesNotImportGen(t *testing.T) {
 		{[]string{"./runtime/..."}, []string{"os/exec"}, "github.com/swigen/swigen/runtime/tune"},
 		// Projections need no GPU: perfmodel links neither the driver nor the generator.
 		{[]string{"./perfmodel"}, append([]string{"github.com/swigen/swigen/runtime/cu", "github.com/ebitengine/purego", "os/exec"}, generatorDeps...), ""},
+		// The barrier-protocol model checks the generator from outside:
+		// neither the generator nor the swigen binary carries it.
+		{[]string{"./gen/...", "./cmd/swigen"}, []string{"github.com/swigen/swigen/protocol", "github.com/swigen/swigen/protocol/fromview"}, ""},
 	}
 	for _, tt := range tests {
 		for pkg, deps := range listDeps(t, tt.pkgs...) {
@@ -88,22 +93,24 @@ func listDeps(t *testing.T, patterns ...string) map[string]map[string]bool {
 
 // layers orders swigen's packages from the bottom up: a package imports
 // only packages of lower layers, so the import graph has no cycle and
-// every arrow points down. A new package takes its place here.
+// every arrow points down. A new package takes its place here. internal/
+// holds only leaf helpers (no swigen imports), so they all sit in the
+// bottom layer and any package may use them.
 var layers = [][]string{
-	{"internal/join", "internal/textdiff", "internal/atomicfile", "internal/deps", "internal/protocol", "runtime/cu", "runtime/kernelsrc", "templates", "gen/toolchain"},
+	{"internal/join", "internal/textdiff", "internal/atomicfile", "protocol", "runtime/cu", "runtime/kernelsrc", "templates", "gen/toolchain"},
 	{"tiling"},
 	{"tiling/tilingtest", "manifest", "runtime/num", "runtime/elementwise"},
 	{"perfmodel", "runtime/launch", "gen/view"},
-	{"gen", "runtime/ref", "runtime/baseline", "internal/protocol/fromview"},
-	{"gen/gobind", "internal/builder", "runtime/check", "runtime/bench"},
-	{"runtime/mlp", "internal/gputest"},
+	{"gen", "runtime/ref", "runtime/baseline", "protocol/fromview"},
+	{"gen/gobind", "gen/builder", "runtime/check", "runtime/bench"},
+	{"runtime/mlp", "tests/gputest"},
 	{"runtime/tune"},
 	{"cmd/swigen", "examples/kernels", "examples/matmul", "examples", "tests"},
 }
 
 // TestLayerOrder checks that no swigen package imports one of its own
-// layer or above (go list's direct imports, tests left out), and that
-// every package has a layer.
+// layer or above (go list's direct imports, tests left out), that every
+// package has a layer, and that the packages of internal/ are leaves.
 func TestLayerOrder(t *testing.T) {
 	t.Parallel()
 	const mod = "github.com/swigen/swigen/"
@@ -132,6 +139,9 @@ func TestLayerOrder(t *testing.T) {
 				continue
 			}
 			dep := strings.TrimPrefix(imp, mod)
+			if strings.HasPrefix(pkg, "internal/") {
+				t.Errorf("%s imports %s: internal/ holds leaf helpers only (move it to a package of its own)", pkg, dep)
+			}
 			if dl, ok := layer[dep]; ok && dl >= l {
 				t.Errorf("%s (layer %d) imports %s (layer %d): imports must point down", pkg, l, dep, dl)
 			}

@@ -147,7 +147,7 @@ func parseDims(what, s string, n int, form string) ([]int, error) {
 // ParseTile parses a tile "MxNxK" such as "128x128x64". Legality of the
 // sizes is Validate's business.
 func ParseTile(s string) (m, n, k int, err error) {
-	v, err := parseDims("tile", s, 3, `"128x128x64"`)
+	v, err := parseTileFlag("tile", s)
 	if err != nil {
 		return 0, 0, 0, err
 	}
@@ -156,7 +156,7 @@ func ParseTile(s string) (m, n, k int, err error) {
 
 // ParseCluster parses a cluster shape "MxN" such as "2x1".
 func ParseCluster(s string) (m, n int, err error) {
-	v, err := parseDims("cluster", s, 2, `"2x1"`)
+	v, err := parseClusterFlag("cluster", s)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -33,94 +33,40 @@ func DefaultEpilogue(a Arch, s Schedule, tileM int) (epiM, epiN, epiStages int) 
 }
 
 // WithDefaults returns c with every zero-valued optional field set to its
-// default: scheduler static, raster m, swizzle group 8, cluster 1x1,
-// majors k, and the arch's default epilogue (which needs Arch, Schedule
-// and TileM). Fields already set are kept.
+// default (each knob's, in the knob table): scheduler static, raster m,
+// swizzle group 8, cluster 1x1, majors k, and the arch's default epilogue
+// (which needs Arch, Schedule and TileM). Fields already set are kept.
 func (c Config) WithDefaults() Config {
-	if c.Scheduler == "" {
-		c.Scheduler = DefaultScheduler
-	}
-	if c.Raster == "" {
-		c.Raster = DefaultRaster
-	}
-	if c.SwizzleGroup == 0 {
-		c.SwizzleGroup = DefaultSwizzleGroup
-	}
-	if c.ClusterM == 0 {
-		c.ClusterM = 1
-	}
-	if c.ClusterN == 0 {
-		c.ClusterN = 1
-	}
-	if c.MajorA == "" {
-		c.MajorA = DefaultMajor
-	}
-	if c.MajorB == "" {
-		c.MajorB = DefaultMajor
-	}
-	m, n, s := DefaultEpilogue(c.Arch, c.Schedule, c.TileM)
-	if c.EpiM == 0 {
-		c.EpiM = m
-	}
-	if c.EpiN == 0 {
-		c.EpiN = n
-	}
-	if c.EpiStages == 0 {
-		c.EpiStages = s
+	for _, k := range knobs {
+		if k.fill != nil {
+			k.fill(&c)
+		}
 	}
 	return c
 }
 
 // Name returns the procedural name of c, e.g.
-// bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong. The remaining
-// fields add a suffix only when they differ from their default, in this
-// order: _rn (raster n), _g{N} (swizzle group), _e{EpiM}x{EpiN}s{EpiStages}
+// bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong: kernel, arch and
+// dtype, then the knob table's head tokens. The remaining knobs add a
+// suffix only when they differ from their default, in this order: _rn
+// (raster n), _g{N} (swizzle group), _e{EpiM}x{EpiN}s{EpiStages}
 // (non-default epilogue), _amn (MajorA mn), _bmn (MajorB mn), _out
-// (StoreOut), _res (Residual), _tanh (FastSigmoid), _sf{N} (SliceFrags), _l2k
-// (L2KeepOperands), _clc (CLC scheduler; _clc{N} with CLCStages N).
+// (StoreOut), _res (Residual), _tanh (FastSigmoid), _sf{N} (SliceFrags),
+// _l2k (L2KeepOperands), _clc (CLC scheduler; _clc{N} with CLCStages N).
 //
 // The name of a valid config is a C identifier and a file name; it is the
 // cubin entry point, the cache key prefix and the golden file stem.
 // ParseName inverts it.
 func (c Config) Name() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s_%s_%s_m%dn%dk%d_s%d_c%dx%d_%s",
-		c.Kernel, c.Arch.Token(), c.DType, c.TileM, c.TileN, c.TileK,
-		c.Stages, c.ClusterM, c.ClusterN, c.Schedule)
-	if c.Raster == RasterN {
-		b.WriteString("_rn")
-	}
-	if c.SwizzleGroup != DefaultSwizzleGroup {
-		fmt.Fprintf(&b, "_g%d", c.SwizzleGroup)
-	}
-	if m, n, s := DefaultEpilogue(c.Arch, c.Schedule, c.TileM); c.EpiM != m || c.EpiN != n || c.EpiStages != s {
-		fmt.Fprintf(&b, "_e%dx%ds%d", c.EpiM, c.EpiN, c.EpiStages)
-	}
-	if c.MajorA == MNMajor {
-		b.WriteString("_amn")
-	}
-	if c.MajorB == MNMajor {
-		b.WriteString("_bmn")
-	}
-	if c.StoreOut {
-		b.WriteString("_out")
-	}
-	if c.Residual {
-		b.WriteString("_res")
-	}
-	if c.FastSigmoid {
-		b.WriteString("_tanh")
-	}
-	if c.SliceFrags != 0 {
-		fmt.Fprintf(&b, "_sf%d", c.SliceFrags)
-	}
-	if c.L2KeepOperands {
-		b.WriteString("_l2k")
-	}
-	if c.Scheduler == CLCScheduler {
-		b.WriteString("_clc")
-		if c.CLCStages != 0 {
-			b.WriteString(strconv.Itoa(c.CLCStages))
+	fmt.Fprintf(&b, "%s_%s_%s", c.Kernel, c.Arch.Token(), c.DType)
+	for _, k := range knobs {
+		if k.tok.name == nil {
+			continue
+		}
+		if t := k.tok.name(c); t != "" || k.tok.head {
+			b.WriteString("_")
+			b.WriteString(t)
 		}
 	}
 	return b.String()
@@ -154,9 +100,10 @@ func parseName(s string) (Config, error) {
 	if c.Kernel == "" {
 		return c, fmt.Errorf("must start with a kernel kind (%s)", join.Strings(Kernels()))
 	}
+	heads, _ := nameKnobs()
 	tok := strings.Split(rest, "_")
-	if len(tok) < 6 {
-		return c, fmt.Errorf("want kernel_arch_dtype_m{M}n{N}k{K}_s{S}_c{M}x{N}_schedule[_suffixes]")
+	if len(tok) < 2+len(heads) {
+		return c, fmt.Errorf("want kernel_arch_dtype_%s[_suffixes]", tokenForms(heads, "_"))
 	}
 	for _, a := range Arches() {
 		if tok[0] == a.Token() {
@@ -174,125 +121,79 @@ func parseName(s string) (Config, error) {
 	if c.DType == "" {
 		return c, fmt.Errorf("dtype token %q: must be one of %s", tok[1], join.Strings(DTypes()))
 	}
-	v, err := scanNums(tok[2], "m", "n", "k")
-	if err != nil {
-		return c, fmt.Errorf("tile token %q: %w", tok[2], err)
-	}
-	c.TileM, c.TileN, c.TileK = v[0], v[1], v[2]
-	if v, err = scanNums(tok[3], "s"); err != nil {
-		return c, fmt.Errorf("stages token %q: %w", tok[3], err)
-	}
-	c.Stages = v[0]
-	if v, err = scanNums(tok[4], "c", "x"); err != nil {
-		return c, fmt.Errorf("cluster token %q: %w", tok[4], err)
-	}
-	c.ClusterM, c.ClusterN = v[0], v[1]
-	for _, sc := range Schedules() {
-		if tok[5] == string(sc) {
-			c.Schedule = sc
+	for i, k := range heads {
+		if err := k.tok.parse(&c, tok[2+i]); err != nil {
+			return c, fmt.Errorf("%s token %q: %w", k.tok.what, tok[2+i], err)
 		}
 	}
-	if c.Schedule == "" {
-		return c, fmt.Errorf("schedule token %q: must be one of %s", tok[5], join.Strings(Schedules()))
-	}
+	c = c.WithDefaults()
+	return c, parseSuffixes(&c, tok[2+len(heads):])
+}
 
-	c.Raster, c.SwizzleGroup, c.Scheduler = DefaultRaster, DefaultSwizzleGroup, DefaultScheduler
-	c.MajorA, c.MajorB = DefaultMajor, DefaultMajor
-	c.EpiM, c.EpiN, c.EpiStages = DefaultEpilogue(c.Arch, c.Schedule, c.TileM)
-
-	// Suffixes, each at most once and in this order.
-	const (
-		sufRN = iota
-		sufG
-		sufE
-		sufAMN
-		sufBMN
-		sufOut
-		sufRes
-		sufTanh
-		sufSF
-		sufL2K
-		sufCLC
-	)
+// parseSuffixes reads the suffixes toks into c, which holds the defaults:
+// each at most once and in the knob table's order.
+func parseSuffixes(c *Config, toks []string) error {
+	_, sufs := nameKnobs()
 	next := 0
-	for _, t := range tok[6:] {
-		var at int
-		switch {
-		case t == "rn":
-			at = sufRN
-			c.Raster = RasterN
-		case strings.HasPrefix(t, "g"):
-			at = sufG
-			v, err := scanDefaultless(t, "g", "swizzle group", DefaultSwizzleGroup)
-			if err != nil {
-				return c, err
+	for _, t := range toks {
+		at := -1
+		for i, k := range sufs {
+			if t == k.tok.lit || k.tok.num && strings.HasPrefix(t, k.tok.lit) {
+				at = i
+				break
 			}
-			c.SwizzleGroup = v
-		case strings.HasPrefix(t, "e"):
-			at = sufE
-			v, err := scanNums(t, "e", "x", "s")
-			if err != nil {
-				return c, fmt.Errorf("epilogue suffix %q: %w", t, err)
-			}
-			if v[0] == c.EpiM && v[1] == c.EpiN && v[2] == c.EpiStages {
-				return c, fmt.Errorf("epilogue suffix %q: the default epilogue is left out of names", t)
-			}
-			c.EpiM, c.EpiN, c.EpiStages = v[0], v[1], v[2]
-		case t == "amn":
-			at = sufAMN
-			c.MajorA = MNMajor
-		case t == "bmn":
-			at = sufBMN
-			c.MajorB = MNMajor
-		case t == "out":
-			at = sufOut
-			c.StoreOut = true
-		case t == "res":
-			at = sufRes
-			c.Residual = true
-		case t == "tanh":
-			at = sufTanh
-			c.FastSigmoid = true
-		case strings.HasPrefix(t, "sf"):
-			at = sufSF
-			v, err := scanDefaultless(t, "sf", "slice", DefaultSliceFrags)
-			if err != nil {
-				return c, err
-			}
-			c.SliceFrags = v
-		case t == "l2k":
-			at = sufL2K
-			c.L2KeepOperands = true
-		case t == "clc":
-			at = sufCLC
-			c.Scheduler = CLCScheduler
-		case strings.HasPrefix(t, "clc"):
-			at = sufCLC
-			v, err := scanDefaultless(t, "clc", "clc ring", DefaultCLCStages)
-			if err != nil {
-				return c, err
-			}
-			c.Scheduler, c.CLCStages = CLCScheduler, v
-		default:
-			return c, fmt.Errorf("unknown suffix %q (want rn, g{N}, e{M}x{N}s{S}, amn, bmn, out, res, tanh, sf{N}, l2k, clc[{N}])", t)
+		}
+		if at < 0 {
+			return fmt.Errorf("unknown suffix %q (want %s)", t, tokenForms(sufs, ", "))
+		}
+		if err := sufs[at].tok.parse(c, t); err != nil {
+			return fmt.Errorf("%s suffix %q: %w", sufs[at].tok.what, t, err)
 		}
 		if at < next {
-			return c, fmt.Errorf("suffix %q repeated or out of order (order: rn, g, e, amn, bmn, out, res, tanh, sf, l2k, clc)", t)
+			var lits []string
+			for _, k := range sufs {
+				lits = append(lits, k.tok.lit)
+			}
+			return fmt.Errorf("suffix %q repeated or out of order (order: %s)", t, strings.Join(lits, ", "))
 		}
 		next = at + 1
 	}
-	return c, nil
+	return nil
 }
 
-// scanDefaultless reads the one-number suffix t = lit N (the field what),
-// rejecting the field's default def, which canonical names leave out.
-func scanDefaultless(t, lit, what string, def int) (int, error) {
+// nameKnobs splits the knobs with a token of their own into the head's
+// and the suffixes', each in table order.
+func nameKnobs() (heads, sufs []Knob) {
+	for _, k := range knobs {
+		switch {
+		case k.tok.form == "":
+		case k.tok.head:
+			heads = append(heads, k)
+		default:
+			sufs = append(sufs, k)
+		}
+	}
+	return heads, sufs
+}
+
+// tokenForms lists the tokens of ks as messages show them.
+func tokenForms(ks []Knob, sep string) string {
+	var f []string
+	for _, k := range ks {
+		f = append(f, k.tok.form)
+	}
+	return strings.Join(f, sep)
+}
+
+// scanDefaultless reads the one-number suffix t = lit N, rejecting the
+// field's default def, which canonical names leave out.
+func scanDefaultless(t, lit string, def int) (int, error) {
 	v, err := scanNums(t, lit)
 	if err != nil {
-		return 0, fmt.Errorf("%s suffix %q: %w", what, t, err)
+		return 0, err
 	}
 	if v[0] == def {
-		return 0, fmt.Errorf("%s suffix %q: the default %d is left out of names", what, t, def)
+		return 0, fmt.Errorf("the default %d is left out of names", def)
 	}
 	return v[0], nil
 }

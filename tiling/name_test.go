@@ -69,7 +69,17 @@ func TestParseNameErrors(t *testing.T) {
 		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_e64x64s2", "default epilogue"},
 		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out_bmn", "out of order"},
 		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out_out", "repeated"},
-		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_fast", "unknown suffix"},
+		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_fast", `unknown suffix "fast" (want rn, g{N}, e{M}x{N}s{S}, amn, bmn, out, res, tanh, sf{N}, l2k, clc[{N}])`},
+		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_l2k_rn", `suffix "rn" repeated or out of order (order: rn, g, e, amn, bmn, out, res, tanh, sf, l2k, clc)`},
+		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1", "want kernel_arch_dtype_m{M}n{N}k{K}_s{S}_c{M}x{N}_schedule[_suffixes]"},
+		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_gx", `swizzle group suffix "gx": want a positive number without leading zeros after "g"`},
+		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_e64x32", `epilogue suffix "e64x32": want "s"`},
+		{"bwd_dswiglu_sm100a_bf16_m256n256k64_s5_c2x1_2cta_clc3", `clc ring suffix "clc3": the default 3 is left out of names`},
+		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_g8", `swizzle group suffix "g8": the default 8 is left out of names`},
+		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_e64x64s2", `epilogue suffix "e64x64s2": the default epilogue is left out of names`},
+		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_Pingpong", `schedule token "Pingpong": must be one of cooperative, pingpong, overlap, 1cta, 2cta`},
+		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4x_c1x1_pingpong", `stages token "s4x": trailing "x"`},
+		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1_pingpong", `cluster token "c1": want "x"`},
 		{"fwd_down_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_res_bmn", "out of order"},
 		{"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap_sf8_tanh", "out of order"},
 		{"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap_sf08", "leading zeros"},
@@ -92,14 +102,15 @@ func TestParseNameErrors(t *testing.T) {
 
 var cIdent = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// allConfigs is every Space config of every kernel, arch and dtype, plus
-// the Catalog.
+// allConfigs is every Space and SpaceStoreOut config of every kernel,
+// arch and dtype, plus the Catalog.
 func allConfigs() []Config {
 	var cs []Config
 	for _, k := range Kernels() {
 		for _, a := range Arches() {
 			for _, d := range DTypes() {
 				cs = append(cs, Space(k, a, d)...)
+				cs = append(cs, SpaceStoreOut(k, a, d)...)
 			}
 		}
 	}

@@ -6,38 +6,46 @@ import (
 	"strings"
 )
 
-// Override is a partial Config: the fields a user set explicitly (emit's
-// --tile, --stages, ... flags), applied over a base config (the
-// heuristic's, or a tuned winner) by Apply. A zero field is not set; none
-// of these fields has a valid zero value, so a caller that takes a user's
-// zero (--stages 0) must reject it rather than pass it here. Tile, cluster
-// and epilogue sub-tile are set whole (all of their sizes or none).
+// Override is a partial Config: the knobs a user set explicitly (emit's
+// --tile, --stages, ... flags; see Knobs), applied over a base config
+// (the heuristic's, or a tuned winner) by Apply. The zero Override sets
+// nothing; Set sets one knob from its flag value. A schedule set is
+// strict: Apply never replaces it. A knob of one arch (l2k: sm_90a,
+// clc-stages: sm_100a) leaves the configs of the other archs alone, so
+// one Override can serve a list of archs.
 type Override struct {
-	TileM, TileN, TileK int
-	Stages              int
-	ClusterM, ClusterN  int
-	// Schedule, when set, is strict: Apply never replaces it.
-	Schedule     Schedule
-	Scheduler    Scheduler
-	Raster       Raster
-	SwizzleGroup int
-	EpiM, EpiN   int
-	EpiStages    int
-	MajorA       Major
-	MajorB       Major
-	// StoreOut and L2KeepOperands are booleans whose false is a value, so
-	// nil means not set. L2KeepOperands applies to sm_90a configs only (no
-	// other arch has the policy), so one Override can serve a list of
-	// archs.
-	StoreOut       *bool
-	L2KeepOperands *bool
-	// CLCStages applies to sm_100a configs only (sm_90a has no CLC); the
-	// default depth is stored as 0, as names leave it out.
-	CLCStages int
+	v   Config // the values of the knobs set
+	set uint64 // bit i: knobs[i] is set
+}
+
+// Set sets the knob called flag (Knob.Flag) from v, a value of its flag
+// (for a list flag, one of its words). An error names the value and the
+// rule, and leaves o as it was.
+func (o *Override) Set(flag, v string) error {
+	i := knobIndex(flag)
+	if i < 0 {
+		var names []string
+		for _, k := range knobs {
+			names = append(names, k.flag)
+		}
+		return fmt.Errorf("tiling: no knob %q (knobs: %s)", flag, strings.Join(names, ", "))
+	}
+	c := o.v
+	if err := knobs[i].val.parse(flag, v, &c); err != nil {
+		return err
+	}
+	o.v, o.set = c, o.set|1<<i
+	return nil
+}
+
+// has reports whether o sets the knob called flag.
+func (o Override) has(flag string) bool {
+	i := knobIndex(flag)
+	return i >= 0 && o.set&(1<<i) != 0
 }
 
 // IsZero reports whether o sets no field.
-func (o Override) IsZero() bool { return o == Override{} }
+func (o Override) IsZero() bool { return o.set == 0 }
 
 // Apply returns base with the fields o sets, plus a note for each field
 // o does not set that Apply changed anyway. Unset fields keep the base's
@@ -63,9 +71,9 @@ func (o Override) Apply(base Config) (Config, []string) {
 	if o.IsZero() {
 		return base, nil
 	}
-	asked := o.set(base)
+	asked := o.apply(base)
 	first := o.follow(base, asked)
-	if o.Schedule != "" || usable(first) {
+	if o.has("schedule") || usable(first) {
 		return first, o.notes(asked, first, "")
 	}
 	why := problem(first)
@@ -85,51 +93,12 @@ func (o Override) Apply(base Config) (Config, []string) {
 	return first, nil
 }
 
-// set returns base with exactly the fields o sets.
-func (o Override) set(c Config) Config {
-	if o.TileM != 0 {
-		c.TileM, c.TileN, c.TileK = o.TileM, o.TileN, o.TileK
-	}
-	if o.Stages != 0 {
-		c.Stages = o.Stages
-	}
-	if o.ClusterM != 0 {
-		c.ClusterM, c.ClusterN = o.ClusterM, o.ClusterN
-	}
-	if o.Schedule != "" {
-		c.Schedule = o.Schedule
-	}
-	if o.Scheduler != "" {
-		c.Scheduler = o.Scheduler
-	}
-	if o.Raster != "" {
-		c.Raster = o.Raster
-	}
-	if o.SwizzleGroup != 0 {
-		c.SwizzleGroup = o.SwizzleGroup
-	}
-	if o.EpiM != 0 {
-		c.EpiM, c.EpiN = o.EpiM, o.EpiN
-	}
-	if o.EpiStages != 0 {
-		c.EpiStages = o.EpiStages
-	}
-	if o.MajorA != "" {
-		c.MajorA = o.MajorA
-	}
-	if o.MajorB != "" {
-		c.MajorB = o.MajorB
-	}
-	if o.StoreOut != nil {
-		c.StoreOut = *o.StoreOut
-	}
-	if o.L2KeepOperands != nil && c.Arch == ArchSM90a {
-		c.L2KeepOperands = *o.L2KeepOperands
-	}
-	if o.CLCStages != 0 && c.Arch == ArchSM100a {
-		c.CLCStages = o.CLCStages
-		if c.CLCStages == DefaultCLCStages {
-			c.CLCStages = 0
+// apply returns c with exactly the knobs o sets, each where it applies
+// (its arch).
+func (o Override) apply(c Config) Config {
+	for i, k := range knobs {
+		if o.set&(1<<i) != 0 && (k.arch == "" || c.Arch == k.arch) {
+			k.val.apply(&c, o.v)
 		}
 	}
 	return c
@@ -138,13 +107,13 @@ func (o Override) set(c Config) Config {
 // follow brings the fields o does not set in line with c's tile and
 // schedule: the default epilogue sub-tile, and stages that fit.
 func (o Override) follow(base, c Config) Config {
-	if o.EpiM == 0 {
+	if !o.has("epi") {
 		bm, bn, _ := DefaultEpilogue(base.Arch, base.Schedule, base.TileM)
 		if base.EpiM == bm && base.EpiN == bn {
 			c.EpiM, c.EpiN, _ = DefaultEpilogue(c.Arch, c.Schedule, c.TileM)
 		}
 	}
-	if o.Stages == 0 {
+	if !o.has("stages") {
 		if ms := c.MaxStages(); ms > 0 && c.Stages > ms {
 			c.Stages = ms
 		}
@@ -159,7 +128,7 @@ func (o Override) follow(base, c Config) Config {
 // does not keep the pair.
 func (o Override) clusters(asked Config, s Schedule) [][2]int {
 	own := [2]int{asked.ClusterM, asked.ClusterN}
-	if o.ClusterM != 0 {
+	if o.has("cluster") {
 		return [][2]int{own}
 	}
 	least := leastCluster(s)

@@ -1,6 +1,7 @@
 package tiling
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -25,7 +26,15 @@ func TestOverrideApply(t *testing.T) {
 		f(&c)
 		return c
 	}
-	yes, no := true, false
+	ov := func(flagValues ...string) Override {
+		var o Override
+		for i := 0; i < len(flagValues); i += 2 {
+			if err := o.Set(flagValues[i], flagValues[i+1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return o
+	}
 	for _, tt := range []struct {
 		name      string
 		base      Config
@@ -35,32 +44,32 @@ func TestOverrideApply(t *testing.T) {
 		wantValid bool
 	}{
 		{"nothing set", h100, Override{}, h100, "", true},
-		{"tile that 2cta takes", h100, Override{TileM: 256, TileN: 128, TileK: 64},
+		{"tile that 2cta takes", h100, ov("tile", "256x128x64"),
 			mod(h100, func(c *Config) { c.TileN = 128 }), "", true},
-		{"tile 2cta cannot take: 1cta without the pair", h100, Override{TileM: 128, TileN: 128, TileK: 64},
+		{"tile 2cta cannot take: 1cta without the pair", h100, ov("tile", "128x128x64"),
 			mod(h100, func(c *Config) {
 				c.TileM, c.TileN, c.Schedule, c.ClusterM, c.EpiM = 128, 128, OneCTA, 1, 128
 			}), "schedule 1cta instead of 2cta, cluster 1x1 instead of 2x1 (2cta rejects the given fields: tile_m=128", true},
-		{"explicit schedule stays strict", h100, Override{TileM: 128, TileN: 128, TileK: 64, Schedule: TwoCTA},
+		{"explicit schedule stays strict", h100, ov("tile", "128x128x64", "schedule", "2cta"),
 			mod(h100, func(c *Config) { c.TileM, c.TileN, c.EpiM = 128, 128, 64 }), "", false},
-		{"explicit cluster kept on the fallback", h100, Override{TileM: 128, TileN: 128, TileK: 64, ClusterM: 2, ClusterN: 1},
+		{"explicit cluster kept on the fallback", h100, ov("tile", "128x128x64", "cluster", "2x1"),
 			mod(h100, func(c *Config) { c.TileM, c.TileN, c.Schedule, c.EpiM = 128, 128, OneCTA, 128 }), "schedule 1cta instead of 2cta", true},
-		{"wide tile: cooperative, stages that fit", h90, Override{TileM: 128, TileN: 256, TileK: 64},
+		{"wide tile: cooperative, stages that fit", h90, ov("tile", "128x256x64"),
 			mod(h90, func(c *Config) { c.TileN, c.Schedule, c.Stages = 256, Cooperative, 3 }),
 			"schedule cooperative instead of pingpong, stages 3 instead of 4 (the deepest ring that fits) (pingpong rejects the given fields: tile_n=256", true},
 		// Cooperative 128x256 would take the tile but not 4 stages: no
 		// candidate works, so the asked-for schedule's config is returned.
-		{"explicit stages never change", h90, Override{TileM: 128, TileN: 256, TileK: 64, Stages: 4},
+		{"explicit stages never change", h90, ov("tile", "128x256x64", "stages", "4"),
 			mod(h90, func(c *Config) { c.TileN = 256 }), "", false},
-		{"user's cluster first on sm_90a", mod(h90, func(c *Config) { c.ClusterM = 2 }), Override{TileM: 256, TileN: 128, TileK: 64},
+		{"user's cluster first on sm_90a", mod(h90, func(c *Config) { c.ClusterM = 2 }), ov("tile", "256x128x64"),
 			mod(h90, func(c *Config) { c.TileM, c.TileN, c.Schedule, c.ClusterM, c.Stages = 256, 128, Cooperative, 2, 3 }),
 			"schedule cooperative instead of pingpong, stages 3 instead of 4", true},
-		{"stages only: no fallback needed", h90, Override{Stages: 3}, mod(h90, func(c *Config) { c.Stages = 3 }), "", true},
-		{"l2k is sm_90a only", h100, Override{L2KeepOperands: &yes}, h100, "", true},
-		{"l2k off on sm_90a", h90, Override{L2KeepOperands: &no}, mod(h90, func(c *Config) { c.L2KeepOperands = false }), "", true},
-		{"explicit epilogue kept", h100, Override{TileM: 128, TileN: 128, TileK: 64, EpiM: 128, EpiN: 32},
+		{"stages only: no fallback needed", h90, ov("stages", "3"), mod(h90, func(c *Config) { c.Stages = 3 }), "", true},
+		{"l2k is sm_90a only", h100, ov("l2k", "true"), h100, "", true},
+		{"l2k off on sm_90a", h90, ov("l2k", "false"), mod(h90, func(c *Config) { c.L2KeepOperands = false }), "", true},
+		{"explicit epilogue kept", h100, ov("tile", "128x128x64", "epi", "128x32"),
 			mod(h100, func(c *Config) { c.TileM, c.TileN, c.EpiM, c.EpiN = 128, 128, 128, 32 }), "", false},
-		{"every plain field", h90, Override{Scheduler: StaticScheduler, Raster: RasterM, SwizzleGroup: 4, EpiStages: 3, MajorB: MNMajor, StoreOut: &no},
+		{"every plain field", h90, ov("scheduler", "static", "raster", "m", "swizzle-group", "4", "epi-stages", "3", "major-b", "mn", "store-out", "false"),
 			mod(h90, func(c *Config) {
 				c.Raster, c.SwizzleGroup, c.EpiStages, c.MajorB = RasterM, 4, 3, MNMajor
 				c.Stages = 3 // the deeper epilogue ring leaves room for 3
@@ -103,11 +112,21 @@ func TestOverrideTileAlone(t *testing.T) {
 				tiles[[3]int{c.TileM, c.TileN, c.TileK}] = true
 			}
 			for tile := range tiles {
-				got, _ := Override{TileM: tile[0], TileN: tile[1], TileK: tile[2]}.Apply(h)
+				got, _ := tileOverride(t, tile).Apply(h)
 				if !usable(got) {
 					t.Errorf("%s with tile %v: %s is not usable: %s", h.Name(), tile, got.Name(), problem(got))
 				}
 			}
 		}
 	}
+}
+
+// tileOverride is the Override that sets only the tile.
+func tileOverride(t *testing.T, tile [3]int) Override {
+	t.Helper()
+	var o Override
+	if err := o.Set("tile", fmt.Sprintf("%dx%dx%d", tile[0], tile[1], tile[2])); err != nil {
+		t.Fatal(err)
+	}
+	return o
 }

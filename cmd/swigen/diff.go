@@ -171,7 +171,7 @@ func recordedEmit(e *env, o *emitOptions) (*emitOptions, string, error) {
 	if f.NArg() > 0 {
 		return nil, "", usageError(fmt.Errorf("diff: %s: recorded command %q: unexpected arguments %q", path, strings.Join(idx.Command, " "), f.Args()))
 	}
-	ro.Changed = changedFlags(f)
+	ro.readFlags(f)
 	ro.Out = fromIndexDir(dir, ro.Out)
 	ro.Tuned = fromIndexDir(dir, ro.Tuned)
 	if o.Changed["nvcc"] {

@@ -292,7 +292,7 @@ func TestEmitRecordsCommand(t *testing.T) {
 // to the output directory, an absolute one as given; lists are joined.
 func TestEmitCommandPaths(t *testing.T) {
 	t.Parallel()
-	o := &emitOptions{Out: "pkg/kernels", Tuned: "tune.json", Schedules: []string{"pingpong", "2cta"}, Stages: 3,
+	o := &emitOptions{Out: "pkg/kernels", Tuned: "tune.json", Fields: map[string][]string{"schedule": {"pingpong", "2cta"}, "stages": {"3"}},
 		Changed: map[string]bool{"out": true, "tuned": true, "schedule": true, "stages": true, "nvcc": true}}
 	got, err := emitCommand(o)
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -36,20 +35,10 @@ type emitOptions struct {
 	Catalog bool
 	Tuned   string // --tuned: a swigen tune results DB whose winners replace the heuristic
 
-	Tile         string
-	Stages       int
-	Cluster      string
-	Schedules    []string
-	Scheduler    string
-	Raster       string
-	SwizzleGroup int
-	Epi          string
-	EpiStages    int
-	MajorA       string
-	MajorB       string
-	StoreOut     bool
-	L2Keep       bool
-	CLCStages    int
+	// Fields holds the field flags given (those of tiling.Knobs), by
+	// name: each flag's words as the flag read them, one but for a list
+	// flag (--schedule).
+	Fields map[string][]string
 
 	Out         string
 	NVCC        string
@@ -72,12 +61,6 @@ func (o *emitOptions) name() string {
 		return "diff"
 	}
 	return "emit"
-}
-
-// fieldFlags are the flags that set Config fields directly.
-var fieldFlags = []string{
-	"tile", "stages", "cluster", "schedule", "scheduler", "raster", "swizzle-group",
-	"epi", "epi-stages", "major-a", "major-b", "store-out", "l2k", "clc-stages",
 }
 
 const emitLong = `Render kernels to CUDA C++ and compile them to cubins.
@@ -132,7 +115,7 @@ func newEmitCmd(e *env, runF func(context.Context, *emitOptions) error) *cobra.C
 		GroupID: groupGen,
 		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Changed = changedFlags(cmd.Flags())
+			o.readFlags(cmd.Flags())
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
@@ -154,26 +137,50 @@ func addEmitFlags(f *pflag.FlagSet, o *emitOptions) {
 	f.BoolVar(&o.Catalog, "catalog", false, "emit every catalog config (filtered by --kernel/--arch/--dtype when given)")
 	f.StringVar(&o.Tuned, "tuned", "", "results DB of swigen tune: use its winner for (kernel, arch, dtype, --shape) instead of the heuristic, where it has one")
 
-	f.StringVar(&o.Tile, "tile", "", "tile MxNxK, e.g. 128x128x64")
-	f.IntVar(&o.Stages, "stages", 0, "operand pipeline stages")
-	f.StringVar(&o.Cluster, "cluster", "", "cluster shape MxN, e.g. 2x1")
-	f.StringSliceVar(&o.Schedules, "schedule", nil, "schedule per arch: cooperative|pingpong|overlap (sm_90a; overlap: bwd_dswiglu only), 1cta|2cta (sm_100a)")
-	f.StringVar(&o.Scheduler, "scheduler", "", "tile scheduler: "+join.Strings(tiling.Schedulers())+" (clc: sm_100a only)")
-	f.StringVar(&o.Raster, "raster", "", "raster order of the tile scheduler: "+join.Strings(tiling.Rasters()))
-	f.IntVar(&o.SwizzleGroup, "swizzle-group", 0, "tile rows/columns walked together: "+join.Ints(tiling.SwizzleGroups()))
-	f.StringVar(&o.Epi, "epi", "", "epilogue sub-tile MxN, e.g. 64x64")
-	f.IntVar(&o.EpiStages, "epi-stages", 0, "epilogue buffer depth")
-	f.StringVar(&o.MajorA, "major-a", "", "major of operand A: "+join.Strings(tiling.Majors()))
-	f.StringVar(&o.MajorB, "major-b", "", "major of operand B: "+join.Strings(tiling.Majors()))
-	f.BoolVar(&o.StoreOut, "store-out", false, "bwd_dswiglu: also store the recomputed out = left*silu(gate); fwd_gateup: also store de = [left | gate] (training)")
-	f.IntVar(&o.CLCStages, "clc-stages", 0, "sm_100a configs with --scheduler clc: depth of the CLC response ring (default accumulator stages + 1 = "+strconv.Itoa(tiling.DefaultCLCStages)+"; name suffix _clc{N})")
-	f.BoolVar(&o.L2Keep, "l2k", false, "sm_90a configs: an L2 evict_last policy on the operand loads (name suffix _l2k; --l2k=false turns off the heuristic's)")
+	addFieldFlags(f)
 
 	f.StringVarP(&o.Out, "out", "o", "out", "output directory")
 	f.StringVar(&o.NVCC, "nvcc", "", "nvcc to use (path or directory); default: search CUDA_HOME, PATH, SWIGEN_CUDA_VENV, ...")
 	f.BoolVar(&o.NoCompile, "no-compile", false, "write sources and manifests (and --go-package bindings) without cubins, on purpose")
 	f.BoolVar(&o.AllowSpills, "allow-spills", false, "accept register spills instead of failing the build")
 	f.StringVar(&o.GoPackage, "go-package", "", "also write a Go package of this name into the output directory: embedded cubins and typed launchers")
+}
+
+// addFieldFlags defines on f a flag for each knob of tiling.Knobs that
+// has one, of the knob's kind. pflag holds their values; readFlags copies
+// the ones given into emitOptions.Fields.
+func addFieldFlags(f *pflag.FlagSet) {
+	for _, k := range tiling.Knobs() {
+		if k.Usage() == "" {
+			continue // set by names only
+		}
+		switch k.Kind() {
+		case tiling.FlagInt:
+			f.Int(k.Flag(), 0, k.Usage())
+		case tiling.FlagBool:
+			f.Bool(k.Flag(), false, k.Usage())
+		case tiling.FlagList:
+			f.StringSlice(k.Flag(), nil, k.Usage())
+		default:
+			f.String(k.Flag(), "", k.Usage())
+		}
+	}
+}
+
+// readFlags records in o what f's command line gave: the names of the
+// flags set (Changed) and the words of the field flags set (Fields).
+func (o *emitOptions) readFlags(f *pflag.FlagSet) {
+	o.Changed = changedFlags(f)
+	o.Fields = map[string][]string{}
+	for _, k := range tiling.Knobs() {
+		if fl := f.Lookup(k.Flag()); fl != nil && fl.Changed {
+			if sv, ok := fl.Value.(pflag.SliceValue); ok {
+				o.Fields[fl.Name] = sv.GetSlice()
+			} else {
+				o.Fields[fl.Name] = []string{fl.Value.String()}
+			}
+		}
+	}
 }
 
 // changedFlags returns the names of the flags set on f's command line.
@@ -203,6 +210,24 @@ func emitCommand(o *emitOptions) ([]string, error) {
 	f := pflag.NewFlagSet("emit", pflag.ContinueOnError)
 	addEmitFlags(f, &bound)
 	bound = *o
+	// pflag holds the field flags' values: set them from o.Fields.
+	for n, words := range o.Fields {
+		fl := f.Lookup(n)
+		if fl == nil {
+			return nil, fmt.Errorf("record the command line: no flag --%s", n)
+		}
+		var err error
+		if sv, ok := fl.Value.(pflag.SliceValue); ok {
+			err = sv.Replace(words)
+		} else if len(words) == 1 {
+			err = f.Set(n, words[0])
+		} else {
+			err = fmt.Errorf("want one value, have %q", words)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("record the command line: --%s: %w", n, err)
+		}
+	}
 	names := []string{"out"}
 	for n := range o.Changed {
 		if !unrecordedFlags[n] && n != "out" {

@@ -15,9 +15,9 @@ import (
 // given ones, --tuned's choice). Errors are usage errors.
 func (o *emitOptions) configs() ([]tiling.Config, []string, error) {
 	var given []string
-	for _, n := range fieldFlags {
-		if o.Changed[n] {
-			given = append(given, "--"+n)
+	for _, k := range tiling.Knobs() {
+		if o.Changed[k.Flag()] {
+			given = append(given, "--"+k.Flag())
 		}
 	}
 	switch {
@@ -83,7 +83,7 @@ func (o *emitOptions) heuristicBase() ([]tiling.Config, []string, error) {
 	for _, k := range ks {
 		for _, a := range arches {
 			h := tiling.Heuristic
-			if o.Changed["store-out"] && o.StoreOut {
+			if o.storeOut() {
 				h = tiling.HeuristicStoreOut // with out stored bwd_dswiglu keeps 128x128 (the ring beside out's buffers)
 			}
 			c, err := h(k, a, d, shape)
@@ -98,7 +98,7 @@ func (o *emitOptions) heuristicBase() ([]tiling.Config, []string, error) {
 			}
 			if o.Tuned != "" {
 				var note string
-				if c, note, err = tunedConfig(o.Tuned, c, shape, o.StoreOut); err != nil {
+				if c, note, err = tunedConfig(o.Tuned, c, shape, o.storeOut()); err != nil {
 					return nil, nil, err
 				}
 				notes = append(notes, note)
@@ -126,7 +126,7 @@ func (o *emitOptions) heuristicReasons() []string {
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return nil // configs reported it
 	}
-	storeOut := o.Changed["store-out"] && o.StoreOut
+	storeOut := o.storeOut()
 	var out []string
 	for _, k := range ks {
 		for _, a := range arches {
@@ -149,11 +149,13 @@ func (o *emitOptions) nameWithFields(given []string) error {
 		return err
 	}
 	if o.Changed["schedule"] {
-		m, _, serr := schedulesFor(o.Schedules, []tiling.Arch{c.Arch})
+		m, _, serr := schedulesFor(o.Fields["schedule"], []tiling.Arch{c.Arch})
 		if serr != nil {
 			return err
 		}
-		ov.Schedule = m[c.Arch]
+		if s, ok := m[c.Arch]; ok && ov.Set("schedule", string(s)) != nil {
+			return err
+		}
 	}
 	if other, _ := ov.Apply(c); other != c && other.Validate() == nil {
 		return fmt.Errorf("%w (to emit %s, give --name %s alone)", err, other.Name(), other.Name())
@@ -210,7 +212,7 @@ func (o *emitOptions) override(base []tiling.Config) ([]tiling.Config, []string,
 	var schedFor map[tiling.Arch]tiling.Schedule
 	var notes []string
 	if o.Changed["schedule"] {
-		if schedFor, notes, err = schedulesFor(o.Schedules, arches); err != nil {
+		if schedFor, notes, err = schedulesFor(o.Fields["schedule"], arches); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -233,7 +235,11 @@ func (o *emitOptions) override(base []tiling.Config) ([]tiling.Config, []string,
 	out := make([]tiling.Config, len(base))
 	for i, c := range base {
 		one := ov
-		one.Schedule = schedFor[c.Arch]
+		if s, ok := schedFor[c.Arch]; ok {
+			if err := one.Set("schedule", string(s)); err != nil {
+				return nil, nil, err
+			}
+		}
 		var n []string
 		out[i], n = one.Apply(c)
 		notes = append(notes, n...)
@@ -242,45 +248,29 @@ func (o *emitOptions) override(base []tiling.Config) ([]tiling.Config, []string,
 }
 
 // fieldOverride parses the field flags that were given (all of their
-// errors at once) into a tiling.Override.
+// errors at once) into a tiling.Override. --schedule is left out: its
+// words are per arch (schedulesFor), so override sets it per config.
 func (o *emitOptions) fieldOverride() (tiling.Override, error) {
 	var ov tiling.Override
 	var errs []error
-	set := func(name string, apply func() error) {
-		if o.Changed[name] {
-			if err := apply(); err != nil {
+	for _, k := range tiling.Knobs() {
+		words, ok := o.Fields[k.Flag()]
+		if !ok || k.Kind() == tiling.FlagList {
+			continue
+		}
+		for _, w := range words {
+			if err := ov.Set(k.Flag(), w); err != nil {
 				errs = append(errs, err)
 			}
 		}
 	}
-	// An Override reads 0 as "not set"; a given 0 or less is never valid.
-	positive := func(name string, v int, dst *int) func() error {
-		return func() error {
-			if v <= 0 {
-				return fmt.Errorf("--%s %d: must be positive", name, v)
-			}
-			*dst = v
-			return nil
-		}
-	}
-	set("tile", func() (err error) { ov.TileM, ov.TileN, ov.TileK, err = tiling.ParseTile(o.Tile); return })
-	set("stages", positive("stages", o.Stages, &ov.Stages))
-	set("cluster", func() (err error) { ov.ClusterM, ov.ClusterN, err = tiling.ParseCluster(o.Cluster); return })
-	set("scheduler", func() (err error) { ov.Scheduler, err = tiling.ParseScheduler(o.Scheduler); return })
-	set("raster", func() (err error) { ov.Raster, err = tiling.ParseRaster(o.Raster); return })
-	set("swizzle-group", positive("swizzle-group", o.SwizzleGroup, &ov.SwizzleGroup))
-	set("epi", func() error {
-		v, err := parseDims2("epi", o.Epi)
-		ov.EpiM, ov.EpiN = v[0], v[1]
-		return err
-	})
-	set("epi-stages", positive("epi-stages", o.EpiStages, &ov.EpiStages))
-	set("major-a", func() (err error) { ov.MajorA, err = tiling.ParseMajor(o.MajorA); return })
-	set("major-b", func() (err error) { ov.MajorB, err = tiling.ParseMajor(o.MajorB); return })
-	set("store-out", func() error { ov.StoreOut = &o.StoreOut; return nil })
-	set("l2k", func() error { ov.L2KeepOperands = &o.L2Keep; return nil })
-	set("clc-stages", positive("clc-stages", o.CLCStages, &ov.CLCStages))
 	return ov, errors.Join(errs...)
+}
+
+// storeOut reports whether --store-out was given true.
+func (o *emitOptions) storeOut() bool {
+	w := o.Fields["store-out"]
+	return len(w) == 1 && w[0] == "true"
 }
 
 // schedulesFor assigns each --schedule value to the selected archs where it

@@ -38,11 +38,11 @@ func TestEmitFlags(t *testing.T) {
 	t.Parallel()
 	defaults := emitOptions{
 		Kernels: []string{"bwd_dswiglu"}, Arches: []string{"sm_100a", "sm_90a"}, DType: "bf16",
-		Shape: seedShape, Out: "out", Changed: map[string]bool{},
+		Shape: seedShape, Out: "out", Changed: map[string]bool{}, Fields: map[string][]string{},
 	}
 	with := func(f func(o *emitOptions)) emitOptions {
 		o := defaults
-		o.Changed = map[string]bool{}
+		o.Changed, o.Fields = map[string]bool{}, map[string][]string{}
 		f(&o)
 		return o
 	}
@@ -65,10 +65,12 @@ func TestEmitFlags(t *testing.T) {
 			"--scheduler", "static", "--raster", "n", "--swizzle-group", "4", "--epi", "64x32",
 			"--epi-stages", "3", "--major-a", "k", "--major-b", "mn", "--store-out", "--l2k", "--clc-stages", "2",
 		}, with(func(o *emitOptions) {
-			o.Tile, o.Stages, o.Cluster, o.Schedules = "128x256x64", 4, "2x1", []string{"pingpong", "2cta"}
-			o.Scheduler, o.Raster, o.SwizzleGroup, o.Epi = "static", "n", 4, "64x32"
-			o.EpiStages, o.MajorA, o.MajorB, o.StoreOut, o.L2Keep, o.CLCStages = 3, "k", "mn", true, true, 2
-			for _, f := range fieldFlags {
+			o.Fields = map[string][]string{
+				"tile": {"128x256x64"}, "stages": {"4"}, "cluster": {"2x1"}, "schedule": {"pingpong", "2cta"},
+				"scheduler": {"static"}, "raster": {"n"}, "swizzle-group": {"4"}, "epi": {"64x32"},
+				"epi-stages": {"3"}, "major-a": {"k"}, "major-b": {"mn"}, "store-out": {"true"}, "l2k": {"true"}, "clc-stages": {"2"},
+			}
+			for f := range o.Fields {
 				o.Changed[f] = true
 			}
 		})},

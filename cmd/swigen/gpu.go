@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swigen/swigen/gen/builder"
 	"github.com/swigen/swigen/gen/toolchain"
-	"github.com/swigen/swigen/internal/builder"
 	"github.com/swigen/swigen/runtime/baseline"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/cu"

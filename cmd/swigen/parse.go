@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -72,20 +71,6 @@ func parseArches(vals []string) ([]tiling.Arch, error) {
 		return nil, errors.New("--arch: no target given")
 	}
 	return out, nil
-}
-
-// parseDims2 parses "MxN" (the epilogue sub-tile) into two positive sizes.
-func parseDims2(what, s string) ([2]int, error) {
-	ms, ns, ok := strings.Cut(strings.ToLower(strings.TrimSpace(s)), "x")
-	var v [2]int
-	for i, p := range []string{ms, ns} {
-		n, err := strconv.Atoi(p)
-		if !ok || err != nil || n <= 0 {
-			return [2]int{}, fmt.Errorf("--%s %q: want two positive sizes MxN like 64x64", what, s)
-		}
-		v[i] = n
-	}
-	return v, nil
 }
 
 func filterConfigs(cfgs []tiling.Config, ks []tiling.Kernel, arches []tiling.Arch, ds []tiling.DType) []tiling.Config {

@@ -9,9 +9,9 @@ import (
 	"os"
 	"testing"
 
-	"github.com/swigen/swigen/internal/gputest"
 	"github.com/swigen/swigen/runtime/num"
 	"github.com/swigen/swigen/runtime/ref"
+	"github.com/swigen/swigen/tests/gputest"
 	"github.com/swigen/swigen/tiling"
 )
 

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swigen/swigen/internal/gputest"
 	"github.com/swigen/swigen/runtime/num"
+	"github.com/swigen/swigen/tests/gputest"
 	"github.com/swigen/swigen/tiling"
 )
 

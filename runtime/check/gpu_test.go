@@ -7,8 +7,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/swigen/swigen/internal/gputest"
 	"github.com/swigen/swigen/runtime/ref"
+	"github.com/swigen/swigen/tests/gputest"
 	"github.com/swigen/swigen/tiling"
 )
 

@@ -9,7 +9,7 @@ import (
 
 // The runtime builds nothing itself: whoever runs it (cmd/swigen, tests)
 // passes a Compiler or Builder, backed by gen's toolchain
-// (internal/builder). A binary that only launches prebuilt kernels, like
+// (gen/builder). A binary that only launches prebuilt kernels, like
 // the generated Go bindings, links no generator.
 
 // Compiler compiles hand-written CUDA sources (the references' and

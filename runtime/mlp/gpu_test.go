@@ -7,12 +7,12 @@ import (
 	"math"
 	"testing"
 
-	"github.com/swigen/swigen/internal/builder"
-	"github.com/swigen/swigen/internal/gputest"
+	"github.com/swigen/swigen/gen/builder"
 	"github.com/swigen/swigen/runtime/baseline"
 	"github.com/swigen/swigen/runtime/check"
 	"github.com/swigen/swigen/runtime/num"
 	"github.com/swigen/swigen/runtime/ref"
+	"github.com/swigen/swigen/tests/gputest"
 	"github.com/swigen/swigen/tiling"
 )
 

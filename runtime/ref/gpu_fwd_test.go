@@ -7,9 +7,9 @@ import (
 	"math"
 	"testing"
 
-	"github.com/swigen/swigen/internal/gputest"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/num"
+	"github.com/swigen/swigen/tests/gputest"
 	"github.com/swigen/swigen/tiling"
 )
 

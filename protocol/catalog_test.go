@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/swigen/swigen/internal/protocol"
-	"github.com/swigen/swigen/internal/protocol/fromview"
+	"github.com/swigen/swigen/protocol"
+	"github.com/swigen/swigen/protocol/fromview"
 	"github.com/swigen/swigen/tiling"
 )
 

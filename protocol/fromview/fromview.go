@@ -1,5 +1,5 @@
-// Package fromview builds internal/protocol's barrier-protocol Spec of a
-// kernel from the views its templates render (gen/view) and the tensor-map
+// Package fromview builds the barrier-protocol Spec (package protocol) of
+// a kernel from the views its templates render (gen/view) and the tensor-map
 // boxes its manifest gives. It is the model's only link to the generator, so
 // the generator and the swigen binary do not carry the model.
 package fromview
@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/swigen/swigen/gen/view"
-	"github.com/swigen/swigen/internal/protocol"
 	"github.com/swigen/swigen/manifest"
+	"github.com/swigen/swigen/protocol"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -36,7 +36,7 @@ const (
 )
 
 // ProtocolSpec returns the barrier protocol of cfg's kernel for
-// internal/protocol's model: init counts, ring depths, expect-tx and TMA
+// the protocol package's model: init counts, ring depths, expect-tx and TMA
 // box bytes, parities and who arrives where, read off the view the
 // templates render (NewSM90, NewSM100) and the tensor-map boxes the host
 // encodes (manifest.BoxesOf).

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swigen/swigen/gen/builder"
 	"github.com/swigen/swigen/gen/toolchain"
-	"github.com/swigen/swigen/internal/builder"
 	"github.com/swigen/swigen/runtime/cu"
 )
 
