@@ -261,3 +261,83 @@ func runGeneratedGemm(t *testing.T, ctx *cu.Context, k *matmul.Gemm, M, N, K int
 		t.Errorf("guard row past C: %d of %d elements written", N-n, N)
 	}
 }
+
+// TestGeneratedBindingsDispatchGPU: the committed package's BwdDswiglu
+// follows its dispatch plan. At a shape where the measured plan takes the
+// unfused path, Launch without a workspace is refused naming it, and with
+// one it runs swigen's gemm and the elementwise kernel, whose grad_de
+// matches the fused kernel's on the same inputs; at the seed shape the
+// plan is fused and needs no workspace. (verify --path unfused checks the
+// unfused path against the float64 reference.)
+func TestGeneratedBindingsDispatchGPU(t *testing.T) {
+	d := openDevice(t)
+	ctx := d.ctx
+	k, err := kernels.LoadBwdDswiglu(ctx)
+	d.onlySM90a(t, "LoadBwdDswiglu", err)
+	t.Cleanup(func() { _ = k.Close() })
+	if p, why := k.Path(kernels.BwdArgs{M: 16384, K: 768, I: 4608}); p != tiling.PathFused {
+		t.Errorf("seed shape: path %s (%s), want fused", p, why)
+	}
+	M, K, I := 4096, 7168, 2048
+	a := kernels.BwdArgs{M: M, K: K, I: I}
+	p, why := k.Path(a)
+	if p != tiling.PathUnfused {
+		t.Fatalf("%dx%dx%d: path %s (%s), want unfused (a measured point)", M, K, I, p, why)
+	}
+	ws, err := k.WorkspaceBytes(a)
+	if err != nil || ws != 2*M*I {
+		t.Fatalf("WorkspaceBytes = %d, %v; want %d (dout)", ws, err, 2*M*I)
+	}
+	dt := k.Man.Config.DType
+	b := ctx.NewBuffers()
+	t.Cleanup(b.Free)
+	rng := num.NewRand(11)
+	up := func(x []float32) cu.DevicePtr { return gputest.Upload(t, ctx, num.Encode(dt, x)) }
+	a.Dy, a.WDown = up(rng.Normal(dt, M*K, 1)), up(rng.Normal(dt, I*K, 1/math.Sqrt(float64(K))))
+	a.De = up(rng.Normal(dt, M*2*I, 2))
+	poisoned := func(n int) cu.DevicePtr {
+		p, err := b.Alloc(2 * n)
+		if err == nil {
+			err = ctx.MemsetD16(p, num.Poison(dt), uint64(n))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a.GradDe = poisoned(M * 2 * I)
+	if err := k.Launch(a); err == nil || !strings.Contains(err.Error(), "Workspace") {
+		t.Errorf("unfused Launch without a workspace: %v, want an error naming it", err)
+	}
+	var err2 error
+	if a.Workspace, err2 = b.Alloc(ws); err2 != nil {
+		t.Fatal(err2)
+	}
+	if err := k.Launch(a); err != nil {
+		t.Fatal(err)
+	}
+	fused := a
+	fused.GradDe = poisoned(M * 2 * I)
+	fp, err := k.Kernel.Plan(fused)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fp.Launch(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ctx.Synchronize(30*time.Second, "dispatch"); err != nil {
+		t.Fatal(err)
+	}
+	got, want := make([]byte, M*2*I*2), make([]byte, M*2*I*2)
+	if err := ctx.MemcpyDtoH(got, a.GradDe); err != nil {
+		t.Fatal(err)
+	}
+	if err := ctx.MemcpyDtoH(want, fused.GradDe); err != nil {
+		t.Fatal(err)
+	}
+	st := num.CompareRawBoth(dt, got, want)
+	t.Logf("unfused vs fused grad_de at %dx%dx%d: %s", M, K, I, st)
+	if !st.OK(1e-2) {
+		t.Errorf("unfused grad_de differs from the fused kernel's: %s", st)
+	}
+}

@@ -47,7 +47,7 @@ func TestDiffSourcesOnly(t *testing.T) {
 	h90 := heuristic(t, tiling.ArchSM90a)
 	renderable(t, h90)
 	dir := t.TempDir()
-	flags := []string{"--no-compile", "--go-package", "kernels", "--arch", "sm_90a", "-o", dir}
+	flags := []string{"--no-compile", "--go-package", "kernels", "--arch", "sm_90a", "--path", "fused", "-o", dir}
 	if code, _, errOut := runCLI(t, append([]string{"emit"}, flags...)...); code != exitOK {
 		t.Fatalf("emit: exit %d:\n%s", code, errOut)
 	}
@@ -133,13 +133,16 @@ func TestDiffCompiled(t *testing.T) {
 		code, out, errOut := runCLI(t, append([]string{"diff"}, flags...)...)
 		return code, out + errOut
 	}
-	if code, out := diff(); code != exitOK || !strings.Contains(out, "up to date (6 files)") {
+	// The fused kernel and, as the measured plan takes the unfused path at
+	// some shapes, its gemm and the elementwise module (four files each,
+	// two), the bindings and the index.
+	if code, out := diff(); code != exitOK || !strings.Contains(out, "up to date (12 files)") {
 		t.Fatalf("diff of a fresh emit: exit %d:\n%s", code, out)
 	}
 	// Without flags, in the directory, diff runs the recorded emit.
 	t.Chdir(dir)
 	t.Setenv("SWIGEN_CACHE_DIR", empty)
-	if code, out, errOut := runCLI(t, "diff"); code != exitOK || !strings.Contains(out, ".: up to date (6 files)") {
+	if code, out, errOut := runCLI(t, "diff"); code != exitOK || !strings.Contains(out, ".: up to date (12 files)") {
 		t.Fatalf("diff without flags in %s: exit %d:\n%s%s", dir, code, out, errOut)
 	}
 	t.Setenv("SWIGEN_CACHE_DIR", cache)
@@ -325,7 +328,7 @@ func TestDiffRecorded(t *testing.T) {
 	t.Chdir(root)
 	// --tuned relative to where emit runs, not to the output directory,
 	// as a go:generate line in a parent package would name it.
-	if code, _, errOut := runCLI(t, "emit", "--no-compile", "--go-package", "kernels", "--arch", "sm_90a", "--tuned", rel, "-o", "out"); code != exitOK {
+	if code, _, errOut := runCLI(t, "emit", "--no-compile", "--go-package", "kernels", "--arch", "sm_90a", "--path", "fused", "--tuned", rel, "-o", "out"); code != exitOK {
 		t.Fatalf("emit: exit %d:\n%s", code, errOut)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "gen.go"), []byte("package kernels\n"), 0o644); err != nil {
@@ -334,7 +337,7 @@ func TestDiffRecorded(t *testing.T) {
 
 	t.Chdir(dir)
 	code, out, errOut := runCLI(t, "diff")
-	if code != exitOK || !strings.Contains(out, ".: up to date (4 files)") || !strings.Contains(errOut, "checking . against the emit its manifest.json records: swigen emit --arch=sm_90a") {
+	if code != exitOK || !strings.Contains(out, ".: up to date (4 files)") || !strings.Contains(errOut, "checking . against the emit its manifest.json records: swigen emit --arch=sm_90a --go-package=kernels --no-compile --out=. --path=fused") {
 		t.Fatalf("diff without flags: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	src := h90.Name() + ".cu"
@@ -400,7 +403,7 @@ func TestEmitArchSwitch(t *testing.T) {
 	dir := t.TempDir()
 	emit := func(arch string) string {
 		t.Helper()
-		code, out, errOut := runCLI(t, "emit", "--no-compile", "--go-package", "kernels", "--arch", arch, "-o", dir)
+		code, out, errOut := runCLI(t, "emit", "--no-compile", "--go-package", "kernels", "--arch", arch, "--path", "fused", "-o", dir)
 		if code != exitOK {
 			t.Fatalf("emit --arch %s: exit %d:\n%s", arch, code, errOut)
 		}

@@ -45,6 +45,10 @@ type emitOptions struct {
 	NoCompile   bool
 	AllowSpills bool
 	GoPackage   string // --go-package: also write Go bindings of this package name
+	// Path is --path: auto (ship a fused kernel's unfused path where the
+	// measured plan takes it at some shape), fused (never), unfused
+	// (always, and every call takes it).
+	Path string
 
 	// DryRun, when set, makes runEmit lay out every file in memory, write
 	// nothing and hand the result to DryRun instead (swigen diff; no flag).
@@ -143,6 +147,7 @@ func addEmitFlags(f *pflag.FlagSet, o *emitOptions) {
 	f.StringVar(&o.NVCC, "nvcc", "", "nvcc to use (path or directory); default: search CUDA_HOME, PATH, SWIGEN_CUDA_VENV, ...")
 	f.BoolVar(&o.NoCompile, "no-compile", false, "write sources and manifests (and --go-package bindings) without cubins, on purpose")
 	f.BoolVar(&o.AllowSpills, "allow-spills", false, "accept register spills instead of failing the build")
+	f.StringVar(&o.Path, "path", "auto", "dispatch plan of bwd_dswiglu and fwd_gateup: auto (ship the unfused path, swigen gemm + elementwise, where the measured plan takes it at some shape), fused (fused only), unfused (every call unfused)")
 	f.StringVar(&o.GoPackage, "go-package", "", "also write a Go package of this name into the output directory: embedded cubins and typed launchers")
 }
 

@@ -21,10 +21,11 @@ import (
 // emitPlan is what emit knows before it looks for a compiler: every
 // config resolved, validated and rendered, the flags checked.
 type emitPlan struct {
-	cfgs  []tiling.Config
-	arts  []*gen.Artifact
-	notes []string
-	extra func(gen.Index, []gen.EmittedKernel) ([]gen.OutputFile, error)
+	cfgs     []tiling.Config
+	arts     []*gen.Artifact
+	notes    []string
+	dispatch []manifest.Dispatch
+	extra    func(gen.Index, []gen.EmittedKernel) ([]gen.OutputFile, error)
 }
 
 // prepare does every check of emit's (and diff's) flags and configs that
@@ -50,6 +51,11 @@ func (o *emitOptions) prepare() (*emitPlan, error) {
 	if err := validate(p.cfgs); err != nil {
 		return nil, usageError(fmt.Errorf("%s: nothing written:\n%w", cmd, err))
 	}
+	ds, gemms, notes, err := o.dispatchPlans(p.cfgs)
+	if err != nil {
+		return nil, usageError(fmt.Errorf("%s: %w", cmd, err))
+	}
+	p.dispatch, p.cfgs, p.notes = ds, append(p.cfgs, gemms...), append(p.notes, notes...)
 	// Rendering applies the generator's own rules (tiling.Implemented and
 	// the templates' limits): a config it cannot render is as invalid to
 	// the user as one that fails Validate.
@@ -126,6 +132,7 @@ func runEmit(ctx context.Context, e *env, o *emitOptions) error {
 		ExtraFiles: p.extra,
 		DryRun:     o.DryRun != nil,
 		Command:    cmdline,
+		Dispatch:   p.dispatch,
 	})
 	switch {
 	case err != nil && o.DryRun != nil:

@@ -38,7 +38,7 @@ func TestEmitFlags(t *testing.T) {
 	t.Parallel()
 	defaults := emitOptions{
 		Kernels: []string{"bwd_dswiglu"}, Arches: []string{"sm_100a", "sm_90a"}, DType: "bf16",
-		Shape: seedShape, Out: "out", Changed: map[string]bool{}, Fields: map[string][]string{},
+		Shape: seedShape, Out: "out", Path: "auto", Changed: map[string]bool{}, Fields: map[string][]string{},
 	}
 	with := func(f func(o *emitOptions)) emitOptions {
 		o := defaults
@@ -269,7 +269,7 @@ func TestEmitNoCompile(t *testing.T) {
 			t.Parallel()
 			renderable(t, tt.cfgs...)
 			dir := filepath.Join(t.TempDir(), "out")
-			args := append([]string{"emit", "--no-compile", "-o", dir}, tt.args...)
+			args := append([]string{"emit", "--no-compile", "--path", "fused", "-o", dir}, tt.args...)
 			code, out, errOut := runCLI(t, args...)
 			if code != exitOK {
 				t.Fatalf("exit %d; stderr:\n%s", code, errOut)

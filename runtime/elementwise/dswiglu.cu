@@ -14,20 +14,20 @@
 // The types and 16-bit conversions come from runtime/kernelsrc's prelude,
 // prepended at build time; swiglu.cu follows in the same compile unit.
 
-static __device__ __forceinline__ float ex2(float x) {
+__device__ __forceinline__ float ex2(float x) {
     float y;
     asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
 }
 
-static __device__ __forceinline__ float rcp(float x) {
+__device__ __forceinline__ float rcp(float x) {
     float y;
     asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
 }
 
 // The epilogue of one element.
-static __device__ __forceinline__ void dswiglu(float dout, float left, float gate, float& dleft,
+__device__ __forceinline__ void dswiglu(float dout, float left, float gate, float& dleft,
                                                float& dgate, float& out) {
     const float kLog2e = 1.4426950408889634f;
     const float s = rcp(1.0f + ex2(-gate * kLog2e));
@@ -38,7 +38,7 @@ static __device__ __forceinline__ void dswiglu(float dout, float left, float gat
 }
 
 template <bool kBF16>
-static __device__ void dswiglu_vec8(const u16* __restrict__ dout, const u16* __restrict__ de,
+__device__ void dswiglu_vec8(const u16* __restrict__ dout, const u16* __restrict__ de,
                                     u16* __restrict__ grad_de, u16* __restrict__ out, int M, int I) {
     const u64 per_row = (u64)(I / 8);
     const u64 n = (u64)M * per_row;
@@ -72,7 +72,7 @@ static __device__ void dswiglu_vec8(const u16* __restrict__ dout, const u16* __r
 }
 
 template <bool kBF16>
-static __device__ void dswiglu_scalar(const u16* __restrict__ dout, const u16* __restrict__ de,
+__device__ void dswiglu_scalar(const u16* __restrict__ dout, const u16* __restrict__ de,
                                       u16* __restrict__ grad_de, u16* __restrict__ out, int M, int I) {
     const u64 n = (u64)M * (u64)I;
     for (u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x; t < n; t += (u64)gridDim.x * blockDim.x) {

@@ -13,7 +13,7 @@
 // rcp.approx like the fused epilogues. The types and 16-bit conversions
 // come from runtime/kernelsrc's prelude, prepended at build time.
 
-static __device__ __forceinline__ float silu_times(float left, float gate) {
+__device__ __forceinline__ float silu_times(float left, float gate) {
     float e, r;
     asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(-gate * 1.4426950408889634f));
     asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(1.0f + e));
@@ -21,7 +21,7 @@ static __device__ __forceinline__ float silu_times(float left, float gate) {
 }
 
 template <bool kBF16>
-static __device__ void swiglu_vec8(const u16* __restrict__ de, u16* __restrict__ out, int M, int I) {
+__device__ void swiglu_vec8(const u16* __restrict__ de, u16* __restrict__ out, int M, int I) {
     const u64 chunks = (u64)(I / 8);  // 16-byte chunks per row of out
     const u64 n = (u64)M * chunks;
     const Vec8* src = reinterpret_cast<const Vec8*>(de);
@@ -43,7 +43,7 @@ static __device__ void swiglu_vec8(const u16* __restrict__ de, u16* __restrict__
 }
 
 template <bool kBF16>
-static __device__ void swiglu_scalar(const u16* __restrict__ de, u16* __restrict__ out, int M, int I) {
+__device__ void swiglu_scalar(const u16* __restrict__ de, u16* __restrict__ out, int M, int I) {
     const u64 n = (u64)M * (u64)I;
     for (u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x; t < n; t += (u64)gridDim.x * blockDim.x) {
         const u64 row = t / (u64)I;

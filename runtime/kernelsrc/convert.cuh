@@ -13,7 +13,7 @@ struct alignas(16) Vec8 {
 };
 
 template <bool kBF16>
-static __device__ __forceinline__ float to_f32(u16 h) {
+__device__ __forceinline__ float to_f32(u16 h) {
     float f;
     if (kBF16) {
         asm("mov.b32 %0, %1;" : "=f"(f) : "r"((u32)h << 16));
@@ -24,7 +24,7 @@ static __device__ __forceinline__ float to_f32(u16 h) {
 }
 
 template <bool kBF16>
-static __device__ __forceinline__ u16 to_16(float f) {
+__device__ __forceinline__ u16 to_16(float f) {
     u16 h;
     if (kBF16) {
         asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
@@ -36,7 +36,7 @@ static __device__ __forceinline__ u16 to_16(float f) {
 
 // Packs lo into the low and hi into the high half (element order in memory).
 template <bool kBF16>
-static __device__ __forceinline__ u32 pack2(float lo, float hi) {
+__device__ __forceinline__ u32 pack2(float lo, float hi) {
     u32 r;
     if (kBF16) {
         asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));

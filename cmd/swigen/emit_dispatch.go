@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/manifest"
+	"github.com/swigen/swigen/tiling"
+)
+
+// dispatchPlans returns the dispatch plans of cfgs' fused kernels that
+// ship their unfused path, and the gemm configs that path needs (not
+// already among cfgs). With --path auto a kernel ships it when the
+// measured table's plan takes the unfused path at one of its points
+// (tiling.MeasuredTable.PlanPoints); fused ships none; unfused ships it
+// and forces it. --catalog emits the catalog as is.
+func (o *emitOptions) dispatchPlans(cfgs []tiling.Config) ([]manifest.Dispatch, []tiling.Config, []string, error) {
+	force, err := tiling.ParsePath(o.Path)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("--%w", err)
+	}
+	if o.Catalog || force == tiling.PathFused {
+		return nil, nil, nil, nil
+	}
+	shape, err := tiling.ParseShape(o.Shape)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("--shape: %w", err)
+	}
+	t, err := tiling.Measured()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	have := map[string]bool{}
+	for _, c := range cfgs {
+		have[c.Name()] = true
+	}
+	var ds []manifest.Dispatch
+	var extra []tiling.Config
+	var notes []string
+	for _, c := range cfgs {
+		if !tiling.HasUnfused(c.Kernel) {
+			continue
+		}
+		pts := t.PlanPoints(c.Kernel, c.Arch, c.DType, c.StoreOut)
+		unfused := 0
+		for _, p := range pts {
+			if p.Path == tiling.PathUnfused {
+				unfused++
+			}
+		}
+		if force == "" && unfused == 0 {
+			continue
+		}
+		g, _, err := tiling.UnfusedGemm(c, shape)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if !have[g.Name()] {
+			have[g.Name()] = true
+			extra = append(extra, g)
+		}
+		ds = append(ds, manifest.Dispatch{Fused: c.Name(), Gemm: g.Name(), Elementwise: gen.ElementwiseCubin(c.Arch),
+			Force: force, Rule: manifest.DispatchRule, Points: pts})
+		notes = append(notes, fmt.Sprintf("dispatch: %s ships its unfused path (%s + the elementwise kernel): the measured plan takes it at %d of %d shapes", c.Name(), g.Name(), unfused, len(pts)))
+		if force != "" {
+			notes[len(notes)-1] = fmt.Sprintf("dispatch: %s: every call takes the unfused path (%s + the elementwise kernel; --path unfused)", c.Name(), g.Name())
+		}
+	}
+	return ds, extra, notes, nil
+}
