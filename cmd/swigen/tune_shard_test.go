@@ -1,0 +1,255 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/swigen/swigen/gen/toolchain"
+	"github.com/swigen/swigen/runtime/tune"
+	"github.com/swigen/swigen/tiling"
+)
+
+// distinctUS is a time for config name that no other config of a space
+// shares (checked by the tests that use it): with ties, which of two
+// equal candidates a screening keeps depends on their order, and the
+// sharded and unsharded sweeps could pick different but equally fast
+// winners, hiding a real difference.
+func distinctUS(name string) float64 {
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return 200 + float64(h.Sum32()%1000003)/1000
+}
+
+// shardDeps are fakeTuneDeps on a GPU of 132 SMs (so the prune model
+// runs, as on the H200) whose candidates all pass with distinctUS. It
+// records the jobs run; after stop jobs (0: never) it cancels cancel, as
+// a shard killed half-way would stop.
+type shardDeps struct {
+	mu     sync.Mutex
+	jobs   []tune.Job
+	stop   int
+	cancel context.CancelFunc
+}
+
+func (s *shardDeps) deps(t *testing.T) tuneDeps {
+	d := fakeTuneDeps(t, "", new([]string))
+	probe := d.probe
+	d.probe = func(devs []int) (tuneGPU, error) {
+		g, err := probe(devs)
+		g.SMs = 132
+		return g, err
+	}
+	d.runner = func(*tuneOptions, *toolchain.Toolchain, io.Writer) (tune.Runner, error) {
+		return tune.RunnerFunc(func(ctx context.Context, j tune.Job) (tune.Output, error) {
+			s.mu.Lock()
+			s.jobs = append(s.jobs, j)
+			if s.stop > 0 && len(s.jobs) == s.stop {
+				s.cancel()
+			}
+			s.mu.Unlock()
+			if err := ctx.Err(); err != nil {
+				return tune.Output{}, err
+			}
+			return tune.Output{Result: tune.Result{Status: tune.StatusOK, US: distinctUS(j.Name()), BaselineUS: 347},
+				Ceilings: tune.Ceilings{GemmTFLOPs: 780, CopyGBs: 4255}}, nil
+		}), nil
+	}
+	return d
+}
+
+// runShardTune runs swigen tune with args (and --db db) through runTune
+// with deps.
+func runShardTune(t *testing.T, ctx context.Context, d tuneDeps, db string, args ...string) error {
+	t.Helper()
+	o, err := parseTune(t, append([]string{"--db", db}, args...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	err = runTune(ctx, &env{stdout: io.Discard, stderr: &stderr}, o, d)
+	if err != nil && ctx.Err() == nil {
+		t.Fatalf("tune %q: %v\n%s", args, err, stderr.String())
+	}
+	return err
+}
+
+// mergeShards merges the DBs with swigen tune merge into out and loads it.
+func mergeShards(t *testing.T, out string, dbs []string) *tune.DB {
+	t.Helper()
+	if code, stdout, stderr := runCLI(t, append(append([]string{"tune", "merge"}, dbs...), "-o", out)...); code != exitOK {
+		t.Fatalf("tune merge: exit %d\n%s%s", code, stdout, stderr)
+	}
+	db, err := tune.LoadDB(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// sweepSummary is what a sweep leaves per key: every config recorded,
+// those fully measured (not screened), and the winner.
+type sweepSummary struct {
+	Recorded, Full []string
+	Winner         string
+}
+
+func summarize(db *tune.DB) map[string]sweepSummary {
+	out := map[string]sweepSummary{}
+	for _, e := range db.Entries {
+		var s sweepSummary
+		for _, r := range e.Results {
+			s.Recorded = append(s.Recorded, r.Config)
+			if !r.Screened {
+				s.Full = append(s.Full, r.Config)
+			}
+		}
+		if b, ok := e.Best(); ok {
+			s.Winner = b.Config
+		}
+		out[e.Key.String()] = s
+	}
+	return out
+}
+
+// ignoreRun drops what differs between two runs of one measurement:
+// when and on which device it ran.
+var ignoreRun = cmpopts.IgnoreFields(tune.Result{}, "Date", "Device", "WallS")
+
+// TestTuneShardsMerged: for every n, tune --shard i/n for each i of n
+// into its own DB, merged with tune merge, records exactly the candidates
+// the unsharded tune does (pruning included) and finds its winner. With
+// --exhaustive the merged DB is the unsharded one, record for record; by
+// default each shard measures its own best --screen-keep fully, so the
+// merge has at least the unsharded finalists fully measured.
+func TestTuneShardsMerged(t *testing.T) {
+	t.Parallel()
+	space := tiling.Space(tiling.KernelBwdDSwiGLU, tiling.ArchSM90a, tiling.BF16)
+	seen := map[float64]string{}
+	for _, c := range append(space, tiling.SpaceStoreOut(tiling.KernelFwdGateUp, tiling.ArchSM90a, tiling.BF16)...) {
+		if o, dup := seen[distinctUS(c.Name())]; dup {
+			t.Fatalf("distinctUS gives %s and %s one time", o, c.Name())
+		}
+		seen[distinctUS(c.Name())] = c.Name()
+	}
+	for _, tt := range []struct {
+		name   string
+		args   []string
+		shards []int
+	}{
+		{"exhaustive", []string{"--exhaustive"}, []int{2, 3, 7}},
+		{"pruned and screened", nil, []int{2, 3, 7}},
+		{"suite, store-out", []string{"--suite", "--kernel", "fwd_gateup", "--store-out", "--filter", "c1x1"}, []int{3}},
+		// The prune model keeps 10 of these 18: shards 10 and 11 of 12
+		// have nothing to run.
+		{"more shards than the prune keeps", []string{"--filter", "pingpong", "--filter", "c1x1"}, []int{12}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			whole := filepath.Join(dir, "whole.json")
+			var sd shardDeps
+			runShardTune(t, context.Background(), sd.deps(t), whole, tt.args...)
+			want, err := tune.LoadDB(whole)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range tt.shards {
+				var dbs []string
+				for i := range n {
+					db := filepath.Join(dir, fmt.Sprintf("n%d-shard-%d.json", n, i))
+					var sd shardDeps
+					runShardTune(t, context.Background(), sd.deps(t), db, append(slices.Clone(tt.args), "--shard", fmt.Sprintf("%d/%d", i, n))...)
+					dbs = append(dbs, db)
+				}
+				got := mergeShards(t, filepath.Join(dir, fmt.Sprintf("n%d-merged.json", n)), dbs)
+				checkShardsMerged(t, fmt.Sprintf("%d shards", n), want, got, slices.Contains(tt.args, "--exhaustive"))
+			}
+		})
+	}
+}
+
+// checkShardsMerged compares a merge of shards with the unsharded DB.
+func checkShardsMerged(t *testing.T, what string, whole, merged *tune.DB, exhaustive bool) {
+	t.Helper()
+	if exhaustive {
+		if diff := cmp.Diff(whole, merged, ignoreRun); diff != "" {
+			t.Errorf("%s: merged DB (-unsharded +merged):\n%s", what, diff)
+		}
+		return
+	}
+	w, m := summarize(whole), summarize(merged)
+	if len(w) == 0 {
+		t.Fatalf("%s: the unsharded tune recorded nothing", what)
+	}
+	for k, ws := range w {
+		ms := m[k]
+		if diff := cmp.Diff(ws.Recorded, ms.Recorded); diff != "" {
+			t.Errorf("%s: %s: candidates recorded (-unsharded +merged):\n%s", what, k, diff)
+		}
+		if ws.Winner == "" || ws.Winner != ms.Winner {
+			t.Errorf("%s: %s: winner %q merged, %q unsharded", what, k, ms.Winner, ws.Winner)
+		}
+		for _, f := range ws.Full {
+			if !slices.Contains(ms.Full, f) {
+				t.Errorf("%s: %s: %s measured fully unsharded, only screened in the shards", what, k, f)
+			}
+		}
+	}
+	for k := range m {
+		if _, ok := w[k]; !ok {
+			t.Errorf("%s: merged key %s the unsharded tune does not have", what, k)
+		}
+	}
+}
+
+// TestTuneShardEmptyAfterPrune: a shard the prune model leaves without a
+// candidate at a shape says so and succeeds (in a job array its task
+// must not fail), running and recording nothing but leaving its DB for
+// tune merge; one left without a
+// candidate by --filter and --max alone is a usage error, as before.
+func TestTuneShardEmptyAfterPrune(t *testing.T) {
+	t.Parallel()
+	filter := []string{"--filter", "pingpong", "--filter", "c1x1"} // 18 candidates, 10 kept by the prune model
+	for _, tt := range []struct {
+		shard string
+		jobs  int    // jobs run
+		want  string // in stderr, or in the error for a usage error
+		usage bool
+	}{
+		{"11/12", 0, "tune: shard 11/12 has no candidate at M=16384 K=768 I=4608: the prune model keeps 10, all in other shards", false},
+		{"9/12", 1, "1 to run on device(s) 0", false},
+		{"18/19", 0, "no candidate left of the bwd_dswiglu space after --filter", true},
+	} {
+		db := filepath.Join(t.TempDir(), "tune.json")
+		o, err := parseTune(t, append([]string{"--db", db, "--exhaustive=false", "--shard", tt.shard}, filter...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sd shardDeps
+		var stderr bytes.Buffer
+		err = runTune(context.Background(), &env{stdout: io.Discard, stderr: &stderr}, o, sd.deps(t))
+		switch {
+		case tt.usage && (exitCode(err) != exitUsage || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("shard %s: err %v (exit %d), want a usage error with %q", tt.shard, err, exitCode(err), tt.want)
+		case !tt.usage && (err != nil || !strings.Contains(stderr.String(), tt.want)):
+			t.Errorf("shard %s: err %v, stderr:\n%s\nwant success and %q", tt.shard, err, stderr.String(), tt.want)
+		}
+		if len(sd.jobs) != tt.jobs {
+			t.Errorf("shard %s: %d jobs ran, want %d", tt.shard, len(sd.jobs), tt.jobs)
+		}
+		if _, err := os.Stat(db); !tt.usage && err != nil {
+			t.Errorf("shard %s left no DB: %v", tt.shard, err)
+		}
+	}
+}
