@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -251,5 +252,82 @@ func TestTuneShardEmptyAfterPrune(t *testing.T) {
 		if _, err := os.Stat(db); !tt.usage && err != nil {
 			t.Errorf("shard %s left no DB: %v", tt.shard, err)
 		}
+	}
+}
+
+// TestTuneShardResume: a shard stopped half-way (its context cancelled,
+// as SIGTERM does, in its stop-th job: in the screening round, at its
+// last job, in the full round) resumes when run again: the rerun runs
+// only what is not recorded (the job in flight at the stop among it),
+// its DB ends as the uninterrupted shard's, and merged with the other
+// shards it gives the unsharded tune's candidates and winner.
+func TestTuneShardResume(t *testing.T) {
+	t.Parallel()
+	const n, i = 3, 1
+	args := []string{"--shard", fmt.Sprintf("%d/%d", i, n)}
+	dir := t.TempDir()
+	var unsharded shardDeps
+	wholeDB := filepath.Join(dir, "whole.json")
+	runShardTune(t, context.Background(), unsharded.deps(t), wholeDB)
+	wantWhole, err := tune.LoadDB(wholeDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	others := map[int]string{}
+	var whole []tune.Job // the uninterrupted shard i's, to compare with
+	for j := range n {
+		others[j] = filepath.Join(dir, fmt.Sprintf("shard-%d.json", j))
+		var sd shardDeps
+		runShardTune(t, context.Background(), sd.deps(t), others[j], "--shard", fmt.Sprintf("%d/%d", j, n))
+		if j == i {
+			whole = sd.jobs
+		}
+	}
+	wantShard, err := tune.LoadDB(others[i])
+	if err != nil {
+		t.Fatal(err)
+	}
+	screened := 0
+	for _, j := range whole {
+		if j.Reps == tune.ScreenReps {
+			screened++
+		}
+	}
+	if screened == 0 || screened == len(whole) {
+		t.Fatalf("shard %d/%d screened %d of %d jobs; the test needs both rounds", i, n, screened, len(whole))
+	}
+	for _, stop := range []int{1, screened / 2, screened, screened + 1, len(whole)} {
+		t.Run(fmt.Sprint("stopped in job ", stop), func(t *testing.T) {
+			t.Parallel()
+			db := filepath.Join(t.TempDir(), "shard.json")
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			first := shardDeps{stop: stop, cancel: cancel}
+			if err := runShardTune(t, ctx, first.deps(t), db, args...); !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "resume") {
+				t.Fatalf("stopped shard: err %v, want a cancellation that says how to resume", err)
+			}
+			var again shardDeps
+			runShardTune(t, context.Background(), again.deps(t), db, args...)
+			if got, want := len(first.jobs)-1+len(again.jobs), len(whole); got != want {
+				t.Errorf("%d jobs before the stop (one in flight) and %d after, want %d in all", len(first.jobs), len(again.jobs), want)
+			}
+			if again.jobs[0].Config.Name() != first.jobs[stop-1].Config.Name() {
+				t.Errorf("the rerun began with %s, want %s (in flight at the stop)", again.jobs[0].Config.Name(), first.jobs[stop-1].Config.Name())
+			}
+			got, err := tune.LoadDB(db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(wantShard, got, ignoreRun); diff != "" {
+				t.Errorf("resumed shard's DB (-uninterrupted +resumed):\n%s", diff)
+			}
+			dbs := []string{db}
+			for j := range n {
+				if j != i {
+					dbs = append(dbs, others[j])
+				}
+			}
+			checkShardsMerged(t, "resumed shard merged", wantWhole, mergeShards(t, filepath.Join(t.TempDir(), "merged.json"), dbs), false)
+		})
 	}
 }
