@@ -331,3 +331,82 @@ func TestTuneShardResume(t *testing.T) {
 		})
 	}
 }
+
+// TestTuneMergeKeepsKeysApart: DBs tuned on different GPUs, drivers,
+// compilers and modes, merged with tune merge, keep one entry per key
+// with exactly its own records (two shards of one host join into one
+// entry), in either input order to the same bytes.
+func TestTuneMergeKeepsKeysApart(t *testing.T) {
+	t.Parallel()
+	type host struct {
+		name, gpu string
+		driver    int
+		nvcc      string
+		args      []string
+	}
+	hosts := []host{
+		{"h200 shard 0", "NVIDIA H200", 13000, "13.0.88", []string{"--shard", "0/2"}},
+		{"h200 shard 1", "NVIDIA H200", 13000, "13.0.88", []string{"--shard", "1/2"}},
+		{"h200 older driver", "NVIDIA H200", 12080, "13.0.88", nil},
+		{"h200 other nvcc", "NVIDIA H200", 13000, "12.9.86", nil},
+		{"h100", "NVIDIA H100 80GB HBM3", 13000, "13.0.88", nil},
+		{"h200 store-out", "NVIDIA H200", 13000, "13.0.88", []string{"--store-out"}},
+	}
+	dir := t.TempDir()
+	type rec = map[string]tune.Result // config -> record
+	want := map[tune.Key]rec{}
+	var dbs []string
+	for i, h := range hosts {
+		var sd shardDeps
+		d := sd.deps(t)
+		d.probe = func([]int) (tuneGPU, error) {
+			return tuneGPU{Name: h.gpu, Driver: h.driver, Arch: tiling.ArchSM90a, CC: "sm_90", SMs: 132}, nil
+		}
+		d.toolchain = func(string) (*toolchain.Toolchain, error) {
+			return &toolchain.Toolchain{NVCC: "/fake/nvcc", Version: h.nvcc}, nil
+		}
+		db := filepath.Join(dir, fmt.Sprintf("host-%d.json", i))
+		runShardTune(t, context.Background(), d, db, append([]string{"--filter", "pingpong", "--filter", "c1x1"}, h.args...)...)
+		read, err := tune.LoadDB(db)
+		if err != nil || len(read.Entries) != 1 {
+			t.Fatalf("%s: %v, %d entries, want 1", h.name, err, len(read.Entries))
+		}
+		e := read.Entries[0]
+		if e.Key.GPU != h.gpu || e.Key.Driver != h.driver || e.Key.Compiler != "nvcc "+h.nvcc {
+			t.Fatalf("%s: tuned under key %+v", h.name, e.Key)
+		}
+		if want[e.Key] == nil {
+			want[e.Key] = rec{}
+		}
+		for _, r := range e.Results {
+			if _, dup := want[e.Key][r.Config]; dup {
+				t.Fatalf("%s: %s recorded by two shards", h.name, r.Config)
+			}
+			want[e.Key][r.Config] = r
+		}
+		dbs = append(dbs, db)
+	}
+	if len(want) != len(hosts)-1 {
+		t.Fatalf("%d keys from %d hosts, want %d (the two shards share one)", len(want), len(hosts), len(hosts)-1)
+	}
+	merged := filepath.Join(dir, "merged.json")
+	db := mergeShards(t, merged, dbs)
+	got := map[tune.Key]rec{}
+	for _, e := range db.Entries {
+		got[e.Key] = rec{}
+		for _, r := range e.Results {
+			got[e.Key][r.Config] = r
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("merged entries (-sources +merged):\n%s", diff)
+	}
+	reversed := slices.Clone(dbs)
+	slices.Reverse(reversed)
+	mergeShards(t, filepath.Join(dir, "reversed.json"), reversed)
+	a, errA := os.ReadFile(merged)
+	b, errB := os.ReadFile(filepath.Join(dir, "reversed.json"))
+	if errA != nil || errB != nil || !bytes.Equal(a, b) {
+		t.Errorf("merging in reverse order gave other bytes (%v, %v)", errA, errB)
+	}
+}
