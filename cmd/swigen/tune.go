@@ -83,8 +83,9 @@ mode its own --store-out asks for.
 The candidates are tiling.Space(kernel, arch, dtype) (see swigen list
 --space), narrowed by --filter (name substrings, all must match), --max and
 --shard i/n (every n-th candidate from the i-th, for splitting a sweep
-across machines; see below). They are compiled in parallel (--jobs) ahead of their
-turn while earlier ones are timed; the build cache makes repeats free.
+across machines; see below). They are compiled in parallel (--jobs)
+ahead of their turn while earlier ones are timed; the build cache makes
+repeats free.
 
 By default the sweep is short: a static model (tune.Prune: operand traffic
 per output over how well the tiles fill the GPU) leaves out the candidates
