@@ -83,14 +83,20 @@ mode its own --store-out asks for.
 The candidates are tiling.Space(kernel, arch, dtype) (see swigen list
 --space), narrowed by --filter (name substrings, all must match), --max and
 --shard i/n (every n-th candidate from the i-th, for splitting a sweep
-across machines). They are compiled in parallel (--jobs) ahead of their
-turn while earlier ones are timed; the build cache makes repeats free.
+across machines; see below). They are compiled in parallel (--jobs)
+ahead of their turn while earlier ones are timed; the build cache makes
+repeats free.
 
 By default the sweep is short: a static model (tune.Prune: operand traffic
 per output over how well the tiles fill the GPU) leaves out the candidates
 far from the best, the rest are screened with few repetitions, and the
 best --screen-keep and the heuristic's config are measured fully; only
 full measurements can win. --exhaustive measures every candidate fully.
+--shard takes its part of what the model keeps at each shape, so shards
+0/n to n-1/n, each into its own --db and joined with swigen tune merge,
+record the candidates one unsharded tune would and find its winner (each
+shard measures its own best --screen-keep fully); a shard left without a
+candidate at a shape skips it.
 
 Candidates are measured in one long-lived child process per GPU (swigen
 re-executed as a worker), which opens its CUDA context, cuBLAS and the
@@ -150,7 +156,7 @@ func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.C
 	f.BoolVar(&o.StoreOut, "store-out", false, "set StoreOut on every candidate: fwd_gateup also stores de (training; default: inference, only out), bwd_dswiglu also stores the recomputed out; recorded under its own DB key, never mixed with runs without it")
 	f.StringArrayVar(&o.Filters, "filter", nil, "keep candidates whose name contains this (repeatable: all must match)")
 	f.IntVar(&o.Max, "max", 0, "keep at most this many candidates (0: all)")
-	f.StringVar(&o.Shard, "shard", "0/1", "run shard i of n: candidates with index%n == i")
+	f.StringVar(&o.Shard, "shard", "0/1", "run shard i of n: the candidates (of those the prune model keeps) with index%n == i; swigen tune merge joins the shards' DBs")
 	f.BoolVar(&o.Exhaustive, "exhaustive", false, "measure every candidate fully; by default those a static model of operand traffic and GPU fill says cannot win are left out (tune.Prune), the rest screened briefly and the best --screen-keep measured fully")
 	f.IntVar(&o.ScreenKeep, "screen-keep", 4, "candidates measured fully after the screening (0: no screening)")
 	f.BoolVar(&o.Retry, "retry", false, "run candidates recorded as failed again (passing ones are always kept)")
@@ -213,11 +219,14 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	if len(space) == 0 {
 		return fmt.Errorf("tune: the tuning space of %s %s %s%s is empty (nothing implemented?)", t.kind, arch, t.dt, storeOutFlag(o.StoreOut))
 	}
-	selected, err := tune.Select(space, tune.Selection{Filter: o.Filters, Max: o.Max, Shard: t.shard, Shards: t.shards})
+	// The shard is taken per shape of what the prune model keeps of the
+	// whole selection (shapeTune.run), so that the shards together run
+	// what one unsharded tune runs; here it only has to leave a candidate.
+	selected, err := tune.Select(space, tune.Selection{Filter: o.Filters, Max: o.Max})
 	if err != nil {
 		return usageError(err)
 	}
-	if len(selected) == 0 {
+	if mine, err := tune.Select(selected, tune.Selection{Shard: t.shard, Shards: t.shards}); err != nil || len(mine) == 0 {
 		return usageError(fmt.Errorf("tune: no candidate left of %d after --filter %q --max %d --shard %s", len(space), o.Filters, o.Max, o.Shard))
 	}
 	runner, err := d.runner(o, tc, e.stderr)
@@ -232,8 +241,11 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	for _, shape := range t.shapes {
 		key := tune.Key{Kernel: t.kind, Arch: arch, DType: t.dt, Shape: shape, GPU: g.Name, Driver: g.Driver,
 			Compiler: "nvcc " + tc.Version, Templates: th, StoreOut: o.StoreOut}
-		st := shapeTune{o: o, d: d, tc: tc, runner: runner, key: key, w: e.stderr}
+		st := shapeTune{o: o, d: d, tc: tc, runner: runner, key: key, w: e.stderr, shard: t.shard, shards: t.shards}
 		res, err := st.run(ctx, selected, len(space), without, g.SMs)
+		if res == nil && err == nil {
+			continue // this shard has nothing to run at this shape
+		}
 		if res != nil {
 			if len(t.shapes) == 1 {
 				printTuneSummary(e, o, g, tc, res, shape, d.now().Sub(start))
@@ -388,16 +400,22 @@ func (o *tuneOptions) tuneShapes(k tiling.Kernel) ([]tiling.Shape, error) {
 	return []tiling.Shape{s}, nil
 }
 
-// shapeTune tunes one key: prune, screen, then measure the finalists.
+// shapeTune tunes one key: prune, take the shard, screen, then measure
+// the finalists.
 type shapeTune struct {
-	o      *tuneOptions
-	d      tuneDeps
-	tc     *toolchain.Toolchain
-	runner tune.Runner
-	key    tune.Key
-	w      io.Writer
+	o             *tuneOptions
+	d             tuneDeps
+	tc            *toolchain.Toolchain
+	runner        tune.Runner
+	key           tune.Key
+	w             io.Writer
+	shard, shards int
 }
 
+// run tunes the shard's part of selected (the whole --filter and --max
+// selection). It returns nil and no error when the shard has no
+// candidate at the key's shape: the prune model kept fewer candidates
+// than there are shards, and the others have them.
 func (t *shapeTune) run(ctx context.Context, selected []tiling.Config, spaceLen, without, sms int) (*tune.SweepResult, error) {
 	o, key, w := t.o, t.key, t.w
 	cands := selected
@@ -408,12 +426,29 @@ func (t *shapeTune) run(ctx context.Context, selected []tiling.Config, spaceLen,
 			return nil, err
 		}
 	}
+	// Pruned before it is sharded: each shard pruning its own part would
+	// measure the tiles that are far from the best only in a part without
+	// the best ones, which the unsharded tune leaves out.
+	kept := len(cands)
+	cands, err := tune.Select(cands, tune.Selection{Shard: t.shard, Shards: t.shards})
+	if err != nil {
+		return nil, usageError(err)
+	}
+	fmt.Fprintf(w, "tune: %s %s %s at %s on %s, driver %d, %s, templates %.12s%s\n",
+		key.Kernel, key.Arch, key.DType, shapeDims(key.Kernel, key.Shape), key.GPU, key.Driver, key.Compiler, key.Templates, modeNote(key.Kernel, o.StoreOut, "; "))
+	if len(cands) == 0 {
+		fmt.Fprintf(w, "tune: shard %s has no candidate at %s: the prune model keeps %d, all in other shards\n", o.Shard, shapeDims(key.Kernel, key.Shape), kept)
+		// The DB is still written (empty if new), so that every finished
+		// shard leaves one for tune merge to name.
+		if _, err := tune.UpdateDB(o.DB, func(*tune.DB) error { return nil }); err != nil {
+			return nil, fmt.Errorf("tune: --db: %w", err)
+		}
+		return nil, nil
+	}
 	db, err := tune.ReadDB(o.DB)
 	if err != nil {
 		return nil, fmt.Errorf("tune: --db: %w", err)
 	}
-	fmt.Fprintf(w, "tune: %s %s %s at %s on %s, driver %d, %s, templates %.12s%s\n",
-		key.Kernel, key.Arch, key.DType, shapeDims(key.Kernel, key.Shape), key.GPU, key.Driver, key.Compiler, key.Templates, modeNote(key.Kernel, o.StoreOut, "; "))
 	screen := !o.Exhaustive && o.ScreenKeep > 0 && len(cands) > o.ScreenKeep
 	plan := tune.PlanSweep(db.Entry(key), cands, o.Retry, screen)
 	fmt.Fprintf(w, "tune: %d candidates of %d in the space (filter %q, max %d, shard %s%s%s%s); %d already in %s, %d to run on device(s) %s; per-candidate limit %v\n",
