@@ -1,83 +1,67 @@
 package manifest
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
 
-func TestExprEval(t *testing.T) {
+// exprCases is the grammar's shared cases, run by this test and by the
+// Python runtime's (python/tests/test_expr.py), so that both evaluators
+// agree on every value and every error.
+const exprCases = "testdata/expr_cases.json"
+
+// exprCase is one shared case; see the file's doc.
+type exprCase struct {
+	Expr       Expr            `json:"expr"`
+	Sizes      json.RawMessage `json:"sizes"` // absent: the default sizes; null: none
+	Value      *int64          `json:"value"`
+	Error      string          `json:"error"`
+	CheckError bool            `json:"check_error"`
+}
+
+func TestExprCases(t *testing.T) {
 	t.Parallel()
-	sizes := Sizes{"M": 300, "K": 2048, "I": 264}
-	tests := []struct {
-		expr    Expr
-		want    int64
-		wantErr string
-	}{
-		{expr: "M", want: 300},
-		{expr: "2*I", want: 528},
-		{expr: "2*I*2", want: 1056},
-		{expr: " 4 * I ", want: 1056},
-		{expr: "M+K-1", want: 2347},
-		{expr: "2*(M+1)", want: 602},
-		{expr: "cdiv(M,128)*cdiv(I,192)", want: 3 * 2},
-		{expr: "cdiv(M, 128) * cdiv(2*I, 128)", want: 3 * 5},
-		{expr: "cdiv(0-5,2)", want: -2},
-		{expr: "N", wantErr: "size N not given (have I, K, M)"},
-		{expr: "2I", wantErr: `bad integer "2I"`},
-		{expr: "", wantErr: "unexpected end"},
-		{expr: "M*", wantErr: "unexpected end"},
-		{expr: "(M", wantErr: "missing )"},
-		{expr: "M)", wantErr: `unexpected ")"`},
-		{expr: "cdiv(M)", wantErr: "cdiv: missing ,"},
-		{expr: "cdiv(M,0)", wantErr: "divisor must be positive"},
-		{expr: "M/2", wantErr: `unexpected "/2"`},
-		{expr: "_M", wantErr: `bad size name "_M"`},
-		{expr: "cdiv(9223372036854775807,2)", want: 4611686018427387904},
-		{expr: "cdiv(0-7,2)", want: -3},
-		{expr: "9223372036854775807+1", wantErr: "integer overflow"},
-		{expr: "0-9223372036854775807-2", wantErr: "integer overflow"},
-		{expr: "4194304*4194304*4194304", wantErr: "integer overflow"},
-		{expr: "K*K*K*K*K*K", wantErr: "integer overflow"},
+	raw, err := os.ReadFile(exprCases)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		t.Run(string(tt.expr), func(t *testing.T) {
-			got, err := tt.expr.Eval(sizes)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("Eval(%q) = %d, %v; want an error containing %q", tt.expr, got, err, tt.wantErr)
-				}
-				return
+	var file struct {
+		DefaultSizes Sizes      `json:"default_sizes"`
+		Cases        []exprCase `json:"cases"`
+	}
+	if err := json.Unmarshal(raw, &file); err != nil {
+		t.Fatalf("%s: %v", exprCases, err)
+	}
+	if len(file.Cases) == 0 {
+		t.Fatalf("%s: no cases", exprCases)
+	}
+	for i, tt := range file.Cases {
+		t.Run(fmt.Sprintf("%d:%s", i, tt.Expr), func(t *testing.T) {
+			if (tt.Value == nil) == (tt.Error == "") {
+				t.Fatalf("case %q: give exactly one of value and error", tt.Expr)
 			}
-			if err != nil || got != tt.want {
-				t.Fatalf("Eval(%q) = %d, %v; want %d", tt.expr, got, err, tt.want)
+			sizes := file.DefaultSizes
+			if len(tt.Sizes) > 0 {
+				sizes = nil // null: no sizes at all
+				if err := json.Unmarshal(tt.Sizes, &sizes); err != nil {
+					t.Fatalf("case %q: sizes: %v", tt.Expr, err)
+				}
+			}
+			got, err := tt.Expr.Eval(sizes)
+			if tt.Error != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.Error) {
+					t.Errorf("Eval(%q) = %d, %v; want an error containing %q", tt.Expr, got, err, tt.Error)
+				}
+			} else if err != nil || got != *tt.Value {
+				t.Errorf("Eval(%q) = %d, %v; want %d", tt.Expr, got, err, *tt.Value)
+			}
+			if err := tt.Expr.Check(); (err != nil) != tt.CheckError {
+				t.Errorf("Check(%q) = %v; want an error: %v", tt.Expr, err, tt.CheckError)
 			}
 		})
-	}
-}
-
-// TestExprEvalNilSizes: without sizes every size is missing (a caller that
-// forgot them must not launch at 1x1x1).
-func TestExprEvalNilSizes(t *testing.T) {
-	t.Parallel()
-	if v, err := Expr("2*M").Eval(nil); err == nil || !strings.Contains(err.Error(), "size M not given (have none)") {
-		t.Errorf("Eval(nil) = %d, %v; want a missing-size error", v, err)
-	}
-	if v, err := Expr("cdiv(8,3)").Eval(nil); err != nil || v != 3 {
-		t.Errorf("constant Eval(nil) = %d, %v; want 3", v, err)
-	}
-}
-
-func TestExprCheck(t *testing.T) {
-	t.Parallel()
-	for _, e := range []Expr{"M", "cdiv(M,128)*cdiv(N,256)", "4*I"} {
-		if err := e.Check(); err != nil {
-			t.Errorf("Check(%q): %v", e, err)
-		}
-	}
-	for _, e := range []Expr{"", "M+", "cdiv(M", "M I"} {
-		if err := e.Check(); err == nil {
-			t.Errorf("Check(%q): want a syntax error", e)
-		}
 	}
 }
 

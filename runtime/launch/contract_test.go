@@ -114,11 +114,15 @@ func bufferName(p cu.DevicePtr) string {
 }
 
 // recorder stands in for the driver's encoder: it validates like
-// EncodeTiled and records the arguments.
+// EncodeTiled and records the arguments. The descriptor of the map
+// recorded j-th is 128 bytes of j+1 (fakeDescriptor), so that a packed
+// parameter names the map it holds.
 type recorder struct {
 	maps []recordedMap
-	ptrs []unsafe.Pointer // each recorded map's descriptor address
 }
+
+// fakeDescriptor is what the recorder encodes as the j-th map.
+func fakeDescriptor(j int) []byte { return bytes.Repeat([]byte{byte(j + 1)}, cu.TensorMapSize) }
 
 func (r *recorder) encode(p cu.TensorMapParams, name string) (*cu.TensorMap, error) {
 	if err := p.Validate(name); err != nil {
@@ -129,16 +133,16 @@ func (r *recorder) encode(p cu.TensorMapParams, name string) (*cu.TensorMap, err
 		Box: append([]uint32(nil), p.Box[:p.Rank]...), ElemStrides: append([]uint32(nil), p.ElemStrides[:p.Rank]...),
 		Interleave: int(p.Interleave), Swizzle: int(p.Swizzle), L2Promotion: int(p.L2Promotion), OOBFill: int(p.OOBFill)}
 	t := &cu.TensorMap{}
+	copy(t.Bytes(), fakeDescriptor(len(r.maps)))
 	r.maps = append(r.maps, m)
-	r.ptrs = append(r.ptrs, t.Ptr())
 	return t, nil
 }
 
-// mapIndex is the recorded map whose descriptor is at p, or -1.
-func (r *recorder) mapIndex(p unsafe.Pointer) int {
-	for i, q := range r.ptrs {
-		if q == p {
-			return i
+// mapIndex is the recorded map whose descriptor desc is, or -1.
+func (r *recorder) mapIndex(desc []byte) int {
+	for j := range r.maps {
+		if bytes.Equal(desc, fakeDescriptor(j)) {
+			return j
 		}
 	}
 	return -1
@@ -178,8 +182,8 @@ func recordLaunch(t *testing.T, cfg tiling.Config, s tiling.Shape) recordedLaunc
 		return out
 	}
 	out.Maps = rec.maps
-	for _, a := range p.args {
-		out.Params = append(out.Params, decodeArg(rec, p, a))
+	for i, a := range p.args {
+		out.Params = append(out.Params, decodeArg(rec, man.Params[i].Kind, a))
 	}
 	lc := p.cfg
 	out.Grid, out.Block, out.Cluster, out.Smem = lc.Grid, lc.Block, lc.Cluster, lc.SharedMem
@@ -202,17 +206,17 @@ func planShape(k *Kernel, cfg tiling.Config, s tiling.Shape) (*Plan, error) {
 	return nil, fmt.Errorf("no plan for kernel %q", cfg.Kernel)
 }
 
-// decodeArg reads one packed kernel argument back by where it points: a
-// recorded map's descriptor or one of the plan's 32-bit values.
-func decodeArg(rec *recorder, p *Plan, a unsafe.Pointer) recordedParam {
-	if idx := rec.mapIndex(a); idx >= 0 {
-		return recordedParam{Kind: "tensormap", Map: &idx}
-	}
-	for i := range p.i32s {
-		if unsafe.Pointer(&p.i32s[i]) == a {
-			v := int64(p.i32s[i])
-			return recordedParam{Kind: "i32", Value: &v}
+// decodeArg reads one packed kernel argument of kind back from where it
+// points: a recorded map's descriptor or a 32-bit value.
+func decodeArg(rec *recorder, kind manifest.Kind, a unsafe.Pointer) recordedParam {
+	switch kind {
+	case manifest.KindTensorMap:
+		if idx := rec.mapIndex(unsafe.Slice((*byte)(a), cu.TensorMapSize)); idx >= 0 {
+			return recordedParam{Kind: "tensormap", Map: &idx}
 		}
+	case manifest.KindI32:
+		v := int64(*(*int32)(a))
+		return recordedParam{Kind: "i32", Value: &v}
 	}
 	return recordedParam{Kind: "unknown"}
 }

@@ -13,9 +13,8 @@ import (
 // ready to be launched many times (benchmarks launch one plan repeatedly).
 type Plan struct {
 	k      *Kernel
-	maps   []*cu.TensorMap
-	i32s   []int32
-	args   []unsafe.Pointer // one per kernel parameter, into maps and i32s
+	params []byte           // the parameters packed (manifest.Pack)
+	args   []unsafe.Pointer // one per kernel parameter, into params
 	cfg    cu.LaunchConfig
 	stream *cu.Stream
 }
@@ -46,42 +45,58 @@ func (k *Kernel) Plan(a Args) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("launch: %s: %w", m.Name, err)
 	}
-	p := &Plan{k: k, stream: c.Stream, i32s: make([]int32, 0, len(l.Args))}
-	for _, arg := range l.Args {
-		if err := p.add(arg, c.Buffers); err != nil {
+	tps, err := EncodeParams(l, c.Buffers)
+	if err != nil {
+		return nil, fmt.Errorf("launch: %s: %w", m.Name, err)
+	}
+	descs := make([][]byte, len(tps))
+	for i, tp := range tps {
+		if tp == nil {
+			continue
+		}
+		t, err := k.encodeTiled(*tp, l.Args[i].Map.Buffer)
+		if err != nil {
 			return nil, fmt.Errorf("launch: %s: %w", m.Name, err)
 		}
+		descs[i] = t.Bytes()
+	}
+	packed, err := manifest.Pack(m.Params, l.Args, descs)
+	if err != nil {
+		return nil, fmt.Errorf("launch: %s: %w", m.Name, err)
+	}
+	p := &Plan{k: k, stream: c.Stream, params: packed.Bytes}
+	for _, off := range packed.Offsets {
+		p.args = append(p.args, unsafe.Pointer(&p.params[off]))
 	}
 	p.cfg = launchConfig(l, c.Stream)
 	return p, nil
 }
 
-// add packs one parameter. i32s has its final capacity, so the addresses
-// taken stay valid.
-func (p *Plan) add(a manifest.Arg, bufs map[string]cu.DevicePtr) error {
-	switch a.Kind {
-	case manifest.KindTensorMap:
-		ptr := bufs[a.Map.Buffer]
-		if ptr == 0 {
-			return fmt.Errorf("buffer %s is 0, but parameter %s maps it", a.Map.Buffer, a.Param)
+// EncodeParams is the cuTensorMapEncodeTiled call of each of l's tensor
+// maps on its buffer in bufs (nil for an i32 argument), computed without a
+// device: what Plan encodes, and what a loader in another language must
+// pass the driver. A map of a buffer that bufs lacks (or gives as 0) is an
+// error naming both.
+func EncodeParams(l manifest.Launch, bufs map[string]cu.DevicePtr) ([]*cu.TensorMapParams, error) {
+	out := make([]*cu.TensorMapParams, len(l.Args))
+	for i, a := range l.Args {
+		switch a.Kind {
+		case manifest.KindTensorMap:
+			ptr := bufs[a.Map.Buffer]
+			if ptr == 0 {
+				return nil, fmt.Errorf("buffer %s is 0, but parameter %s maps it", a.Map.Buffer, a.Param)
+			}
+			tp, err := tensorMapParams(a.Map, ptr)
+			if err != nil {
+				return nil, fmt.Errorf("parameter %s: %w", a.Param, err)
+			}
+			out[i] = &tp
+		case manifest.KindI32:
+		default:
+			return nil, fmt.Errorf("parameter %s: kind %q", a.Param, a.Kind)
 		}
-		tp, err := tensorMapParams(a.Map, ptr)
-		if err != nil {
-			return fmt.Errorf("parameter %s: %w", a.Param, err)
-		}
-		t, err := p.k.encodeTiled(tp, a.Map.Buffer)
-		if err != nil {
-			return err
-		}
-		p.maps = append(p.maps, t)
-		p.args = append(p.args, t.Ptr())
-	case manifest.KindI32:
-		p.i32s = append(p.i32s, a.Value)
-		p.args = append(p.args, unsafe.Pointer(&p.i32s[len(p.i32s)-1]))
-	default:
-		return fmt.Errorf("parameter %s: kind %q", a.Param, a.Kind)
 	}
-	return nil
+	return out, nil
 }
 
 // launchConfig is l's grid, block, cluster and shared memory on stream.

@@ -1,0 +1,231 @@
+"""A loaded swigen kernel: the launch path (driver through ctypes, torch lazily).
+
+Kernel loads its cubin lazily, once per device, into that device's primary
+context, and launches on torch's current stream of the tensors' device.
+Module load, the per-device state and the descriptor cache are guarded by
+one lock, so a Kernel may be shared by threads (autograd's included).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Dict, Mapping, Optional, Tuple, Union
+
+from . import driver as _drv
+from .manifest import Device, Manifest
+from .plan import Plan, make_plan
+from .tensormap import EncodeArgs
+from .tensors import check_tensors, infer_sizes
+
+__all__ = ["Kernel", "LoadError", "ARCH_CC"]
+
+ARCH_CC: Dict[str, Tuple[int, int]] = {"sm_90a": (9, 0), "sm_100a": (10, 0)}
+"""The compute capability each swigen arch runs on (tiling.ArchForCC)."""
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+class LoadError(RuntimeError):
+    """A kernel that cannot run on a device (arch, occupancy)."""
+
+
+@dataclass
+class _OnDevice:
+    """The kernel loaded on one device."""
+
+    ordinal: int
+    dev: int  # CUdevice
+    ctx: int  # the primary context, retained
+    module: int
+    function: int
+    sms: int
+    clusters: int = 0  # co-resident clusters, once queried
+
+
+def _torch() -> Any:
+    try:
+        import torch  # noqa: PLC0415  (lazy: only the torch launch path needs it)
+    except ImportError as e:
+        raise ImportError("swigen_rt: Kernel.launch needs torch (launch_raw does not): %s" % e) from None
+    return torch
+
+
+class Kernel:
+    """A swigen kernel: its manifest and cubin, loaded on first launch per device.
+
+    >>> k = Kernel.from_files("gemm_sm90a_....json")     # the cubin next to it
+    >>> k.launch({"A": a, "B": b, "C": c})                # sizes read off the shapes
+    """
+
+    def __init__(self, manifest: Manifest, cubin: bytes, *, descriptor_cache: int = 1024) -> None:
+        if not cubin:
+            raise ValueError("%s: empty cubin" % manifest.name)
+        self.manifest = manifest
+        self._cubin = bytes(cubin)
+        self._lock = threading.Lock()
+        self._devices: Dict[int, _OnDevice] = {}
+        self._descs: "OrderedDict[Tuple[int, EncodeArgs], _drv.Descriptor]" = OrderedDict()
+        self._cache_size = descriptor_cache
+
+    @classmethod
+    def from_files(cls, manifest_path: PathLike, cubin_path: Optional[PathLike] = None) -> "Kernel":
+        """Reads an emitted kernel: <name>.json and, by default, the
+        <name>.<arch>.cubin next to it."""
+        m = Manifest.load(manifest_path)
+        if cubin_path is None:
+            cubin_path = os.path.join(os.path.dirname(os.fspath(manifest_path)), "%s.%s.cubin" % (m.name, m.arch))
+        with open(cubin_path, "rb") as f:
+            return cls(m, f.read())
+
+    @classmethod
+    def from_bytes(cls, manifest_json: Union[str, bytes], cubin: bytes) -> "Kernel":
+        """A kernel from its manifest's JSON text and its cubin's bytes."""
+        return cls(Manifest.from_json(manifest_json), cubin)
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+    # ---- loading ----------------------------------------------------------
+
+    def _on(self, ordinal: int) -> _OnDevice:
+        with self._lock:
+            st = self._devices.get(ordinal)
+            if st is None:
+                st = self._load(ordinal)
+                self._devices[ordinal] = st
+            return st
+
+    def _load(self, ordinal: int) -> _OnDevice:
+        m, d = self.manifest, _drv.driver()
+        dev = d.device(ordinal)
+        cc = (d.device_attribute(_drv.ATTR_CC_MAJOR, dev), d.device_attribute(_drv.ATTR_CC_MINOR, dev))
+        if ARCH_CC.get(m.arch) != cc:
+            raise LoadError("%s: device cuda:%d has compute capability %d.%d: the kernel is built for %s (%s)"
+                            % (m.name, ordinal, cc[0], cc[1], m.arch,
+                               "compute capability %d.%d" % ARCH_CC[m.arch] if m.arch in ARCH_CC else "unknown arch"))
+        ctx = d.primary_context_retain(dev)
+        try:
+            with d.current(ctx):
+                mod = d.module_load(self._cubin)
+                try:
+                    fn = d.module_function(mod, m.entry)
+                    d.set_function_attribute(fn, _drv.FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, m.dynamic_smem_bytes)
+                    self._check_co_residency(d, fn)
+                    sms = d.device_attribute(_drv.ATTR_MULTIPROCESSOR_COUNT, dev)
+                except BaseException:
+                    d.module_unload(mod)
+                    raise
+        except BaseException:
+            d.primary_context_release(dev)
+            raise
+        return _OnDevice(ordinal=ordinal, dev=dev, ctx=ctx, module=mod, function=fn, sms=sms)
+
+    def _check_co_residency(self, d: _drv.Driver, fn: int) -> None:
+        """Refuses a kernel of which more CTAs can share an SM than the manifest allows."""
+        m = self.manifest
+        if m.max_ctas_per_sm <= 0:
+            return
+        n = d.max_active_blocks_per_sm(fn, m.block_threads, m.dynamic_smem_bytes)
+        if n > m.max_ctas_per_sm:
+            raise LoadError("%s: %d CTAs of %d threads with %d bytes of dynamic shared memory can share an SM "
+                            "(cuOccupancyMaxActiveBlocksPerMultiprocessor), but tensor memory (TMEM) holds the "
+                            "allocations of %d: more co-resident CTAs than TMEM allocations; re-render it"
+                            % (m.name, n, m.block_threads, m.dynamic_smem_bytes, m.max_ctas_per_sm))
+
+    def _device(self, st: _OnDevice) -> Device:
+        m = self.manifest
+        if not m.caps_by_clusters:
+            return Device(sms=st.sms)
+        with self._lock:
+            if st.clusters == 0:
+                d = _drv.driver()
+                with d.current(st.ctx):
+                    n = d.max_active_clusters(st.function, (m.block_threads, 1, 1), m.dynamic_smem_bytes,
+                                              (m.cluster_dims[0], m.cluster_dims[1], 1))
+                if n < 1:
+                    raise LoadError("%s: no cluster of %s CTAs with %d bytes of shared memory fits on cuda:%d"
+                                    % (m.name, list(m.cluster_dims), m.dynamic_smem_bytes, st.ordinal))
+                st.clusters = n
+            return Device(sms=st.sms, clusters=st.clusters)
+
+    def _descriptor(self, ordinal: int, a: EncodeArgs) -> bytes:
+        key = (ordinal, a)
+        with self._lock:
+            desc = self._descs.get(key)
+            if desc is not None:
+                self._descs.move_to_end(key)
+                return desc.bytes()
+            desc = _drv.driver().encode_tiled(a)
+            self._descs[key] = desc
+            while len(self._descs) > self._cache_size:
+                self._descs.popitem(last=False)
+            return desc.bytes()
+
+    # ---- launching --------------------------------------------------------
+
+    def plan(self, sizes: Mapping[str, int], buffers: Mapping[str, int], device: int = 0) -> Plan:
+        """The launch of sizes on buffers (device addresses by manifest name)
+        on cuda:device, loading the kernel there if it is not yet."""
+        st = self._on(device)
+        return make_plan(self.manifest, sizes, buffers, self._device(st))
+
+    def launch_raw(self, buffers: Mapping[str, int], sizes: Mapping[str, int], device: int = 0, stream: int = 0) -> None:
+        """Launches on raw device addresses, on the stream handle given (0:
+        the legacy default stream), without torch."""
+        st = self._on(device)
+        p = make_plan(self.manifest, sizes, buffers, self._device(st))
+        params = p.packed([self._descriptor(device, mc.args) for mc in p.maps])
+        d = _drv.driver()
+        with d.current(st.ctx):
+            d.launch(st.function, p.grid, p.block, p.cluster, p.smem_bytes, stream, bytes(params), p.offsets)
+
+    def launch(self, tensors: Mapping[str, Any], sizes: Optional[Mapping[str, int]] = None, stream: Any = None) -> None:
+        """Launches on torch tensors, by the manifest's buffer names.
+
+        sizes defaults to what the tensors' shapes say (infer_sizes). stream
+        is a torch.cuda.Stream, a raw stream handle, or None for torch's
+        current stream on the tensors' device. Raises ShapeError (a
+        ValueError) naming the tensor or size and the rule it breaks.
+        """
+        m = self.manifest
+        sizes = infer_sizes(m, tensors) if sizes is None else dict(sizes)
+        m.check_sizes(sizes)
+        ptrs, device = check_tensors(m, tensors, sizes)
+        assert device is not None
+        self.launch_raw(ptrs, sizes, device, self._stream_handle(stream, device))
+
+    def _stream_handle(self, stream: Any, device: int) -> int:
+        if isinstance(stream, int):
+            return stream
+        if stream is None:
+            return int(_torch().cuda.current_stream(device).cuda_stream)
+        sd = getattr(getattr(stream, "device", None), "index", device)
+        if sd is not None and sd != device:
+            raise ValueError("%s: stream is on cuda:%d, the tensors on cuda:%d" % (self.name, sd, device))
+        return int(stream.cuda_stream)
+
+    # ---- lifetime ---------------------------------------------------------
+
+    def close(self) -> None:
+        """Unloads the kernel from every device and releases their primary
+        contexts' references; a later launch loads it again."""
+        with self._lock:
+            devices, self._devices = self._devices, {}
+            self._descs.clear()
+        if not devices:
+            return
+        d = _drv.driver()
+        for st in devices.values():
+            with d.current(st.ctx):
+                d.module_unload(st.module)
+            d.primary_context_release(st.dev)
+
+    def __enter__(self) -> "Kernel":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

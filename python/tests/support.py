@@ -1,0 +1,48 @@
+"""Shared test helpers: puts python/ first on sys.path and names the data."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+PYTHON_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir))
+REPO_DIR = os.path.dirname(PYTHON_DIR)
+TESTDATA = os.path.join(PYTHON_DIR, "tests", "testdata")
+
+if PYTHON_DIR not in sys.path:
+    sys.path.insert(0, PYTHON_DIR)
+
+
+class FakeDevice:
+    """torch.device's type and index."""
+
+    def __init__(self, type: str = "cuda", index: "int | None" = 0) -> None:  # noqa: A002
+        self.type, self.index = type, index
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else "%s:%d" % (self.type, self.index)
+
+
+class FakeTensor:
+    """The attributes of a torch.Tensor that swigen_rt reads."""
+
+    def __init__(self, shape, ptr, dtype="torch.bfloat16", device=None, stride=None, elem=2):  # type: ignore[no-untyped-def]
+        self.shape = tuple(shape)
+        self.dtype = dtype
+        self.device = device or FakeDevice()
+        self._ptr, self._elem = ptr, elem
+        if stride is None:
+            stride, n = [], 1
+            for d in reversed(self.shape):
+                stride.insert(0, n)
+                n *= d
+        self._stride = tuple(stride)
+
+    def stride(self):  # type: ignore[no-untyped-def]
+        return self._stride
+
+    def data_ptr(self) -> int:
+        return self._ptr
+
+    def element_size(self) -> int:
+        return self._elem

@@ -1,0 +1,120 @@
+"""The ctypes layer without a GPU: struct layouts, descriptors, error checks."""
+
+from __future__ import annotations
+
+import ctypes
+import unittest
+from typing import Any
+
+import support  # noqa: F401
+from swigen_rt import driver
+
+
+class LayoutTest(unittest.TestCase):
+    def test_launch_config_layout(self) -> None:
+        # The byte layout of cuda.h on 64-bit targets, as runtime/cu packs it.
+        C = driver.LaunchConfig
+        self.assertEqual(ctypes.sizeof(C), 56)
+        self.assertEqual(C.sharedMemBytes.offset, 24)
+        self.assertEqual(C.hStream.offset, 32)
+        self.assertEqual(C.attrs.offset, 40)
+        self.assertEqual(C.numAttrs.offset, 48)
+        A = driver.LaunchAttribute
+        self.assertEqual(ctypes.sizeof(A), 72)
+        self.assertEqual(A.value.offset, 8)
+
+    def test_launch_config(self) -> None:
+        cfg, attr = driver.launch_config((132, 0, 0), (384, 1, 1), 230656, 0xABC0, (0, 0, 0))
+        self.assertIsNone(attr)
+        self.assertEqual((cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ, cfg.blockDimX), (132, 1, 1, 384))
+        self.assertEqual((cfg.sharedMemBytes, cfg.hStream, cfg.numAttrs), (230656, 0xABC0, 0))
+        self.assertFalse(cfg.attrs)
+        cfg, attr = driver.launch_config((148, 1, 1), (256, 1, 1), 1, 0, (2, 1, 1))
+        self.assertIsNotNone(attr)
+        self.assertEqual(cfg.numAttrs, 1)
+        self.assertIsNone(cfg.hStream)
+        a = cfg.attrs[0]
+        self.assertEqual(a.id, driver.LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+        self.assertEqual((a.value.clusterDim.x, a.value.clusterDim.y, a.value.clusterDim.z), (2, 1, 1))
+
+    def test_descriptor_alignment(self) -> None:
+        for _ in range(16):
+            d = driver.Descriptor()
+            self.assertEqual(d.address % 128, 0)
+            self.assertEqual(d.bytes(), bytes(128))
+
+
+class _Fn:
+    def __init__(self, rc: int = 0, impl: Any = None) -> None:
+        self.rc, self.impl, self.calls = rc, impl, []
+
+    def __call__(self, *args: Any) -> int:
+        self.calls.append(args)
+        if self.impl is not None:
+            self.impl(*args)
+        return self.rc
+
+
+class _Lib:
+    """A libcuda whose every entry point succeeds, but cuModuleLoadData."""
+
+    def __init__(self) -> None:
+        def name(code: int, out: Any) -> None:
+            out._obj.value = b"CUDA_ERROR_INVALID_IMAGE"
+
+        def text(code: int, out: Any) -> None:
+            out._obj.value = b"device kernel image is invalid"
+
+        self.fns = {n: _Fn() for n in driver._PROTOS}
+        self.fns["cuGetErrorName"] = _Fn(impl=name)
+        self.fns["cuGetErrorString"] = _Fn(impl=text)
+        self.fns["cuModuleLoadData"] = _Fn(rc=200)
+
+    def __getattr__(self, n: str) -> Any:
+        try:
+            return self.__dict__["fns"][n]
+        except KeyError:
+            raise AttributeError(n) from None
+
+
+class DriverTest(unittest.TestCase):
+    def test_errors_name_function_and_code(self) -> None:
+        lib = _Lib()
+        d = driver.Driver(lib)  # type: ignore[arg-type]
+        self.assertEqual(lib.fns["cuInit"].calls, [(0,)])
+        with self.assertRaises(driver.CudaError) as cm:
+            d.module_load(b"\x7fELF")
+        self.assertEqual(str(cm.exception), "cuModuleLoadData: CUDA_ERROR_INVALID_IMAGE (200): device kernel image is invalid")
+        self.assertEqual((cm.exception.func, cm.exception.code), ("cuModuleLoadData", 200))
+
+    def test_missing_entry_point(self) -> None:
+        lib = _Lib()
+        del lib.fns["cuTensorMapEncodeTiled"]
+        with self.assertRaises(driver.DriverError) as cm:
+            driver.Driver(lib)  # type: ignore[arg-type]
+        self.assertIn("has no cuTensorMapEncodeTiled", str(cm.exception))
+
+    def test_current_pushes_only_another_context(self) -> None:
+        lib = _Lib()
+        cur = {"ctx": 0x1000}
+
+        def get(out: Any) -> None:
+            out._obj.value = cur["ctx"]
+
+        lib.fns["cuCtxGetCurrent"] = _Fn(impl=get)
+        d = driver.Driver(lib)  # type: ignore[arg-type]
+        with d.current(0x1000):
+            pass
+        self.assertEqual(lib.fns["cuCtxPushCurrent_v2"].calls, [])
+        with d.current(0x2000):
+            pass
+        self.assertEqual(len(lib.fns["cuCtxPushCurrent_v2"].calls), 1)
+        self.assertEqual(len(lib.fns["cuCtxPopCurrent_v2"].calls), 1)
+        with self.assertRaises(KeyError):
+            with d.current(0x2000):
+                raise KeyError("popped anyway")
+        self.assertEqual(len(lib.fns["cuCtxPopCurrent_v2"].calls), 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
