@@ -178,9 +178,11 @@ class Kernel:
         the legacy default stream), without torch."""
         st = self._on(device)
         p = make_plan(self.manifest, sizes, buffers, self._device(st))
-        params = p.packed([self._descriptor(device, mc.args) for mc in p.maps])
         d = _drv.driver()
+        # cuTensorMapEncodeTiled needs a current context too (without one
+        # it fails with CUDA_ERROR_INVALID_CONTEXT on the H200's driver).
         with d.current(st.ctx):
+            params = p.packed([self._descriptor(device, mc.args) for mc in p.maps])
             d.launch(st.function, p.grid, p.block, p.cluster, p.smem_bytes, stream, bytes(params), p.offsets)
 
     def launch(self, tensors: Mapping[str, Any], sizes: Optional[Mapping[str, int]] = None, stream: Any = None) -> None:
