@@ -102,7 +102,7 @@ var layers = [][]string{
 	{"tiling/tilingtest", "manifest", "runtime/num", "runtime/elementwise"},
 	{"perfmodel", "runtime/launch", "gen/view"},
 	{"gen", "runtime/ref", "runtime/baseline", "protocol/fromview"},
-	{"gen/gobind", "gen/builder", "runtime/check", "runtime/bench"},
+	{"gen/gobind", "gen/pybind", "gen/builder", "runtime/check", "runtime/bench"},
 	{"runtime/mlp", "tests/gputest"},
 	{"runtime/tune"},
 	{"cmd/swigen", "examples/kernels", "examples/matmul", "examples", "tests"},

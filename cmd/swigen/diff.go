@@ -35,7 +35,8 @@ output directory (-o) against them.
 Either way diff renders and compiles everything in memory (nothing is
 written, the build cache included) and compares it with the files on disk.
 It prints a unified diff of every stale text file (sources, manifests, the
-index, the Go bindings of --go-package, the ptxas reports), for cubins the
+index, the Go bindings of --go-package, the __init__.py of --py-package,
+the ptxas reports), for cubins the
 sha256 on disk and rendered, and a summary of every stale file: changed,
 missing, or left over (a file the previous emit wrote, by manifest.json,
 that this emit would not write, such as the cubin of an --arch no longer
@@ -109,7 +110,7 @@ func runDiff(ctx context.Context, e *env, o *emitOptions) error {
 		}
 		what := "files"
 		if srcOnly {
-			what = "sources and manifests (--no-compile: cubins, index and Go bindings not checked)"
+			what = "sources and manifests (--no-compile: cubins, index and Go and Python bindings not checked)"
 		}
 		if len(stale)+len(left) > 0 {
 			return &exitError{code: exitStale, err: errors.New(staleSummary(o, recorded, checked, what, stale, left))}

@@ -45,6 +45,7 @@ type emitOptions struct {
 	NoCompile   bool
 	AllowSpills bool
 	GoPackage   string // --go-package: also write Go bindings of this package name
+	PyPackage   string // --py-package: also make the output directory a Python package of this name
 	// Path is --path: auto (ship a fused kernel's unfused path where the
 	// measured plan takes it at some shape), fused (never), unfused
 	// (always, and every call takes it).
@@ -101,9 +102,9 @@ write, and only while they are unedited; it removes nothing else.
 
 Without a CUDA compiler, emit still writes the sources and manifests
 (exit 0) and says how to install one: they are useful on their own. With
---go-package it fails instead (exit 1, nothing written): bindings without
-cubins build but cannot load a kernel, and a go generate step must not
-pass with them. --no-compile asks for sources (and bindings) without
+--go-package or --py-package it fails instead (exit 1, nothing written):
+bindings without cubins build but cannot load a kernel, and a go generate
+step must not pass with them. --no-compile asks for sources (and bindings) without
 cubins on purpose. sm_100a kernels are compile-verified only: no Blackwell
 GPU is available to run them.`
 
@@ -149,6 +150,7 @@ func addEmitFlags(f *pflag.FlagSet, o *emitOptions) {
 	f.BoolVar(&o.AllowSpills, "allow-spills", false, "accept register spills instead of failing the build")
 	f.StringVar(&o.Path, "path", "auto", "dispatch plan of bwd_dswiglu and fwd_gateup: auto (ship the unfused path, swigen gemm + elementwise, where the measured plan takes it at some shape), fused (fused only), unfused (every call unfused)")
 	f.StringVar(&o.GoPackage, "go-package", "", "also write a Go package of this name into the output directory: embedded cubins and typed launchers")
+	f.StringVar(&o.PyPackage, "py-package", "", "also make the output directory a Python package of this name (__init__.py registering its kernels with swigen_rt, for torch.ops.swigen)")
 }
 
 // addFieldFlags defines on f a flag for each knob of tiling.Knobs that

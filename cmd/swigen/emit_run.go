@@ -13,6 +13,7 @@ import (
 
 	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/gen/gobind"
+	"github.com/swigen/swigen/gen/pybind"
 	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
@@ -43,6 +44,12 @@ func (o *emitOptions) prepare() (*emitPlan, error) {
 			return nil, usageError(fmt.Errorf("%s: --go-package: %w", cmd, err))
 		}
 		p.extra = gobind.Hook(o.GoPackage)
+	}
+	if o.PyPackage != "" {
+		if err := pybind.ValidatePackage(o.PyPackage); err != nil {
+			return nil, usageError(fmt.Errorf("%s: --py-package: %w", cmd, err))
+		}
+		p.extra = pybind.Compose(p.extra, pybind.Hook(o.PyPackage))
 	}
 	var err error
 	if p.cfgs, p.notes, err = o.configs(); err != nil {
@@ -86,6 +93,9 @@ func checkOutDir(dir string) error {
 // noCompilerGoPackage says why emit --go-package stops without a compiler.
 const noCompilerGoPackage = "emit: --go-package needs the CUDA compiler: bindings without cubins build but cannot load a kernel, so a go generate step would ship a broken package; install the compiler, or pass --no-compile to write sources and bindings without cubins on purpose; nothing written"
 
+// noCompilerPyPackage says why emit --py-package stops without a compiler.
+const noCompilerPyPackage = "emit: --py-package needs the CUDA compiler: a Python package without cubins imports but cannot load a kernel; install the compiler, or pass --no-compile to write sources and the package without cubins on purpose; nothing written"
+
 func runEmit(ctx context.Context, e *env, o *emitOptions) error {
 	p, err := o.prepare()
 	if err != nil {
@@ -108,6 +118,8 @@ func runEmit(ctx context.Context, e *env, o *emitOptions) error {
 			return fmt.Errorf("diff: cubins and Go bindings cannot be checked without a CUDA compiler; pass --no-compile to compare sources and manifests only: %w", err)
 		case errors.Is(err, toolchain.ErrNoCompiler) && o.GoPackage != "":
 			return fmt.Errorf("%s:\n%w", noCompilerGoPackage, err)
+		case errors.Is(err, toolchain.ErrNoCompiler) && o.PyPackage != "":
+			return fmt.Errorf("%s:\n%w", noCompilerPyPackage, err)
 		case errors.Is(err, toolchain.ErrNoCompiler):
 			fmt.Fprintf(e.stderr, "swigen: %v\nWriting sources and manifests only (no cubins).\n", err)
 			tc = nil
@@ -118,6 +130,13 @@ func runEmit(ctx context.Context, e *env, o *emitOptions) error {
 		}
 	} else if o.GoPackage != "" && o.DryRun == nil {
 		fmt.Fprintf(e.stderr, "note: --no-compile: the Go package %s gets no cubins; its loaders return an error until emit runs with a compiler\n", o.GoPackage)
+	} else if o.PyPackage != "" && o.DryRun == nil {
+		fmt.Fprintf(e.stderr, "note: --no-compile: the Python package %s gets no cubins; its kernels raise LoadError until emit runs with a compiler\n", o.PyPackage)
+	}
+	if o.PyPackage != "" && o.DryRun == nil {
+		if abs, err := filepath.Abs(o.Out); err == nil && filepath.Base(abs) != o.PyPackage {
+			fmt.Fprintf(e.stderr, "note: --py-package %s: the directory %s imports as %s (Python names a package by its directory); swigen_rt.package.load_dir(%q) imports it under any name\n", o.PyPackage, o.Out, filepath.Base(abs), o.Out)
+		}
 	}
 	cmdline, err := emitCommand(o)
 	if err != nil {
