@@ -1,0 +1,113 @@
+"""The dispatch plan of a fused kernel (manifest.Dispatch), and its rule.
+
+choose_path is Go's tiling.ChoosePath, exactly: the path of the measured
+point nearest to the call's M, K, I in log space, if within ln 2; else the
+fused kernel; a plan's force overrides both. Pure Python: the shared cases
+(tests/testdata/choose_path.json, written by Go) check it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional, Sequence, Tuple, Union
+
+__all__ = ["FUSED", "UNFUSED", "MAX_MEASURED_DISTANCE", "PlanPoint", "DispatchPlan", "choose_path", "log_distance"]
+
+FUSED = "fused"
+UNFUSED = "unfused"
+
+MAX_MEASURED_DISTANCE = math.log(2)
+"""tiling.MaxMeasuredDistance: ln 2, within a factor of two in one size."""
+
+
+@dataclass(frozen=True)
+class PlanPoint:
+    """A measured shape (M, K, I) and the path the plan takes there."""
+
+    m: int
+    k: int
+    i: int
+    path: str
+
+
+def log_distance(a: Tuple[int, int, int], b: Tuple[int, int, int]) -> float:
+    """sqrt of the summed squared natural logs of the size ratios."""
+    dm, dk, di = (math.log(x / y) for x, y in zip(a, b))
+    return math.sqrt(dm * dm + dk * dk + di * di)
+
+
+def choose_path(points: Sequence[PlanPoint], m: int, k: int, i: int) -> Tuple[str, str]:
+    """The path a call at M=m, K=k, I=i takes, and why (tiling.ChoosePath)."""
+    best, dist = -1, 0.0
+    for j, p in enumerate(points):
+        d = log_distance((m, k, i), (p.m, p.k, p.i))
+        if best < 0 or d < dist:
+            best, dist = j, d
+    if best < 0:
+        return FUSED, "fused: no measured plan for this kind (the model: fusion saves the intermediate's HBM round trip)"
+    p = points[best]
+    if dist > MAX_MEASURED_DISTANCE:
+        return FUSED, ("fused: the nearest measured shape, %d,%d,%d, is %.2f away in log space (beyond %.2f; the model: "
+                       "fusion saves the intermediate's HBM round trip)" % (p.m, p.k, p.i, dist, MAX_MEASURED_DISTANCE))
+    where = "measured at this shape"
+    if dist > 0:
+        where = "measured at the nearest shape, %d,%d,%d (log distance %.2f)" % (p.m, p.k, p.i, dist)
+    return p.path, "%s: %s" % (p.path, where)
+
+
+def _shape_ok(s: Mapping[str, Any]) -> bool:
+    return all(isinstance(s.get(n), int) and not isinstance(s.get(n), bool) and s[n] >= 1 for n in ("M", "K", "I"))
+
+
+@dataclass(frozen=True)
+class DispatchPlan:
+    """One fused kernel's dispatch plan: the index's "dispatch" entry."""
+
+    fused: str
+    gemm: str
+    elementwise: str
+    points: Tuple[PlanPoint, ...]
+    force: str = ""
+    rule: str = ""
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "DispatchPlan":
+        """Parses and checks a plan as Go's manifest.Dispatch.Check: both
+        kernels and the cubin named, a known force, valid points."""
+        fused = str(d.get("fused") or "")
+        if not fused or not d.get("gemm") or not d.get("elementwise"):
+            raise ValueError("dispatch %r: fused, gemm and elementwise must all be named" % fused)
+        force = str(d.get("force") or "")
+        if force not in ("", FUSED, UNFUSED):
+            raise ValueError("dispatch %s: force %r: want fused or unfused" % (fused, force))
+        pts = []
+        for j, p in enumerate(d.get("points") or []):
+            s = p.get("shape") or {}
+            if not _shape_ok(s):
+                raise ValueError("dispatch %s: point %d: shape %r: want positive M, K, I" % (fused, j, s))
+            if p.get("path") not in (FUSED, UNFUSED):
+                raise ValueError("dispatch %s: point %d: path %r: want fused or unfused" % (fused, j, p.get("path")))
+            pts.append(PlanPoint(m=s["M"], k=s["K"], i=s["I"], path=p["path"]))
+        return cls(fused=fused, gemm=str(d["gemm"]), elementwise=str(d["elementwise"]), points=tuple(pts),
+                   force=force, rule=str(d.get("rule") or ""))
+
+    @classmethod
+    def from_json(cls, text: Union[str, bytes]) -> "DispatchPlan":
+        """A plan from its JSON text (as a generated package embeds it)."""
+        d = json.loads(text)
+        if not isinstance(d, dict):
+            raise ValueError("dispatch: want a JSON object")
+        return cls.from_dict(d)
+
+    def choose(self, m: int, k: int, i: int) -> Tuple[str, str]:
+        """The path a call at M, K, I takes, and why (manifest.Dispatch.Choose)."""
+        if self.force:
+            return self.force, "%s: forced when the package was emitted" % self.force
+        return choose_path(self.points, m, k, i)
+
+
+def plan_or_none(text: Optional[str]) -> Optional[DispatchPlan]:
+    """DispatchPlan.from_json, or None for None."""
+    return None if text is None else DispatchPlan.from_json(text)

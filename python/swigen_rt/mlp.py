@@ -1,0 +1,124 @@
+"""SwiGLUMLP: the usual down(silu(gate(x)) * up(x)) block on swigen's kernels (needs torch).
+
+Forward: fwd_gateup (training: de stored) then fwd_down (+ residual).
+Backward: bwd_dswiglu with StoreOut (out recomputed for dW_down), then
+torch matmuls: dx = grad_de @ W, dW = grad_de^T @ x, dW_down = dy^T @ out.
+Weights: W [2I, K] = [W_up ; W_gate] (swigen's [left | gate]: left is the
+up projection, silu applies to gate), W_down [K, I] (nn.Linear's layout).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, Mapping, Optional, Tuple
+
+import torch
+from torch import Tensor, nn
+
+from . import ops as _ops  # noqa: F401  (registers torch.ops.swigen.*)
+from . import opspec
+
+__all__ = ["SwiGLUMLP", "swiglu_mlp", "convert_gate_up", "convert_state_dict", "bwd_takes_w_down_kn"]
+
+
+def convert_gate_up(gate_weight: Tensor, up_weight: Tensor) -> Tensor:
+    """swigen's W [2I, K] from a checkpoint's gate_proj and up_proj weights
+    ([I, K] each, nn.Linear's [out, in]): [up ; gate], contiguous."""
+    if gate_weight.shape != up_weight.shape or gate_weight.dim() != 2:
+        raise ValueError("convert_gate_up: gate %s and up %s: want two [I, K] weights of one shape"
+                         % (list(gate_weight.shape), list(up_weight.shape)))
+    return torch.cat([up_weight, gate_weight], dim=0).contiguous()
+
+
+def convert_state_dict(sd: Mapping[str, Tensor], prefix: str = "") -> Dict[str, Tensor]:
+    """A SwiGLUMLP state dict (W, W_down) from a Llama-style MLP's
+    (<prefix>gate_proj.weight, <prefix>up_proj.weight, <prefix>down_proj.weight)."""
+    try:
+        g, u, d = sd[prefix + "gate_proj.weight"], sd[prefix + "up_proj.weight"], sd[prefix + "down_proj.weight"]
+    except KeyError as e:
+        raise ValueError("convert_state_dict: %s missing (have %s)" % (e, ", ".join(sorted(sd)))) from None
+    return {"W": convert_gate_up(g, u), "W_down": d.contiguous()}
+
+
+@torch.compiler.assume_constant_result
+def bwd_takes_w_down_kn(arch: str, dtype: str) -> bool:
+    """Whether the backward's bwd_dswiglu_out kernel reads W_down as [K, I]
+    (an MN-major _bmn kernel) rather than [I, K]."""
+    cands = opspec.REGISTRY.candidates("bwd_dswiglu", "out", arch, dtype)
+    return bool(cands) and cands[0].mn_major
+
+
+class _SwiGLUFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, x2: Tensor, W: Tensor, W_down: Tensor, residual: Optional[Tensor], train: bool) -> Tensor:  # type: ignore[override]
+        if train:
+            out, de = torch.ops.swigen.fwd_gateup_train(x2, W)
+        else:
+            out, de = torch.ops.swigen.fwd_gateup(x2, W), None
+        if residual is None:
+            y = torch.ops.swigen.fwd_down(out, W_down)
+        else:
+            y = torch.ops.swigen.fwd_down_residual(out, W_down, residual)
+        if train:
+            ctx.save_for_backward(x2, W, W_down, de)
+        ctx.has_residual = residual is not None
+        return y
+
+    @staticmethod
+    def backward(ctx: Any, dy: Tensor) -> Tuple[Optional[Tensor], ...]:  # type: ignore[override]
+        x2, W, W_down, de = ctx.saved_tensors
+        dy = dy.contiguous()
+        wd = W_down if bwd_takes_w_down_kn(_ops.arch_of(dy.device), str(dy.dtype).replace("torch.", "")) else W_down.t().contiguous()
+        grad_de, out = torch.ops.swigen.bwd_dswiglu_out(dy, wd, de)
+        dx = grad_de @ W
+        dW = grad_de.t() @ x2
+        dW_down = dy.t() @ out
+        return dx, dW, dW_down, (dy if ctx.has_residual else None), None
+
+
+def swiglu_mlp(x: Tensor, W: Tensor, W_down: Tensor, residual: Optional[Tensor] = None) -> Tensor:
+    """y = (up(x) * silu(gate(x))) @ W_down^T (+ residual), x [..., K],
+    W [2I, K] = [up ; gate], W_down [K, I]; differentiable in x, W, W_down
+    and residual."""
+    lead = x.shape[:-1]
+    x2 = x.reshape(-1, x.shape[-1])
+    if not x2.is_contiguous():
+        x2 = x2.contiguous()
+    r2 = None if residual is None else residual.reshape(-1, residual.shape[-1])
+    train = torch.is_grad_enabled() and (x.requires_grad or W.requires_grad or W_down.requires_grad
+                                         or (residual is not None and residual.requires_grad))
+    y = _SwiGLUFunction.apply(x2, W, W_down, r2, train)
+    return y.reshape(*lead, y.shape[-1])
+
+
+class SwiGLUMLP(nn.Module):
+    """down(silu(gate(x)) * up(x)) with swigen's kernels.
+
+    hidden K, intermediate I; W [2I, K] holds [up ; gate] (load a checkpoint
+    with load_gate_up or convert_state_dict), W_down [K, I]. K and I must
+    be multiples of 8 (TMA); bf16 or fp16 as the registered kernels.
+    """
+
+    def __init__(self, hidden: int, intermediate: int, *, device: Any = None, dtype: Any = torch.bfloat16) -> None:
+        super().__init__()
+        self.hidden, self.intermediate = hidden, intermediate
+        self.W = nn.Parameter(torch.empty(2 * intermediate, hidden, device=device, dtype=dtype))
+        self.W_down = nn.Parameter(torch.empty(hidden, intermediate, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """nn.Linear's default initialisation of each projection."""
+        nn.init.kaiming_uniform_(self.W, a=math.sqrt(5))
+        nn.init.kaiming_uniform_(self.W_down, a=math.sqrt(5))
+
+    @torch.no_grad()
+    def load_gate_up(self, gate_weight: Tensor, up_weight: Tensor, down_weight: Tensor) -> None:
+        """Copies a standard block's gate/up/down nn.Linear weights in."""
+        self.W.copy_(convert_gate_up(gate_weight, up_weight))
+        self.W_down.copy_(down_weight)
+
+    def forward(self, x: Tensor, residual: Optional[Tensor] = None) -> Tensor:
+        return swiglu_mlp(x, self.W, self.W_down, residual)
+
+    def extra_repr(self) -> str:
+        return "hidden=%d, intermediate=%d" % (self.hidden, self.intermediate)

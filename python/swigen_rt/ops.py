@@ -1,0 +1,185 @@
+"""torch.ops.swigen.*: the registered kernels as PyTorch custom ops (needs torch).
+
+Importing this module defines one torch.library.custom_op per opspec.OPS
+entry, each with a register_fake that computes the outputs' shapes from
+the manifest (so torch.compile sees no graph break). The op's kernel is
+opspec.select's; fwd_gateup and bwd_dswiglu follow the kernel's dispatch
+plan where its package has one (the unfused path: swigen's gemm into a
+torch-allocated intermediate, then the elementwise kernel). Every launch
+is on torch's current stream, allocates only through torch and never
+synchronizes, so the ops work on side streams, from other threads and in
+CUDA graphs. Bad inputs raise ValueError naming the tensor and the rule.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Dict, List, Optional, Tuple
+
+import torch
+from torch import Tensor
+
+from . import opspec
+from .dispatch import UNFUSED
+from .elementwise import DSWIGLU, SWIGLU
+from .package import Entry
+from .tensors import check_tensors
+
+__all__ = ["arch_of", "path_of", "gemm", "fwd_gateup", "fwd_gateup_train", "fwd_down", "fwd_down_residual",
+           "bwd_dswiglu", "bwd_dswiglu_out"]
+
+_arch_lock = threading.Lock()
+_arch_cache: Dict[int, str] = {}
+
+
+def arch_of(device: torch.device) -> str:
+    """The swigen arch of a CUDA device (sm_90a for compute capability 9.0)."""
+    idx = device.index if device.index is not None else torch.cuda.current_device()
+    with _arch_lock:
+        a = _arch_cache.get(idx)
+        if a is None:
+            cc = tuple(torch.cuda.get_device_capability(idx))
+            a = opspec.ARCH_OF_CC.get(cc, "sm_%d%d" % cc)  # type: ignore[str-format]
+            _arch_cache[idx] = a
+    return a
+
+
+def _select(op: str, inputs: Dict[str, Tensor]) -> Tuple[Entry, Dict[str, int]]:
+    for n, t in inputs.items():
+        if not isinstance(t, Tensor):
+            raise ValueError("swigen::%s: %s is a %s: want a tensor" % (op, n, type(t).__name__))
+        opspec.check_input(op, n, t)
+    first = inputs[opspec.OPS[op].inputs[0]]
+    dtype = str(first.dtype).replace("torch.", "")
+    return opspec.select(op, arch_of(first.device), dtype, {n: tuple(t.shape) for n, t in inputs.items()})
+
+
+def path_of(op: str, *args: Tensor) -> Tuple[str, str]:
+    """The path (fused or unfused) and why, that op takes on these inputs."""
+    spec = opspec.OPS[op]
+    e, sizes = _select(op, dict(zip(spec.inputs, args)))
+    if e.dispatch is None:
+        return "fused", "fused: the package has no unfused path for this kernel"
+    return e.dispatch.plan.choose(sizes["M"], sizes["K"], sizes["I"])
+
+
+def _run(op: str, inputs: Dict[str, Tensor]) -> List[Tensor]:
+    spec = opspec.OPS[op]
+    e, sizes = _select(op, inputs)
+    m = e.kernel.manifest
+    first = inputs[spec.inputs[0]]
+    outs = [torch.empty(s, dtype=first.dtype, device=first.device) for s in opspec.output_shapes(m, spec.outputs, sizes)]
+    tensors = dict(inputs)
+    tensors.update(zip(spec.outputs, outs))
+    _, device = check_tensors(m, tensors, sizes)  # every rule, before any launch
+    assert device is not None
+    stream = int(torch.cuda.current_stream(device).cuda_stream)
+    u = e.dispatch
+    if u is None or u.plan.choose(sizes["M"], sizes["K"], sizes["I"])[0] != UNFUSED:
+        e.kernel.launch_raw({n: int(t.data_ptr()) for n, t in tensors.items()}, sizes, device, stream)
+        return outs
+    M, K, I = sizes["M"], sizes["K"], sizes["I"]
+    if spec.kind == "bwd_dswiglu":
+        dout = torch.empty((M, I), dtype=first.dtype, device=first.device)
+        u.gemm.launch({"A": tensors["dy"], "B": tensors["W_down"], "C": dout}, {"M": M, "N": I, "K": K}, stream)
+        out = tensors.get("out")
+        ptrs = [dout.data_ptr(), tensors["de"].data_ptr(), tensors["grad_de"].data_ptr(), out.data_ptr() if out is not None else 0]
+        u.elementwise.launch_raw(DSWIGLU, e.dtype, M, I, ptrs, device, stream)
+    else:  # fwd_gateup
+        de = tensors.get("de")
+        if de is None:
+            de = torch.empty((M, 2 * I), dtype=first.dtype, device=first.device)
+        u.gemm.launch({"A": tensors["x"], "B": tensors["W"], "C": de}, {"M": M, "N": 2 * I, "K": K}, stream)
+        u.elementwise.launch_raw(SWIGLU, e.dtype, M, I, [de.data_ptr(), tensors["out"].data_ptr()], device, stream)
+    return outs
+
+
+def _fake(op: str, inputs: Dict[str, Tensor]) -> List[Tensor]:
+    spec = opspec.OPS[op]
+    e, sizes = _select(op, inputs)
+    first = inputs[spec.inputs[0]]
+    return [first.new_empty(s) for s in opspec.output_shapes(e.kernel.manifest, spec.outputs, sizes)]
+
+
+# ---- the ops ----------------------------------------------------------------
+
+
+@torch.library.custom_op("swigen::gemm", mutates_args=())
+def gemm(A: Tensor, B: Tensor) -> Tensor:
+    """C [M,N] = A [M,K] @ B^T (B [N,K]; [K,N] for a _bmn kernel)."""
+    return _run("gemm", {"A": A, "B": B})[0]
+
+
+@gemm.register_fake
+def _gemm_fake(A: Tensor, B: Tensor) -> Tensor:
+    return _fake("gemm", {"A": A, "B": B})[0]
+
+
+@torch.library.custom_op("swigen::fwd_gateup", mutates_args=())
+def fwd_gateup(x: Tensor, W: Tensor) -> Tensor:
+    """out [M,I] = left * silu(gate), [left | gate] = x [M,K] @ W^T (W [2I,K])."""
+    return _run("fwd_gateup", {"x": x, "W": W})[0]
+
+
+@fwd_gateup.register_fake
+def _fwd_gateup_fake(x: Tensor, W: Tensor) -> Tensor:
+    return _fake("fwd_gateup", {"x": x, "W": W})[0]
+
+
+@torch.library.custom_op("swigen::fwd_gateup_train", mutates_args=())
+def fwd_gateup_train(x: Tensor, W: Tensor) -> Tuple[Tensor, Tensor]:
+    """(out [M,I], de [M,2I]): fwd_gateup that also stores de (training)."""
+    o = _run("fwd_gateup_train", {"x": x, "W": W})
+    return o[0], o[1]
+
+
+@fwd_gateup_train.register_fake
+def _fwd_gateup_train_fake(x: Tensor, W: Tensor) -> Tuple[Tensor, Tensor]:
+    o = _fake("fwd_gateup_train", {"x": x, "W": W})
+    return o[0], o[1]
+
+
+@torch.library.custom_op("swigen::fwd_down", mutates_args=())
+def fwd_down(out: Tensor, W_down: Tensor) -> Tensor:
+    """y [M,K] = out [M,I] @ W_down^T (W_down [K,I])."""
+    return _run("fwd_down", {"out": out, "W_down": W_down})[0]
+
+
+@fwd_down.register_fake
+def _fwd_down_fake(out: Tensor, W_down: Tensor) -> Tensor:
+    return _fake("fwd_down", {"out": out, "W_down": W_down})[0]
+
+
+@torch.library.custom_op("swigen::fwd_down_residual", mutates_args=())
+def fwd_down_residual(out: Tensor, W_down: Tensor, residual: Tensor) -> Tensor:
+    """y [M,K] = out @ W_down^T + residual [M,K]."""
+    return _run("fwd_down_residual", {"out": out, "W_down": W_down, "residual": residual})[0]
+
+
+@fwd_down_residual.register_fake
+def _fwd_down_residual_fake(out: Tensor, W_down: Tensor, residual: Tensor) -> Tensor:
+    return _fake("fwd_down_residual", {"out": out, "W_down": W_down, "residual": residual})[0]
+
+
+@torch.library.custom_op("swigen::bwd_dswiglu", mutates_args=())
+def bwd_dswiglu(dy: Tensor, W_down: Tensor, de: Tensor) -> Tensor:
+    """grad_de [M,2I] from dout = dy [M,K] @ W_down^T (W_down [I,K]; [K,I] for _bmn) and de."""
+    return _run("bwd_dswiglu", {"dy": dy, "W_down": W_down, "de": de})[0]
+
+
+@bwd_dswiglu.register_fake
+def _bwd_dswiglu_fake(dy: Tensor, W_down: Tensor, de: Tensor) -> Tensor:
+    return _fake("bwd_dswiglu", {"dy": dy, "W_down": W_down, "de": de})[0]
+
+
+@torch.library.custom_op("swigen::bwd_dswiglu_out", mutates_args=())
+def bwd_dswiglu_out(dy: Tensor, W_down: Tensor, de: Tensor) -> Tuple[Tensor, Tensor]:
+    """(grad_de [M,2I], out [M,I]): bwd_dswiglu that also stores the recomputed out (StoreOut)."""
+    o = _run("bwd_dswiglu_out", {"dy": dy, "W_down": W_down, "de": de})
+    return o[0], o[1]
+
+
+@bwd_dswiglu_out.register_fake
+def _bwd_dswiglu_out_fake(dy: Tensor, W_down: Tensor, de: Tensor) -> Tuple[Tensor, Tensor]:
+    o = _fake("bwd_dswiglu_out", {"dy": dy, "W_down": W_down, "de": de})
+    return o[0], o[1]

@@ -1,0 +1,133 @@
+"""What each torch op takes and returns, and how it picks its kernel; pure.
+
+An op is a kernel kind and variant (package.variant_of) with named inputs
+and outputs, all buffers of the kernel's manifest. select() picks the
+op's kernel for an arch and dtype from the registry (the first candidate:
+K-major weights first, then registration order) and solves the problem
+sizes from the inputs' shapes: a dimension that is a size's name gives it,
+one that is c*name gives name = dim/c. Every disagreement is a ShapeError
+(a ValueError) naming the tensor and the rule. torch is not imported.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
+
+from . import expr
+from .manifest import Manifest, ShapeError
+from .package import REGISTRY, Entry, Registry
+
+__all__ = ["OpSpec", "OPS", "ARCH_OF_CC", "solve_sizes", "output_shapes", "select", "check_input"]
+
+ARCH_OF_CC: Dict[Tuple[int, int], str] = {(9, 0): "sm_90a", (10, 0): "sm_100a"}
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """One op: torch.ops.swigen.<name>."""
+
+    name: str
+    kind: str
+    variant: str
+    inputs: Tuple[str, ...]
+    outputs: Tuple[str, ...]
+
+
+OPS: Dict[str, OpSpec] = {s.name: s for s in (
+    OpSpec("gemm", "gemm", "", ("A", "B"), ("C",)),
+    OpSpec("fwd_gateup", "fwd_gateup", "", ("x", "W"), ("out",)),
+    OpSpec("fwd_gateup_train", "fwd_gateup", "train", ("x", "W"), ("out", "de")),
+    OpSpec("fwd_down", "fwd_down", "", ("out", "W_down"), ("y",)),
+    OpSpec("fwd_down_residual", "fwd_down", "residual", ("out", "W_down", "residual"), ("y",)),
+    OpSpec("bwd_dswiglu", "bwd_dswiglu", "", ("dy", "W_down", "de"), ("grad_de",)),
+    OpSpec("bwd_dswiglu_out", "bwd_dswiglu", "out", ("dy", "W_down", "de"), ("grad_de", "out")),
+)}
+
+_SCALED = re.compile(r"^\s*(\d+)\s*\*\s*([A-Za-z][A-Za-z0-9_]*)\s*$")
+
+
+def solve_sizes(m: Manifest, shapes: Mapping[str, Sequence[int]], what: str = "") -> Dict[str, int]:
+    """The sizes the given buffers' shapes say, checked against every given
+    shape and the manifest's shape rules."""
+    what = what or m.name
+    sizes: Dict[str, int] = {}
+    seen: Dict[str, str] = {}
+    for b in m.buffers:
+        if b.name not in shapes:
+            continue
+        shape = tuple(int(d) for d in shapes[b.name])
+        if len(shape) != len(b.shape):
+            raise ShapeError("%s: tensor %s has %d dims %s, want %d: [%s]"
+                             % (what, b.name, len(shape), list(shape), len(b.shape), ", ".join(b.shape)))
+        for e, d in zip(b.shape, shape):
+            c, name = 1, e.strip()
+            mt = _SCALED.match(e)
+            if mt:
+                c, name = int(mt.group(1)), mt.group(2)
+            if name not in m.sizes:
+                continue
+            if d % c != 0:
+                raise ShapeError("%s: tensor %s: dimension %s is %d, not a multiple of %d" % (what, b.name, e, d, c))
+            v = d // c
+            if name in sizes and sizes[name] != v:
+                raise ShapeError("%s: size %s: tensor %s says %d, tensor %s says %d (shapes: %s)"
+                                 % (what, name, seen[name], sizes[name], b.name, v, _shapes_doc(m, shapes)))
+            sizes.setdefault(name, v)
+            seen.setdefault(name, b.name)
+    missing = [s for s in m.sizes if s not in sizes]
+    if missing:
+        raise ShapeError("%s: sizes %s are no input's dimension" % (what, ", ".join(missing)))
+    for b in m.buffers:
+        if b.name in shapes:
+            want = [expr.evaluate(e, sizes) for e in b.shape]
+            got = [int(d) for d in shapes[b.name]]
+            if got != want:
+                raise ShapeError("%s: tensor %s has shape %s, want [%s] = %s (shapes: %s)"
+                                 % (what, b.name, got, ", ".join(b.shape), want, _shapes_doc(m, shapes)))
+    try:
+        m.check_sizes(sizes)
+    except ShapeError as e:
+        raise ShapeError("%s: %s" % (what, e)) from None
+    return sizes
+
+
+def _shapes_doc(m: Manifest, shapes: Mapping[str, Sequence[int]]) -> str:
+    return ", ".join("%s %s want [%s]" % (b.name, list(shapes[b.name]), ", ".join(b.shape)) for b in m.buffers if b.name in shapes)
+
+
+def output_shapes(m: Manifest, names: Sequence[str], sizes: Mapping[str, int]) -> Tuple[Tuple[int, ...], ...]:
+    """The shapes of the buffers names at sizes."""
+    return tuple(tuple(expr.evaluate(e, sizes) for e in m.buffer(n).shape) for n in names)
+
+
+def check_input(op: str, name: str, t: Any) -> None:
+    """The checks every input gets before a kernel is chosen: a CUDA tensor."""
+    dev = getattr(t, "device", None)
+    if getattr(dev, "type", None) != "cuda":
+        raise ShapeError("swigen::%s: tensor %s is on %s: want a CUDA tensor" % (op, name, dev))
+
+
+def select(op: str, arch: str, dtype: str, shapes: Mapping[str, Sequence[int]],
+           registry: Optional[Registry] = None) -> Tuple[Entry, Dict[str, int]]:
+    """The kernel op runs on (arch, dtype) and the sizes the inputs' shapes say."""
+    spec = OPS.get(op)
+    if spec is None:
+        raise ValueError("swigen: op %r: want one of %s" % (op, ", ".join(OPS)))
+    reg = REGISTRY if registry is None else registry
+    missing = [n for n in spec.inputs if n not in shapes]
+    if missing:
+        raise ValueError("swigen::%s: inputs %s not given" % (op, ", ".join(missing)))
+    cands = reg.candidates(spec.kind, spec.variant, arch, dtype)
+    if not cands:
+        have = sorted({e.dtype for e in reg.candidates(spec.kind, spec.variant, arch)})
+        if have:
+            raise ShapeError("swigen::%s: tensor %s is %s: the registered %s%s kernels for %s read %s"
+                             % (op, spec.inputs[0], dtype, spec.kind, " " + spec.variant if spec.variant else "", arch, ", ".join(have)))
+        raise ValueError("swigen::%s: no %s%s kernel for %s is registered: import a package emitted with "
+                         "swigen emit --py-package --kernel %s%s --arch %s"
+                         % (op, spec.kind, " (" + spec.variant + ")" if spec.variant else "", arch, spec.kind,
+                            " --store-out" if spec.variant in ("out", "train") else "", arch))
+    e = cands[0]
+    return e, solve_sizes(e.kernel.manifest, shapes, "swigen::%s (%s)" % (op, e.name))

@@ -1,0 +1,216 @@
+"""Emitted Python packages (swigen emit --py-package) and the kernel registry.
+
+A generated package's __init__.py calls register(): its kernels, the
+elementwise module's cubins and its dispatch plans join REGISTRY, where the
+torch ops (swigen_rt.ops) find a kernel by kind, variant, arch and dtype.
+Nothing here touches a GPU or torch: cubins are read and checked against
+their sha256, and load on first launch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import re
+import sys
+import threading
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+from .dispatch import DispatchPlan
+from .elementwise import Module as ElementwiseModule
+from .kernel import Kernel, LoadError
+from .manifest import Manifest
+from .tensors import buffer_dtypes
+
+__all__ = ["RUNTIME_VERSION", "Entry", "Package", "Registry", "REGISTRY", "check_runtime", "register", "load_dir", "variant_of"]
+
+RUNTIME_VERSION = 1
+"""The generated-package format this runtime reads (pybind.RuntimeVersion)."""
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def check_runtime(version: int) -> None:
+    """Raises ImportError when a package was generated for another runtime."""
+    if version != RUNTIME_VERSION:
+        raise ImportError("swigen_rt reads generated packages of version %d, this one is version %d: "
+                          "re-emit it with the swigen that matches this swigen_rt" % (RUNTIME_VERSION, version))
+
+
+def variant_of(m: Manifest) -> str:
+    """The op variant a kernel implements, from its buffers: bwd_dswiglu
+    "out" (StoreOut) or "", fwd_gateup "train" (stores de) or "", fwd_down
+    "residual" or "", gemm ""."""
+    names = {b.name for b in m.buffers}
+    if m.kernel == "bwd_dswiglu":
+        return "out" if "out" in names else ""
+    if m.kernel == "fwd_gateup":
+        return "train" if "de" in names else ""
+    if m.kernel == "fwd_down":
+        return "residual" if "residual" in names else ""
+    return ""
+
+
+def _dtype_of(m: Manifest) -> str:
+    dts = set(buffer_dtypes(m).values())
+    return dts.pop() if len(dts) == 1 else ",".join(sorted(dts))
+
+
+@dataclass
+class Entry:
+    """One registered kernel."""
+
+    kernel: Kernel
+    kind: str
+    variant: str
+    arch: str
+    dtype: str  # torch's name: bfloat16, float16
+    package: str
+    dispatch: Optional["Unfused"] = None
+
+    @property
+    def name(self) -> str:
+        return self.kernel.name
+
+    @property
+    def mn_major(self) -> bool:
+        """Whether the weight operand (B) is MN-major (the _bmn configs)."""
+        return "_bmn" in self.kernel.name
+
+
+@dataclass
+class Unfused:
+    """A fused kernel's unfused path: its plan, gemm kernel and elementwise module."""
+
+    plan: DispatchPlan
+    gemm: Kernel
+    elementwise: ElementwiseModule
+
+
+@dataclass
+class Package:
+    """A registered package: its kernels by name, and the problems it had."""
+
+    name: str
+    dir: str
+    kernels: Dict[str, Entry] = field(default_factory=dict)
+    uncompiled: Tuple[str, ...] = ()
+
+    def by_kind(self, kind: str, variant: str = "") -> List[Entry]:
+        """The package's kernels of kind and variant, by name."""
+        return [e for _, e in sorted(self.kernels.items()) if e.kind == kind and e.variant == variant]
+
+
+class Registry:
+    """Every registered kernel, looked up by (kind, variant, arch, dtype)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._entries: List[Entry] = []
+        self.packages: Dict[str, Package] = {}
+
+    def add_package(self, p: Package) -> None:
+        with self._lock:
+            old = self.packages.get(p.name)
+            if old is not None:
+                self._entries = [e for e in self._entries if e.package != p.name]
+            self.packages[p.name] = p
+            self._entries.extend(e for _, e in sorted(p.kernels.items()))
+
+    def candidates(self, kind: str, variant: str, arch: Optional[str] = None, dtype: Optional[str] = None) -> List[Entry]:
+        """The registered kernels of kind and variant (and arch, dtype when
+        given): K-major weights first, then by package registration order
+        and name."""
+        with self._lock:
+            es = [e for e in self._entries if e.kind == kind and e.variant == variant
+                  and (arch is None or e.arch == arch) and (dtype is None or e.dtype == dtype)]
+        return sorted(es, key=lambda e: e.mn_major)  # stable: registration order within a major
+
+    def clear(self) -> None:
+        """Forgets every package (tests)."""
+        with self._lock:
+            self._entries, self.packages = [], {}
+
+
+REGISTRY = Registry()
+"""The process's registry: generated packages register here on import."""
+
+_HEX = re.compile(r"^[0-9a-f]{64}$")
+
+
+def _read_checked(d: str, name: str, sha: str, what: str) -> bytes:
+    path = os.path.join(d, name)
+    with open(path, "rb") as f:
+        data = f.read()
+    got = hashlib.sha256(data).hexdigest()
+    if sha and got != sha:
+        raise ImportError("%s: %s has sha256 %s, the package was generated for %s: re-emit it (swigen emit --py-package)"
+                          % (what, path, got, sha))
+    return data
+
+
+def register(name: str, directory: PathLike, kernels: Sequence[Tuple[str, str, str, str, str, str]],
+             elementwise: Sequence[Tuple[str, str, str]], dispatch: Sequence[str],
+             registry: Optional[Registry] = None) -> Package:
+    """Registers a generated package's kernels (name, kind, arch, manifest,
+    cubin, sha256), elementwise cubins (arch, cubin, sha256) and dispatch
+    plans (JSON) with registry (REGISTRY by default). Kernels without a
+    cubin (--no-compile) are listed in Package.uncompiled, not registered."""
+    reg = REGISTRY if registry is None else registry
+    d = os.fspath(directory)
+    pkg = Package(name=name, dir=d)
+    byname: Dict[str, Kernel] = {}
+    uncompiled = []
+    for kname, kind, arch, man, cubin, sha in kernels:
+        m = Manifest.load(os.path.join(d, man))
+        if m.name != kname or m.kernel != kind or m.arch != arch:
+            raise ImportError("%s: manifest %s is %s (%s, %s), the package lists %s (%s, %s): re-emit it"
+                              % (name, man, m.name, m.kernel, m.arch, kname, kind, arch))
+        if not cubin:
+            uncompiled.append(kname)
+            continue
+        k = Kernel(m, _read_checked(d, cubin, sha, name))
+        byname[kname] = k
+        pkg.kernels[kname] = Entry(kernel=k, kind=kind, variant=variant_of(m), arch=arch, dtype=_dtype_of(m), package=name)
+    ew: Dict[str, ElementwiseModule] = {}
+    for arch, cubin, sha in elementwise:
+        if cubin:
+            ew[cubin] = ElementwiseModule(_read_checked(d, cubin, sha, name), arch)
+    for text in dispatch:
+        p = DispatchPlan.from_json(text)
+        e, g, mod = pkg.kernels.get(p.fused), byname.get(p.gemm), ew.get(p.elementwise)
+        if e is None or g is None or mod is None:
+            if p.fused in uncompiled or p.gemm in uncompiled:
+                continue
+            raise ImportError("%s: dispatch plan of %s: its kernel, gemm %s and elementwise %s must all be in the package"
+                              % (name, p.fused, p.gemm, p.elementwise))
+        e.dispatch = Unfused(plan=p, gemm=g, elementwise=mod)
+    pkg.uncompiled = tuple(uncompiled)
+    reg.add_package(pkg)
+    return pkg
+
+
+def load_dir(directory: PathLike, name: Optional[str] = None) -> object:
+    """Imports the package an emit wrote into directory (its __init__.py)
+    under name (default: the directory's name) and returns the module."""
+    d = os.path.abspath(os.fspath(directory))
+    init = os.path.join(d, "__init__.py")
+    if not os.path.exists(init):
+        raise ImportError("%s has no __init__.py: emit it with --py-package NAME" % d)
+    name = name or os.path.basename(d)
+    spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[d])
+    if spec is None or spec.loader is None:
+        raise ImportError("cannot import %s" % init)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    try:
+        spec.loader.exec_module(mod)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return mod
+
+
+__all__ += ["LoadError", "Unfused"]
