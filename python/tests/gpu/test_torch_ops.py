@@ -1,0 +1,191 @@
+"""torch.ops.swigen.* and SwiGLUMLP on an sm_90a GPU, on packages of swigen emit --py-package.
+
+SWIGEN_PY_PACKAGES names the package directories (os.pathsep-separated);
+bench/py_check.sh emits them. Skipped without torch, CUDA or packages.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import unittest
+from typing import Any, Dict
+
+import support  # noqa: F401
+
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:  # CI: no torch
+    torch = None  # type: ignore[assignment]
+
+DIRS = [d for d in os.environ.get("SWIGEN_PY_PACKAGES", "").split(os.pathsep) if d]
+READY = torch is not None and torch.cuda.is_available() and bool(DIRS)
+
+if READY:
+    from swigen_rt import eval_expr, load_dir, opspec
+    from swigen_rt import mlp as smlp
+    from swigen_rt import ops as sops
+
+    for _i, _d in enumerate(DIRS):
+        load_dir(_d, "swigen_pkg%d" % _i)
+
+M, K, I = 200, 256, 136  # ragged M and I
+BF = torch.bfloat16 if torch is not None else None
+
+
+def rel(a: Any, b: Any) -> float:
+    return float((a.float() - b.float()).norm() / b.float().norm().clamp_min(1e-30))
+
+
+def has(op: str) -> bool:
+    spec = opspec.OPS[op]
+    return bool(opspec.REGISTRY.candidates(spec.kind, spec.variant, "sm_90a", "bfloat16"))
+
+
+def inputs(op: str, seed: int = 0) -> Dict[str, Any]:
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    r = lambda *s: (torch.randn(*s, device="cuda", generator=g) * 0.5).to(BF)  # noqa: E731
+    e = opspec.REGISTRY.candidates(opspec.OPS[op].kind, opspec.OPS[op].variant, "sm_90a", "bfloat16")[0]
+    sizes = {"M": M, "K": K, "I": I, "N": I}
+    shapes = {b.name: [eval_expr(x, sizes) for x in b.shape] for b in e.kernel.manifest.buffers}
+    return {n: r(*shapes[n]) for n in opspec.OPS[op].inputs}
+
+
+def reference(op: str, t: Dict[str, Any], mn: bool) -> Any:
+    f = {n: v.float() for n, v in t.items()}
+    w = lambda x: x if mn else x.t()  # noqa: E731  (K-major weights are [N, K])
+    if op == "gemm":
+        return (f["A"] @ w(f["B"]),)
+    if op.startswith("fwd_gateup"):
+        de = f["x"] @ w(f["W"])
+        left, gate = de[:, :I], de[:, I:]
+        return (left * F.silu(gate), de)
+    if op.startswith("fwd_down"):
+        y = f["out"] @ (f["W_down"] if mn else f["W_down"].t())
+        return (y + f["residual"] if "residual" in f else y,)
+    dout = f["dy"] @ (f["W_down"] if mn else f["W_down"].t())
+    left, gate = f["de"][:, :I], f["de"][:, I:]
+    s = torch.sigmoid(gate)
+    return (torch.cat([dout * gate * s, dout * left * s * (1 + gate * (1 - s))], 1), left * gate * s)
+
+
+@unittest.skipUnless(READY, "needs torch, CUDA and SWIGEN_PY_PACKAGES")
+class OpsTest(unittest.TestCase):
+    def test_ops_match_torch(self) -> None:
+        ran = 0
+        for op in opspec.OPS:
+            if not has(op):
+                continue
+            e = opspec.REGISTRY.candidates(opspec.OPS[op].kind, opspec.OPS[op].variant, "sm_90a", "bfloat16")[0]
+            t = inputs(op)
+            got = getattr(torch.ops.swigen, op)(*t.values())
+            got = got if isinstance(got, tuple) else (got,)
+            want = reference(op, t, e.mn_major)
+            for j, g in enumerate(got):
+                with self.subTest(op=op, output=j, path=sops.path_of(op, *t.values())):
+                    self.assertLess(rel(g, want[j]), 1e-2)
+            ran += 1
+        self.assertGreater(ran, 0)
+
+    def test_opcheck(self) -> None:
+        for op in opspec.OPS:
+            if has(op):
+                with self.subTest(op=op):
+                    torch.library.opcheck(getattr(torch.ops.swigen, op).default, tuple(inputs(op).values()),
+                                          test_utils=("test_schema", "test_faketensor", "test_aot_dispatch_dynamic"))
+
+    def test_bad_inputs(self) -> None:
+        op = next(o for o in opspec.OPS if has(o))
+        t = inputs(op)
+        names = list(t)
+        f = getattr(torch.ops.swigen, op)
+        bad = {
+            "dtype": lambda: {**t, names[0]: t[names[0]].float()},
+            "device": lambda: {**t, names[0]: t[names[0]].cpu()},
+            "shape": lambda: {**t, names[0]: t[names[0]][:, :-8].contiguous()},
+            "K%8": lambda: {**t, names[0]: t[names[0]][:, :-4].contiguous()},
+            "stride": lambda: {**t, names[0]: t[names[0]].t().contiguous().t()},
+            "align": lambda: {**t, names[0]: torch.empty(t[names[0]].numel() + 1, dtype=BF, device="cuda")[1:].view(t[names[0]].shape)},
+        }
+        for what, mk in bad.items():
+            with self.subTest(what=what):
+                with self.assertRaises(ValueError) as cm:
+                    f(*mk().values())
+                self.assertIn(names[0], str(cm.exception))
+
+    def test_stream_thread_graph(self) -> None:
+        op = next(o for o in opspec.OPS if has(o))
+        f = getattr(torch.ops.swigen, op)
+        t = inputs(op)
+        base = f(*t.values())
+        base = base[0] if isinstance(base, tuple) else base
+        s = torch.cuda.Stream()
+        with torch.cuda.stream(s):
+            o = f(*t.values())
+        s.synchronize()
+        self.assertTrue(torch.equal(o[0] if isinstance(o, tuple) else o, base))
+        res: Dict[str, Any] = {}
+
+        def work() -> None:
+            r = f(*t.values())
+            torch.cuda.synchronize()
+            res["o"] = r[0] if isinstance(r, tuple) else r
+
+        th = threading.Thread(target=work)
+        th.start()
+        th.join()
+        self.assertTrue(torch.equal(res["o"], base))
+        static = {n: v.clone() for n, v in t.items()}
+        f(*static.values())  # warm up (load, descriptors) outside the capture
+        torch.cuda.synchronize()
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            out = f(*static.values())
+        for seed in (1, 2, 3):
+            new = inputs(op, seed)
+            for n in static:
+                static[n].copy_(new[n])
+            g.replay()
+            torch.cuda.synchronize()
+            want = f(*new.values())
+            self.assertTrue(torch.equal(out[0] if isinstance(out, tuple) else out, want[0] if isinstance(want, tuple) else want))
+
+
+@unittest.skipUnless(READY and has("fwd_gateup_train") and has("fwd_down") and has("bwd_dswiglu_out"),
+                     "needs fwd_gateup --store-out, fwd_down and bwd_dswiglu --store-out packages")
+class MLPTest(unittest.TestCase):
+    def ref_block(self) -> Any:
+        torch.manual_seed(0)
+        gate, up, down = (torch.nn.Linear(K, I, bias=False), torch.nn.Linear(K, I, bias=False), torch.nn.Linear(I, K, bias=False))
+        return gate.cuda(), up.cuda(), down.cuda()
+
+    def test_matches_fp32_reference(self) -> None:
+        gate, up, down = self.ref_block()
+        m = smlp.SwiGLUMLP(K, I, device="cuda")
+        m.load_gate_up(gate.weight.to(BF), up.weight.to(BF), down.weight.to(BF))
+        x = torch.randn(2, M // 2, K, device="cuda")
+        xs = x.to(BF).requires_grad_()
+        y = m(xs)
+        dy = torch.randn_like(y)
+        y.backward(dy)
+        xr = xs.detach().float().requires_grad_()
+        ws = [m.W.detach().float().requires_grad_(), m.W_down.detach().float().requires_grad_()]
+        de = xr @ ws[0].t()
+        yr = (de[..., :I] * F.silu(de[..., I:])) @ ws[1].t()
+        yr.backward(dy.float())
+        self.assertLess(rel(y, yr), 1e-2)
+        self.assertLess(rel(xs.grad, xr.grad), 1e-2)
+        self.assertLess(rel(m.W.grad, ws[0].grad), 1e-2)
+        self.assertLess(rel(m.W_down.grad, ws[1].grad), 1e-2)
+
+    def test_compile_fullgraph(self) -> None:
+        m = smlp.SwiGLUMLP(K, I, device="cuda")
+        x = torch.randn(M, K, device="cuda", dtype=BF)
+        eager = m(x)
+        c = torch.compile(lambda a: m(a) * 2, fullgraph=True)
+        self.assertTrue(torch.equal(c(x), eager * 2))
+
+
+if __name__ == "__main__":
+    unittest.main()
