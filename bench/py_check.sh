@@ -38,7 +38,8 @@ emit k_bwd_out --kernel bwd_dswiglu --store-out --major-b mn &
 wait
 # (the emits ran in subshells: collect what they wrote)
 dirs=$(ls -d "$PKG"/k_*/__init__.py 2>/dev/null | xargs -n1 dirname | paste -sd:)
-emit k_down_res --name fwd_down_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_bmn_res
+# --name fixes the arch: no --arch.
+step emit-k_down_res $SW emit --py-package k_down_res -o "$PKG/k_down_res" --name fwd_down_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_bmn_res
 dirs="$dirs:$PKG/k_down_res"
 for f in "$OUT"/emit-*.log; do summary+=("$(printf '%-22s %s' "$(basename "$f" .log)" "$(grep -cE 'sm_90a' "$f") kernels")"); done
 export SWIGEN_PY_PACKAGES=$dirs

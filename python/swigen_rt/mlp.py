@@ -40,12 +40,20 @@ def convert_state_dict(sd: Mapping[str, Tensor], prefix: str = "") -> Dict[str, 
     return {"W": convert_gate_up(g, u), "W_down": d.contiguous()}
 
 
-@torch.compiler.assume_constant_result
 def bwd_takes_w_down_kn(arch: str, dtype: str) -> bool:
     """Whether the backward's bwd_dswiglu_out kernel reads W_down as [K, I]
     (an MN-major _bmn kernel) rather than [I, K]."""
     cands = opspec.REGISTRY.candidates("bwd_dswiglu", "out", arch, dtype)
     return bool(cands) and cands[0].mn_major
+
+
+@torch.compiler.assume_constant_result
+def _w_down_kn(device_index: int, dtype: str) -> bool:
+    """bwd_takes_w_down_kn for a CUDA device by index. One constant to
+    torch.compile: it is evaluated when the graph is traced, not traced
+    itself (the arch cache behind it takes a lock, which Dynamo cannot
+    enter)."""
+    return bwd_takes_w_down_kn(_ops.arch_of(torch.device("cuda", device_index)), dtype)
 
 
 class _SwiGLUFunction(torch.autograd.Function):
@@ -68,7 +76,8 @@ class _SwiGLUFunction(torch.autograd.Function):
     def backward(ctx: Any, dy: Tensor) -> Tuple[Optional[Tensor], ...]:  # type: ignore[override]
         x2, W, W_down, de = ctx.saved_tensors
         dy = dy.contiguous()
-        wd = W_down if bwd_takes_w_down_kn(_ops.arch_of(dy.device), str(dy.dtype).replace("torch.", "")) else W_down.t().contiguous()
+        idx = dy.device.index if dy.device.index is not None else torch.cuda.current_device()
+        wd = W_down if _w_down_kn(idx, str(dy.dtype).replace("torch.", "")) else W_down.t().contiguous()
         grad_de, out = torch.ops.swigen.bwd_dswiglu_out(dy, wd, de)
         dx = grad_de @ W
         dW = grad_de.t() @ x2
