@@ -4,7 +4,8 @@
 # temp dir (gemm; fwd_gateup inference and training; fwd_down with and
 # without residual; bwd_dswiglu and its StoreOut variant, W_down MN-major
 # for SwiGLUMLP's [K, I] weight), then runs the Python GPU tests against
-# them (python/tests/gpu). Prints a short pass/fail table last.
+# them (python/tests/gpu), the bitwise check against Go's launch of the
+# same cubins included. Prints a short pass/fail table last.
 set -u
 export PATH=/usr/local/cuda/bin:$PATH
 OUT=${OUT:-/tmp/swigen-out}
@@ -43,7 +44,8 @@ step emit-k_down_res $SW emit --py-package k_down_res -o "$PKG/k_down_res" --nam
 dirs="$dirs:$PKG/k_down_res"
 for f in "$OUT"/emit-*.log; do summary+=("$(printf '%-22s %s' "$(basename "$f" .log)" "$(grep -cE 'sm_90a' "$f") kernels")"); done
 export SWIGEN_PY_PACKAGES=$dirs
-step py-gpu-tests bash -c "cd python/tests && timeout ${TEST_LIMIT:-150} python3 -m unittest -v gpu.test_torch_ops gpu.test_gpu"
+export SWIGEN_GO_TESTS=$PWD/.bin/tests.test # the bitwise check against Go's launch
+step py-gpu-tests bash -c "cd python/tests && timeout ${TEST_LIMIT:-150} python3 -m unittest -v gpu.test_torch_ops gpu.test_gpu gpu.test_bitwise"
 grep -E " \.\.\. |^(FAIL|ERROR)|Error:|^Ran |^OK|^FAILED" "$OUT/py-gpu-tests.log" | head -60
 echo
 printf '%s\n' "${summary[@]}"
