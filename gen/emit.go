@@ -55,6 +55,10 @@ type EmitOptions struct {
 	// configs; the elementwise module is compiled and written for their
 	// archs). They go into the index as Index.Dispatch.
 	Dispatch []manifest.Dispatch
+	// UnfusedOnly names the configs emitted only as a dispatch plan's
+	// unfused gemm (not asked for): the index marks them, and the Go
+	// bindings give them no arch-dispatching launcher of their own.
+	UnfusedOnly []string
 
 	// fs is the file system the files are written with; nil is the OS's.
 	// Tests set it to make a write or rename fail part-way.
@@ -143,6 +147,9 @@ type IndexEntry struct {
 	Cubin       string      `json:"cubin,omitempty"`
 	CubinSHA256 string      `json:"cubin_sha256,omitempty"`
 	Report      string      `json:"report,omitempty"`
+	// UnfusedOnly marks a gemm kernel that ships only as a dispatch plan's
+	// unfused path (EmitOptions.UnfusedOnly).
+	UnfusedOnly bool `json:"unfused_only,omitempty"`
 }
 
 // Emit renders every config, compiles each one when o.Toolchain is set, and
@@ -349,12 +356,13 @@ func emitFiles(kernels []EmittedKernel, efiles []OutputFile, eentries []Elementw
 			return nil, fmt.Errorf("emit %s: manifest: %w", a.Name, err)
 		}
 		e := IndexEntry{
-			Name:       a.Name,
-			Kernel:     string(a.Config.Kernel),
-			Arch:       a.Config.Arch,
-			ConfigHash: a.Manifest.ConfigHash,
-			Source:     a.Name + ".cu",
-			Manifest:   a.Name + ".json",
+			Name:        a.Name,
+			Kernel:      string(a.Config.Kernel),
+			Arch:        a.Config.Arch,
+			ConfigHash:  a.Manifest.ConfigHash,
+			Source:      a.Name + ".cu",
+			Manifest:    a.Name + ".json",
+			UnfusedOnly: slices.Contains(o.UnfusedOnly, a.Name),
 		}
 		files = append(files, OutputFile{e.Source, a.Source}, OutputFile{e.Manifest, man})
 		if b := k.Build; b != nil {

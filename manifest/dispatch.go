@@ -35,12 +35,9 @@ type Dispatch struct {
 // DispatchRule is Dispatch.Rule's text.
 const DispatchRule = "the path of the point nearest to the call's M,K,I in log space (sqrt of the summed squared natural logs of the size ratios), if within ln 2; else fused; force overrides"
 
-// Choose is the path a call at s takes, and why.
+// Choose is the path a call at s takes, and why (tiling.ChoosePathForced).
 func (d *Dispatch) Choose(s tiling.Shape) (tiling.Path, string) {
-	if d.Force != "" {
-		return d.Force, fmt.Sprintf("%s: forced when the package was emitted", d.Force)
-	}
-	return tiling.ChoosePath(d.Points, s)
+	return tiling.ChoosePathForced(d.Points, s, d.Force)
 }
 
 // Check checks what a loader relies on: both kernel names, the cubin

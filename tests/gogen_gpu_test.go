@@ -278,7 +278,9 @@ func TestGeneratedBindingsDispatchGPU(t *testing.T) {
 	if p, why := k.Path(kernels.BwdArgs{M: 16384, K: 768, I: 4608}); p != tiling.PathFused {
 		t.Errorf("seed shape: path %s (%s), want fused", p, why)
 	}
-	M, K, I := 4096, 7168, 2048
+	// A measured point of this package's kernel pair where the plan is
+	// unfused (examples/kernels/manifest.json's dispatch).
+	M, K, I := 8192, 8192, 3584
 	a := kernels.BwdArgs{M: M, K: K, I: I}
 	p, why := k.Path(a)
 	if p != tiling.PathUnfused {

@@ -1,9 +1,6 @@
 package tiling
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // Path is how a call of a kind runs: its fused kernel, or the unfused
 // path, swigen's gemm kernel writing the intermediate (bwd_dswiglu's
@@ -52,13 +49,14 @@ type PlanMeasure struct {
 	Gemm  string `json:"gemm"`
 }
 
-// Path is the path the measurement says to take: fused only when it beat
-// the unfused path by PlanMargin.
+// Path is the path the measurement says to take: unfused only when both
+// times are there and the fused kernel did not beat the unfused path by
+// PlanMargin; missing data says nothing against fusion.
 func (p PlanMeasure) Path() Path {
-	if p.FusedUS > 0 && p.UnfusedUS >= PlanMargin*p.FusedUS {
-		return PathFused
+	if p.FusedUS > 0 && p.UnfusedUS > 0 && p.UnfusedUS < PlanMargin*p.FusedUS {
+		return PathUnfused
 	}
-	return PathUnfused
+	return PathFused
 }
 
 func (p PlanMeasure) check(k Kernel) error {
@@ -95,8 +93,13 @@ type PlanPoint struct {
 // heuristic uses for configs); elsewhere the fused kernel, which by the
 // roofline model saves the intermediate's round trip through HBM (2MI
 // bytes for bwd_dswiglu, 4MI for fwd_gateup inference) and which no
-// measurement near s says loses. It also says why, in one line.
+// measurement near s says loses. It also says why, in one line. A shape
+// with a size below 1 has no log distance: it gets the fused kernel, whose
+// shape rules then refuse it.
 func ChoosePath(points []PlanPoint, s Shape) (Path, string) {
+	if s.M < 1 || s.K < 1 || s.I < 1 {
+		return PathFused, fmt.Sprintf("fused: shape %s: sizes must be positive", s)
+	}
 	best, dist := -1, 0.0
 	for i, p := range points {
 		if d := logDistance(s, p.Shape); best < 0 || d < dist {
@@ -118,22 +121,29 @@ func ChoosePath(points []PlanPoint, s Shape) (Path, string) {
 	return p.Path, fmt.Sprintf("%s: %s", p.Path, where)
 }
 
-// PlanPoints are the measured table's plan points for kind k, arch a,
-// dtype d (bf16's where d has none, as for configs) and mode storeOut,
-// in the table's order.
-func (t *MeasuredTable) PlanPoints(k Kernel, a Arch, d DType, storeOut bool) []PlanPoint {
-	for _, dt := range []DType{d, BF16} {
-		var ps []PlanPoint
-		for _, r := range t.Rows {
-			if r.Plan != nil && r.Kernel == k && r.Arch == a && r.DType == dt && r.StoreOut == storeOut {
-				ps = append(ps, PlanPoint{Shape: r.Shape, Path: r.Plan.Path()})
-			}
-		}
-		if ps != nil {
-			return ps
+// ChoosePathForced is ChoosePath unless force names a path, which every
+// call then takes.
+func ChoosePathForced(points []PlanPoint, s Shape, force Path) (Path, string) {
+	p, why := ChoosePath(points, s)
+	if force == "" {
+		return p, why
+	}
+	return force, fmt.Sprintf("%s: forced (the measured plan says %s)", force, p)
+}
+
+// PlanPoints are the measured table's plan points for the fused config
+// fused with the unfused gemm config gemm, in the table's order: only
+// rows whose same-run timing is of these two kernels, so each point
+// compares the very kernels a call would run.
+func (t *MeasuredTable) PlanPoints(fused, gemm Config) []PlanPoint {
+	f, g := fused.Name(), gemm.Name()
+	var ps []PlanPoint
+	for _, r := range t.Rows {
+		if r.Plan != nil && r.Plan.Fused == f && r.Plan.Gemm == g {
+			ps = append(ps, PlanPoint{Shape: r.Shape, Path: r.Plan.Path()})
 		}
 	}
-	return nil
+	return ps
 }
 
 // UnfusedGemmShape is the GEMM of k's unfused path at s, in the gemm
@@ -163,14 +173,12 @@ func UnfusedGemm(fused Config, s Shape) (Config, string, error) {
 	if err != nil {
 		return Config{}, "", err
 	}
-	if fused.MajorB == MNMajor {
-		c.MajorB = MNMajor
-		if err := c.Validate(); err != nil {
-			return Config{}, "", fmt.Errorf("tiling: unfused gemm for %s: %w", fused.Name(), err)
-		}
-		if ok, reason := Implemented(c); !ok {
-			return Config{}, "", fmt.Errorf("tiling: unfused gemm for %s: %s", fused.Name(), reason)
-		}
+	c.MajorA, c.MajorB = KMajor, fused.MajorB
+	if err := c.Validate(); err != nil {
+		return Config{}, "", fmt.Errorf("tiling: unfused gemm for %s: %w", fused.Name(), err)
+	}
+	if ok, reason := Implemented(c); !ok {
+		return Config{}, "", fmt.Errorf("tiling: unfused gemm for %s: %s", fused.Name(), reason)
 	}
 	return c, why, nil
 }
@@ -185,8 +193,8 @@ type Plan struct {
 }
 
 // PlanFor is the dispatch plan for fused's kind at shape s: the measured
-// table's plan points of the kind, arch, dtype and mode decide the path
-// (ChoosePath); force, when set, overrides them.
+// table's plan points of fused and its unfused gemm decide the path
+// (ChoosePathForced: force, when set, overrides them).
 func PlanFor(fused Config, s Shape, force Path) (Plan, error) {
 	p := Plan{Path: PathFused, Fused: fused}
 	if !HasUnfused(fused.Kernel) {
@@ -205,9 +213,6 @@ func PlanFor(fused Config, s Shape, force Path) (Plan, error) {
 	if err != nil {
 		return Plan{}, fmt.Errorf("tiling: plan: %w", err)
 	}
-	p.Path, p.Why = ChoosePath(t.PlanPoints(fused.Kernel, fused.Arch, fused.DType, fused.StoreOut), s)
-	if force != "" && force != p.Path {
-		p.Path, p.Why = force, fmt.Sprintf("%s: forced (the plan says %s)", force, strings.SplitN(p.Why, ":", 2)[0])
-	}
+	p.Path, p.Why = ChoosePathForced(t.PlanPoints(fused, g), s, force)
 	return p, nil
 }

@@ -36,7 +36,8 @@ func TestPlanMeasurePath(t *testing.T) {
 		{100, 102, PathFused},     // exactly the margin
 		{100, 101.9, PathUnfused}, // wins, but by less than the margin
 		{100, 95, PathUnfused},
-		{0, 95, PathUnfused}, // no fused time: nothing says fusion wins
+		{0, 95, PathFused},  // no fused time: nothing to compare, fusion stays
+		{100, 0, PathFused}, // no unfused time: likewise
 	}
 	for _, tt := range tests {
 		if got := (PlanMeasure{FusedUS: tt.fused, UnfusedUS: tt.unfused}).Path(); got != tt.want {
@@ -62,6 +63,7 @@ func TestChoosePath(t *testing.T) {
 		{"near the other", pts, Shape{16384, 1024, 4608}, PathFused, "nearest shape, 16384,768,4608"},
 		{"far from all", pts, Shape{128, 768, 4608}, PathFused, "beyond 0.69"},
 		{"no points", nil, Shape{8192, 8192, 3584}, PathFused, "no measured plan"},
+		{"non-positive size", pts, Shape{-1, 8192, 3584}, PathFused, "sizes must be positive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,7 +119,7 @@ func TestPlanFor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Path != PathUnfused || !strings.HasPrefix(p.Why, "unfused: forced") || p.Gemm.Kernel != KernelGEMM {
+	if p.Path != PathUnfused || !strings.HasPrefix(p.Why, "unfused: forced (the measured plan says ") || p.Gemm.Kernel != KernelGEMM {
 		t.Errorf("forced unfused: %+v", p)
 	}
 	if p, err = PlanFor(gemm, s, ""); err != nil || p.Path != PathFused || p.Gemm.Kernel != "" {
@@ -135,4 +137,30 @@ func mustParse(t *testing.T, name string) Config {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestPlanPoints: a pair's points are the rows timed with exactly that
+// fused kernel and gemm; ChoosePathForced overrides them.
+func TestPlanPoints(t *testing.T) {
+	const (
+		a = "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong"
+		b = "bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong"
+		g = "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative"
+		h = "gemm_sm90a_bf16_m256n128k64_s4_c1x1_cooperative"
+	)
+	row := func(s Shape, fused, gemm string, fusedUS, unfusedUS float64) MeasuredRow {
+		return MeasuredRow{Shape: s, Plan: &PlanMeasure{Fused: fused, Gemm: gemm, FusedUS: fusedUS, UnfusedUS: unfusedUS, BaselineUS: 1}}
+	}
+	tab := &MeasuredTable{Rows: []MeasuredRow{
+		row(Shape{1024, 1024, 1024}, a, g, 100, 99), row(Shape{2048, 1024, 1024}, b, g, 100, 99),
+		row(Shape{4096, 1024, 1024}, a, h, 100, 99), row(Shape{8192, 1024, 1024}, a, g, 100, 110),
+		{Shape: Shape{64, 64, 64}},
+	}}
+	want := []PlanPoint{{Shape{1024, 1024, 1024}, PathUnfused}, {Shape{8192, 1024, 1024}, PathFused}}
+	if d := cmp.Diff(want, tab.PlanPoints(mustParse(t, a), mustParse(t, g))); d != "" {
+		t.Errorf("points of %s + %s (-want +got):\n%s", a, g, d)
+	}
+	if p, why := ChoosePathForced(want, Shape{1024, 1024, 1024}, PathFused); p != PathFused || why != "fused: forced (the measured plan says unfused)" {
+		t.Errorf("forced: %s, %q", p, why)
+	}
 }

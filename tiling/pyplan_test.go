@@ -2,7 +2,6 @@ package tiling
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +16,7 @@ var pyPlanGolden = filepath.Join("..", "python", "tests", "testdata", "choose_pa
 
 // pyPlanCase is one set of points and ChoosePath's answers at shapes.
 type pyPlanCase struct {
-	Of     string        `json:"of"` // kind, arch, dtype, mode
+	Of     string        `json:"of"` // the fused kernel and gemm timed together
 	Points []PlanPoint   `json:"points"`
 	Calls  []pyPlanQuery `json:"calls"`
 }
@@ -47,28 +46,32 @@ func pyPlanCases(t *testing.T) []pyPlanCase {
 	cases = append(cases, pyPlanCase{Of: "no points", Points: []PlanPoint{}})
 	add(nil, Shape{M: 128, K: 4096, I: 14336})
 	scale := func(x int, f float64) int { return max(1, int(float64(x)*f)) }
-	for _, k := range []Kernel{KernelBwdDSwiGLU, KernelFwdGateUp} {
-		for _, a := range Arches() {
-			for _, d := range DTypes() {
-				for _, so := range []bool{false, true} {
-					ps := tab.PlanPoints(k, a, d, so)
-					if ps == nil || (d != BF16 && cmp.Equal(ps, tab.PlanPoints(k, a, BF16, so))) {
-						continue
-					}
-					cases = append(cases, pyPlanCase{Of: fmt.Sprintf("%s %s %s store_out=%v", k, a, d, so), Points: ps})
-					for _, p := range ps {
-						s := p.Shape
-						add(ps, s)
-						add(ps, Shape{M: scale(s.M, 1.3), K: s.K, I: scale(s.I, 0.8)})
-						add(ps, Shape{M: scale(s.M, 1.99), K: s.K, I: s.I})
-						add(ps, Shape{M: scale(s.M, 2.01), K: s.K, I: s.I})
-						add(ps, Shape{M: scale(s.M, 3), K: scale(s.K, 3), I: scale(s.I, 3)})
-					}
-					add(ps, Shape{M: 1, K: 8, I: 8})
-					add(ps, Shape{M: 1 << 20, K: 65536, I: 65536})
-				}
-			}
+	// One case per pair of kernels timed together (the points a package
+	// shipping that fused kernel and gemm carries), in the table's order.
+	seen := map[[2]string]bool{}
+	for _, r := range tab.Rows {
+		if r.Plan == nil || seen[[2]string{r.Plan.Fused, r.Plan.Gemm}] {
+			continue
 		}
+		seen[[2]string{r.Plan.Fused, r.Plan.Gemm}] = true
+		f, errF := ParseName(r.Plan.Fused)
+		g, errG := ParseName(r.Plan.Gemm)
+		if errF != nil || errG != nil {
+			t.Fatalf("plan of row %s: %v %v", r.Config, errF, errG)
+		}
+		ps := tab.PlanPoints(f, g)
+		cases = append(cases, pyPlanCase{Of: f.Name() + " + " + g.Name(), Points: ps})
+		for _, p := range ps {
+			s := p.Shape
+			add(ps, s)
+			add(ps, Shape{M: scale(s.M, 1.3), K: s.K, I: scale(s.I, 0.8)})
+			add(ps, Shape{M: scale(s.M, 1.99), K: s.K, I: s.I})
+			add(ps, Shape{M: scale(s.M, 2.01), K: s.K, I: s.I})
+			add(ps, Shape{M: scale(s.M, 3), K: scale(s.K, 3), I: scale(s.I, 3)})
+		}
+		add(ps, Shape{M: 1, K: 8, I: 8})
+		add(ps, Shape{M: 1 << 20, K: 65536, I: 65536})
+		add(ps, Shape{M: 0, K: 8, I: 8})
 	}
 	return cases
 }

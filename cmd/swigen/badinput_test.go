@@ -98,6 +98,7 @@ var badInputs = []struct {
 	{[]string{"bench", "bwd", "--path", "sideways"}, `path "sideways"`},
 	{[]string{"bench", "bwd", "--path", "unfused", "--probe", "trace"}, "--path unfused with --probe trace"},
 	{[]string{"verify", "--path", "sideways"}, `--path "sideways"`},
+	{[]string{"emit", "--path", "sideways"}, `path "sideways"`},
 	{[]string{"verify", "--kernel", "gemm", "--path", "unfused"}, "gemm has no unfused path"},
 	{[]string{"bench", "bwd", "--reps", "-1"}, "--reps -1"},
 	{[]string{"bench", "bwd", "--reps", "19"}, "--reps 19"},

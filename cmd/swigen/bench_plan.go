@@ -62,7 +62,7 @@ type planResult struct {
 	Measured tiling.Path
 }
 
-// result is the plan's outcome in rep: the taken path's time (the fused
+// planOutcome is the plan's outcome in rep: the taken path's time (the fused
 // kernel's when the unfused path was not timed) against the same run's
 // baseline, and the path this run's measurement alone would take.
 func planOutcome(pl tiling.Plan, rep *bench.BwdReport) planResult {

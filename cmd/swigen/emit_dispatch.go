@@ -9,11 +9,11 @@ import (
 )
 
 // dispatchPlans returns the dispatch plans of cfgs' fused kernels that
-// ship their unfused path, and the gemm configs that path needs (not
-// already among cfgs). With --path auto a kernel ships it when the
-// measured table's plan takes the unfused path at one of its points
-// (tiling.MeasuredTable.PlanPoints); fused ships none; unfused ships it
-// and forces it. --catalog emits the catalog as is.
+// ship their unfused path, and the gemm configs that path needs and cfgs
+// lack. With --path auto a kernel ships it when the measured table's
+// points of that kernel and its unfused gemm take the unfused path at one
+// shape (tiling.MeasuredTable.PlanPoints); fused ships none; unfused
+// ships it and forces it. --catalog emits the catalog as is.
 func (o *emitOptions) dispatchPlans(cfgs []tiling.Config) ([]manifest.Dispatch, []tiling.Config, []string, error) {
 	force, err := tiling.ParsePath(o.Path)
 	if err != nil {
@@ -41,7 +41,11 @@ func (o *emitOptions) dispatchPlans(cfgs []tiling.Config) ([]manifest.Dispatch, 
 		if !tiling.HasUnfused(c.Kernel) {
 			continue
 		}
-		pts := t.PlanPoints(c.Kernel, c.Arch, c.DType, c.StoreOut)
+		g, _, err := tiling.UnfusedGemm(c, shape)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		pts := t.PlanPoints(c, g)
 		unfused := 0
 		for _, p := range pts {
 			if p.Path == tiling.PathUnfused {
@@ -51,20 +55,17 @@ func (o *emitOptions) dispatchPlans(cfgs []tiling.Config) ([]manifest.Dispatch, 
 		if force == "" && unfused == 0 {
 			continue
 		}
-		g, _, err := tiling.UnfusedGemm(c, shape)
-		if err != nil {
-			return nil, nil, nil, err
-		}
 		if !have[g.Name()] {
 			have[g.Name()] = true
 			extra = append(extra, g)
 		}
 		ds = append(ds, manifest.Dispatch{Fused: c.Name(), Gemm: g.Name(), Elementwise: gen.ElementwiseCubin(c.Arch),
 			Force: force, Rule: manifest.DispatchRule, Points: pts})
-		notes = append(notes, fmt.Sprintf("dispatch: %s ships its unfused path (%s + the elementwise kernel): the measured plan takes it at %d of %d shapes", c.Name(), g.Name(), unfused, len(pts)))
+		note := fmt.Sprintf("dispatch: %s ships its unfused path (%s + the elementwise kernel): the plan takes it at %d of the %d shapes where these two kernels were timed", c.Name(), g.Name(), unfused, len(pts))
 		if force != "" {
-			notes[len(notes)-1] = fmt.Sprintf("dispatch: %s: every call takes the unfused path (%s + the elementwise kernel; --path unfused)", c.Name(), g.Name())
+			note = fmt.Sprintf("dispatch: %s: every call takes the unfused path (%s + the elementwise kernel; --path unfused)", c.Name(), g.Name())
 		}
+		notes = append(notes, note)
 	}
 	return ds, extra, notes, nil
 }

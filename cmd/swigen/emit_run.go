@@ -26,6 +26,7 @@ type emitPlan struct {
 	arts     []*gen.Artifact
 	notes    []string
 	dispatch []manifest.Dispatch
+	unfused  []string // configs emitted only for a plan's unfused path
 	extra    func(gen.Index, []gen.EmittedKernel) ([]gen.OutputFile, error)
 }
 
@@ -63,6 +64,9 @@ func (o *emitOptions) prepare() (*emitPlan, error) {
 		return nil, usageError(fmt.Errorf("%s: %w", cmd, err))
 	}
 	p.dispatch, p.cfgs, p.notes = ds, append(p.cfgs, gemms...), append(p.notes, notes...)
+	for _, g := range gemms {
+		p.unfused = append(p.unfused, g.Name())
+	}
 	// Rendering applies the generator's own rules (tiling.Implemented and
 	// the templates' limits): a config it cannot render is as invalid to
 	// the user as one that fails Validate.
@@ -147,11 +151,12 @@ func runEmit(ctx context.Context, e *env, o *emitOptions) error {
 		Toolchain: tc,
 		// diff writes nothing, the build cache included, and the cache has
 		// no read-only mode: diff compiles without it.
-		Compile:    toolchain.CompileOptions{AllowSpills: o.AllowSpills, NoCache: o.DryRun != nil},
-		ExtraFiles: p.extra,
-		DryRun:     o.DryRun != nil,
-		Command:    cmdline,
-		Dispatch:   p.dispatch,
+		Compile:     toolchain.CompileOptions{AllowSpills: o.AllowSpills, NoCache: o.DryRun != nil},
+		ExtraFiles:  p.extra,
+		DryRun:      o.DryRun != nil,
+		Command:     cmdline,
+		Dispatch:    p.dispatch,
+		UnfusedOnly: p.unfused,
 	})
 	switch {
 	case err != nil && o.DryRun != nil:

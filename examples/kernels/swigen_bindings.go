@@ -12,7 +12,6 @@
 //
 //   - BwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k: bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k.sm_90a.cubin
 //   - GemmSm90aBf16M128n256k64S4C1x1Cooperative: gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative.sm_90a.cubin
-//   - Gemm: gemm for the device's arch
 //   - BwdDswiglu: bwd_dswiglu for the device's arch
 package kernels
 
@@ -128,45 +127,20 @@ func (k *GemmSm90aBf16M128n256k64S4C1x1Cooperative) Launch(a GemmArgs) error {
 //go:embed swigen_elementwise.sm_90a.cubin
 var elementwiseSm90a []byte
 
-// Gemm is the gemm kernel for the device's arch
-// (bf16, A stored [M,K], B stored [N,K]), one of:
-//   - gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative (sm_90a)
-type Gemm struct {
-	*launch.Kernel
-}
-
-// LoadGemm loads the gemm kernel whose arch matches ctx's device.
-func LoadGemm(ctx *cu.Context) (*Gemm, error) {
-	k, err := load(ctx, "gemm", bindingGemmSm90aBf16M128n256k64S4C1x1Cooperative)
-	if err != nil {
-		return nil, err
-	}
-	return &Gemm{Kernel: k}, nil
-}
-
-// Launch checks a's shape, encodes the tensor maps and enqueues one call on
-// a.Stream. To launch one shape many times, plan once with Plan.
-func (k *Gemm) Launch(a GemmArgs) error {
-	p, err := k.Plan(a)
-	if err != nil {
-		return err
-	}
-	return p.Launch()
-}
-
 // dispatchBwdDswiglu are the dispatch plans of the bwd_dswiglu kernels (manifest.Dispatch),
 // with the unfused path's gemm binding and elementwise cubin.
 var dispatchBwdDswiglu = []launch.DispatchBinding{{
 	Elementwise:       elementwiseSm90a,
 	ElementwiseSHA256: "37c5c1c891947f29fe801de74d616a104aa7e893983e88c087b0412ed4be8ae0",
 	Gemm:              bindingGemmSm90aBf16M128n256k64S4C1x1Cooperative,
-	Plan:              []byte("{\"fused\":\"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k\",\"gemm\":\"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative\",\"elementwise\":\"swigen_elementwise.sm_90a.cubin\",\"rule\":\"the path of the point nearest to the call's M,K,I in log space (sqrt of the summed squared natural logs of the size ratios), if within ln 2; else fused; force overrides\",\"points\":[{\"shape\":{\"M\":128,\"K\":4096,\"I\":14336},\"path\":\"fused\"},{\"shape\":{\"M\":512,\"K\":7168,\"I\":2048},\"path\":\"fused\"},{\"shape\":{\"M\":2048,\"K\":2048,\"I\":768},\"path\":\"fused\"},{\"shape\":{\"M\":2048,\"K\":4096,\"I\":3584},\"path\":\"fused\"},{\"shape\":{\"M\":4096,\"K\":3584,\"I\":9472},\"path\":\"fused\"},{\"shape\":{\"M\":4096,\"K\":4096,\"I\":7168},\"path\":\"fused\"},{\"shape\":{\"M\":4096,\"K\":4096,\"I\":14336},\"path\":\"fused\"},{\"shape\":{\"M\":4096,\"K\":7168,\"I\":2048},\"path\":\"unfused\"},{\"shape\":{\"M\":8192,\"K\":3584,\"I\":14336},\"path\":\"fused\"},{\"shape\":{\"M\":8192,\"K\":3584,\"I\":18944},\"path\":\"fused\"},{\"shape\":{\"M\":8192,\"K\":4096,\"I\":14336},\"path\":\"fused\"},{\"shape\":{\"M\":8192,\"K\":8192,\"I\":3584},\"path\":\"unfused\"},{\"shape\":{\"M\":8192,\"K\":8192,\"I\":7168},\"path\":\"fused\"},{\"shape\":{\"M\":8192,\"K\":8192,\"I\":14336},\"path\":\"fused\"},{\"shape\":{\"M\":8192,\"K\":8192,\"I\":28672},\"path\":\"fused\"},{\"shape\":{\"M\":16384,\"K\":768,\"I\":4608},\"path\":\"fused\"},{\"shape\":{\"M\":16384,\"K\":3584,\"I\":7168},\"path\":\"fused\"},{\"shape\":{\"M\":32768,\"K\":8192,\"I\":3584},\"path\":\"fused\"}]}"),
+	Plan:              []byte("{\"fused\":\"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k\",\"gemm\":\"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative\",\"elementwise\":\"swigen_elementwise.sm_90a.cubin\",\"rule\":\"the path of the point nearest to the call's M,K,I in log space (sqrt of the summed squared natural logs of the size ratios), if within ln 2; else fused; force overrides\",\"points\":[{\"shape\":{\"M\":8192,\"K\":8192,\"I\":3584},\"path\":\"unfused\"},{\"shape\":{\"M\":8192,\"K\":8192,\"I\":28672},\"path\":\"fused\"},{\"shape\":{\"M\":16384,\"K\":768,\"I\":4608},\"path\":\"fused\"}]}"),
 }}
 
 // BwdDswiglu is the bwd_dswiglu kernel for the device's arch, launched as its
 // dispatch plan says: fused, or the unfused path (swigen's gemm, then the
-// elementwise kernel) at shapes where the measured plan takes it. The
-// unfused path needs a workspace (WorkspaceBytes) in the arguments. The fused kernel
+// elementwise kernel) at shapes where the measured plan takes it; that path
+// needs a workspace (WorkspaceBytes). The embedded *launch.Kernel is the
+// fused kernel: its Plan is always fused. The fused kernel takes
 // (bf16, W_down stored [I,K]), one of:
 //   - bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k (sm_90a)
 type BwdDswiglu struct {

@@ -308,7 +308,9 @@ func bindPlan(idx gen.Index, mans []manifest.Manifest) ([]*bindKernel, []*dispat
 	for _, g := range goKinds {
 		d := &dispatcher{kind: g, typ: g.ident, load: "Load" + g.ident}
 		for _, k := range ks {
-			if k.kind.kind == g.kind {
+			// A plan's unfused gemm has its per-config launcher only: it
+			// must not turn "the gemm for this device" ambiguous.
+			if k.kind.kind == g.kind && !k.e.UnfusedOnly {
 				d.kernels = append(d.kernels, k)
 			}
 		}

@@ -40,6 +40,8 @@ def log_distance(a: Tuple[int, int, int], b: Tuple[int, int, int]) -> float:
 
 def choose_path(points: Sequence[PlanPoint], m: int, k: int, i: int) -> Tuple[str, str]:
     """The path a call at M=m, K=k, I=i takes, and why (tiling.ChoosePath)."""
+    if m < 1 or k < 1 or i < 1:
+        return FUSED, "fused: shape M=%d,K=%d,I=%d: sizes must be positive" % (m, k, i)
     best, dist = -1, 0.0
     for j, p in enumerate(points):
         d = log_distance((m, k, i), (p.m, p.k, p.i))

@@ -265,16 +265,18 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 		if err != nil {
 			return nil, err
 		}
-		unfused = func(rep int) error {
-			if err := ug(rep); err != nil {
-				return err
-			}
-			x := ss[rep%sets]
-			var out cu.DevicePtr
+		u, err := launch.NewUnfused(cfg, o.Gemm, env.Base.EW.Module())
+		if err != nil {
+			return nil, err
+		}
+		if unfused, err = UnfusedPlans(u, ss, func(x set) launch.Args {
+			a := launch.BwdArgs{M: M, K: K, I: I, Dy: x.dy, WDown: x.w, De: x.de, GradDe: x.ugde, Workspace: x.dout}
 			if cfg.StoreOut {
-				out = x.out
+				a.Out = x.out
 			}
-			return env.Base.EW.Run(dt, M, I, x.dout, x.de, x.ugde, out, nil)
+			return a
+		}); err != nil {
+			return nil, err
 		}
 		vs = append(vs, &timed{f: unfused, what: "unfused"}, &timed{f: ug, what: "swigen gemm"})
 	}
@@ -369,6 +371,22 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 		}
 	}
 	return rep, nil
+}
+
+// UnfusedPlans plans the unfused path u (launch.Unfused, what a
+// dispatched call runs) on every input set (args gives the set's
+// arguments, its workspace included) and returns the launch of set
+// rep % len(sets).
+func UnfusedPlans[S any](u *launch.Unfused, sets []S, args func(S) launch.Args) (func(int) error, error) {
+	plans := make([]*launch.UnfusedPlan, len(sets))
+	for i, x := range sets {
+		p, err := u.Plan(args(x))
+		if err != nil {
+			return nil, fmt.Errorf("bench: unfused path: %w", err)
+		}
+		plans[i] = p
+	}
+	return func(rep int) error { return plans[rep%len(plans)].Launch() }, nil
 }
 
 // UnfusedGemm plans the unfused path's gemm kernel g on every input

@@ -111,11 +111,13 @@ func (d *Dispatch) Launch(a Args) error {
 	return p.Launch()
 }
 
-// Close unloads the unfused path's kernels; the fused kernel is its
-// owner's to close.
+// Close unloads the unfused path's kernels (once; later calls run every
+// call fused); the fused kernel is its owner's to close.
 func (d *Dispatch) Close() error {
 	if d == nil || d.Unfused == nil {
 		return nil
 	}
-	return errors.Join(d.Unfused.Gemm.Close(), d.Unfused.EW.Close())
+	u := d.Unfused
+	d.Unfused, d.Plan = nil, nil
+	return errors.Join(u.Gemm.Close(), u.EW.Close())
 }

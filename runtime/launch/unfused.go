@@ -44,6 +44,9 @@ func (u *Unfused) WorkspaceBytes(a Args) (int, error) {
 		return 0, fmt.Errorf("launch: unfused %s: %T are for a %s kernel", u.Fused.Name(), a, kind)
 	}
 	M, I := c.Sizes["M"], c.Sizes["I"]
+	if M < 1 || I < 1 {
+		return 0, fmt.Errorf("launch: unfused %s: M=%d I=%d: sizes must be positive", u.Fused.Name(), M, I)
+	}
 	switch {
 	case u.Fused.Kernel == tiling.KernelBwdDSwiGLU:
 		return 2 * M * I, nil
@@ -61,8 +64,13 @@ type UnfusedPlan struct {
 
 // Plan plans one call at a (BwdArgs or FwdGateUpArgs of the fused kind):
 // the gemm kernel's launch into the intermediate and the elementwise
-// kernel's after it, on a's stream.
+// kernel's after it, on a's stream. It takes what the fused kernel takes:
+// a's sizes must pass the fused kernel's shape rules, and with StoreOut
+// the second output must be given.
 func (u *Unfused) Plan(a Args) (*UnfusedPlan, error) {
+	if err := CheckShape(u.Fused, a); err != nil {
+		return nil, err
+	}
 	ws, err := u.WorkspaceBytes(a)
 	if err != nil {
 		return nil, err
@@ -71,22 +79,30 @@ func (u *Unfused) Plan(a Args) (*UnfusedPlan, error) {
 	dt := u.Fused.DType
 	switch x := a.(type) {
 	case BwdArgs:
-		if x.Workspace == 0 {
+		out := x.Out
+		switch {
+		case x.Workspace == 0:
 			return nil, fmt.Errorf("launch: unfused %s at M=%d I=%d: BwdArgs.Workspace is 0; the path needs %d bytes for dout (WorkspaceBytes)", name, x.M, x.I, ws)
+		case !u.Fused.StoreOut:
+			out = 0
+		case out == 0:
+			return nil, fmt.Errorf("launch: unfused %s: BwdArgs.Out is 0; the config stores out (store_out)", name)
 		}
 		g, err := u.Gemm.Plan(GemmArgs{M: x.M, N: x.I, K: x.K, A: x.Dy, B: x.WDown, C: x.Workspace, Stream: x.Stream})
 		if err != nil {
 			return nil, fmt.Errorf("launch: unfused %s: %w", name, err)
-		}
-		out := x.Out
-		if !u.Fused.StoreOut {
-			out = 0
 		}
 		return &UnfusedPlan{gemm: g, ew: func() error {
 			return u.EW.DSwiGLU(dt, x.M, x.I, x.Workspace, x.De, x.GradDe, out, x.Stream)
 		}}, nil
 	case FwdGateUpArgs:
 		de := x.De
+		switch {
+		case x.Out == 0:
+			return nil, fmt.Errorf("launch: unfused %s: FwdGateUpArgs.Out is 0", name)
+		case u.Fused.StoreOut && de == 0:
+			return nil, fmt.Errorf("launch: unfused %s: FwdGateUpArgs.De is 0; the config stores de (training)", name)
+		}
 		if !u.Fused.StoreOut {
 			if x.Workspace == 0 {
 				return nil, fmt.Errorf("launch: unfused %s at M=%d I=%d: FwdGateUpArgs.Workspace is 0; the path needs %d bytes for de (WorkspaceBytes)", name, x.M, x.I, ws)

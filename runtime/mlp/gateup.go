@@ -154,13 +154,21 @@ func BenchFwdGateUp(env *Env, k *launch.Kernel, s tiling.Shape, ceil bench.Ceili
 		if err != nil {
 			return nil, err
 		}
-		unfused = &variant{what: "unfused", f: func(rep int) error {
-			if err := ug(rep); err != nil {
-				return err
+		u, err := launch.NewUnfused(cfg, o.Gemm, env.SwiGLU.Module())
+		if err != nil {
+			return nil, err
+		}
+		uf, err := bench.UnfusedPlans(u, ss, func(x set) launch.Args {
+			a := launch.FwdGateUpArgs{M: M, K: K, I: I, X: x.x, W: x.w, Out: x.uout, Workspace: x.ude}
+			if cfg.StoreOut { // training: de is the path's output
+				a.De, a.Workspace = x.ude, 0
 			}
-			x := ss[rep%sets]
-			return env.SwiGLU.Run(dt, M, I, x.ude, x.uout, nil)
-		}}
+			return a
+		})
+		if err != nil {
+			return nil, err
+		}
+		unfused = &variant{what: "unfused", f: uf}
 		vs = append(vs, unfused, &variant{what: "swigen gemm", f: ug})
 	}
 	mo := Options{Reps: o.Reps, Warmup: o.Warmup, Timeout: o.Timeout}

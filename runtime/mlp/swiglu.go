@@ -32,6 +32,10 @@ func (s *SwiGLU) Close() error {
 	return s.m.Close()
 }
 
+// Module is the loaded elementwise module (for the unfused path, which
+// runs the same kernels after swigen's gemm).
+func (s *SwiGLU) Module() *elementwise.Module { return s.m }
+
 // Run launches out [M,I] = left * silu(gate) from de = [left|gate] [M,2I]
 // on stream (nil: the default stream). Asynchronous.
 func (s *SwiGLU) Run(dtype tiling.DType, M, I int, de, out cu.DevicePtr, stream *cu.Stream) error {

@@ -15,6 +15,7 @@ import (
 // from a swigen bench --json record (docs/DESIGN.md#bench-result-records)
 // of a run that timed the unfused path.
 type PlanRecord struct {
+	GPU      string
 	Kernel   tiling.Kernel
 	Arch     tiling.Arch
 	DType    tiling.DType
@@ -35,7 +36,14 @@ type planRecordJSON struct {
 	BaselineUS  float64       `json:"baseline_us"`
 	UnfusedUS   float64       `json:"unfused_us"`
 	UnfusedGemm string        `json:"unfused_gemm"`
+	UnfusedErr  float64       `json:"unfused_rel_err"`
+	GPU         string        `json:"gpu"`
 }
+
+// planMaxRelErr is the largest error of the unfused path's output against
+// the baseline's that a plan record may have (bench's own tolerance): a
+// path that computes something else is no path to dispatch to.
+const planMaxRelErr = 1e-2
 
 // ReadPlanRecords reads every *.json bench record in dirs, in name order,
 // and keeps those that timed the unfused path; a record that does not
@@ -79,6 +87,9 @@ func readPlanRecord(path string) (PlanRecord, bool, error) {
 	if j.Probe != "" {
 		return PlanRecord{}, false, fmt.Errorf("probe %s: a probed kernel's time is not the product's", j.Probe)
 	}
+	if j.UnfusedErr < 0 || j.UnfusedErr > planMaxRelErr {
+		return PlanRecord{}, false, fmt.Errorf("unfused_rel_err %g: the unfused path's output must match the baseline's within %g (-1: NaN or unwritten)", j.UnfusedErr, planMaxRelErr)
+	}
 	c, err := tiling.ParseName(j.Config)
 	if err != nil {
 		return PlanRecord{}, false, err
@@ -86,7 +97,7 @@ func readPlanRecord(path string) (PlanRecord, bool, error) {
 	if c.Kernel != j.Kernel || c.Arch != j.Arch || c.DType != j.DType {
 		return PlanRecord{}, false, fmt.Errorf("config %s is not a %s %s %s config", j.Config, j.Kernel, j.Arch, j.DType)
 	}
-	return PlanRecord{Kernel: j.Kernel, Arch: j.Arch, DType: j.DType, StoreOut: c.StoreOut, Shape: j.Shape,
+	return PlanRecord{GPU: j.GPU, Kernel: j.Kernel, Arch: j.Arch, DType: j.DType, StoreOut: c.StoreOut, Shape: j.Shape,
 		Measure: tiling.PlanMeasure{FusedUS: j.US, UnfusedUS: j.UnfusedUS, BaselineUS: j.BaselineUS, Fused: j.Config, Gemm: j.UnfusedGemm}}, true, nil
 }
 
@@ -102,6 +113,8 @@ func attachPlans(rows []tiling.MeasuredRow, plans []PlanRecord) error {
 		switch {
 		case i < 0:
 			errs = append(errs, fmt.Errorf("plan record %s %s %s store_out=%v at %s: no tuned row for it", p.Kernel, p.Arch, p.DType, p.StoreOut, p.Shape))
+		case rows[i].GPU != p.GPU:
+			errs = append(errs, fmt.Errorf("plan record %s %s %s store_out=%v at %s: measured on %s, the row on %s", p.Kernel, p.Arch, p.DType, p.StoreOut, p.Shape, p.GPU, rows[i].GPU))
 		case rows[i].Plan != nil:
 			errs = append(errs, fmt.Errorf("two plan records for %s %s %s store_out=%v at %s", p.Kernel, p.Arch, p.DType, p.StoreOut, p.Shape))
 		default:

@@ -23,6 +23,12 @@ func writeRecord(t *testing.T, dir, file string, rec map[string]any) {
 	}
 }
 
+// with is r with key set to v.
+func with(r map[string]any, key string, v any) map[string]any {
+	r[key] = v
+	return r
+}
+
 // TestTablePlans: records that timed the unfused path land in their
 // shape's row; others are skipped; a record with no tuned row, two for
 // one row, or one of a probed kernel are errors.
@@ -35,7 +41,7 @@ func TestTablePlans(t *testing.T) {
 	const gemm = "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative"
 	rec := func(shape tiling.Shape, unfused float64) map[string]any {
 		return map[string]any{"kernel": k.Kernel, "arch": k.Arch, "dtype": k.DType, "shape": shape, "config": c.Name(),
-			"us": 240.0, "baseline_us": 300.0, "unfused_us": unfused, "unfused_gemm": gemm}
+			"us": 240.0, "baseline_us": 300.0, "unfused_us": unfused, "unfused_gemm": gemm, "unfused_rel_err": 3e-3, "gpu": k.GPU}
 	}
 	dir := t.TempDir()
 	writeRecord(t, dir, "a.json", rec(k.Shape, 235))
@@ -52,7 +58,11 @@ func TestTablePlans(t *testing.T) {
 	if d := cmp.Diff(want, tab.Rows[0].Plan); d != "" {
 		t.Errorf("plan (-want +got):\n%s", d)
 	}
-	if got := tab.PlanPoints(k.Kernel, k.Arch, k.DType, false); len(got) != 1 || got[0].Path != tiling.PathUnfused {
+	g, err := tiling.ParseName(gemm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tab.PlanPoints(c, g); len(got) != 1 || got[0].Path != tiling.PathUnfused {
 		t.Errorf("plan points %v, want one unfused (235 us is not 2%% slower than 240)", got)
 	}
 
@@ -63,7 +73,9 @@ func TestTablePlans(t *testing.T) {
 	}{
 		{"no row", []map[string]any{rec(tiling.Shape{M: 64, K: 64, I: 64}, 10)}, "no tuned row"},
 		{"twice", []map[string]any{rec(k.Shape, 235), rec(k.Shape, 236)}, "two plan records"},
-		{"probed", []map[string]any{func() map[string]any { r := rec(k.Shape, 235); r["probe"] = "trace"; return r }()}, "probe trace"},
+		{"probed", []map[string]any{with(rec(k.Shape, 235), "probe", "trace")}, "probe trace"},
+		{"wrong unfused output", []map[string]any{with(rec(k.Shape, 235), "unfused_rel_err", -1.0)}, "unfused_rel_err -1"},
+		{"other GPU", []map[string]any{with(rec(k.Shape, 235), "gpu", "NVIDIA H100")}, "measured on NVIDIA H100"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -1,0 +1,59 @@
+package launch
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/swigen/swigen/tiling"
+)
+
+// TestUnfusedRefusals: the unfused path takes what the fused kernel takes
+// and needs its workspace; every refusal names what is missing or wrong,
+// before anything is launched (so no GPU is needed).
+func TestUnfusedRefusals(t *testing.T) {
+	t.Parallel()
+	cfg := func(name string) tiling.Config {
+		c, err := tiling.ParseName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	bwd := &Unfused{Fused: cfg("bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong")}
+	bwdOut := &Unfused{Fused: cfg("bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out")}
+	up := &Unfused{Fused: cfg("fwd_gateup_sm90a_bf16_m128n256k64_s4_c1x1_cooperative")}
+	upTrain := &Unfused{Fused: cfg("fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out")}
+	b := BwdArgs{M: 64, K: 64, I: 64, Dy: 1 << 20, WDown: 2 << 20, De: 3 << 20, GradDe: 4 << 20}
+	f := FwdGateUpArgs{M: 64, K: 64, I: 64, X: 1 << 20, W: 2 << 20, Out: 3 << 20}
+	for _, tt := range []struct {
+		name string
+		u    *Unfused
+		a    Args
+		want string
+	}{
+		{"bwd without workspace", bwd, b, "BwdArgs.Workspace is 0; the path needs 8192 bytes"},
+		{"bwd store_out without out", bwdOut, func() BwdArgs { x := b; x.Workspace = 5 << 20; return x }(), "BwdArgs.Out is 0"},
+		{"bwd bad K", bwd, func() BwdArgs { x := b; x.K = 7; return x }(), "K=7"},
+		{"bwd zero M", bwd, func() BwdArgs { x := b; x.M = 0; return x }(), "M=0"},
+		{"fwd without workspace", up, f, "FwdGateUpArgs.Workspace is 0; the path needs 16384 bytes"},
+		{"fwd training without de", upTrain, f, "FwdGateUpArgs.De is 0"},
+		{"fwd without out", up, func() FwdGateUpArgs { x := f; x.Out = 0; return x }(), "FwdGateUpArgs.Out is 0"},
+		{"other kind's args", bwd, f, "for a fwd_gateup kernel"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tt.u.Plan(tt.a)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Plan: %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+	for _, tt := range []struct {
+		u    *Unfused
+		a    Args
+		want int
+	}{{bwd, b, 2 * 64 * 64}, {up, f, 4 * 64 * 64}, {upTrain, f, 0}} {
+		if got, err := tt.u.WorkspaceBytes(tt.a); err != nil || got != tt.want {
+			t.Errorf("%s: WorkspaceBytes = %d, %v; want %d", tt.u.Fused.Name(), got, err, tt.want)
+		}
+	}
+}
