@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/runtime/mlp"
 	"github.com/swigen/swigen/tiling"
 )
@@ -68,7 +69,7 @@ func finiteOr(x float64) float64 {
 
 func mlpRecord(o *benchMLPOptions, gpu string, driver int, arch string, led *mlp.Ledger, checks []mlp.CheckResult, now time.Time) benchMLPResult {
 	tot := led.Totals()[2]
-	kept, saved := mlp.Activations(led.Shape, led.RecomputeOut)
+	kept, saved := perfmodel.Activations(led.Shape, led.RecomputeOut)
 	r := benchMLPResult{
 		recordHeader: recordHeader{Kernel: "mlp_step", Arch: arch, DType: string(led.DType), Shape: led.Shape, GPU: gpu, Driver: driver,
 			Revision: revision(), Date: now.Format(time.RFC3339), Command: o.Command},
