@@ -406,7 +406,7 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 				return err
 			}
 			printReport(e, cfg, rep)
-			pr := planOutcome(pl, rep)
+			pr := bench.NewPlanOutcome(pl, rep)
 			printPlan(e, rep, pr)
 			if trace {
 				// Every timed launch wrote the same records; the buffer holds

@@ -149,7 +149,7 @@ func TestMLPRecordJSON(t *testing.T) {
 			t.Errorf("record lacks %q", k)
 		}
 	}
-	var r benchMLPResult
+	var r mlp.StepRecord
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
