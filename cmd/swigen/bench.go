@@ -67,9 +67,9 @@ func benchJobs(o *benchOptions, arch tiling.Arch, shapes []tiling.Shape) ([]benc
 		return nil, err
 	}
 	if o.fixedSelection() {
-		cfgs, err := sel.resolve(arch)
+		cfgs, err := sel.Resolve(arch)
 		if err != nil {
-			return nil, err
+			return nil, selectionErr(err)
 		}
 		jobs := make([]benchJob, len(cfgs))
 		for i, c := range cfgs {
@@ -85,9 +85,9 @@ func benchJobs(o *benchOptions, arch tiling.Arch, shapes []tiling.Shape) ([]benc
 	for _, sh := range shapes {
 		one := sel
 		one.Shape = sh.String()
-		cfgs, err := one.resolve(arch)
+		cfgs, err := one.Resolve(arch)
 		if err != nil {
-			return nil, err
+			return nil, selectionErr(err)
 		}
 		c := cfgs[0]
 		var note string
@@ -243,7 +243,7 @@ func (o *benchOptions) validate() ([]tiling.Shape, error) {
 	if len(shapes) == 0 {
 		return nil, usageError(fmt.Errorf("bench: --shape: no shape given"))
 	}
-	if err := o.Select.check(); err != nil {
+	if err := selectionErr(o.Select.Check()); err != nil {
 		return nil, err
 	}
 	if o.Model != "" {

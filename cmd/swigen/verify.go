@@ -139,7 +139,7 @@ func (o *verifyOptions) validate() ([]tiling.Shape, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := o.Select.check(); err != nil {
+	if err := selectionErr(o.Select.Check()); err != nil {
 		return nil, err
 	}
 	if !(o.Tol > 0) {
@@ -176,9 +176,9 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 		return err
 	}
 	defer s.close()
-	cfgs, err := o.Select.resolve(s.arch)
+	cfgs, err := o.Select.Resolve(s.arch)
 	if err != nil {
-		return err
+		return selectionErr(err)
 	}
 	if err := checkProbe(o.Probe, cfgs); err != nil {
 		return err
