@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -133,4 +134,13 @@ const buildTimeout = 5 * time.Minute
 
 func compileCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, buildTimeout)
+}
+
+// selectionErr is err of a pick.Fixed selection with its bad input as a
+// usage error (exit 2).
+func selectionErr(err error) error {
+	if u := (*pick.UsageError)(nil); errors.As(err, &u) {
+		return usageError(u.Err)
+	}
+	return err
 }
