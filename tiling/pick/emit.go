@@ -16,6 +16,11 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
+// TunedFunc looks up the winner of a results DB at path for the
+// heuristic's config heur at shape (runtime/tune's DB, which this
+// package cannot link): the config to use and a note saying which it is.
+type TunedFunc func(path string, heur tiling.Config, shape tiling.Shape, storeOut bool) (tiling.Config, string, error)
+
 // Request is emit's (and diff's) selection: the flags' words as given.
 // Kernels, Arches, DType and Shape pick the heuristic's configs, which
 // --tuned's winners replace and the field flags (Fields) override; Name
@@ -29,10 +34,8 @@ type Request struct {
 	Name    string
 	Catalog bool
 	Tuned   string // --tuned: a swigen tune results DB whose winners replace the heuristic
-	// TunedConfig looks up --tuned's winner for the heuristic's config
-	// heur at shape (runtime/tune's DB, which this package cannot link):
-	// the config to use and a note saying which it is.
-	TunedConfig func(path string, heur tiling.Config, shape tiling.Shape, storeOut bool) (tiling.Config, string, error)
+	// TunedConfig looks up --tuned's winners.
+	TunedConfig TunedFunc
 	// Fields holds the field flags given (those of tiling.Knobs), by
 	// name: each flag's words as the flag read them, one but for a list
 	// flag (--schedule).
