@@ -10,13 +10,8 @@ import (
 // FLOPs and the fewest bytes it must move (dy, W_down, de in; grad_de out;
 // plus out when stored).
 func BwdCost(s tiling.Shape, storeOut bool) (flops, bytes float64) {
-	M, K, I := float64(s.M), float64(s.K), float64(s.I)
-	flops = 2 * M * K * I
-	bytes = 2 * (M*K + I*K + 2*M*I + 2*M*I)
-	if storeOut {
-		bytes += 2 * M * I
-	}
-	return flops, bytes
+	p := Cost(BwdDSwiGLU, s, storeOut)
+	return p.FLOPs, p.Bytes
 }
 
 // Roofline is the floor of one bwd_dswiglu call (out not stored) on a
@@ -39,9 +34,9 @@ func BwdRoofline(g GPU, s tiling.Shape) Roofline {
 	r := Roofline{FLOPs: flops, Bytes: bytes}
 	r.ComputeUS, r.MemoryUS = g.rooflineUS(flops, bytes)
 	bw := g.HBMTBs * 1e12
-	M, K, I := float64(s.M), float64(s.K), float64(s.I)
-	r.GemmUS = math.Max(r.ComputeUS, 2*(M*K+I*K+M*I)/bw*1e6) // writes dout
-	r.ElementwiseUS = 2 * (M*I + 2*M*I + 2*M*I) / bw * 1e6   // reads dout and de, writes grad_de
+	parts := BaselineParts(BwdDSwiGLU, s, false)
+	r.GemmUS = math.Max(r.ComputeUS, parts[0].Bytes/bw*1e6) // writes dout
+	r.ElementwiseUS = parts[1].Bytes / bw * 1e6             // reads dout and de, writes grad_de
 	return r
 }
 

@@ -98,8 +98,8 @@ func listDeps(t *testing.T, patterns ...string) map[string]map[string]bool {
 // bottom layer and any package may use them.
 var layers = [][]string{
 	{"internal/join", "internal/textdiff", "internal/atomicfile", "protocol", "runtime/cu", "runtime/kernelsrc", "templates", "gen/toolchain"},
-	{"tiling"},
-	{"tiling/tilingtest", "manifest", "runtime/num", "runtime/elementwise"},
+	{"tiling", "gen/toolchain/install"},
+	{"tiling/tilingtest", "tiling/pick", "manifest", "runtime/num", "runtime/elementwise"},
 	{"perfmodel", "runtime/launch", "gen/view"},
 	{"gen", "runtime/ref", "runtime/baseline", "protocol/fromview"},
 	{"gen/gobind", "gen/pybind", "gen/builder", "runtime/check", "runtime/bench"},

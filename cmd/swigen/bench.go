@@ -57,57 +57,27 @@ type benchJob struct {
 	notes  []string
 }
 
-// benchJobs pairs configs with shapes: every selected config with every
-// shape, or, for the default selection with HeuristicPerShape, each shape
-// with the heuristic's config for it (shapes that share a config share
-// its build).
+// benchJobs pairs configs with shapes (pick.Fixed.Jobs): every selected
+// config with every shape, or, for the default selection with
+// HeuristicPerShape, each shape with the heuristic's config for it, or
+// --tuned's winner (shapes that share a config share its build).
 func benchJobs(o *benchOptions, arch tiling.Arch, shapes []tiling.Shape) ([]benchJob, error) {
-	sel := o.Select
 	if err := o.checkTuned(); err != nil {
 		return nil, err
 	}
-	if o.fixedSelection() {
-		cfgs, err := sel.resolve(arch)
-		if err != nil {
-			return nil, err
-		}
-		jobs := make([]benchJob, len(cfgs))
-		for i, c := range cfgs {
-			if err := o.checkKind(c); err != nil {
+	fixed := o.fixedSelection()
+	pj, err := o.Select.Jobs("bench", arch, shapes, fixed, o.Tuned, tunedConfig)
+	if err != nil {
+		return nil, selectionErr(err)
+	}
+	jobs := make([]benchJob, len(pj))
+	for i, j := range pj {
+		if fixed {
+			if err := o.checkKind(j.Config); err != nil {
 				return nil, err
 			}
-			jobs[i] = benchJob{cfg: c, shapes: shapes}
 		}
-		return jobs, nil
-	}
-	var jobs []benchJob
-	idx := map[string]int{}
-	for _, sh := range shapes {
-		one := sel
-		one.Shape = sh.String()
-		cfgs, err := one.resolve(arch)
-		if err != nil {
-			return nil, err
-		}
-		c := cfgs[0]
-		var note string
-		if o.Tuned != "" {
-			if c, note, err = tunedConfig(o.Tuned, c, sh, sel.StoreOut); err != nil {
-				return nil, usageError(fmt.Errorf("bench: %w", err))
-			}
-		} else if _, why, err := tiling.HeuristicWhy(c.Kernel, arch, c.DType, sh, sel.StoreOut); err == nil {
-			note = fmt.Sprintf("heuristic: %s %s at %d,%d,%d: %s (%s)", c.Kernel, arch, sh.M, sh.K, sh.I, c.Name(), why)
-		}
-		i, ok := idx[c.Name()]
-		if !ok {
-			i = len(jobs)
-			idx[c.Name()] = i
-			jobs = append(jobs, benchJob{cfg: c})
-		}
-		jobs[i].shapes = append(jobs[i].shapes, sh)
-		if note != "" {
-			jobs[i].notes = append(jobs[i].notes, note)
-		}
+		jobs[i] = benchJob{cfg: j.Config, shapes: j.Shapes, notes: j.Notes}
 	}
 	return jobs, nil
 }
@@ -243,7 +213,7 @@ func (o *benchOptions) validate() ([]tiling.Shape, error) {
 	if len(shapes) == 0 {
 		return nil, usageError(fmt.Errorf("bench: --shape: no shape given"))
 	}
-	if err := o.Select.check(); err != nil {
+	if err := selectionErr(o.Select.Check()); err != nil {
 		return nil, err
 	}
 	if o.Model != "" {
@@ -406,7 +376,7 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 				return err
 			}
 			printReport(e, cfg, rep)
-			pr := planOutcome(pl, rep)
+			pr := bench.NewPlanOutcome(pl, rep)
 			printPlan(e, rep, pr)
 			if trace {
 				// Every timed launch wrote the same records; the buffer holds

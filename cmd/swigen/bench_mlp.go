@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/check"
 	"github.com/swigen/swigen/runtime/mlp"
@@ -269,7 +270,7 @@ func printMLPChecks(e *env, dt tiling.DType, recompute bool, cs []mlp.CheckResul
 		}
 		fmt.Fprintf(e.stdout, "check %s %s step vs float64 reference (%s%s): %s\n", c.Shape, c.Mode, dt, mode, verdict)
 		var used []string
-		for i, s := range mlp.Segments() {
+		for i, s := range perfmodel.Segments() {
 			if i < len(c.Used) {
 				used = append(used, fmt.Sprintf("%s=%s", s, c.Used[i]))
 			}

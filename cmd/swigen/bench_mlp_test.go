@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/mlp"
 	"github.com/swigen/swigen/tiling"
@@ -101,8 +102,8 @@ func sampleMLPLedger() *mlp.Ledger {
 	st := func(us float64) bench.Stats { return bench.Stats{Median: us, P20: us - 1, P80: us + 2, N: 40} }
 	l := &mlp.Ledger{Shape: s1, DType: tiling.BF16, RecomputeOut: true, Ceil: ceil, Sets: 2,
 		StepChosen: st(1600), StepBaseline: st(1700)}
-	for _, s := range mlp.Segments() {
-		c := mlp.Cost(s, s1, true)
+	for _, s := range perfmodel.Segments() {
+		c := perfmodel.Cost(s, s1, true)
 		r := mlp.SegmentResult{Seg: s, Cost: c, FloorUS: mlp.FloorUS(c, ceil), RelErr: -1,
 			Baseline: mlp.Timing{Name: "baseline (cuBLAS)", Part: c, T: st(300)}}
 		if s == mlp.BwdDSwiGLU {
@@ -148,7 +149,7 @@ func TestMLPRecordJSON(t *testing.T) {
 			t.Errorf("record lacks %q", k)
 		}
 	}
-	var r benchMLPResult
+	var r mlp.StepRecord
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}

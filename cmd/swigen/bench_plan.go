@@ -53,33 +53,7 @@ func (p *benchPlan) close() {
 	}
 }
 
-// planResult is what the plan took at one shape and how fast that was.
-type planResult struct {
-	Path     tiling.Path
-	Why      string
-	US       float64 // the taken path's median
-	Speedup  float64 // the baseline's median over US
-	Measured tiling.Path
-}
-
-// planOutcome is the plan's outcome in rep: the taken path's time (the fused
-// kernel's when the unfused path was not timed) against the same run's
-// baseline, and the path this run's measurement alone would take.
-func planOutcome(pl tiling.Plan, rep *bench.BwdReport) planResult {
-	r := planResult{Path: pl.Path, Why: pl.Why, US: rep.Rows[0].T.Median}
-	if rep.Unfused != nil {
-		r.Measured = rep.Unfused.Path(rep.Rows[0].T.Median)
-		if pl.Path == tiling.PathUnfused {
-			r.US = rep.Unfused.US
-		}
-	}
-	if r.US > 0 {
-		r.Speedup = rep.Rows[1].T.Median / r.US
-	}
-	return r
-}
-
-func printPlan(e *env, rep *bench.BwdReport, r planResult) {
+func printPlan(e *env, rep *bench.BwdReport, r bench.PlanOutcome) {
 	if rep.Unfused == nil {
 		return
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/swigen/swigen/gen/gobind"
 	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/pick"
 )
 
 func TestDiffFlags(t *testing.T) {
@@ -295,8 +296,8 @@ func TestEmitRecordsCommand(t *testing.T) {
 // to the output directory, an absolute one as given; lists are joined.
 func TestEmitCommandPaths(t *testing.T) {
 	t.Parallel()
-	o := &emitOptions{Out: "pkg/kernels", Tuned: "tune.json", Fields: map[string][]string{"schedule": {"pingpong", "2cta"}, "stages": {"3"}},
-		Changed: map[string]bool{"out": true, "tuned": true, "schedule": true, "stages": true, "nvcc": true}}
+	o := &emitOptions{Out: "pkg/kernels", Request: pick.Request{Tuned: "tune.json", Fields: map[string][]string{"schedule": {"pingpong", "2cta"}, "stages": {"3"}},
+		Changed: map[string]bool{"out": true, "tuned": true, "schedule": true, "stages": true, "nvcc": true}}}
 	got, err := emitCommand(o)
 	if err != nil {
 		t.Fatal(err)

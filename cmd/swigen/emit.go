@@ -14,6 +14,7 @@ import (
 	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/internal/join"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/pick"
 )
 
 // seedShape is the seed's problem (M, K, I), the default --shape.
@@ -27,18 +28,9 @@ const sm100Note = "sm_100a: compile-verified only (no Blackwell GPU here); not e
 // raw; configs turns them into tiling.Configs so the rules live in one
 // place and tests can check them without running anything.
 type emitOptions struct {
-	Kernels []string // --kernel, repeatable or comma-separated
-	Arches  []string
-	DType   string
-	Shape   string
-	Name    string
-	Catalog bool
-	Tuned   string // --tuned: a swigen tune results DB whose winners replace the heuristic
-
-	// Fields holds the field flags given (those of tiling.Knobs), by
-	// name: each flag's words as the flag read them, one but for a list
-	// flag (--schedule).
-	Fields map[string][]string
+	// Request is the config selection's flags (kernel, arch, dtype,
+	// shape, name, catalog, tuned, the field flags and which were given).
+	pick.Request
 
 	Out         string
 	NVCC        string
@@ -54,10 +46,6 @@ type emitOptions struct {
 	// DryRun, when set, makes runEmit lay out every file in memory, write
 	// nothing and hand the result to DryRun instead (swigen diff; no flag).
 	DryRun func(res *gen.EmitResult, tc *toolchain.Toolchain) error
-
-	// Changed holds the names of the flags given on the command line; only
-	// those override the heuristic.
-	Changed map[string]bool
 }
 
 // name is the command the options belong to, for error messages.

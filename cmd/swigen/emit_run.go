@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/gen/gobind"
@@ -17,6 +15,7 @@ import (
 	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/pick"
 )
 
 // emitPlan is what emit knows before it looks for a compiler: every
@@ -28,6 +27,29 @@ type emitPlan struct {
 	dispatch []manifest.Dispatch
 	unfused  []string // configs emitted only for a plan's unfused path
 	extra    func(gen.Index, []gen.EmittedKernel) ([]gen.OutputFile, error)
+}
+
+// selection is emit's flags as the config selection reads them
+// (pick.Request, where its rules live); --tuned's winners come from the
+// results DB (tunedConfig).
+func (o *emitOptions) selection() *pick.Request {
+	r := o.Request
+	r.TunedConfig = tunedConfig
+	return &r
+}
+
+// configs resolves the flags to the configs to emit, plus notes for the
+// user (pick.Request.Configs). Errors are usage errors.
+func (o *emitOptions) configs() ([]tiling.Config, []string, error) { return o.selection().Configs() }
+
+// heuristicReasons says which config the heuristic chose for each kind
+// and arch, and why (pick.Request.HeuristicReasons).
+func (o *emitOptions) heuristicReasons() []string { return o.selection().HeuristicReasons() }
+
+// override applies the field flags given to every base config
+// (pick.Request.Override).
+func (o *emitOptions) override(base []tiling.Config) ([]tiling.Config, []string, error) {
+	return o.selection().Override(base)
 }
 
 // prepare does every check of emit's (and diff's) flags and configs that
@@ -169,75 +191,4 @@ func runEmit(ctx context.Context, e *env, o *emitOptions) error {
 	}
 	printEmitResult(e, res)
 	return nil
-}
-
-func printEmitResult(e *env, res *gen.EmitResult) {
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	sm100 := false
-	for _, k := range res.Kernels {
-		a := k.Artifact
-		m := a.Manifest
-		if k.Build == nil {
-			fmt.Fprintf(tw, "%s\t%s\tthreads %d\tsmem %d\tsource only\n", a.Config.Arch, a.Name, m.BlockThreads, m.DynamicSmemBytes)
-			continue
-		}
-		sm100 = sm100 || a.Config.Arch == tiling.ArchSM100a
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", a.Config.Arch, a.Name, buildLine(k, m))
-	}
-	tw.Flush()
-	counts := map[gen.FileStatus]int{}
-	for _, f := range res.Files {
-		counts[f.Status]++
-	}
-	removed := ""
-	if len(res.Removed) > 0 {
-		removed = fmt.Sprintf(", %d removed", len(res.Removed))
-	}
-	fmt.Fprintf(e.stdout, "%s: %d files written, %d unchanged%s (index %s)\n",
-		res.Dir, counts[gen.FileWritten], counts[gen.FileUnchanged], removed, filepath.Join(res.Dir, gen.IndexFile))
-	for _, r := range res.Removed {
-		fmt.Fprintf(e.stdout, "removed %s: the previous emit wrote it, this one does not\n", filepath.Join(res.Dir, r))
-	}
-	for _, k := range res.Kept {
-		fmt.Fprintf(e.stderr, "note: kept %s: the previous emit wrote it and this one does not, but it was edited since; delete it unless it is yours\n", filepath.Join(res.Dir, k))
-	}
-	if sm100 {
-		fmt.Fprintf(e.stdout, "note: %s\n", sm100Note)
-	}
-}
-
-// buildLine summarises a kernel's ptxas report: registers, spills, stack,
-// shared memory (dynamic from the manifest plus ptxas's static) and the
-// compile time or cache hit.
-func buildLine(k gen.EmittedKernel, m manifest.Manifest) string {
-	r := k.Build.Report
-	f := r.Function(m.Entry)
-	if f == nil {
-		for i := range r.Functions {
-			if r.Functions[i].Entry {
-				f = &r.Functions[i]
-				break
-			}
-		}
-	}
-	var b strings.Builder
-	if f == nil {
-		b.WriteString("no ptxas report\t\t\t")
-	} else {
-		fmt.Fprintf(&b, "regs %d\tspills %d/%d B\tstack %d B\t", f.Registers, f.SpillStores, f.SpillLoads, f.StackFrame)
-	}
-	static := 0
-	if f != nil {
-		static = f.StaticSmem
-	}
-	fmt.Fprintf(&b, "smem %d B\t", m.DynamicSmemBytes+static)
-	if k.Build.CacheHit {
-		b.WriteString("cache hit")
-	} else {
-		b.WriteString(k.CompileTime.Round(10 * time.Millisecond).String())
-	}
-	if f != nil && len(f.Notes) > 0 {
-		fmt.Fprintf(&b, "\tnotes: %s", strings.Join(f.Notes, "; "))
-	}
-	return b.String()
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/pick"
 )
 
 // parseEmit runs the emit command's flag parsing only and returns the
@@ -37,8 +38,9 @@ func parseEmit(t *testing.T, args ...string) (*emitOptions, error) {
 func TestEmitFlags(t *testing.T) {
 	t.Parallel()
 	defaults := emitOptions{
-		Kernels: []string{"bwd_dswiglu"}, Arches: []string{"sm_100a", "sm_90a"}, DType: "bf16",
-		Shape: seedShape, Out: "out", Path: "auto", Changed: map[string]bool{}, Fields: map[string][]string{},
+		Request: pick.Request{Kernels: []string{"bwd_dswiglu"}, Arches: []string{"sm_100a", "sm_90a"}, DType: "bf16",
+			Shape: seedShape, Changed: map[string]bool{}, Fields: map[string][]string{}},
+		Out: "out", Path: "auto",
 	}
 	with := func(f func(o *emitOptions)) emitOptions {
 		o := defaults

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/pick"
 )
 
 // gpuSession is what the GPU commands share: the driver context of one
@@ -105,99 +107,10 @@ func (s *gpuSession) describe(w io.Writer) {
 	fmt.Fprintf(w, "GPU: %s (sm_%d%d), driver %d, nvcc %s\n", s.name, s.ccMajor, s.ccMinor, s.driver, s.tc.Version)
 }
 
-// gpuConfigs resolves the config selection flags shared by verify and
-// bench: explicit procedural names, the catalog, the whole space, or the
-// heuristic for the shape.
-type configSelect struct {
-	Names   []string
-	Catalog bool
-	Space   bool
-	Kernel  string
-	DType   string
-	Shape   string
-	// StoreOut picks the heuristic's config with StoreOut
-	// (tiling.HeuristicStoreOut) when no config is named.
-	StoreOut bool
-}
-
-// check parses and checks the selection flags that need no GPU (kernel,
-// dtype, heuristic shape, and each --name, which must validate and be
-// implemented), so a bad value is exit 2 before a GPU is opened or
-// anything compiles.
-func (c *configSelect) check() error {
-	if _, err := tiling.ParseKernel(c.Kernel); err != nil {
-		return usageError(err)
-	}
-	if _, err := tiling.ParseDType(c.DType); err != nil {
-		return usageError(err)
-	}
-	if _, err := tiling.ParseShape(c.Shape); err != nil {
-		return usageError(fmt.Errorf("--heuristic-shape: %w", err))
-	}
-	for _, n := range c.Names {
-		cfg, err := tiling.ParseName(n)
-		if err != nil {
-			return usageError(err)
-		}
-		if err := cfg.Validate(); err != nil {
-			return usageError(fmt.Errorf("--name %s: invalid config:\n%w", n, err))
-		}
-		if ok, why := tiling.Implemented(cfg); !ok {
-			return usageError(fmt.Errorf("--name %s: not implemented: %s", n, why))
-		}
-	}
-	return nil
-}
-
-func (c *configSelect) resolve(arch tiling.Arch) ([]tiling.Config, error) {
-	k, err := tiling.ParseKernel(c.Kernel)
-	if err != nil {
-		return nil, usageError(err)
-	}
-	d, err := tiling.ParseDType(c.DType)
-	if err != nil {
-		return nil, usageError(err)
-	}
-	var cfgs []tiling.Config
-	for _, n := range c.Names {
-		cfg, err := tiling.ParseName(n)
-		if err != nil {
-			return nil, usageError(err)
-		}
-		cfgs = append(cfgs, cfg)
-	}
-	if c.Catalog {
-		for _, cfg := range tiling.Catalog() {
-			if cfg.Arch == arch && cfg.Kernel == k {
-				cfgs = append(cfgs, cfg)
-			}
-		}
-	}
-	if c.Space {
-		cfgs = append(cfgs, tiling.Space(k, arch, d)...)
-	}
-	if len(cfgs) == 0 {
-		s, err := tiling.ParseShape(c.Shape)
-		if err != nil {
-			return nil, usageError(err)
-		}
-		h := tiling.Heuristic
-		if c.StoreOut {
-			h = tiling.HeuristicStoreOut
-		}
-		cfg, err := h(k, arch, d, s)
-		if err != nil {
-			return nil, err
-		}
-		cfgs = append(cfgs, cfg)
-	}
-	for _, cfg := range cfgs {
-		if cfg.Arch != arch {
-			return nil, usageError(fmt.Errorf("config %s targets %s but this GPU runs %s kernels", cfg.Name(), cfg.Arch, arch))
-		}
-	}
-	return cfgs, nil
-}
+// configSelect is the config selection flags shared by verify and
+// bench (pick.Fixed: explicit procedural names, the catalog, the whole
+// space, or the heuristic for the shape).
+type configSelect = pick.Fixed
 
 func parseShapes(vals []string) ([]tiling.Shape, error) {
 	var out []tiling.Shape
@@ -221,4 +134,13 @@ const buildTimeout = 5 * time.Minute
 
 func compileCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, buildTimeout)
+}
+
+// selectionErr is err of a pick.Fixed selection with its bad input as a
+// usage error (exit 2).
+func selectionErr(err error) error {
+	if u := (*pick.UsageError)(nil); errors.As(err, &u) {
+		return usageError(u.Err)
+	}
+	return err
 }

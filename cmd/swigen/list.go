@@ -11,6 +11,7 @@ import (
 	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/internal/join"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/pick"
 )
 
 // listOptions are the parsed flags of `swigen list`.
@@ -90,7 +91,7 @@ func (o *listOptions) filters() (ks []tiling.Kernel, as []tiling.Arch, ds []tili
 		ks = append(ks, k)
 	}
 	if len(o.Arches) > 0 {
-		if as, err = parseArches(o.Arches); err != nil {
+		if as, err = pick.ParseArches(o.Arches); err != nil {
 			return nil, nil, nil, err
 		}
 	}
@@ -101,7 +102,7 @@ func (o *listOptions) filters() (ks []tiling.Kernel, as []tiling.Arch, ds []tili
 		}
 		ds = append(ds, d)
 	}
-	return uniq(ks), as, uniq(ds), nil
+	return pick.Uniq(ks), as, pick.Uniq(ds), nil
 }
 
 func runList(e *env, o *listOptions) error {
@@ -109,7 +110,7 @@ func runList(e *env, o *listOptions) error {
 	if err != nil {
 		return usageError(fmt.Errorf("list: %w", err))
 	}
-	out := listOutput{Catalog: rows(filterConfigs(tiling.Catalog(), ks, as, ds))}
+	out := listOutput{Catalog: rows(pick.FilterConfigs(tiling.Catalog(), ks, as, ds))}
 	for _, p := range gen.Probes() {
 		out.Probes = append(out.Probes, listProbe{Name: p.Name, Doc: p.Doc, ResultsRight: p.ResultsRight})
 	}

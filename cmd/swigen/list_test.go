@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/pick"
 )
 
 func TestList(t *testing.T) {
@@ -50,7 +51,7 @@ func TestListJSON(t *testing.T) {
 		return n
 	}
 	var wantCat, wantSpace []string
-	for _, c := range filterConfigs(tiling.Catalog(), []tiling.Kernel{k}, []tiling.Arch{a}, []tiling.DType{d}) {
+	for _, c := range pick.FilterConfigs(tiling.Catalog(), []tiling.Kernel{k}, []tiling.Arch{a}, []tiling.DType{d}) {
 		wantCat = append(wantCat, c.Name())
 	}
 	for _, c := range tiling.Space(k, a, d) {

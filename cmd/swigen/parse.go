@@ -1,39 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
-
-	"github.com/swigen/swigen/tiling"
 )
-
-// parseArches parses --arch values (each may be a comma list already split
-// by pflag), dropping repeats but keeping the user's order.
-// parseKernels parses --kernel values (each may be a comma list), dropping
-// repeats.
-func parseKernels(vals []string) ([]tiling.Kernel, error) {
-	var ks []tiling.Kernel
-	for _, v := range vals {
-		k, err := tiling.ParseKernel(strings.TrimSpace(v))
-		if err != nil {
-			return nil, err
-		}
-		ks = append(ks, k)
-	}
-	if len(ks) == 0 {
-		names := make([]string, 0, len(tiling.Kernels()))
-		for _, k := range tiling.Kernels() {
-			names = append(names, string(k))
-		}
-		return nil, fmt.Errorf("--kernel: no kernel given (want one or more of %s)", strings.Join(names, ", "))
-	}
-	return uniq(ks), nil
-}
 
 // minReps is the fewest timed repetitions a benchmark takes (bench.Options
 // would raise fewer to it silently).
@@ -54,45 +27,6 @@ func checkTiming(cmd string, reps int, warmup time.Duration) error {
 		return usageError(fmt.Errorf("%s: %s", cmd, strings.Join(bad, "; ")))
 	}
 	return nil
-}
-
-func parseArches(vals []string) ([]tiling.Arch, error) {
-	var out []tiling.Arch
-	for _, v := range vals {
-		a, err := tiling.ParseArch(v)
-		if err != nil {
-			return nil, err
-		}
-		if !slices.Contains(out, a) {
-			out = append(out, a)
-		}
-	}
-	if len(out) == 0 {
-		return nil, errors.New("--arch: no target given")
-	}
-	return out, nil
-}
-
-func filterConfigs(cfgs []tiling.Config, ks []tiling.Kernel, arches []tiling.Arch, ds []tiling.DType) []tiling.Config {
-	var out []tiling.Config
-	for _, c := range cfgs {
-		if (len(ks) == 0 || slices.Contains(ks, c.Kernel)) &&
-			(len(arches) == 0 || slices.Contains(arches, c.Arch)) &&
-			(len(ds) == 0 || slices.Contains(ds, c.DType)) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-func uniq[T comparable](xs []T) []T {
-	var out []T
-	for _, x := range xs {
-		if !slices.Contains(out, x) {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // checkWritableFile checks, before any long work, that a file can be

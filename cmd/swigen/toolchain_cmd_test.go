@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/swigen/swigen/gen/toolchain"
+	"github.com/swigen/swigen/gen/toolchain/install"
 )
 
 // fakePythonScript stands in for python3 and the venv's python: `-m venv
@@ -108,14 +109,14 @@ func calls(t *testing.T, ctl string) []string {
 // testInstaller is the real installer, with the real runner, around the
 // given pins; swigen's own search (no --nvcc) finds nothing, so the notes
 // do not depend on the machine.
-func testInstaller(pins []string) (*compilerInstaller, *bytes.Buffer, *bytes.Buffer) {
+func testInstaller(pins []string) (*install.Installer, *bytes.Buffer, *bytes.Buffer) {
 	var out, errb bytes.Buffer
-	return &compilerInstaller{
-		stdout: &out,
-		stderr: &errb,
-		pins:   pins,
-		run:    execRunner,
-		find: func(o toolchain.FindOptions) (*toolchain.Toolchain, error) {
+	return &install.Installer{
+		Stdout: &out,
+		Stderr: &errb,
+		Pins:   pins,
+		Run:    install.ExecRunner,
+		Find: func(o toolchain.FindOptions) (*toolchain.Toolchain, error) {
 			if o.NVCC == "" {
 				return nil, fmt.Errorf("find toolchain: %w", toolchain.ErrNoCompiler)
 			}
@@ -159,7 +160,7 @@ func runInstallSteps(t *testing.T, steps []installStep) {
 			t.Errorf("%s: fake python calls (-want +got):\n%s", st.name, diff)
 		}
 		if st.wantExit == exitOK {
-			site, _ := wheelSite(venv)
+			site, _ := install.WheelSite(venv)
 			want := strings.NewReplacer("VENV", venv, "SITE", site).Replace(st.wantOut)
 			if w, ok := strings.CutSuffix(want, "..."); ok && strings.HasPrefix(out.String(), w) {
 				want = out.String()
@@ -178,7 +179,7 @@ func runInstallSteps(t *testing.T, steps []installStep) {
 			}
 		}
 		var gotStamp []string
-		if b, err := os.ReadFile(filepath.Join(venv, stampName)); err == nil {
+		if b, err := os.ReadFile(filepath.Join(venv, install.StampName)); err == nil {
 			gotStamp = strings.Fields(string(b))
 		} else if !errors.Is(err, os.ErrNotExist) {
 			t.Fatal(err)
@@ -292,7 +293,7 @@ func TestToolchainInstallOutput(t *testing.T) {
 	if diff := cmp.Diff(want, out.String()); diff != "" {
 		t.Errorf("--dry-run output (-want +got):\n%s", diff)
 	}
-	if fileExists(venv) || len(calls(t, ctl)) != 0 {
+	if _, err := os.Stat(venv); err == nil || len(calls(t, ctl)) != 0 {
 		t.Errorf("--dry-run created %s or ran python", venv)
 	}
 
@@ -300,7 +301,7 @@ func TestToolchainInstallOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	in, _, errb := testInstaller(toolchain.Pins)
-	in.heartbeat = 50 * time.Millisecond
+	in.Heartbeat = 50 * time.Millisecond
 	if err := runToolchainInstall(context.Background(), &toolchainInstallOptions{Venv: venv, Python: python}, in); err != nil {
 		t.Fatal(err)
 	}

@@ -220,7 +220,7 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 		return fmt.Errorf("tune: the tuning space of %s %s %s%s is empty (nothing implemented?)", t.kind, arch, t.dt, storeOutFlag(o.StoreOut))
 	}
 	// The shard is taken per shape of what the prune model keeps of the
-	// whole selection (shapeTune.run), so that the shards together run
+	// whole selection (tune.ShapeTune.Run), so that the shards together run
 	// what one unsharded tune runs; here it only has to leave a candidate.
 	selected, err := tune.Select(space, tune.Selection{Filter: o.Filters, Max: o.Max})
 	if err != nil {
@@ -241,8 +241,11 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	for _, shape := range t.shapes {
 		key := tune.Key{Kernel: t.kind, Arch: arch, DType: t.dt, Shape: shape, GPU: g.Name, Driver: g.Driver,
 			Compiler: "nvcc " + tc.Version, Templates: th, StoreOut: o.StoreOut}
-		st := shapeTune{o: o, d: d, tc: tc, runner: runner, key: key, w: e.stderr, shard: t.shard, shards: t.shards}
-		res, err := st.run(ctx, selected, len(space), without, g.SMs)
+		st := shapeTune(o, d, tc, runner, key, e.stderr, t.shard, t.shards, g.SMs, len(space), without)
+		res, err := st.Run(ctx, selected)
+		if se := (*tune.SelectionError)(nil); errors.As(err, &se) {
+			err = usageError(err) // a shard that does not select is bad input
+		}
 		if res == nil && err == nil {
 			continue // this shard has nothing to run at this shape
 		}
@@ -400,97 +403,50 @@ func (o *tuneOptions) tuneShapes(k tiling.Kernel) ([]tiling.Shape, error) {
 	return []tiling.Shape{s}, nil
 }
 
-// shapeTune tunes one key: prune, take the shard, screen, then measure
-// the finalists.
-type shapeTune struct {
-	o             *tuneOptions
-	d             tuneDeps
-	tc            *toolchain.Toolchain
-	runner        tune.Runner
-	key           tune.Key
-	w             io.Writer
-	shard, shards int
-}
-
-// run tunes the shard's part of selected (the whole --filter and --max
-// selection). It returns nil and no error when the shard has no
-// candidate at the key's shape: the prune model kept fewer candidates
-// than there are shards, and the others have them.
-func (t *shapeTune) run(ctx context.Context, selected []tiling.Config, spaceLen, without, sms int) (*tune.SweepResult, error) {
-	o, key, w := t.o, t.key, t.w
-	cands := selected
-	var pruned []tune.Pruned
-	if !o.Exhaustive && sms > 0 {
-		var err error
-		if cands, pruned, err = tune.Prune(selected, key.Shape, sms, tune.DefaultPruneRatio); err != nil {
-			return nil, err
-		}
-	}
-	// Pruned before it is sharded: each shard pruning its own part would
-	// measure the tiles that are far from the best only in a part without
-	// the best ones, which the unsharded tune leaves out.
-	kept := len(cands)
-	cands, err := tune.Select(cands, tune.Selection{Shard: t.shard, Shards: t.shards})
-	if err != nil {
-		return nil, usageError(err)
-	}
-	fmt.Fprintf(w, "tune: %s %s %s at %s on %s, driver %d, %s, templates %.12s%s\n",
-		key.Kernel, key.Arch, key.DType, shapeDims(key.Kernel, key.Shape), key.GPU, key.Driver, key.Compiler, key.Templates, modeNote(key.Kernel, o.StoreOut, "; "))
-	if len(cands) == 0 {
-		fmt.Fprintf(w, "tune: shard %s has no candidate at %s: the prune model keeps %d, all in other shards\n", o.Shard, shapeDims(key.Kernel, key.Shape), kept)
-		// The DB is still written (empty if new), so that every finished
-		// shard leaves one for tune merge to name.
-		if _, err := tune.UpdateDB(o.DB, func(*tune.DB) error { return nil }); err != nil {
-			return nil, fmt.Errorf("tune: --db: %w", err)
-		}
-		return nil, nil
-	}
-	db, err := tune.ReadDB(o.DB)
-	if err != nil {
-		return nil, fmt.Errorf("tune: --db: %w", err)
-	}
-	screen := !o.Exhaustive && o.ScreenKeep > 0 && len(cands) > o.ScreenKeep
-	plan := tune.PlanSweep(db.Entry(key), cands, o.Retry, screen)
-	fmt.Fprintf(w, "tune: %d candidates of %d in the space (filter %q, max %d, shard %s%s%s%s); %d already in %s, %d to run on device(s) %s; per-candidate limit %v\n",
-		len(cands), spaceLen, o.Filters, o.Max, o.Shard, storeOutNote(o, without), pruneNote(pruned), hangNote(o), len(plan.Skipped), o.DB, len(plan.Run), join.Ints(o.Devices), o.Timeout)
-	if !screen {
-		return t.round(ctx, db, cands, false, o.IncludeHangTest)
-	}
-	fmt.Fprintf(w, "tune: screening with %d repetitions each, then measuring the best %d and the heuristic's config fully (--exhaustive measures every candidate fully)\n",
-		tune.ScreenReps, o.ScreenKeep)
-	res, err := t.round(ctx, db, cands, true, false)
-	if err != nil {
-		return res, err
-	}
-	return t.round(ctx, db, finalists(res.Entry, cands, o.ScreenKeep, key), false, o.IncludeHangTest)
-}
-
-// round sweeps cs once: a screening round (brief timing, results that
-// rank but never win) or a full one.
-func (t *shapeTune) round(ctx context.Context, db *tune.DB, cs []tiling.Config, screening, hang bool) (*tune.SweepResult, error) {
-	o, d := t.o, t.d
+// shapeTune is one key's tune.ShapeTune with the command's options, and
+// the lines and progress bar it prints as it goes.
+func shapeTune(o *tuneOptions, d tuneDeps, tc *toolchain.Toolchain, runner tune.Runner, key tune.Key, w io.Writer, shard, shards int, sms, spaceLen, without int) *tune.ShapeTune {
 	slow := o.SlowFactor
 	if slow == 0 {
 		slow = 1 // tune.Sweep reads 0 as the default; a factor of 1 never stops
 	}
-	so := tune.SweepOptions{
-		DBPath: o.DB, Key: t.key, Candidates: cs, Devices: o.Devices,
-		Prepare: d.prepare(t.tc), PrepareWorkers: max(1, o.Jobs),
-		Runner: t.runner, SlowFactor: slow, Retry: o.Retry, HangTest: hang, Screen: screening,
+	return &tune.ShapeTune{
+		Sweep: tune.SweepOptions{DBPath: o.DB, Key: key, Devices: o.Devices,
+			Prepare: d.prepare(tc), PrepareWorkers: max(1, o.Jobs),
+			Runner: runner, SlowFactor: slow, Retry: o.Retry},
+		SMs: sms, Exhaustive: o.Exhaustive, ScreenKeep: o.ScreenKeep, Shard: shard, Shards: shards,
+		HangTest: o.IncludeHangTest,
+		Events:   shapeEvents(o, d, key, w, spaceLen, without),
 	}
-	if screening {
-		so.Reps, so.Warmup = tune.ScreenReps, tune.ScreenWarmup
+}
+
+// shapeEvents prints a shape's tune: what runs where, the selection, the
+// screening, and each round's progress bar.
+func shapeEvents(o *tuneOptions, d tuneDeps, key tune.Key, w io.Writer, spaceLen, without int) tune.ShapeEvents {
+	return tune.ShapeEvents{
+		Sharded: func(kept, cands int) {
+			fmt.Fprintf(w, "tune: %s %s %s at %s on %s, driver %d, %s, templates %.12s%s\n",
+				key.Kernel, key.Arch, key.DType, shapeDims(key.Kernel, key.Shape), key.GPU, key.Driver, key.Compiler, key.Templates, modeNote(key.Kernel, o.StoreOut, "; "))
+			if cands == 0 {
+				fmt.Fprintf(w, "tune: shard %s has no candidate at %s: the prune model keeps %d, all in other shards\n", o.Shard, shapeDims(key.Kernel, key.Shape), kept)
+			}
+		},
+		Planned: func(cands []tiling.Config, pruned []tune.Pruned, plan tune.Plan, screen bool) {
+			fmt.Fprintf(w, "tune: %d candidates of %d in the space (filter %q, max %d, shard %s%s%s%s); %d already in %s, %d to run on device(s) %s; per-candidate limit %v\n",
+				len(cands), spaceLen, o.Filters, o.Max, o.Shard, storeOutNote(o, without), pruneNote(pruned), hangNote(o), len(plan.Skipped), o.DB, len(plan.Run), join.Ints(o.Devices), o.Timeout)
+			if screen {
+				fmt.Fprintf(w, "tune: screening with %d repetitions each, then measuring the best %d and the heuristic's config fully (--exhaustive measures every candidate fully)\n",
+					tune.ScreenReps, o.ScreenKeep)
+			}
+		},
+		Round: func(_ bool, n int) (func(tune.Progress), func()) {
+			bar := newTuneBar(w, n)
+			// The ETA is this round's: a screening job is shorter than a full
+			// one, so the tune's mean so far would mislead the final round.
+			roundStart := d.now()
+			return func(p tune.Progress) { bar.line(progressLine(p, d.now().Sub(roundStart))) }, bar.finish
+		},
 	}
-	if fresh, err := tune.ReadDB(o.DB); err == nil {
-		db = fresh
-	}
-	bar := newTuneBar(t.w, len(tune.PlanSweep(db.Entry(t.key), cs, o.Retry, screening).Run))
-	defer bar.finish()
-	// The ETA is this round's: a screening job is shorter than a full
-	// one, so the tune's mean so far would mislead the final round.
-	roundStart := d.now()
-	so.Progress = func(p tune.Progress) { bar.line(progressLine(p, d.now().Sub(roundStart))) }
-	return tune.Sweep(ctx, so)
 }
 
 // writeTuneReport writes --report's SVG, if asked for.
@@ -505,38 +461,4 @@ func writeTuneReport(e *env, o *tuneOptions, res *tune.SweepResult) error {
 	}
 	fmt.Fprintf(e.stdout, "report: %s\n", o.Report)
 	return nil
-}
-
-func checkConfig(c tiling.Config) error {
-	if err := c.Validate(); err != nil {
-		return err
-	}
-	if ok, why := tiling.Implemented(c); !ok {
-		return errors.New(why)
-	}
-	return nil
-}
-
-// finalists are the candidates a full round measures after screening: the
-// keep fastest screened, and the heuristic's config when it is a candidate
-// (so the summary compares the winner with a full measurement of it).
-func finalists(e *tune.Entry, cands []tiling.Config, keep int, key tune.Key) []tiling.Config {
-	top := tune.TopScreened(e, cands, keep)
-	if h, err := heuristicFor(key); err == nil && slices.Contains(cands, h) && !slices.Contains(top, h) {
-		top = append(top, h)
-	}
-	return top
-}
-
-// heuristicFor is the heuristic config of the key's problem, with the
-// key's StoreOut (so it is comparable with the key's candidates).
-func heuristicFor(k tune.Key) (tiling.Config, error) {
-	if !k.StoreOut {
-		return tiling.Heuristic(k.Kernel, k.Arch, k.DType, k.Shape)
-	}
-	h, err := tiling.HeuristicStoreOut(k.Kernel, k.Arch, k.DType, k.Shape)
-	if err != nil {
-		return h, err
-	}
-	return h, checkConfig(h)
 }

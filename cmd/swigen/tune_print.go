@@ -197,7 +197,7 @@ func printTuneSummary(e *env, o *tuneOptions, g tuneGPU, tc *toolchain.Toolchain
 			line += fmt.Sprintf(", %.0f%% of the roofline floor", 100*f/best.US)
 		}
 		fmt.Fprintln(w, line)
-		if h, err := heuristicFor(k); err == nil {
+		if h, err := tune.HeuristicFor(k); err == nil {
 			r, ok := en.Result(h.Name())
 			switch {
 			case ok && r.Status == tune.StatusOK:

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"syscall"
 	"time"
 
@@ -158,35 +155,10 @@ func serveTuneWorker(ctx context.Context, e *env, o *workerOptions, open func(*w
 	if openErr == nil {
 		defer w.close()
 	}
-	answer := func(out tune.Output) error {
-		b, err := json.Marshal(out)
-		if err != nil {
-			return fmt.Errorf("tune-worker: encode result: %w", err)
-		}
-		if _, err := res.Write(append(b, '\n')); err != nil {
-			return fmt.Errorf("tune-worker: write result: %w", err)
-		}
-		return nil
-	}
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		start := time.Now()
-		out := workerJob(ctx, w, openErr, o, sc.Text(), seed)
-		out.WallS = time.Since(start).Seconds()
-		if err := answer(out); err != nil {
-			return err
-		}
-		fmt.Fprintln(e.stderr, workerLogLine(o.Device, out))
-		if out.Status == tune.StatusFault || out.Status == tune.StatusTimeout {
-			workerExit(0)
-			return nil // reached only where a test replaces workerExit
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("tune-worker: read requests: %w", err)
-	}
-	return nil
+	return tune.WorkerLoop{Device: o.Device, In: in, Out: res, Log: e.stderr,
+		Job:  func(line string) tune.Output { return workerJob(ctx, w, openErr, o, line, seed) },
+		Exit: workerExit,
+	}.Serve()
 }
 
 // workerJob measures one request line; every failure is the job's Output.
@@ -214,22 +186,4 @@ func workerJob(ctx context.Context, w *workerGPU, openErr error, o *workerOption
 		Bench:       bench.Options{Reps: req.Reps, Warmup: req.Warmup, Timeout: req.SyncTimeout, Seed: seed},
 		SyncTimeout: req.SyncTimeout,
 	})
-}
-
-func workerLogLine(device int, out tune.Output) string {
-	msg := fmt.Sprintf("tune-worker: %s on device %d: %s", out.Config, device, out.Status)
-	if out.Status == tune.StatusOK || out.Status == tune.StatusSlow {
-		msg += fmt.Sprintf(" %.1f us", out.US)
-	}
-	if out.Error != "" {
-		msg += ": " + out.Error
-	}
-	var ph []string
-	for _, p := range out.Phases {
-		ph = append(ph, fmt.Sprintf("%s %.2fs", p.Name, p.S))
-	}
-	if len(ph) > 0 {
-		msg += " [" + strings.Join(ph, ", ") + "]"
-	}
-	return fmt.Sprintf("%s (%.2fs)", msg, out.WallS)
 }

@@ -106,32 +106,6 @@ type labeledResult struct {
 	check.ShapeResult
 }
 
-func (l labeledResult) label() string {
-	if l.path == "" {
-		return l.name
-	}
-	return l.name + " [" + l.path + "]"
-}
-
-type verifyJSON struct {
-	Config string `json:"config"`
-	Path   string `json:"path,omitempty"` // "unfused" for the unfused path
-
-	Shape tiling.Shape       `json:"shape"`
-	Ref   string             `json:"ref"`
-	Pass  bool               `json:"pass"`
-	Error string             `json:"error,omitempty"`
-	Out   []verifyJSONOutput `json:"outputs"`
-}
-
-type verifyJSONOutput struct {
-	Name     string  `json:"name"`
-	RelErr   float64 `json:"rel_err"`
-	MaxAbs   float64 `json:"max_abs"`
-	NaNs     int     `json:"nans"`
-	Poisoned int     `json:"poisoned"`
-}
-
 // validate checks every flag that needs no GPU and returns the shapes to
 // check (the built-in ragged list when none is given).
 func (o *verifyOptions) validate() ([]tiling.Shape, error) {
@@ -139,7 +113,7 @@ func (o *verifyOptions) validate() ([]tiling.Shape, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := o.Select.check(); err != nil {
+	if err := selectionErr(o.Select.Check()); err != nil {
 		return nil, err
 	}
 	if !(o.Tol > 0) {
@@ -176,9 +150,9 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 		return err
 	}
 	defer s.close()
-	cfgs, err := o.Select.resolve(s.arch)
+	cfgs, err := o.Select.Resolve(s.arch)
 	if err != nil {
-		return err
+		return selectionErr(err)
 	}
 	if err := checkProbe(o.Probe, cfgs); err != nil {
 		return err
@@ -202,7 +176,7 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 	unf := &unfusedChecker{env: env, arch: s.arch}
 	defer unf.close()
 	failed := 0
-	var all []verifyJSON
+	var all []check.Record
 	for ci, cfg := range cfgs {
 		cctx, cancel := compileCtx(ctx)
 		k, br, err := check.BuildAndLoadProbe(cctx, env, cfg, o.Probe)
@@ -211,7 +185,7 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 		if err != nil {
 			failed++
 			fmt.Fprintf(e.stdout, "FAIL %s: build/load: %v\n", name, err)
-			all = append(all, verifyJSON{Config: name, Error: err.Error()})
+			all = append(all, check.Record{Config: name, Error: err.Error()})
 			continue
 		}
 		if u := br.Usage; u.Registers > 0 {
@@ -235,26 +209,10 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 		k.Close()
 		for _, lr := range res {
 			r := lr.ShapeResult
-			status := "ok  "
 			if !r.Pass {
-				status = "FAIL"
 				failed++
 			}
-			line := fmt.Sprintf("%s %s M=%d K=%d I=%d", status, lr.label(), r.Shape.M, r.Shape.K, r.Shape.I)
-			j := verifyJSON{Config: name, Path: lr.path, Shape: r.Shape, Ref: r.Ref, Pass: r.Pass}
-			if r.Err != nil {
-				line += fmt.Sprintf(": %v", r.Err)
-				j.Error = r.Err.Error()
-			} else {
-				line += " ref=" + r.Ref
-				for _, x := range r.Outputs {
-					line += fmt.Sprintf("  %s rel=%.2e max=%.2e", x.Name, x.Stats.RelFrobenius, x.Stats.MaxAbs)
-					if x.Stats.NaNs > 0 || x.Stats.Poisoned > 0 {
-						line += fmt.Sprintf(" nan=%d unwritten=%d", x.Stats.NaNs, x.Stats.Poisoned)
-					}
-					j.Out = append(j.Out, verifyJSONOutput{x.Name, x.Stats.RelFrobenius, x.Stats.MaxAbs, x.Stats.NaNs, x.Stats.Poisoned})
-				}
-			}
+			line, j := check.Verdict(lr.name, lr.path, r)
 			all = append(all, j)
 			if !o.JSON {
 				fmt.Fprintln(e.stdout, line)

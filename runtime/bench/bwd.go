@@ -101,13 +101,6 @@ func (u *Unfused) Path(fusedUS float64) tiling.Path {
 	return tiling.PlanMeasure{FusedUS: fusedUS, UnfusedUS: u.US}.Path()
 }
 
-// BwdCost is the seed's ledger for one bwd_dswiglu call, the cost every
-// bwd_dswiglu row reports (perfmodel.BwdCost, which the datasheet
-// projections share).
-func BwdCost(s tiling.Shape, storeOut bool) (flops, bytes float64) {
-	return perfmodel.BwdCost(s, storeOut)
-}
-
 // Env is what a benchmark needs.
 type Env struct {
 	Ctx  *cu.Context
@@ -148,7 +141,7 @@ func MeasureCeilings(env *Env, dt tiling.DType, o Options) (Ceilings, error) {
 	if err != nil {
 		return Ceilings{}, err
 	}
-	c := Ceilings{GemmTFLOPs: 2 * n * n * n / (Quantiles(us).Median * 1e-6) / 1e12}
+	c := Ceilings{GemmTFLOPs: perfmodel.TFLOPs(2*n*n*n, Quantiles(us).Median)}
 	const cb = 1 << 30
 	src, err := b.Alloc(cb)
 	if err != nil {
@@ -169,7 +162,7 @@ func MeasureCeilings(env *Env, dt tiling.DType, o Options) (Ceilings, error) {
 	if err != nil {
 		return c, err
 	}
-	c.CopyGBs = 2 * cb / (Quantiles(us).Median * 1e-6) / 1e9
+	c.CopyGBs = perfmodel.GBs(2*cb, Quantiles(us).Median)
 	return c, nil
 }
 
@@ -199,7 +192,7 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 	if err := launch.CheckShape(cfg, launch.BwdArgs{M: M, K: K, I: I}); err != nil {
 		return nil, err
 	}
-	flops, minBytes := BwdCost(s, cfg.StoreOut)
+	flops, minBytes := perfmodel.BwdCost(s, cfg.StoreOut)
 	setBytes := 2 * (M*K + I*K + 2*M*I + 2*M*I + M*I + 2*M*I)
 	sets, err := RotatedSets(env.Dev, setBytes, 16)
 	if err != nil {
@@ -309,14 +302,16 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 	mk := func(n string, fl, by float64, us []float64) Row {
 		st := Quantiles(us)
 		r := Row{Name: n, FLOPs: fl, Bytes: by, T: st}
-		r.TFLOPs = fl / (st.Median * 1e-6) / 1e12
-		r.GBs = by / (st.Median * 1e-6) / 1e9
-		r.PctFloor = 100 * rep.FloorUS / st.Median
+		r.TFLOPs = perfmodel.TFLOPs(fl, st.Median)
+		r.GBs = perfmodel.GBs(by, st.Median)
+		r.PctFloor = perfmodel.PctOfFloor(rep.FloorUS, st.Median)
 		return r
 	}
+	// The baseline's parts (out never stored by them) and dout's round
+	// trip through HBM, which the fused kernel saves.
+	parts := perfmodel.BaselineParts(perfmodel.BwdDSwiGLU, s, false)
+	gemmBytes, ewBytes := parts[0].Bytes, parts[1].Bytes
 	doutBytes := 2 * float64(M*I)
-	gemmBytes := 2*float64(M*K+I*K) + doutBytes
-	ewBytes := doutBytes + 2*float64(4*M*I)
 	rep.Rows = []Row{
 		mk("swigen "+name, flops, minBytes, tf),
 		mk("baseline (cuBLAS + elementwise)", flops, minBytes+2*doutBytes, tb),

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 
+	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/tiling"
@@ -20,13 +21,6 @@ type GemmReport struct {
 	RelErr  float64 // swigen's C vs cuBLAS's C
 	Sets    int
 	Grid    int
-}
-
-// GemmCost is a gemm's FLOPs and the fewest bytes it moves (A and B read
-// once, C written once, 16-bit).
-func GemmCost(M, N, K int) (flops, bytes float64) {
-	m, n, k := float64(M), float64(N), float64(K)
-	return 2 * m * n * k, 2 * (m*k + n*k + m*n)
 }
 
 // cublasTranspose maps a gemm config's operand majors onto
@@ -49,7 +43,7 @@ func BenchGemm(env *Env, k *launch.Kernel, M, N, K int, ceil Ceilings, o Options
 		return nil, err
 	}
 	dt := cfg.DType
-	flops, minBytes := GemmCost(M, N, K)
+	flops, minBytes := perfmodel.GemmCost(M, N, K)
 	setBytes := int(minBytes) + 2*M*N // + cuBLAS's own C
 	sets, err := RotatedSets(env.Dev, setBytes, 16)
 	if err != nil {
@@ -110,8 +104,8 @@ func BenchGemm(env *Env, k *launch.Kernel, M, N, K int, ceil Ceilings, o Options
 	row := func(n string, us []float64) Row {
 		st := Quantiles(us)
 		return Row{Name: n, FLOPs: flops, Bytes: minBytes, T: st,
-			TFLOPs: flops / (st.Median * 1e-6) / 1e12, GBs: minBytes / (st.Median * 1e-6) / 1e9,
-			PctFloor: 100 * rep.FloorUS / st.Median}
+			TFLOPs: perfmodel.TFLOPs(flops, st.Median), GBs: perfmodel.GBs(minBytes, st.Median),
+			PctFloor: perfmodel.PctOfFloor(rep.FloorUS, st.Median)}
 	}
 	rep.Rows = []Row{row("swigen "+name, ts), row("cuBLAS", tc)}
 	rep.Ratio = rep.Rows[1].T.Median / rep.Rows[0].T.Median

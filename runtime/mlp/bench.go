@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/num"
@@ -69,7 +70,7 @@ func Bench(env *Env, sw *Swigen, sh tiling.Shape, ceil bench.Ceilings, o Options
 	// baseline step once per set so every buffer holds real values, not
 	// poison, before anything is timed.
 	for _, t := range ts {
-		for _, s := range Segments() {
+		for _, s := range perfmodel.Segments() {
 			if err := seq(env.baselineRun(s, sh, o, t))(); err != nil {
 				return nil, err
 			}
@@ -88,12 +89,12 @@ func Bench(env *Env, sw *Swigen, sh tiling.Shape, ceil bench.Ceilings, o Options
 		baseV *variant
 		partV []*variant
 	}
-	runs := make([]*segRun, 0, len(Segments()))
+	runs := make([]*segRun, 0, len(perfmodel.Segments()))
 	var vs []*variant
-	for _, s := range Segments() {
-		cost := Cost(s, sh, o.RecomputeOut)
+	for _, s := range perfmodel.Segments() {
+		cost := perfmodel.Cost(s, sh, o.RecomputeOut)
 		r := &segRun{res: &SegmentResult{Seg: s, Cost: cost, FloorUS: FloorUS(cost, ceil), RelErr: -1}}
-		parts := BaselineParts(s, sh, o.RecomputeOut)
+		parts := perfmodel.BaselineParts(s, sh, o.RecomputeOut)
 		for _, t := range ts {
 			r.base = append(r.base, env.baselineRun(s, sh, o, t))
 		}

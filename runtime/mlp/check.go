@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/num"
 	"github.com/swigen/swigen/tiling"
@@ -78,7 +79,7 @@ func Check(env *Env, sw *Swigen, sh tiling.Shape, o Options) ([]CheckResult, err
 	plan := func(useSwigen bool) ([]impl, bool) {
 		var out []impl
 		any := false
-		for _, s := range Segments() {
+		for _, s := range perfmodel.Segments() {
 			if useSwigen {
 				if l, name, err := sw.Plan(s, sh, t); err == nil {
 					out = append(out, impl{"swigen " + name, l.Launch})
@@ -122,7 +123,7 @@ func Check(env *Env, sw *Swigen, sh tiling.Shape, o Options) ([]CheckResult, err
 			}
 			return nil
 		}
-		for i, s := range Segments() {
+		for i, s := range perfmodel.Segments() {
 			if s == BwdDSwiGLU {
 				// The forward is done: keep its outputs, and with
 				// RecomputeOut poison out so the backward must rewrite it.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/check"
 	"github.com/swigen/swigen/runtime/cu"
@@ -13,25 +14,13 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-// FwdGateUpCost is the ledger's cost of one fwd_gateup call at sh: Cost of
-// the FwdGateUp segment when the kernel also stores de (storeDe: training,
-// the ledger's case), and without de's 2*M*I elements written when it does
-// not (inference: x and W read, only out written). The FLOPs are the same.
-func FwdGateUpCost(sh tiling.Shape, storeDe bool) Part {
-	p := Cost(FwdGateUp, sh, false)
-	if !storeDe {
-		p.Bytes -= 2 * 2 * float64(sh.M) * float64(sh.I)
-	}
-	return p
-}
-
 // FwdGateUpReport is the result of BenchFwdGateUp.
 type FwdGateUpReport struct {
 	Shape   tiling.Shape
 	Config  string
 	StoreDe bool // the kernel also wrote de (training)
 	Ceil    bench.Ceilings
-	FloorUS float64 // the fused kernel's roofline floor (FwdGateUpCost)
+	FloorUS float64 // the fused kernel's roofline floor (perfmodel.FwdGateUpCost)
 	// Rows: swigen, the baseline (cuBLAS + elementwise), and the
 	// baseline's two kernels timed alone. The swigen and baseline rows'
 	// PctFloor are against FloorUS; each part's against its own floor, as
@@ -58,8 +47,9 @@ type FwdGateUpReport struct {
 // outputs poisoned, rotated over enough sets to keep L2 cold, the variants
 // interleaved in rounds, then swigen's outputs compared with the
 // baseline's on the same inputs (Warnings when they differ by more than
-// check.DefaultTol). The costs are the step ledger's (FwdGateUpCost,
-// BaselineParts), so the numbers agree with Bench's fwd gate-up segment.
+// check.DefaultTol). The costs are the step ledger's
+// (perfmodel.FwdGateUpCost and BaselineParts), so the numbers agree with
+// Bench's fwd gate-up segment.
 // env needs Ctx, Dev, BLAS and SwiGLU.
 func BenchFwdGateUp(env *Env, k *launch.Kernel, s tiling.Shape, ceil bench.Ceilings, o bench.Options) (*FwdGateUpReport, error) {
 	o = o.WithDefaults()
@@ -76,8 +66,8 @@ func BenchFwdGateUp(env *Env, k *launch.Kernel, s tiling.Shape, ceil bench.Ceili
 		return nil, err
 	}
 	ctx := env.Ctx
-	cost := FwdGateUpCost(s, cfg.StoreOut)
-	parts := BaselineParts(FwdGateUp, s, false)
+	cost := perfmodel.FwdGateUpCost(s, cfg.StoreOut)
+	parts := perfmodel.BaselineParts(FwdGateUp, s, false)
 	// x, W; swigen's out (+ de); the baseline's de and out.
 	setBytes := 2 * (M*K + 2*I*K + M*I + 2*M*I + M*I)
 	if cfg.StoreOut {
@@ -183,8 +173,7 @@ func BenchFwdGateUp(env *Env, k *launch.Kernel, s tiling.Shape, ceil bench.Ceili
 		st := bench.Quantiles(us)
 		r := bench.Row{Name: name, FLOPs: p.FLOPs, Bytes: p.Bytes, T: st}
 		if st.Median > 0 {
-			sec := st.Median * 1e-6
-			r.TFLOPs, r.GBs, r.PctFloor = p.FLOPs/sec/1e12, p.Bytes/sec/1e9, 100*floor/st.Median
+			r.TFLOPs, r.GBs, r.PctFloor = perfmodel.TFLOPs(p.FLOPs, st.Median), perfmodel.GBs(p.Bytes, st.Median), perfmodel.PctOfFloor(floor, st.Median)
 		}
 		return r
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/tiling"
 )
@@ -153,10 +154,9 @@ func mkRow(seg, impl, name string, chosen bool, flops, bytes, floor float64, st 
 	r := Row{Segment: seg, Impl: impl, Name: name, Chosen: chosen, GFLOP: flops / 1e9, MB: bytes / 1e6,
 		FloorUS: floor, US: st.Median, P20US: st.P20, P80US: st.P80, N: st.N}
 	if st.Median > 0 {
-		s := st.Median * 1e-6
-		r.TFLOPs = flops / s / 1e12
-		r.GBs = bytes / s / 1e9
-		r.PctFloor = 100 * floor / st.Median
+		r.TFLOPs = perfmodel.TFLOPs(flops, st.Median)
+		r.GBs = perfmodel.GBs(bytes, st.Median)
+		r.PctFloor = perfmodel.PctOfFloor(floor, st.Median)
 	}
 	return r
 }
@@ -274,7 +274,7 @@ func (l *Ledger) Render(w io.Writer) error {
 		used = append(used, fmt.Sprintf("%s=%s", r.Seg, r.Chosen))
 	}
 	fmt.Fprintf(&b, "implementation per segment: %s\n", strings.Join(used, ", "))
-	kept, saved := Activations(l.Shape, l.RecomputeOut)
+	kept, saved := perfmodel.Activations(l.Shape, l.RecomputeOut)
 	if l.RecomputeOut {
 		fmt.Fprintf(&b, "activations kept for the backward: x + de = %.1f MB; out recomputed in the backward epilogue saves M*I*2 = %.1f MB\n", kept/1e6, saved/1e6)
 	} else {

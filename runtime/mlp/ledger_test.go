@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/tiling"
 )
@@ -30,10 +31,10 @@ func sampleLedger(recompute bool) *Ledger {
 		DWDown: {175}, DX: {330}, DW: {340},
 	}
 	l := &Ledger{Shape: s1, DType: tiling.BF16, RecomputeOut: recompute, Ceil: ceil, Sets: 2}
-	for _, s := range Segments() {
-		cost := Cost(s, s1, recompute)
+	for _, s := range perfmodel.Segments() {
+		cost := perfmodel.Cost(s, s1, recompute)
 		r := SegmentResult{Seg: s, Cost: cost, FloorUS: FloorUS(cost, ceil), RelErr: -1}
-		parts := BaselineParts(s, s1, recompute)
+		parts := perfmodel.BaselineParts(s, s1, recompute)
 		name := "baseline (cuBLAS)"
 		if len(parts) > 1 {
 			name = "baseline (cuBLAS + elementwise)"
@@ -128,7 +129,7 @@ func TestLedgerTotalsAndRows(t *testing.T) {
 			t.Errorf("%s %s: %%floor %g", r.Segment, r.Name, r.PctFloor)
 		}
 	}
-	if chosenSegs != len(Segments()) {
+	if chosenSegs != len(perfmodel.Segments()) {
 		t.Errorf("%d chosen segment rows, want one per segment", chosenSegs)
 	}
 }

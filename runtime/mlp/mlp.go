@@ -10,166 +10,21 @@
 // weights: dW [2I,K], dW_down [I,K].
 package mlp
 
-import (
-	"fmt"
+import "github.com/swigen/swigen/perfmodel"
 
-	"github.com/swigen/swigen/tiling"
-)
+// Segment is one step of the MLP training step (perfmodel, which owns
+// the ledger's costs). The aliases keep the ledger's code short.
+type Segment = perfmodel.Segment
 
-// Segment is one step of the MLP training step, in execution order.
-type Segment int
+// Part is one kernel of an implementation with its cost (perfmodel.Part).
+type Part = perfmodel.Part
 
-// The segments. The backward order is the data-flow order: dW_down needs
-// only out and dy, dx and dW need grad_de.
+// The segments, in execution order (perfmodel's).
 const (
-	FwdGateUp  Segment = iota // de = x @ W; out = left*silu(gate)
-	FwdDown                   // y = out @ W_down
-	BwdDSwiGLU                // dout = dy @ W_down^T; grad_de = dSwiGLU(dout, de) [; out]
-	DWDown                    // dW_down = out^T @ dy
-	DX                        // dx = grad_de @ W^T
-	DW                        // dW = grad_de^T @ x
+	FwdGateUp  = perfmodel.FwdGateUp
+	FwdDown    = perfmodel.FwdDown
+	BwdDSwiGLU = perfmodel.BwdDSwiGLU
+	DWDown     = perfmodel.DWDown
+	DX         = perfmodel.DX
+	DW         = perfmodel.DW
 )
-
-// Segments lists every segment in execution order.
-func Segments() []Segment { return []Segment{FwdGateUp, FwdDown, BwdDSwiGLU, DWDown, DX, DW} }
-
-// Forward reports whether s belongs to the forward pass.
-func (s Segment) Forward() bool { return s == FwdGateUp || s == FwdDown }
-
-// String is the segment's short name.
-func (s Segment) String() string {
-	switch s {
-	case FwdGateUp:
-		return "fwd gate-up"
-	case FwdDown:
-		return "fwd down"
-	case BwdDSwiGLU:
-		return "bwd dout+dSwiGLU"
-	case DWDown:
-		return "bwd dW_down"
-	case DX:
-		return "bwd dx"
-	case DW:
-		return "bwd dW"
-	}
-	return fmt.Sprintf("segment(%d)", int(s))
-}
-
-// Math is the segment's formula, for the ledger.
-func (s Segment) Math(recomputeOut bool) string {
-	switch s {
-	case FwdGateUp:
-		return "de = x @ W; out = left*silu(gate)"
-	case FwdDown:
-		return "y = out @ W_down"
-	case BwdDSwiGLU:
-		if recomputeOut {
-			return "grad_de = dSwiGLU(dy @ W_down^T, de); out"
-		}
-		return "grad_de = dSwiGLU(dy @ W_down^T, de)"
-	case DWDown:
-		return "dW_down = out^T @ dy"
-	case DX:
-		return "dx = grad_de @ W^T"
-	case DW:
-		return "dW = grad_de^T @ x"
-	}
-	return ""
-}
-
-// Kernel is the swigen kernel kind that implements s.
-func (s Segment) Kernel() tiling.Kernel {
-	switch s {
-	case FwdGateUp:
-		return tiling.KernelFwdGateUp
-	case FwdDown:
-		return tiling.KernelFwdDown
-	case BwdDSwiGLU:
-		return tiling.KernelBwdDSwiGLU
-	}
-	return tiling.KernelGEMM
-}
-
-// Part is one kernel of an implementation: its FLOPs and the bytes it must
-// move at least (each operand read once, each result written once).
-type Part struct {
-	Name  string
-	FLOPs float64
-	Bytes float64
-}
-
-// Cost is the seed's ledger entry for segment s at shape sh with 16-bit
-// elements: the tensor-core FLOPs and the fewest bytes the fused segment
-// must move. Elementwise math is not counted as FLOPs (the seed's rule:
-// it is nearly free next to the HBM traffic). With recomputeOut the
-// backward's dSwiGLU also writes out (the forward then need not keep it).
-func Cost(s Segment, sh tiling.Shape, recomputeOut bool) Part {
-	M, K, I := float64(sh.M), float64(sh.K), float64(sh.I)
-	const e = 2 // bytes per element
-	p := Part{Name: s.String()}
-	switch s {
-	case FwdGateUp: // x, W in; de, out written
-		p.FLOPs = 2 * M * K * 2 * I
-		p.Bytes = e * (M*K + 2*I*K + 2*M*I + M*I)
-	case FwdDown: // out, W_down in; y out
-		p.FLOPs = 2 * M * I * K
-		p.Bytes = e * (M*I + I*K + M*K)
-	case BwdDSwiGLU: // dy, W_down, de in; grad_de (+ out) written; dout stays on chip
-		p.FLOPs = 2 * M * K * I
-		p.Bytes = e * (M*K + I*K + 2*M*I + 2*M*I)
-		if recomputeOut {
-			p.Bytes += e * M * I
-		}
-	case DWDown: // out, dy in; dW_down out
-		p.FLOPs = 2 * I * M * K
-		p.Bytes = e * (M*I + M*K + I*K)
-	case DX: // grad_de, W in; dx out
-		p.FLOPs = 2 * M * 2 * I * K
-		p.Bytes = e * (2*M*I + 2*I*K + M*K)
-	case DW: // grad_de, x in; dW out
-		p.FLOPs = 2 * 2 * I * M * K
-		p.Bytes = e * (2*M*I + M*K + 2*I*K)
-	}
-	return p
-}
-
-// BaselineParts are the kernels of the unfused baseline of segment s: the
-// GEMMs are one cuBLAS call each; the two SwiGLU segments add an
-// elementwise kernel, and the intermediate (de's GEMM output is also the
-// final de; dout is scratch) round-trips through HBM.
-func BaselineParts(s Segment, sh tiling.Shape, recomputeOut bool) []Part {
-	M, K, I := float64(sh.M), float64(sh.K), float64(sh.I)
-	const e = 2
-	switch s {
-	case FwdGateUp:
-		return []Part{
-			{"cuBLAS de GEMM", 2 * M * K * 2 * I, e * (M*K + 2*I*K + 2*M*I)},
-			{"elementwise SwiGLU", 0, e * (2*M*I + M*I)},
-		}
-	case BwdDSwiGLU:
-		ew := e * (M*I + 2*M*I + 2*M*I)
-		if recomputeOut {
-			ew += e * M * I
-		}
-		return []Part{
-			{"cuBLAS dout GEMM", 2 * M * K * I, e * (M*K + I*K + M*I)},
-			{"elementwise dSwiGLU", 0, ew},
-		}
-	}
-	c := Cost(s, sh, recomputeOut)
-	c.Name = "cuBLAS GEMM"
-	return []Part{c}
-}
-
-// Activations is the memory the forward keeps for the backward, in bytes:
-// x [M,K], de [M,2I] and, unless the backward recomputes it, out [M,I].
-// Saved is what recomputing out saves: M*I*2 bytes (0 when it is kept).
-func Activations(sh tiling.Shape, recomputeOut bool) (kept, saved float64) {
-	M, K, I := float64(sh.M), float64(sh.K), float64(sh.I)
-	kept = 2 * (M*K + 2*M*I)
-	outBytes := 2 * M * I
-	if recomputeOut {
-		return kept, outBytes
-	}
-	return kept + outBytes, 0
-}

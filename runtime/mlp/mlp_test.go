@@ -6,90 +6,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/tiling"
 )
 
 var s1 = tiling.Shape{M: 16384, K: 768, I: 4608}
-
-// TestCostSeedLedger pins the seed's FLOPs ledger at S1: forward 232 + 116
-// = 348 GF, backward 116 + 116 + 232 + 232 = 696 GF (twice the forward).
-func TestCostSeedLedger(t *testing.T) {
-	t.Parallel()
-	want := map[Segment]float64{FwdGateUp: 232, FwdDown: 116, BwdDSwiGLU: 116, DWDown: 116, DX: 232, DW: 232}
-	got := map[Segment]float64{}
-	var fwd, bwd float64
-	for _, s := range Segments() {
-		f := Cost(s, s1, false).FLOPs
-		got[s] = math.Round(f / 1e9)
-		if s.Forward() {
-			fwd += f
-		} else {
-			bwd += f
-		}
-		// The FLOPs do not depend on where out comes from.
-		if g := Cost(s, s1, true).FLOPs; g != f {
-			t.Errorf("%s: FLOPs %g with recompute-out, %g without", s, g, f)
-		}
-	}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("GF per segment (-want +got):\n%s", d)
-	}
-	if math.Round(fwd/1e9) != 348 || math.Round(bwd/1e9) != 696 || bwd != 2*fwd {
-		t.Errorf("forward %.1f GF, backward %.1f GF; want 348 and 696 = 2x", fwd/1e9, bwd/1e9)
-	}
-}
-
-// TestBytesSeedLedger checks the byte counts against the seed's numbers
-// (in MiB): dout is 144 MiB, de and grad_de 288 MiB; the baseline's
-// elementwise dSwiGLU reads dout + de and writes grad_de, and the fused
-// segment saves exactly dout's round trip.
-func TestBytesSeedLedger(t *testing.T) {
-	t.Parallel()
-	const mib = 1 << 20
-	dout := 2 * float64(s1.M*s1.I)
-	if dout != 144*mib {
-		t.Fatalf("dout %g MiB, want 144", dout/mib)
-	}
-	for _, rec := range []bool{false, true} {
-		parts := BaselineParts(BwdDSwiGLU, s1, rec)
-		wantEW := float64(144+288+288) * mib
-		if rec {
-			wantEW += 144 * mib
-		}
-		if parts[1].Bytes != wantEW {
-			t.Errorf("recompute=%v: elementwise dSwiGLU %g MiB, want %g", rec, parts[1].Bytes/mib, wantEW/mib)
-		}
-		fused := Cost(BwdDSwiGLU, s1, rec).Bytes
-		if d := parts[0].Bytes + parts[1].Bytes - fused; d != 2*dout {
-			t.Errorf("recompute=%v: baseline - fused = %g MiB, want dout's round trip 288", rec, d/mib)
-		}
-		if rec && fused-Cost(BwdDSwiGLU, s1, false).Bytes != dout {
-			t.Errorf("recomputing out must add one write of out")
-		}
-	}
-	// Every segment's baseline moves at least the fused minimum, and the
-	// baseline's FLOPs are the segment's.
-	for _, s := range Segments() {
-		c := Cost(s, s1, false)
-		var fl, by float64
-		for _, p := range BaselineParts(s, s1, false) {
-			fl += p.FLOPs
-			by += p.Bytes
-		}
-		if fl != c.FLOPs || by < c.Bytes {
-			t.Errorf("%s: baseline %g FLOPs %g bytes; segment %g FLOPs, minimum %g bytes", s, fl, by, c.FLOPs, c.Bytes)
-		}
-	}
-	// The bwd segment's minimum equals runtime/bench's BwdCost.
-	for _, rec := range []bool{false, true} {
-		fl, by := bench.BwdCost(s1, rec)
-		if c := Cost(BwdDSwiGLU, s1, rec); c.FLOPs != fl || c.Bytes != by {
-			t.Errorf("recompute=%v: Cost %+v, bench.BwdCost %g %g", rec, c, fl, by)
-		}
-	}
-}
 
 func TestSegmentGemmMatchesCost(t *testing.T) {
 	t.Parallel()
@@ -98,24 +21,14 @@ func TestSegmentGemmMatchesCost(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: not a gemm", s)
 		}
-		if f := 2 * float64(g.M) * float64(g.N) * float64(g.K); f != Cost(s, s1, false).FLOPs {
-			t.Errorf("%s: gemm %+v has %g FLOPs, ledger %g", s, g, f, Cost(s, s1, false).FLOPs)
+		if f := 2 * float64(g.M) * float64(g.N) * float64(g.K); f != perfmodel.Cost(s, s1, false).FLOPs {
+			t.Errorf("%s: gemm %+v has %g FLOPs, ledger %g", s, g, f, perfmodel.Cost(s, s1, false).FLOPs)
 		}
 	}
 	for _, s := range []Segment{FwdGateUp, FwdDown, BwdDSwiGLU} {
 		if _, ok := segmentGemm(s, s1); ok {
 			t.Errorf("%s: has its own kernel kind, not a plain gemm", s)
 		}
-	}
-}
-
-func TestActivations(t *testing.T) {
-	t.Parallel()
-	keptSave, saved0 := Activations(s1, false)
-	keptRec, saved := Activations(s1, true)
-	mi := 2 * float64(s1.M) * float64(s1.I)
-	if saved0 != 0 || saved != mi || keptSave-keptRec != mi {
-		t.Errorf("kept %g/%g saved %g/%g; want out = M*I*2 = %g saved", keptSave, keptRec, saved0, saved, mi)
 	}
 }
 
@@ -155,7 +68,7 @@ func TestSetBytesAndOutputs(t *testing.T) {
 	if got := SetBytes(s1); got != want {
 		t.Errorf("SetBytes = %d, want %d", got, want)
 	}
-	for _, s := range Segments() {
+	for _, s := range perfmodel.Segments() {
 		for _, rec := range []bool{false, true} {
 			for _, n := range Outputs(s, rec) {
 				if _, err := tensorByName(n); err != nil {

@@ -20,8 +20,6 @@ import (
 
 	"github.com/swigen/swigen/internal/atomicfile"
 	"github.com/swigen/swigen/perfmodel"
-	"github.com/swigen/swigen/runtime/bench"
-	"github.com/swigen/swigen/runtime/mlp"
 	"github.com/swigen/swigen/templates"
 	"github.com/swigen/swigen/tiling"
 )
@@ -203,16 +201,8 @@ func (e *Entry) cost(name string) (flops, bytes float64) {
 	if c, err := tiling.ParseName(name); err == nil {
 		storeOut = c.StoreOut
 	}
-	switch e.Key.Kernel {
-	case tiling.KernelBwdDSwiGLU:
-		return bench.BwdCost(sh, storeOut)
-	case tiling.KernelFwdGateUp:
-		p := mlp.FwdGateUpCost(sh, storeOut)
-		return p.FLOPs, p.Bytes
-	case tiling.KernelGEMM:
-		return bench.GemmCost(sh.M, sh.I, sh.K)
-	}
-	return 0, 0
+	flops, bytes, _ = perfmodel.KernelCost(e.Key.Kernel, sh, storeOut)
+	return flops, bytes
 }
 
 // FLOPs is the work of one call at the entry's shape, or 0 when the kernel

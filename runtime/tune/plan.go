@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -22,22 +23,6 @@ type PlanRecord struct {
 	StoreOut bool
 	Shape    tiling.Shape
 	Measure  tiling.PlanMeasure
-}
-
-// planRecordJSON is the part of a bench record the plan reads.
-type planRecordJSON struct {
-	Kernel      tiling.Kernel `json:"kernel"`
-	Arch        tiling.Arch   `json:"arch"`
-	DType       tiling.DType  `json:"dtype"`
-	Shape       tiling.Shape  `json:"shape"`
-	Config      string        `json:"config"`
-	Probe       string        `json:"probe"`
-	US          float64       `json:"us"`
-	BaselineUS  float64       `json:"baseline_us"`
-	UnfusedUS   float64       `json:"unfused_us"`
-	UnfusedGemm string        `json:"unfused_gemm"`
-	UnfusedErr  float64       `json:"unfused_rel_err"`
-	GPU         string        `json:"gpu"`
 }
 
 // planMaxRelErr is the largest error of the unfused path's output against
@@ -77,7 +62,7 @@ func readPlanRecord(path string) (PlanRecord, bool, error) {
 	if err != nil {
 		return PlanRecord{}, false, err
 	}
-	var j planRecordJSON
+	var j bench.Record
 	if err := json.Unmarshal(b, &j); err != nil {
 		return PlanRecord{}, false, err
 	}
@@ -87,17 +72,18 @@ func readPlanRecord(path string) (PlanRecord, bool, error) {
 	if j.Probe != "" {
 		return PlanRecord{}, false, fmt.Errorf("probe %s: a probed kernel's time is not the product's", j.Probe)
 	}
-	if j.UnfusedErr < 0 || j.UnfusedErr > planMaxRelErr {
-		return PlanRecord{}, false, fmt.Errorf("unfused_rel_err %g: the unfused path's output must match the baseline's within %g (-1: NaN or unwritten)", j.UnfusedErr, planMaxRelErr)
+	if j.UnfusedRelErr < 0 || j.UnfusedRelErr > planMaxRelErr {
+		return PlanRecord{}, false, fmt.Errorf("unfused_rel_err %g: the unfused path's output must match the baseline's within %g (-1: NaN or unwritten)", j.UnfusedRelErr, planMaxRelErr)
 	}
 	c, err := tiling.ParseName(j.Config)
 	if err != nil {
 		return PlanRecord{}, false, err
 	}
-	if c.Kernel != j.Kernel || c.Arch != j.Arch || c.DType != j.DType {
+	k, a, d := tiling.Kernel(j.Kernel), tiling.Arch(j.Arch), tiling.DType(j.DType)
+	if c.Kernel != k || c.Arch != a || c.DType != d {
 		return PlanRecord{}, false, fmt.Errorf("config %s is not a %s %s %s config", j.Config, j.Kernel, j.Arch, j.DType)
 	}
-	return PlanRecord{GPU: j.GPU, Kernel: j.Kernel, Arch: j.Arch, DType: j.DType, StoreOut: c.StoreOut, Shape: j.Shape,
+	return PlanRecord{GPU: j.GPU, Kernel: k, Arch: a, DType: d, StoreOut: c.StoreOut, Shape: j.Shape,
 		Measure: tiling.PlanMeasure{FusedUS: j.US, UnfusedUS: j.UnfusedUS, BaselineUS: j.BaselineUS, Fused: j.Config, Gemm: j.UnfusedGemm}}, true, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -90,5 +91,37 @@ func TestTablePlans(t *testing.T) {
 				t.Errorf("error %v, want one containing %q", err, tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestPlanReadsBenchRecords: a record written as swigen bench writes it
+// (bench.NewRecord, MarshalRecord, WriteRecord) is a plan point, so the
+// reader and the writer share one type.
+func TestPlanReadsBenchRecords(t *testing.T) {
+	t.Parallel()
+	k := testKey()
+	c := testCands(1)[0]
+	const gemm = "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative"
+	row := func(us float64) bench.Row { return bench.Row{T: bench.Stats{Median: us}} }
+	rep := &bench.BwdReport{Shape: k.Shape, Rows: []bench.Row{row(240), row(300), row(200), row(90)},
+		Unfused: &bench.Unfused{Gemm: gemm, US: 235, GemmUS: 150}}
+	pl := tiling.Plan{Path: tiling.PathUnfused, Why: "measured"}
+	h := bench.Header{Kernel: string(k.Kernel), Arch: string(k.Arch), DType: string(k.DType), Shape: k.Shape, Config: c.Name()}
+	b, err := bench.MarshalRecord(bench.NewRecord(h, rep, bench.NewPlanOutcome(pl, rep)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := bench.WriteRecord(dir, "a.json", b); err != nil {
+		t.Fatal(err)
+	}
+	plans, err := ReadPlanRecords([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []PlanRecord{{Kernel: k.Kernel, Arch: k.Arch, DType: k.DType, StoreOut: c.StoreOut, Shape: k.Shape,
+		Measure: tiling.PlanMeasure{FusedUS: 240, UnfusedUS: 235, BaselineUS: 300, Fused: c.Name(), Gemm: gemm}}}
+	if d := cmp.Diff(want, plans); d != "" {
+		t.Errorf("plan records (-want +got):\n%s", d)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"github.com/swigen/swigen/perfmodel"
 	"html"
 	"io"
 	"math"
@@ -37,10 +38,10 @@ func Rows(e *Entry) []Row {
 		}
 		if r.Status == StatusOK && r.US > 0 {
 			if flops > 0 {
-				row.TFLOPs = flops / (r.US * 1e-6) / 1e12
+				row.TFLOPs = perfmodel.TFLOPs(flops, r.US)
 			}
 			if f := e.FloorUS(r.Config); f > 0 {
-				row.PctFloor = 100 * f / r.US
+				row.PctFloor = perfmodel.PctOfFloor(f, r.US)
 			}
 			if r.BaselineUS > 0 {
 				row.Speedup = r.BaselineUS / r.US

@@ -1,9 +1,12 @@
 package tune
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 	"time"
 )
 
@@ -57,4 +60,67 @@ func DecodeRequest(s string) (WorkerRequest, error) {
 		return r, fmt.Errorf("tune: worker request for %s: %w", r.Job.Name(), err)
 	}
 	return r, nil
+}
+
+// WorkerLoop is a worker's life: one request per line of In, one JSON
+// Output line per request on Out, a log line per job on Log.
+type WorkerLoop struct {
+	Device int
+	In     io.Reader
+	Out    io.Writer
+	Log    io.Writer
+	// Job measures one request line; every failure is the job's Output.
+	Job func(line string) Output
+	// Exit ends the process after a fault or a timeout, whose CUDA
+	// context may be lost or whose kernel may still hang: tearing it
+	// down could block, and the answer is written.
+	Exit func(code int)
+}
+
+// Serve answers every request of In until it ends, or until a job faults
+// or times out (then Exit(0)).
+func (w WorkerLoop) Serve() error {
+	sc := bufio.NewScanner(w.In)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		start := time.Now()
+		out := w.Job(sc.Text())
+		out.WallS = time.Since(start).Seconds()
+		b, err := json.Marshal(out)
+		if err != nil {
+			return fmt.Errorf("tune-worker: encode result: %w", err)
+		}
+		if _, err := w.Out.Write(append(b, '\n')); err != nil {
+			return fmt.Errorf("tune-worker: write result: %w", err)
+		}
+		fmt.Fprintln(w.Log, WorkerLogLine(w.Device, out))
+		if out.Status == StatusFault || out.Status == StatusTimeout {
+			w.Exit(0)
+			return nil // reached only where a test replaces Exit
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("tune-worker: read requests: %w", err)
+	}
+	return nil
+}
+
+// WorkerLogLine is a worker's log line for one job: the config, device,
+// status and time, the error, where the time went and the wall time.
+func WorkerLogLine(device int, out Output) string {
+	msg := fmt.Sprintf("tune-worker: %s on device %d: %s", out.Config, device, out.Status)
+	if out.Status == StatusOK || out.Status == StatusSlow {
+		msg += fmt.Sprintf(" %.1f us", out.US)
+	}
+	if out.Error != "" {
+		msg += ": " + out.Error
+	}
+	var ph []string
+	for _, p := range out.Phases {
+		ph = append(ph, fmt.Sprintf("%s %.2fs", p.Name, p.S))
+	}
+	if len(ph) > 0 {
+		msg += " [" + strings.Join(ph, ", ") + "]"
+	}
+	return fmt.Sprintf("%s (%.2fs)", msg, out.WallS)
 }

@@ -1,4 +1,10 @@
-package main
+// Package pick turns the commands' config selection (the heuristic,
+// --tuned, --name, --catalog, --space and the field flags) into configs,
+// with the notes and errors the CLI prints. Request is emit's and diff's
+// selection, Fixed is verify's and bench's; both read the flags' words
+// as given, so every rule and message lives here and the commands only
+// copy their flags in.
+package pick
 
 import (
 	"errors"
@@ -10,10 +16,39 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-// configs resolves the flags to the configs to emit, plus notes for the
+// TunedFunc looks up the winner of a results DB at path for the
+// heuristic's config heur at shape (runtime/tune's DB, which this
+// package cannot link): the config to use and a note saying which it is.
+type TunedFunc func(path string, heur tiling.Config, shape tiling.Shape, storeOut bool) (tiling.Config, string, error)
+
+// Request is emit's (and diff's) selection: the flags' words as given.
+// Kernels, Arches, DType and Shape pick the heuristic's configs, which
+// --tuned's winners replace and the field flags (Fields) override; Name
+// and Catalog replace the heuristic. Only the flags in Changed count as
+// given.
+type Request struct {
+	Kernels []string // --kernel, repeatable or comma-separated
+	Arches  []string
+	DType   string
+	Shape   string
+	Name    string
+	Catalog bool
+	Tuned   string // --tuned: a swigen tune results DB whose winners replace the heuristic
+	// TunedConfig looks up --tuned's winners.
+	TunedConfig TunedFunc
+	// Fields holds the field flags given (those of tiling.Knobs), by
+	// name: each flag's words as the flag read them, one but for a list
+	// flag (--schedule).
+	Fields map[string][]string
+	// Changed holds the names of the flags given on the command line;
+	// only those override the heuristic.
+	Changed map[string]bool
+}
+
+// Configs resolves the flags to the configs to emit, plus notes for the
 // user (flags applied to only some archs, fields that gave way to the
 // given ones, --tuned's choice). Errors are usage errors.
-func (o *emitOptions) configs() ([]tiling.Config, []string, error) {
+func (o *Request) Configs() ([]tiling.Config, []string, error) {
 	var given []string
 	for _, k := range tiling.Knobs() {
 		if o.Changed[k.Flag()] {
@@ -55,14 +90,14 @@ func (o *emitOptions) configs() ([]tiling.Config, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	cfgs, notes, err := o.override(base)
+	cfgs, notes, err := o.Override(base)
 	return cfgs, append(baseNotes, notes...), err
 }
 
 // heuristicBase returns the configs the field flags apply to: the
 // heuristic's (or --tuned's winner) for every kind and arch selected.
-func (o *emitOptions) heuristicBase() ([]tiling.Config, []string, error) {
-	ks, err := parseKernels(o.Kernels)
+func (o *Request) heuristicBase() ([]tiling.Config, []string, error) {
+	ks, err := ParseKernels(o.Kernels)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -70,7 +105,7 @@ func (o *emitOptions) heuristicBase() ([]tiling.Config, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	arches, err := parseArches(o.Arches)
+	arches, err := ParseArches(o.Arches)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -83,7 +118,7 @@ func (o *emitOptions) heuristicBase() ([]tiling.Config, []string, error) {
 	for _, k := range ks {
 		for _, a := range arches {
 			h := tiling.Heuristic
-			if o.storeOut() {
+			if o.StoreOut() {
 				h = tiling.HeuristicStoreOut // with out stored bwd_dswiglu keeps 128x128 (the ring beside out's buffers)
 			}
 			c, err := h(k, a, d, shape)
@@ -98,7 +133,7 @@ func (o *emitOptions) heuristicBase() ([]tiling.Config, []string, error) {
 			}
 			if o.Tuned != "" {
 				var note string
-				if c, note, err = tunedConfig(o.Tuned, c, shape, o.storeOut()); err != nil {
+				if c, note, err = o.TunedConfig(o.Tuned, c, shape, o.StoreOut()); err != nil {
 					return nil, nil, err
 				}
 				notes = append(notes, note)
@@ -112,21 +147,21 @@ func (o *emitOptions) heuristicBase() ([]tiling.Config, []string, error) {
 	return base, notes, nil
 }
 
-// heuristicReasons says, for each kind and arch whose config the heuristic
+// HeuristicReasons says, for each kind and arch whose config the heuristic
 // chose (no --catalog, --name or --tuned), which config and why
 // (tiling.HeuristicWhy), before field flags apply.
-func (o *emitOptions) heuristicReasons() []string {
+func (o *Request) HeuristicReasons() []string {
 	if o.Catalog || o.Name != "" || o.Tuned != "" {
 		return nil
 	}
-	ks, err1 := parseKernels(o.Kernels)
+	ks, err1 := ParseKernels(o.Kernels)
 	d, err2 := tiling.ParseDType(o.DType)
-	arches, err3 := parseArches(o.Arches)
+	arches, err3 := ParseArches(o.Arches)
 	shape, err4 := tiling.ParseShape(o.Shape)
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return nil // configs reported it
 	}
-	storeOut := o.storeOut()
+	storeOut := o.StoreOut()
 	var out []string
 	for _, k := range ks {
 		for _, a := range arches {
@@ -141,10 +176,10 @@ func (o *emitOptions) heuristicReasons() []string {
 // nameWithFields is the error for --name with field flags: the name fixes
 // every field, so a flag that sets one asks for another config. When that
 // config is valid, the error names it.
-func (o *emitOptions) nameWithFields(given []string) error {
+func (o *Request) nameWithFields(given []string) error {
 	err := fmt.Errorf("--name %s fixes every field of the config; it cannot be combined with %s", o.Name, strings.Join(given, ", "))
 	c, perr := tiling.ParseName(o.Name)
-	ov, oerr := o.fieldOverride()
+	ov, oerr := o.FieldOverride()
 	if perr != nil || oerr != nil {
 		return err
 	}
@@ -165,7 +200,7 @@ func (o *emitOptions) nameWithFields(given []string) error {
 
 // catalog returns tiling.Catalog, filtered by the kernel/arch/dtype flags
 // that were given.
-func (o *emitOptions) catalog() ([]tiling.Config, []string, error) {
+func (o *Request) catalog() ([]tiling.Config, []string, error) {
 	var (
 		ks     []tiling.Kernel
 		arches []tiling.Arch
@@ -173,13 +208,13 @@ func (o *emitOptions) catalog() ([]tiling.Config, []string, error) {
 	)
 	if o.Changed["kernel"] {
 		var err error
-		if ks, err = parseKernels(o.Kernels); err != nil {
+		if ks, err = ParseKernels(o.Kernels); err != nil {
 			return nil, nil, err
 		}
 	}
 	if o.Changed["arch"] {
 		var err error
-		if arches, err = parseArches(o.Arches); err != nil {
+		if arches, err = ParseArches(o.Arches); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -190,18 +225,18 @@ func (o *emitOptions) catalog() ([]tiling.Config, []string, error) {
 		}
 		ds = []tiling.DType{d}
 	}
-	cfgs := filterConfigs(tiling.Catalog(), ks, arches, ds)
+	cfgs := FilterConfigs(tiling.Catalog(), ks, arches, ds)
 	if len(cfgs) == 0 {
 		return nil, nil, errors.New("no catalog config matches --kernel/--arch/--dtype")
 	}
 	return cfgs, nil, nil
 }
 
-// override applies the field flags that were given to every base config
+// Override applies the field flags that were given to every base config
 // (tiling.Override: a schedule not given gives way when it cannot take
 // them; the notes say so).
-func (o *emitOptions) override(base []tiling.Config) ([]tiling.Config, []string, error) {
-	ov, err := o.fieldOverride()
+func (o *Request) Override(base []tiling.Config) ([]tiling.Config, []string, error) {
+	ov, err := o.FieldOverride()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -220,13 +255,13 @@ func (o *emitOptions) override(base []tiling.Config) ([]tiling.Config, []string,
 		// The L2 policy exists only in the sm_90a templates (TMA's cache
 		// hint); elsewhere the flag would be dropped without a word.
 		var other []string
-		for _, a := range uniq(arches) {
+		for _, a := range Uniq(arches) {
 			if a != tiling.ArchSM90a {
 				other = append(other, string(a))
 			}
 		}
 		switch {
-		case len(other) == len(uniq(arches)):
+		case len(other) == len(Uniq(arches)):
 			return nil, nil, fmt.Errorf("--l2k applies to sm_90a configs only; the selected arch is %s (add --arch sm_90a)", strings.Join(other, ", "))
 		case len(other) > 0:
 			notes = append(notes, fmt.Sprintf("--l2k does not apply to %s (an sm_90a policy); it keeps its heuristic's", strings.Join(other, ", ")))
@@ -247,10 +282,10 @@ func (o *emitOptions) override(base []tiling.Config) ([]tiling.Config, []string,
 	return out, notes, nil
 }
 
-// fieldOverride parses the field flags that were given (all of their
+// FieldOverride parses the field flags that were given (all of their
 // errors at once) into a tiling.Override. --schedule is left out: its
 // words are per arch (schedulesFor), so override sets it per config.
-func (o *emitOptions) fieldOverride() (tiling.Override, error) {
+func (o *Request) FieldOverride() (tiling.Override, error) {
 	var ov tiling.Override
 	var errs []error
 	for _, k := range tiling.Knobs() {
@@ -267,8 +302,8 @@ func (o *emitOptions) fieldOverride() (tiling.Override, error) {
 	return ov, errors.Join(errs...)
 }
 
-// storeOut reports whether --store-out was given true.
-func (o *emitOptions) storeOut() bool {
+// StoreOut reports whether --store-out was given true.
+func (o *Request) StoreOut() bool {
 	w := o.Fields["store-out"]
 	return len(w) == 1 && w[0] == "true"
 }
@@ -301,7 +336,7 @@ func schedulesFor(values []string, arches []tiling.Arch) (map[tiling.Arch]tiling
 		}
 	}
 	var notes []string
-	for _, a := range uniq(arches) {
+	for _, a := range Uniq(arches) {
 		if _, ok := m[a]; !ok {
 			notes = append(notes, fmt.Sprintf("--schedule %s does not apply to %s (%s); it keeps its heuristic schedule",
 				strings.Join(values, ","), a, legalSchedules([]tiling.Arch{a})))
@@ -310,9 +345,10 @@ func schedulesFor(values []string, arches []tiling.Arch) (map[tiling.Arch]tiling
 	return m, notes, nil
 }
 
+// legalSchedules says which schedules each of arches takes.
 func legalSchedules(arches []tiling.Arch) string {
 	var parts []string
-	for _, a := range uniq(arches) {
+	for _, a := range Uniq(arches) {
 		parts = append(parts, fmt.Sprintf("%s takes %s", a, join.Strings(tiling.SchedulesFor(a))))
 	}
 	return strings.Join(parts, "; ")
