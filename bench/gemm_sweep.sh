@@ -17,7 +17,8 @@ NAMES=${NAMES:-"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative gemm_sm90a_bf16_
 args=()
 for n in $NAMES; do args+=(--name "$n"); done
 for s in $SHAPES; do
-  $SW bench gemm --shape "$s" "${args[@]}" --reps ${REPS:-40} >"$W/gemm-$s.log" 2>&1 || echo "bench gemm $s: exit $?"
+  # Log names without commas: the device transfer refuses them.
+  $SW bench gemm --shape "$s" "${args[@]}" --reps ${REPS:-40} >"$W/gemm-${s//,/x}.log" 2>&1 || echo "bench gemm $s: exit $?"
 done
 cp "$W"/*.log "$OUT"/ 2>/dev/null
 echo
@@ -28,5 +29,5 @@ for s in $SHAPES; do
     /^  cuBLAS/ { cb = $2 }
     /swigen \/ cuBLAS speed/ { printf "%-18s %-50s %9s %9s %6s\n", s, substr(cfg, 12), sw, cb, $5; next }
     /^  swigen / { sw = $3 }
-  ' "$W/gemm-$s.log"
+  ' "$W/gemm-${s//,/x}.log"
 done
