@@ -320,7 +320,7 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 	opts := bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: uint64(time.Now().UnixNano())}
 	ceilings := map[tiling.DType]bench.Ceilings{}
 	cenv := &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build}
-	plan := &benchPlan{force: o.path, off: o.Probe != "", cenv: cenv}
+	plan := &benchPlan{force: o.path, off: o.Probe != "", gemms: gemmCache{env: cenv}}
 	defer plan.close()
 	var summary []string
 	var unbuilt []string

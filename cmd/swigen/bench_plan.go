@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/swigen/swigen/runtime/bench"
-	"github.com/swigen/swigen/runtime/check"
 	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/tiling"
 )
@@ -16,8 +15,7 @@ import (
 type benchPlan struct {
 	force tiling.Path // --path: "" lets the plan decide
 	off   bool        // a probe run times the fused kernel only
-	cenv  *check.Env
-	gemms map[string]*launch.Kernel
+	gemms gemmCache
 }
 
 // gemmFor returns the plan for cfg at sh and the loaded gemm kernel of
@@ -30,28 +28,14 @@ func (p *benchPlan) gemmFor(ctx context.Context, cfg tiling.Config, sh tiling.Sh
 	if p.off || pl.Gemm.Kernel == "" {
 		return pl, nil, nil
 	}
-	name := pl.Gemm.Name()
-	if k, ok := p.gemms[name]; ok {
-		return pl, k, nil
-	}
-	cctx, cancel := compileCtx(ctx)
-	k, _, err := check.BuildAndLoad(cctx, p.cenv, pl.Gemm)
-	cancel()
+	k, err := p.gemms.get(ctx, pl.Gemm)
 	if err != nil {
-		return tiling.Plan{}, nil, fmt.Errorf("bench: the unfused path's gemm %s: %w", name, err)
+		return tiling.Plan{}, nil, fmt.Errorf("bench: %w", err)
 	}
-	if p.gemms == nil {
-		p.gemms = map[string]*launch.Kernel{}
-	}
-	p.gemms[name] = k
 	return pl, k, nil
 }
 
-func (p *benchPlan) close() {
-	for _, k := range p.gemms {
-		k.Close()
-	}
-}
+func (p *benchPlan) close() { p.gemms.close() }
 
 func printPlan(e *env, rep *bench.BwdReport, r bench.PlanOutcome) {
 	if rep.Unfused == nil {

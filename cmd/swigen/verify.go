@@ -173,7 +173,7 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 	} else {
 		env.GPURef = gref
 	}
-	unf := &unfusedChecker{env: env, arch: s.arch}
+	unf := &unfusedChecker{env: env, arch: s.arch, gemms: gemmCache{env: env}}
 	defer unf.close()
 	failed := 0
 	var all []check.Record

@@ -35,13 +35,11 @@ type unfusedChecker struct {
 	env   *check.Env
 	arch  tiling.Arch
 	ew    *elementwise.Module
-	gemms map[string]*launch.Kernel
+	gemms gemmCache
 }
 
 func (u *unfusedChecker) close() {
-	for _, k := range u.gemms {
-		k.Close()
-	}
+	u.gemms.close()
 	u.ew.Close()
 }
 
@@ -51,22 +49,17 @@ func (u *unfusedChecker) path(ctx context.Context, fused tiling.Config, s tiling
 	if err != nil {
 		return nil, err
 	}
-	cctx, cancel := compileCtx(ctx)
-	defer cancel()
 	if u.ew == nil {
-		if u.ew, err = elementwise.Compile(cctx, u.env.Ctx, u.env.Builder, u.arch); err != nil {
+		cctx, cancel := compileCtx(ctx)
+		u.ew, err = elementwise.Compile(cctx, u.env.Ctx, u.env.Builder, u.arch)
+		cancel()
+		if err != nil {
 			return nil, err
 		}
 	}
-	k, ok := u.gemms[g.Name()]
-	if !ok {
-		if k, _, err = check.BuildAndLoad(cctx, u.env, g); err != nil {
-			return nil, fmt.Errorf("the unfused path's gemm %s: %w", g.Name(), err)
-		}
-		if u.gemms == nil {
-			u.gemms = map[string]*launch.Kernel{}
-		}
-		u.gemms[g.Name()] = k
+	k, err := u.gemms.get(ctx, g)
+	if err != nil {
+		return nil, err
 	}
 	return launch.NewUnfused(fused, k, u.ew)
 }
@@ -83,7 +76,7 @@ func (u *unfusedChecker) verify(ctx context.Context, k *launch.Kernel, shapes []
 		}
 		so := o
 		so.Unfused = up
-		so.Seed = o.Seed + uint64(i) // one stream per shape, as fresh as the fused check's
+		so.Seed = o.Seed + uint64(i) // fresh inputs per shape (not the fused check's: each shape runs alone)
 		res = append(res, check.Verify(u.env, k, []tiling.Shape{s}, so)...)
 	}
 	return res
