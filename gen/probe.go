@@ -97,7 +97,7 @@ func RenderProbe(cfg tiling.Config, name string) (*Artifact, error) {
 	if err := p.Supports(cfg); err != nil {
 		return nil, err
 	}
-	set, err := probeTemplates(p.Name)
+	set, err := probeTemplates(cfg, p.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -113,11 +113,11 @@ func RenderProbe(cfg tiling.Config, name string) (*Artifact, error) {
 	return a, nil
 }
 
-// probeTemplates is the product template set with the probe's hooks
-// redefined. A probe may define hook_* templates only, each of them a hook
+// probeTemplates is the template set of cfg's kind and arch with the
+// probe's hooks redefined, composed on a clone of the cached set. A probe may define hook_* templates only, each of them a hook
 // the product declares.
-func probeTemplates(name string) (*template.Template, error) {
-	base, err := loadTemplates()
+func probeTemplates(cfg tiling.Config, name string) (*template.Template, error) {
+	base, err := kindTemplates(cfg)
 	if err != nil {
 		return nil, err
 	}

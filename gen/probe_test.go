@@ -107,8 +107,13 @@ func TestProbeFilesDefineHooksOnly(t *testing.T) {
 		t.Errorf("%d probe files, %d probes", len(files), len(Probes()))
 	}
 	for _, p := range Probes() {
-		if _, err := probeTemplates(p.Name); err != nil {
-			t.Error(err)
+		for _, c := range tiling.Catalog() {
+			if p.Supports(c) != nil {
+				continue
+			}
+			if _, err := probeTemplates(c, p.Name); err != nil {
+				t.Error(err)
+			}
 		}
 	}
 }

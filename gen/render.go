@@ -9,6 +9,7 @@ package gen
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
 	"strings"
 	"sync"
 	"text/template"
@@ -37,21 +38,43 @@ func Render(cfg tiling.Config) (*Artifact, error) {
 	return render(cfg)
 }
 
-var (
-	tmplOnce sync.Once
-	tmplSet  *template.Template
-	tmplErr  error
-)
+// kindSets caches the template set of each (kind, arch), keyed by the
+// name of the kind's file.
+var kindSets sync.Map // string -> *kindSet
 
-// loadTemplates parses every template of the embedded FS once.
-func loadTemplates() (*template.Template, error) {
-	tmplOnce.Do(func() {
-		tmplSet, tmplErr = template.New("swigen").Option("missingkey=error").ParseFS(templates.FS, "cuda/*.tmpl")
-		if tmplErr != nil {
-			tmplErr = fmt.Errorf("gen: parse templates: %w", tmplErr)
-		}
-	})
-	return tmplSet, tmplErr
+type kindSet struct {
+	once sync.Once
+	set  *template.Template
+	err  error
+}
+
+// kindTemplates is the template set of cfg's kind and arch, parsed once:
+// the shared files (cuda/*.cuh.tmpl: the skeletons, common parts, hooks and
+// the empty kind-block defaults) and then the kind's own file
+// <kind>_<arch>.cu.tmpl, which defines the kind blocks the skeleton calls
+// (kind_doc, kind_consts, kind_epilogue, ...). A kind the arch does not
+// implement gets the shared files alone, so renderWith reports it.
+func kindTemplates(cfg tiling.Config) (*template.Template, error) {
+	file := kernelTemplate(cfg)
+	v, _ := kindSets.LoadOrStore(file, &kindSet{})
+	ks := v.(*kindSet)
+	ks.once.Do(func() { ks.set, ks.err = parseKind(file) })
+	return ks.set, ks.err
+}
+
+// parseKind parses the shared files and, when it exists, cuda/file.
+func parseKind(file string) (*template.Template, error) {
+	set, err := template.New("swigen").Option("missingkey=error").ParseFS(templates.FS, "cuda/*.cuh.tmpl")
+	if err != nil {
+		return nil, fmt.Errorf("gen: parse templates: %w", err)
+	}
+	if _, err := fs.Stat(templates.FS, "cuda/"+file); err != nil {
+		return set, nil
+	}
+	if set, err = set.ParseFS(templates.FS, "cuda/"+file); err != nil {
+		return nil, fmt.Errorf("gen: parse templates: %s: %w", file, err)
+	}
+	return set, nil
 }
 
 // kernelTemplate names the template that renders cfg.
@@ -60,7 +83,7 @@ func kernelTemplate(cfg tiling.Config) string {
 }
 
 func render(cfg tiling.Config) (*Artifact, error) {
-	set, err := loadTemplates()
+	set, err := kindTemplates(cfg)
 	if err != nil {
 		return nil, err
 	}
