@@ -57,6 +57,11 @@ type Manifest struct {
 	// Trace is the layout of the trace probe's record buffer (TraceSymbol),
 	// for a kernel that has one.
 	Trace *TraceLayout `json:"trace,omitempty"`
+	// Boxes are the TMA boxes the tensor maps are encoded with, kept so the
+	// view reads the boxes of the manifest it is given rather than
+	// deriving them a second time. Not serialized: the tensor maps carry
+	// them on the wire, so a manifest read back from JSON has none.
+	Boxes Boxes `json:"-"`
 }
 
 // Buffer is one device buffer a launch reads or writes.

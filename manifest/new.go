@@ -53,6 +53,7 @@ func New(cfg tiling.Config) (Manifest, error) {
 		Params:           t.params(dt, 2),
 		ShapeRules:       t.rules,
 		Grid:             Grid{Tiles: t.tiles, CTAsPerTile: cfg.CTAsPerTile(), Scheduler: schedulerOf(cfg)},
+		Boxes:            boxes,
 	}, nil
 }
 

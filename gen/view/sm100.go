@@ -137,7 +137,7 @@ func NewSM100(c tiling.Config, m manifest.Manifest) (*SM100, error) {
 	if v.TMEM, err = sm100TMEM(c, v.Pair, docs); err != nil {
 		return nil, err
 	}
-	if v.A, v.B, v.IDesc, err = sm100Operands(c, v.Pair, halves); err != nil {
+	if v.A, v.B, v.IDesc, err = sm100Operands(c, m.Boxes, v.Pair, halves); err != nil {
 		return nil, err
 	}
 	v.Epi = sm100Epilogue(c, kind, v.Smem, docs)

@@ -17,11 +17,7 @@ import (
 
 // sm100Operands lays out both operands' loads and returns them with the
 // instruction descriptor, which needs both majors.
-func sm100Operands(c tiling.Config, p SM100Pair, halves int) (a, b Operand, idesc string, err error) {
-	boxes, err := manifest.BoxesOf(c)
-	if err != nil {
-		return a, b, "", err
-	}
+func sm100Operands(c tiling.Config, boxes manifest.Boxes, p SM100Pair, halves int) (a, b Operand, idesc string, err error) {
 	if a, err = sm100OperandA(c, boxes, p.RowsPerCTA); err != nil {
 		return a, b, "", err
 	}

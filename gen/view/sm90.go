@@ -169,10 +169,7 @@ func NewSM90(c tiling.Config, m manifest.Manifest) (*SM90, error) {
 	v.Cluster = sm90Cluster(c)
 	v.Ring = SM90Ring{Stages: c.Stages, TxBytes: v.Smem.OperandStage, EmptyArrivals: arrivals * v.Cluster.Size, L2Keep: c.L2KeepOperands}
 	v.Wgmma = sm90Wgmma(c, v.Sched)
-	boxes, err := manifest.BoxesOf(c)
-	if err != nil {
-		return nil, err
-	}
+	boxes := m.Boxes
 	if v.A, err = sm90OperandA(c, boxes, v.Sched.ConsumerRows); err != nil {
 		return nil, err
 	}
