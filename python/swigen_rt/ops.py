@@ -183,3 +183,142 @@ def bwd_dswiglu_out(dy: Tensor, W_down: Tensor, de: Tensor) -> Tuple[Tensor, Ten
 def _bwd_dswiglu_out_fake(dy: Tensor, W_down: Tensor, de: Tensor) -> Tuple[Tensor, Tensor]:
     o = _fake("bwd_dswiglu_out", {"dy": dy, "W_down": W_down, "de": de})
     return o[0], o[1]
+
+
+# ---- autograd -----------------------------------------------------------------
+# Every backward is torch ops in fp32 (cast back to the input's dtype): the
+# matmuls of the op's own GEMM and the dswiglu chain rule. The weights'
+# layout (K-major [N, K] or an _bmn kernel's [K, N]) is the selected
+# kernel's, recorded in setup_context.
+
+
+def _mn(op: str, inputs: Dict[str, Tensor]) -> bool:
+    return _select(op, inputs)[0].mn_major
+
+
+def _w(B: Tensor, mn: bool) -> Tensor:
+    """The operand the kernel multiplies by: B itself (_bmn) or B^T."""
+    return B if mn else B.t()
+
+
+def _matmul_grads(dC: Tensor, A: Tensor, B: Tensor, mn: bool) -> Tuple[Tensor, Tensor]:
+    """dA, dB of C = A @ _w(B, mn), in fp32."""
+    dA = dC @ _w(B, mn).t()
+    dB = A.t() @ dC if mn else dC.t() @ A
+    return dA, dB
+
+
+def _silu_parts(gate: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
+    """silu(g), silu'(g), silu''(g)."""
+    s = torch.sigmoid(gate)
+    return gate * s, s * (1 + gate * (1 - s)), s * (1 - s) * (2 + gate * (1 - 2 * s))
+
+
+def _dswiglu(dout: Tensor, de: Tensor) -> Tensor:
+    """grad_de = [dout * silu(gate), dout * left * silu'(gate)] (the bwd kernel's math)."""
+    i = de.shape[1] // 2
+    left, gate = de[:, :i], de[:, i:]
+    f, f1, _ = _silu_parts(gate)
+    return torch.cat([dout * f, dout * left * f1], 1)
+
+
+def _cast(*ts: Optional[Tensor], like: Tensor) -> Tuple[Optional[Tensor], ...]:
+    return tuple(None if t is None else t.to(like.dtype) for t in ts)
+
+
+def _ctx_save(op: str, names: Tuple[str, ...]):  # type: ignore[no-untyped-def]
+    def setup(ctx, inputs, output):  # type: ignore[no-untyped-def]
+        d = dict(zip(names, inputs))
+        ctx.mn = _mn(op, d)
+        ctx.save_for_backward(*inputs)
+    return setup
+
+
+def _gemm_bwd(ctx, dC):  # type: ignore[no-untyped-def]
+    A, B = ctx.saved_tensors
+    dA, dB = _matmul_grads(dC.float(), A.float(), B.float(), ctx.mn)
+    return _cast(dA, dB, like=A)
+
+
+def _down_bwd(ctx, dy):  # type: ignore[no-untyped-def]
+    out, W_down = ctx.saved_tensors[:2]
+    d_out, dW = _matmul_grads(dy.float(), out.float(), W_down.float(), ctx.mn)
+    return _cast(d_out, dW, like=out)
+
+
+def _down_res_bwd(ctx, dy):  # type: ignore[no-untyped-def]
+    return _down_bwd(ctx, dy) + (dy,)
+
+
+def _gateup_grads(ctx, x: Tensor, W: Tensor, de: Tensor, g_out: Optional[Tensor],  # type: ignore[no-untyped-def]
+                  g_de: Optional[Tensor]) -> Tuple[Optional[Tensor], ...]:
+    d_de = torch.zeros_like(de) if g_out is None else _dswiglu(g_out.float(), de)
+    if g_de is not None:
+        d_de = d_de + g_de.float()
+    dx, dW = _matmul_grads(d_de, x.float(), W.float(), ctx.mn)
+    return _cast(dx, dW, like=x)
+
+
+def _gateup_train_bwd(ctx, g_out, g_de):  # type: ignore[no-untyped-def]
+    x, W, de = ctx.saved_tensors
+    return _gateup_grads(ctx, x, W, de.float(), g_out, g_de)
+
+
+def _gateup_train_setup(ctx, inputs, output):  # type: ignore[no-untyped-def]
+    x, W = inputs
+    ctx.mn = _mn("fwd_gateup_train", {"x": x, "W": W})
+    ctx.save_for_backward(x, W, output[1])  # the stored de: no recompute
+
+
+def _gateup_bwd(ctx, g_out):  # type: ignore[no-untyped-def]
+    # The inference op stores no de: its backward recomputes it with one
+    # torch matmul (SwiGLUMLP trains with fwd_gateup_train instead).
+    x, W = ctx.saved_tensors
+    de = x.float() @ _w(W.float(), ctx.mn)
+    return _gateup_grads(ctx, x, W, de, g_out, None)
+
+
+def _dswiglu_double(ctx, g_gd: Optional[Tensor], g_out: Optional[Tensor]) -> Tuple[Optional[Tensor], ...]:
+    """The backward of grad_de = dswiglu(dy @ _w(W_down), de) (and out =
+    left * silu(gate)): double backward through the MLP, in fp32."""
+    dy, W_down, de = ctx.saved_tensors
+    mn = ctx.mn
+    f32 = de.float()
+    i = f32.shape[1] // 2
+    left, gate = f32[:, :i], f32[:, i:]
+    f, f1, f2 = _silu_parts(gate)
+    dout = dy.float() @ _w(W_down.float(), mn)
+    d_dout = torch.zeros_like(dout)
+    d_left = torch.zeros_like(left)
+    d_gate = torch.zeros_like(gate)
+    if g_gd is not None:
+        gl, gg = g_gd.float()[:, :i], g_gd.float()[:, i:]
+        d_dout = gl * f + gg * left * f1
+        d_left = gg * dout * f1
+        d_gate = gl * dout * f1 + gg * dout * left * f2
+    if g_out is not None:
+        go = g_out.float()
+        d_left = d_left + go * f
+        d_gate = d_gate + go * left * f1
+    d_dy, dW = _matmul_grads(d_dout, dy.float(), W_down.float(), mn)
+    return _cast(d_dy, dW, torch.cat([d_left, d_gate], 1), like=dy)
+
+
+def _bwd_dswiglu_bwd(ctx, g_gd):  # type: ignore[no-untyped-def]
+    return _dswiglu_double(ctx, g_gd, None)
+
+
+def _bwd_dswiglu_out_bwd(ctx, g_gd, g_out):  # type: ignore[no-untyped-def]
+    return _dswiglu_double(ctx, g_gd, g_out)
+
+
+torch.library.register_autograd("swigen::gemm", _gemm_bwd, setup_context=_ctx_save("gemm", ("A", "B")))
+torch.library.register_autograd("swigen::fwd_gateup", _gateup_bwd, setup_context=_ctx_save("fwd_gateup", ("x", "W")))
+torch.library.register_autograd("swigen::fwd_gateup_train", _gateup_train_bwd, setup_context=_gateup_train_setup)
+torch.library.register_autograd("swigen::fwd_down", _down_bwd, setup_context=_ctx_save("fwd_down", ("out", "W_down")))
+torch.library.register_autograd("swigen::fwd_down_residual", _down_res_bwd,
+                                setup_context=_ctx_save("fwd_down_residual", ("out", "W_down", "residual")))
+torch.library.register_autograd("swigen::bwd_dswiglu", _bwd_dswiglu_bwd,
+                                setup_context=_ctx_save("bwd_dswiglu", ("dy", "W_down", "de")))
+torch.library.register_autograd("swigen::bwd_dswiglu_out", _bwd_dswiglu_out_bwd,
+                                setup_context=_ctx_save("bwd_dswiglu_out", ("dy", "W_down", "de")))
