@@ -114,8 +114,9 @@ func RenderProbe(cfg tiling.Config, name string) (*Artifact, error) {
 }
 
 // probeTemplates is the template set of cfg's kind and arch with the
-// probe's hooks redefined, composed on a clone of the cached set. A probe may define hook_* templates only, each of them a hook
-// the product declares.
+// probe's hooks redefined, composed on a clone of the cached set. A probe
+// may define hook_* templates only, each of them a hook the product
+// declares.
 func probeTemplates(cfg tiling.Config, name string) (*template.Template, error) {
 	base, err := kindTemplates(cfg)
 	if err != nil {

@@ -9,6 +9,9 @@ torch-allocated intermediate, then the elementwise kernel). Every launch
 is on torch's current stream, allocates only through torch and never
 synchronizes, so the ops work on side streams, from other threads and in
 CUDA graphs. Bad inputs raise ValueError naming the tensor and the rule.
+Every op registers its backward (torch.library.register_autograd) in fp32
+torch ops, so each one differentiates on its own; SwiGLUMLP keeps its own
+autograd.Function, which runs swigen's bwd kernel instead.
 """
 
 from __future__ import annotations
