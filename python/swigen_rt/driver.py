@@ -17,7 +17,7 @@ from typing import Iterator, Optional, Sequence, Tuple
 
 from .tensormap import EncodeArgs
 
-__all__ = ["CudaError", "DriverError", "Driver", "driver", "LaunchConfig", "LaunchAttribute",
+__all__ = ["Prepared", "CudaError", "DriverError", "Driver", "driver", "LaunchConfig", "LaunchAttribute",
            "ATTR_MULTIPROCESSOR_COUNT", "ATTR_CC_MAJOR", "ATTR_CC_MINOR", "FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES",
            "LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION", "LIBRARY"]
 
@@ -90,6 +90,31 @@ def launch_config(grid: Sequence[int], block: Sequence[int], smem: int, stream: 
     cfg.attrs = ctypes.pointer(attr)
     cfg.numAttrs = 1
     return cfg, attr
+
+
+class Prepared:
+    """One launch's driver arguments, built once: the CUlaunchConfig (with
+    its cluster attribute), the parameter buffer and kernelParams pointing
+    into it. Read-only once built, so threads may launch it at once (the
+    driver copies the values at each call); a kernel keeps them by
+    (device, stream, sizes, addresses) so a repeated launch costs one
+    cuLaunchKernelEx."""
+
+    __slots__ = ("ctx", "fn", "cfg", "cfg_ref", "attr", "words", "kp",
+                 "grid", "block", "cluster", "smem", "stream", "params", "offsets")
+
+    def __init__(self, ctx: int, fn: int, grid: Sequence[int], block: Sequence[int], cluster: Sequence[int],
+                 smem: int, stream: int, params: bytes, offsets: Sequence[int]) -> None:
+        self.ctx = ctx  # 0: launch in the thread's current context
+        self.grid, self.block, self.cluster = tuple(grid), tuple(block), tuple(cluster)
+        self.smem, self.stream, self.params, self.offsets = smem, stream, bytes(params), tuple(offsets)
+        self.fn = ctypes.c_void_p(fn)
+        self.words = (ctypes.c_uint64 * ((len(params) + 7) // 8 or 1))()
+        ctypes.memmove(self.words, params, len(params))
+        base = ctypes.addressof(self.words)
+        self.kp = (ctypes.c_void_p * max(1, len(offsets)))(*[base + o for o in offsets])
+        self.cfg, self.attr = launch_config(grid, block, smem, stream, cluster)
+        self.cfg_ref = ctypes.byref(self.cfg)
 
 
 class Descriptor:
@@ -279,13 +304,24 @@ class Driver:
         The driver copies the parameter values at the call, so params may be
         reused when it returns.
         """
-        words = (ctypes.c_uint64 * ((len(params) + 7) // 8 or 1))()
-        ctypes.memmove(words, params, len(params))
-        base = ctypes.addressof(words)
-        kp = (ctypes.c_void_p * max(1, len(offsets)))(*[base + o for o in offsets])
-        cfg, attr = launch_config(grid, block, smem, stream, cluster)
-        self._call("cuLaunchKernelEx", ctypes.byref(cfg), ctypes.c_void_p(fn), kp, None)
-        del attr, words
+        self.launch_prepared(Prepared(0, fn, grid, block, cluster, smem, stream, params, offsets))
+
+    def launch_prepared(self, p: "Prepared") -> None:
+        """cuLaunchKernelEx of a prepared launch, with its context current
+        (pushed for the call where this thread has another, or none).
+        Inline rather than through current(): this is every op's path."""
+        launch = self._fns["cuLaunchKernelEx"]
+        if p.ctx:
+            cur = ctypes.c_void_p()
+            self._call("cuCtxGetCurrent", ctypes.byref(cur))
+            if (cur.value or 0) != p.ctx:
+                with self.current(p.ctx):
+                    self._call("cuLaunchKernelEx", p.cfg_ref, p.fn, p.kp, None)
+                return
+        rc = launch(p.cfg_ref, p.fn, p.kp, None)
+        if rc != 0:
+            ename, text = self._error_text(rc)
+            raise CudaError("cuLaunchKernelEx", rc, ename, text)
 
     # ---- device memory, for tests without torch -----------------------------
 

@@ -16,7 +16,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
 from . import driver as _drv
 from .manifest import Device, Manifest
-from .plan import Plan, make_plan
+from .plan import Plan, SizedPlan, plan_sizes
 from .tensormap import EncodeArgs
 from .tensors import check_tensors, infer_sizes
 
@@ -45,6 +45,14 @@ class _OnDevice:
     clusters: int = 0  # co-resident clusters, once queried
 
 
+def _bounded_put(d: Dict[Any, Any], key: Any, value: Any, limit: int) -> None:
+    """d[key] = value, dropping the oldest entries beyond limit (call with
+    the kernel's lock held)."""
+    d[key] = value
+    while len(d) > max(1, limit):
+        del d[next(iter(d))]
+
+
 def _torch() -> Any:
     try:
         import torch  # noqa: PLC0415  (lazy: only the torch launch path needs it)
@@ -69,6 +77,12 @@ class Kernel:
         self._devices: Dict[int, _OnDevice] = {}
         self._descs: "OrderedDict[Tuple[int, EncodeArgs], _drv.Descriptor]" = OrderedDict()
         self._cache_size = descriptor_cache
+        # Launches by (device, sizes) and by (device, stream, sizes,
+        # addresses): a repeated launch evaluates no expression and packs
+        # nothing. Read without the lock (a dict lookup is atomic), filled
+        # and trimmed under it.
+        self._sized: Dict[Tuple[Any, ...], SizedPlan] = {}
+        self._prepared: Dict[Tuple[Any, ...], _drv.Prepared] = {}
 
     @classmethod
     def from_files(cls, manifest_path: PathLike, cubin_path: Optional[PathLike] = None) -> "Kernel":
@@ -170,20 +184,47 @@ class Kernel:
     def plan(self, sizes: Mapping[str, int], buffers: Mapping[str, int], device: int = 0) -> Plan:
         """The launch of sizes on buffers (device addresses by manifest name)
         on cuda:device, loading the kernel there if it is not yet."""
-        st = self._on(device)
-        return make_plan(self.manifest, sizes, buffers, self._device(st))
+        return self._sized_plan(device, tuple(sorted(sizes.items()))).at(buffers)
+
+    def _sized_plan(self, device: int, skey: Tuple[Tuple[str, int], ...]) -> SizedPlan:
+        sp = self._sized.get((device, skey))
+        if sp is None:
+            st = self._on(device)
+            sp = plan_sizes(self.manifest, dict(skey), self._device(st))
+            with self._lock:
+                _bounded_put(self._sized, (device, skey), sp, self._cache_size)
+        return sp
 
     def launch_raw(self, buffers: Mapping[str, int], sizes: Mapping[str, int], device: int = 0, stream: int = 0) -> None:
         """Launches on raw device addresses, on the stream handle given (0:
         the legacy default stream), without torch."""
+        self.launch_keyed(device, stream, tuple(sorted(sizes.items())), tuple(sorted(buffers.items())))
+
+    def launch_keyed(self, device: int, stream: int, sizes: Tuple[Tuple[str, int], ...],
+                     buffers: Tuple[Tuple[str, int], ...]) -> None:
+        """launch_raw with sizes and buffers as (name, value) tuples, in an
+        order the caller keeps the same from call to call (the ops' path:
+        the tuples key the prepared launches as they are)."""
+        key = (device, stream, sizes, buffers)
+        p = self._prepared.get(key)
+        if p is None:
+            p = self._prepare(key, dict(buffers), device, stream, sizes)
+        _drv.driver().launch_prepared(p)
+
+    def _prepare(self, key: Tuple[Any, ...], buffers: Mapping[str, int], device: int, stream: int,
+                 skey: Tuple[Tuple[str, int], ...]) -> _drv.Prepared:
+        plan = self._sized_plan(device, skey).at(buffers)
         st = self._on(device)
-        p = make_plan(self.manifest, sizes, buffers, self._device(st))
         d = _drv.driver()
         # cuTensorMapEncodeTiled needs a current context too (without one
         # it fails with CUDA_ERROR_INVALID_CONTEXT on the H200's driver).
         with d.current(st.ctx):
-            params = p.packed([self._descriptor(device, mc.args) for mc in p.maps])
-            d.launch(st.function, p.grid, p.block, p.cluster, p.smem_bytes, stream, bytes(params), p.offsets)
+            params = plan.packed([self._descriptor(device, mc.args) for mc in plan.maps])
+        p = _drv.Prepared(st.ctx, st.function, plan.grid, plan.block, plan.cluster, plan.smem_bytes, stream,
+                          bytes(params), plan.offsets)
+        with self._lock:
+            _bounded_put(self._prepared, key, p, self._cache_size)
+        return p
 
     def launch(self, tensors: Mapping[str, Any], sizes: Optional[Mapping[str, int]] = None, stream: Any = None) -> None:
         """Launches on torch tensors, by the manifest's buffer names.
@@ -218,6 +259,8 @@ class Kernel:
         with self._lock:
             devices, self._devices = self._devices, {}
             self._descs.clear()
+            self._sized.clear()
+            self._prepared.clear()
         if not devices:
             return
         d = _drv.driver()

@@ -60,13 +60,13 @@ class _SwiGLUFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, x2: Tensor, W: Tensor, W_down: Tensor, residual: Optional[Tensor], train: bool) -> Tensor:  # type: ignore[override]
         if train:
-            out, de = torch.ops.swigen.fwd_gateup_train(x2, W)
+            out, de = _ops.fwd_gateup_train(x2, W)
         else:
-            out, de = torch.ops.swigen.fwd_gateup(x2, W), None
+            out, de = _ops.fwd_gateup(x2, W), None
         if residual is None:
-            y = torch.ops.swigen.fwd_down(out, W_down)
+            y = _ops.fwd_down(out, W_down)
         else:
-            y = torch.ops.swigen.fwd_down_residual(out, W_down, residual)
+            y = _ops.fwd_down_residual(out, W_down, residual)
         if train:
             ctx.save_for_backward(x2, W, W_down, de)
         ctx.has_residual = residual is not None
@@ -78,7 +78,7 @@ class _SwiGLUFunction(torch.autograd.Function):
         dy = dy.contiguous()
         idx = dy.device.index if dy.device.index is not None else torch.cuda.current_device()
         wd = W_down if _w_down_kn(idx, str(dy.dtype).replace("torch.", "")) else W_down.t().contiguous()
-        grad_de, out = torch.ops.swigen.bwd_dswiglu_out(dy, wd, de)
+        grad_de, out = _ops.bwd_dswiglu_out(dy, wd, de)
         dx = grad_de @ W
         dW = grad_de.t() @ x2
         dW_down = dy.t() @ out

@@ -1,6 +1,6 @@
 """torch.ops.swigen.*: the registered kernels as PyTorch custom ops (needs torch).
 
-Importing this module defines one torch.library.custom_op per opspec.OPS
+Importing this module defines one op (torch.library.Library) per opspec.OPS
 entry, each with a register_fake that computes the outputs' shapes from
 the manifest (so torch.compile sees no graph break). The op's kernel is
 opspec.select's; fwd_gateup and bwd_dswiglu follow the kernel's dispatch
@@ -17,6 +17,7 @@ autograd.Function, which runs swigen's bwd kernel instead.
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 import torch
@@ -26,7 +27,7 @@ from . import opspec
 from .dispatch import UNFUSED
 from .elementwise import DSWIGLU, SWIGLU
 from .package import Entry
-from .tensors import check_tensors
+from .tensors import TMA_ALIGN, check_tensors
 
 __all__ = ["arch_of", "path_of", "gemm", "fwd_gateup", "fwd_gateup_train", "fwd_down", "fwd_down_residual",
            "bwd_dswiglu", "bwd_dswiglu_out"]
@@ -66,35 +67,132 @@ def path_of(op: str, *args: Tensor) -> Tuple[str, str]:
     return e.dispatch.plan.choose(sizes["M"], sizes["K"], sizes["I"])
 
 
-def _run(op: str, inputs: Dict[str, Tensor]) -> List[Tensor]:
-    spec = opspec.OPS[op]
+@dataclass(frozen=True)
+class _Call:
+    """What a call with given input shapes, dtype and device resolved to:
+    its kernel, sizes and output shapes, and whether the dispatch plan
+    takes the fused kernel there. Inputs of another stride or address
+    still get every check (the fast path checks contiguity and alignment,
+    and leaves any failure to check_tensors to name)."""
+
+    entry: Entry
+    sizes: Dict[str, int]
+    size_key: Tuple[Tuple[str, int], ...]
+    outputs: Tuple[Tuple[int, ...], ...]
+    fused: bool
+    device: int
+
+
+_calls_lock = threading.Lock()
+_calls: Dict[Tuple[object, ...], _Call] = {}
+_calls_generation = -1
+_CALLS_LIMIT = 4096
+
+
+def _call_key(op: str, args: Tuple[object, ...]) -> Optional[Tuple[object, ...]]:
+    key: List[object] = [op]
+    for t in args:
+        if not isinstance(t, Tensor):
+            return None
+        key += (t.shape, t.dtype, t.device)
+    return tuple(key)
+
+
+def _resolve(op: str, inputs: Dict[str, Tensor]) -> _Call:
     e, sizes = _select(op, inputs)
     m = e.kernel.manifest
+    first = inputs[opspec.OPS[op].inputs[0]]
+    spec = opspec.OPS[op]
+    outputs = opspec.output_shapes(m, spec.outputs, sizes)
+    # Every rule on these inputs once (device, dtype, shape, strides,
+    # alignment); calls with the same key then check only what the key
+    # leaves open: strides and addresses.
+    tensors = dict(inputs)
+    tensors.update((n, torch.empty(s, dtype=first.dtype, device=first.device)) for n, s in zip(spec.outputs, outputs))
+    _, idx = check_tensors(m, tensors, sizes)
+    assert idx is not None
+    u = e.dispatch
+    fused = u is None or u.plan.choose(sizes["M"], sizes["K"], sizes["I"])[0] != UNFUSED
+    return _Call(entry=e, sizes=sizes, size_key=tuple(sorted(sizes.items())), outputs=outputs, fused=fused, device=idx)
+
+
+def _cached_call(op: str, inputs: Dict[str, Tensor]) -> _Call:
+    global _calls_generation
+    key = _call_key(op, tuple(inputs.values()))
+    gen = opspec.REGISTRY.generation
+    c = _calls.get(key) if key is not None and _calls_generation == gen else None
+    if c is None:
+        c = _resolve(op, inputs)
+        if key is not None:
+            with _calls_lock:
+                if _calls_generation != gen:
+                    _calls.clear()
+                    _calls_generation = gen
+                if len(_calls) >= _CALLS_LIMIT:
+                    del _calls[next(iter(_calls))]
+                _calls[key] = c
+    return c
+
+
+def _fast_ptrs(tensors: Dict[str, Tensor]) -> Optional[Tuple[Tuple[str, int], ...]]:
+    """The tensors' addresses by name, or None where one is not contiguous
+    or not 16-byte aligned (check_tensors then names it)."""
+    ptrs = []
+    for n, t in tensors.items():
+        p = t.data_ptr()
+        if p % TMA_ALIGN or not t.is_contiguous():
+            return None
+        ptrs.append((n, p))
+    return tuple(ptrs)
+
+
+def _run(op: str, inputs: Dict[str, Tensor]) -> List[Tensor]:
+    spec = opspec.OPS[op]
+    c = _cached_call(op, inputs)
+    e, sizes = c.entry, c.sizes
     first = inputs[spec.inputs[0]]
-    outs = [torch.empty(s, dtype=first.dtype, device=first.device) for s in opspec.output_shapes(m, spec.outputs, sizes)]
+    outs = [torch.empty(s, dtype=first.dtype, device=first.device) for s in c.outputs]
     tensors = dict(inputs)
     tensors.update(zip(spec.outputs, outs))
-    _, device = check_tensors(m, tensors, sizes)  # every rule, before any launch
-    assert device is not None
-    stream = int(torch.cuda.current_stream(device).cuda_stream)
-    u = e.dispatch
-    if u is None or u.plan.choose(sizes["M"], sizes["K"], sizes["I"])[0] != UNFUSED:
-        e.kernel.launch_raw({n: int(t.data_ptr()) for n, t in tensors.items()}, sizes, device, stream)
+    ptrs = _fast_ptrs(tensors)
+    if ptrs is None:
+        checked, _ = check_tensors(e.kernel.manifest, tensors, sizes)  # raises naming the tensor and rule
+        ptrs = tuple(checked.items())
+    stream = _current_stream(c.device)
+    if c.fused:
+        e.kernel.launch_keyed(c.device, stream, c.size_key, ptrs)
         return outs
+    # The unfused path: the dispatch's gemm has the fused kernel's operand
+    # layouts (emit pairs them), so the tensors checked above are its own.
+    u = e.dispatch
+    assert u is not None
     M, K, I = sizes["M"], sizes["K"], sizes["I"]
     if spec.kind == "bwd_dswiglu":
         dout = torch.empty((M, I), dtype=first.dtype, device=first.device)
-        u.gemm.launch({"A": tensors["dy"], "B": tensors["W_down"], "C": dout}, {"M": M, "N": I, "K": K}, stream)
+        u.gemm.launch_raw({"A": tensors["dy"].data_ptr(), "B": tensors["W_down"].data_ptr(), "C": dout.data_ptr()},
+                          {"M": M, "N": I, "K": K}, c.device, stream)
         out = tensors.get("out")
-        ptrs = [dout.data_ptr(), tensors["de"].data_ptr(), tensors["grad_de"].data_ptr(), out.data_ptr() if out is not None else 0]
-        u.elementwise.launch_raw(DSWIGLU, e.dtype, M, I, ptrs, device, stream)
+        ew_ptrs = [dout.data_ptr(), tensors["de"].data_ptr(), tensors["grad_de"].data_ptr(), out.data_ptr() if out is not None else 0]
+        u.elementwise.launch_raw(DSWIGLU, e.dtype, M, I, ew_ptrs, c.device, stream)
     else:  # fwd_gateup
         de = tensors.get("de")
         if de is None:
             de = torch.empty((M, 2 * I), dtype=first.dtype, device=first.device)
-        u.gemm.launch({"A": tensors["x"], "B": tensors["W"], "C": de}, {"M": M, "N": 2 * I, "K": K}, stream)
-        u.elementwise.launch_raw(SWIGLU, e.dtype, M, I, [de.data_ptr(), tensors["out"].data_ptr()], device, stream)
+        u.gemm.launch_raw({"A": tensors["x"].data_ptr(), "B": tensors["W"].data_ptr(), "C": de.data_ptr()},
+                          {"M": M, "N": 2 * I, "K": K}, c.device, stream)
+        u.elementwise.launch_raw(SWIGLU, e.dtype, M, I, [de.data_ptr(), tensors["out"].data_ptr()], c.device, stream)
     return outs
+
+
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+
+def _current_stream(device: int) -> int:
+    """torch's current stream on device, as a raw handle (through torch's
+    raw accessor where it has one: no Stream object per call)."""
+    if _raw_stream is not None:
+        return int(_raw_stream(device))
+    return int(torch.cuda.current_stream(device).cuda_stream)
 
 
 def _fake(op: str, inputs: Dict[str, Tensor]) -> List[Tensor]:
@@ -107,85 +205,73 @@ def _fake(op: str, inputs: Dict[str, Tensor]) -> List[Tensor]:
 # ---- the ops ----------------------------------------------------------------
 
 
-@torch.library.custom_op("swigen::gemm", mutates_args=())
+# The ops are defined through torch.library.Library rather than
+# torch.library.custom_op: the custom_op wrappers (input flattening, the
+# output-aliasing check) cost tens of microseconds a call in eager mode,
+# more than the launch itself. The schema, the CUDA kernel and the fake
+# come from opspec.OPS, so each op is one entry there.
+
+_lib = torch.library.Library("swigen", "FRAGMENT")
+
+
+def _schema(spec: opspec.OpSpec) -> str:
+    outs = "Tensor" if len(spec.outputs) == 1 else "(%s)" % ", ".join("Tensor" for _ in spec.outputs)
+    return "%s(%s) -> %s" % (spec.name, ", ".join("Tensor " + n for n in spec.inputs), outs)
+
+
+def _define(spec: opspec.OpSpec) -> "torch._ops.OpOverload":
+    op, names, single = spec.name, spec.inputs, len(spec.outputs) == 1
+
+    def impl(*args: Tensor) -> object:
+        o = _run(op, dict(zip(names, args)))
+        return o[0] if single else tuple(o)
+
+    def fake(*args: Tensor) -> object:
+        o = _fake(op, dict(zip(names, args)))
+        return o[0] if single else tuple(o)
+
+    _lib.define(_schema(spec))
+    _lib.impl(op, impl, "CUDA")
+    torch.library.register_fake("swigen::" + op, fake, lib=_lib)
+    return getattr(torch.ops.swigen, op).default
+
+
+_OP = {name: _define(spec) for name, spec in opspec.OPS.items()}
+
+
 def gemm(A: Tensor, B: Tensor) -> Tensor:
     """C [M,N] = A [M,K] @ B^T (B [N,K]; [K,N] for a _bmn kernel)."""
-    return _run("gemm", {"A": A, "B": B})[0]
+    return _OP["gemm"](A, B)
 
 
-@gemm.register_fake
-def _gemm_fake(A: Tensor, B: Tensor) -> Tensor:
-    return _fake("gemm", {"A": A, "B": B})[0]
-
-
-@torch.library.custom_op("swigen::fwd_gateup", mutates_args=())
 def fwd_gateup(x: Tensor, W: Tensor) -> Tensor:
     """out [M,I] = left * silu(gate), [left | gate] = x [M,K] @ W^T (W [2I,K])."""
-    return _run("fwd_gateup", {"x": x, "W": W})[0]
+    return _OP["fwd_gateup"](x, W)
 
 
-@fwd_gateup.register_fake
-def _fwd_gateup_fake(x: Tensor, W: Tensor) -> Tensor:
-    return _fake("fwd_gateup", {"x": x, "W": W})[0]
-
-
-@torch.library.custom_op("swigen::fwd_gateup_train", mutates_args=())
 def fwd_gateup_train(x: Tensor, W: Tensor) -> Tuple[Tensor, Tensor]:
     """(out [M,I], de [M,2I]): fwd_gateup that also stores de (training)."""
-    o = _run("fwd_gateup_train", {"x": x, "W": W})
-    return o[0], o[1]
+    return _OP["fwd_gateup_train"](x, W)
 
 
-@fwd_gateup_train.register_fake
-def _fwd_gateup_train_fake(x: Tensor, W: Tensor) -> Tuple[Tensor, Tensor]:
-    o = _fake("fwd_gateup_train", {"x": x, "W": W})
-    return o[0], o[1]
-
-
-@torch.library.custom_op("swigen::fwd_down", mutates_args=())
 def fwd_down(out: Tensor, W_down: Tensor) -> Tensor:
     """y [M,K] = out [M,I] @ W_down^T (W_down [K,I])."""
-    return _run("fwd_down", {"out": out, "W_down": W_down})[0]
+    return _OP["fwd_down"](out, W_down)
 
 
-@fwd_down.register_fake
-def _fwd_down_fake(out: Tensor, W_down: Tensor) -> Tensor:
-    return _fake("fwd_down", {"out": out, "W_down": W_down})[0]
-
-
-@torch.library.custom_op("swigen::fwd_down_residual", mutates_args=())
 def fwd_down_residual(out: Tensor, W_down: Tensor, residual: Tensor) -> Tensor:
     """y [M,K] = out @ W_down^T + residual [M,K]."""
-    return _run("fwd_down_residual", {"out": out, "W_down": W_down, "residual": residual})[0]
+    return _OP["fwd_down_residual"](out, W_down, residual)
 
 
-@fwd_down_residual.register_fake
-def _fwd_down_residual_fake(out: Tensor, W_down: Tensor, residual: Tensor) -> Tensor:
-    return _fake("fwd_down_residual", {"out": out, "W_down": W_down, "residual": residual})[0]
-
-
-@torch.library.custom_op("swigen::bwd_dswiglu", mutates_args=())
 def bwd_dswiglu(dy: Tensor, W_down: Tensor, de: Tensor) -> Tensor:
     """grad_de [M,2I] from dout = dy [M,K] @ W_down^T (W_down [I,K]; [K,I] for _bmn) and de."""
-    return _run("bwd_dswiglu", {"dy": dy, "W_down": W_down, "de": de})[0]
+    return _OP["bwd_dswiglu"](dy, W_down, de)
 
 
-@bwd_dswiglu.register_fake
-def _bwd_dswiglu_fake(dy: Tensor, W_down: Tensor, de: Tensor) -> Tensor:
-    return _fake("bwd_dswiglu", {"dy": dy, "W_down": W_down, "de": de})[0]
-
-
-@torch.library.custom_op("swigen::bwd_dswiglu_out", mutates_args=())
 def bwd_dswiglu_out(dy: Tensor, W_down: Tensor, de: Tensor) -> Tuple[Tensor, Tensor]:
     """(grad_de [M,2I], out [M,I]): bwd_dswiglu that also stores the recomputed out (StoreOut)."""
-    o = _run("bwd_dswiglu_out", {"dy": dy, "W_down": W_down, "de": de})
-    return o[0], o[1]
-
-
-@bwd_dswiglu_out.register_fake
-def _bwd_dswiglu_out_fake(dy: Tensor, W_down: Tensor, de: Tensor) -> Tuple[Tensor, Tensor]:
-    o = _fake("bwd_dswiglu_out", {"dy": dy, "W_down": W_down, "de": de})
-    return o[0], o[1]
+    return _OP["bwd_dswiglu_out"](dy, W_down, de)
 
 
 # ---- autograd -----------------------------------------------------------------

@@ -110,6 +110,9 @@ class Registry:
         self._lock = threading.Lock()
         self._entries: List[Entry] = []
         self.packages: Dict[str, Package] = {}
+        self.generation = 0
+        """Counts the changes of the registered set: caches of what a call
+        selected are valid while it stays the same."""
 
     def add_package(self, p: Package) -> None:
         with self._lock:
@@ -118,6 +121,7 @@ class Registry:
                 self._entries = [e for e in self._entries if e.package != p.name]
             self.packages[p.name] = p
             self._entries.extend(e for _, e in sorted(p.kernels.items()))
+            self.generation += 1
 
     def candidates(self, kind: str, variant: str, arch: Optional[str] = None, dtype: Optional[str] = None) -> List[Entry]:
         """The registered kernels of kind and variant (and arch, dtype when
@@ -132,6 +136,7 @@ class Registry:
         """Forgets every package (tests)."""
         with self._lock:
             self._entries, self.packages = [], {}
+            self.generation += 1
 
 
 REGISTRY = Registry()

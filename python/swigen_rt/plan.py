@@ -13,7 +13,7 @@ from typing import Mapping, Sequence, Tuple
 from . import expr, pack, tensormap
 from .manifest import KIND_TENSORMAP, Device, Launch, Manifest, ShapeError
 
-__all__ = ["MapCall", "Plan", "make_plan"]
+__all__ = ["MapCall", "Plan", "SizedPlan", "make_plan", "plan_sizes"]
 
 
 @dataclass(frozen=True)
@@ -65,11 +65,46 @@ class Plan:
         return buf
 
 
-def make_plan(m: Manifest, sizes: Mapping[str, int], buffers: Mapping[str, int], device: Device) -> Plan:
-    """Plans m's launch for sizes on buffers (device addresses by manifest name).
+@dataclass(frozen=True)
+class SizedPlan:
+    """A launch planned for its sizes, before any address is known: every
+    rule but the addresses' is checked, the parameters are packed (each
+    tensor-map slot zero) and each map's encode is ready but for its
+    global address. at() completes it for one set of buffers; a kernel
+    keeps one per (device, sizes), so a launch at sizes seen before
+    evaluates no expression."""
+
+    kernel: str
+    launch: Launch
+    maps: Tuple[MapCall, ...]  # global_address: the placeholder
+    params: bytes
+    offsets: Tuple[int, ...]
+
+    def at(self, buffers: Mapping[str, int]) -> Plan:
+        """The plan on buffers (device addresses by manifest name)."""
+        calls = []
+        for c in self.maps:
+            ptr = buffers.get(c.buffer, 0)
+            if not ptr:
+                raise ValueError("%s: buffer %s is 0, but parameter %s maps it" % (self.kernel, c.buffer, c.param))
+            a = c.args
+            align = tensormap.address_alignment(a)
+            if ptr % align != 0:
+                raise tensormap.TensorMapError('%s: cu: invalid tensor map "%s": global address %#x is not %d-byte aligned'
+                                               % (self.kernel, c.buffer, ptr, align))
+            ea = tensormap.EncodeArgs(dtype=a.dtype, rank=a.rank, global_address=ptr, dims=a.dims, strides=a.strides,
+                                      box=a.box, elem_strides=a.elem_strides, interleave=a.interleave,
+                                      swizzle=a.swizzle, l2_promotion=a.l2_promotion, oob_fill=a.oob_fill)
+            calls.append(MapCall(index=c.index, param=c.param, buffer=c.buffer, args=ea))
+        return Plan(kernel=self.kernel, launch=self.launch, maps=tuple(calls), params=self.params, offsets=self.offsets)
+
+
+def plan_sizes(m: Manifest, sizes: Mapping[str, int], device: Device) -> SizedPlan:
+    """Plans m's launch for sizes on device, addresses aside.
 
     Raises ShapeError for sizes that break a shape rule, TensorMapError for a
-    buffer TMA cannot address, and ValueError naming the kernel otherwise.
+    map TMA cannot encode at any address, and ValueError naming the kernel
+    otherwise.
     """
     try:
         launch = m.resolve(sizes, device)
@@ -80,11 +115,8 @@ def make_plan(m: Manifest, sizes: Mapping[str, int], buffers: Mapping[str, int],
         if a.kind != KIND_TENSORMAP:
             continue
         assert a.map is not None
-        ptr = buffers.get(a.map.buffer, 0)
-        if not ptr:
-            raise ValueError("%s: buffer %s is 0, but parameter %s maps it" % (m.name, a.map.buffer, a.param))
         try:
-            ea = tensormap.encode_args(a.map, ptr)
+            ea = tensormap.encode_args(a.map, _PLACEHOLDER)
         except ValueError as e:
             raise ValueError("%s: parameter %s: %s" % (m.name, a.param, e)) from None
         calls.append(MapCall(index=i, param=a.param, buffer=a.map.buffer, args=ea))
@@ -94,4 +126,18 @@ def make_plan(m: Manifest, sizes: Mapping[str, int], buffers: Mapping[str, int],
         except tensormap.TensorMapError as e:
             raise tensormap.TensorMapError("%s: %s" % (m.name, e)) from None
     params, offsets = pack.pack(m.params, launch.args)
-    return Plan(kernel=m.name, launch=launch, maps=tuple(calls), params=bytes(params), offsets=offsets)
+    return SizedPlan(kernel=m.name, launch=launch, maps=tuple(calls), params=bytes(params), offsets=offsets)
+
+
+_PLACEHOLDER = 1 << 12
+"""A global address every alignment rule accepts, for checking the rest of a
+map before its buffer's address is known."""
+
+
+def make_plan(m: Manifest, sizes: Mapping[str, int], buffers: Mapping[str, int], device: Device) -> Plan:
+    """Plans m's launch for sizes on buffers (device addresses by manifest name).
+
+    Raises ShapeError for sizes that break a shape rule, TensorMapError for a
+    buffer TMA cannot address, and ValueError naming the kernel otherwise.
+    """
+    return plan_sizes(m, sizes, device).at(buffers)

@@ -96,6 +96,12 @@ def _swizzle_span(s: int) -> int:
     return {1: 32, 2: 64, 3: 128, 4: 128, 5: 128, 6: 128}.get(s, 0)
 
 
+def address_alignment(a: EncodeArgs) -> int:
+    """The alignment in bytes a's global address and strides need: 32 for
+    32-byte interleave and the 16U4/16U6 types, else 16."""
+    return 32 if a.interleave == 2 or a.dtype in (14, 15) else 16
+
+
 def validate(a: EncodeArgs, name: str) -> None:
     """Checks a against cuTensorMapEncodeTiled's documented rules.
 
@@ -122,8 +128,7 @@ def validate(a: EncodeArgs, name: str) -> None:
     if len(a.dims) != a.rank or len(a.strides) != a.rank - 1 or len(a.box) != a.rank or len(a.elem_strides) != a.rank:
         raise bad("rank %d with %d dims, %d strides, %d box and %d element-stride entries"
                   % (a.rank, len(a.dims), len(a.strides), len(a.box), len(a.elem_strides)))
-    align32 = a.interleave == 2 or a.dtype in (14, 15)
-    addr_align = 32 if align32 else 16
+    addr_align = address_alignment(a)
     if a.global_address == 0:
         raise bad("global address is 0")
     if a.global_address % addr_align != 0:

@@ -11,6 +11,7 @@ from typing import Any, Dict, Iterator, List
 import support
 from support import FakeTensor
 from swigen_rt import driver as drv
+from swigen_rt import expr as expr_mod
 from swigen_rt.kernel import Kernel, LoadError
 from swigen_rt.manifest import Manifest
 
@@ -86,10 +87,10 @@ class FakeDriver:
 
         return D()
 
-    def launch(self, fn: int, grid: Any, block: Any, cluster: Any, smem: int, stream: int, params: bytes, offsets: Any) -> None:
+    def launch_prepared(self, p: Any) -> None:
         with self.lock:
-            self.launches.append(dict(grid=tuple(grid), block=tuple(block), cluster=tuple(cluster), smem=smem,
-                                      stream=stream, params=params, offsets=tuple(offsets)))
+            self.launches.append(dict(grid=p.grid, block=p.block, cluster=p.cluster, smem=p.smem,
+                                      stream=p.stream, params=p.params, offsets=p.offsets))
 
 
 def bwd_buffers(M: int = 777, K: int = 520, I: int = 1000) -> Dict[str, Any]:  # noqa: E741
@@ -174,6 +175,38 @@ class KernelTest(unittest.TestCase):
         p = Kernel(static, b"x").plan({"M": 16384, "K": 4096, "I": 4096}, {b.name: 16 * (i + 1) for i, b in enumerate(static.buffers)})
         self.assertEqual([c for c in f.calls if c[0] == "clusters"], [("clusters", (2, 1, 1))])
         self.assertEqual(p.grid, (100, 1, 1))  # 50 clusters of 2
+
+    def test_repeated_launch_is_planned_once(self) -> None:
+        f = self.use(FakeDriver())
+        k = Kernel.from_files(BWD)
+        evals = []
+        real = expr_mod.evaluate
+
+        def counting(e: str, sizes: Any) -> int:
+            evals.append(e)
+            return real(e, sizes)
+
+        expr_mod.evaluate = counting  # type: ignore[assignment]
+        try:
+            sizes = {"M": 777, "K": 520, "I": 1000}
+            ptrs = {n: t.data_ptr() for n, t in bwd_buffers().items()}
+            k.launch_raw(ptrs, sizes, 0, 7)
+            self.assertGreater(len(evals), 0)
+            evals.clear()
+            k.launch_raw(ptrs, sizes, 0, 7)  # same sizes, addresses, stream
+            k.launch_raw(ptrs, sizes, 0, 8)  # another stream: a new launch config, the same plan
+            k.launch_raw({n: p + (1 << 20) for n, p in ptrs.items()}, sizes, 0, 7)  # the maps encoded anew
+            self.assertEqual(evals, [], "a launch at sizes seen before evaluates no expression")
+        finally:
+            expr_mod.evaluate = real  # type: ignore[assignment]
+        self.assertEqual(f.encodes, 4 + 4)
+        self.assertEqual([l["stream"] for l in f.launches], [7, 7, 8, 7])
+        self.assertEqual(f.launches[0]["params"], f.launches[2]["params"])
+        self.assertNotEqual(f.launches[0]["params"], f.launches[3]["params"])
+        k.close()  # drops the plans with the module
+        k.launch_raw(ptrs, sizes, 0, 7)
+        self.assertEqual(len([c for c in f.calls if c[0] == "load"]), 2)
+        self.assertEqual(f.launches[-1]["params"][:1], bytes([9]))  # encoded anew after close
 
     def test_threads_share_one_load(self) -> None:
         f = self.use(FakeDriver())

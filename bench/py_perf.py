@@ -1,0 +1,303 @@
+#!/usr/bin/env python3
+"""Performance of swigen's PyTorch ops on a GPU (the H200 run of bench/py_perf.sh).
+
+Two measurements, each in this one process against a same-run baseline:
+
+--overhead: the host cost of one eager op call at a tiny shape (M=K=I=256),
+  where the GPU finishes each kernel sooner than Python issues the next:
+  the wall time of N back-to-back calls over N, before the final
+  synchronize (launches are asynchronous, so that is what the calling
+  thread pays), for every registered op, through torch.ops.swigen.* and
+  through the runtime's launch alone; torch's own F.linear at the same
+  shape is the reference. A cProfile of one op's calls says where the time
+  goes.
+
+--shape M,K,I: the MLP training step (forward and backward:
+  torch.autograd.grad of y with respect to x, W and W_down given dy) of
+  y = down(left * silu(gate)), [left | gate] = x @ W^T, three ways:
+  eager PyTorch (F.linear, chunk, silu, mul), torch.compile of that same
+  function (mode max-autotune-no-cudagraphs) and swigen_rt.swiglu_mlp.
+  Each is first checked against an fp32 computation of the same step (the
+  output and the three gradients, relative Frobenius error), then timed
+  with CUDA events: warm-up, then --reps rounds that run every variant
+  once in rotated order on one of several rotating input sets (fresh
+  random data, L2 cold for the activations). Medians with p20-p80.
+
+Writes one JSON record (--json) with the command, revision, GPU, torch
+version and date, and prints a short table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import datetime
+import io
+import json
+import os
+import pstats
+import statistics
+import sys
+import time
+from typing import Any, Callable, Dict, List, Sequence, Tuple
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from swigen_rt import load_dir, opspec, swiglu_mlp  # noqa: E402
+from swigen_rt import mlp as smlp  # noqa: E402
+from swigen_rt import ops as sops  # noqa: E402
+
+DT = torch.bfloat16
+
+
+def load(dirs: Sequence[str]) -> None:
+    for i, d in enumerate(dirs):
+        load_dir(d, "swigen_perf_pkg%d" % i)
+
+
+def registered(op: str) -> bool:
+    spec = opspec.OPS[op]
+    return bool(opspec.REGISTRY.candidates(spec.kind, spec.variant, "sm_90a", "bfloat16"))
+
+
+def rnd(*shape: int, scale: float = 0.5) -> torch.Tensor:
+    return (torch.randn(*shape, device="cuda") * scale).to(DT)
+
+
+# ---- host overhead ----------------------------------------------------------
+
+
+def tiny_inputs(op: str, m: int, k: int, i: int) -> Tuple[torch.Tensor, ...]:
+    e = opspec.REGISTRY.candidates(opspec.OPS[op].kind, opspec.OPS[op].variant, "sm_90a", "bfloat16")[0]
+    mn = e.mn_major
+    if op == "gemm":  # C [m, i] = A [m, k] @ B^T
+        return rnd(m, k), (rnd(k, i) if mn else rnd(i, k))
+    if op.startswith("fwd_gateup"):
+        return rnd(m, k), (rnd(k, 2 * i) if mn else rnd(2 * i, k))
+    if op.startswith("fwd_down"):
+        w = rnd(i, k) if mn else rnd(k, i)
+        return (rnd(m, i), w, rnd(m, k)) if op.endswith("residual") else (rnd(m, i), w)
+    return rnd(m, k), (rnd(k, i) if mn else rnd(i, k)), rnd(m, 2 * i)  # bwd_dswiglu[_out]
+
+
+def per_call_us(fn: Callable[[], Any], n: int) -> Tuple[float, float]:
+    """Host us per call (wall of n calls before the synchronize) and wall
+    us per call including it."""
+    for _ in range(50):
+        fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    t1 = time.perf_counter()
+    torch.cuda.synchronize()
+    t2 = time.perf_counter()
+    return (t1 - t0) / n * 1e6, (t2 - t0) / n * 1e6
+
+
+def overhead(n: int) -> Dict[str, Any]:
+    m = k = i = 256
+    rows: List[Dict[str, Any]] = []
+    a, b = rnd(m, k), rnd(i, k)
+    host, wall = per_call_us(lambda: F.linear(a, b), n)
+    rows.append({"op": "torch F.linear (reference)", "host_us": host, "wall_us": wall})
+    profiled = ""
+    for op in opspec.OPS:
+        if not registered(op):
+            continue
+        args = tiny_inputs(op, m, k, i)
+        f = getattr(torch.ops.swigen, op)
+        host, wall = per_call_us(lambda: f(*args), n)
+        spec = opspec.OPS[op]
+        named = dict(zip(spec.inputs, args))
+        rhost, rwall = per_call_us(lambda: sops._run(op, named), n)
+        rows.append({"op": "torch.ops.swigen." + op, "host_us": host, "wall_us": wall,
+                     "runtime_only_host_us": rhost, "runtime_only_wall_us": rwall})
+        if not profiled:
+            pr = cProfile.Profile()
+            pr.enable()
+            for _ in range(500):
+                f(*args)
+            pr.disable()
+            torch.cuda.synchronize()
+            s = io.StringIO()
+            pstats.Stats(pr, stream=s).sort_stats("tottime").print_stats(18)
+            profiled = "cProfile of 500 calls of torch.ops.swigen.%s (sorted by own time):\n%s" % (op, s.getvalue())
+    return {"shape": {"M": m, "K": k, "I": i}, "calls": n, "rows": rows, "profile": profiled}
+
+
+# ---- the training step ------------------------------------------------------
+
+
+def eager_block(x: torch.Tensor, W: torch.Tensor, W_down: torch.Tensor) -> torch.Tensor:
+    left, gate = F.linear(x, W).chunk(2, dim=-1)
+    return F.linear(left * F.silu(gate), W_down)
+
+
+def step_fn(block: Callable[..., torch.Tensor]) -> Callable[..., Tuple[torch.Tensor, ...]]:
+    def step(x: torch.Tensor, W: torch.Tensor, W_down: torch.Tensor, dy: torch.Tensor) -> Tuple[torch.Tensor, ...]:
+        y = block(x, W, W_down)
+        return (y,) + torch.autograd.grad(y, (x, W, W_down), dy)
+    return step
+
+
+class _CuBLASDown(torch.autograd.Function):
+    """swiglu_mlp with the down projection (and its dW_down) on torch's
+    matmul instead of swigen's fwd_down: which of the two the block should
+    use is what this variant measures."""
+
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor, W: torch.Tensor, W_down: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+        out, de = torch.ops.swigen.fwd_gateup_train(x, W)
+        ctx.save_for_backward(x, W, W_down, de)
+        return F.linear(out, W_down)
+
+    @staticmethod
+    def backward(ctx: Any, dy: torch.Tensor) -> Tuple[torch.Tensor, ...]:  # type: ignore[override]
+        x, W, W_down, de = ctx.saved_tensors
+        wd = W_down if smlp.bwd_takes_w_down_kn("sm_90a", "bfloat16") else W_down.t().contiguous()
+        grad_de, out = torch.ops.swigen.bwd_dswiglu_out(dy.contiguous(), wd, de)
+        return grad_de @ W, grad_de.t() @ x, dy.t() @ out
+
+
+def cublas_down_block(x: torch.Tensor, W: torch.Tensor, W_down: torch.Tensor) -> torch.Tensor:
+    return _CuBLASDown.apply(x, W, W_down)
+
+
+def fp32_reference(x: torch.Tensor, W: torch.Tensor, W_down: torch.Tensor, dy: torch.Tensor) -> Tuple[torch.Tensor, ...]:
+    xf, Wf, Wdf = (t.detach().float().requires_grad_() for t in (x, W, W_down))
+    y = eager_block(xf, Wf, Wdf)
+    return (y,) + torch.autograd.grad(y, (xf, Wf, Wdf), dy.float())
+
+
+def rel(a: torch.Tensor, b: torch.Tensor) -> float:
+    return float((a.float() - b).norm() / b.norm().clamp_min(1e-30))
+
+
+def timed(fn: Callable[[], Any]) -> float:
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record()
+    fn()
+    e.record()
+    e.synchronize()
+    return s.elapsed_time(e) * 1e3
+
+
+def kernel_table(fn: Callable[[], Any]) -> List[Tuple[str, float, int]]:
+    """The GPU kernels of one call of fn: (name, total us, count), longest first."""
+    from torch.profiler import ProfilerActivity, profile  # noqa: PLC0415
+
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    rows = [(e.key, e.device_time_total, e.count) for e in prof.key_averages() if e.device_time_total > 0]
+    return sorted(rows, key=lambda r: -r[1])
+
+
+def training_step(m: int, k: int, i: int, reps: int, sets: int, use_compile: bool, kernels: bool = False) -> Dict[str, Any]:
+    torch.manual_seed(m * 31 + k * 7 + i)
+    W = (torch.randn(2 * i, k, device="cuda") / k ** 0.5).to(DT).requires_grad_()
+    W_down = (torch.randn(k, i, device="cuda") / i ** 0.5).to(DT).requires_grad_()
+    inputs = [(rnd(m, k, scale=1.0).requires_grad_(), rnd(m, k, scale=1.0)) for _ in range(sets)]
+    variants: Dict[str, Callable[..., Tuple[torch.Tensor, ...]]] = {"eager": step_fn(eager_block)}
+    if use_compile:
+        variants["torch.compile"] = step_fn(torch.compile(eager_block, mode="max-autotune-no-cudagraphs", fullgraph=True))
+    variants["swigen"] = step_fn(swiglu_mlp)
+    variants["swigen, cuBLAS down"] = step_fn(cublas_down_block)
+    rec: Dict[str, Any] = {"shape": {"M": m, "K": k, "I": i}, "reps": reps, "rotated_sets": sets, "variants": {}}
+    x, dy = inputs[0]
+    ref = fp32_reference(x, W, W_down, dy)
+    for name, fn in variants.items():
+        t0 = time.perf_counter()
+        got = fn(x, W, W_down, dy)  # compiles torch.compile's graphs
+        torch.cuda.synchronize()
+        errs = [rel(g, r) for g, r in zip(got, ref)]
+        rec["variants"][name] = {"first_call_s": time.perf_counter() - t0,
+                                 "rel_err": dict(zip(["y", "dx", "dW", "dW_down"], errs)), "ok": max(errs) <= 1e-2}
+        del got
+    for name, fn in variants.items():  # warm-up
+        for j in range(3):
+            xx, dd = inputs[j % sets]
+            fn(xx, W, W_down, dd)
+    torch.cuda.synchronize()
+    times: Dict[str, List[float]] = {n: [] for n in variants}
+    names = list(variants)
+    for r in range(reps):
+        xx, dd = inputs[r % sets]
+        for j in range(len(names)):
+            n = names[(r + j) % len(names)]
+            times[n].append(timed(lambda: variants[n](xx, W, W_down, dd)))
+    for n, ts in times.items():
+        ts.sort()
+        v = rec["variants"][n]
+        v["us"] = statistics.median(ts)
+        v["p20_us"], v["p80_us"] = ts[len(ts) // 5], ts[(4 * len(ts)) // 5]
+    baselines = [n for n in names if not n.startswith("swigen")]
+    if kernels:
+        xx, dd = inputs[0]
+        for n in names:
+            rows = kernel_table(lambda: variants[n](xx, W, W_down, dd))
+            rec["variants"][n]["kernels"] = [{"kernel": r[0][:120], "us": r[1], "count": r[2]} for r in rows]
+    base = min(rec["variants"][n]["us"] for n in baselines)
+    rec["fastest_baseline"] = min(baselines, key=lambda n: rec["variants"][n]["us"])
+    rec["speedup_cublas_down_vs_fastest_baseline"] = base / rec["variants"]["swigen, cuBLAS down"]["us"]
+    rec["speedup_vs_fastest_baseline"] = base / rec["variants"]["swigen"]["us"]
+    rec["speedup_vs_eager"] = rec["variants"]["eager"]["us"] / rec["variants"]["swigen"]["us"]
+    wd = W_down if smlp.bwd_takes_w_down_kn("sm_90a", "bfloat16") else W_down.t().contiguous()
+    rec["paths"] = {"fwd_gateup_train": sops.path_of("fwd_gateup_train", x, W)[1],
+                    "bwd_dswiglu_out": sops.path_of("bwd_dswiglu_out", dy, wd, rnd(m, 2 * i))[1]}
+    return rec
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--packages", required=True, help="package directories of swigen emit --py-package, %s-separated" % os.pathsep)
+    ap.add_argument("--overhead", action="store_true", help="measure the host cost per op call at a tiny shape")
+    ap.add_argument("--calls", type=int, default=500, help="calls per op for --overhead")
+    ap.add_argument("--shape", help="M,K,I of the training step")
+    ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--sets", type=int, default=3, help="rotating input sets")
+    ap.add_argument("--no-compile", action="store_true", help="leave torch.compile out")
+    ap.add_argument("--kernels", action="store_true", help="also profile one step of each variant: its GPU kernels")
+    ap.add_argument("--json", required=True, help="write the record here")
+    a = ap.parse_args()
+    if a.reps < 20:
+        ap.error("--reps %d: at least 20" % a.reps)
+    load([d for d in a.packages.split(os.pathsep) if d])
+    rec: Dict[str, Any] = {
+        "command": " ".join(["python3", "bench/py_perf.py"] + sys.argv[1:]),
+        "revision": os.environ.get("SWIGEN_REV", ""),
+        "gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "cuda": torch.version.cuda,
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "kernels": sorted(e.name for op in opspec.OPS for e in opspec.REGISTRY.candidates(
+            opspec.OPS[op].kind, opspec.OPS[op].variant, "sm_90a", "bfloat16")),
+    }
+    if a.overhead:
+        rec["overhead"] = overhead(a.calls)
+        print(rec["overhead"]["profile"])
+        for r in rec["overhead"]["rows"]:
+            extra = "  (runtime alone: host %.1f)" % r["runtime_only_host_us"] if "runtime_only_host_us" in r else ""
+            print("%-36s host %6.1f us/call  wall %6.1f us/call%s" % (r["op"], r["host_us"], r["wall_us"], extra))
+    if a.shape:
+        m, k, i = (int(v) for v in a.shape.split(","))
+        rec["step"] = training_step(m, k, i, a.reps, a.sets, not a.no_compile, a.kernels)
+        s = rec["step"]
+        for n, v in s["variants"].items():
+            for r in v.get("kernels", [])[:12]:
+                print("%-20s %9.1f us x%-3d %s" % (n, r["us"], r["count"], r["kernel"][:90]))
+        for n, v in s["variants"].items():
+            print("%s  %-20s %9.1f us (p20 %.1f, p80 %.1f)  max rel err %.2e  first call %.1f s"
+                  % (a.shape, n, v["us"], v["p20_us"], v["p80_us"], max(v["rel_err"].values()), v["first_call_s"]))
+        print("%s  swigen vs fastest baseline (%s): %.3fx; vs eager %.3fx; with cuBLAS down %.3fx"
+              % (a.shape, s["fastest_baseline"], s["speedup_vs_fastest_baseline"], s["speedup_vs_eager"],
+                 s["speedup_cublas_down_vs_fastest_baseline"]))
+    with open(a.json, "w") as f:
+        json.dump(rec, f, indent=1)
+    ok = all(v["ok"] for v in rec.get("step", {}).get("variants", {}).values())
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
