@@ -7,16 +7,18 @@ Two measurements, each in this one process against a same-run baseline:
   where the GPU finishes each kernel sooner than Python issues the next:
   the wall time of N back-to-back calls over N, before the final
   synchronize (launches are asynchronous, so that is what the calling
-  thread pays), for every registered op, through torch.ops.swigen.* and
-  through the runtime's launch alone; torch's own F.linear at the same
-  shape is the reference. A cProfile of one op's calls says where the time
-  goes.
+  thread pays), for every registered op, through torch.ops.swigen.* (the
+  dispatcher) and through swigen_rt.ops.* (which runs the kernel without
+  the dispatcher in eager mode without grad); torch's own F.linear at the
+  same shape is the reference. A cProfile of one op's calls says where
+  the time goes.
 
 --shape M,K,I: the MLP training step (forward and backward:
   torch.autograd.grad of y with respect to x, W and W_down given dy) of
   y = down(left * silu(gate)), [left | gate] = x @ W^T, three ways:
   eager PyTorch (F.linear, chunk, silu, mul), torch.compile of that same
-  function (mode max-autotune-no-cudagraphs) and swigen_rt.swiglu_mlp.
+  function (mode max-autotune-no-cudagraphs) and swigen_rt.swiglu_mlp
+  (its default down projection, torch's matmul, and swigen's fwd_down).
   Each is first checked against an fp32 computation of the same step (the
   output and the three gradients, relative Frobenius error), then timed
   with CUDA events: warm-up, then --reps rounds that run every variant
@@ -110,21 +112,19 @@ def overhead(n: int) -> Dict[str, Any]:
         args = tiny_inputs(op, m, k, i)
         f = getattr(torch.ops.swigen, op)
         host, wall = per_call_us(lambda: f(*args), n)
-        spec = opspec.OPS[op]
-        named = dict(zip(spec.inputs, args))
-        rhost, rwall = per_call_us(lambda: sops._run(op, named), n)
-        rows.append({"op": "torch.ops.swigen." + op, "host_us": host, "wall_us": wall,
-                     "runtime_only_host_us": rhost, "runtime_only_wall_us": rwall})
+        d = getattr(sops, op)
+        dhost, dwall = per_call_us(lambda: d(*args), n)
+        rows.append({"op": op, "host_us": host, "wall_us": wall, "direct_host_us": dhost, "direct_wall_us": dwall})
         if not profiled:
             pr = cProfile.Profile()
             pr.enable()
             for _ in range(500):
-                f(*args)
+                d(*args)
             pr.disable()
             torch.cuda.synchronize()
             s = io.StringIO()
-            pstats.Stats(pr, stream=s).sort_stats("tottime").print_stats(18)
-            profiled = "cProfile of 500 calls of torch.ops.swigen.%s (sorted by own time):\n%s" % (op, s.getvalue())
+            pstats.Stats(pr, stream=s).sort_stats("tottime").print_stats(14)
+            profiled = "cProfile of 500 calls of swigen_rt.ops.%s (sorted by own time):\n%s" % (op, s.getvalue())
     return {"shape": {"M": m, "K": k, "I": i}, "calls": n, "rows": rows, "profile": profiled}
 
 
@@ -141,29 +141,6 @@ def step_fn(block: Callable[..., torch.Tensor]) -> Callable[..., Tuple[torch.Ten
         y = block(x, W, W_down)
         return (y,) + torch.autograd.grad(y, (x, W, W_down), dy)
     return step
-
-
-class _CuBLASDown(torch.autograd.Function):
-    """swiglu_mlp with the down projection (and its dW_down) on torch's
-    matmul instead of swigen's fwd_down: which of the two the block should
-    use is what this variant measures."""
-
-    @staticmethod
-    def forward(ctx: Any, x: torch.Tensor, W: torch.Tensor, W_down: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
-        out, de = torch.ops.swigen.fwd_gateup_train(x, W)
-        ctx.save_for_backward(x, W, W_down, de)
-        return F.linear(out, W_down)
-
-    @staticmethod
-    def backward(ctx: Any, dy: torch.Tensor) -> Tuple[torch.Tensor, ...]:  # type: ignore[override]
-        x, W, W_down, de = ctx.saved_tensors
-        wd = W_down if smlp.bwd_takes_w_down_kn("sm_90a", "bfloat16") else W_down.t().contiguous()
-        grad_de, out = torch.ops.swigen.bwd_dswiglu_out(dy.contiguous(), wd, de)
-        return grad_de @ W, grad_de.t() @ x, dy.t() @ out
-
-
-def cublas_down_block(x: torch.Tensor, W: torch.Tensor, W_down: torch.Tensor) -> torch.Tensor:
-    return _CuBLASDown.apply(x, W, W_down)
 
 
 def fp32_reference(x: torch.Tensor, W: torch.Tensor, W_down: torch.Tensor, dy: torch.Tensor) -> Tuple[torch.Tensor, ...]:
@@ -205,7 +182,7 @@ def training_step(m: int, k: int, i: int, reps: int, sets: int, use_compile: boo
     if use_compile:
         variants["torch.compile"] = step_fn(torch.compile(eager_block, mode="max-autotune-no-cudagraphs", fullgraph=True))
     variants["swigen"] = step_fn(swiglu_mlp)
-    variants["swigen, cuBLAS down"] = step_fn(cublas_down_block)
+    variants["swigen, fwd_down"] = step_fn(lambda x, W, Wd: swiglu_mlp(x, W, Wd, down="swigen"))
     rec: Dict[str, Any] = {"shape": {"M": m, "K": k, "I": i}, "reps": reps, "rotated_sets": sets, "variants": {}}
     x, dy = inputs[0]
     ref = fp32_reference(x, W, W_down, dy)
@@ -242,7 +219,7 @@ def training_step(m: int, k: int, i: int, reps: int, sets: int, use_compile: boo
             rec["variants"][n]["kernels"] = [{"kernel": r[0][:120], "us": r[1], "count": r[2]} for r in rows]
     base = min(rec["variants"][n]["us"] for n in baselines)
     rec["fastest_baseline"] = min(baselines, key=lambda n: rec["variants"][n]["us"])
-    rec["speedup_cublas_down_vs_fastest_baseline"] = base / rec["variants"]["swigen, cuBLAS down"]["us"]
+    rec["speedup_fwd_down_vs_fastest_baseline"] = base / rec["variants"]["swigen, fwd_down"]["us"]
     rec["speedup_vs_fastest_baseline"] = base / rec["variants"]["swigen"]["us"]
     rec["speedup_vs_eager"] = rec["variants"]["eager"]["us"] / rec["variants"]["swigen"]["us"]
     wd = W_down if smlp.bwd_takes_w_down_kn("sm_90a", "bfloat16") else W_down.t().contiguous()
@@ -278,21 +255,21 @@ def main() -> int:
         rec["overhead"] = overhead(a.calls)
         print(rec["overhead"]["profile"])
         for r in rec["overhead"]["rows"]:
-            extra = "  (runtime alone: host %.1f)" % r["runtime_only_host_us"] if "runtime_only_host_us" in r else ""
-            print("%-36s host %6.1f us/call  wall %6.1f us/call%s" % (r["op"], r["host_us"], r["wall_us"], extra))
+            extra = "  swigen_rt.ops: host %5.1f us/call" % r["direct_host_us"] if "direct_host_us" in r else ""
+            print("overhead %-28s torch.ops: host %5.1f us/call (wall %5.1f)%s" % (r["op"], r["host_us"], r["wall_us"], extra))
     if a.shape:
         m, k, i = (int(v) for v in a.shape.split(","))
         rec["step"] = training_step(m, k, i, a.reps, a.sets, not a.no_compile, a.kernels)
         s = rec["step"]
         for n, v in s["variants"].items():
-            for r in v.get("kernels", [])[:12]:
+            for r in v.get("kernels", [])[:8]:
                 print("%-20s %9.1f us x%-3d %s" % (n, r["us"], r["count"], r["kernel"][:90]))
         for n, v in s["variants"].items():
             print("%s  %-20s %9.1f us (p20 %.1f, p80 %.1f)  max rel err %.2e  first call %.1f s"
                   % (a.shape, n, v["us"], v["p20_us"], v["p80_us"], max(v["rel_err"].values()), v["first_call_s"]))
-        print("%s  swigen vs fastest baseline (%s): %.3fx; vs eager %.3fx; with cuBLAS down %.3fx"
+        print("%s  swigen vs fastest baseline (%s): %.3fx; vs eager %.3fx; with swigen's fwd_down %.3fx"
               % (a.shape, s["fastest_baseline"], s["speedup_vs_fastest_baseline"], s["speedup_vs_eager"],
-                 s["speedup_cublas_down_vs_fastest_baseline"]))
+                 s["speedup_fwd_down_vs_fastest_baseline"]))
     with open(a.json, "w") as f:
         json.dump(rec, f, indent=1)
     ok = all(v["ok"] for v in rec.get("step", {}).get("variants", {}).values())

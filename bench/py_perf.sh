@@ -8,11 +8,15 @@
 # training step on them against eager PyTorch and torch.compile; with
 # OVERHEAD=1 first the host cost per op call at a tiny shape (a gemm
 # package added). PERF_ARGS are passed to py_perf.py (e.g. --kernels).
-# JSON records go to $OUT; the table is printed last.
+# JSON records and logs go to $OUT/py-perf.tgz; the table is printed last.
 set -u
 export PATH=/usr/local/cuda/bin:$PATH
 OUT=${OUT:-/tmp/swigen-out}
 mkdir -p "$OUT"
+# Records and logs go to one archive, $OUT/py-perf.tgz (the device
+# returns a limited number of files).
+LOG=$(mktemp -d)
+trap 'tar -czf "$OUT/py-perf.tgz" -C "$LOG" .' EXIT
 SW=${SW:-./.bin-py/swigen}
 SHAPES=${SHAPES:-16384,768,4608}
 LIMIT=${LIMIT:-280}
@@ -23,30 +27,30 @@ python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
 table=()
 emit_for() { # emit_for TAG M,K,I: prints the package dirs
 	local tag=$1 shape=$2 dirs=""
-	$SW emit --arch sm_90a --py-package "${tag}_gateup" -o "$PKG/${tag}_gateup" --kernel fwd_gateup --store-out --major-b k --shape "$shape" >"$OUT/emit-$tag.log" 2>&1 &
-	$SW emit --arch sm_90a --py-package "${tag}_down" -o "$PKG/${tag}_down" --kernel fwd_down --major-b k --shape "$shape" >>"$OUT/emit-$tag.log" 2>&1 &
-	$SW emit --arch sm_90a --py-package "${tag}_bwd" -o "$PKG/${tag}_bwd" --kernel bwd_dswiglu --store-out --major-b mn --shape "$shape" >>"$OUT/emit-$tag.log" 2>&1 &
+	$SW emit --arch sm_90a --py-package "${tag}_gateup" -o "$PKG/${tag}_gateup" --kernel fwd_gateup --store-out --major-b k --shape "$shape" >"$LOG/emit-$tag.log" 2>&1 &
+	$SW emit --arch sm_90a --py-package "${tag}_down" -o "$PKG/${tag}_down" --kernel fwd_down --major-b k --shape "$shape" >>"$LOG/emit-$tag.log" 2>&1 &
+	$SW emit --arch sm_90a --py-package "${tag}_bwd" -o "$PKG/${tag}_bwd" --kernel bwd_dswiglu --store-out --major-b mn --shape "$shape" >>"$LOG/emit-$tag.log" 2>&1 &
 	wait
 	for p in gateup down bwd; do [[ -f $PKG/${tag}_$p/__init__.py ]] && dirs="${dirs:+$dirs:}$PKG/${tag}_$p"; done
 	echo "$dirs"
 }
 if [[ ${OVERHEAD:-0} == 1 ]]; then
 	dirs=$(emit_for ov 16384,768,4608)
-	$SW emit --arch sm_90a --py-package ov_gemm -o "$PKG/ov_gemm" --kernel gemm >>"$OUT/emit-ov.log" 2>&1 && dirs="$dirs:$PKG/ov_gemm"
-	timeout 120 python3 bench/py_perf.py --overhead --packages "$dirs" --json "$OUT/py-overhead.json" >"$OUT/py-overhead.log" 2>&1
+	$SW emit --arch sm_90a --py-package ov_gemm -o "$PKG/ov_gemm" --kernel gemm >>"$LOG/emit-ov.log" 2>&1 && dirs="$dirs:$PKG/ov_gemm"
+	timeout 120 python3 bench/py_perf.py --overhead --packages "$dirs" --json "$LOG/py-overhead.json" >"$LOG/py-overhead.log" 2>&1
 	table+=("overhead rc=$?")
-	cat "$OUT/py-overhead.log"
+	cat "$LOG/py-overhead.log"
 fi
 IFS=';' read -ra shapes <<<"$SHAPES"
 for s in "${shapes[@]}"; do
 	tag=s$(echo "$s" | tr ',' 'x')
 	dirs=$(emit_for "$tag" "$s")
-	grep -hE '^sm_90a|rror' "$OUT/emit-$tag.log"
-	timeout "$LIMIT" python3 bench/py_perf.py --shape "$s" --packages "$dirs" ${PERF_ARGS:-} --json "$OUT/py-step-$tag.json" >"$OUT/py-step-$tag.log" 2>&1
+	grep -hE '^sm_90a|rror' "$LOG/emit-$tag.log"
+	timeout "$LIMIT" python3 bench/py_perf.py --shape "$s" --packages "$dirs" ${PERF_ARGS:-} --json "$LOG/py-step-$tag.json" >"$LOG/py-step-$tag.log" 2>&1
 	rc=$?
-	tail -3 "$OUT/py-step-$tag.log" | grep -v '^ ' >&2
+	grep -E '^(swigen|eager|torch)' "$LOG/py-step-$tag.log" | head -48 >&2
 	table+=("$s rc=$rc")
-	table+=("$(grep -E '  (eager|torch.compile|swigen)' "$OUT/py-step-$tag.log")")
+	table+=("$(grep -E '  (eager|torch.compile|swigen)' "$LOG/py-step-$tag.log")")
 done
 echo
 printf '%s\n' "${table[@]}"

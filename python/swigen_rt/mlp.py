@@ -1,6 +1,11 @@
 """SwiGLUMLP: the usual down(silu(gate(x)) * up(x)) block on swigen's kernels (needs torch).
 
-Forward: fwd_gateup (training: de stored) then fwd_down (+ residual).
+Forward: fwd_gateup (training: de stored) then the down projection (+
+residual): torch's matmul by default (down="torch"; with the residual one
+addmm), swigen's fwd_down with down="swigen". On the H200 cuBLAS's GEMM
+is the faster down projection at every shape measured (the whole training
+step 1-10% faster than with fwd_down: docs/PERFORMANCE.md#pytorch), and
+the down projection has no elementwise work to fuse.
 Backward: bwd_dswiglu with StoreOut (out recomputed for dW_down), then
 torch matmuls: dx = grad_de @ W, dW = grad_de^T @ x, dW_down = dy^T @ out.
 Weights: W [2I, K] = [W_up ; W_gate] (swigen's [left | gate]: left is the
@@ -18,7 +23,10 @@ from torch import Tensor, nn
 from . import ops as _ops  # noqa: F401  (registers torch.ops.swigen.*)
 from . import opspec
 
-__all__ = ["SwiGLUMLP", "swiglu_mlp", "convert_gate_up", "convert_state_dict", "bwd_takes_w_down_kn"]
+__all__ = ["SwiGLUMLP", "swiglu_mlp", "convert_gate_up", "convert_state_dict", "bwd_takes_w_down_kn", "DOWN_PATHS"]
+
+DOWN_PATHS = ("torch", "swigen")
+"""What computes the down projection: torch's matmul (cuBLAS) or swigen's fwd_down."""
 
 
 def convert_gate_up(gate_weight: Tensor, up_weight: Tensor) -> Tensor:
@@ -58,12 +66,15 @@ def _w_down_kn(device_index: int, dtype: str) -> bool:
 
 class _SwiGLUFunction(torch.autograd.Function):
     @staticmethod
-    def forward(ctx: Any, x2: Tensor, W: Tensor, W_down: Tensor, residual: Optional[Tensor], train: bool) -> Tensor:  # type: ignore[override]
+    def forward(ctx: Any, x2: Tensor, W: Tensor, W_down: Tensor, residual: Optional[Tensor], train: bool,  # type: ignore[override]
+                down: str) -> Tensor:
         if train:
             out, de = _ops.fwd_gateup_train(x2, W)
         else:
             out, de = _ops.fwd_gateup(x2, W), None
-        if residual is None:
+        if down == "torch":
+            y = out @ W_down.t() if residual is None else torch.addmm(residual, out, W_down.t())
+        elif residual is None:
             y = _ops.fwd_down(out, W_down)
         else:
             y = _ops.fwd_down_residual(out, W_down, residual)
@@ -82,13 +93,16 @@ class _SwiGLUFunction(torch.autograd.Function):
         dx = grad_de @ W
         dW = grad_de.t() @ x2
         dW_down = dy.t() @ out
-        return dx, dW, dW_down, (dy if ctx.has_residual else None), None
+        return dx, dW, dW_down, (dy if ctx.has_residual else None), None, None
 
 
-def swiglu_mlp(x: Tensor, W: Tensor, W_down: Tensor, residual: Optional[Tensor] = None) -> Tensor:
+def swiglu_mlp(x: Tensor, W: Tensor, W_down: Tensor, residual: Optional[Tensor] = None, *,
+               down: str = "torch") -> Tensor:
     """y = (up(x) * silu(gate(x))) @ W_down^T (+ residual), x [..., K],
     W [2I, K] = [up ; gate], W_down [K, I]; differentiable in x, W, W_down
-    and residual."""
+    and residual. down picks the down projection's GEMM (DOWN_PATHS)."""
+    if down not in DOWN_PATHS:
+        raise ValueError("swiglu_mlp: down=%r: want one of %s" % (down, ", ".join(DOWN_PATHS)))
     lead = x.shape[:-1]
     x2 = x.reshape(-1, x.shape[-1])
     if not x2.is_contiguous():
@@ -96,7 +110,7 @@ def swiglu_mlp(x: Tensor, W: Tensor, W_down: Tensor, residual: Optional[Tensor] 
     r2 = None if residual is None else residual.reshape(-1, residual.shape[-1])
     train = torch.is_grad_enabled() and (x.requires_grad or W.requires_grad or W_down.requires_grad
                                          or (residual is not None and residual.requires_grad))
-    y = _SwiGLUFunction.apply(x2, W, W_down, r2, train)
+    y = _SwiGLUFunction.apply(x2, W, W_down, r2, train, down)
     return y.reshape(*lead, y.shape[-1])
 
 
@@ -105,12 +119,16 @@ class SwiGLUMLP(nn.Module):
 
     hidden K, intermediate I; W [2I, K] holds [up ; gate] (load a checkpoint
     with load_gate_up or convert_state_dict), W_down [K, I]. K and I must
-    be multiples of 8 (TMA); bf16 or fp16 as the registered kernels.
+    be multiples of 8 (TMA); bf16 or fp16 as the registered kernels. down:
+    the down projection's GEMM, "torch" (cuBLAS, the default) or "swigen".
     """
 
-    def __init__(self, hidden: int, intermediate: int, *, device: Any = None, dtype: Any = torch.bfloat16) -> None:
+    def __init__(self, hidden: int, intermediate: int, *, device: Any = None, dtype: Any = torch.bfloat16,
+                 down: str = "torch") -> None:
         super().__init__()
-        self.hidden, self.intermediate = hidden, intermediate
+        if down not in DOWN_PATHS:
+            raise ValueError("SwiGLUMLP: down=%r: want one of %s" % (down, ", ".join(DOWN_PATHS)))
+        self.hidden, self.intermediate, self.down = hidden, intermediate, down
         self.W = nn.Parameter(torch.empty(2 * intermediate, hidden, device=device, dtype=dtype))
         self.W_down = nn.Parameter(torch.empty(hidden, intermediate, device=device, dtype=dtype))
         self.reset_parameters()
@@ -127,7 +145,7 @@ class SwiGLUMLP(nn.Module):
         self.W_down.copy_(down_weight)
 
     def forward(self, x: Tensor, residual: Optional[Tensor] = None) -> Tensor:
-        return swiglu_mlp(x, self.W, self.W_down, residual)
+        return swiglu_mlp(x, self.W, self.W_down, residual, down=self.down)
 
     def extra_repr(self) -> str:
-        return "hidden=%d, intermediate=%d" % (self.hidden, self.intermediate)
+        return "hidden=%d, intermediate=%d, down=%s" % (self.hidden, self.intermediate, self.down)

@@ -92,9 +92,11 @@ _CALLS_LIMIT = 4096
 def _call_key(op: str, args: Tuple[object, ...]) -> Optional[Tuple[object, ...]]:
     key: List[object] = [op]
     for t in args:
-        if not isinstance(t, Tensor):
+        if type(t) is not Tensor and not isinstance(t, Tensor):
             return None
-        key += (t.shape, t.dtype, t.device)
+        key.append(t.shape)
+        key.append(t.dtype)
+        key.append(t.device)
     return tuple(key)
 
 
@@ -134,13 +136,19 @@ def _cached_call(op: str, inputs: Dict[str, Tensor]) -> _Call:
     return c
 
 
-def _fast_ptrs(tensors: Dict[str, Tensor]) -> Optional[Tuple[Tuple[str, int], ...]]:
-    """The tensors' addresses by name, or None where one is not contiguous
-    or not 16-byte aligned (check_tensors then names it)."""
+def _fast_ptrs(inputs: Dict[str, Tensor], names: Tuple[str, ...], outs: List[Tensor]) -> Optional[Tuple[Tuple[str, int], ...]]:
+    """The buffers' addresses by name, inputs then outputs, or None where an
+    input is not contiguous or a buffer not 16-byte aligned (check_tensors
+    then names it). The outputs are torch.empty's: contiguous."""
     ptrs = []
-    for n, t in tensors.items():
+    for n, t in inputs.items():
         p = t.data_ptr()
         if p % TMA_ALIGN or not t.is_contiguous():
+            return None
+        ptrs.append((n, p))
+    for n, t in zip(names, outs):
+        p = t.data_ptr()
+        if p % TMA_ALIGN:
             return None
         ptrs.append((n, p))
     return tuple(ptrs)
@@ -151,11 +159,12 @@ def _run(op: str, inputs: Dict[str, Tensor]) -> List[Tensor]:
     c = _cached_call(op, inputs)
     e, sizes = c.entry, c.sizes
     first = inputs[spec.inputs[0]]
-    outs = [torch.empty(s, dtype=first.dtype, device=first.device) for s in c.outputs]
-    tensors = dict(inputs)
-    tensors.update(zip(spec.outputs, outs))
-    ptrs = _fast_ptrs(tensors)
+    dtype, device = first.dtype, first.device
+    outs = [torch.empty(s, dtype=dtype, device=device) for s in c.outputs]
+    ptrs = _fast_ptrs(inputs, spec.outputs, outs)
     if ptrs is None:
+        tensors = dict(inputs)
+        tensors.update(zip(spec.outputs, outs))
         checked, _ = check_tensors(e.kernel.manifest, tensors, sizes)  # raises naming the tensor and rule
         ptrs = tuple(checked.items())
     stream = _current_stream(c.device)
@@ -166,6 +175,8 @@ def _run(op: str, inputs: Dict[str, Tensor]) -> List[Tensor]:
     # layouts (emit pairs them), so the tensors checked above are its own.
     u = e.dispatch
     assert u is not None
+    tensors = dict(inputs)
+    tensors.update(zip(spec.outputs, outs))
     M, K, I = sizes["M"], sizes["K"], sizes["I"]
     if spec.kind == "bwd_dswiglu":
         dout = torch.empty((M, I), dtype=first.dtype, device=first.device)
@@ -239,39 +250,70 @@ def _define(spec: opspec.OpSpec) -> "torch._ops.OpOverload":
 _OP = {name: _define(spec) for name, spec in opspec.OPS.items()}
 
 
+_functorch_active = getattr(torch._C, "_are_functorch_transforms_active", lambda: False)
+_modes_active = getattr(torch._C, "_len_torch_dispatch_stack", lambda: 1)  # unknown: take the dispatcher
+_PLAIN = (Tensor, torch.nn.Parameter)
+
+
+def _direct(args: Tuple[Tensor, ...]) -> bool:
+    """Whether a call may skip the dispatcher and run the kernel itself:
+    eager (not traced by torch.compile), plain tensors (no subclass such as
+    FakeTensor or DTensor), none needing autograd, no functorch transform
+    or Python dispatch mode active. The dispatcher's Python kernels (the
+    CUDA impl and the autograd one) cost about 10 us a call; the launch
+    alone is about that again."""
+    if torch.compiler.is_compiling() or _functorch_active() or _modes_active() > 0:
+        return False
+    grad = torch.is_grad_enabled()
+    for a in args:
+        if type(a) not in _PLAIN or (grad and a.requires_grad):
+            return False
+    return True
+
+
+def _call(op: str, *args: Tensor) -> object:
+    """The op on args: its kernel directly where _direct allows, else
+    through torch.ops.swigen (autograd, tracing, subclasses)."""
+    if not _direct(args):
+        return _OP[op](*args)
+    spec = opspec.OPS[op]
+    o = _run(op, dict(zip(spec.inputs, args)))
+    return o[0] if len(o) == 1 else tuple(o)
+
+
 def gemm(A: Tensor, B: Tensor) -> Tensor:
     """C [M,N] = A [M,K] @ B^T (B [N,K]; [K,N] for a _bmn kernel)."""
-    return _OP["gemm"](A, B)
+    return _call("gemm", A, B)  # type: ignore[return-value]
 
 
 def fwd_gateup(x: Tensor, W: Tensor) -> Tensor:
     """out [M,I] = left * silu(gate), [left | gate] = x [M,K] @ W^T (W [2I,K])."""
-    return _OP["fwd_gateup"](x, W)
+    return _call("fwd_gateup", x, W)  # type: ignore[return-value]
 
 
 def fwd_gateup_train(x: Tensor, W: Tensor) -> Tuple[Tensor, Tensor]:
     """(out [M,I], de [M,2I]): fwd_gateup that also stores de (training)."""
-    return _OP["fwd_gateup_train"](x, W)
+    return _call("fwd_gateup_train", x, W)  # type: ignore[return-value]
 
 
 def fwd_down(out: Tensor, W_down: Tensor) -> Tensor:
     """y [M,K] = out [M,I] @ W_down^T (W_down [K,I])."""
-    return _OP["fwd_down"](out, W_down)
+    return _call("fwd_down", out, W_down)  # type: ignore[return-value]
 
 
 def fwd_down_residual(out: Tensor, W_down: Tensor, residual: Tensor) -> Tensor:
     """y [M,K] = out @ W_down^T + residual [M,K]."""
-    return _OP["fwd_down_residual"](out, W_down, residual)
+    return _call("fwd_down_residual", out, W_down, residual)  # type: ignore[return-value]
 
 
 def bwd_dswiglu(dy: Tensor, W_down: Tensor, de: Tensor) -> Tensor:
     """grad_de [M,2I] from dout = dy [M,K] @ W_down^T (W_down [I,K]; [K,I] for _bmn) and de."""
-    return _OP["bwd_dswiglu"](dy, W_down, de)
+    return _call("bwd_dswiglu", dy, W_down, de)  # type: ignore[return-value]
 
 
 def bwd_dswiglu_out(dy: Tensor, W_down: Tensor, de: Tensor) -> Tuple[Tensor, Tensor]:
     """(grad_de [M,2I], out [M,I]): bwd_dswiglu that also stores the recomputed out (StoreOut)."""
-    return _OP["bwd_dswiglu_out"](dy, W_down, de)
+    return _call("bwd_dswiglu_out", dy, W_down, de)  # type: ignore[return-value]
 
 
 # ---- autograd -----------------------------------------------------------------

@@ -117,6 +117,21 @@ class OpsTest(unittest.TestCase):
                     self.assertIsNotNone(g)
                     self.assertLess(rel(g, w), 1e-2)
 
+    def test_direct_call_is_the_op(self) -> None:
+        # swigen_rt.ops.<op> skips the dispatcher in eager without grad:
+        # the same kernel, bitwise the same outputs as torch.ops.swigen.<op>,
+        # and the dispatcher (autograd) as soon as an input requires grad.
+        for op in (o for o in opspec.OPS if has(o)):
+            with self.subTest(op=op):
+                t = inputs(op)
+                direct = getattr(sops, op)(*t.values())
+                via = getattr(torch.ops.swigen, op)(*t.values())
+                for a, b in zip(direct if isinstance(direct, tuple) else (direct,), via if isinstance(via, tuple) else (via,)):
+                    self.assertTrue(torch.equal(a, b))
+                g = {n: v.clone().requires_grad_() for n, v in t.items()}
+                o = getattr(sops, op)(*g.values())
+                self.assertIsNotNone((o[0] if isinstance(o, tuple) else o).grad_fn)
+
     def test_bad_inputs(self) -> None:
         # After a good call, so the bad ones with the same shape, dtype and
         # device (stride, align) meet the cached fast path and must still
@@ -136,11 +151,12 @@ class OpsTest(unittest.TestCase):
                 "stride (weight)": lambda: {**t, names[1]: t[names[1]].t().contiguous().t()},
             }
             for what, mk in bad.items():
-                with self.subTest(op=op, what=what):
-                    bad_t = mk()
-                    with self.assertRaises(ValueError) as cm:
-                        f(*bad_t.values())
-                    self.assertIn(names[1] if "weight" in what else names[0], str(cm.exception))
+                for via, g in (("torch.ops", f), ("direct", getattr(sops, op))):
+                    with self.subTest(op=op, what=what, via=via):
+                        bad_t = mk()
+                        with self.assertRaises(ValueError) as cm:
+                            g(*bad_t.values())
+                        self.assertIn(names[1] if "weight" in what else names[0], str(cm.exception))
 
     def test_stream_thread_graph(self) -> None:
         op = next(o for o in opspec.OPS if has(o))
@@ -190,29 +206,41 @@ class MLPTest(unittest.TestCase):
 
     def test_matches_fp32_reference(self) -> None:
         gate, up, down = self.ref_block()
-        m = smlp.SwiGLUMLP(K, I, device="cuda")
-        m.load_gate_up(gate.weight.to(BF), up.weight.to(BF), down.weight.to(BF))
-        x = torch.randn(2, M // 2, K, device="cuda")
-        xs = x.to(BF).requires_grad_()
-        y = m(xs)
-        dy = torch.randn_like(y)
-        y.backward(dy)
-        xr = xs.detach().float().requires_grad_()
-        ws = [m.W.detach().float().requires_grad_(), m.W_down.detach().float().requires_grad_()]
-        de = xr @ ws[0].t()
-        yr = (de[..., :I] * F.silu(de[..., I:])) @ ws[1].t()
-        yr.backward(dy.float())
-        self.assertLess(rel(y, yr), 1e-2)
-        self.assertLess(rel(xs.grad, xr.grad), 1e-2)
-        self.assertLess(rel(m.W.grad, ws[0].grad), 1e-2)
-        self.assertLess(rel(m.W_down.grad, ws[1].grad), 1e-2)
+        for path in smlp.DOWN_PATHS:
+            for residual in (False, True):
+                with self.subTest(down=path, residual=residual):
+                    m = smlp.SwiGLUMLP(K, I, device="cuda", down=path)
+                    m.load_gate_up(gate.weight.to(BF), up.weight.to(BF), down.weight.to(BF))
+                    x = torch.randn(2, M // 2, K, device="cuda")
+                    xs = x.to(BF).requires_grad_()
+                    r = torch.randn(2, M // 2, K, device="cuda").to(BF).requires_grad_() if residual else None
+                    y = m(xs, r)
+                    dy = torch.randn_like(y)
+                    y.backward(dy)
+                    xr = xs.detach().float().requires_grad_()
+                    ws = [m.W.detach().float().requires_grad_(), m.W_down.detach().float().requires_grad_()]
+                    de = xr @ ws[0].t()
+                    yr = (de[..., :I] * F.silu(de[..., I:])) @ ws[1].t()
+                    if r is not None:
+                        yr = yr + r.detach().float()
+                    yr.backward(dy.float())
+                    self.assertLess(rel(y, yr), 1e-2)
+                    self.assertLess(rel(xs.grad, xr.grad), 1e-2)
+                    self.assertLess(rel(m.W.grad, ws[0].grad), 1e-2)
+                    self.assertLess(rel(m.W_down.grad, ws[1].grad), 1e-2)
+                    if r is not None:
+                        self.assertTrue(torch.equal(r.grad, dy))
+        with self.assertRaises(ValueError):
+            smlp.SwiGLUMLP(K, I, device="cuda", down="cublas")
 
     def test_compile_fullgraph(self) -> None:
-        m = smlp.SwiGLUMLP(K, I, device="cuda")
-        x = torch.randn(M, K, device="cuda", dtype=BF)
-        eager = m(x)
-        c = torch.compile(lambda a: m(a) * 2, fullgraph=True)
-        self.assertTrue(torch.equal(c(x), eager * 2))
+        for path in smlp.DOWN_PATHS:
+            with self.subTest(down=path):
+                m = smlp.SwiGLUMLP(K, I, device="cuda", down=path)
+                x = torch.randn(M, K, device="cuda", dtype=BF)
+                eager = m(x)
+                c = torch.compile(lambda a: m(a) * 2, fullgraph=True)
+                self.assertTrue(torch.equal(c(x), eager * 2))
 
 
 if __name__ == "__main__":
