@@ -153,13 +153,17 @@ def rel(a: torch.Tensor, b: torch.Tensor) -> float:
     return float((a.float() - b).norm() / b.norm().clamp_min(1e-30))
 
 
-def timed(fn: Callable[[], Any]) -> float:
+def timed(fn: Callable[[], Any]) -> Tuple[float, float]:
+    """GPU us between events around fn, and the host us fn took to return
+    (the launches are asynchronous: host >= GPU means host-bound)."""
     s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     s.record()
+    t0 = time.perf_counter()
     fn()
+    t1 = time.perf_counter()
     e.record()
     e.synchronize()
-    return s.elapsed_time(e) * 1e3
+    return s.elapsed_time(e) * 1e3, (t1 - t0) * 1e6
 
 
 def kernel_table(fn: Callable[[], Any]) -> List[Tuple[str, float, int]]:
@@ -173,7 +177,8 @@ def kernel_table(fn: Callable[[], Any]) -> List[Tuple[str, float, int]]:
     return sorted(rows, key=lambda r: -r[1])
 
 
-def training_step(m: int, k: int, i: int, reps: int, sets: int, use_compile: bool, kernels: bool = False) -> Dict[str, Any]:
+def training_step(m: int, k: int, i: int, reps: int, sets: int, use_compile: bool, kernels: bool = False,
+                  profile_host: bool = False) -> Dict[str, Any]:
     torch.manual_seed(m * 31 + k * 7 + i)
     W = (torch.randn(2 * i, k, device="cuda") / k ** 0.5).to(DT).requires_grad_()
     W_down = (torch.randn(k, i, device="cuda") / i ** 0.5).to(DT).requires_grad_()
@@ -200,17 +205,33 @@ def training_step(m: int, k: int, i: int, reps: int, sets: int, use_compile: boo
             fn(xx, W, W_down, dd)
     torch.cuda.synchronize()
     times: Dict[str, List[float]] = {n: [] for n in variants}
+    host: Dict[str, List[float]] = {n: [] for n in variants}
     names = list(variants)
     for r in range(reps):
         xx, dd = inputs[r % sets]
         for j in range(len(names)):
             n = names[(r + j) % len(names)]
-            times[n].append(timed(lambda: variants[n](xx, W, W_down, dd)))
+            g, h = timed(lambda: variants[n](xx, W, W_down, dd))
+            times[n].append(g)
+            host[n].append(h)
     for n, ts in times.items():
         ts.sort()
         v = rec["variants"][n]
         v["us"] = statistics.median(ts)
         v["p20_us"], v["p80_us"] = ts[len(ts) // 5], ts[(4 * len(ts)) // 5]
+        v["host_us"] = statistics.median(host[n])
+    if profile_host:
+        xx, dd = inputs[0]
+        pr = cProfile.Profile()
+        pr.enable()
+        for _ in range(20):
+            variants["swigen"](xx, W, W_down, dd)
+        pr.disable()
+        torch.cuda.synchronize()
+        out = io.StringIO()
+        pstats.Stats(pr, stream=out).sort_stats("tottime").print_stats(25)
+        rec["host_profile"] = out.getvalue()
+        print("cProfile of 20 swigen steps:\n" + out.getvalue())
     baselines = [n for n in names if not n.startswith("swigen")]
     if kernels:
         xx, dd = inputs[0]
@@ -238,6 +259,7 @@ def main() -> int:
     ap.add_argument("--sets", type=int, default=3, help="rotating input sets")
     ap.add_argument("--no-compile", action="store_true", help="leave torch.compile out")
     ap.add_argument("--kernels", action="store_true", help="also profile one step of each variant: its GPU kernels")
+    ap.add_argument("--host-profile", action="store_true", help="also cProfile 20 swigen steps on the host")
     ap.add_argument("--json", required=True, help="write the record here")
     a = ap.parse_args()
     if a.reps < 20:
@@ -259,14 +281,14 @@ def main() -> int:
             print("overhead %-28s torch.ops: host %5.1f us/call (wall %5.1f)%s" % (r["op"], r["host_us"], r["wall_us"], extra))
     if a.shape:
         m, k, i = (int(v) for v in a.shape.split(","))
-        rec["step"] = training_step(m, k, i, a.reps, a.sets, not a.no_compile, a.kernels)
+        rec["step"] = training_step(m, k, i, a.reps, a.sets, not a.no_compile, a.kernels, a.host_profile)
         s = rec["step"]
         for n, v in s["variants"].items():
             for r in v.get("kernels", [])[:8]:
                 print("%-20s %9.1f us x%-3d %s" % (n, r["us"], r["count"], r["kernel"][:90]))
         for n, v in s["variants"].items():
-            print("%s  %-20s %9.1f us (p20 %.1f, p80 %.1f)  max rel err %.2e  first call %.1f s"
-                  % (a.shape, n, v["us"], v["p20_us"], v["p80_us"], max(v["rel_err"].values()), v["first_call_s"]))
+            print("%s  %-20s %9.1f us (p20 %.1f, p80 %.1f)  host %7.1f us  max rel err %.2e  first call %.1f s"
+                  % (a.shape, n, v["us"], v["p20_us"], v["p80_us"], v["host_us"], max(v["rel_err"].values()), v["first_call_s"]))
         print("%s  swigen vs fastest baseline (%s): %.3fx; vs eager %.3fx; with swigen's fwd_down %.3fx"
               % (a.shape, s["fastest_baseline"], s["speedup_vs_fastest_baseline"], s["speedup_vs_eager"],
                  s["speedup_fwd_down_vs_fastest_baseline"]))

@@ -23,7 +23,8 @@ from torch import Tensor, nn
 from . import ops as _ops  # noqa: F401  (registers torch.ops.swigen.*)
 from . import opspec
 
-__all__ = ["SwiGLUMLP", "swiglu_mlp", "convert_gate_up", "convert_state_dict", "bwd_takes_w_down_kn", "DOWN_PATHS"]
+__all__ = ["SwiGLUMLP", "swiglu_mlp", "convert_gate_up", "convert_state_dict", "bwd_takes_w_down_kn",
+           "fwd_down_reads_w_down_ik", "DOWN_PATHS"]
 
 DOWN_PATHS = ("torch", "swigen")
 """What computes the down projection: torch's matmul (cuBLAS) or swigen's fwd_down."""
@@ -55,6 +56,28 @@ def bwd_takes_w_down_kn(arch: str, dtype: str) -> bool:
     return bool(cands) and cands[0].mn_major
 
 
+def fwd_down_reads_w_down_ik(arch: str, dtype: str, residual: bool) -> bool:
+    """Whether the fwd_down kernel (residual: fwd_down_residual's) reads
+    W_down as [I, K] (an MN-major _bmn kernel) rather than [K, I]."""
+    cands = opspec.REGISTRY.candidates("fwd_down", "residual" if residual else "", arch, dtype)
+    return bool(cands) and cands[0].mn_major
+
+
+@torch.compiler.assume_constant_result
+def _w_down_ik(device_index: int, dtype: str, residual: bool) -> bool:
+    """fwd_down_reads_w_down_ik for a CUDA device by index (one constant to
+    torch.compile, as _w_down_kn)."""
+    return fwd_down_reads_w_down_ik(_ops.arch_of(torch.device("cuda", device_index)), dtype, residual)
+
+
+def _dtype_name(t: Tensor) -> str:
+    return str(t.dtype).replace("torch.", "")
+
+
+def _index(t: Tensor) -> int:
+    return t.device.index if t.device.index is not None else torch.cuda.current_device()
+
+
 @torch.compiler.assume_constant_result
 def _w_down_kn(device_index: int, dtype: str) -> bool:
     """bwd_takes_w_down_kn for a CUDA device by index. One constant to
@@ -74,10 +97,10 @@ class _SwiGLUFunction(torch.autograd.Function):
             out, de = _ops.fwd_gateup(x2, W), None
         if down == "torch":
             y = out @ W_down.t() if residual is None else torch.addmm(residual, out, W_down.t())
-        elif residual is None:
-            y = _ops.fwd_down(out, W_down)
         else:
-            y = _ops.fwd_down_residual(out, W_down, residual)
+            # An MN-major (_bmn) fwd_down kernel reads W_down as [I, K].
+            wd = W_down.t().contiguous() if _w_down_ik(_index(out), _dtype_name(out), residual is not None) else W_down
+            y = _ops.fwd_down(out, wd) if residual is None else _ops.fwd_down_residual(out, wd, residual)
         if train:
             ctx.save_for_backward(x2, W, W_down, de)
         ctx.has_residual = residual is not None
@@ -87,8 +110,7 @@ class _SwiGLUFunction(torch.autograd.Function):
     def backward(ctx: Any, dy: Tensor) -> Tuple[Optional[Tensor], ...]:  # type: ignore[override]
         x2, W, W_down, de = ctx.saved_tensors
         dy = dy.contiguous()
-        idx = dy.device.index if dy.device.index is not None else torch.cuda.current_device()
-        wd = W_down if _w_down_kn(idx, str(dy.dtype).replace("torch.", "")) else W_down.t().contiguous()
+        wd = W_down if _w_down_kn(_index(dy), _dtype_name(dy)) else W_down.t().contiguous()
         grad_de, out = _ops.bwd_dswiglu_out(dy, wd, de)
         dx = grad_de @ W
         dW = grad_de.t() @ x2
