@@ -51,11 +51,16 @@ func (b *Builder) Build(ctx context.Context, cfg tiling.Config, probe string) (*
 	return out, nil
 }
 
+// render checks cfg, the builder's boundary, and renders it.
 func render(cfg tiling.Config, probe string) (*gen.Artifact, error) {
-	if probe == "" {
-		return gen.Render(cfg)
+	k, err := tiling.Check(cfg)
+	if err != nil {
+		return nil, err
 	}
-	return gen.RenderProbe(cfg, probe)
+	if probe == "" {
+		return gen.Render(k)
+	}
+	return gen.RenderProbe(k, probe)
 }
 
 // entryReport is what ptxas said about the kernel's entry, or about the
