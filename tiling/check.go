@@ -22,13 +22,23 @@ func (k Checked) Name() string { return k.c.Name() }
 // otherwise a *ConfigError naming c once, whose Err is the
 // *ValidationError of every broken rule or the *NotImplementedError.
 func Check(c Config) (Checked, error) {
-	if err := c.Validate(); err != nil {
+	if err := legality(c); err != nil {
 		return Checked{}, &ConfigError{Name: c.Name(), Err: err}
 	}
-	if ok, why := Implemented(c); !ok {
-		return Checked{}, &ConfigError{Name: c.Name(), Err: &NotImplementedError{Reason: why}}
-	}
 	return Checked{c: c}, nil
+}
+
+// legality is Check's verdict without the config's name, for the callers
+// in this package whose messages name the config already: nil, the
+// *ValidationError, or the *NotImplementedError.
+func legality(c Config) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if ok, why := Implemented(c); !ok {
+		return &NotImplementedError{Reason: why}
+	}
+	return nil
 }
 
 // ConfigError is why Check rejected a config: the config's name and the
@@ -58,5 +68,5 @@ type NotImplementedError struct {
 	Reason string
 }
 
-// Error returns the reason.
-func (e *NotImplementedError) Error() string { return e.Reason }
+// Error says "not implemented" and why.
+func (e *NotImplementedError) Error() string { return "not implemented: " + e.Reason }

@@ -58,12 +58,12 @@ var checkRejects = []struct {
 		c := good(ArchSM90a)
 		c.Kernel, c.Schedule, c.TileN = KernelGEMM, Overlap, 128
 		return c
-	}, nil, "sm_90a overlap is implemented for bwd_dswiglu without store_out"},
-	{"sm90 fwd_gateup tile_n 64", func() Config { c := good(ArchSM90a); c.Kernel, c.TileN = KernelFwdGateUp, 64; return c }, nil, "sm_90a fwd_gateup tile_n=64 is not implemented: it must be a multiple of 128 (TileN/2 left and TileN/2 gate columns, whole 64-column sub-tiles)"},
-	{"sm90 gemm wide accumulator", func() Config { c := good(ArchSM90a); c.Kernel, c.TileN, c.Stages = KernelGEMM, 192, 4; return c }, nil, "sm_90a pingpong with 192 accumulator registers per thread (tile 128x192) is implemented for bwd_dswiglu only; use tile_n <= 128"},
+	}, nil, "not implemented: sm_90a overlap is implemented for bwd_dswiglu without store_out"},
+	{"sm90 fwd_gateup tile_n 64", func() Config { c := good(ArchSM90a); c.Kernel, c.TileN = KernelFwdGateUp, 64; return c }, nil, "not implemented: sm_90a fwd_gateup tile_n=64 is not implemented: it must be a multiple of 128 (TileN/2 left and TileN/2 gate columns, whole 64-column sub-tiles)"},
+	{"sm90 gemm wide accumulator", func() Config { c := good(ArchSM90a); c.Kernel, c.TileN, c.Stages = KernelGEMM, 192, 4; return c }, nil, "not implemented: sm_90a pingpong with 192 accumulator registers per thread (tile 128x192) is implemented for bwd_dswiglu only; use tile_n <= 128"},
 	{"sm100 tile_k 32", func() Config { c := good(ArchSM100a); c.TileK = 32; return c }, []string{"tile_k"}, "tile_k=32: must be a multiple of 64 in [64,256] (128-byte swizzle atom along K for 16-bit types)"},
-	{"sm100 tile_m 64", func() Config { c := good(ArchSM100a); c.TileM, c.EpiM = 64, 64; return c }, nil, "sm_100a tile_m=64 (64 rows per CTA) is not implemented yet; use 1cta tile_m=128 or 2cta tile_m=256"},
-	{"sm100 epi_n 32", func() Config { c := good(ArchSM100a); c.EpiN = 32; return c }, nil, "sm_100a epilogue sub-tile width epi_n=32 is not implemented yet; use epi_n=64"},
+	{"sm100 tile_m 64", func() Config { c := good(ArchSM100a); c.TileM, c.EpiM = 64, 64; return c }, nil, "not implemented: sm_100a tile_m=64 (64 rows per CTA) is not implemented yet; use 1cta tile_m=128 or 2cta tile_m=256"},
+	{"sm100 epi_n 32", func() Config { c := good(ArchSM100a); c.EpiN = 32; return c }, nil, "not implemented: sm_100a epilogue sub-tile width epi_n=32 is not implemented yet; use epi_n=64"},
 	{"sm100 epi_m 64", func() Config { c := good(ArchSM100a); c.EpiM = 64; return c }, []string{"epi_m"}, "epi_m=64: must be 128 on sm_100a (the rows per CTA: one TMEM lane per row)"},
 	{"sm100 cluster 2x2", func() Config { c := good(ArchSM100a); c.ClusterM, c.ClusterN = 2, 2; return c }, []string{"cluster"}, "cluster=2x2: at most 2 CTAs per cluster (one operand is multicast to a CTA pair)"},
 	{"sm100 2cta cluster 1x1", func() Config { c := cfg100(256, 256, 5, TwoCTA); c.ClusterM = 1; return c }, []string{"cluster"}, "cluster=1x1: must be 2x1 for 2cta (the CTA pair of cta_group::2)"},
@@ -75,9 +75,9 @@ var checkRejects = []struct {
 		c.MajorB, c.EpiN = MNMajor, 32
 		return c
 	}, []string{"tile_n"}, "tile_n=96: with major_b=mn the B tile columns per CTA (48) must be a multiple of 64 (128-byte swizzle atom along N)"},
-	{"sm100 fwd_gateup tile_n 64", func() Config { c := good(ArchSM100a); c.Kernel, c.TileN, c.Stages = KernelFwdGateUp, 64, 4; return c }, nil, "sm_100a fwd_gateup tile_n=64 is not implemented: it must be a multiple of 128 (TileN/2 left and TileN/2 gate columns, whole 64-column sub-tiles)"},
+	{"sm100 fwd_gateup tile_n 64", func() Config { c := good(ArchSM100a); c.Kernel, c.TileN, c.Stages = KernelFwdGateUp, 64, 4; return c }, nil, "not implemented: sm_100a fwd_gateup tile_n=64 is not implemented: it must be a multiple of 128 (TileN/2 left and TileN/2 gate columns, whole 64-column sub-tiles)"},
 	{"sm100 fwd_down major_a mn", func() Config { c := good(ArchSM100a); c.Kernel, c.MajorA = KernelFwdDown, MNMajor; return c }, []string{"major_a"}, "major_a=mn: must be k for fwd_down (the activation operand is [M,K] row-major)"},
-	{"sm100 l2k", func() Config { c := good(ArchSM100a); c.L2KeepOperands = true; return c }, nil, "l2k (the operands' L2 evict_last policy) is implemented for sm_90a only"},
+	{"sm100 l2k", func() Config { c := good(ArchSM100a); c.L2KeepOperands = true; return c }, nil, "not implemented: l2k (the operands' L2 evict_last policy) is implemented for sm_90a only"},
 	{"unknown kernel", func() Config { c := good(ArchSM100a); c.Kernel = "conv"; return c }, []string{"kernel"}, "kernel=conv: must be one of bwd_dswiglu, fwd_gateup, fwd_down, gemm"},
 	{"unknown dtype", func() Config { c := good(ArchSM90a); c.DType = "fp8"; return c }, []string{"dtype"}, "dtype=fp8: must be one of bf16, fp16"},
 }
