@@ -102,7 +102,6 @@ type SM100Epilogue struct {
 const (
 	sm100EpiWarp0   = 4   // warps 4-7: warp%4 selects the TMEM lane quarter
 	SM100EpiThreads = 128 // one epilogue warpgroup
-	sm100RowsPerCTA = 128 // TMEM lanes; M=128 per CTA (1cta M=128, 2cta M=256)
 	sm100EpiN       = 64  // one 128-byte swizzle row of 16-bit elements
 	// sm100RoleConsumers are the threads of one CTA that read every CLC
 	// response besides the MMA thread: scheduler, operand loader,

@@ -65,7 +65,7 @@ func SM100() []tiling.Config {
 					x := c
 					edit(&x)
 					x.Stages = x.MaxStages()
-					if ok, _ := tiling.Implemented(x); ok && x.Validate() == nil {
+					if _, err := tiling.Check(x); err == nil {
 						add(x)
 					}
 				}
