@@ -175,7 +175,7 @@ func Emit(ctx context.Context, cfgs []tiling.Config, o EmitOptions) (*EmitResult
 
 // RenderAll renders every config in memory, sorted by name, exact
 // duplicates dropped. Two different configs with one name, or any config
-// that fails to render, is an error; the errors of all failing configs are
+// that fails tiling.Check or fails to render, is an error; the errors of all failing configs are
 // joined. A caller can render everything first, to report bad configs
 // before looking for a compiler, then hand the artifacts to EmitArtifacts.
 func RenderAll(cfgs []tiling.Config) ([]*Artifact, error) { return renderAll(cfgs, nil) }
@@ -189,7 +189,12 @@ func renderAll(cfgs []tiling.Config, progress io.Writer) ([]*Artifact, error) {
 	var errs []error
 	for i, c := range cfgs {
 		progressf(progress, nil, "render %s\n", c.Name())
-		a, err := Render(c)
+		k, err := tiling.Check(c)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		a, err := Render(k)
 		if err != nil {
 			errs = append(errs, nameErr(c.Name(), err))
 			continue

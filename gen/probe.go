@@ -84,16 +84,14 @@ func (p Probe) Supports(cfg tiling.Config) error {
 	return nil
 }
 
-// RenderProbe renders cfg instrumented with the probe called name. Like
-// Render, it validates cfg first.
-func RenderProbe(cfg tiling.Config, name string) (*Artifact, error) {
+// RenderProbe renders k instrumented with the probe called name. Like
+// Render, it takes a config whose legality tiling.Check decided.
+func RenderProbe(k tiling.Checked, name string) (*Artifact, error) {
 	p, err := LookupProbe(name)
 	if err != nil {
 		return nil, err
 	}
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
+	cfg := k.Config()
 	if err := p.Supports(cfg); err != nil {
 		return nil, err
 	}
@@ -101,7 +99,7 @@ func RenderProbe(cfg tiling.Config, name string) (*Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := renderWith(set, cfg, manifest.ProbedName(cfg, p.Name), p.adjust)
+	a, err := renderWith(set, k, manifest.ProbedName(cfg, p.Name), p.adjust)
 	if err != nil {
 		return nil, err
 	}

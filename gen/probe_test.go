@@ -16,7 +16,7 @@ func TestProbesRender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	product, err := Render(cfg)
+	product, err := renderCfg(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestProbesRender(t *testing.T) {
 			[]string{"sw_ldsm4(sw_frag4_row(slot, wl", "printf("}},
 	} {
 		t.Run(tt.probe, func(t *testing.T) {
-			a, err := RenderProbe(cfg, tt.probe)
+			a, err := renderProbeCfg(cfg, tt.probe)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,7 +54,7 @@ func TestProbesRender(t *testing.T) {
 func TestProductHasNoProbeCode(t *testing.T) {
 	t.Parallel()
 	for _, c := range tiling.Catalog() {
-		a, err := Render(c)
+		a, err := renderCfg(c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func TestProbeSupport(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = RenderProbe(cfg, tt.probe)
+			_, err = renderProbeCfg(cfg, tt.probe)
 			switch {
 			case tt.errPart == "" && err != nil:
 				t.Fatalf("RenderProbe: %v", err)

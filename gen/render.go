@@ -1,5 +1,5 @@
 // Package gen renders swigen's kernels and emits them: for a
-// tiling.Config it builds the manifest (the launch contract), the view
+// tiling.Checked config it builds the manifest (the launch contract), the view
 // (package gen/view) and the CUDA source from the embedded templates, all
 // in memory (Render, RenderProbe); Emit compiles the sources with a
 // gen/toolchain when one is given and writes kernels, manifests, cubins and
@@ -8,6 +8,7 @@ package gen
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
@@ -29,13 +30,15 @@ type Artifact struct {
 	Manifest manifest.Manifest
 }
 
-// Render renders the kernel source and manifest for cfg. It validates cfg
-// first and returns the validation error unchanged.
-func Render(cfg tiling.Config) (*Artifact, error) {
-	if err := cfg.Validate(); err != nil {
+// Render renders the kernel source and manifest for k, whose legality
+// tiling.Check decided; its errors say what failed, not which config (the
+// caller knows).
+func Render(k tiling.Checked) (*Artifact, error) {
+	set, err := kindTemplates(k.Config())
+	if err != nil {
 		return nil, err
 	}
-	return render(cfg)
+	return renderWith(set, k, k.Name(), nil)
 }
 
 // kindSets caches the template set of each (kind, arch), keyed by the
@@ -82,30 +85,23 @@ func kernelTemplate(cfg tiling.Config) string {
 	return fmt.Sprintf("%s_%s.cu.tmpl", cfg.Kernel, strings.ReplaceAll(string(cfg.Arch), "_", ""))
 }
 
-func render(cfg tiling.Config) (*Artifact, error) {
-	set, err := kindTemplates(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return renderWith(set, cfg, cfg.Name(), nil)
-}
-
-// renderWith renders cfg with the template set set under the kernel name
+// renderWith renders k with the template set set under the kernel name
 // name; adjust, when set, changes the sm_90a view first (a probe's needs).
 // The manifest comes first: the view takes the kernel's name, signature
 // and launch shape from it, so the kernel is compiled for the launch the
 // host makes.
-func renderWith(set *template.Template, cfg tiling.Config, name string, adjust func(*view.SM90)) (*Artifact, error) {
+func renderWith(set *template.Template, k tiling.Checked, name string, adjust func(*view.SM90)) (*Artifact, error) {
+	cfg := k.Config()
 	tmpl := kernelTemplate(cfg)
 	if set.Lookup(tmpl) == nil {
-		return nil, fmt.Errorf("gen: %s: no template %s: kernel %s is not implemented for %s yet", cfg.Name(), tmpl, cfg.Kernel, cfg.Arch)
+		return nil, fmt.Errorf("gen: no template %s: kernel %s is not implemented for %s yet", tmpl, cfg.Kernel, cfg.Arch)
 	}
-	m, err := manifest.New(cfg)
+	m, err := manifest.New(k)
 	if err != nil {
 		return nil, err
 	}
 	m.Name, m.Entry = name, name
-	data, err := newView(cfg, m, adjust)
+	data, err := newView(k, m, adjust)
 	if err != nil {
 		return nil, err
 	}
@@ -116,11 +112,12 @@ func renderWith(set *template.Template, cfg tiling.Config, name string, adjust f
 	return &Artifact{Config: cfg, Name: name, Source: buf.Bytes(), Manifest: m}, nil
 }
 
-// newView computes the view of cfg's arch for the launch contract m.
-func newView(cfg tiling.Config, m manifest.Manifest, adjust func(*view.SM90)) (any, error) {
-	switch cfg.Arch {
+// newView computes the view of k's arch for the launch contract m.
+func newView(k tiling.Checked, m manifest.Manifest, adjust func(*view.SM90)) (any, error) {
+	arch := k.Config().Arch
+	switch arch {
 	case tiling.ArchSM90a:
-		v, err := view.NewSM90(cfg, m)
+		v, err := view.NewSM90(k, m)
 		if err != nil {
 			return nil, err
 		}
@@ -130,9 +127,9 @@ func newView(cfg tiling.Config, m manifest.Manifest, adjust func(*view.SM90)) (a
 		return v, nil
 	case tiling.ArchSM100a:
 		if adjust != nil {
-			return nil, fmt.Errorf("gen: %s: probes exist for sm_90a only", cfg.Name())
+			return nil, errors.New("gen: probes exist for sm_90a only")
 		}
-		return view.NewSM100(cfg, m)
+		return view.NewSM100(k, m)
 	}
-	return nil, fmt.Errorf("gen: %s: arch %s has no view builder", cfg.Name(), cfg.Arch)
+	return nil, fmt.Errorf("gen: arch %s has no view builder", arch)
 }

@@ -18,11 +18,11 @@ func TestRenderDeterministicAndHeader(t *testing.T) {
 		if c.ClusterM*c.ClusterN != 1 {
 			continue
 		}
-		a, err := Render(c)
+		a, err := renderCfg(c)
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name(), err)
 		}
-		b, err := Render(c)
+		b, err := renderCfg(c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +71,7 @@ func TestRenderKinds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.c.Name(), func(t *testing.T) {
 			t.Parallel()
-			a, err := Render(tt.c)
+			a, err := renderCfg(tt.c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +83,7 @@ func TestRenderKinds(t *testing.T) {
 				t.Errorf("source does not end with the kernel's closing brace and a newline")
 			}
 			checkSource(t, src, tt.want, tt.absent)
-			b, err := Render(tt.c)
+			b, err := renderCfg(tt.c)
 			if err != nil || string(b.Source) != src {
 				t.Errorf("second render differs (err %v)", err)
 			}
@@ -94,7 +94,7 @@ func TestRenderKinds(t *testing.T) {
 func TestSM90Params(t *testing.T) {
 	t.Parallel()
 	names := func(c tiling.Config) []string {
-		a, err := Render(c)
+		a, err := renderCfg(c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,7 +151,7 @@ func TestSM100TemplateUsesViewFormulas(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", cfg.Name(), err)
 		}
-		a, err := Render(cfg)
+		a, err := renderCfg(cfg)
 		if err != nil {
 			t.Fatalf("%s: %v", cfg.Name(), err)
 		}
@@ -188,11 +188,11 @@ func TestSM100TemplateUsesViewFormulas(t *testing.T) {
 func TestSM100RenderDeterministicAndManifest(t *testing.T) {
 	t.Parallel()
 	for _, c := range tilingtest.SM100() {
-		a, err := Render(c)
+		a, err := renderCfg(c)
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name(), err)
 		}
-		b, err := Render(c)
+		b, err := renderCfg(c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,7 +209,7 @@ func TestSM100RenderDeterministicAndManifest(t *testing.T) {
 		if strings.Contains(src, "<no value>") {
 			t.Errorf("%s: template printed <no value>", c.Name())
 		}
-		want, err := manifest.New(c)
+		want, err := manifest.New(tilingtest.Check(t, c))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,10 +224,14 @@ func TestSM100RenderDeterministicAndManifest(t *testing.T) {
 
 // newSM100 is the sm_100a view of c as Render builds it.
 func newSM100(c tiling.Config) (*view.SM100, error) {
-	m, err := manifest.New(c)
+	k, err := tiling.Check(c)
+	if err != nil {
+		return nil, err
+	}
+	m, err := manifest.New(k)
 	if err != nil {
 		return nil, err
 	}
 	m.Name, m.Entry = c.Name(), c.Name()
-	return view.NewSM100(c, m)
+	return view.NewSM100(k, m)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/tilingtest"
 )
 
 // bitField is bits [lo, lo+width) of a descriptor.
@@ -506,7 +507,7 @@ func renderCatalog(t *testing.T, arch tiling.Arch) []*gen.Artifact {
 		if c.Arch != arch {
 			continue
 		}
-		a, err := gen.Render(c)
+		a, err := gen.Render(tilingtest.Check(t, c))
 		if err != nil {
 			t.Fatalf("render %s: %v", c.Name(), err)
 		}

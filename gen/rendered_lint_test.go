@@ -14,6 +14,7 @@ import (
 
 	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/tilingtest"
 )
 
 var (
@@ -319,7 +320,7 @@ func lintConfigs(t *testing.T) []*gen.Artifact {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := gen.Render(c)
+		a, err := gen.Render(tilingtest.Check(t, c))
 		if err != nil {
 			t.Fatalf("render %s: %v", name, err)
 		}

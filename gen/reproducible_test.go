@@ -29,7 +29,7 @@ func TestCompileReproducible(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := Render(cfg)
+		a, err := renderCfg(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,7 +23,7 @@ func TestKernelSignatureIsTheManifest(t *testing.T) {
 	t.Parallel()
 	ctype := map[string]manifest.Kind{"const __grid_constant__ sw_tmap": manifest.KindTensorMap, "int": manifest.KindI32}
 	for _, c := range tiling.Catalog() {
-		a, err := Render(c)
+		a, err := renderCfg(c)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -43,7 +43,7 @@ func TestCompileSM100Catalog(t *testing.T) {
 		n++
 		t.Run(c.Name(), func(t *testing.T) {
 			t.Parallel()
-			a, err := Render(c)
+			a, err := renderCfg(c)
 			if err != nil {
 				t.Fatalf("Render: %v", err)
 			}

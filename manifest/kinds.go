@@ -21,7 +21,7 @@ func kindTable(cfg tiling.Config, b Boxes) (table, error) {
 	case tiling.KernelFwdDown:
 		return downTable(cfg, b), nil
 	}
-	return table{}, fmt.Errorf("manifest: %s: kernel %q has no parameter table", cfg.Name(), cfg.Kernel)
+	return table{}, fmt.Errorf("manifest: kernel %q has no parameter table", cfg.Kernel)
 }
 
 // tiles is the tile count of an M x cols accumulator (cols: the GEMM's N

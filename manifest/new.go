@@ -10,12 +10,10 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-// New builds the manifest of cfg's kernel. It validates cfg first and
-// returns the validation error unchanged.
-func New(cfg tiling.Config) (Manifest, error) {
-	if err := cfg.Validate(); err != nil {
-		return Manifest{}, err
-	}
+// New builds the manifest of k's kernel; tiling.Check decided k's
+// legality, so New re-derives no rule.
+func New(k tiling.Checked) (Manifest, error) {
+	cfg := k.Config()
 	boxes, err := BoxesOf(cfg)
 	if err != nil {
 		return Manifest{}, err
@@ -89,7 +87,7 @@ func dtypeOf(cfg tiling.Config) (DType, error) {
 	case tiling.FP16:
 		return DTypeFloat16, nil
 	}
-	return "", fmt.Errorf("manifest: %s: dtype %q has no tensor-map type", cfg.Name(), cfg.DType)
+	return "", fmt.Errorf("manifest: dtype %q has no tensor-map type", cfg.DType)
 }
 
 func schedulerOf(cfg tiling.Config) Scheduler {

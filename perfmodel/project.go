@@ -83,7 +83,11 @@ func Project(g GPU, c tiling.Config, s tiling.Shape) (Projection, error) {
 // on g, by the manifest's grid rule (the launch runtime/launch would
 // make) with every cluster assumed to fit.
 func launchUnits(g GPU, c tiling.Config, s tiling.Shape) (tiles, units int, err error) {
-	m, err := manifest.New(c)
+	k, err := tiling.Check(c)
+	if err != nil {
+		return 0, 0, fmt.Errorf("perfmodel: %w", err)
+	}
+	m, err := manifest.New(k)
 	if err != nil {
 		return 0, 0, fmt.Errorf("perfmodel: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/swigen/swigen/protocol"
 	"github.com/swigen/swigen/protocol/fromview"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/tilingtest"
 )
 
 // specsOf returns the protocol specs of cfgs, one per distinct protocol:
@@ -22,7 +23,7 @@ func specsOf(t *testing.T, cfgs []tiling.Config) []protocol.Spec {
 	seen := map[string]bool{}
 	var out []protocol.Spec
 	for _, c := range cfgs {
-		sp, err := fromview.ProtocolSpec(c)
+		sp, err := fromview.ProtocolSpec(tilingtest.Check(t, c))
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name(), err)
 		}
@@ -103,7 +104,7 @@ func specNamed(t *testing.T, name string) protocol.Spec {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := fromview.ProtocolSpec(c)
+	sp, err := fromview.ProtocolSpec(tilingtest.Check(t, c))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +318,7 @@ func TestProtocolH200Observations(t *testing.T) {
 			if c.Arch != tiling.ArchSM90a {
 				continue
 			}
-			sp, err := fromview.ProtocolSpec(c)
+			sp, err := fromview.ProtocolSpec(tilingtest.Check(t, c))
 			if err != nil {
 				t.Fatal(err)
 			}

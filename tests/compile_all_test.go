@@ -9,6 +9,7 @@ import (
 	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/tilingtest"
 )
 
 // compileJobs bounds concurrent nvcc/ptxas runs. ptxas on one of these
@@ -131,7 +132,7 @@ func TestCompileProbes(t *testing.T) {
 			}
 			t.Run(manifest.ProbedName(c, p.Name), func(t *testing.T) {
 				t.Parallel()
-				a, err := gen.RenderProbe(c, p.Name)
+				a, err := gen.RenderProbe(tilingtest.Check(t, c), p.Name)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/tilingtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -179,7 +180,8 @@ func TestRenderDeterministic(t *testing.T) {
 	errs := make([]error, len(cat))
 	var wg sync.WaitGroup
 	for i, c := range cat {
-		wg.Go(func() { second[i], errs[i] = gen.Render(c) })
+		k := tilingtest.Check(t, c)
+		wg.Go(func() { second[i], errs[i] = gen.Render(k) })
 	}
 	wg.Wait()
 	for i, c := range cat {

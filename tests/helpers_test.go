@@ -12,6 +12,7 @@ import (
 	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/tilingtest"
 )
 
 // requireCompiler is set by .ci/run: there a missing compiler is a failure,
@@ -42,7 +43,7 @@ func findToolchain(t *testing.T) *toolchain.Toolchain {
 // render renders c or fails t.
 func render(t *testing.T, c tiling.Config) *gen.Artifact {
 	t.Helper()
-	a, err := gen.Render(c)
+	a, err := gen.Render(tilingtest.Check(t, c))
 	if err != nil {
 		t.Fatalf("Render(%s): %v", c.Name(), err)
 	}

@@ -92,11 +92,8 @@ func (r MeasuredRow) check() error {
 		return fmt.Errorf("the config is %s %s %s store_out=%v, the row %s %s %s store_out=%v",
 			c.Kernel, c.Arch, c.DType, c.StoreOut, r.Kernel, r.Arch, r.DType, r.StoreOut)
 	}
-	if err := c.Validate(); err != nil {
+	if err := legality(c); err != nil {
 		return err
-	}
-	if ok, why := Implemented(c); !ok {
-		return errors.New(why)
 	}
 	if r.Plan != nil {
 		if err := r.Plan.check(r.Kernel); err != nil {
@@ -179,11 +176,8 @@ func (m MeasuredChoice) config(d DType) (Config, error) {
 		return Config{}, err
 	}
 	c.DType = d
-	if err := c.Validate(); err != nil {
+	if err := legality(c); err != nil {
 		return Config{}, err
-	}
-	if ok, why := Implemented(c); !ok {
-		return Config{}, errors.New(why)
 	}
 	return c, nil
 }

@@ -186,23 +186,18 @@ func fallbackSchedules(a Arch) []Schedule {
 	return nil
 }
 
-// usable reports whether c validates and swigen implements it.
-func usable(c Config) bool {
-	if c.Validate() != nil {
-		return false
-	}
-	ok, _ := Implemented(c)
-	return ok
-}
+// usable reports whether c passes Check.
+func usable(c Config) bool { return legality(c) == nil }
 
 // problem is the first reason c is not usable, for a note.
 func problem(c Config) string {
+	err := legality(c)
 	var ve *ValidationError
-	if err := c.Validate(); errors.As(err, &ve) && len(ve.Problems) > 0 {
+	switch {
+	case errors.As(err, &ve) && len(ve.Problems) > 0:
 		return ve.Problems[0].String()
-	} else if err != nil {
+	case err != nil:
 		return err.Error()
 	}
-	_, why := Implemented(c)
-	return why
+	return ""
 }

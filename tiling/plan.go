@@ -174,11 +174,8 @@ func UnfusedGemm(fused Config, s Shape) (Config, string, error) {
 		return Config{}, "", err
 	}
 	c.MajorA, c.MajorB = KMajor, fused.MajorB
-	if err := c.Validate(); err != nil {
+	if err := legality(c); err != nil {
 		return Config{}, "", fmt.Errorf("tiling: unfused gemm for %s: %w", fused.Name(), err)
-	}
-	if ok, reason := Implemented(c); !ok {
-		return Config{}, "", fmt.Errorf("tiling: unfused gemm for %s: %s", fused.Name(), reason)
 	}
 	return c, why, nil
 }

@@ -55,10 +55,11 @@ func SpaceStoreOut(k Kernel, a Arch, d DType) []Config {
 	return implementedOnly(legalSpace(k, a, d, true))
 }
 
+// implementedOnly keeps the configs of cs that pass Check.
 func implementedOnly(cs []Config) []Config {
 	var out []Config
 	for _, c := range cs {
-		if ok, _ := Implemented(c); ok {
+		if legality(c) == nil {
 			out = append(out, c)
 		}
 	}
@@ -193,7 +194,7 @@ func sortByName(cs []Config) {
 // sm_100 GPU has run them). Each compile takes seconds, so keep it small.
 // Sorted by Name.
 //
-// It lists only configs the generator implements (see Implemented), since
+// It lists only configs that pass Check (valid and implemented), since
 // CI renders and compiles every one of them: on sm_90a only cluster 1x1
 // (both schedules, both B majors, StoreOut once, an MN-major A, a
 // residual), on sm_100a bwd_dswiglu with both schedules, clusters 1x1 /
@@ -203,7 +204,7 @@ func sortByName(cs []Config) {
 func Catalog() []Config {
 	var out []Config
 	for _, c := range catalogCandidates() {
-		if ok, _ := Implemented(c); ok {
+		if legality(c) == nil {
 			out = append(out, c)
 		}
 	}

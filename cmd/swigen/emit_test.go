@@ -247,7 +247,7 @@ func TestEmitInvalidConfig(t *testing.T) {
 func renderable(t *testing.T, cfgs ...tiling.Config) {
 	t.Helper()
 	for _, c := range cfgs {
-		if _, err := gen.Render(c); err != nil {
+		if _, err := gen.RenderAll([]tiling.Config{c}); err != nil {
 			if strings.Contains(err.Error(), "not implemented") {
 				t.Skipf("render of %s not implemented yet: %v", c.Name(), err)
 			}

@@ -103,7 +103,11 @@ func probeGPU(devices []int) (tuneGPU, error) {
 // check.BuildAndLoad does, so the worker's build is a cache hit.
 func compileCandidate(tc *toolchain.Toolchain) func(context.Context, tiling.Config) error {
 	return func(ctx context.Context, c tiling.Config) error {
-		art, err := gen.Render(c)
+		k, err := tiling.Check(c)
+		if err != nil {
+			return err
+		}
+		art, err := gen.Render(k)
 		if err != nil {
 			return err
 		}

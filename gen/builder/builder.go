@@ -8,6 +8,8 @@ package builder
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/gen/toolchain"
@@ -51,11 +53,23 @@ func (b *Builder) Build(ctx context.Context, cfg tiling.Config, probe string) (*
 	return out, nil
 }
 
+// render checks cfg, the builder's boundary, and renders it; both errors
+// name cfg once.
 func render(cfg tiling.Config, probe string) (*gen.Artifact, error) {
-	if probe == "" {
-		return gen.Render(cfg)
+	k, err := tiling.Check(cfg)
+	if err != nil {
+		return nil, err
 	}
-	return gen.RenderProbe(cfg, probe)
+	var a *gen.Artifact
+	if probe == "" {
+		a, err = gen.Render(k)
+	} else {
+		a, err = gen.RenderProbe(k, probe)
+	}
+	if err != nil && !strings.Contains(err.Error(), cfg.Name()) {
+		err = fmt.Errorf("render %s: %w", cfg.Name(), err)
+	}
+	return a, err
 }
 
 // entryReport is what ptxas said about the kernel's entry, or about the

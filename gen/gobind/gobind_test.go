@@ -17,6 +17,7 @@ import (
 	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/tilingtest"
 )
 
 func TestValidatePackage(t *testing.T) {
@@ -214,7 +215,7 @@ func TestGoBindingsDispatcher(t *testing.T) {
 func TestGoBindingsErrors(t *testing.T) {
 	t.Parallel()
 	h90 := heuristicCfg(t, tiling.ArchSM90a)
-	a, err := gen.Render(h90)
+	a, err := gen.Render(tilingtest.Check(t, h90))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +336,7 @@ func bindInputs(t *testing.T, cfgs []tiling.Config, twins ...tiling.Config) (gen
 	}
 	var all []km
 	add := func(c tiling.Config, twin bool) {
-		a, err := gen.Render(c)
+		a, err := gen.Render(tilingtest.Check(t, c))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -102,7 +102,6 @@ type SM100Epilogue struct {
 const (
 	sm100EpiWarp0   = 4   // warps 4-7: warp%4 selects the TMEM lane quarter
 	SM100EpiThreads = 128 // one epilogue warpgroup
-	sm100RowsPerCTA = 128 // TMEM lanes; M=128 per CTA (1cta M=128, 2cta M=256)
 	sm100EpiN       = 64  // one 128-byte swizzle row of 16-bit elements
 	// sm100RoleConsumers are the threads of one CTA that read every CLC
 	// response besides the MMA thread: scheduler, operand loader,
@@ -112,31 +111,27 @@ const (
 
 // NewSM100 computes the view of the sm_100a kernel of c, of any kind,
 // whose launch contract is m: the kernel's name, block size and parameters
-// come from m.
-func NewSM100(c tiling.Config, m manifest.Manifest) (*SM100, error) {
-	kind, halves, err := checkSM100(c)
+// come from m. It trusts k's legality (tiling.Check) and re-derives no
+// rule.
+func NewSM100(k tiling.Checked, m manifest.Manifest) (*SM100, error) {
+	c := k.Config()
+	kind, halves, err := kindOf(c)
 	if err != nil {
 		return nil, err
 	}
 	docs := sm100DocsOf(c)
 	v := &SM100{Name: m.Name, ConfigLines: configLines(c), Hang: defaultHang(), Kind: kind, Smem: c.Smem()}
 	if v.Params, err = cParams(m.Params); err != nil {
-		return nil, fmt.Errorf("view: %s: %w", c.Name(), err)
+		return nil, fmt.Errorf("view: %w", err)
 	}
 	if v.Elem, err = elemOf(c); err != nil {
 		return nil, err
 	}
-	if v.Tile, err = newTile(c, halves, sm100EpiN); err != nil {
-		return nil, err
-	}
-	if v.Pair, err = sm100Pair(c, docs); err != nil {
-		return nil, err
-	}
+	v.Tile = newTile(c, halves, sm100EpiN)
+	v.Pair = sm100Pair(c, docs)
 	v.Cluster = Cluster{Size: c.ClusterM * c.ClusterN, M: c.ClusterM, N: c.ClusterN, Sync: c.ClusterM*c.ClusterN > 1}
 	v.Ring = SM100Ring{Stages: c.Stages, TxBytes: v.Pair.CTAsPerTile * v.Smem.OperandStage, Doc: docs.ring}
-	if v.TMEM, err = sm100TMEM(c, v.Pair, docs); err != nil {
-		return nil, err
-	}
+	v.TMEM = sm100TMEM(c, v.Pair, docs)
 	if v.A, v.B, v.IDesc, err = sm100Operands(c, m.Boxes, v.Pair, halves); err != nil {
 		return nil, err
 	}
@@ -145,27 +140,6 @@ func NewSM100(c tiling.Config, m manifest.Manifest) (*SM100, error) {
 		return nil, err
 	}
 	return v, nil
-}
-
-// checkSM100 rejects what the sm_100a kernel does not implement and
-// returns c's kind and B halves.
-func checkSM100(c tiling.Config) (Kind, int, error) {
-	kind, halves, err := kindOf(c)
-	if err != nil {
-		return Kind{}, 0, err
-	}
-	name := c.Name()
-	switch {
-	case c.TileK%64 != 0:
-		return Kind{}, 0, fmt.Errorf("view: %s: tile_k=%d: must be a multiple of 64 (one 128-byte swizzle atom)", name, c.TileK)
-	case c.TileMPerCTA() != sm100RowsPerCTA:
-		return Kind{}, 0, fmt.Errorf("view: %s: %d rows per CTA: the sm_100a kernel supports 128 (1cta tile_m=128, 2cta tile_m=256)", name, c.TileMPerCTA())
-	case c.EpiM != sm100RowsPerCTA || c.EpiN != sm100EpiN:
-		return Kind{}, 0, fmt.Errorf("view: %s: epilogue sub-tile %dx%d: the sm_100a kernel supports %dx%d (one 128-byte swizzle row per TMEM lane)", name, c.EpiM, c.EpiN, sm100RowsPerCTA, sm100EpiN)
-	case c.ClusterM*c.ClusterN < 1 || c.ClusterM*c.ClusterN > 2:
-		return Kind{}, 0, fmt.Errorf("view: %s: cluster %dx%d: the sm_100a kernel supports clusters of 1 or 2 CTAs", name, c.ClusterM, c.ClusterN)
-	}
-	return kind, halves, requireKMajorA(c)
 }
 
 // sm100Schedule is c's scheduler on a block of threads threads. Every
@@ -180,12 +154,9 @@ func sm100Schedule(c tiling.Config, threads int, epiLoads bool, d sm100Docs) (SM
 		return s, nil
 	case tiling.CLCScheduler:
 	default:
-		return s, fmt.Errorf("view: %s: scheduler %q: want static or clc", c.Name(), c.Scheduler)
+		return s, fmt.Errorf("view: scheduler %q: want static or clc", c.Scheduler)
 	}
 	s.CLC, s.CLCStages = true, c.CLCDepth()
-	if s.CLCStages < 2 {
-		return s, fmt.Errorf("view: %s: clc ring of %d: need at least 2 responses in flight", c.Name(), s.CLCStages)
-	}
 	roles := sm100RoleConsumers
 	if !epiLoads {
 		roles--
@@ -195,39 +166,26 @@ func sm100Schedule(c tiling.Config, threads int, epiLoads bool, d sm100Docs) (SM
 	return s, nil
 }
 
-// sm100Pair maps c's tile onto its CTAs.
-func sm100Pair(c tiling.Config, d sm100Docs) (SM100Pair, error) {
+// sm100Pair maps c's tile onto its CTAs. A 2cta tile's cluster is exactly
+// its CTA pair (tiling.Check: 2x1), so the pair starts at rank 0 and the
+// commit's multicast mask is a constant; the kernel's grid is 1-D, so the
+// pair is consecutive blockIdx.x: ranks 0 and 1.
+func sm100Pair(c tiling.Config, d sm100Docs) SM100Pair {
 	p := SM100Pair{CTAsPerTile: c.CTAsPerTile(), RowsPerCTA: c.TileMPerCTA(), NPerCTA: c.TileNPerCTA(), RankNOff: d.rankNOff}
 	p.CTAGroup, p.TwoCTA = p.CTAsPerTile, p.CTAsPerTile == 2
-	switch {
-	case c.Schedule != tiling.OneCTA && c.Schedule != tiling.TwoCTA:
-		return p, fmt.Errorf("view: %s: schedule %q: sm_100a supports 1cta or 2cta", c.Name(), c.Schedule)
-	case !p.TwoCTA:
-		return p, nil
-	case c.ClusterM != 2 || c.ClusterN != 1:
-		return p, fmt.Errorf("view: %s: cluster %dx%d: 2cta needs 2x1", c.Name(), c.ClusterM, c.ClusterN)
+	if p.TwoCTA {
+		p.Mask = fmt.Sprintf("%#x", (1<<p.CTAsPerTile)-1)
 	}
-	// The pair of a tile is CTAsPerTile consecutive cluster ranks starting
-	// at an even one (the MMA-issuing CTA); the cluster is exactly one
-	// pair, so it starts at rank 0 and the commit's multicast mask is a
-	// constant. The kernel's grid is 1-D, so the pair is consecutive
-	// blockIdx.x: ranks 0 and 1.
-	if cluster := c.ClusterM * c.ClusterN; cluster != p.CTAsPerTile {
-		return p, fmt.Errorf("view: %s: cluster of %d CTAs: the commit mask assumes the cluster is one CTA pair of %d", c.Name(), cluster, p.CTAsPerTile)
-	}
-	p.Mask = fmt.Sprintf("%#x", (1<<p.CTAsPerTile)-1)
-	return p, nil
+	return p
 }
 
-// sm100TMEM sizes the tensor memory of c: two TileN-column accumulators,
-// read sm100EpiN columns at a time.
-func sm100TMEM(c tiling.Config, p SM100Pair, d sm100Docs) (SM100TMEM, error) {
+// sm100TMEM sizes the tensor memory of c: two TileN-column accumulators
+// in the power-of-two allocation tiling.Config.TMEMColumns rounds them up
+// to, read sm100EpiN columns at a time.
+func sm100TMEM(c tiling.Config, p SM100Pair, d sm100Docs) SM100TMEM {
 	t := SM100TMEM{Cols: c.TMEMColumns(), EmptyArrivals: SM100EpiThreads * p.CTAsPerTile, AccCols: d.accCols, LdCols: c.EpiN}
-	if t.Cols < 2*c.TileN || t.Cols > 512 || t.Cols&(t.Cols-1) != 0 {
-		return t, fmt.Errorf("view: %s: %d TMEM columns: need a power of two in [%d,512]", c.Name(), t.Cols, 2*c.TileN)
-	}
 	t.LdRegList, t.LdOperands = regList(t.LdCols, "=f", "v")
-	return t, nil
+	return t
 }
 
 // sm100Epilogue is c's epilogue in layout lay: EpiM x EpiN 16-bit

@@ -26,7 +26,7 @@ func sm100Operands(c tiling.Config, boxes manifest.Boxes, p SM100Pair, halves in
 	}
 	d, err := sm100InstrDesc(c.DType, p.CTAGroup, c.TileM, c.TileN, a.Trans == 1, b.Trans == 1)
 	if err != nil {
-		return a, b, "", fmt.Errorf("view: %s: %w", c.Name(), err)
+		return a, b, "", fmt.Errorf("view: %w", err)
 	}
 	return a, b, fmt.Sprintf("0x%08x", d), nil
 }
@@ -44,9 +44,6 @@ func sm100OperandA(c tiling.Config, boxes manifest.Boxes, rows int) (Operand, er
 		}
 		o.K16 = join.Ints(kmajorK16(c.TileK/16, rows))
 	case tiling.MNMajor:
-		if rows%64 != 0 {
-			return o, fmt.Errorf("view: %s: %d A rows per CTA: major_a=mn needs a multiple of 64", c.Name(), rows)
-		}
 		lbo = boxes.A[1] * swizzleAtomBytes // one box: TileK k-rows of 64 m
 		for q := 0; q < rows/64; q++ {
 			l.add(0, 64*q, q*lbo, 0, 0)
@@ -54,7 +51,7 @@ func sm100OperandA(c tiling.Config, boxes manifest.Boxes, rows int) (Operand, er
 		o.K16 = join.Ints(mnmajorK16(c.TileK / 16))
 		o.MNMajor, o.Trans = true, 1
 	default:
-		return o, fmt.Errorf("view: %s: major_a %q: want k or mn", c.Name(), c.MajorA)
+		return o, fmt.Errorf("view: major_a %q: want k or mn", c.MajorA)
 	}
 	l.fill(&o, false, 1)
 	return o, sm100Desc(c, &o, lbo)
@@ -83,9 +80,6 @@ func sm100OperandB(c tiling.Config, boxes manifest.Boxes, p SM100Pair, halves in
 		}
 		o.K16, o.Func = join.Ints(kmajorK16(c.TileK/16, rows)), "sw_load_b_kmajor"
 	case tiling.MNMajor:
-		if rows%(64*loadHalves) != 0 {
-			return o, fmt.Errorf("view: %s: %d B rows per CTA: major_b=mn needs a multiple of %d", c.Name(), rows, 64*loadHalves)
-		}
 		lbo = boxes.B[1] * swizzleAtomBytes // one box: TileK k-rows of 64 n
 		slabs := rows / 64
 		perHalf := slabs / loadHalves
@@ -95,7 +89,7 @@ func sm100OperandB(c tiling.Config, boxes manifest.Boxes, p SM100Pair, halves in
 		o.K16, o.Func = join.Ints(mnmajorK16(c.TileK/16)), "sw_load_b_mnmajor"
 		o.Trans = 1
 	default:
-		return o, fmt.Errorf("view: %s: major_b %q: want k or mn", c.Name(), c.MajorB)
+		return o, fmt.Errorf("view: major_b %q: want k or mn", c.MajorB)
 	}
 	l.fill(&o, false, halves)
 	return o, sm100Desc(c, &o, lbo)
@@ -106,7 +100,7 @@ func sm100OperandB(c tiling.Config, boxes manifest.Boxes, p SM100Pair, halves in
 func sm100Desc(c tiling.Config, o *Operand, lbo int) error {
 	d, err := sm100SmemDesc(0, uint32(lbo), swizzleRepeat, swizzle128B)
 	if err != nil {
-		return fmt.Errorf("view: %s: %w", c.Name(), err)
+		return fmt.Errorf("view: %w", err)
 	}
 	o.Desc = fmt.Sprintf("0x%016x", d)
 	return nil

@@ -396,36 +396,6 @@ func TestSM100KindValues(t *testing.T) {
 	}
 }
 
-func TestSM100ViewRejects(t *testing.T) {
-	t.Parallel()
-	base := tiling.Config{Kernel: tiling.KernelBwdDSwiGLU, Arch: tiling.ArchSM100a, DType: tiling.BF16,
-		Schedule: tiling.OneCTA, TileM: 128, TileN: 128, TileK: 64, Stages: 4}.WithDefaults()
-	if _, err := newSM100(base); err != nil {
-		t.Fatalf("base config: %v", err)
-	}
-	tests := []struct {
-		name string
-		mod  func(*tiling.Config)
-	}{
-		{"tile_m 64 (TMEM layout F)", func(c *tiling.Config) { c.TileM, c.EpiM = 64, 64 }},
-		{"epi_n 32", func(c *tiling.Config) { c.EpiN = 32 }},
-		{"tile_k 32", func(c *tiling.Config) { c.TileK = 32 }},
-		{"major_a mn", func(c *tiling.Config) { c.MajorA = tiling.MNMajor }},
-		{"cluster 2x2", func(c *tiling.Config) { c.ClusterM, c.ClusterN = 2, 2 }},
-		{"scheduler unknown", func(c *tiling.Config) { c.Scheduler = "dynamic" }},
-		{"fwd_gateup tile_n 64", func(c *tiling.Config) { c.Kernel, c.TileN = tiling.KernelFwdGateUp, 64 }},
-		{"fwd_down major_a mn", func(c *tiling.Config) { c.Kernel, c.MajorA = tiling.KernelFwdDown, tiling.MNMajor }},
-		{"unknown kernel", func(c *tiling.Config) { c.Kernel = "conv" }},
-	}
-	for _, tc := range tests {
-		c := base
-		tc.mod(&c)
-		if _, err := newSM100(c); err == nil {
-			t.Errorf("%s: NewSM100 accepted %s", tc.name, c.Name())
-		}
-	}
-}
-
 // epiBuffers are the offsets, inside one epilogue slot, of the EpiM x EpiN
 // buffers the epilogue writes (each is TMA-stored), as the templates store
 // them: what the write-map test checks.

@@ -143,17 +143,18 @@ const (
 	EpiSubCols = 64
 )
 
-// NewSM90 computes the view of the sm_90a kernel of c, of any kind, whose
+// NewSM90 computes the view of the sm_90a kernel of k, of any kind, whose
 // launch contract is m: the kernel's name, block size and parameters come
-// from m.
-func NewSM90(c tiling.Config, m manifest.Manifest) (*SM90, error) {
-	kind, halves, err := checkSM90(c)
+// from m. It trusts k's legality (tiling.Check) and re-derives no rule.
+func NewSM90(k tiling.Checked, m manifest.Manifest) (*SM90, error) {
+	c := k.Config()
+	kind, halves, err := kindOf(c)
 	if err != nil {
 		return nil, err
 	}
 	v := &SM90{Name: m.Name, ConfigLines: configLines(c), Hang: defaultHang(), Kind: kind, Smem: c.Smem()}
 	if v.Params, err = cParams(m.Params); err != nil {
-		return nil, fmt.Errorf("view: %s: %w", c.Name(), err)
+		return nil, fmt.Errorf("view: %w", err)
 	}
 	if v.Elem, err = elemOf(c); err != nil {
 		return nil, err
@@ -162,9 +163,7 @@ func NewSM90(c tiling.Config, m manifest.Manifest) (*SM90, error) {
 	if v.Sched, arrivals, err = sm90Schedule(c, m.BlockThreads); err != nil {
 		return nil, err
 	}
-	if v.Tile, err = newTile(c, halves, EpiSubCols); err != nil {
-		return nil, err
-	}
+	v.Tile = newTile(c, halves, EpiSubCols)
 	v.Sched.Overlap = sm90Overlap(c, v.Tile)
 	v.Cluster = sm90Cluster(c)
 	v.Ring = SM90Ring{Stages: c.Stages, TxBytes: v.Smem.OperandStage, EmptyArrivals: arrivals * v.Cluster.Size, L2Keep: c.L2KeepOperands}
@@ -178,28 +177,9 @@ func NewSM90(c tiling.Config, m manifest.Manifest) (*SM90, error) {
 	}
 	v.Epi = sm90Epilogue(c, kind, v.Smem)
 	if err := checkRegisterSplit(v.Sched.Threads, v.Sched.ProducerRegs, v.Sched.ConsumerRegs); err != nil {
-		return nil, fmt.Errorf("view: %s: %w", c.Name(), err)
+		return nil, fmt.Errorf("view: %w", err)
 	}
 	return v, nil
-}
-
-// checkSM90 rejects what the sm_90a kernel does not implement and returns
-// c's kind and B halves.
-func checkSM90(c tiling.Config) (Kind, int, error) {
-	if c.TileK%64 != 0 {
-		return Kind{}, 0, fmt.Errorf("view: %s: tile_k=%d: must be a multiple of 64 (one 128-byte swizzle atom)", c.Name(), c.TileK)
-	}
-	if c.EpiM != EpiSubRows || c.EpiN != EpiSubCols {
-		return Kind{}, 0, fmt.Errorf("view: %s: epilogue sub-tile %dx%d: sm_90a supports 64x64", c.Name(), c.EpiM, c.EpiN)
-	}
-	if ok, why := tiling.Implemented(c); !ok {
-		return Kind{}, 0, fmt.Errorf("view: %s: %s", c.Name(), why)
-	}
-	kind, halves, err := kindOf(c)
-	if err != nil {
-		return Kind{}, 0, err
-	}
-	return kind, halves, requireKMajorA(c)
 }
 
 // sm90Schedule lays out the consumers' work for c's schedule on a block of
@@ -229,10 +209,7 @@ func sm90Schedule(c tiling.Config, threads int) (s SM90Schedule, arrivals int, e
 		s.OrderWait = 1
 		s.Doc = "consumer c owns the CTA's local tiles j with j%2 == c, so one consumer's epilogue overlaps the other's mainloop."
 	default:
-		return s, 0, fmt.Errorf("view: %s: schedule %q: sm_90a supports cooperative, pingpong or overlap", c.Name(), c.Schedule)
-	}
-	if rows%64 != 0 {
-		return s, 0, fmt.Errorf("view: %s: %d rows per consumer: must be a multiple of 64 (wgmma M)", c.Name(), rows)
+		return s, 0, fmt.Errorf("view: schedule %q: sm_90a supports cooperative, pingpong or overlap", c.Schedule)
 	}
 	return s, arrivals, nil
 }

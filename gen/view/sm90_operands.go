@@ -71,10 +71,10 @@ func sm90OperandA(c tiling.Config, boxes manifest.Boxes, consumerRows int) (Oper
 		o.MNMajor, o.Trans, o.Func = true, 1, "sw_load_a_mnmajor"
 		o.Desc, err = descHex90(slab)
 	default:
-		return o, fmt.Errorf("view: %s: major_a %q: want k or mn", c.Name(), c.MajorA)
+		return o, fmt.Errorf("view: major_a %q: want k or mn", c.MajorA)
 	}
 	if err != nil {
-		return o, fmt.Errorf("view: %s: %w", c.Name(), err)
+		return o, fmt.Errorf("view: %w", err)
 	}
 	l.fill(&o, true, 1)
 	if c.L2KeepOperands {
@@ -118,10 +118,10 @@ func sm90OperandB(c tiling.Config, boxes manifest.Boxes, halves int) (Operand, e
 		o.Trans = 1
 		o.Desc, err = descHex90(slab)
 	default:
-		return o, fmt.Errorf("view: %s: major_b %q: want k or mn", c.Name(), c.MajorB)
+		return o, fmt.Errorf("view: major_b %q: want k or mn", c.MajorB)
 	}
 	if err != nil {
-		return o, fmt.Errorf("view: %s: %w", c.Name(), err)
+		return o, fmt.Errorf("view: %w", err)
 	}
 	l.fill(&o, true, halves)
 	if c.L2KeepOperands {

@@ -8,25 +8,33 @@ import (
 	"github.com/swigen/swigen/tiling/tilingtest"
 )
 
-// newSM90 is the sm_90a view of c for its manifest, named as Render names
-// it.
+// newSM90 is the sm_90a view of c, checked at the boundary, for its
+// manifest, named as Render names it.
 func newSM90(c tiling.Config) (*SM90, error) {
-	m, err := manifest.New(c)
+	k, err := tiling.Check(c)
+	if err != nil {
+		return nil, err
+	}
+	m, err := manifest.New(k)
 	if err != nil {
 		return nil, err
 	}
 	m.Name, m.Entry = c.Name(), c.Name()
-	return NewSM90(c, m)
+	return NewSM90(k, m)
 }
 
 // newSM100 is newSM90 for sm_100a.
 func newSM100(c tiling.Config) (*SM100, error) {
-	m, err := manifest.New(c)
+	k, err := tiling.Check(c)
+	if err != nil {
+		return nil, err
+	}
+	m, err := manifest.New(k)
 	if err != nil {
 		return nil, err
 	}
 	m.Name, m.Entry = c.Name(), c.Name()
-	return NewSM100(c, m)
+	return NewSM100(k, m)
 }
 
 // sm90Configs are the sm_90a configs of every kind in the tuning spaces

@@ -85,16 +85,7 @@ func kindOf(c tiling.Config) (Kind, int, error) {
 	case tiling.KernelFwdDown:
 		return Kind{Down: true, NName: "N"}, 1, nil
 	}
-	return Kind{}, 0, fmt.Errorf("view: %s: kernel %q has no view", c.Name(), c.Kernel)
-}
-
-// requireKMajorA rejects an MN-major A for the kinds whose A is an
-// activation stored [M,K] row-major (Validate says so too).
-func requireKMajorA(c tiling.Config) error {
-	if c.MajorA != tiling.KMajor && c.Kernel != tiling.KernelGEMM {
-		return fmt.Errorf("view: %s: major_a %q: %s reads its activation operand K-major only", c.Name(), c.MajorA, c.Kernel)
-	}
-	return nil
+	return Kind{}, 0, fmt.Errorf("view: kernel %q has no view", c.Kernel)
 }
 
 // Elem names the element type for the templates: its PTX type and the
@@ -110,7 +101,7 @@ func elemOf(c tiling.Config) (Elem, error) {
 	case tiling.FP16:
 		return Elem{PTX: "f16", Unpack: "sw_unpack_f16x2", Pack: "sw_pack_f16x2"}, nil
 	}
-	return Elem{}, fmt.Errorf("view: %s: dtype %q: want bf16 or fp16", c.Name(), c.DType)
+	return Elem{}, fmt.Errorf("view: dtype %q: want bf16 or fp16", c.DType)
 }
 
 // Tile is the output tile and its walk.
@@ -129,18 +120,15 @@ type Tile struct {
 }
 
 // newTile is the tile of c with halves B halves and epilogue sub-tiles
-// epiN columns wide.
-func newTile(c tiling.Config, halves, epiN int) (Tile, error) {
-	if c.TileN%(epiN*halves) != 0 {
-		return Tile{}, fmt.Errorf("view: %s: tile_n=%d: the %s %s epilogue needs a multiple of %d", c.Name(), c.TileN, c.Arch, c.Kernel, epiN*halves)
-	}
+// epiN columns wide; tiling.Check makes TileN a multiple of epiN*halves.
+func newTile(c tiling.Config, halves, epiN int) Tile {
 	t := Tile{M: c.TileM, N: c.TileN, K: c.TileK, NOut: c.TileN / halves, K16: c.TileK / 16,
 		SwizzleGroup: c.SwizzleGroup, Func: "sw_tile_raster_m"}
 	t.NB = t.NOut / epiN
 	if c.Raster == tiling.RasterN {
 		t.Func = "sw_tile_raster_n"
 	}
-	return t, nil
+	return t
 }
 
 // Epilogue is what the epilogues of both archs share: the slot layout of

@@ -35,35 +35,32 @@ const (
 	protoAccParityDiv = 2
 )
 
-// ProtocolSpec returns the barrier protocol of cfg's kernel for
-// the protocol package's model: init counts, ring depths, expect-tx and TMA
+// ProtocolSpec returns the barrier protocol of k's kernel for the
+// protocol package's model: init counts, ring depths, expect-tx and TMA
 // box bytes, parities and who arrives where, read off the view the
 // templates render (NewSM90, NewSM100) and the tensor-map boxes the host
-// encodes (manifest.BoxesOf).
-func ProtocolSpec(cfg tiling.Config) (protocol.Spec, error) {
-	m, err := manifest.New(cfg)
+// encodes (the manifest's Boxes). k's legality is tiling.Check's.
+func ProtocolSpec(k tiling.Checked) (protocol.Spec, error) {
+	m, err := manifest.New(k)
 	if err != nil {
 		return protocol.Spec{}, err
 	}
-	boxes, err := manifest.BoxesOf(cfg)
-	if err != nil {
-		return protocol.Spec{}, err
-	}
-	switch cfg.Arch {
+	switch arch := k.Config().Arch; arch {
 	case tiling.ArchSM90a:
-		v, err := view.NewSM90(cfg, m)
+		v, err := view.NewSM90(k, m)
 		if err != nil {
 			return protocol.Spec{}, err
 		}
-		return sm90ProtocolSpec(v, boxes)
+		return sm90ProtocolSpec(v, m.Boxes)
 	case tiling.ArchSM100a:
-		v, err := view.NewSM100(cfg, m)
+		v, err := view.NewSM100(k, m)
 		if err != nil {
 			return protocol.Spec{}, err
 		}
-		return sm100ProtocolSpec(v, boxes)
+		return sm100ProtocolSpec(v, m.Boxes)
+	default:
+		return protocol.Spec{}, fmt.Errorf("protocol spec: arch %s has no protocol spec", arch)
 	}
-	return protocol.Spec{}, fmt.Errorf("view: %s: arch %s has no protocol spec", cfg.Name(), cfg.Arch)
 }
 
 // protoLoads are the TMA loads of one stage: each operand's loads, box

@@ -10,6 +10,7 @@ import (
 	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/runtime/num"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/tilingtest"
 )
 
 func TestUseGPURef(t *testing.T) {
@@ -85,7 +86,7 @@ func testKernel(t *testing.T, k tiling.Kernel, ma, mb tiling.Major, storeOut boo
 	c := tiling.Config{Kernel: k, Arch: tiling.ArchSM90a, DType: tiling.BF16, Schedule: tiling.PingPong,
 		TileM: 128, TileN: 128, TileK: 64, MajorA: ma, MajorB: mb, StoreOut: storeOut}.WithDefaults()
 	c.Stages = c.MaxStages()
-	m, err := manifest.New(c)
+	m, err := manifest.New(tilingtest.Check(t, c))
 	if err != nil {
 		t.Fatalf("manifest for %s: %v", c.Name(), err)
 	}

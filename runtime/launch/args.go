@@ -97,7 +97,11 @@ func (a FwdDownArgs) call() (tiling.Kernel, Call) {
 // (TMA's 16-byte row pitches and the kernel's own), before anything is
 // built or allocated. The error lists every violation.
 func CheckShape(cfg tiling.Config, a Args) error {
-	m, err := manifest.New(cfg)
+	k, err := tiling.Check(cfg)
+	if err != nil {
+		return fmt.Errorf("launch: check shape: %w", err)
+	}
+	m, err := manifest.New(k)
 	if err != nil {
 		return fmt.Errorf("launch: check shape: %w", err)
 	}

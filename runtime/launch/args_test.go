@@ -6,6 +6,7 @@ import (
 
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/tilingtest"
 )
 
 func TestCheckShape(t *testing.T) {
@@ -78,7 +79,7 @@ func TestPlanRejects(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := manifest.New(cfg)
+		m, err := manifest.New(tilingtest.Check(t, cfg))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,13 +10,14 @@ import (
 
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/tilingtest"
 )
 
 // testBinding returns a Binding of cfg as generated bindings would hold
 // it, with a fake cubin.
 func testBinding(t *testing.T, cfg tiling.Config) *Binding {
 	t.Helper()
-	m, err := manifest.New(cfg)
+	m, err := manifest.New(tilingtest.Check(t, cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

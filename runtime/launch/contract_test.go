@@ -15,6 +15,7 @@ import (
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/tilingtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -169,7 +170,7 @@ func contractConfigs(t *testing.T) []tiling.Config {
 // records what the plan would pass to the driver.
 func recordLaunch(t *testing.T, cfg tiling.Config, s tiling.Shape) recordedLaunch {
 	t.Helper()
-	man, err := manifest.New(cfg)
+	man, err := manifest.New(tilingtest.Check(t, cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +282,7 @@ func contractSizes(cfg tiling.Config, s tiling.Shape) manifest.Sizes {
 // would, and records it like recordLaunch.
 func recordFromManifest(t *testing.T, cfg tiling.Config, s tiling.Shape) recordedLaunch {
 	t.Helper()
-	built, err := manifest.New(cfg)
+	built, err := manifest.New(tilingtest.Check(t, cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/tilingtest"
 )
 
 // TestCheckTMEMCoResidency: the loader refuses an sm_100a kernel when the
@@ -21,7 +22,7 @@ func TestCheckTMEMCoResidency(t *testing.T) {
 			c.Schedule, c.ClusterM = tiling.PingPong, 1
 		}
 		c = c.WithDefaults()
-		m, err := manifest.New(c)
+		m, err := manifest.New(tilingtest.Check(t, c))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/tilingtest"
 )
 
 // pyGoldenDir holds the goldens the Python runtime (python/swigen_rt) is
@@ -170,7 +171,7 @@ func pyGoldens(t *testing.T) map[tiling.Arch][]byte {
 			files[cfg.Arch] = g
 			archs = append(archs, cfg.Arch)
 		}
-		man, err := manifest.New(cfg)
+		man, err := manifest.New(tilingtest.Check(t, cfg))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -123,11 +123,8 @@ func (s *Swigen) Config(seg Segment, sh tiling.Shape) (tiling.Config, error) {
 	if !overridden || cfg.Validate() != nil {
 		cfg.Stages = cfg.MaxStages()
 	}
-	if err := cfg.Validate(); err != nil {
-		return tiling.Config{}, fmt.Errorf("%w for %s: %s: %w", ErrNoKernel, seg, cfg.Name(), err)
-	}
-	if ok, why := tiling.Implemented(cfg); !ok {
-		return tiling.Config{}, fmt.Errorf("%w for %s: %s", ErrNoKernel, seg, why)
+	if _, err := tiling.Check(cfg); err != nil {
+		return tiling.Config{}, fmt.Errorf("%w for %s: %w", ErrNoKernel, seg, err)
 	}
 	return cfg, nil
 }

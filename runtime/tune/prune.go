@@ -56,7 +56,11 @@ func Prune(cands []tiling.Config, s tiling.Shape, sms int, ratio float64) (kept 
 // pruneScore is c's operand traffic per output over its GPU utilization
 // at shape s (lower is better).
 func pruneScore(c tiling.Config, s tiling.Shape, sms int) (float64, error) {
-	m, err := manifest.New(c)
+	k, err := tiling.Check(c)
+	if err != nil {
+		return 0, fmt.Errorf("tune: prune: %w", err)
+	}
+	m, err := manifest.New(k)
 	if err != nil {
 		return 0, fmt.Errorf("tune: prune %s: %w", c.Name(), err)
 	}

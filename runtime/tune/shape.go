@@ -2,7 +2,6 @@ package tune
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -155,11 +154,8 @@ func HeuristicFor(k Key) (tiling.Config, error) {
 	if err != nil {
 		return h, err
 	}
-	if err := h.Validate(); err != nil {
+	if _, err := tiling.Check(h); err != nil {
 		return h, err
-	}
-	if ok, why := tiling.Implemented(h); !ok {
-		return h, errors.New(why)
 	}
 	return h, nil
 }

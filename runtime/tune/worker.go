@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/swigen/swigen/tiling"
 )
 
 // WorkerRequest is one job as swigen tune hands it to a worker process,
@@ -43,8 +45,8 @@ func DecodeRequest(s string) (WorkerRequest, error) {
 	if err := json.Unmarshal([]byte(s), &r); err != nil {
 		return r, fmt.Errorf("tune: worker request: %w", err)
 	}
-	if err := r.Job.Config.Validate(); err != nil {
-		return r, fmt.Errorf("tune: worker request: config %s: %w", r.Job.Config.Name(), err)
+	if _, err := tiling.Check(r.Job.Config); err != nil {
+		return r, fmt.Errorf("tune: worker request: %w", err)
 	}
 	var errs []error
 	if r.Job.Shape.M < 1 || r.Job.Shape.K < 1 || r.Job.Shape.I < 1 {

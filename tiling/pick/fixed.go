@@ -49,11 +49,8 @@ func (c *Fixed) Check() error {
 		if err != nil {
 			return usage(err)
 		}
-		if err := cfg.Validate(); err != nil {
-			return usage(fmt.Errorf("--name %s: invalid config:\n%w", n, err))
-		}
-		if ok, why := tiling.Implemented(cfg); !ok {
-			return usage(fmt.Errorf("--name %s: not implemented: %s", n, why))
+		if _, err := tiling.Check(cfg); err != nil {
+			return usage(fmt.Errorf("--name: %w", err))
 		}
 	}
 	return nil

@@ -3,7 +3,11 @@
 // tests (gen) check the same configs.
 package tilingtest
 
-import "github.com/swigen/swigen/tiling"
+import (
+	"testing"
+
+	"github.com/swigen/swigen/tiling"
+)
 
 // SM90Bwd returns the sm_90a bwd_dswiglu configs of the tuning space (both
 // dtypes) and of the catalog.
@@ -61,7 +65,7 @@ func SM100() []tiling.Config {
 					x := c
 					edit(&x)
 					x.Stages = x.MaxStages()
-					if ok, _ := tiling.Implemented(x); ok && x.Validate() == nil {
+					if _, err := tiling.Check(x); err == nil {
 						add(x)
 					}
 				}
@@ -74,4 +78,14 @@ func SM100() []tiling.Config {
 		}
 	}
 	return cfgs
+}
+
+// Check is tiling.Check for tests: it fails t when c is rejected.
+func Check(t testing.TB, c tiling.Config) tiling.Checked {
+	t.Helper()
+	k, err := tiling.Check(c)
+	if err != nil {
+		t.Fatalf("tiling.Check: %v", err)
+	}
+	return k
 }

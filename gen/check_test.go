@@ -1,0 +1,45 @@
+package gen
+
+import (
+	"testing"
+
+	"github.com/swigen/swigen/gen/view"
+	"github.com/swigen/swigen/manifest"
+	"github.com/swigen/swigen/tiling"
+)
+
+// renderCfg checks c at the boundary, as RenderAll does, and renders it.
+func renderCfg(c tiling.Config) (*Artifact, error) {
+	k, err := tiling.Check(c)
+	if err != nil {
+		return nil, err
+	}
+	return Render(k)
+}
+
+// renderProbeCfg checks c and renders it instrumented with probe.
+func renderProbeCfg(c tiling.Config, probe string) (*Artifact, error) {
+	k, err := tiling.Check(c)
+	if err != nil {
+		return nil, err
+	}
+	return RenderProbe(k, probe)
+}
+
+// TestRenderZeroChecked: the zero Checked (no Check behind it) is an
+// error, not a panic, in Render and in both views.
+func TestRenderZeroChecked(t *testing.T) {
+	t.Parallel()
+	if _, err := Render(tiling.Checked{}); err == nil {
+		t.Error("Render(zero Checked) succeeded")
+	}
+	if _, err := RenderProbe(tiling.Checked{}, "hang"); err == nil {
+		t.Error("RenderProbe(zero Checked) succeeded")
+	}
+	if _, err := view.NewSM90(tiling.Checked{}, manifest.Manifest{}); err == nil {
+		t.Error("NewSM90(zero Checked) succeeded")
+	}
+	if _, err := view.NewSM100(tiling.Checked{}, manifest.Manifest{}); err == nil {
+		t.Error("NewSM100(zero Checked) succeeded")
+	}
+}
