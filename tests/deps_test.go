@@ -103,7 +103,7 @@ var layers = [][]string{
 	{"perfmodel", "runtime/launch", "gen/view"},
 	{"gen", "runtime/ref", "runtime/baseline", "protocol/fromview"},
 	{"gen/gobind", "gen/pybind", "gen/builder", "runtime/check", "runtime/bench"},
-	{"runtime/mlp", "tests/gputest"},
+	{"runtime/mlp", "tests/gputest", "gen/emit"},
 	{"runtime/tune"},
 	{"cmd/swigen", "examples/kernels", "examples/matmul", "examples", "tests"},
 }
