@@ -45,6 +45,7 @@ func (d *DiffReport) UpToDate() bool { return d.done && len(d.Stale)+len(d.Left)
 // error part-way the report holds the diffs found so far.
 func Diff(ctx context.Context, o *Options, log io.Writer) (*DiffReport, error) {
 	d := &DiffReport{}
+	log = orDiscard(log)
 	if o.OnlyUnrecordedFlags() {
 		ro, dir, err := recordedEmit(o, log)
 		if err != nil {

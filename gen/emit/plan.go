@@ -18,7 +18,10 @@ import (
 // invalid (swigen exits 2). Nothing was compiled or written.
 type UsageError struct{ Err error }
 
+// Error is the message of the bad input.
 func (e *UsageError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the error that says what is wrong.
 func (e *UsageError) Unwrap() error { return e.Err }
 
 func usage(err error) error { return &UsageError{err} }

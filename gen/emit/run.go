@@ -21,8 +21,9 @@ const noCompilerPyPackage = "emit: --py-package needs the CUDA compiler: a Pytho
 // asks for (a UsageError when any is invalid), compiles them unless
 // o.NoCompile, and writes every file into o.Out or none. Notes for the
 // user (why a config was chosen, what changed, which compiler) go to
-// log as they come.
+// log as they come (nil discards them).
 func Run(ctx context.Context, o *Options, log io.Writer) (*Result, error) {
+	log = orDiscard(log)
 	p, err := prepare(o, "emit")
 	if err != nil {
 		return nil, err
@@ -71,6 +72,7 @@ func Run(ctx context.Context, o *Options, log io.Writer) (*Result, error) {
 // in memory and nothing written. It returns the toolchain too: nil when
 // o.NoCompile, so only sources were laid out.
 func dryRun(ctx context.Context, o *Options, log io.Writer) (*gen.EmitResult, *toolchain.Toolchain, error) {
+	log = orDiscard(log)
 	p, err := prepare(o, "diff")
 	if err != nil {
 		return nil, nil, err
@@ -129,4 +131,11 @@ func kernels(n int) string {
 		return "1 kernel"
 	}
 	return fmt.Sprintf("%d kernels", n)
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
 }

@@ -35,6 +35,7 @@ type RunOptions struct {
 // is asked for and a config's kind has none (bad input).
 type NoUnfusedPathError struct{ Config string }
 
+// Error names the config and the flag.
 func (e *NoUnfusedPathError) Error() string {
 	return fmt.Sprintf("verify: --path unfused: %s has no unfused path", e.Config)
 }
