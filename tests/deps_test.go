@@ -99,11 +99,11 @@ func listDeps(t *testing.T, patterns ...string) map[string]map[string]bool {
 var layers = [][]string{
 	{"internal/join", "internal/textdiff", "internal/atomicfile", "protocol", "runtime/cu", "runtime/kernelsrc", "templates", "gen/toolchain"},
 	{"tiling", "gen/toolchain/install"},
-	{"tiling/tilingtest", "tiling/pick", "manifest", "runtime/num", "runtime/elementwise"},
+	{"tiling/tilingtest", "tiling/pick", "manifest", "runtime/num", "runtime/elementwise", "gen/doctor"},
 	{"perfmodel", "runtime/launch", "gen/view"},
 	{"gen", "runtime/ref", "runtime/baseline", "protocol/fromview"},
 	{"gen/gobind", "gen/pybind", "gen/builder", "runtime/check", "runtime/bench"},
-	{"runtime/mlp", "tests/gputest"},
+	{"runtime/mlp", "tests/gputest", "gen/emit"},
 	{"runtime/tune"},
 	{"cmd/swigen", "examples/kernels", "examples/matmul", "examples", "tests"},
 }

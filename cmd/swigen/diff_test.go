@@ -18,7 +18,6 @@ import (
 	"github.com/swigen/swigen/gen/gobind"
 	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/tiling"
-	"github.com/swigen/swigen/tiling/pick"
 )
 
 func TestDiffFlags(t *testing.T) {
@@ -289,26 +288,6 @@ func TestEmitRecordsCommand(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(d2, gen.IndexFile))
 	if !bytes.Equal(a, b) {
 		t.Errorf("the same flags in another order and -o give another index:\n%s\n%s", a, b)
-	}
-}
-
-// TestEmitCommandPaths: -o is recorded as ".", a relative --tuned relative
-// to the output directory, an absolute one as given; lists are joined.
-func TestEmitCommandPaths(t *testing.T) {
-	t.Parallel()
-	o := &emitOptions{Out: "pkg/kernels", Request: pick.Request{Tuned: "tune.json", Fields: map[string][]string{"schedule": {"pingpong", "2cta"}, "stages": {"3"}},
-		Changed: map[string]bool{"out": true, "tuned": true, "schedule": true, "stages": true, "nvcc": true}}}
-	got, err := emitCommand(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"swigen", "emit", "--out=.", "--schedule=pingpong,2cta", "--stages=3", "--tuned=../../tune.json"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("relative --tuned (-want +got):\n%s", diff)
-	}
-	o.Tuned = "/abs/tune.json"
-	if got, _ = emitCommand(o); got[len(got)-1] != "--tuned=/abs/tune.json" {
-		t.Errorf("absolute --tuned: %q", got)
 	}
 }
 

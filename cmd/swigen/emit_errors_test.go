@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/emit"
 	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/tiling"
 )
@@ -25,7 +26,7 @@ func TestEmitTileAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := validate(cfgs); err != nil {
+	if err := emit.Validate(cfgs); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -44,7 +45,7 @@ func TestEmitTileAlone(t *testing.T) {
 	if cfgs, _, err = o.configs(); err != nil {
 		t.Fatal(err)
 	}
-	if err := validate(cfgs); err == nil || !strings.Contains(err.Error(), "tile_m=128: must be 256 for 2cta") {
+	if err := emit.Validate(cfgs); err == nil || !strings.Contains(err.Error(), "tile_m=128: must be 256 for 2cta") {
 		t.Errorf("--schedule 2cta --tile 128x128x64: validate = %v, want the 2cta tile rule", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/emit"
 	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/tiling"
 	"github.com/swigen/swigen/tiling/pick"
@@ -323,7 +324,7 @@ func TestEmitCompile(t *testing.T) {
 		want []string
 	}{
 		{"sm_90a", []string{"--arch", "sm_90a"}, []tiling.Config{h90}, nil},
-		{"default: both archs", nil, []tiling.Config{h90, h100}, []string{sm100Note}},
+		{"default: both archs", nil, []tiling.Config{h90, h100}, []string{emit.SM100Note}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			renderable(t, tt.cfgs...)

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
-	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/emit"
 	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/tiling"
 )
@@ -44,15 +44,8 @@ func validatingRoot(t *testing.T) *cobra.Command {
 		toolchain: func(string) (*toolchain.Toolchain, error) { return nil, errValidated },
 	}
 	seams := map[string]*cobra.Command{
-		"emit": newEmitCmd(e, func(_ context.Context, o *emitOptions) error {
-			_, err := o.prepare()
-			return err
-		}),
-		"diff": newDiffCmd(e, func(_ context.Context, o *emitOptions) error {
-			o.DryRun = func(*gen.EmitResult, *toolchain.Toolchain) error { return nil }
-			_, err := o.prepare()
-			return err
-		}),
+		"emit": newEmitCmd(e, func(_ context.Context, o *emitOptions) error { return emitErr(emit.Check(o.lib())) }),
+		"diff": newDiffCmd(e, func(_ context.Context, o *emitOptions) error { return emitErr(emit.Check(o.lib())) }),
 		"verify": newVerifyCmd(e, func(_ context.Context, o *verifyOptions) error {
 			if _, err := o.validate(); err != nil {
 				return err

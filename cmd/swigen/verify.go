@@ -11,9 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swigen/swigen/gen"
-	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/runtime/check"
-	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/ref"
 	"github.com/swigen/swigen/tiling"
 )
@@ -100,12 +98,6 @@ func addSelectFlags(cmd *cobra.Command, s *configSelect) {
 	f.StringVar(&s.Shape, "heuristic-shape", seedShape, "shape M,K,I the heuristic config is picked for")
 }
 
-// labeledResult is one shape's verdict for a config's path ("": fused).
-type labeledResult struct {
-	name, path string
-	check.ShapeResult
-}
-
 // validate checks every flag that needs no GPU and returns the shapes to
 // check (the built-in ragged list when none is given).
 func (o *verifyOptions) validate() ([]tiling.Shape, error) {
@@ -173,61 +165,15 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 	} else {
 		env.GPURef = gref
 	}
-	unf := &unfusedChecker{env: env, arch: s.arch, gemms: gemmCache{env: env}}
-	defer unf.close()
-	failed := 0
-	var all []check.Record
-	for ci, cfg := range cfgs {
-		cctx, cancel := compileCtx(ctx)
-		k, br, err := check.BuildAndLoadProbe(cctx, env, cfg, o.Probe)
-		cancel()
-		name := manifest.ProbedName(cfg, o.Probe)
-		if err != nil {
-			failed++
-			fmt.Fprintf(e.stdout, "FAIL %s: build/load: %v\n", name, err)
-			all = append(all, check.Record{Config: name, Error: err.Error()})
-			continue
-		}
-		if u := br.Usage; u.Registers > 0 {
-			fmt.Fprintf(e.stderr, "built %s: %d regs, %d B spill, %d B stack, %d B dynamic smem\n", name, u.Registers, u.SpillStores, u.StackFrame, k.Man.DynamicSmemBytes)
-		}
-		co := check.Options{Tol: o.Tol, Timeout: o.Timeout, Seed: o.Seed.Seed()}
-		var res []labeledResult
-		if o.paths.fused {
-			for _, r := range check.Verify(env, k, shapes, co) {
-				res = append(res, labeledResult{name, "", r})
-			}
-		}
-		if o.paths.unfused && tiling.HasUnfused(cfg.Kernel) && o.Probe == "" {
-			for _, r := range unf.verify(ctx, k, shapes, co) {
-				res = append(res, labeledResult{name, "unfused", r})
-			}
-		} else if !o.paths.fused {
-			k.Close()
-			return usageError(fmt.Errorf("verify: --path unfused: %s has no unfused path", name))
-		}
-		k.Close()
-		for _, lr := range res {
-			r := lr.ShapeResult
-			if !r.Pass {
-				failed++
-			}
-			line, j := check.Verdict(lr.name, lr.path, r)
-			all = append(all, j)
-			if !o.JSON {
-				fmt.Fprintln(e.stdout, line)
-			}
-			var te *cu.TimeoutError
-			if errors.As(r.Err, &te) {
-				return fmt.Errorf("verify: %w", r.Err)
-			}
-			if cu.ContextLost(r.Err) {
-				// Every later call in this context fails with the same
-				// sticky error: say so instead of failing the rest.
-				return fmt.Errorf("verify: %s M=%d K=%d I=%d: %w; the CUDA context is lost, so %d later config(s) did not run (verify them in a new process)",
-					name, r.Shape.M, r.Shape.K, r.Shape.I, r.Err, len(cfgs)-ci-1)
-			}
-		}
+	all, failed, err := check.VerifyConfigs(ctx, env, s.arch, cfgs, shapes, check.RunOptions{
+		Options: check.Options{Tol: o.Tol, Timeout: o.Timeout, Seed: o.Seed.Seed()},
+		Probe:   o.Probe, Fused: o.paths.fused, Unfused: o.paths.unfused, BuildTimeout: buildTimeout,
+		Out: e.stdout, Log: e.stderr, Quiet: o.JSON,
+	})
+	if nu := (*check.NoUnfusedPathError)(nil); errors.As(err, &nu) {
+		return usageError(err)
+	} else if err != nil {
+		return err
 	}
 	if o.JSON {
 		enc := json.NewEncoder(e.stdout)
@@ -280,4 +226,22 @@ func checkProbeNames(probe string, names []string) error {
 		cfgs = append(cfgs, c)
 	}
 	return checkProbe(probe, cfgs)
+}
+
+// verifyPaths says which paths verify checks: both by default, so the
+// dispatch plan can take either; --path fused or unfused checks one.
+type verifyPaths struct {
+	fused, unfused bool
+}
+
+func parseVerifyPaths(s string) (verifyPaths, error) {
+	switch s {
+	case "both":
+		return verifyPaths{true, true}, nil
+	case string(tiling.PathFused):
+		return verifyPaths{fused: true}, nil
+	case string(tiling.PathUnfused):
+		return verifyPaths{unfused: true}, nil
+	}
+	return verifyPaths{}, usageError(fmt.Errorf("verify: --path %q: want both, fused or unfused", s))
 }

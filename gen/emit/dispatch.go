@@ -1,4 +1,4 @@
-package main
+package emit
 
 import (
 	"fmt"
@@ -9,12 +9,13 @@ import (
 )
 
 // dispatchPlans returns the dispatch plans of cfgs' fused kernels that
-// ship their unfused path, and the gemm configs that path needs and cfgs
-// lack. With --path auto a kernel ships it when the measured table's
-// points of that kernel and its unfused gemm take the unfused path at one
-// shape (tiling.MeasuredTable.PlanPoints); fused ships none; unfused
-// ships it and forces it. --catalog emits the catalog as is.
-func (o *emitOptions) dispatchPlans(cfgs []tiling.Config) ([]manifest.Dispatch, []tiling.Config, []string, error) {
+// ship their unfused path, the gemm configs that path needs and cfgs
+// lack, and a note per plan. With --path auto a kernel ships it when the
+// measured table's points of that kernel and its unfused gemm take the
+// unfused path at one shape (tiling.MeasuredTable.PlanPoints); fused
+// ships none; unfused ships it and forces it. --catalog emits the catalog
+// as is.
+func dispatchPlans(o *Options, cfgs []tiling.Config) ([]manifest.Dispatch, []tiling.Config, []string, error) {
 	force, err := tiling.ParsePath(o.Path)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("--%w", err)

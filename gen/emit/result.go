@@ -1,7 +1,8 @@
-package main
+package emit
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -12,13 +13,18 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-// printEmitResult prints what emit built and wrote: one line per kernel
-// (its build report or "source only"), the files' counts and what the
-// previous emit left.
-func printEmitResult(e *env, res *gen.EmitResult) {
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+// Result is what Run built and wrote.
+type Result struct {
+	*gen.EmitResult
+}
+
+// Write prints r as swigen emit does: to w one line per kernel (its
+// build report or "source only"), the files' counts and what the previous
+// emit left; to notes the files kept because they were edited.
+func (r *Result) Write(w, notes io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	sm100 := false
-	for _, k := range res.Kernels {
+	for _, k := range r.Kernels {
 		a := k.Artifact
 		m := a.Manifest
 		if k.Build == nil {
@@ -30,23 +36,23 @@ func printEmitResult(e *env, res *gen.EmitResult) {
 	}
 	tw.Flush()
 	counts := map[gen.FileStatus]int{}
-	for _, f := range res.Files {
+	for _, f := range r.Files {
 		counts[f.Status]++
 	}
 	removed := ""
-	if len(res.Removed) > 0 {
-		removed = fmt.Sprintf(", %d removed", len(res.Removed))
+	if len(r.Removed) > 0 {
+		removed = fmt.Sprintf(", %d removed", len(r.Removed))
 	}
-	fmt.Fprintf(e.stdout, "%s: %d files written, %d unchanged%s (index %s)\n",
-		res.Dir, counts[gen.FileWritten], counts[gen.FileUnchanged], removed, filepath.Join(res.Dir, gen.IndexFile))
-	for _, r := range res.Removed {
-		fmt.Fprintf(e.stdout, "removed %s: the previous emit wrote it, this one does not\n", filepath.Join(res.Dir, r))
+	fmt.Fprintf(w, "%s: %d files written, %d unchanged%s (index %s)\n",
+		r.Dir, counts[gen.FileWritten], counts[gen.FileUnchanged], removed, filepath.Join(r.Dir, gen.IndexFile))
+	for _, rm := range r.Removed {
+		fmt.Fprintf(w, "removed %s: the previous emit wrote it, this one does not\n", filepath.Join(r.Dir, rm))
 	}
-	for _, k := range res.Kept {
-		fmt.Fprintf(e.stderr, "note: kept %s: the previous emit wrote it and this one does not, but it was edited since; delete it unless it is yours\n", filepath.Join(res.Dir, k))
+	for _, k := range r.Kept {
+		fmt.Fprintf(notes, "note: kept %s: the previous emit wrote it and this one does not, but it was edited since; delete it unless it is yours\n", filepath.Join(r.Dir, k))
 	}
 	if sm100 {
-		fmt.Fprintf(e.stdout, "note: %s\n", sm100Note)
+		fmt.Fprintf(w, "note: %s\n", SM100Note)
 	}
 }
 
