@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"runtime"
 	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/internal/join"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/tune"
@@ -191,9 +188,8 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	}
 	g, err := d.probe(o.Devices)
 	if err != nil {
-		return err
+		return tuneErr(err)
 	}
-	arch := g.Arch
 	if o.Arch != "auto" {
 		a, err := tiling.ParseArch(o.Arch)
 		if err != nil {
@@ -211,74 +207,27 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	if err != nil {
 		return err
 	}
-	space := tiling.Space(t.kind, arch, t.dt)
-	without := len(space)
-	if o.StoreOut {
-		space = tiling.SpaceStoreOut(t.kind, arch, t.dt)
-	}
-	if len(space) == 0 {
-		return fmt.Errorf("tune: the tuning space of %s %s %s%s is empty (nothing implemented?)", t.kind, arch, t.dt, storeOutFlag(o.StoreOut))
-	}
-	// The shard is taken per shape of what the prune model keeps of the
-	// whole selection (tune.ShapeTune.Run), so that the shards together run
-	// what one unsharded tune runs; here it only has to leave a candidate.
-	selected, err := tune.Select(space, tune.Selection{Filter: o.Filters, Max: o.Max})
-	if err != nil {
+	ro := tune.RunOptions{Kernel: t.kind, Arch: g.Arch, DType: t.dt, Shapes: t.shapes, StoreOut: o.StoreOut,
+		GPU: g, Compiler: "nvcc " + tc.Version, Templates: th,
+		Filter: o.Filters, Max: o.Max, Shard: t.shard, Shards: t.shards, ShardFlag: o.Shard,
+		DBPath: o.DB, Devices: o.Devices, Prepare: d.prepare(tc), PrepareWorkers: o.Jobs,
+		NewRunner:  func() (tune.Runner, error) { return d.runner(o, tc, e.stderr) },
+		SlowFactor: o.SlowFactor, Retry: o.Retry, Exhaustive: o.Exhaustive, ScreenKeep: o.ScreenKeep,
+		HangTest: o.IncludeHangTest, Now: d.now}
+	ro.Reporter = &tune.TextReporter{Out: e.stdout, Log: e.stderr, Run: &ro, Timeout: o.Timeout, Report: o.Report,
+		NewBar: newTuneBar, Speedups: func(what string, xs []tune.ShapeSpeedup) { printSpeedupStats(e, what, shapeSpeedups(xs)) }}
+	_, err = tune.Run(ctx, ro)
+	return tuneErr(err)
+}
+
+// tuneErr makes the library's bad-input errors exit 2.
+func tuneErr(err error) error {
+	var se *tune.SelectionError
+	var ie *tune.InputError
+	if errors.As(err, &se) || errors.As(err, &ie) {
 		return usageError(err)
 	}
-	if mine, err := tune.Select(selected, tune.Selection{Shard: t.shard, Shards: t.shards}); err != nil || len(mine) == 0 {
-		return usageError(fmt.Errorf("tune: no candidate left of %d after --filter %q --max %d --shard %s", len(space), o.Filters, o.Max, o.Shard))
-	}
-	runner, err := d.runner(o, tc, e.stderr)
-	if err != nil {
-		return err
-	}
-	if c, ok := runner.(interface{ Close(time.Duration) }); ok {
-		defer c.Close(10 * time.Second)
-	}
-	start := d.now()
-	var done []*tune.SweepResult
-	for _, shape := range t.shapes {
-		key := tune.Key{Kernel: t.kind, Arch: arch, DType: t.dt, Shape: shape, GPU: g.Name, Driver: g.Driver,
-			Compiler: "nvcc " + tc.Version, Templates: th, StoreOut: o.StoreOut}
-		st := shapeTune(o, d, tc, runner, key, e.stderr, t.shard, t.shards, g.SMs, len(space), without)
-		res, err := st.Run(ctx, selected)
-		if se := (*tune.SelectionError)(nil); errors.As(err, &se) {
-			err = usageError(err) // a shard that does not select is bad input
-		}
-		if res == nil && err == nil {
-			continue // this shard has nothing to run at this shape
-		}
-		if res != nil {
-			if len(t.shapes) == 1 {
-				printTuneSummary(e, o, g, tc, res, shape, d.now().Sub(start))
-				if werr := writeTuneReport(e, o, res); werr != nil && err == nil {
-					err = werr
-				}
-			} else {
-				printSuiteLine(e, res)
-			}
-			done = append(done, res)
-		}
-		if err != nil {
-			if len(t.shapes) > 1 {
-				printSuiteSummary(e, o, done, d.now().Sub(start))
-			}
-			return err
-		}
-		if _, ok := res.Entry.Best(); !ok && len(t.shapes) == 1 {
-			return fmt.Errorf("tune: no candidate passed (see the status column)")
-		}
-	}
-	if len(t.shapes) > 1 {
-		printSuiteSummary(e, o, done, d.now().Sub(start))
-		for _, res := range done {
-			if _, ok := res.Entry.Best(); !ok {
-				return fmt.Errorf("tune: no candidate passed at %s (see swigen tune --shape for its table)", shapeDims(t.kind, res.Entry.Key.Shape))
-			}
-		}
-	}
-	return nil
+	return err
 }
 
 // tuneTarget is what the flags ask tune for, checked before any GPU.
@@ -403,62 +352,3 @@ func (o *tuneOptions) tuneShapes(k tiling.Kernel) ([]tiling.Shape, error) {
 	return []tiling.Shape{s}, nil
 }
 
-// shapeTune is one key's tune.ShapeTune with the command's options, and
-// the lines and progress bar it prints as it goes.
-func shapeTune(o *tuneOptions, d tuneDeps, tc *toolchain.Toolchain, runner tune.Runner, key tune.Key, w io.Writer, shard, shards int, sms, spaceLen, without int) *tune.ShapeTune {
-	slow := o.SlowFactor
-	if slow == 0 {
-		slow = 1 // tune.Sweep reads 0 as the default; a factor of 1 never stops
-	}
-	return &tune.ShapeTune{
-		Sweep: tune.SweepOptions{DBPath: o.DB, Key: key, Devices: o.Devices,
-			Prepare: d.prepare(tc), PrepareWorkers: max(1, o.Jobs),
-			Runner: runner, SlowFactor: slow, Retry: o.Retry},
-		SMs: sms, Exhaustive: o.Exhaustive, ScreenKeep: o.ScreenKeep, Shard: shard, Shards: shards,
-		HangTest: o.IncludeHangTest,
-		Events:   shapeEvents(o, d, key, w, spaceLen, without),
-	}
-}
-
-// shapeEvents prints a shape's tune: what runs where, the selection, the
-// screening, and each round's progress bar.
-func shapeEvents(o *tuneOptions, d tuneDeps, key tune.Key, w io.Writer, spaceLen, without int) tune.ShapeEvents {
-	return tune.ShapeEvents{
-		Sharded: func(kept, cands int) {
-			fmt.Fprintf(w, "tune: %s %s %s at %s on %s, driver %d, %s, templates %.12s%s\n",
-				key.Kernel, key.Arch, key.DType, shapeDims(key.Kernel, key.Shape), key.GPU, key.Driver, key.Compiler, key.Templates, modeNote(key.Kernel, o.StoreOut, "; "))
-			if cands == 0 {
-				fmt.Fprintf(w, "tune: shard %s has no candidate at %s: the prune model keeps %d, all in other shards\n", o.Shard, shapeDims(key.Kernel, key.Shape), kept)
-			}
-		},
-		Planned: func(cands []tiling.Config, pruned []tune.Pruned, plan tune.Plan, screen bool) {
-			fmt.Fprintf(w, "tune: %d candidates of %d in the space (filter %q, max %d, shard %s%s%s%s); %d already in %s, %d to run on device(s) %s; per-candidate limit %v\n",
-				len(cands), spaceLen, o.Filters, o.Max, o.Shard, storeOutNote(o, without), pruneNote(pruned), hangNote(o), len(plan.Skipped), o.DB, len(plan.Run), join.Ints(o.Devices), o.Timeout)
-			if screen {
-				fmt.Fprintf(w, "tune: screening with %d repetitions each, then measuring the best %d and the heuristic's config fully (--exhaustive measures every candidate fully)\n",
-					tune.ScreenReps, o.ScreenKeep)
-			}
-		},
-		Round: func(_ bool, n int) (func(tune.Progress), func()) {
-			bar := newTuneBar(w, n)
-			// The ETA is this round's: a screening job is shorter than a full
-			// one, so the tune's mean so far would mislead the final round.
-			roundStart := d.now()
-			return func(p tune.Progress) { bar.line(progressLine(p, d.now().Sub(roundStart))) }, bar.finish
-		},
-	}
-}
-
-// writeTuneReport writes --report's SVG, if asked for.
-func writeTuneReport(e *env, o *tuneOptions, res *tune.SweepResult) error {
-	if o.Report == "" || len(res.Entry.Results) == 0 {
-		return nil
-	}
-	k := res.Entry.Key
-	title := fmt.Sprintf("swigen tune: %s %s %s, M=%d K=%d I=%d%s", k.Kernel, k.Arch, k.DType, k.Shape.M, k.Shape.K, k.Shape.I, modeNote(k.Kernel, o.StoreOut, ", "))
-	if err := os.WriteFile(o.Report, tune.SVG(res.Entry, title), 0o644); err != nil {
-		return fmt.Errorf("tune: write report: %w", err)
-	}
-	fmt.Fprintf(e.stdout, "report: %s\n", o.Report)
-	return nil
-}

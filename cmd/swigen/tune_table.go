@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/swigen/swigen/internal/atomicfile"
@@ -56,24 +55,9 @@ and nothing is written when a DB is bad.`,
 }
 
 func runTuneTable(e *env, inputs, planDirs []string, out string) error {
-	var dbs []*tune.DB
-	for _, p := range inputs {
-		if _, err := os.Stat(p); err != nil {
-			return usageError(fmt.Errorf("tune table: input %w", err))
-		}
-		db, err := tune.ReadDB(p)
-		if err != nil {
-			return fmt.Errorf("tune table: %w", err)
-		}
-		dbs = append(dbs, db)
-	}
-	plans, err := tune.ReadPlanRecords(planDirs)
+	t, err := tune.TableFiles(inputs, planDirs, out)
 	if err != nil {
-		return usageError(fmt.Errorf("tune table: --plan: %w", err))
-	}
-	t, err := tune.Table(dbs, plans, tune.TableCommand(inputs, planDirs, out))
-	if err != nil {
-		return usageError(err)
+		return tuneErr(err)
 	}
 	b, err := t.Marshal()
 	if err != nil {

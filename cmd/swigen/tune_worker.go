@@ -15,7 +15,6 @@ import (
 	"github.com/swigen/swigen/runtime/check"
 	"github.com/swigen/swigen/runtime/mlp"
 	"github.com/swigen/swigen/runtime/tune"
-	"github.com/swigen/swigen/tiling"
 )
 
 // workerOptions are the flags of the hidden `swigen tune-worker`: the GPU
@@ -144,46 +143,20 @@ func (w *workerGPU) close() {
 
 // serveTuneWorker answers the requests on in, one line each, with one
 // JSON Output line each on res. The GPU is opened once (by open; a
-// failure is every job's answer); every job of the
-// worker's life shares its context, cuBLAS, the baseline's kernels and the
-// random input data (bench's seed is fixed per worker, so candidates of
-// one worker are timed on the same inputs as each other and as the
-// baseline, fresh for each worker).
+// failure is every job's answer); every job of the worker's life shares
+// its context, cuBLAS, the baseline's kernels and the random input data
+// (bench's seed is fixed per worker, so candidates of one worker are
+// timed on the same inputs as each other and as the baseline, fresh for
+// each worker).
 func serveTuneWorker(ctx context.Context, e *env, o *workerOptions, open func(*workerOptions) (*workerGPU, error), in io.Reader, res io.Writer) error {
-	seed := uint64(time.Now().UnixNano())
-	w, openErr := open(o)
-	if openErr == nil {
+	wk := &tune.Worker{Device: o.Device, Seed: uint64(time.Now().UnixNano())}
+	w, err := open(o)
+	if wk.OpenErr = err; err == nil {
 		defer w.close()
+		wk.Env, wk.SwiGLU = w.env, w.swiglu
 	}
 	return tune.WorkerLoop{Device: o.Device, In: in, Out: res, Log: e.stderr,
-		Job:  func(line string) tune.Output { return workerJob(ctx, w, openErr, o, line, seed) },
+		Job:  func(line string) tune.Output { return wk.Job(ctx, line) },
 		Exit: workerExit,
 	}.Serve()
-}
-
-// workerJob measures one request line; every failure is the job's Output.
-func workerJob(ctx context.Context, w *workerGPU, openErr error, o *workerOptions, line string, seed uint64) tune.Output {
-	fail := func(name string, st tune.Status, err error) tune.Output {
-		return tune.Output{Result: tune.Result{Config: name, Status: st, Error: err.Error(), Device: o.Device}}
-	}
-	req, err := tune.DecodeRequest(line)
-	if err != nil {
-		return fail("", tune.StatusFault, fmt.Errorf("tune-worker: %w", err))
-	}
-	job := req.Job
-	switch {
-	case job.Device != o.Device:
-		return fail(job.Name(), tune.StatusFault, fmt.Errorf("tune-worker: job for device %d sent to the worker of device %d", job.Device, o.Device))
-	case openErr != nil:
-		return fail(job.Name(), tune.Classify(openErr), fmt.Errorf("tune-worker: device %d: %w", o.Device, openErr))
-	}
-	if job.Config.Kernel == tiling.KernelFwdGateUp {
-		if err := w.swiglu(ctx); err != nil {
-			return fail(job.Name(), tune.Classify(err), err)
-		}
-	}
-	return tune.Measure(ctx, w.env, job, tune.MeasureOptions{
-		Bench:       bench.Options{Reps: req.Reps, Warmup: req.Warmup, Timeout: req.SyncTimeout, Seed: seed},
-		SyncTimeout: req.SyncTimeout,
-	})
 }
