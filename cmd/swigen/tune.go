@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -177,7 +176,7 @@ func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.C
 }
 
 func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
-	t, err := o.validate()
+	ro, err := o.validate()
 	if err != nil {
 		return err
 	}
@@ -203,19 +202,13 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	if err != nil {
 		return fmt.Errorf("tune: %w", err)
 	}
-	th, err := tune.TemplatesHash()
-	if err != nil {
+	if ro.Templates, err = tune.TemplatesHash(); err != nil {
 		return err
 	}
-	ro := tune.RunOptions{Kernel: t.kind, Arch: g.Arch, DType: t.dt, Shapes: t.shapes, StoreOut: o.StoreOut,
-		GPU: g, Compiler: "nvcc " + tc.Version, Templates: th,
-		Filter: o.Filters, Max: o.Max, Shard: t.shard, Shards: t.shards, ShardFlag: o.Shard,
-		DBPath: o.DB, Devices: o.Devices, Prepare: d.prepare(tc), PrepareWorkers: o.Jobs,
-		NewRunner:  func() (tune.Runner, error) { return d.runner(o, tc, e.stderr) },
-		SlowFactor: o.SlowFactor, Retry: o.Retry, Exhaustive: o.Exhaustive, ScreenKeep: o.ScreenKeep,
-		HangTest: o.IncludeHangTest, Now: d.now}
+	ro.Arch, ro.GPU, ro.Compiler, ro.Prepare, ro.Now = g.Arch, g, "nvcc "+tc.Version, d.prepare(tc), d.now
+	ro.NewRunner = func() (tune.Runner, error) { return d.runner(o, tc, e.stderr) }
 	ro.Reporter = &tune.TextReporter{Out: e.stdout, Log: e.stderr, Run: &ro, Timeout: o.Timeout, Report: o.Report,
-		NewBar: newTuneBar, Speedups: func(what string, xs []tune.ShapeSpeedup) { printSpeedupStats(e, what, shapeSpeedups(xs)) }}
+		NewBar: tune.NewTermBar, Speedups: func(what string, xs []tune.ShapeSpeedup) { printSpeedupStats(e, what, shapeSpeedups(xs)) }}
 	_, err = tune.Run(ctx, ro)
 	return tuneErr(err)
 }
@@ -230,103 +223,59 @@ func tuneErr(err error) error {
 	return err
 }
 
-// tuneTarget is what the flags ask tune for, checked before any GPU.
-type tuneTarget struct {
-	kind          tiling.Kernel
-	dt            tiling.DType
-	shapes        []tiling.Shape // one, or the suite's
-	shard, shards int
-}
-
-// validate checks every flag that needs no GPU: a bad value is exit 2
-// before anything is probed or compiled.
-func (o *tuneOptions) validate() (tuneTarget, error) {
-	var t tuneTarget
-	k, err := tiling.ParseKernel(o.Kernel)
-	if err != nil {
-		return t, usageError(fmt.Errorf("tune: %w", err))
+// validate checks every flag that needs no GPU (a bad value is exit 2
+// before anything is probed or compiled) and returns the tune they ask
+// for, less what the GPU and the compiler say.
+func (o *tuneOptions) validate() (tune.RunOptions, error) {
+	ro := tune.RunOptions{StoreOut: o.StoreOut, Filter: o.Filters, Max: o.Max, ShardFlag: o.Shard, DBPath: o.DB,
+		Devices: o.Devices, PrepareWorkers: o.Jobs, SlowFactor: o.SlowFactor, Retry: o.Retry,
+		Exhaustive: o.Exhaustive, ScreenKeep: o.ScreenKeep, HangTest: o.IncludeHangTest}
+	var err error
+	if ro.Kernel, err = tiling.ParseKernel(o.Kernel); err != nil {
+		return ro, usageError(fmt.Errorf("tune: %w", err))
 	}
-	if !tune.Measurable(k) {
-		return t, usageError(fmt.Errorf("tune: --kernel %s: only bwd_dswiglu, fwd_gateup and gemm can be measured so far", k))
+	if err := tune.CheckKernel(ro.Kernel, o.StoreOut); err != nil {
+		return ro, usageError(err)
 	}
-	if o.StoreOut && k != tiling.KernelBwdDSwiGLU && k != tiling.KernelFwdGateUp {
-		return t, usageError(fmt.Errorf("tune: --store-out with --kernel %s: only bwd_dswiglu (out) and fwd_gateup (de, training) have a second output to store", k))
+	if ro.DType, err = tiling.ParseDType(o.DType); err != nil {
+		return ro, usageError(fmt.Errorf("tune: %w", err))
 	}
-	t.kind = k
-	if t.dt, err = tiling.ParseDType(o.DType); err != nil {
-		return t, usageError(fmt.Errorf("tune: %w", err))
+	if ro.Shapes, err = o.tuneShapes(ro.Kernel); err != nil {
+		return ro, err
 	}
-	if t.shapes, err = o.tuneShapes(k); err != nil {
-		return t, err
+	if ro.Shard, ro.Shards, err = tune.ParseShard(o.Shard); err != nil {
+		return ro, usageError(err)
 	}
-	if t.shard, t.shards, err = tune.ParseShard(o.Shard); err != nil {
-		return t, usageError(err)
-	}
-	if len(o.Devices) == 0 {
-		return t, usageError(errors.New("tune: --devices: no GPU given"))
-	}
-	for i, dev := range o.Devices {
-		if dev < 0 {
-			return t, usageError(fmt.Errorf("tune: --devices %d: a GPU ordinal is 0 or more", dev))
-		}
-		if slices.Contains(o.Devices[:i], dev) {
-			return t, usageError(fmt.Errorf("tune: --devices lists %d twice", dev))
-		}
-	}
-	if o.Max < 0 {
-		return t, usageError(fmt.Errorf("tune: --max %d: must not be negative", o.Max))
-	}
-	if o.SlowFactor != 0 && o.SlowFactor <= 1 {
-		return t, usageError(fmt.Errorf("tune: --slow-factor %g: must be above 1 (or 0 to disable)", o.SlowFactor))
-	}
-	// The workers reject what the parent lets through (tune.DecodeRequest):
-	// every candidate would be recorded as a fault.
-	if o.ScreenKeep < 0 {
-		return t, usageError(fmt.Errorf("tune: --screen-keep %d: must not be negative", o.ScreenKeep))
+	if err := ro.CheckLimits(); err != nil {
+		return ro, usageError(err)
 	}
 	if err := checkTiming("tune", o.Reps, o.Warmup); err != nil {
-		return t, err
+		return ro, err
 	}
 	if o.SyncTimeout <= 0 || o.Timeout <= 0 {
-		return t, usageError(fmt.Errorf("tune: --sync-timeout %v, --timeout %v: want positive limits", o.SyncTimeout, o.Timeout))
+		return ro, usageError(fmt.Errorf("tune: --sync-timeout %v, --timeout %v: want positive limits", o.SyncTimeout, o.Timeout))
 	}
 	if o.Jobs < 1 {
-		return t, usageError(fmt.Errorf("tune: --jobs %d: want at least 1 parallel compile", o.Jobs))
+		return ro, usageError(fmt.Errorf("tune: --jobs %d: want at least 1 parallel compile", o.Jobs))
 	}
 	if err := checkWritableFile(o.Report); err != nil {
-		return t, usageError(fmt.Errorf("tune: --report: %w", err))
+		return ro, usageError(fmt.Errorf("tune: --report: %w", err))
 	}
-	if err := o.checkSelection(t); err != nil {
-		return t, err
-	}
-	if o.Suite && o.Report != "" {
-		return t, usageError(errors.New("tune: --report with --suite: the report plots one shape; run tune --shape for it"))
-	}
-	return t, nil
-}
-
-// checkSelection fails, before the GPU is probed, when --filter, --max
-// and --shard leave no candidate in the space of any arch the tune could
-// run on (--arch, or every arch for auto).
-func (o *tuneOptions) checkSelection(t tuneTarget) error {
 	arches := tiling.Arches()
 	if o.Arch != "auto" {
 		a, err := tiling.ParseArch(o.Arch)
 		if err != nil {
-			return usageError(fmt.Errorf("tune: --arch: %w", err))
+			return ro, usageError(fmt.Errorf("tune: --arch: %w", err))
 		}
 		arches = []tiling.Arch{a}
 	}
-	for _, a := range arches {
-		space := tiling.Space(t.kind, a, t.dt)
-		if o.StoreOut {
-			space = tiling.SpaceStoreOut(t.kind, a, t.dt)
-		}
-		if c, err := tune.Select(space, tune.Selection{Filter: o.Filters, Max: o.Max, Shard: t.shard, Shards: t.shards}); err == nil && len(c) > 0 {
-			return nil
-		}
+	if err := ro.CheckSelection(arches); err != nil {
+		return ro, usageError(err)
 	}
-	return usageError(fmt.Errorf("tune: no candidate left of the %s space after --filter %q --max %d --shard %s (swigen list --space shows the names)", t.kind, o.Filters, o.Max, o.Shard))
+	if o.Suite && o.Report != "" {
+		return ro, usageError(errors.New("tune: --report with --suite: the report plots one shape; run tune --shape for it"))
+	}
+	return ro, nil
 }
 
 // tuneShapes is the shape --shape names, or with --suite every shape of

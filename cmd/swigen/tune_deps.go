@@ -2,13 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/runtime/tune"
@@ -71,48 +67,6 @@ func serveRunner(o *tuneOptions, tc *toolchain.Toolchain, log io.Writer) (tune.R
 // workerTiming is how the flags ask the workers to time each job.
 func (o *tuneOptions) workerTiming(nvcc string) tune.WorkerTiming {
 	return tune.WorkerTiming{Reps: o.Reps, Warmup: o.Warmup, SyncTimeout: o.SyncTimeout, NVCC: nvcc}
-}
-
-// tuneBar is the progress bar on a terminal; elsewhere (a log file) only
-// the per-candidate lines, which carry the ETA themselves.
-type tuneBar struct {
-	w   io.Writer
-	bar *progressbar.ProgressBar
-}
-
-func newTuneBar(w io.Writer, n int) tune.Bar {
-	t := &tuneBar{w: w}
-	if f, ok := w.(*os.File); ok && n > 0 {
-		if st, err := f.Stat(); err == nil && st.Mode()&fs.ModeCharDevice != 0 {
-			t.bar = progressbar.NewOptions(n,
-				progressbar.OptionSetWriter(w),
-				progressbar.OptionSetDescription("tuning"),
-				progressbar.OptionShowCount(),
-				progressbar.OptionSetPredictTime(true),
-				progressbar.OptionSetElapsedTime(true),
-				progressbar.OptionSetWidth(30),
-				progressbar.OptionThrottle(200*time.Millisecond),
-				progressbar.OptionClearOnFinish())
-			t.bar.RenderBlank()
-		}
-	}
-	return t
-}
-
-func (t *tuneBar) Line(s string) {
-	if t.bar != nil {
-		t.bar.Clear()
-	}
-	fmt.Fprintln(t.w, s)
-	if t.bar != nil {
-		t.bar.Add(1)
-	}
-}
-
-func (t *tuneBar) Finish() {
-	if t.bar != nil {
-		t.bar.Finish()
-	}
 }
 
 // shapeSpeedups are the tune's speedups as printSpeedupStats takes them.

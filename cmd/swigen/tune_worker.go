@@ -3,17 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/swigen/swigen/runtime/baseline"
-	"github.com/swigen/swigen/runtime/bench"
-	"github.com/swigen/swigen/runtime/check"
-	"github.com/swigen/swigen/runtime/mlp"
 	"github.com/swigen/swigen/runtime/tune"
 )
 
@@ -78,11 +73,8 @@ var workerExit = os.Exit
 
 // workerGPU is what a worker opens once and measures every job with.
 type workerGPU struct {
-	s    *gpuSession
-	blas *baseline.CuBLAS
-	ew   *baseline.Elementwise
-	cmp  *bench.Comparer
-	env  *tune.MeasureEnv
+	s   *gpuSession
+	env *tune.WorkerEnv
 }
 
 func openWorkerGPU(o *workerOptions) (*workerGPU, error) {
@@ -90,54 +82,17 @@ func openWorkerGPU(o *workerOptions) (*workerGPU, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &workerGPU{s: s}
-	if w.blas, err = baseline.OpenCuBLAS(s.ctx); err != nil {
+	env, err := tune.OpenWorkerEnv(s.ctx, s.dev, s.build)
+	if err != nil {
 		s.close()
-		return nil, fmt.Errorf("open cuBLAS: %w", err)
-	}
-	if w.ew, err = baseline.NewElementwise(s.ctx, s.build); err != nil {
-		w.close()
-		return nil, fmt.Errorf("baseline elementwise kernel: %w", err)
-	}
-	// Each candidate's output is checked against the baseline's on the
-	// GPU: on the host that takes seconds at model sizes.
-	if w.cmp, err = bench.NewComparer(s.ctx, s.build); err != nil {
-		w.close()
 		return nil, err
 	}
-	w.env = &tune.MeasureEnv{
-		Check: &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build},
-		Bench: &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: baseline.Bwd{BLAS: w.blas, EW: w.ew}, Cmp: w.cmp},
-	}
-	return w, nil
-}
-
-// swiglu loads fwd_gateup's baseline elementwise kernel on first use.
-func (w *workerGPU) swiglu(ctx context.Context) error {
-	if w.env.SwiGLU != nil {
-		return nil
-	}
-	cctx, cancel := compileCtx(ctx)
-	defer cancel()
-	k, err := mlp.NewSwiGLU(cctx, w.s.ctx, w.s.build)
-	if err != nil {
-		return fmt.Errorf("baseline SwiGLU elementwise kernel: %w", err)
-	}
-	w.env.SwiGLU = k
-	return nil
+	env.BuildTimeout = buildTimeout // as compileCtx
+	return &workerGPU{s: s, env: env}, nil
 }
 
 func (w *workerGPU) close() {
-	if w.env != nil {
-		w.env.SwiGLU.Close()
-	}
-	if w.ew != nil {
-		w.ew.Close()
-	}
-	w.cmp.Close()
-	if w.blas != nil {
-		w.blas.Close()
-	}
+	w.env.Close()
 	w.s.close()
 }
 
@@ -153,7 +108,7 @@ func serveTuneWorker(ctx context.Context, e *env, o *workerOptions, open func(*w
 	w, err := open(o)
 	if wk.OpenErr = err; err == nil {
 		defer w.close()
-		wk.Env, wk.SwiGLU = w.env, w.swiglu
+		wk.Env, wk.SwiGLU = w.env.Env, w.env.SwiGLU
 	}
 	return tune.WorkerLoop{Device: o.Device, In: in, Out: res, Log: e.stderr,
 		Job:  func(line string) tune.Output { return wk.Job(ctx, line) },
