@@ -300,4 +300,3 @@ func (o *tuneOptions) tuneShapes(k tiling.Kernel) ([]tiling.Shape, error) {
 	}
 	return []tiling.Shape{s}, nil
 }
-
