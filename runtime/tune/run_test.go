@@ -18,7 +18,9 @@ import (
 type recReporter struct{ got []string }
 
 func (r *recReporter) Events(key Key, space, without int) ShapeEvents {
-	return ShapeEvents{Sharded: func(kept, cands int) { r.got = append(r.got, fmt.Sprintf("shape %s: %d kept, %d mine", ShapeDims(key.Kernel, key.Shape), kept, cands)) }}
+	return ShapeEvents{Sharded: func(kept, cands int) {
+		r.got = append(r.got, fmt.Sprintf("shape %s: %d kept, %d mine", ShapeDims(key.Kernel, key.Shape), kept, cands))
+	}}
 }
 
 func (r *recReporter) ShapeDone(res *SweepResult, _ time.Duration) error {
