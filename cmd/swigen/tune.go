@@ -15,15 +15,14 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-// tuneOptions are the parsed flags of `swigen tune`.
+// tuneOptions are the parsed flags of `swigen tune` (their help says
+// what each does).
 type tuneOptions struct {
 	Kernel string
 	Arch   string
 	DType  string
 	Shape  string
 
-	// StoreOut sets StoreOut on every candidate (fwd_gateup: also store
-	// de, training; bwd_dswiglu: also store out).
 	StoreOut bool
 
 	Filters []string
@@ -44,17 +43,11 @@ type tuneOptions struct {
 	NVCC        string
 	Verbose     bool
 
-	// Suite tunes every shape of the model-shape suite (bench.Suite)
-	// in turn, with one worker per device for all of them.
-	Suite bool
+	Suite bool // every shape of bench.Suite, with the same workers
 
-	// IncludeHangTest runs the last candidate once more with the hang
-	// probe (hidden flag; shows isolation working on a GPU).
-	IncludeHangTest bool
-	// Exhaustive measures every candidate fully instead of pruning with
-	// tune.Prune, screening the rest and measuring the best ScreenKeep.
-	Exhaustive bool
-	ScreenKeep int
+	IncludeHangTest bool // hidden: the hang probe after the last candidate
+	Exhaustive      bool
+	ScreenKeep      int
 }
 
 const tuneLong = `Sweep the tuning space of a kernel on this machine's GPU and record the
@@ -189,14 +182,8 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	if err != nil {
 		return tuneErr(err)
 	}
-	if o.Arch != "auto" {
-		a, err := tiling.ParseArch(o.Arch)
-		if err != nil {
-			return usageError(fmt.Errorf("tune: %w", err))
-		}
-		if a != g.Arch {
-			return usageError(fmt.Errorf("tune: --arch %s: the GPU (%s, %s) runs %s kernels; tuning needs the target's GPU", a, g.Name, g.CC, g.Arch))
-		}
+	if err := g.CheckArch(o.Arch); err != nil {
+		return tuneErr(err)
 	}
 	tc, err := d.toolchain(o.NVCC)
 	if err != nil {
@@ -261,13 +248,9 @@ func (o *tuneOptions) validate() (tune.RunOptions, error) {
 	if err := checkWritableFile(o.Report); err != nil {
 		return ro, usageError(fmt.Errorf("tune: --report: %w", err))
 	}
-	arches := tiling.Arches()
-	if o.Arch != "auto" {
-		a, err := tiling.ParseArch(o.Arch)
-		if err != nil {
-			return ro, usageError(fmt.Errorf("tune: --arch: %w", err))
-		}
-		arches = []tiling.Arch{a}
+	arches, err := tune.TargetArches(o.Arch)
+	if err != nil {
+		return ro, usageError(err)
 	}
 	if err := ro.CheckSelection(arches); err != nil {
 		return ro, usageError(err)

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
 	"os"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,11 +17,6 @@ type workerOptions struct {
 	Device int
 	NVCC   string
 }
-
-// workerResultsFD is the file descriptor a worker writes its answers to
-// (tune.ServeRunner's protocol): stdout and stderr stay free for the log,
-// whatever a library prints there.
-const workerResultsFD = 3
 
 func newTuneWorkerCmd(e *env, runF func(context.Context, *workerOptions) error) *cobra.Command {
 	o := &workerOptions{}
@@ -39,9 +32,9 @@ func newTuneWorkerCmd(e *env, runF func(context.Context, *workerOptions) error) 
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
-			res, err := resultsPipe()
+			res, err := tune.ResultsPipe()
 			if err != nil {
-				return err
+				return tuneErr(err)
 			}
 			defer res.Close()
 			return serveTuneWorker(cmd.Context(), e, o, openWorkerGPU, os.Stdin, res)
@@ -51,20 +44,6 @@ func newTuneWorkerCmd(e *env, runF func(context.Context, *workerOptions) error) 
 	f.IntVar(&o.Device, "device", 0, "GPU ordinal the worker serves")
 	f.StringVar(&o.NVCC, "nvcc", "", "nvcc the parent builds with (default: search)")
 	return cmd
-}
-
-// resultsPipe is the worker's fd 3, which must be the pipe swigen tune
-// made: run by hand, fd 3 is whatever opened first (a driver device file,
-// say), and the answers must not go there. It is marked close-on-exec, so
-// the compilers a worker runs do not hold it open after a crash.
-func resultsPipe() (*os.File, error) {
-	f := os.NewFile(workerResultsFD, "tune-results")
-	st, err := f.Stat()
-	if err != nil || st.Mode()&os.ModeNamedPipe == 0 {
-		return nil, usageError(errors.New("tune-worker: file descriptor 3 is not a results pipe (tune-worker is run by swigen tune only)"))
-	}
-	syscall.CloseOnExec(workerResultsFD)
-	return f, nil
 }
 
 // workerExit ends a worker whose CUDA context may be dead or still running

@@ -62,3 +62,32 @@ func (o *RunOptions) CheckSelection(arches []tiling.Arch) error {
 	}
 	return &SelectionError{fmt.Errorf("tune: no candidate left of the %s space after --filter %q --max %d --shard %s (swigen list --space shows the names)", o.Kernel, o.Filter, o.Max, o.ShardFlag)}
 }
+
+// TargetArches are the arches a tune with the --arch flag arch can run
+// on: every one for "auto", else the one it names.
+func TargetArches(arch string) ([]tiling.Arch, error) {
+	if arch == "auto" {
+		return tiling.Arches(), nil
+	}
+	a, err := tiling.ParseArch(arch)
+	if err != nil {
+		return nil, &InputError{fmt.Errorf("tune: --arch: %w", err)}
+	}
+	return []tiling.Arch{a}, nil
+}
+
+// CheckArch fails, as an *InputError, when the --arch flag arch names
+// another target than g's: tuning needs the target's GPU.
+func (g GPU) CheckArch(arch string) error {
+	if arch == "auto" {
+		return nil
+	}
+	a, err := tiling.ParseArch(arch)
+	if err != nil {
+		return &InputError{fmt.Errorf("tune: %w", err)}
+	}
+	if a != g.Arch {
+		return &InputError{fmt.Errorf("tune: --arch %s: the GPU (%s, %s) runs %s kernels; tuning needs the target's GPU", a, g.Name, g.CC, g.Arch)}
+	}
+	return nil
+}
