@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"github.com/swigen/swigen/internal/atomicfile"
 	"github.com/swigen/swigen/runtime/tune"
 )
 
@@ -59,16 +58,8 @@ func runTuneTable(e *env, inputs, planDirs []string, out string) error {
 	if err != nil {
 		return tuneErr(err)
 	}
-	b, err := t.Marshal()
-	if err != nil {
+	if err := tune.WriteMeasured(t, out, e.stdout); err != nil || out == "" {
 		return err
-	}
-	if out == "" {
-		_, err := e.stdout.Write(b)
-		return err
-	}
-	if err := atomicfile.Write(out, b); err != nil {
-		return fmt.Errorf("tune table: %w", err)
 	}
 	fmt.Fprintf(e.stderr, "tune table: %d rows from %d DBs into %s\n", len(t.Rows), len(inputs), out)
 	return nil

@@ -2,8 +2,10 @@ package tune
 
 import (
 	"fmt"
+	"io"
 	"os"
 
+	"github.com/swigen/swigen/internal/atomicfile"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -106,4 +108,21 @@ func Tuned(path string, heur tiling.Config, shape tiling.Shape, storeOut bool) (
 		note += fmt.Sprintf("; it was tuned with other templates (%.12s, now %.12s): re-run swigen tune to confirm", w.Key.Templates, th)
 	}
 	return w.Config, note, nil
+}
+
+// WriteMeasured writes the table t (Marshal) to out, replaced atomically,
+// or to stdout when out is "".
+func WriteMeasured(t *tiling.MeasuredTable, out string, stdout io.Writer) error {
+	b, err := t.Marshal()
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		_, err := stdout.Write(b)
+		return err
+	}
+	if err := atomicfile.Write(out, b); err != nil {
+		return fmt.Errorf("tune table: %w", err)
+	}
+	return nil
 }

@@ -109,3 +109,26 @@ func TestFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteMeasured: the table goes to stdout without out, else to out
+// (and nothing to stdout).
+func TestWriteMeasured(t *testing.T) {
+	t.Parallel()
+	tb := &tiling.MeasuredTable{}
+	want, err := tb.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout strings.Builder
+	if err := WriteMeasured(tb, "", &stdout); err != nil || stdout.String() != string(want) {
+		t.Errorf("to stdout: %v, %q", err, stdout.String())
+	}
+	stdout.Reset()
+	out := filepath.Join(t.TempDir(), "m.json")
+	if err := WriteMeasured(tb, out, &stdout); err != nil || stdout.Len() != 0 {
+		t.Errorf("to a file: %v, stdout %q", err, stdout.String())
+	}
+	if got, err := os.ReadFile(out); err != nil || string(got) != string(want) {
+		t.Errorf("file: %v, %q", err, got)
+	}
+}
