@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -50,80 +52,17 @@ type tuneOptions struct {
 	ScreenKeep      int
 }
 
-const tuneLong = `Sweep the tuning space of a kernel on this machine's GPU and record the
-fastest correct config.
-
---kernel picks the kind and with it the baseline: bwd_dswiglu (the
-default; cuBLAS dout GEMM + the dSwiGLU elementwise kernel), fwd_gateup
-(cuBLAS de GEMM + the SwiGLU elementwise kernel; --shape M,K,I as for
-bwd_dswiglu) or gemm (cuBLAS on the same layouts; --shape M,N,K).
-
---store-out sets StoreOut on every candidate: fwd_gateup then also stores
-de (training; without it the inference kernel, which writes only out, is
-tuned), bwd_dswiglu also stores the recomputed out. The candidates are
-then tiling.SpaceStoreOut: the second output takes epilogue shared memory,
-so each tile gets the two deepest operand rings that fit with it. The
-two modes do
-different work and are tuned apart: the DB key records the mode, so
-results with and without --store-out never compete for one winner (their
-names differ by _out), and swigen emit --tuned takes the winner of the
-mode its own --store-out asks for.
-
-The candidates are tiling.Space(kernel, arch, dtype) (see swigen list
---space), narrowed by --filter (name substrings, all must match), --max and
---shard i/n (every n-th candidate from the i-th, for splitting a sweep
-across machines; see below). They are compiled in parallel (--jobs)
-ahead of their turn while earlier ones are timed; the build cache makes
-repeats free.
-
-By default the sweep is short: a static model (tune.Prune: operand traffic
-per output over how well the tiles fill the GPU) leaves out the candidates
-far from the best, the rest are screened with few repetitions, and the
-best --screen-keep and the heuristic's config are measured fully; only
-full measurements can win. --exhaustive measures every candidate fully.
---shard takes its part of what the model keeps at each shape, so shards
-0/n to n-1/n, each into its own --db and joined with swigen tune merge,
-record the candidates one unsharded tune would and find its winner (each
-shard measures its own best --screen-keep fully); a shard left without a
-candidate at a shape skips it.
-
-Candidates are measured in one long-lived child process per GPU (swigen
-re-executed as a worker), which opens its CUDA context, cuBLAS and the
-baseline's kernels once and measures job after job. Each job has a time
-limit (--timeout): a hang, a fault or a dead CUDA context costs only that
-candidate: the worker is killed with its process group, the candidate
-recorded as "timeout" or "fault", and the next candidate gets a fresh
-worker. In the worker, each candidate is first checked against the
-float64 reference on a small ragged shape, then timed at --shape against
-the kind's baseline, interleaved with it in the same run, with the output
-compared to the baseline's; a wrong one is rejected ("wrong"). A candidate
-whose first launches take at least --slow-factor times the best so far is
-stopped early ("slow"). --devices 0,1 runs one worker per GPU.
-
-Every result goes into the results DB (--db, JSON) as soon as it is known,
-written atomically under a lock on its directory (no lock file is left),
-so concurrent tuners can share it and a sweep stopped at any point resumes
-where it was: candidates already
-recorded for the same key (kernel, arch, dtype, shape, GPU, driver,
-compiler, templates, --store-out) are skipped (--retry runs failed ones
-again).
-
---suite tunes every shape of the model-shape suite in turn (with the same
-workers) and prints each shape's winner and the winners' speedups; swigen
-tune table turns suite DBs into the measured table the heuristic chooses
-from (tiling/measured.json).
-
-At the end, tune prints a table (time, TFLOP/s, % of the roofline floor,
-speedup vs the baseline, status) and the winner (stopped while screening,
-the fastest screened candidate, labelled provisional), and --report writes an
-SVG plot. swigen emit --tuned DB uses the winner.`
+// tuneLong is the help of swigen tune.
+//
+//go:embed help/tune.txt
+var tuneLong string
 
 func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.Command {
 	o := &tuneOptions{}
 	cmd := &cobra.Command{
 		Use:   "tune",
 		Short: "Autotune a kernel on the GPU: sweep configs, record results, pick the winner",
-		Long:  tuneLong,
+		Long:  strings.TrimSuffix(tuneLong, "\n"),
 		Example: `  swigen tune --shape 16384,768,4608 --db tune.json --report tune.svg
   swigen tune --suite --kernel fwd_gateup --store-out --db suite-fwd-out.json
   swigen tune merge a.json b.json -o tune.json`,
