@@ -128,7 +128,7 @@ func TestServeTuneWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	noGPU := func(*workerOptions) (*workerGPU, error) { return nil, errors.New("cuInit: CUDA_ERROR_NO_DEVICE") }
+	noGPU := func(*workerOptions) (*tune.WorkerEnv, error) { return nil, errors.New("cuInit: CUDA_ERROR_NO_DEVICE") }
 	for _, tt := range []struct {
 		name string
 		dev  int

@@ -50,13 +50,9 @@ func newTuneWorkerCmd(e *env, runF func(context.Context, *workerOptions) error) 
 // a hung kernel: tearing it down could block, and the answer is written.
 var workerExit = os.Exit
 
-// workerGPU is what a worker opens once and measures every job with.
-type workerGPU struct {
-	s   *gpuSession
-	env *tune.WorkerEnv
-}
-
-func openWorkerGPU(o *workerOptions) (*workerGPU, error) {
+// openWorkerGPU opens the worker's GPU session and, in it, what every job
+// is measured with; closing the environment closes the session.
+func openWorkerGPU(o *workerOptions) (*tune.WorkerEnv, error) {
 	s, err := openGPU(o.NVCC, o.Device)
 	if err != nil {
 		return nil, err
@@ -66,13 +62,8 @@ func openWorkerGPU(o *workerOptions) (*workerGPU, error) {
 		s.close()
 		return nil, err
 	}
-	env.BuildTimeout = buildTimeout // as compileCtx
-	return &workerGPU{s: s, env: env}, nil
-}
-
-func (w *workerGPU) close() {
-	w.env.Close()
-	w.s.close()
+	env.BuildTimeout, env.Release = buildTimeout, s.close // as compileCtx
+	return env, nil
 }
 
 // serveTuneWorker answers the requests on in, one line each, with one
@@ -82,13 +73,12 @@ func (w *workerGPU) close() {
 // (bench's seed is fixed per worker, so candidates of one worker are
 // timed on the same inputs as each other and as the baseline, fresh for
 // each worker).
-func serveTuneWorker(ctx context.Context, e *env, o *workerOptions, open func(*workerOptions) (*workerGPU, error), in io.Reader, res io.Writer) error {
-	wk := &tune.Worker{Device: o.Device, Seed: uint64(time.Now().UnixNano())}
-	w, err := open(o)
-	if wk.OpenErr = err; err == nil {
-		defer w.close()
-		wk.Env, wk.SwiGLU = w.env.Env, w.env.SwiGLU
+func serveTuneWorker(ctx context.Context, e *env, o *workerOptions, open func(*workerOptions) (*tune.WorkerEnv, error), in io.Reader, res io.Writer) error {
+	env, err := open(o)
+	if err == nil {
+		defer env.Close()
 	}
+	wk := tune.NewWorker(o.Device, env, err, uint64(time.Now().UnixNano()))
 	return tune.WorkerLoop{Device: o.Device, In: in, Out: res, Log: e.stderr,
 		Job:  func(line string) tune.Output { return wk.Job(ctx, line) },
 		Exit: workerExit,

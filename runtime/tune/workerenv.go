@@ -21,6 +21,9 @@ type WorkerEnv struct {
 	// BuildTimeout bounds the compile of a baseline kernel loaded on first
 	// use (0: none).
 	BuildTimeout time.Duration
+	// Release, when set, is called last by Close (to close the context
+	// the environment was opened in).
+	Release func()
 
 	ctx  *cu.Context
 	b    launch.Builder
@@ -84,4 +87,17 @@ func (w *WorkerEnv) Close() {
 	if w.blas != nil {
 		w.blas.Close()
 	}
+	if w.Release != nil {
+		w.Release()
+	}
+}
+
+// NewWorker is the Worker of device measuring in env, or answering every
+// job with openErr when env could not be opened; seed makes its inputs.
+func NewWorker(device int, env *WorkerEnv, openErr error, seed uint64) *Worker {
+	w := &Worker{Device: device, OpenErr: openErr, Seed: seed}
+	if openErr == nil && env != nil {
+		w.Env, w.SwiGLU = env.Env, env.SwiGLU
+	}
+	return w
 }

@@ -93,6 +93,8 @@ func (w *Worker) Job(ctx context.Context, line string) Output {
 		return fail(job.Name(), StatusFault, fmt.Errorf("tune-worker: job for device %d sent to the worker of device %d", job.Device, w.Device))
 	case w.OpenErr != nil:
 		return fail(job.Name(), Classify(w.OpenErr), fmt.Errorf("tune-worker: device %d: %w", w.Device, w.OpenErr))
+	case w.Env == nil:
+		return fail(job.Name(), StatusFault, fmt.Errorf("tune-worker: device %d: no measurement environment", w.Device))
 	}
 	if job.Config.Kernel == tiling.KernelFwdGateUp && w.SwiGLU != nil {
 		if err := w.SwiGLU(ctx); err != nil {

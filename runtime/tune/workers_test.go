@@ -68,6 +68,7 @@ func TestWorkerJob(t *testing.T) {
 		{"bad request", Worker{Device: 1}, "{", StatusFault, "tune-worker: tune: worker request"},
 		{"other device", Worker{Device: 2}, good, StatusFault, "job for device 1 sent to the worker of device 2"},
 		{"no GPU", Worker{Device: 1, OpenErr: errors.New("cuInit: CUDA_ERROR_NO_DEVICE")}, good, StatusFault, "device 1: cuInit: CUDA_ERROR_NO_DEVICE"},
+		{"no env", *NewWorker(1, nil, nil, 7), good, StatusFault, "device 1: no measurement environment"},
 	}
 	for _, tt := range tests {
 		out := tt.w.Job(context.Background(), tt.line)
