@@ -11,7 +11,10 @@ import (
 // not there, an input file that is missing): not a failure of the tune.
 type InputError struct{ Err error }
 
+// Error is the bad input's message.
 func (e *InputError) Error() string { return e.Err.Error() }
+
+// Unwrap is the error that names the bad input.
 func (e *InputError) Unwrap() error { return e.Err }
 
 // ProbeGPU describes the GPUs of devices, which must all be of one kind
