@@ -2,32 +2,29 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"runtime"
-	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/internal/join"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/tune"
 	"github.com/swigen/swigen/tiling"
 )
 
-// tuneOptions are the parsed flags of `swigen tune`.
+// tuneOptions are the parsed flags of `swigen tune` (their help says
+// what each does).
 type tuneOptions struct {
 	Kernel string
 	Arch   string
 	DType  string
 	Shape  string
 
-	// StoreOut sets StoreOut on every candidate (fwd_gateup: also store
-	// de, training; bwd_dswiglu: also store out).
 	StoreOut bool
 
 	Filters []string
@@ -48,93 +45,24 @@ type tuneOptions struct {
 	NVCC        string
 	Verbose     bool
 
-	// Suite tunes every shape of the model-shape suite (bench.Suite)
-	// in turn, with one worker per device for all of them.
-	Suite bool
+	Suite bool // every shape of bench.Suite, with the same workers
 
-	// IncludeHangTest runs the last candidate once more with the hang
-	// probe (hidden flag; shows isolation working on a GPU).
-	IncludeHangTest bool
-	// Exhaustive measures every candidate fully instead of pruning with
-	// tune.Prune, screening the rest and measuring the best ScreenKeep.
-	Exhaustive bool
-	ScreenKeep int
+	IncludeHangTest bool // hidden: the hang probe after the last candidate
+	Exhaustive      bool
+	ScreenKeep      int
 }
 
-const tuneLong = `Sweep the tuning space of a kernel on this machine's GPU and record the
-fastest correct config.
-
---kernel picks the kind and with it the baseline: bwd_dswiglu (the
-default; cuBLAS dout GEMM + the dSwiGLU elementwise kernel), fwd_gateup
-(cuBLAS de GEMM + the SwiGLU elementwise kernel; --shape M,K,I as for
-bwd_dswiglu) or gemm (cuBLAS on the same layouts; --shape M,N,K).
-
---store-out sets StoreOut on every candidate: fwd_gateup then also stores
-de (training; without it the inference kernel, which writes only out, is
-tuned), bwd_dswiglu also stores the recomputed out. The candidates are
-then tiling.SpaceStoreOut: the second output takes epilogue shared memory,
-so each tile gets the two deepest operand rings that fit with it. The
-two modes do
-different work and are tuned apart: the DB key records the mode, so
-results with and without --store-out never compete for one winner (their
-names differ by _out), and swigen emit --tuned takes the winner of the
-mode its own --store-out asks for.
-
-The candidates are tiling.Space(kernel, arch, dtype) (see swigen list
---space), narrowed by --filter (name substrings, all must match), --max and
---shard i/n (every n-th candidate from the i-th, for splitting a sweep
-across machines; see below). They are compiled in parallel (--jobs)
-ahead of their turn while earlier ones are timed; the build cache makes
-repeats free.
-
-By default the sweep is short: a static model (tune.Prune: operand traffic
-per output over how well the tiles fill the GPU) leaves out the candidates
-far from the best, the rest are screened with few repetitions, and the
-best --screen-keep and the heuristic's config are measured fully; only
-full measurements can win. --exhaustive measures every candidate fully.
---shard takes its part of what the model keeps at each shape, so shards
-0/n to n-1/n, each into its own --db and joined with swigen tune merge,
-record the candidates one unsharded tune would and find its winner (each
-shard measures its own best --screen-keep fully); a shard left without a
-candidate at a shape skips it.
-
-Candidates are measured in one long-lived child process per GPU (swigen
-re-executed as a worker), which opens its CUDA context, cuBLAS and the
-baseline's kernels once and measures job after job. Each job has a time
-limit (--timeout): a hang, a fault or a dead CUDA context costs only that
-candidate: the worker is killed with its process group, the candidate
-recorded as "timeout" or "fault", and the next candidate gets a fresh
-worker. In the worker, each candidate is first checked against the
-float64 reference on a small ragged shape, then timed at --shape against
-the kind's baseline, interleaved with it in the same run, with the output
-compared to the baseline's; a wrong one is rejected ("wrong"). A candidate
-whose first launches take at least --slow-factor times the best so far is
-stopped early ("slow"). --devices 0,1 runs one worker per GPU.
-
-Every result goes into the results DB (--db, JSON) as soon as it is known,
-written atomically under a lock on its directory (no lock file is left),
-so concurrent tuners can share it and a sweep stopped at any point resumes
-where it was: candidates already
-recorded for the same key (kernel, arch, dtype, shape, GPU, driver,
-compiler, templates, --store-out) are skipped (--retry runs failed ones
-again).
-
---suite tunes every shape of the model-shape suite in turn (with the same
-workers) and prints each shape's winner and the winners' speedups; swigen
-tune table turns suite DBs into the measured table the heuristic chooses
-from (tiling/measured.json).
-
-At the end, tune prints a table (time, TFLOP/s, % of the roofline floor,
-speedup vs the baseline, status) and the winner (stopped while screening,
-the fastest screened candidate, labelled provisional), and --report writes an
-SVG plot. swigen emit --tuned DB uses the winner.`
+// tuneLong is the help of swigen tune.
+//
+//go:embed help/tune.txt
+var tuneLong string
 
 func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.Command {
 	o := &tuneOptions{}
 	cmd := &cobra.Command{
 		Use:   "tune",
 		Short: "Autotune a kernel on the GPU: sweep configs, record results, pick the winner",
-		Long:  tuneLong,
+		Long:  strings.TrimSuffix(tuneLong, "\n"),
 		Example: `  swigen tune --shape 16384,768,4608 --db tune.json --report tune.svg
   swigen tune --suite --kernel fwd_gateup --store-out --db suite-fwd-out.json
   swigen tune merge a.json b.json -o tune.json`,
@@ -180,7 +108,7 @@ func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.C
 }
 
 func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
-	t, err := o.validate()
+	ro, err := o.validate()
 	if err != nil {
 		return err
 	}
@@ -191,193 +119,85 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	}
 	g, err := d.probe(o.Devices)
 	if err != nil {
-		return err
+		return tuneErr(err)
 	}
-	arch := g.Arch
-	if o.Arch != "auto" {
-		a, err := tiling.ParseArch(o.Arch)
-		if err != nil {
-			return usageError(fmt.Errorf("tune: %w", err))
-		}
-		if a != g.Arch {
-			return usageError(fmt.Errorf("tune: --arch %s: the GPU (%s, %s) runs %s kernels; tuning needs the target's GPU", a, g.Name, g.CC, g.Arch))
-		}
+	if err := g.CheckArch(o.Arch); err != nil {
+		return tuneErr(err)
 	}
 	tc, err := d.toolchain(o.NVCC)
 	if err != nil {
 		return fmt.Errorf("tune: %w", err)
 	}
-	th, err := tune.TemplatesHash()
-	if err != nil {
+	if ro.Templates, err = tune.TemplatesHash(); err != nil {
 		return err
 	}
-	space := tiling.Space(t.kind, arch, t.dt)
-	without := len(space)
-	if o.StoreOut {
-		space = tiling.SpaceStoreOut(t.kind, arch, t.dt)
-	}
-	if len(space) == 0 {
-		return fmt.Errorf("tune: the tuning space of %s %s %s%s is empty (nothing implemented?)", t.kind, arch, t.dt, storeOutFlag(o.StoreOut))
-	}
-	// The shard is taken per shape of what the prune model keeps of the
-	// whole selection (tune.ShapeTune.Run), so that the shards together run
-	// what one unsharded tune runs; here it only has to leave a candidate.
-	selected, err := tune.Select(space, tune.Selection{Filter: o.Filters, Max: o.Max})
-	if err != nil {
+	ro.Arch, ro.GPU, ro.Compiler, ro.Prepare, ro.Now = g.Arch, g, "nvcc "+tc.Version, d.prepare(tc), d.now
+	ro.NewRunner = func() (tune.Runner, error) { return d.runner(o, tc, e.stderr) }
+	ro.Reporter = &tune.TextReporter{Out: e.stdout, Log: e.stderr, Run: &ro, Timeout: o.Timeout, Report: o.Report,
+		NewBar: tune.NewTermBar, Speedups: func(what string, xs []tune.ShapeSpeedup) { printSpeedupStats(e, what, shapeSpeedups(xs)) }}
+	_, err = tune.Run(ctx, ro)
+	return tuneErr(err)
+}
+
+// tuneErr makes the library's bad-input errors exit 2.
+func tuneErr(err error) error {
+	var se *tune.SelectionError
+	var ie *tune.InputError
+	if errors.As(err, &se) || errors.As(err, &ie) {
 		return usageError(err)
 	}
-	if mine, err := tune.Select(selected, tune.Selection{Shard: t.shard, Shards: t.shards}); err != nil || len(mine) == 0 {
-		return usageError(fmt.Errorf("tune: no candidate left of %d after --filter %q --max %d --shard %s", len(space), o.Filters, o.Max, o.Shard))
-	}
-	runner, err := d.runner(o, tc, e.stderr)
-	if err != nil {
-		return err
-	}
-	if c, ok := runner.(interface{ Close(time.Duration) }); ok {
-		defer c.Close(10 * time.Second)
-	}
-	start := d.now()
-	var done []*tune.SweepResult
-	for _, shape := range t.shapes {
-		key := tune.Key{Kernel: t.kind, Arch: arch, DType: t.dt, Shape: shape, GPU: g.Name, Driver: g.Driver,
-			Compiler: "nvcc " + tc.Version, Templates: th, StoreOut: o.StoreOut}
-		st := shapeTune(o, d, tc, runner, key, e.stderr, t.shard, t.shards, g.SMs, len(space), without)
-		res, err := st.Run(ctx, selected)
-		if se := (*tune.SelectionError)(nil); errors.As(err, &se) {
-			err = usageError(err) // a shard that does not select is bad input
-		}
-		if res == nil && err == nil {
-			continue // this shard has nothing to run at this shape
-		}
-		if res != nil {
-			if len(t.shapes) == 1 {
-				printTuneSummary(e, o, g, tc, res, shape, d.now().Sub(start))
-				if werr := writeTuneReport(e, o, res); werr != nil && err == nil {
-					err = werr
-				}
-			} else {
-				printSuiteLine(e, res)
-			}
-			done = append(done, res)
-		}
-		if err != nil {
-			if len(t.shapes) > 1 {
-				printSuiteSummary(e, o, done, d.now().Sub(start))
-			}
-			return err
-		}
-		if _, ok := res.Entry.Best(); !ok && len(t.shapes) == 1 {
-			return fmt.Errorf("tune: no candidate passed (see the status column)")
-		}
-	}
-	if len(t.shapes) > 1 {
-		printSuiteSummary(e, o, done, d.now().Sub(start))
-		for _, res := range done {
-			if _, ok := res.Entry.Best(); !ok {
-				return fmt.Errorf("tune: no candidate passed at %s (see swigen tune --shape for its table)", shapeDims(t.kind, res.Entry.Key.Shape))
-			}
-		}
-	}
-	return nil
+	return err
 }
 
-// tuneTarget is what the flags ask tune for, checked before any GPU.
-type tuneTarget struct {
-	kind          tiling.Kernel
-	dt            tiling.DType
-	shapes        []tiling.Shape // one, or the suite's
-	shard, shards int
-}
-
-// validate checks every flag that needs no GPU: a bad value is exit 2
-// before anything is probed or compiled.
-func (o *tuneOptions) validate() (tuneTarget, error) {
-	var t tuneTarget
-	k, err := tiling.ParseKernel(o.Kernel)
-	if err != nil {
-		return t, usageError(fmt.Errorf("tune: %w", err))
+// validate checks every flag that needs no GPU (a bad value is exit 2
+// before anything is probed or compiled) and returns the tune they ask
+// for, less what the GPU and the compiler say.
+func (o *tuneOptions) validate() (tune.RunOptions, error) {
+	ro := tune.RunOptions{StoreOut: o.StoreOut, Filter: o.Filters, Max: o.Max, ShardFlag: o.Shard, DBPath: o.DB,
+		Devices: o.Devices, PrepareWorkers: o.Jobs, SlowFactor: o.SlowFactor, Retry: o.Retry,
+		Exhaustive: o.Exhaustive, ScreenKeep: o.ScreenKeep, HangTest: o.IncludeHangTest}
+	var err error
+	if ro.Kernel, err = tiling.ParseKernel(o.Kernel); err != nil {
+		return ro, usageError(fmt.Errorf("tune: %w", err))
 	}
-	if !tune.Measurable(k) {
-		return t, usageError(fmt.Errorf("tune: --kernel %s: only bwd_dswiglu, fwd_gateup and gemm can be measured so far", k))
+	if err := tune.CheckKernel(ro.Kernel, o.StoreOut); err != nil {
+		return ro, usageError(err)
 	}
-	if o.StoreOut && k != tiling.KernelBwdDSwiGLU && k != tiling.KernelFwdGateUp {
-		return t, usageError(fmt.Errorf("tune: --store-out with --kernel %s: only bwd_dswiglu (out) and fwd_gateup (de, training) have a second output to store", k))
+	if ro.DType, err = tiling.ParseDType(o.DType); err != nil {
+		return ro, usageError(fmt.Errorf("tune: %w", err))
 	}
-	t.kind = k
-	if t.dt, err = tiling.ParseDType(o.DType); err != nil {
-		return t, usageError(fmt.Errorf("tune: %w", err))
+	if ro.Shapes, err = o.tuneShapes(ro.Kernel); err != nil {
+		return ro, err
 	}
-	if t.shapes, err = o.tuneShapes(k); err != nil {
-		return t, err
+	if ro.Shard, ro.Shards, err = tune.ParseShard(o.Shard); err != nil {
+		return ro, usageError(err)
 	}
-	if t.shard, t.shards, err = tune.ParseShard(o.Shard); err != nil {
-		return t, usageError(err)
-	}
-	if len(o.Devices) == 0 {
-		return t, usageError(errors.New("tune: --devices: no GPU given"))
-	}
-	for i, dev := range o.Devices {
-		if dev < 0 {
-			return t, usageError(fmt.Errorf("tune: --devices %d: a GPU ordinal is 0 or more", dev))
-		}
-		if slices.Contains(o.Devices[:i], dev) {
-			return t, usageError(fmt.Errorf("tune: --devices lists %d twice", dev))
-		}
-	}
-	if o.Max < 0 {
-		return t, usageError(fmt.Errorf("tune: --max %d: must not be negative", o.Max))
-	}
-	if o.SlowFactor != 0 && o.SlowFactor <= 1 {
-		return t, usageError(fmt.Errorf("tune: --slow-factor %g: must be above 1 (or 0 to disable)", o.SlowFactor))
-	}
-	// The workers reject what the parent lets through (tune.DecodeRequest):
-	// every candidate would be recorded as a fault.
-	if o.ScreenKeep < 0 {
-		return t, usageError(fmt.Errorf("tune: --screen-keep %d: must not be negative", o.ScreenKeep))
+	if err := ro.CheckLimits(); err != nil {
+		return ro, usageError(err)
 	}
 	if err := checkTiming("tune", o.Reps, o.Warmup); err != nil {
-		return t, err
+		return ro, err
 	}
 	if o.SyncTimeout <= 0 || o.Timeout <= 0 {
-		return t, usageError(fmt.Errorf("tune: --sync-timeout %v, --timeout %v: want positive limits", o.SyncTimeout, o.Timeout))
+		return ro, usageError(fmt.Errorf("tune: --sync-timeout %v, --timeout %v: want positive limits", o.SyncTimeout, o.Timeout))
 	}
 	if o.Jobs < 1 {
-		return t, usageError(fmt.Errorf("tune: --jobs %d: want at least 1 parallel compile", o.Jobs))
+		return ro, usageError(fmt.Errorf("tune: --jobs %d: want at least 1 parallel compile", o.Jobs))
 	}
 	if err := checkWritableFile(o.Report); err != nil {
-		return t, usageError(fmt.Errorf("tune: --report: %w", err))
+		return ro, usageError(fmt.Errorf("tune: --report: %w", err))
 	}
-	if err := o.checkSelection(t); err != nil {
-		return t, err
+	arches, err := tune.TargetArches(o.Arch)
+	if err != nil {
+		return ro, usageError(err)
+	}
+	if err := ro.CheckSelection(arches); err != nil {
+		return ro, usageError(err)
 	}
 	if o.Suite && o.Report != "" {
-		return t, usageError(errors.New("tune: --report with --suite: the report plots one shape; run tune --shape for it"))
+		return ro, usageError(errors.New("tune: --report with --suite: the report plots one shape; run tune --shape for it"))
 	}
-	return t, nil
-}
-
-// checkSelection fails, before the GPU is probed, when --filter, --max
-// and --shard leave no candidate in the space of any arch the tune could
-// run on (--arch, or every arch for auto).
-func (o *tuneOptions) checkSelection(t tuneTarget) error {
-	arches := tiling.Arches()
-	if o.Arch != "auto" {
-		a, err := tiling.ParseArch(o.Arch)
-		if err != nil {
-			return usageError(fmt.Errorf("tune: --arch: %w", err))
-		}
-		arches = []tiling.Arch{a}
-	}
-	for _, a := range arches {
-		space := tiling.Space(t.kind, a, t.dt)
-		if o.StoreOut {
-			space = tiling.SpaceStoreOut(t.kind, a, t.dt)
-		}
-		if c, err := tune.Select(space, tune.Selection{Filter: o.Filters, Max: o.Max, Shard: t.shard, Shards: t.shards}); err == nil && len(c) > 0 {
-			return nil
-		}
-	}
-	return usageError(fmt.Errorf("tune: no candidate left of the %s space after --filter %q --max %d --shard %s (swigen list --space shows the names)", t.kind, o.Filters, o.Max, o.Shard))
+	return ro, nil
 }
 
 // tuneShapes is the shape --shape names, or with --suite every shape of
@@ -401,64 +221,4 @@ func (o *tuneOptions) tuneShapes(k tiling.Kernel) ([]tiling.Shape, error) {
 		return nil, usageError(fmt.Errorf("tune: %w", err))
 	}
 	return []tiling.Shape{s}, nil
-}
-
-// shapeTune is one key's tune.ShapeTune with the command's options, and
-// the lines and progress bar it prints as it goes.
-func shapeTune(o *tuneOptions, d tuneDeps, tc *toolchain.Toolchain, runner tune.Runner, key tune.Key, w io.Writer, shard, shards int, sms, spaceLen, without int) *tune.ShapeTune {
-	slow := o.SlowFactor
-	if slow == 0 {
-		slow = 1 // tune.Sweep reads 0 as the default; a factor of 1 never stops
-	}
-	return &tune.ShapeTune{
-		Sweep: tune.SweepOptions{DBPath: o.DB, Key: key, Devices: o.Devices,
-			Prepare: d.prepare(tc), PrepareWorkers: max(1, o.Jobs),
-			Runner: runner, SlowFactor: slow, Retry: o.Retry},
-		SMs: sms, Exhaustive: o.Exhaustive, ScreenKeep: o.ScreenKeep, Shard: shard, Shards: shards,
-		HangTest: o.IncludeHangTest,
-		Events:   shapeEvents(o, d, key, w, spaceLen, without),
-	}
-}
-
-// shapeEvents prints a shape's tune: what runs where, the selection, the
-// screening, and each round's progress bar.
-func shapeEvents(o *tuneOptions, d tuneDeps, key tune.Key, w io.Writer, spaceLen, without int) tune.ShapeEvents {
-	return tune.ShapeEvents{
-		Sharded: func(kept, cands int) {
-			fmt.Fprintf(w, "tune: %s %s %s at %s on %s, driver %d, %s, templates %.12s%s\n",
-				key.Kernel, key.Arch, key.DType, shapeDims(key.Kernel, key.Shape), key.GPU, key.Driver, key.Compiler, key.Templates, modeNote(key.Kernel, o.StoreOut, "; "))
-			if cands == 0 {
-				fmt.Fprintf(w, "tune: shard %s has no candidate at %s: the prune model keeps %d, all in other shards\n", o.Shard, shapeDims(key.Kernel, key.Shape), kept)
-			}
-		},
-		Planned: func(cands []tiling.Config, pruned []tune.Pruned, plan tune.Plan, screen bool) {
-			fmt.Fprintf(w, "tune: %d candidates of %d in the space (filter %q, max %d, shard %s%s%s%s); %d already in %s, %d to run on device(s) %s; per-candidate limit %v\n",
-				len(cands), spaceLen, o.Filters, o.Max, o.Shard, storeOutNote(o, without), pruneNote(pruned), hangNote(o), len(plan.Skipped), o.DB, len(plan.Run), join.Ints(o.Devices), o.Timeout)
-			if screen {
-				fmt.Fprintf(w, "tune: screening with %d repetitions each, then measuring the best %d and the heuristic's config fully (--exhaustive measures every candidate fully)\n",
-					tune.ScreenReps, o.ScreenKeep)
-			}
-		},
-		Round: func(_ bool, n int) (func(tune.Progress), func()) {
-			bar := newTuneBar(w, n)
-			// The ETA is this round's: a screening job is shorter than a full
-			// one, so the tune's mean so far would mislead the final round.
-			roundStart := d.now()
-			return func(p tune.Progress) { bar.line(progressLine(p, d.now().Sub(roundStart))) }, bar.finish
-		},
-	}
-}
-
-// writeTuneReport writes --report's SVG, if asked for.
-func writeTuneReport(e *env, o *tuneOptions, res *tune.SweepResult) error {
-	if o.Report == "" || len(res.Entry.Results) == 0 {
-		return nil
-	}
-	k := res.Entry.Key
-	title := fmt.Sprintf("swigen tune: %s %s %s, M=%d K=%d I=%d%s", k.Kernel, k.Arch, k.DType, k.Shape.M, k.Shape.K, k.Shape.I, modeNote(k.Kernel, o.StoreOut, ", "))
-	if err := os.WriteFile(o.Report, tune.SVG(res.Entry, title), 0o644); err != nil {
-		return fmt.Errorf("tune: write report: %w", err)
-	}
-	fmt.Fprintf(e.stdout, "report: %s\n", o.Report)
-	return nil
 }

@@ -1,13 +1,18 @@
 package main
 
 import (
+	_ "embed"
 	"fmt"
-	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/swigen/swigen/internal/atomicfile"
 	"github.com/swigen/swigen/runtime/tune"
 )
+
+// tuneTableLong is the help of swigen tune table.
+//
+//go:embed help/tune_table.txt
+var tuneTableLong string
 
 // newTuneTableCmd is `swigen tune table`; runF, when non-nil, replaces
 // the build once the arguments are checked (tests).
@@ -15,32 +20,9 @@ func newTuneTableCmd(e *env, runF func(inputs []string, out string) error) *cobr
 	var out string
 	var plans []string
 	cmd := &cobra.Command{
-		Use:   "table DB... [-o FILE]",
-		Short: "Build the heuristic's measured table from results DBs",
-		Long: `Build the measured table the heuristic chooses from (tiling/measured.json,
-embedded in swigen): for every DB key with a winner (a full measurement,
-never a screened one), one row with the kind, arch, dtype, mode, shape,
-the winning config and its time and baseline's. The heuristic takes, for
-a shape, the winner at the tuned shape nearest in log space, for the same
-kind, arch and mode; where the table has none, its rules. Rows are sorted,
-so the same DBs give the same bytes. The DBs must hold one winner per
-shape and one GPU kind per arch.
-
---plan DIR (repeatable) adds the dispatch plan's points: DIR holds swigen
-bench --json records of runs that timed the unfused path beside the fused
-kernel (bench bwd and gateup do, for kinds with one); each record's fused,
-unfused and baseline times go into the row of its shape, and the plan
-takes the unfused path where the fused kernel was not 2% faster.
-
-The table swigen ships is built from the suite DBs under bench/results/tune
-(swigen tune --suite, one per variant):
-
-  swigen tune table bench/results/tune/suite-*.json --plan bench/results/plan/bwd \
-    --plan bench/results/plan/bwd-out --plan bench/results/plan/fwd \
-    --plan bench/results/plan/fwd-out -o tiling/measured.json
-
-Without -o the table goes to stdout; with it, FILE is replaced atomically,
-and nothing is written when a DB is bad.`,
+		Use:     "table DB... [-o FILE]",
+		Short:   "Build the heuristic's measured table from results DBs",
+		Long:    strings.TrimSuffix(tuneTableLong, "\n"),
 		Example: `  swigen tune table suite-bwd.json suite-fwd.json -o measured.json`,
 		Args:    usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -56,35 +38,12 @@ and nothing is written when a DB is bad.`,
 }
 
 func runTuneTable(e *env, inputs, planDirs []string, out string) error {
-	var dbs []*tune.DB
-	for _, p := range inputs {
-		if _, err := os.Stat(p); err != nil {
-			return usageError(fmt.Errorf("tune table: input %w", err))
-		}
-		db, err := tune.ReadDB(p)
-		if err != nil {
-			return fmt.Errorf("tune table: %w", err)
-		}
-		dbs = append(dbs, db)
-	}
-	plans, err := tune.ReadPlanRecords(planDirs)
+	t, err := tune.TableFiles(inputs, planDirs, out)
 	if err != nil {
-		return usageError(fmt.Errorf("tune table: --plan: %w", err))
+		return tuneErr(err)
 	}
-	t, err := tune.Table(dbs, plans, tune.TableCommand(inputs, planDirs, out))
-	if err != nil {
-		return usageError(err)
-	}
-	b, err := t.Marshal()
-	if err != nil {
+	if err := tune.WriteMeasured(t, out, e.stdout); err != nil || out == "" {
 		return err
-	}
-	if out == "" {
-		_, err := e.stdout.Write(b)
-		return err
-	}
-	if err := atomicfile.Write(out, b); err != nil {
-		return fmt.Errorf("tune table: %w", err)
 	}
 	fmt.Fprintf(e.stderr, "tune table: %d rows from %d DBs into %s\n", len(t.Rows), len(inputs), out)
 	return nil

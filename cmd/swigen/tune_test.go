@@ -76,7 +76,7 @@ func TestTuneFlags(t *testing.T) {
 func TestWorkerArgs(t *testing.T) {
 	t.Parallel()
 	o, _ := parseTune(t, "--reps", "25", "--warmup", "150ms", "--sync-timeout", "7s")
-	args := workerArgs(3, "/opt/nvcc")
+	args := tune.WorkerArgs(3, "/opt/nvcc")
 	if args[0] != "tune-worker" {
 		t.Fatalf("args %q", args)
 	}
@@ -98,7 +98,7 @@ func TestWorkerArgs(t *testing.T) {
 	}{
 		{j, tune.WorkerRequest{Job: j, Reps: 25, Warmup: 150 * time.Millisecond, SyncTimeout: 7 * time.Second, NVCC: "/opt/nvcc"}},
 	} {
-		line, err := workerRequest(o, "/opt/nvcc", tt.job).Encode()
+		line, err := o.workerTiming("/opt/nvcc").Request(tt.job).Encode()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +112,7 @@ func TestWorkerArgs(t *testing.T) {
 	}
 	screen := j
 	screen.Reps, screen.Warmup = tune.ScreenReps, tune.ScreenWarmup
-	if req := workerRequest(o, "", screen); req.Reps != tune.ScreenReps || req.Warmup != tune.ScreenWarmup {
+	if req := o.workerTiming("").Request(screen); req.Reps != tune.ScreenReps || req.Warmup != tune.ScreenWarmup {
 		t.Errorf("screening job's request: reps %d warmup %v", req.Reps, req.Warmup)
 	}
 }
@@ -123,12 +123,12 @@ func TestWorkerArgs(t *testing.T) {
 // with the reason and exits.
 func TestServeTuneWorker(t *testing.T) {
 	t.Parallel()
-	good, err := workerRequest(&tuneOptions{Reps: 20, Warmup: time.Millisecond, SyncTimeout: time.Second}, "",
+	good, err := (&tuneOptions{Reps: 20, Warmup: time.Millisecond, SyncTimeout: time.Second}).workerTiming("").Request(
 		tune.Job{Config: tiling.Space(tiling.KernelBwdDSwiGLU, tiling.ArchSM90a, tiling.BF16)[0], Shape: tiling.Shape{M: 64, K: 64, I: 64}, Device: 1}).Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
-	noGPU := func(*workerOptions) (*workerGPU, error) { return nil, errors.New("cuInit: CUDA_ERROR_NO_DEVICE") }
+	noGPU := func(*workerOptions) (*tune.WorkerEnv, error) { return nil, errors.New("cuInit: CUDA_ERROR_NO_DEVICE") }
 	for _, tt := range []struct {
 		name string
 		dev  int

@@ -2,20 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"os"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/swigen/swigen/runtime/baseline"
-	"github.com/swigen/swigen/runtime/bench"
-	"github.com/swigen/swigen/runtime/check"
-	"github.com/swigen/swigen/runtime/mlp"
 	"github.com/swigen/swigen/runtime/tune"
-	"github.com/swigen/swigen/tiling"
 )
 
 // workerOptions are the flags of the hidden `swigen tune-worker`: the GPU
@@ -25,11 +17,6 @@ type workerOptions struct {
 	Device int
 	NVCC   string
 }
-
-// workerResultsFD is the file descriptor a worker writes its answers to
-// (tune.ServeRunner's protocol): stdout and stderr stay free for the log,
-// whatever a library prints there.
-const workerResultsFD = 3
 
 func newTuneWorkerCmd(e *env, runF func(context.Context, *workerOptions) error) *cobra.Command {
 	o := &workerOptions{}
@@ -45,9 +32,9 @@ func newTuneWorkerCmd(e *env, runF func(context.Context, *workerOptions) error) 
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
-			res, err := resultsPipe()
+			res, err := tune.ResultsPipe()
 			if err != nil {
-				return err
+				return tuneErr(err)
 			}
 			defer res.Close()
 			return serveTuneWorker(cmd.Context(), e, o, openWorkerGPU, os.Stdin, res)
@@ -59,131 +46,41 @@ func newTuneWorkerCmd(e *env, runF func(context.Context, *workerOptions) error) 
 	return cmd
 }
 
-// resultsPipe is the worker's fd 3, which must be the pipe swigen tune
-// made: run by hand, fd 3 is whatever opened first (a driver device file,
-// say), and the answers must not go there. It is marked close-on-exec, so
-// the compilers a worker runs do not hold it open after a crash.
-func resultsPipe() (*os.File, error) {
-	f := os.NewFile(workerResultsFD, "tune-results")
-	st, err := f.Stat()
-	if err != nil || st.Mode()&os.ModeNamedPipe == 0 {
-		return nil, usageError(errors.New("tune-worker: file descriptor 3 is not a results pipe (tune-worker is run by swigen tune only)"))
-	}
-	syscall.CloseOnExec(workerResultsFD)
-	return f, nil
-}
-
 // workerExit ends a worker whose CUDA context may be dead or still running
 // a hung kernel: tearing it down could block, and the answer is written.
 var workerExit = os.Exit
 
-// workerGPU is what a worker opens once and measures every job with.
-type workerGPU struct {
-	s    *gpuSession
-	blas *baseline.CuBLAS
-	ew   *baseline.Elementwise
-	cmp  *bench.Comparer
-	env  *tune.MeasureEnv
-}
-
-func openWorkerGPU(o *workerOptions) (*workerGPU, error) {
+// openWorkerGPU opens the worker's GPU session and, in it, what every job
+// is measured with; closing the environment closes the session.
+func openWorkerGPU(o *workerOptions) (*tune.WorkerEnv, error) {
 	s, err := openGPU(o.NVCC, o.Device)
 	if err != nil {
 		return nil, err
 	}
-	w := &workerGPU{s: s}
-	if w.blas, err = baseline.OpenCuBLAS(s.ctx); err != nil {
+	env, err := tune.OpenWorkerEnv(s.ctx, s.dev, s.build)
+	if err != nil {
 		s.close()
-		return nil, fmt.Errorf("open cuBLAS: %w", err)
-	}
-	if w.ew, err = baseline.NewElementwise(s.ctx, s.build); err != nil {
-		w.close()
-		return nil, fmt.Errorf("baseline elementwise kernel: %w", err)
-	}
-	// Each candidate's output is checked against the baseline's on the
-	// GPU: on the host that takes seconds at model sizes.
-	if w.cmp, err = bench.NewComparer(s.ctx, s.build); err != nil {
-		w.close()
 		return nil, err
 	}
-	w.env = &tune.MeasureEnv{
-		Check: &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build},
-		Bench: &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: baseline.Bwd{BLAS: w.blas, EW: w.ew}, Cmp: w.cmp},
-	}
-	return w, nil
-}
-
-// swiglu loads fwd_gateup's baseline elementwise kernel on first use.
-func (w *workerGPU) swiglu(ctx context.Context) error {
-	if w.env.SwiGLU != nil {
-		return nil
-	}
-	cctx, cancel := compileCtx(ctx)
-	defer cancel()
-	k, err := mlp.NewSwiGLU(cctx, w.s.ctx, w.s.build)
-	if err != nil {
-		return fmt.Errorf("baseline SwiGLU elementwise kernel: %w", err)
-	}
-	w.env.SwiGLU = k
-	return nil
-}
-
-func (w *workerGPU) close() {
-	if w.env != nil {
-		w.env.SwiGLU.Close()
-	}
-	if w.ew != nil {
-		w.ew.Close()
-	}
-	w.cmp.Close()
-	if w.blas != nil {
-		w.blas.Close()
-	}
-	w.s.close()
+	env.BuildTimeout, env.Release = buildTimeout, s.close // as compileCtx
+	return env, nil
 }
 
 // serveTuneWorker answers the requests on in, one line each, with one
 // JSON Output line each on res. The GPU is opened once (by open; a
-// failure is every job's answer); every job of the
-// worker's life shares its context, cuBLAS, the baseline's kernels and the
-// random input data (bench's seed is fixed per worker, so candidates of
-// one worker are timed on the same inputs as each other and as the
-// baseline, fresh for each worker).
-func serveTuneWorker(ctx context.Context, e *env, o *workerOptions, open func(*workerOptions) (*workerGPU, error), in io.Reader, res io.Writer) error {
-	seed := uint64(time.Now().UnixNano())
-	w, openErr := open(o)
-	if openErr == nil {
-		defer w.close()
+// failure is every job's answer); every job of the worker's life shares
+// its context, cuBLAS, the baseline's kernels and the random input data
+// (bench's seed is fixed per worker, so candidates of one worker are
+// timed on the same inputs as each other and as the baseline, fresh for
+// each worker).
+func serveTuneWorker(ctx context.Context, e *env, o *workerOptions, open func(*workerOptions) (*tune.WorkerEnv, error), in io.Reader, res io.Writer) error {
+	env, err := open(o)
+	if err == nil {
+		defer env.Close()
 	}
+	wk := tune.NewWorker(o.Device, env, err, uint64(time.Now().UnixNano()))
 	return tune.WorkerLoop{Device: o.Device, In: in, Out: res, Log: e.stderr,
-		Job:  func(line string) tune.Output { return workerJob(ctx, w, openErr, o, line, seed) },
+		Job:  func(line string) tune.Output { return wk.Job(ctx, line) },
 		Exit: workerExit,
 	}.Serve()
-}
-
-// workerJob measures one request line; every failure is the job's Output.
-func workerJob(ctx context.Context, w *workerGPU, openErr error, o *workerOptions, line string, seed uint64) tune.Output {
-	fail := func(name string, st tune.Status, err error) tune.Output {
-		return tune.Output{Result: tune.Result{Config: name, Status: st, Error: err.Error(), Device: o.Device}}
-	}
-	req, err := tune.DecodeRequest(line)
-	if err != nil {
-		return fail("", tune.StatusFault, fmt.Errorf("tune-worker: %w", err))
-	}
-	job := req.Job
-	switch {
-	case job.Device != o.Device:
-		return fail(job.Name(), tune.StatusFault, fmt.Errorf("tune-worker: job for device %d sent to the worker of device %d", job.Device, o.Device))
-	case openErr != nil:
-		return fail(job.Name(), tune.Classify(openErr), fmt.Errorf("tune-worker: device %d: %w", o.Device, openErr))
-	}
-	if job.Config.Kernel == tiling.KernelFwdGateUp {
-		if err := w.swiglu(ctx); err != nil {
-			return fail(job.Name(), tune.Classify(err), err)
-		}
-	}
-	return tune.Measure(ctx, w.env, job, tune.MeasureOptions{
-		Bench:       bench.Options{Reps: req.Reps, Warmup: req.Warmup, Timeout: req.SyncTimeout, Seed: seed},
-		SyncTimeout: req.SyncTimeout,
-	})
 }

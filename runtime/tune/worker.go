@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/swigen/swigen/tiling"
@@ -125,4 +127,24 @@ func WorkerLogLine(device int, out Output) string {
 		msg += " [" + strings.Join(ph, ", ") + "]"
 	}
 	return fmt.Sprintf("%s (%.2fs)", msg, out.WallS)
+}
+
+// ResultsFD is the file descriptor a worker writes its answers to
+// (ServeRunner's protocol): stdout and stderr stay free for the log,
+// whatever a library prints there.
+const ResultsFD = 3
+
+// ResultsPipe is the worker's ResultsFD, which must be the pipe
+// ServeRunner made: run by hand, fd 3 is whatever opened first (a driver
+// device file, say), and the answers must not go there (an *InputError).
+// It is marked close-on-exec, so the compilers a worker runs do not hold
+// it open after a crash.
+func ResultsPipe() (*os.File, error) {
+	f := os.NewFile(ResultsFD, "tune-results")
+	st, err := f.Stat()
+	if err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		return nil, &InputError{errors.New("tune-worker: file descriptor 3 is not a results pipe (tune-worker is run by swigen tune only)")}
+	}
+	syscall.CloseOnExec(ResultsFD)
+	return f, nil
 }

@@ -1,0 +1,93 @@
+package tune
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/swigen/swigen/tiling"
+)
+
+// CheckKernel fails, as an *InputError, for a kind that cannot be
+// measured, or StoreOut for a kind without a second output.
+func CheckKernel(k tiling.Kernel, storeOut bool) error {
+	if !Measurable(k) {
+		return &InputError{fmt.Errorf("tune: --kernel %s: only bwd_dswiglu, fwd_gateup and gemm can be measured so far", k)}
+	}
+	if storeOut && k != tiling.KernelBwdDSwiGLU && k != tiling.KernelFwdGateUp {
+		return &InputError{fmt.Errorf("tune: --store-out with --kernel %s: only bwd_dswiglu (out) and fwd_gateup (de, training) have a second output to store", k)}
+	}
+	return nil
+}
+
+// CheckLimits fails, as an *InputError, on devices, Max, SlowFactor or
+// ScreenKeep that no tune can run with. The workers would reject what
+// passes here (DecodeRequest): every candidate would be a fault.
+func (o *RunOptions) CheckLimits() error {
+	if len(o.Devices) == 0 {
+		return &InputError{errors.New("tune: --devices: no GPU given")}
+	}
+	for i, dev := range o.Devices {
+		if dev < 0 {
+			return &InputError{fmt.Errorf("tune: --devices %d: a GPU ordinal is 0 or more", dev)}
+		}
+		if slices.Contains(o.Devices[:i], dev) {
+			return &InputError{fmt.Errorf("tune: --devices lists %d twice", dev)}
+		}
+	}
+	if o.Max < 0 {
+		return &InputError{fmt.Errorf("tune: --max %d: must not be negative", o.Max)}
+	}
+	if o.SlowFactor != 0 && o.SlowFactor <= 1 {
+		return &InputError{fmt.Errorf("tune: --slow-factor %g: must be above 1 (or 0 to disable)", o.SlowFactor)}
+	}
+	if o.ScreenKeep < 0 {
+		return &InputError{fmt.Errorf("tune: --screen-keep %d: must not be negative", o.ScreenKeep)}
+	}
+	return nil
+}
+
+// CheckSelection fails, as a *SelectionError, when Filter, Max and the
+// shard leave no candidate in the space of any of arches (those the tune
+// could run on), before any GPU is probed.
+func (o *RunOptions) CheckSelection(arches []tiling.Arch) error {
+	for _, a := range arches {
+		space := tiling.Space(o.Kernel, a, o.DType)
+		if o.StoreOut {
+			space = tiling.SpaceStoreOut(o.Kernel, a, o.DType)
+		}
+		if c, err := Select(space, Selection{Filter: o.Filter, Max: o.Max, Shard: o.Shard, Shards: o.Shards}); err == nil && len(c) > 0 {
+			return nil
+		}
+	}
+	return &SelectionError{fmt.Errorf("tune: no candidate left of the %s space after --filter %q --max %d --shard %s (swigen list --space shows the names)", o.Kernel, o.Filter, o.Max, o.ShardFlag)}
+}
+
+// TargetArches are the arches a tune with the --arch flag arch can run
+// on: every one for "auto", else the one it names.
+func TargetArches(arch string) ([]tiling.Arch, error) {
+	if arch == "auto" {
+		return tiling.Arches(), nil
+	}
+	a, err := tiling.ParseArch(arch)
+	if err != nil {
+		return nil, &InputError{fmt.Errorf("tune: --arch: %w", err)}
+	}
+	return []tiling.Arch{a}, nil
+}
+
+// CheckArch fails, as an *InputError, when the --arch flag arch names
+// another target than g's: tuning needs the target's GPU.
+func (g GPU) CheckArch(arch string) error {
+	if arch == "auto" {
+		return nil
+	}
+	a, err := tiling.ParseArch(arch)
+	if err != nil {
+		return &InputError{fmt.Errorf("tune: %w", err)}
+	}
+	if a != g.Arch {
+		return &InputError{fmt.Errorf("tune: --arch %s: the GPU (%s, %s) runs %s kernels; tuning needs the target's GPU", a, g.Name, g.CC, g.Arch)}
+	}
+	return nil
+}

@@ -1,0 +1,51 @@
+package tune
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/swigen/swigen/tiling"
+)
+
+// SuiteRow is one tuned shape of a suite: its winner (or the provisional
+// best, or none) against the baseline.
+func SuiteRow(en *Entry) string {
+	sh := en.Key.Shape
+	dims := fmt.Sprintf("%6d,%5d,%6d", sh.M, sh.K, sh.I)
+	best, ok := en.Best()
+	label := ""
+	if !ok {
+		if best, ok = en.Provisional(); !ok {
+			return fmt.Sprintf("%s  winner: none (no candidate passed)", dims)
+		}
+		label = " (provisional: screened only)"
+	}
+	speedup := 0.0
+	if best.BaselineUS > 0 {
+		speedup = best.BaselineUS / best.US
+	}
+	return fmt.Sprintf("%s  %-62s %8.1f us  base %8.1f us  %5.2fx%s", dims, best.Config, best.US, best.BaselineUS, speedup, label)
+}
+
+// ShapeSpeedup is one tuned shape's winner's speedup over the baseline.
+type ShapeSpeedup struct {
+	Shape   tiling.Shape
+	Speedup float64
+}
+
+// WriteSuiteSummary writes the head of a suite's summary: how many shapes
+// were tuned in took and every shape's row (SuiteRow). It returns the
+// winners' speedups, for the shapes with a winner timed against the
+// baseline.
+func WriteSuiteSummary(w io.Writer, done []*SweepResult, took time.Duration) []ShapeSpeedup {
+	fmt.Fprintf(w, "\nsuite: %d shapes tuned in %v (winners; speedup = baseline / winner, same run)\n", len(done), took.Round(time.Second))
+	var sp []ShapeSpeedup
+	for _, res := range done {
+		fmt.Fprintln(w, SuiteRow(res.Entry))
+		if best, ok := res.Entry.Best(); ok && best.BaselineUS > 0 {
+			sp = append(sp, ShapeSpeedup{res.Entry.Key.Shape, best.BaselineUS / best.US})
+		}
+	}
+	return sp
+}
