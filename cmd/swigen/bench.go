@@ -14,6 +14,7 @@ import (
 	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/check"
+	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/runtime/mlp"
 	"github.com/swigen/swigen/tiling"
 )
@@ -49,19 +50,11 @@ type benchOptions struct {
 	path tiling.Path
 }
 
-// benchJob is one config and the shapes it is timed at, with what chose
-// the config (--tuned's notes).
-type benchJob struct {
-	cfg    tiling.Config
-	shapes []tiling.Shape
-	notes  []string
-}
-
 // benchJobs pairs configs with shapes (pick.Fixed.Jobs): every selected
 // config with every shape, or, for the default selection with
 // HeuristicPerShape, each shape with the heuristic's config for it, or
 // --tuned's winner (shapes that share a config share its build).
-func benchJobs(o *benchOptions, arch tiling.Arch, shapes []tiling.Shape) ([]benchJob, error) {
+func benchJobs(o *benchOptions, arch tiling.Arch, shapes []tiling.Shape) ([]bench.Job, error) {
 	if err := o.checkTuned(); err != nil {
 		return nil, err
 	}
@@ -70,14 +63,14 @@ func benchJobs(o *benchOptions, arch tiling.Arch, shapes []tiling.Shape) ([]benc
 	if err != nil {
 		return nil, selectionErr(err)
 	}
-	jobs := make([]benchJob, len(pj))
+	jobs := make([]bench.Job, len(pj))
 	for i, j := range pj {
 		if fixed {
 			if err := o.checkKind(j.Config); err != nil {
 				return nil, err
 			}
 		}
-		jobs[i] = benchJob{cfg: j.Config, shapes: j.Shapes, notes: j.Notes}
+		jobs[i] = bench.Job{Config: j.Config, Shapes: j.Shapes, Notes: j.Notes}
 	}
 	return jobs, nil
 }
@@ -283,13 +276,13 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 		return err
 	}
 	for _, j := range jobs {
-		if err := checkProbe(o.Probe, []tiling.Config{j.cfg}); err != nil {
+		if err := checkProbe(o.Probe, []tiling.Config{j.Config}); err != nil {
 			return err
 		}
 	}
 	s.describe(e.stderr)
 	for _, j := range jobs {
-		for _, n := range j.notes {
+		for _, n := range j.Notes {
 			fmt.Fprintln(e.stderr, n)
 		}
 	}
@@ -305,10 +298,21 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 	}
 	defer cmp.Close()
 	benv := &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: base, Cmp: cmp}
-	menv := &mlp.Env{Ctx: s.ctx, Dev: s.dev, BLAS: base.BLAS, Cmp: cmp}
+	cenv := &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build}
+	gemms := gemmCache{env: cenv}
+	defer gemms.close()
+	ro := bench.RunOptions{Options: bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: uint64(time.Now().UnixNano())},
+		Probe: o.Probe, Path: o.path, Gemm: gemms.get, Out: e.stdout, Log: e.stderr,
+		Build: func(ctx context.Context, cfg tiling.Config) (*launch.Kernel, error) {
+			cctx, cancel := compileCtx(ctx)
+			defer cancel()
+			k, _, err := check.BuildAndLoadProbe(cctx, cenv, cfg, o.Probe)
+			return k, err
+		}}
 	if gateup {
 		// fwd_gateup's baseline: the cuBLAS GEMM, then the SwiGLU
 		// elementwise kernel.
+		menv := &mlp.Env{Ctx: s.ctx, Dev: s.dev, BLAS: base.BLAS, Cmp: cmp}
 		cctx, cancel := compileCtx(ctx)
 		menv.SwiGLU, err = mlp.NewSwiGLU(cctx, s.ctx, s.build)
 		cancel()
@@ -316,101 +320,15 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 			return err
 		}
 		defer menv.SwiGLU.Close()
+		ro.Time = mlp.TimeFwdGateUp(menv)
 	}
-	opts := bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: uint64(time.Now().UnixNano())}
-	ceilings := map[tiling.DType]bench.Ceilings{}
-	cenv := &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build}
-	plan := &benchPlan{force: o.path, off: o.Probe != "", gemms: gemmCache{env: cenv}}
-	defer plan.close()
-	var summary []string
-	var unbuilt []string
-	var speedups, planSpeedups []shapeSpeedup
-	for _, job := range jobs {
-		cfg := job.cfg
-		c, ok := ceilings[cfg.DType]
-		if !ok {
-			fmt.Fprintf(e.stderr, "measuring ceilings (%s)...\n", cfg.DType)
-			if c, err = bench.MeasureCeilings(benv, cfg.DType, opts); err != nil {
-				return err
-			}
-			ceilings[cfg.DType] = c
-			fmt.Fprintf(e.stdout, "ceilings %s: cuBLAS 8192^3 %.0f TFLOP/s, device copy %.0f GB/s\n", cfg.DType, c.GemmTFLOPs, c.CopyGBs)
-		}
-		cctx, cancel := compileCtx(ctx)
-		k, _, err := check.BuildAndLoadProbe(cctx, cenv, cfg, o.Probe)
-		cancel()
-		if err != nil {
-			// One config that does not build (a spill the build check
-			// rejects, say) must not cost the others their run.
-			fmt.Fprintf(e.stderr, "skipping %s: %v\n", cfg.Name(), err)
-			summary = append(summary, fmt.Sprintf("%-60s not built (see above)", cfg.Name()))
-			unbuilt = append(unbuilt, cfg.Name())
-			continue
-		}
-		trace := o.Probe == "trace"
-		for _, sh := range job.shapes {
-			if trace {
-				if err := k.ClearTrace(); err != nil {
-					k.Close()
-					return err
-				}
-			}
-			pl, gk, err := plan.gemmFor(ctx, cfg, sh)
-			if err != nil {
-				k.Close()
-				return err
-			}
-			po := opts
-			po.Gemm = gk
-			var rep *bench.BwdReport
-			if gateup {
-				var r *mlp.FwdGateUpReport
-				if r, err = mlp.BenchFwdGateUp(menv, k, sh, c, po); err == nil {
-					rep = gateupReport(r)
-				}
-			} else {
-				rep, err = bench.BenchBwd(benv, k, sh, c, po)
-			}
-			if err != nil {
-				k.Close()
-				return err
-			}
-			printReport(e, cfg, rep)
-			pr := bench.NewPlanOutcome(pl, rep)
-			printPlan(e, rep, pr)
-			if trace {
-				// Every timed launch wrote the same records; the buffer holds
-				// the last one's.
-				if err := printTrace(e, k); err != nil {
-					k.Close()
-					return err
-				}
-			}
-			line := fmt.Sprintf("%-60s %6d,%5d,%6d  %8.1f us  base %8.1f us  %5.2fx  floor %6.1f us (%3.0f%%)  grid %d",
-				cfg.Name(), sh.M, sh.K, sh.I, rep.Rows[0].T.Median, rep.Rows[1].T.Median, rep.Speedup, rep.FloorUS, rep.Rows[0].PctFloor, rep.Grid)
-			if rep.Unfused != nil {
-				line += fmt.Sprintf("  unfused %8.1f us  plan %-7s %5.2fx", rep.Unfused.US, pr.Path, pr.Speedup)
-				planSpeedups = append(planSpeedups, shapeSpeedup{sh, pr.Speedup})
-			}
-			summary = append(summary, line)
-			speedups = append(speedups, shapeSpeedup{sh, rep.Speedup})
-			if o.JSONDir != "" {
-				if err := writeBenchJSON(o, s, cfg, rep, pr); err != nil {
-					k.Close()
-					return err
-				}
-			}
-		}
-		k.Close()
+	if o.JSONDir != "" {
+		ro.Record = bench.Recorder{Dir: o.JSONDir, Header: bench.Header{Probe: o.Probe, GPU: s.name, Driver: s.driver,
+			Revision: bench.Revision(gitRevision), Command: o.Command}}.Write
 	}
-	fmt.Fprintln(e.stdout, "\nsummary (median; speedup = baseline / swigen):")
-	for _, l := range summary {
-		fmt.Fprintln(e.stdout, l)
+	err = bench.Run(ctx, benv, jobs, ro)
+	if pe := (*bench.PlanError)(nil); errors.As(err, &pe) {
+		return usageError(pe)
 	}
-	printSpeedupStats(e, "fused kernel", speedups)
-	printSpeedupStats(e, "dispatch plan", planSpeedups)
-	if len(unbuilt) > 0 {
-		return fmt.Errorf("bench: %d of %d configs did not build: %s", len(unbuilt), len(jobs), strings.Join(unbuilt, ", "))
-	}
-	return nil
+	return err
 }

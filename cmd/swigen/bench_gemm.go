@@ -138,7 +138,7 @@ func runBenchGemm(ctx context.Context, e *env, o *benchGemmOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "ceilings %s: cuBLAS 8192^3 %.0f TFLOP/s, device copy %.0f GB/s\n", d, ceil.GemmTFLOPs, ceil.CopyGBs)
+	bench.WriteCeilings(e.stdout, d, ceil)
 	cenv := &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build}
 	for _, sh := range shapes {
 		M, N, K := sh[0], sh[1], sh[2]
@@ -163,12 +163,7 @@ func runBenchGemm(ctx context.Context, e *env, o *benchGemmOptions) error {
 			r, err := bench.BenchGemm(benv, k, M, N, K, ceil, opts)
 			k.Close()
 			if r != nil {
-				fmt.Fprintf(e.stdout, "\ngemm M=%d N=%d K=%d  config %s  (grid %d, %d rotated sets; floor %.1f us)\n", M, N, K, r.Config, r.Grid, r.Sets, r.FloorUS)
-				for _, row := range r.Rows {
-					fmt.Fprintf(e.stdout, "  %-64s %9.1f us (p20-p80 %.1f-%.1f)  %6.1f TFLOP/s  %4.0f%% of floor\n",
-						truncate(row.Name, 64), row.T.Median, row.T.P20, row.T.P80, row.TFLOPs, row.PctFloor)
-				}
-				fmt.Fprintf(e.stdout, "  swigen / cuBLAS speed: %.2fx; output vs cuBLAS rel err %.2e\n", r.Ratio, r.RelErr)
+				r.Write(e.stdout)
 			}
 			if err != nil {
 				return err

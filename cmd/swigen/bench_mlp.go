@@ -234,7 +234,7 @@ func runBenchMLP(ctx context.Context, e *env, o *benchMLPOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "ceilings %s: cuBLAS 8192^3 %.0f TFLOP/s, device copy %.0f GB/s\n", o.dtype, ceil.GemmTFLOPs, ceil.CopyGBs)
+	bench.WriteCeilings(e.stdout, o.dtype, ceil)
 	for _, sh := range o.shapes {
 		led, err := mlp.Bench(menv, kernels, sh, ceil, opts)
 		if err != nil {

@@ -50,8 +50,8 @@ func runModel(e *env, o *benchOptions) error {
 	configs := func(s tiling.Shape) []tiling.Config {
 		var cs []tiling.Config
 		for _, j := range jobs {
-			if slices.Contains(j.shapes, s) {
-				cs = append(cs, j.cfg)
+			if slices.Contains(j.Shapes, s) {
+				cs = append(cs, j.Config)
 			}
 		}
 		return cs
@@ -62,7 +62,7 @@ func runModel(e *env, o *benchOptions) error {
 // modelJobs are the configs the pipeline projection covers at each shape:
 // those of the selection flags for g's arch, as bench would time them
 // (benchJobs). None for a GPU without a pipeline model.
-func modelJobs(o *benchOptions, g perfmodel.GPU, shapes []tiling.Shape) ([]benchJob, error) {
+func modelJobs(o *benchOptions, g perfmodel.GPU, shapes []tiling.Shape) ([]bench.Job, error) {
 	if g.Pipe == nil {
 		return nil, nil
 	}
