@@ -9,8 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/swigen/swigen/perfmodel"
-	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/check"
 	"github.com/swigen/swigen/runtime/mlp"
 	"github.com/swigen/swigen/tiling"
@@ -197,87 +195,13 @@ func runBenchMLP(ctx context.Context, e *env, o *benchMLPOptions) error {
 			}
 		}
 	}
-	opts := mlp.Options{DType: o.dtype, RecomputeOut: o.RecomputeOut, Reps: o.Reps, Warmup: o.Warmup,
-		Seed: uint64(time.Now().UnixNano()), Progress: e.stderr}
-
-	var checks []mlp.CheckResult
-	var checkErr error
-	if o.Check {
-		checks, err = mlp.Check(menv, kernels, o.chk, opts)
-		if err != nil {
-			return err
-		}
-		printMLPChecks(e, o.dtype, o.RecomputeOut, checks)
-		for _, c := range checks {
-			if c.Pass {
-				continue
-			}
-			checkErr = fmt.Errorf("bench mlp: check failed (%s step at %s): outputs differ from the float64 reference", c.Mode, c.Shape)
-			if c.Mode == string(mlp.ImplBaseline) {
-				// The harness itself is wrong: timing it means nothing.
-				return checkErr
-			}
-		}
-		if checkErr != nil && !o.CheckOnly {
-			// A wrong swigen kernel is not chosen by the ledger (its
-			// output is compared with the baseline's there too), so the
-			// timing still runs; the exit status reports the failure.
-			fmt.Fprintf(e.stderr, "warning: %v; timing anyway\n", checkErr)
+	lo := mlp.LedgerRun{Options: mlp.Options{DType: o.dtype, RecomputeOut: o.RecomputeOut, Reps: o.Reps, Warmup: o.Warmup,
+		Seed: uint64(time.Now().UnixNano()), Progress: e.stderr},
+		Shapes: o.shapes, Check: o.Check, CheckOnly: o.CheckOnly, CheckShape: o.chk, Out: e.stdout, Log: e.stderr}
+	if o.JSONDir != "" {
+		lo.Record = func(led *mlp.Ledger, checks []mlp.CheckResult) (string, error) {
+			return writeMLPJSON(o, s.name, s.driver, string(s.arch), led, checks, time.Now().UTC())
 		}
 	}
-	if o.CheckOnly {
-		return checkErr
-	}
-	fmt.Fprintf(e.stderr, "measuring ceilings (%s)...\n", o.dtype)
-	benv := &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: base}
-	ceil, err := bench.MeasureCeilings(benv, o.dtype, bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: opts.Seed})
-	if err != nil {
-		return err
-	}
-	bench.WriteCeilings(e.stdout, o.dtype, ceil)
-	for _, sh := range o.shapes {
-		led, err := mlp.Bench(menv, kernels, sh, ceil, opts)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(e.stdout)
-		if err := led.Render(e.stdout); err != nil {
-			return err
-		}
-		for _, w := range led.Warnings {
-			fmt.Fprintf(e.stderr, "warning: %s\n", w)
-		}
-		if o.JSONDir != "" {
-			name, err := writeMLPJSON(o, s.name, s.driver, string(s.arch), led, checks, time.Now().UTC())
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stderr, "wrote %s\n", name)
-		}
-	}
-	return checkErr
-}
-
-func printMLPChecks(e *env, dt tiling.DType, recompute bool, cs []mlp.CheckResult) {
-	for _, c := range cs {
-		verdict := "PASS"
-		if !c.Pass {
-			verdict = "FAIL"
-		}
-		mode := ""
-		if recompute {
-			mode = ", out recomputed by the backward"
-		}
-		fmt.Fprintf(e.stdout, "check %s %s step vs float64 reference (%s%s): %s\n", c.Shape, c.Mode, dt, mode, verdict)
-		var used []string
-		for i, s := range perfmodel.Segments() {
-			if i < len(c.Used) {
-				used = append(used, fmt.Sprintf("%s=%s", s, c.Used[i]))
-			}
-		}
-		fmt.Fprintf(e.stdout, "  segments: %s\n", strings.Join(used, ", "))
-		for _, oc := range c.Outputs {
-			fmt.Fprintf(e.stdout, "  %-34s %s\n", oc.Name, oc.Stats)
-		}
-	}
+	return mlp.RunLedger(menv, kernels, lo)
 }

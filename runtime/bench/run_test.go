@@ -30,7 +30,7 @@ func TestRunUnbuilt(t *testing.T) {
 	measured := 0
 	o := RunOptions{Out: &out, Log: &log,
 		Ceilings: func(tiling.DType) (Ceilings, error) { measured++; return Ceilings{GemmTFLOPs: 700, CopyGBs: 4000}, nil },
-		Build: func(context.Context, tiling.Config) (*launch.Kernel, error) { return nil, errors.New("spills") }}
+		Build:    func(context.Context, tiling.Config) (*launch.Kernel, error) { return nil, errors.New("spills") }}
 	err := Run(context.Background(), &Env{}, jobs, o)
 	if want := "bench: 2 of 2 configs did not build: " + jobs[0].Config.Name() + ", " + jobs[1].Config.Name(); err == nil || err.Error() != want {
 		t.Errorf("Run: err %v, want %s", err, want)
