@@ -327,7 +327,7 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 			Revision: bench.Revision(gitRevision), Command: o.Command}}.Write
 	}
 	err = bench.Run(ctx, benv, jobs, ro)
-	if pe := (*bench.PlanError)(nil); errors.As(err, &pe) {
+	if pe := (*bench.InputError)(nil); errors.As(err, &pe) {
 		return usageError(pe)
 	}
 	return err

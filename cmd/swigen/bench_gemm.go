@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/check"
+	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -132,43 +134,18 @@ func runBenchGemm(ctx context.Context, e *env, o *benchGemmOptions) error {
 		return err
 	}
 	defer cmp.Close()
-	benv := &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: base, Cmp: cmp}
-	opts := bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: uint64(time.Now().UnixNano())}
-	ceil, err := bench.MeasureCeilings(benv, d, opts)
-	if err != nil {
-		return err
-	}
-	bench.WriteCeilings(e.stdout, d, ceil)
 	cenv := &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build}
-	for _, sh := range shapes {
-		M, N, K := sh[0], sh[1], sh[2]
-		cfgs := named
-		if len(cfgs) == 0 {
-			c, err := tiling.Heuristic(tiling.KernelGEMM, s.arch, d, tiling.Shape{M: M, K: K, I: N})
-			if err != nil {
-				return err
-			}
-			cfgs = append(cfgs, c)
-		}
-		for _, cfg := range cfgs {
-			if cfg.Kernel != tiling.KernelGEMM || cfg.Arch != s.arch {
-				return usageError(fmt.Errorf("bench gemm: %s is not a %s gemm config", cfg.Name(), s.arch))
-			}
+	err = bench.RunGemm(ctx, &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: base, Cmp: cmp}, bench.GemmRun{
+		Options: bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: uint64(time.Now().UnixNano())},
+		Shapes:  shapes, Configs: named, Arch: s.arch, DType: d, Out: e.stdout,
+		Build: func(ctx context.Context, cfg tiling.Config) (*launch.Kernel, error) {
 			cctx, cancel := compileCtx(ctx)
+			defer cancel()
 			k, _, err := check.BuildAndLoad(cctx, cenv, cfg)
-			cancel()
-			if err != nil {
-				return err
-			}
-			r, err := bench.BenchGemm(benv, k, M, N, K, ceil, opts)
-			k.Close()
-			if r != nil {
-				r.Write(e.stdout)
-			}
-			if err != nil {
-				return err
-			}
-		}
+			return k, err
+		}})
+	if ie := (*bench.InputError)(nil); errors.As(err, &ie) {
+		return usageError(ie)
 	}
-	return nil
+	return err
 }

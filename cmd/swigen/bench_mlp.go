@@ -143,20 +143,8 @@ func (o *benchMLPOptions) parse() error {
 	if o.CheckOnly {
 		o.Check = true
 	}
-	seen := map[tiling.Kernel]string{}
-	for _, n := range o.Names {
-		c, err := tiling.ParseName(n)
-		if err != nil {
-			return usageError(fmt.Errorf("bench mlp: --name %q: %w", n, err))
-		}
-		if prev, ok := seen[c.Kernel]; ok {
-			return usageError(fmt.Errorf("bench mlp: --name %q: kernel %s already set by %q (one config per kind)", n, c.Kernel, prev))
-		}
-		if c.DType != o.dtype {
-			return usageError(fmt.Errorf("bench mlp: --name %q: dtype %s, but --dtype is %s", n, c.DType, o.dtype))
-		}
-		seen[c.Kernel] = n
-		o.overrides = append(o.overrides, c)
+	if o.overrides, err = mlp.ParseOverrides(o.Names, o.dtype); err != nil {
+		return usageError(fmt.Errorf("bench mlp: %w", err))
 	}
 	return nil
 }

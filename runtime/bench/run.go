@@ -45,12 +45,13 @@ type RunOptions struct {
 	Out, Log io.Writer
 }
 
-// PlanError is a dispatch plan the options make impossible (a forced
-// path the kind lacks): bad input, not a failure to measure.
-type PlanError struct{ Err error }
+// InputError is bad input found only once the GPU is known (a forced
+// path the kind lacks, a config of another arch): not a failure to
+// measure.
+type InputError struct{ Err error }
 
-func (e *PlanError) Error() string { return e.Err.Error() }
-func (e *PlanError) Unwrap() error { return e.Err }
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
 
 // run is the state of one Run: the ceilings measured so far, the
 // summary lines and the speedups.
@@ -175,7 +176,7 @@ func (r *run) shape(ctx context.Context, k *launch.Kernel, cfg tiling.Config, sh
 func (r *run) plan(ctx context.Context, cfg tiling.Config, sh tiling.Shape) (tiling.Plan, *launch.Kernel, error) {
 	pl, err := tiling.PlanFor(cfg, sh, r.o.Path)
 	if err != nil {
-		return tiling.Plan{}, nil, &PlanError{fmt.Errorf("bench: %w", err)}
+		return tiling.Plan{}, nil, &InputError{fmt.Errorf("bench: %w", err)}
 	}
 	if r.o.Probe != "" || pl.Gemm.Kernel == "" || r.o.Gemm == nil {
 		return pl, nil, nil

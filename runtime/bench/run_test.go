@@ -65,3 +65,28 @@ func TestRunErrors(t *testing.T) {
 		t.Errorf("Run with failing ceilings: err %v", err)
 	}
 }
+
+// TestRunGemmInputError: a named config of another arch is an
+// InputError, found before anything builds; the ceilings come first.
+func TestRunGemmInputError(t *testing.T) {
+	t.Parallel()
+	c, err := tiling.ParseName("gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_amn_bmn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	o := GemmRun{Shapes: [][3]int{{256, 256, 256}}, Configs: []tiling.Config{c}, Arch: tiling.ArchSM100a, DType: tiling.BF16, Out: &out,
+		Ceilings: func(tiling.DType) (Ceilings, error) { return Ceilings{GemmTFLOPs: 700, CopyGBs: 4000}, nil },
+		Build:    func(context.Context, tiling.Config) (*launch.Kernel, error) { t.Error("built"); return nil, nil }}
+	err = RunGemm(context.Background(), &Env{}, o)
+	var ie *InputError
+	if !errors.As(err, &ie) || err.Error() != "bench gemm: "+c.Name()+" is not a sm_100a gemm config" {
+		t.Errorf("RunGemm: err %v, want an InputError", err)
+	}
+	if out.String() != "ceilings bf16: cuBLAS 8192^3 700 TFLOP/s, device copy 4000 GB/s\n" {
+		t.Errorf("out %q", out.String())
+	}
+	if err := RunGemm(context.Background(), &Env{}, GemmRun{Out: &out}); err == nil {
+		t.Error("RunGemm without Build: no error")
+	}
+}
