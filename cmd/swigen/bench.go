@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -75,44 +76,17 @@ func benchJobs(o *benchOptions, arch tiling.Arch, shapes []tiling.Shape) ([]benc
 	return jobs, nil
 }
 
-const benchLong = `Time kernels against the baseline, in the same run, on this GPU.
-
-bench bwd times bwd_dswiglu (the fused dout GEMM + dSwiGLU epilogue)
-against the seed's baseline: cuBLAS for dout = dy @ W_down^T, then one
-vectorized elementwise dSwiGLU kernel. It also measures the two ceilings
-(cuBLAS 8192^3 GEMM rate and device copy bandwidth) and reports, per
-segment, FLOPs, bytes, median time (p20-p80), TFLOP/s, GB/s and the share
-of the roofline floor max(FLOPs/GEMM rate, bytes/copy bandwidth). Inputs
-rotate over enough sets to keep L2 cold; each variant is warmed up by time
-and timed with CUDA events, at least 20 repetitions, interleaved.
-
-bench gateup times fwd_gateup (the gate-up GEMM with out = left*silu(gate)
-in the epilogue) the same way, against cuBLAS for de = x @ W and the SwiGLU
-elementwise kernel: inference (only out stored) by default, training (de
-stored as well) for configs with StoreOut (--store-out picks the heuristic's).
-
-Without --name, --catalog or --space, each --shape runs the heuristic's
-config for that shape (--heuristic-shape picks one config for all shapes).
-
---json DIR writes one result record per (config, shape): the fields are in
-docs/DESIGN.md#bench-result-records.
-
---probe NAME builds each kernel with a probe (docs/PERFORMANCE.md#probes):
-trace prints each consumer's per-tile timings after the runs; noepi and
-nomma split the kernel's time between its mainloop and its epilogue;
-hang deadlocks on purpose (the launch is reported as trapped).
-
---model b200|h200 measures nothing: it prints bwd_dswiglu's roofline floor
-from datasheet numbers and, for the B200, a per-tile pipeline projection
-of each shape's sm_100a config (MMA, TMA, the epilogue's roles, TMEM
-double buffering, the CLC ring; docs/DESIGN.md#roofline-model).`
+// benchLong is the command's long help, kept as text beside the code.
+//
+//go:embed help/bench.txt
+var benchLong string
 
 func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra.Command {
 	o := &benchOptions{}
 	cmd := &cobra.Command{
 		Use:   "bench [bwd|gateup]",
 		Short: "Benchmark kernels against cuBLAS + elementwise, with the roofline floor",
-		Long:  benchLong,
+		Long:  strings.TrimSuffix(benchLong, "\n"),
 		Example: `  swigen bench bwd --shape 16384,768,4608 --shape 8192,4096,14336 --json bench/results
   swigen bench bwd --name bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong --reps 50
   swigen bench gateup --store-out --shape 16384,768,4608   # fused forward, training`,

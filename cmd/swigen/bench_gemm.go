@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"strings"
@@ -25,21 +26,17 @@ type benchGemmOptions struct {
 	Device int
 }
 
-const benchGemmLong = `Time swigen's plain gemm against cuBLAS, in the same run, on this GPU.
-
-Each --shape is M,N,K (the gemm's sizes; "M=..,N=..,K=.." also works). The
-config comes from --name (procedural names from swigen list, whose majors
-say how A and B are stored) or, by default, the heuristic gemm config for
-the shape. cuBLAS runs on the same buffers with the same layouts; both
-outputs are compared, and a mismatch fails the run. The ceilings (cuBLAS
-8192^3 and device copy) are measured first, for the roofline floor.`
+// benchGemmLong is the command's long help, kept as text beside the code.
+//
+//go:embed help/bench_gemm.txt
+var benchGemmLong string
 
 func newBenchGemmCmd(e *env, runF func(context.Context, *benchGemmOptions) error) *cobra.Command {
 	o := &benchGemmOptions{}
 	cmd := &cobra.Command{
 		Use:   "gemm",
 		Short: "Benchmark swigen's plain gemm against cuBLAS",
-		Long:  benchGemmLong,
+		Long:  strings.TrimSuffix(benchGemmLong, "\n"),
 		Example: `  swigen bench gemm --shape 8192,8192,8192
   swigen bench gemm --name gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_amn_bmn --shape 4608,768,16384`,
 		Args: usageArgs(cobra.NoArgs),

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"os"
 	"strings"
@@ -37,59 +38,17 @@ type benchMLPOptions struct {
 	overrides []tiling.Config
 }
 
-const benchMLPLong = `Time the whole SwiGLU-MLP training step, forward and backward, segment by
-segment, swigen against the baseline, in the same run on this GPU: the
-seed's implementation ledger (实现账本).
-
-Segments (x [M,K], W [2I,K] as nn.Linear stores it, W_down [I,K], dy [M,K]):
-  fwd gate-up       de = x @ W; out = left*silu(gate)     4MKI FLOPs
-  fwd down          y = out @ W_down                      2MKI
-  bwd dout+dSwiGLU  grad_de = dSwiGLU(dy @ W_down^T, de)  2MKI
-  bwd dW_down       dW_down = out^T @ dy                  2MKI
-  bwd dx            dx = grad_de @ W^T                    4MKI
-  bwd dW            dW = grad_de^T @ x                    4MKI
-At the seed's shape (16384,768,4608): forward 232 + 116 = 348 GF,
-backward 116 + 116 + 232 + 232 = 696 GF.
-
-The baseline is cuBLAS for every GEMM plus two elementwise kernels (the
-forward SwiGLU, the backward dSwiGLU), with de and dout round-tripping
-through HBM. swigen's kernel is used for a segment where one exists and
-runs here (the ledger says why not otherwise); its output is compared
-with the baseline's on the same inputs, and the step uses the faster of
-the two that agree. Per segment and in total: FLOPs, minimum bytes,
-roofline floor max(FLOPs / GEMM rate, bytes / copy bandwidth) from the two
-ceilings measured in the same run, median time (p20-p80), TFLOP/s, GB/s
-and % of the floor; then the whole step timed end to end, chosen vs
-baseline.
-
---recompute-out: the backward's dSwiGLU also writes out (bwd_dswiglu with
-StoreOut; the baseline's dSwiGLU kernel likewise), so the forward need not
-keep out for dW_down: M*I*2 bytes of activation memory saved.
-
---check first runs one whole step on a small ragged shape (--check-shape)
-with fresh random inputs, all-baseline and with swigen's kernels, and
-compares y, de, out, grad_de, dW_down, dx and dW with a float64 CPU
-reference (relative Frobenius <= 1e-2). A failure of the all-baseline step
-stops the run; a failure with swigen's kernels is reported, the timing
-still runs (the ledger never picks a kernel whose output differs from the
-baseline's) and the exit status is 1.
-
---name NAME (repeatable) replaces the heuristic config of every segment
-of that name's kernel kind (e.g. a gemm name for dW_down, dx and dW): its
-tile, schedule, stages, cluster, raster and epilogue are used, while the
-segment still sets its operand majors and outputs (the stages drop to the
-deepest ring that fits if the segment's epilogue needs more room).
-
---json DIR writes one record per shape: the fields of
-docs/DESIGN.md#bench-result-records for the whole step, plus every ledger
-row.`
+// benchMLPLong is the command's long help, kept as text beside the code.
+//
+//go:embed help/bench_mlp.txt
+var benchMLPLong string
 
 func newBenchMLPCmd(e *env, runF func(context.Context, *benchMLPOptions) error) *cobra.Command {
 	o := &benchMLPOptions{}
 	cmd := &cobra.Command{
 		Use:   "mlp",
 		Short: "Ledger of the whole MLP training step, swigen vs cuBLAS + elementwise",
-		Long:  benchMLPLong,
+		Long:  strings.TrimSuffix(benchMLPLong, "\n"),
 		Example: `  swigen bench mlp --check --shape 16384,768,4608 --json bench/results
   swigen bench mlp --recompute-out --shape 8192,4096,14336
   swigen bench mlp --check-only`,
