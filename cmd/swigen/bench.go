@@ -128,41 +128,14 @@ func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra
 	return cmd
 }
 
-// setKind applies the positional kind: bwd (bwd_dswiglu, the default) or
-// gateup (fwd_gateup, timed against cuBLAS + the SwiGLU elementwise
-// kernel). --kernel may name either kind, or the positional one; other
-// kinds have their own commands.
+// setKind applies the positional kind and --kernel (bench.ParseKind).
 func (o *benchOptions) setKind(args []string, kernelSet bool) error {
-	kind := tiling.KernelBwdDSwiGLU
-	if kernelSet {
-		kind = tiling.Kernel(o.Select.Kernel)
+	k, err := bench.ParseKind(args, o.Select.Kernel, kernelSet)
+	if err != nil {
+		return usageError(err)
 	}
-	if len(args) == 1 {
-		pos := tiling.KernelBwdDSwiGLU
-		switch args[0] {
-		case "bwd":
-		case "gateup":
-			pos = tiling.KernelFwdGateUp
-		default:
-			return usageError(fmt.Errorf("bench %q: want bwd or gateup, or the mlp or gemm subcommand", args[0]))
-		}
-		if kernelSet && kind != pos {
-			return usageError(fmt.Errorf("bench %s: --kernel %s names another kind", args[0], o.Select.Kernel))
-		}
-		kind = pos
-	}
-	if kind != tiling.KernelBwdDSwiGLU && kind != tiling.KernelFwdGateUp {
-		return usageError(fmt.Errorf("bench: --kernel %s: bench times bwd_dswiglu (bench bwd) and fwd_gateup (bench gateup); gemm has bench gemm", o.Select.Kernel))
-	}
-	o.Select.Kernel = string(kind)
+	o.Select.Kernel = string(k)
 	return nil
-}
-
-func kindArg(k tiling.Kernel) string {
-	if k == tiling.KernelFwdGateUp {
-		return "gateup"
-	}
-	return "bwd"
 }
 
 // validate checks every flag that needs no GPU and returns the shapes.
@@ -228,9 +201,8 @@ func (o *benchOptions) checkTuned() error {
 
 // checkKind rejects a config of another kind than the command times.
 func (o *benchOptions) checkKind(c tiling.Config) error {
-	if string(c.Kernel) != o.Select.Kernel {
-		return usageError(fmt.Errorf("bench %s: config %s is a %s kernel (bench bwd times bwd_dswiglu, bench gateup fwd_gateup)",
-			kindArg(tiling.Kernel(o.Select.Kernel)), c.Name(), c.Kernel))
+	if err := bench.CheckKind(tiling.Kernel(o.Select.Kernel), c); err != nil {
+		return usageError(err)
 	}
 	return nil
 }
@@ -276,13 +248,7 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 	gemms := gemmCache{env: cenv}
 	defer gemms.close()
 	ro := bench.RunOptions{Options: bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: uint64(time.Now().UnixNano())},
-		Probe: o.Probe, Path: o.path, Gemm: gemms.get, Out: e.stdout, Log: e.stderr,
-		Build: func(ctx context.Context, cfg tiling.Config) (*launch.Kernel, error) {
-			cctx, cancel := compileCtx(ctx)
-			defer cancel()
-			k, _, err := check.BuildAndLoadProbe(cctx, cenv, cfg, o.Probe)
-			return k, err
-		}}
+		Probe: o.Probe, Path: o.path, Gemm: gemms.get, Build: buildFunc(cenv, o.Probe), Out: e.stdout, Log: e.stderr}
 	if gateup {
 		// fwd_gateup's baseline: the cuBLAS GEMM, then the SwiGLU
 		// elementwise kernel.
@@ -300,9 +266,25 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 		ro.Record = bench.Recorder{Dir: o.JSONDir, Header: bench.Header{Probe: o.Probe, GPU: s.name, Driver: s.driver,
 			Revision: bench.Revision(gitRevision), Command: o.Command}}.Write
 	}
-	err = bench.Run(ctx, benv, jobs, ro)
-	if pe := (*bench.InputError)(nil); errors.As(err, &pe) {
-		return usageError(pe)
+	return inputUsage(bench.Run(ctx, benv, jobs, ro))
+}
+
+// buildFunc builds and loads a config's kernel with probe ("" is the
+// product kernel), each build within buildTimeout.
+func buildFunc(cenv *check.Env, probe string) func(context.Context, tiling.Config) (*launch.Kernel, error) {
+	return func(ctx context.Context, cfg tiling.Config) (*launch.Kernel, error) {
+		cctx, cancel := compileCtx(ctx)
+		defer cancel()
+		k, _, err := check.BuildAndLoadProbe(cctx, cenv, cfg, probe)
+		return k, err
+	}
+}
+
+// inputUsage is err with a bench.InputError, bad input found on the GPU,
+// as a usage error (exit 2).
+func inputUsage(err error) error {
+	if ie := (*bench.InputError)(nil); errors.As(err, &ie) {
+		return usageError(ie)
 	}
 	return err
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/check"
-	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -134,15 +132,6 @@ func runBenchGemm(ctx context.Context, e *env, o *benchGemmOptions) error {
 	cenv := &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build}
 	err = bench.RunGemm(ctx, &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: base, Cmp: cmp}, bench.GemmRun{
 		Options: bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: uint64(time.Now().UnixNano())},
-		Shapes:  shapes, Configs: named, Arch: s.arch, DType: d, Out: e.stdout,
-		Build: func(ctx context.Context, cfg tiling.Config) (*launch.Kernel, error) {
-			cctx, cancel := compileCtx(ctx)
-			defer cancel()
-			k, _, err := check.BuildAndLoad(cctx, cenv, cfg)
-			return k, err
-		}})
-	if ie := (*bench.InputError)(nil); errors.As(err, &ie) {
-		return usageError(ie)
-	}
-	return err
+		Shapes:  shapes, Configs: named, Arch: s.arch, DType: d, Build: buildFunc(cenv, ""), Out: e.stdout})
+	return inputUsage(err)
 }
