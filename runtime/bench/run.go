@@ -50,13 +50,15 @@ type RunOptions struct {
 // measure.
 type InputError struct{ Err error }
 
+// Error is the bad input's message.
 func (e *InputError) Error() string { return e.Err.Error() }
+
+// Unwrap is the bad input's error.
 func (e *InputError) Unwrap() error { return e.Err }
 
 // run is the state of one Run: the ceilings measured so far, the
 // summary lines and the speedups.
 type run struct {
-	env                    *Env
 	o                      RunOptions
 	ceilings               map[tiling.DType]Ceilings
 	summary, unbuilt       []string
@@ -82,7 +84,7 @@ func Run(ctx context.Context, env *Env, jobs []Job, o RunOptions) error {
 	if o.Ceilings == nil {
 		o.Ceilings = func(dt tiling.DType) (Ceilings, error) { return MeasureCeilings(env, dt, o.Options) }
 	}
-	r := &run{env: env, o: o, ceilings: map[tiling.DType]Ceilings{}}
+	r := &run{o: o, ceilings: map[tiling.DType]Ceilings{}}
 	for _, job := range jobs {
 		if err := r.job(ctx, job); err != nil {
 			return err
