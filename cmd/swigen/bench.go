@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -13,8 +14,6 @@ import (
 	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/runtime/bench"
-	"github.com/swigen/swigen/runtime/check"
-	"github.com/swigen/swigen/runtime/mlp"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -49,19 +48,11 @@ type benchOptions struct {
 	path tiling.Path
 }
 
-// benchJob is one config and the shapes it is timed at, with what chose
-// the config (--tuned's notes).
-type benchJob struct {
-	cfg    tiling.Config
-	shapes []tiling.Shape
-	notes  []string
-}
-
 // benchJobs pairs configs with shapes (pick.Fixed.Jobs): every selected
 // config with every shape, or, for the default selection with
 // HeuristicPerShape, each shape with the heuristic's config for it, or
 // --tuned's winner (shapes that share a config share its build).
-func benchJobs(o *benchOptions, arch tiling.Arch, shapes []tiling.Shape) ([]benchJob, error) {
+func benchJobs(o *benchOptions, arch tiling.Arch, shapes []tiling.Shape) ([]bench.Job, error) {
 	if err := o.checkTuned(); err != nil {
 		return nil, err
 	}
@@ -70,56 +61,29 @@ func benchJobs(o *benchOptions, arch tiling.Arch, shapes []tiling.Shape) ([]benc
 	if err != nil {
 		return nil, selectionErr(err)
 	}
-	jobs := make([]benchJob, len(pj))
+	jobs := make([]bench.Job, len(pj))
 	for i, j := range pj {
 		if fixed {
 			if err := o.checkKind(j.Config); err != nil {
 				return nil, err
 			}
 		}
-		jobs[i] = benchJob{cfg: j.Config, shapes: j.Shapes, notes: j.Notes}
+		jobs[i] = bench.Job{Config: j.Config, Shapes: j.Shapes, Notes: j.Notes}
 	}
 	return jobs, nil
 }
 
-const benchLong = `Time kernels against the baseline, in the same run, on this GPU.
-
-bench bwd times bwd_dswiglu (the fused dout GEMM + dSwiGLU epilogue)
-against the seed's baseline: cuBLAS for dout = dy @ W_down^T, then one
-vectorized elementwise dSwiGLU kernel. It also measures the two ceilings
-(cuBLAS 8192^3 GEMM rate and device copy bandwidth) and reports, per
-segment, FLOPs, bytes, median time (p20-p80), TFLOP/s, GB/s and the share
-of the roofline floor max(FLOPs/GEMM rate, bytes/copy bandwidth). Inputs
-rotate over enough sets to keep L2 cold; each variant is warmed up by time
-and timed with CUDA events, at least 20 repetitions, interleaved.
-
-bench gateup times fwd_gateup (the gate-up GEMM with out = left*silu(gate)
-in the epilogue) the same way, against cuBLAS for de = x @ W and the SwiGLU
-elementwise kernel: inference (only out stored) by default, training (de
-stored as well) for configs with StoreOut (--store-out picks the heuristic's).
-
-Without --name, --catalog or --space, each --shape runs the heuristic's
-config for that shape (--heuristic-shape picks one config for all shapes).
-
---json DIR writes one result record per (config, shape): the fields are in
-docs/DESIGN.md#bench-result-records.
-
---probe NAME builds each kernel with a probe (docs/PERFORMANCE.md#probes):
-trace prints each consumer's per-tile timings after the runs; noepi and
-nomma split the kernel's time between its mainloop and its epilogue;
-hang deadlocks on purpose (the launch is reported as trapped).
-
---model b200|h200 measures nothing: it prints bwd_dswiglu's roofline floor
-from datasheet numbers and, for the B200, a per-tile pipeline projection
-of each shape's sm_100a config (MMA, TMA, the epilogue's roles, TMEM
-double buffering, the CLC ring; docs/DESIGN.md#roofline-model).`
+// benchLong is the command's long help, kept as text beside the code.
+//
+//go:embed help/bench.txt
+var benchLong string
 
 func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra.Command {
 	o := &benchOptions{}
 	cmd := &cobra.Command{
 		Use:   "bench [bwd|gateup]",
 		Short: "Benchmark kernels against cuBLAS + elementwise, with the roofline floor",
-		Long:  benchLong,
+		Long:  strings.TrimSuffix(benchLong, "\n"),
 		Example: `  swigen bench bwd --shape 16384,768,4608 --shape 8192,4096,14336 --json bench/results
   swigen bench bwd --name bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong --reps 50
   swigen bench gateup --store-out --shape 16384,768,4608   # fused forward, training`,
@@ -161,41 +125,14 @@ func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra
 	return cmd
 }
 
-// setKind applies the positional kind: bwd (bwd_dswiglu, the default) or
-// gateup (fwd_gateup, timed against cuBLAS + the SwiGLU elementwise
-// kernel). --kernel may name either kind, or the positional one; other
-// kinds have their own commands.
+// setKind applies the positional kind and --kernel (bench.ParseKind).
 func (o *benchOptions) setKind(args []string, kernelSet bool) error {
-	kind := tiling.KernelBwdDSwiGLU
-	if kernelSet {
-		kind = tiling.Kernel(o.Select.Kernel)
+	k, err := bench.ParseKind(args, o.Select.Kernel, kernelSet)
+	if err != nil {
+		return usageError(err)
 	}
-	if len(args) == 1 {
-		pos := tiling.KernelBwdDSwiGLU
-		switch args[0] {
-		case "bwd":
-		case "gateup":
-			pos = tiling.KernelFwdGateUp
-		default:
-			return usageError(fmt.Errorf("bench %q: want bwd or gateup, or the mlp or gemm subcommand", args[0]))
-		}
-		if kernelSet && kind != pos {
-			return usageError(fmt.Errorf("bench %s: --kernel %s names another kind", args[0], o.Select.Kernel))
-		}
-		kind = pos
-	}
-	if kind != tiling.KernelBwdDSwiGLU && kind != tiling.KernelFwdGateUp {
-		return usageError(fmt.Errorf("bench: --kernel %s: bench times bwd_dswiglu (bench bwd) and fwd_gateup (bench gateup); gemm has bench gemm", o.Select.Kernel))
-	}
-	o.Select.Kernel = string(kind)
+	o.Select.Kernel = string(k)
 	return nil
-}
-
-func kindArg(k tiling.Kernel) string {
-	if k == tiling.KernelFwdGateUp {
-		return "gateup"
-	}
-	return "bwd"
 }
 
 // validate checks every flag that needs no GPU and returns the shapes.
@@ -261,156 +198,8 @@ func (o *benchOptions) checkTuned() error {
 
 // checkKind rejects a config of another kind than the command times.
 func (o *benchOptions) checkKind(c tiling.Config) error {
-	if string(c.Kernel) != o.Select.Kernel {
-		return usageError(fmt.Errorf("bench %s: config %s is a %s kernel (bench bwd times bwd_dswiglu, bench gateup fwd_gateup)",
-			kindArg(tiling.Kernel(o.Select.Kernel)), c.Name(), c.Kernel))
-	}
-	return nil
-}
-
-func runBench(ctx context.Context, e *env, o *benchOptions) error {
-	shapes, err := o.validate()
-	if err != nil {
-		return err
-	}
-	s, err := openGPU(o.NVCC, o.Device)
-	if err != nil {
-		return err
-	}
-	defer s.close()
-	jobs, err := benchJobs(o, s.arch, shapes)
-	if err != nil {
-		return err
-	}
-	for _, j := range jobs {
-		if err := checkProbe(o.Probe, []tiling.Config{j.cfg}); err != nil {
-			return err
-		}
-	}
-	s.describe(e.stderr)
-	for _, j := range jobs {
-		for _, n := range j.notes {
-			fmt.Fprintln(e.stderr, n)
-		}
-	}
-	gateup := o.Select.Kernel == string(tiling.KernelFwdGateUp)
-	base, release, err := s.baselines(!gateup) // bwd: the dSwiGLU elementwise kernel
-	if err != nil {
-		return err
-	}
-	defer release()
-	cmp, err := s.comparer()
-	if err != nil {
-		return err
-	}
-	defer cmp.Close()
-	benv := &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: base, Cmp: cmp}
-	menv := &mlp.Env{Ctx: s.ctx, Dev: s.dev, BLAS: base.BLAS, Cmp: cmp}
-	if gateup {
-		// fwd_gateup's baseline: the cuBLAS GEMM, then the SwiGLU
-		// elementwise kernel.
-		cctx, cancel := compileCtx(ctx)
-		menv.SwiGLU, err = mlp.NewSwiGLU(cctx, s.ctx, s.build)
-		cancel()
-		if err != nil {
-			return err
-		}
-		defer menv.SwiGLU.Close()
-	}
-	opts := bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: uint64(time.Now().UnixNano())}
-	ceilings := map[tiling.DType]bench.Ceilings{}
-	cenv := &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build}
-	plan := &benchPlan{force: o.path, off: o.Probe != "", gemms: gemmCache{env: cenv}}
-	defer plan.close()
-	var summary []string
-	var unbuilt []string
-	var speedups, planSpeedups []shapeSpeedup
-	for _, job := range jobs {
-		cfg := job.cfg
-		c, ok := ceilings[cfg.DType]
-		if !ok {
-			fmt.Fprintf(e.stderr, "measuring ceilings (%s)...\n", cfg.DType)
-			if c, err = bench.MeasureCeilings(benv, cfg.DType, opts); err != nil {
-				return err
-			}
-			ceilings[cfg.DType] = c
-			fmt.Fprintf(e.stdout, "ceilings %s: cuBLAS 8192^3 %.0f TFLOP/s, device copy %.0f GB/s\n", cfg.DType, c.GemmTFLOPs, c.CopyGBs)
-		}
-		cctx, cancel := compileCtx(ctx)
-		k, _, err := check.BuildAndLoadProbe(cctx, cenv, cfg, o.Probe)
-		cancel()
-		if err != nil {
-			// One config that does not build (a spill the build check
-			// rejects, say) must not cost the others their run.
-			fmt.Fprintf(e.stderr, "skipping %s: %v\n", cfg.Name(), err)
-			summary = append(summary, fmt.Sprintf("%-60s not built (see above)", cfg.Name()))
-			unbuilt = append(unbuilt, cfg.Name())
-			continue
-		}
-		trace := o.Probe == "trace"
-		for _, sh := range job.shapes {
-			if trace {
-				if err := k.ClearTrace(); err != nil {
-					k.Close()
-					return err
-				}
-			}
-			pl, gk, err := plan.gemmFor(ctx, cfg, sh)
-			if err != nil {
-				k.Close()
-				return err
-			}
-			po := opts
-			po.Gemm = gk
-			var rep *bench.BwdReport
-			if gateup {
-				var r *mlp.FwdGateUpReport
-				if r, err = mlp.BenchFwdGateUp(menv, k, sh, c, po); err == nil {
-					rep = gateupReport(r)
-				}
-			} else {
-				rep, err = bench.BenchBwd(benv, k, sh, c, po)
-			}
-			if err != nil {
-				k.Close()
-				return err
-			}
-			printReport(e, cfg, rep)
-			pr := bench.NewPlanOutcome(pl, rep)
-			printPlan(e, rep, pr)
-			if trace {
-				// Every timed launch wrote the same records; the buffer holds
-				// the last one's.
-				if err := printTrace(e, k); err != nil {
-					k.Close()
-					return err
-				}
-			}
-			line := fmt.Sprintf("%-60s %6d,%5d,%6d  %8.1f us  base %8.1f us  %5.2fx  floor %6.1f us (%3.0f%%)  grid %d",
-				cfg.Name(), sh.M, sh.K, sh.I, rep.Rows[0].T.Median, rep.Rows[1].T.Median, rep.Speedup, rep.FloorUS, rep.Rows[0].PctFloor, rep.Grid)
-			if rep.Unfused != nil {
-				line += fmt.Sprintf("  unfused %8.1f us  plan %-7s %5.2fx", rep.Unfused.US, pr.Path, pr.Speedup)
-				planSpeedups = append(planSpeedups, shapeSpeedup{sh, pr.Speedup})
-			}
-			summary = append(summary, line)
-			speedups = append(speedups, shapeSpeedup{sh, rep.Speedup})
-			if o.JSONDir != "" {
-				if err := writeBenchJSON(o, s, cfg, rep, pr); err != nil {
-					k.Close()
-					return err
-				}
-			}
-		}
-		k.Close()
-	}
-	fmt.Fprintln(e.stdout, "\nsummary (median; speedup = baseline / swigen):")
-	for _, l := range summary {
-		fmt.Fprintln(e.stdout, l)
-	}
-	printSpeedupStats(e, "fused kernel", speedups)
-	printSpeedupStats(e, "dispatch plan", planSpeedups)
-	if len(unbuilt) > 0 {
-		return fmt.Errorf("bench: %d of %d configs did not build: %s", len(unbuilt), len(jobs), strings.Join(unbuilt, ", "))
+	if err := bench.CheckKind(tiling.Kernel(o.Select.Kernel), c); err != nil {
+		return usageError(err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"strings"
 	"time"
@@ -23,21 +24,17 @@ type benchGemmOptions struct {
 	Device int
 }
 
-const benchGemmLong = `Time swigen's plain gemm against cuBLAS, in the same run, on this GPU.
-
-Each --shape is M,N,K (the gemm's sizes; "M=..,N=..,K=.." also works). The
-config comes from --name (procedural names from swigen list, whose majors
-say how A and B are stored) or, by default, the heuristic gemm config for
-the shape. cuBLAS runs on the same buffers with the same layouts; both
-outputs are compared, and a mismatch fails the run. The ceilings (cuBLAS
-8192^3 and device copy) are measured first, for the roofline floor.`
+// benchGemmLong is the command's long help, kept as text beside the code.
+//
+//go:embed help/bench_gemm.txt
+var benchGemmLong string
 
 func newBenchGemmCmd(e *env, runF func(context.Context, *benchGemmOptions) error) *cobra.Command {
 	o := &benchGemmOptions{}
 	cmd := &cobra.Command{
 		Use:   "gemm",
 		Short: "Benchmark swigen's plain gemm against cuBLAS",
-		Long:  benchGemmLong,
+		Long:  strings.TrimSuffix(benchGemmLong, "\n"),
 		Example: `  swigen bench gemm --shape 8192,8192,8192
   swigen bench gemm --name gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_amn_bmn --shape 4608,768,16384`,
 		Args: usageArgs(cobra.NoArgs),
@@ -132,48 +129,9 @@ func runBenchGemm(ctx context.Context, e *env, o *benchGemmOptions) error {
 		return err
 	}
 	defer cmp.Close()
-	benv := &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: base, Cmp: cmp}
-	opts := bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: uint64(time.Now().UnixNano())}
-	ceil, err := bench.MeasureCeilings(benv, d, opts)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "ceilings %s: cuBLAS 8192^3 %.0f TFLOP/s, device copy %.0f GB/s\n", d, ceil.GemmTFLOPs, ceil.CopyGBs)
 	cenv := &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build}
-	for _, sh := range shapes {
-		M, N, K := sh[0], sh[1], sh[2]
-		cfgs := named
-		if len(cfgs) == 0 {
-			c, err := tiling.Heuristic(tiling.KernelGEMM, s.arch, d, tiling.Shape{M: M, K: K, I: N})
-			if err != nil {
-				return err
-			}
-			cfgs = append(cfgs, c)
-		}
-		for _, cfg := range cfgs {
-			if cfg.Kernel != tiling.KernelGEMM || cfg.Arch != s.arch {
-				return usageError(fmt.Errorf("bench gemm: %s is not a %s gemm config", cfg.Name(), s.arch))
-			}
-			cctx, cancel := compileCtx(ctx)
-			k, _, err := check.BuildAndLoad(cctx, cenv, cfg)
-			cancel()
-			if err != nil {
-				return err
-			}
-			r, err := bench.BenchGemm(benv, k, M, N, K, ceil, opts)
-			k.Close()
-			if r != nil {
-				fmt.Fprintf(e.stdout, "\ngemm M=%d N=%d K=%d  config %s  (grid %d, %d rotated sets; floor %.1f us)\n", M, N, K, r.Config, r.Grid, r.Sets, r.FloorUS)
-				for _, row := range r.Rows {
-					fmt.Fprintf(e.stdout, "  %-64s %9.1f us (p20-p80 %.1f-%.1f)  %6.1f TFLOP/s  %4.0f%% of floor\n",
-						truncate(row.Name, 64), row.T.Median, row.T.P20, row.T.P80, row.TFLOPs, row.PctFloor)
-				}
-				fmt.Fprintf(e.stdout, "  swigen / cuBLAS speed: %.2fx; output vs cuBLAS rel err %.2e\n", r.Ratio, r.RelErr)
-			}
-			if err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	err = bench.RunGemm(ctx, &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: base, Cmp: cmp}, bench.GemmRun{
+		Options: bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: uint64(time.Now().UnixNano())},
+		Shapes:  shapes, Configs: named, Arch: s.arch, DType: d, Build: buildFunc(cenv, ""), Out: e.stdout})
+	return inputUsage(err)
 }

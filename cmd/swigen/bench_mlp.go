@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"os"
 	"strings"
@@ -9,8 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/swigen/swigen/perfmodel"
-	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/check"
 	"github.com/swigen/swigen/runtime/mlp"
 	"github.com/swigen/swigen/tiling"
@@ -39,59 +38,17 @@ type benchMLPOptions struct {
 	overrides []tiling.Config
 }
 
-const benchMLPLong = `Time the whole SwiGLU-MLP training step, forward and backward, segment by
-segment, swigen against the baseline, in the same run on this GPU: the
-seed's implementation ledger (实现账本).
-
-Segments (x [M,K], W [2I,K] as nn.Linear stores it, W_down [I,K], dy [M,K]):
-  fwd gate-up       de = x @ W; out = left*silu(gate)     4MKI FLOPs
-  fwd down          y = out @ W_down                      2MKI
-  bwd dout+dSwiGLU  grad_de = dSwiGLU(dy @ W_down^T, de)  2MKI
-  bwd dW_down       dW_down = out^T @ dy                  2MKI
-  bwd dx            dx = grad_de @ W^T                    4MKI
-  bwd dW            dW = grad_de^T @ x                    4MKI
-At the seed's shape (16384,768,4608): forward 232 + 116 = 348 GF,
-backward 116 + 116 + 232 + 232 = 696 GF.
-
-The baseline is cuBLAS for every GEMM plus two elementwise kernels (the
-forward SwiGLU, the backward dSwiGLU), with de and dout round-tripping
-through HBM. swigen's kernel is used for a segment where one exists and
-runs here (the ledger says why not otherwise); its output is compared
-with the baseline's on the same inputs, and the step uses the faster of
-the two that agree. Per segment and in total: FLOPs, minimum bytes,
-roofline floor max(FLOPs / GEMM rate, bytes / copy bandwidth) from the two
-ceilings measured in the same run, median time (p20-p80), TFLOP/s, GB/s
-and % of the floor; then the whole step timed end to end, chosen vs
-baseline.
-
---recompute-out: the backward's dSwiGLU also writes out (bwd_dswiglu with
-StoreOut; the baseline's dSwiGLU kernel likewise), so the forward need not
-keep out for dW_down: M*I*2 bytes of activation memory saved.
-
---check first runs one whole step on a small ragged shape (--check-shape)
-with fresh random inputs, all-baseline and with swigen's kernels, and
-compares y, de, out, grad_de, dW_down, dx and dW with a float64 CPU
-reference (relative Frobenius <= 1e-2). A failure of the all-baseline step
-stops the run; a failure with swigen's kernels is reported, the timing
-still runs (the ledger never picks a kernel whose output differs from the
-baseline's) and the exit status is 1.
-
---name NAME (repeatable) replaces the heuristic config of every segment
-of that name's kernel kind (e.g. a gemm name for dW_down, dx and dW): its
-tile, schedule, stages, cluster, raster and epilogue are used, while the
-segment still sets its operand majors and outputs (the stages drop to the
-deepest ring that fits if the segment's epilogue needs more room).
-
---json DIR writes one record per shape: the fields of
-docs/DESIGN.md#bench-result-records for the whole step, plus every ledger
-row.`
+// benchMLPLong is the command's long help, kept as text beside the code.
+//
+//go:embed help/bench_mlp.txt
+var benchMLPLong string
 
 func newBenchMLPCmd(e *env, runF func(context.Context, *benchMLPOptions) error) *cobra.Command {
 	o := &benchMLPOptions{}
 	cmd := &cobra.Command{
 		Use:   "mlp",
 		Short: "Ledger of the whole MLP training step, swigen vs cuBLAS + elementwise",
-		Long:  benchMLPLong,
+		Long:  strings.TrimSuffix(benchMLPLong, "\n"),
 		Example: `  swigen bench mlp --check --shape 16384,768,4608 --json bench/results
   swigen bench mlp --recompute-out --shape 8192,4096,14336
   swigen bench mlp --check-only`,
@@ -145,20 +102,8 @@ func (o *benchMLPOptions) parse() error {
 	if o.CheckOnly {
 		o.Check = true
 	}
-	seen := map[tiling.Kernel]string{}
-	for _, n := range o.Names {
-		c, err := tiling.ParseName(n)
-		if err != nil {
-			return usageError(fmt.Errorf("bench mlp: --name %q: %w", n, err))
-		}
-		if prev, ok := seen[c.Kernel]; ok {
-			return usageError(fmt.Errorf("bench mlp: --name %q: kernel %s already set by %q (one config per kind)", n, c.Kernel, prev))
-		}
-		if c.DType != o.dtype {
-			return usageError(fmt.Errorf("bench mlp: --name %q: dtype %s, but --dtype is %s", n, c.DType, o.dtype))
-		}
-		seen[c.Kernel] = n
-		o.overrides = append(o.overrides, c)
+	if o.overrides, err = mlp.ParseOverrides(o.Names, o.dtype); err != nil {
+		return usageError(fmt.Errorf("bench mlp: %w", err))
 	}
 	return nil
 }
@@ -197,87 +142,13 @@ func runBenchMLP(ctx context.Context, e *env, o *benchMLPOptions) error {
 			}
 		}
 	}
-	opts := mlp.Options{DType: o.dtype, RecomputeOut: o.RecomputeOut, Reps: o.Reps, Warmup: o.Warmup,
-		Seed: uint64(time.Now().UnixNano()), Progress: e.stderr}
-
-	var checks []mlp.CheckResult
-	var checkErr error
-	if o.Check {
-		checks, err = mlp.Check(menv, kernels, o.chk, opts)
-		if err != nil {
-			return err
-		}
-		printMLPChecks(e, o.dtype, o.RecomputeOut, checks)
-		for _, c := range checks {
-			if c.Pass {
-				continue
-			}
-			checkErr = fmt.Errorf("bench mlp: check failed (%s step at %s): outputs differ from the float64 reference", c.Mode, c.Shape)
-			if c.Mode == string(mlp.ImplBaseline) {
-				// The harness itself is wrong: timing it means nothing.
-				return checkErr
-			}
-		}
-		if checkErr != nil && !o.CheckOnly {
-			// A wrong swigen kernel is not chosen by the ledger (its
-			// output is compared with the baseline's there too), so the
-			// timing still runs; the exit status reports the failure.
-			fmt.Fprintf(e.stderr, "warning: %v; timing anyway\n", checkErr)
+	lo := mlp.LedgerRun{Options: mlp.Options{DType: o.dtype, RecomputeOut: o.RecomputeOut, Reps: o.Reps, Warmup: o.Warmup,
+		Seed: uint64(time.Now().UnixNano()), Progress: e.stderr},
+		Shapes: o.shapes, Check: o.Check, CheckOnly: o.CheckOnly, CheckShape: o.chk, Out: e.stdout, Log: e.stderr}
+	if o.JSONDir != "" {
+		lo.Record = func(led *mlp.Ledger, checks []mlp.CheckResult) (string, error) {
+			return writeMLPJSON(o, s.name, s.driver, string(s.arch), led, checks, time.Now().UTC())
 		}
 	}
-	if o.CheckOnly {
-		return checkErr
-	}
-	fmt.Fprintf(e.stderr, "measuring ceilings (%s)...\n", o.dtype)
-	benv := &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: base}
-	ceil, err := bench.MeasureCeilings(benv, o.dtype, bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: opts.Seed})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "ceilings %s: cuBLAS 8192^3 %.0f TFLOP/s, device copy %.0f GB/s\n", o.dtype, ceil.GemmTFLOPs, ceil.CopyGBs)
-	for _, sh := range o.shapes {
-		led, err := mlp.Bench(menv, kernels, sh, ceil, opts)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(e.stdout)
-		if err := led.Render(e.stdout); err != nil {
-			return err
-		}
-		for _, w := range led.Warnings {
-			fmt.Fprintf(e.stderr, "warning: %s\n", w)
-		}
-		if o.JSONDir != "" {
-			name, err := writeMLPJSON(o, s.name, s.driver, string(s.arch), led, checks, time.Now().UTC())
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stderr, "wrote %s\n", name)
-		}
-	}
-	return checkErr
-}
-
-func printMLPChecks(e *env, dt tiling.DType, recompute bool, cs []mlp.CheckResult) {
-	for _, c := range cs {
-		verdict := "PASS"
-		if !c.Pass {
-			verdict = "FAIL"
-		}
-		mode := ""
-		if recompute {
-			mode = ", out recomputed by the backward"
-		}
-		fmt.Fprintf(e.stdout, "check %s %s step vs float64 reference (%s%s): %s\n", c.Shape, c.Mode, dt, mode, verdict)
-		var used []string
-		for i, s := range perfmodel.Segments() {
-			if i < len(c.Used) {
-				used = append(used, fmt.Sprintf("%s=%s", s, c.Used[i]))
-			}
-		}
-		fmt.Fprintf(e.stdout, "  segments: %s\n", strings.Join(used, ", "))
-		for _, oc := range c.Outputs {
-			fmt.Fprintf(e.stdout, "  %-34s %s\n", oc.Name, oc.Stats)
-		}
-	}
+	return mlp.RunLedger(menv, kernels, lo)
 }

@@ -173,17 +173,3 @@ func TestMLPRecordJSON(t *testing.T) {
 		t.Errorf("%d ledger rows, %d checks", len(r.Rows), len(r.Checks))
 	}
 }
-
-func TestPrintMLPChecks(t *testing.T) {
-	var out bytes.Buffer
-	printMLPChecks(&env{stdout: &out, stderr: &out}, tiling.BF16, true, []mlp.CheckResult{{
-		Shape: tiling.Shape{M: 200, K: 136, I: 264}, Mode: "swigen", Pass: false,
-		Used:    []string{"baseline", "baseline", "swigen bwd_x", "baseline", "baseline", "baseline"},
-		Outputs: []mlp.OutputCheck{{Name: "out (recomputed by the backward)"}},
-	}})
-	for _, w := range []string{"M=200,K=136,I=264 swigen step", "FAIL", "out recomputed by the backward", "bwd dout+dSwiGLU=swigen bwd_x"} {
-		if !strings.Contains(out.String(), w) {
-			t.Errorf("output lacks %q:\n%s", w, out.String())
-		}
-	}
-}

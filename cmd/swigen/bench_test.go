@@ -90,7 +90,7 @@ func TestBenchJobs(t *testing.T) {
 			}
 			var got []job
 			for _, j := range jobs {
-				got = append(got, job{j.cfg.Name(), j.shapes})
+				got = append(got, job{j.Config.Name(), j.Shapes})
 			}
 			if d := cmp.Diff(tt.want, got); d != "" {
 				t.Errorf("jobs (-want +got):\n%s", d)
@@ -153,7 +153,7 @@ func TestBenchJobsGateUp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(jobs) != 1 || jobs[0].cfg.Name() != tt.want {
+		if len(jobs) != 1 || jobs[0].Config.Name() != tt.want {
 			t.Errorf("store-out %v: jobs %v, want one of %s", tt.storeOut, jobs, tt.want)
 		}
 	}

@@ -100,3 +100,15 @@ func StepRecordName(now time.Time, arch string, led *Ledger) string {
 	return fmt.Sprintf("%s_mlp_step_%s_%s_%dx%dx%d%s.json", now.Format("20060102T150405"), arch, led.DType,
 		led.Shape.M, led.Shape.K, led.Shape.I, suffix)
 }
+
+// WriteStepRecord writes led's record under header h with the checked
+// steps checks into dir (StepRecordName at now; h's Date is set to now)
+// and returns its path.
+func WriteStepRecord(dir string, h bench.Header, led *Ledger, checks []CheckResult, now time.Time) (string, error) {
+	h.Date = now.Format(time.RFC3339)
+	b, err := bench.MarshalRecord(NewStepRecord(h, led, checks))
+	if err != nil {
+		return "", fmt.Errorf("encode record: %w", err)
+	}
+	return bench.WriteRecord(dir, StepRecordName(now, h.Arch, led), b)
+}

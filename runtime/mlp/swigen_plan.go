@@ -34,3 +34,26 @@ func planOther(k *launch.Kernel, seg Segment, sh tiling.Shape, t *Tensors) (Laun
 	}
 	return k.Plan(a)
 }
+
+// ParseOverrides parses the procedural names of configs that replace
+// the heuristic's for every segment of their kind (Swigen.Override): at
+// most one a kind, each of dtype dt.
+func ParseOverrides(names []string, dt tiling.DType) ([]tiling.Config, error) {
+	seen := map[tiling.Kernel]string{}
+	var cs []tiling.Config
+	for _, n := range names {
+		c, err := tiling.ParseName(n)
+		if err != nil {
+			return nil, fmt.Errorf("--name %q: %w", n, err)
+		}
+		if prev, ok := seen[c.Kernel]; ok {
+			return nil, fmt.Errorf("--name %q: kernel %s already set by %q (one config per kind)", n, c.Kernel, prev)
+		}
+		if c.DType != dt {
+			return nil, fmt.Errorf("--name %q: dtype %s, but --dtype is %s", n, c.DType, dt)
+		}
+		seen[c.Kernel] = n
+		cs = append(cs, c)
+	}
+	return cs, nil
+}

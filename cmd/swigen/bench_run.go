@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/swigen/swigen/runtime/bench"
+	"github.com/swigen/swigen/runtime/check"
+	"github.com/swigen/swigen/runtime/launch"
+	"github.com/swigen/swigen/runtime/mlp"
+	"github.com/swigen/swigen/tiling"
+)
+
+// runBench opens the GPU, pairs configs with shapes (benchJobs) and hands
+// them to bench.Run with the kind's baseline and timing.
+func runBench(ctx context.Context, e *env, o *benchOptions) error {
+	shapes, err := o.validate()
+	if err != nil {
+		return err
+	}
+	s, err := openGPU(o.NVCC, o.Device)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	jobs, err := benchJobs(o, s.arch, shapes)
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if err := checkProbe(o.Probe, []tiling.Config{j.Config}); err != nil {
+			return err
+		}
+	}
+	s.describe(e.stderr)
+	for _, j := range jobs {
+		for _, n := range j.Notes {
+			fmt.Fprintln(e.stderr, n)
+		}
+	}
+	gateup := o.Select.Kernel == string(tiling.KernelFwdGateUp)
+	base, release, err := s.baselines(!gateup) // bwd: the dSwiGLU elementwise kernel
+	if err != nil {
+		return err
+	}
+	defer release()
+	cmp, err := s.comparer()
+	if err != nil {
+		return err
+	}
+	defer cmp.Close()
+	benv := &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: base, Cmp: cmp}
+	cenv := &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build}
+	gemms := gemmCache{env: cenv}
+	defer gemms.close()
+	ro := bench.RunOptions{Options: bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: uint64(time.Now().UnixNano())},
+		Probe: o.Probe, Path: o.path, Gemm: gemms.get, Build: buildFunc(cenv, o.Probe), Out: e.stdout, Log: e.stderr}
+	if gateup {
+		// fwd_gateup's baseline: the cuBLAS GEMM, then the SwiGLU
+		// elementwise kernel.
+		menv := &mlp.Env{Ctx: s.ctx, Dev: s.dev, BLAS: base.BLAS, Cmp: cmp}
+		cctx, cancel := compileCtx(ctx)
+		menv.SwiGLU, err = mlp.NewSwiGLU(cctx, s.ctx, s.build)
+		cancel()
+		if err != nil {
+			return err
+		}
+		defer menv.SwiGLU.Close()
+		ro.Time = mlp.TimeFwdGateUp(menv)
+	}
+	if o.JSONDir != "" {
+		ro.Record = bench.Recorder{Dir: o.JSONDir, Header: bench.Header{Probe: o.Probe, GPU: s.name, Driver: s.driver,
+			Revision: bench.Revision(gitRevision), Command: o.Command}}.Write
+	}
+	return inputUsage(bench.Run(ctx, benv, jobs, ro))
+}
+
+// buildFunc builds and loads a config's kernel with probe ("" is the
+// product kernel), each build within buildTimeout.
+func buildFunc(cenv *check.Env, probe string) func(context.Context, tiling.Config) (*launch.Kernel, error) {
+	return func(ctx context.Context, cfg tiling.Config) (*launch.Kernel, error) {
+		cctx, cancel := compileCtx(ctx)
+		defer cancel()
+		k, _, err := check.BuildAndLoadProbe(cctx, cenv, cfg, probe)
+		return k, err
+	}
+}
+
+// inputUsage is err with a bench.InputError, bad input found on the GPU,
+// as a usage error (exit 2).
+func inputUsage(err error) error {
+	if ie := (*bench.InputError)(nil); errors.As(err, &ie) {
+		return usageError(ie)
+	}
+	return err
+}
