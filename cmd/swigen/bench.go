@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -73,17 +72,12 @@ func benchJobs(o *benchOptions, arch tiling.Arch, shapes []tiling.Shape) ([]benc
 	return jobs, nil
 }
 
-// benchLong is the command's long help, kept as text beside the code.
-//
-//go:embed help/bench.txt
-var benchLong string
-
 func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra.Command {
 	o := &benchOptions{}
 	cmd := &cobra.Command{
 		Use:   "bench [bwd|gateup]",
 		Short: "Benchmark kernels against cuBLAS + elementwise, with the roofline floor",
-		Long:  strings.TrimSuffix(benchLong, "\n"),
+		Long:  longHelp("bench"),
 		Example: `  swigen bench bwd --shape 16384,768,4608 --shape 8192,4096,14336 --json bench/results
   swigen bench bwd --name bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong --reps 50
   swigen bench gateup --store-out --shape 16384,768,4608   # fused forward, training`,

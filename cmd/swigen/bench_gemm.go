@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"strings"
 	"time"
@@ -24,17 +23,12 @@ type benchGemmOptions struct {
 	Device int
 }
 
-// benchGemmLong is the command's long help, kept as text beside the code.
-//
-//go:embed help/bench_gemm.txt
-var benchGemmLong string
-
 func newBenchGemmCmd(e *env, runF func(context.Context, *benchGemmOptions) error) *cobra.Command {
 	o := &benchGemmOptions{}
 	cmd := &cobra.Command{
 		Use:   "gemm",
 		Short: "Benchmark swigen's plain gemm against cuBLAS",
-		Long:  strings.TrimSuffix(benchGemmLong, "\n"),
+		Long:  longHelp("bench_gemm"),
 		Example: `  swigen bench gemm --shape 8192,8192,8192
   swigen bench gemm --name gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_amn_bmn --shape 4608,768,16384`,
 		Args: usageArgs(cobra.NoArgs),

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"os"
 	"strings"
@@ -38,17 +37,12 @@ type benchMLPOptions struct {
 	overrides []tiling.Config
 }
 
-// benchMLPLong is the command's long help, kept as text beside the code.
-//
-//go:embed help/bench_mlp.txt
-var benchMLPLong string
-
 func newBenchMLPCmd(e *env, runF func(context.Context, *benchMLPOptions) error) *cobra.Command {
 	o := &benchMLPOptions{}
 	cmd := &cobra.Command{
 		Use:   "mlp",
 		Short: "Ledger of the whole MLP training step, swigen vs cuBLAS + elementwise",
-		Long:  strings.TrimSuffix(benchMLPLong, "\n"),
+		Long:  longHelp("bench_mlp"),
 		Example: `  swigen bench mlp --check --shape 16384,768,4608 --json bench/results
   swigen bench mlp --recompute-out --shape 8192,4096,14336
   swigen bench mlp --check-only`,

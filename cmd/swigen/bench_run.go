@@ -53,10 +53,10 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 	defer cmp.Close()
 	benv := &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: base, Cmp: cmp}
 	cenv := &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build}
-	gemms := gemmCache{env: cenv}
-	defer gemms.close()
+	gemms := check.GemmCache{Env: cenv, BuildTimeout: buildTimeout}
+	defer gemms.Close()
 	ro := bench.RunOptions{Options: bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: uint64(time.Now().UnixNano())},
-		Probe: o.Probe, Path: o.path, Gemm: gemms.get, Build: buildFunc(cenv, o.Probe), Out: e.stdout, Log: e.stderr}
+		Probe: o.Probe, Path: o.path, Gemm: gemms.Get, Build: buildFunc(cenv, o.Probe), Out: e.stdout, Log: e.stderr}
 	if gateup {
 		// fwd_gateup's baseline: the cuBLAS GEMM, then the SwiGLU
 		// elementwise kernel.

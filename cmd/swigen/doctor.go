@@ -17,18 +17,7 @@ func newDoctorCmd(e *env, runF func(context.Context, *doctorOptions) error) *cob
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Report the CUDA compiler, driver and GPUs, and which targets build and run here",
-		Long: `Check this machine for what swigen needs and say what works: the CUDA
-compiler (nvcc, ptxas, cuobjdump) and its version, whether it builds
-sm_90a and sm_100a (a tiny probe kernel is compiled for each, bypassing
-the build cache), whether the CUDA driver loads and its version, the GPUs
-with compute capability and SM count, and which targets run here.
-
-sm_90a cubins run on compute capability 9.0 (H100/H200); sm_100a cubins on
-10.0 (B200). Without a CC 10.0 GPU, sm_100a kernels are generated and
-compile-verified only, never executed.
-
-doctor reports missing pieces instead of failing: it exits 0 unless it
-hits an internal error.`,
+		Long:  longHelp("doctor"),
 		Example: `  swigen doctor
   swigen doctor --nvcc /usr/local/cuda/bin/nvcc
   swigen doctor --no-build`,

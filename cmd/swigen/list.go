@@ -53,13 +53,7 @@ func newListCmd(e *env, runF func(context.Context, *listOptions) error) *cobra.C
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the kernel catalog and the tuning space",
-		Long: `List kernel configs with their procedural names, dynamic shared memory and
-block size. Without --space, list prints the catalog (the configs CI
-compiles); --space also prints the tuning space (what swigen tune sweeps)
-for every selected kernel, arch and dtype. --kernel, --arch and --dtype are
-repeatable or comma-separated filters; each defaults to all.
-
-A name from this list can be passed to swigen emit --name.`,
+		Long:  longHelp("list"),
 		Example: `  swigen list
   swigen list --space --kernel bwd_dswiglu --arch sm_90a --dtype bf16
   swigen list --json --arch sm_100a`,

@@ -43,31 +43,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitCode(err)
 }
 
-const rootLong = `swigen generates fused SwiGLU-MLP GEMM kernels as self-contained CUDA C++
-(inline PTX) from Go templates, compiles them with nvcc/ptxas to cubins, and
-loads them from Go through the CUDA driver API.
-
-Targets: sm_90a (H100/H200: TMA + wgmma) runs here when such a GPU is
-present; sm_100a (B200: TMA + tcgen05 + TMEM) is generated and
-compile-verified only until a Blackwell GPU is available.
-
-Exit codes:
-  0  success
-  1  runtime failure (compiler, driver, I/O)
-  2  usage error or invalid kernel config
-  3  generated output is stale (swigen diff)
-
-Environment:
-  SWIGEN_CACHE_DIR   build cache directory (default: the user cache dir + /swigen)
-  SWIGEN_CUDA_VENV   Python venv holding the pinned CUDA compiler wheels
-                     (nvidia/cu13/bin/nvcc); searched for nvcc
-  CUDA_HOME          CUDA installation; $CUDA_HOME/bin/nvcc is searched for nvcc`
-
 func newRootCmd(e *env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "swigen",
 		Short: "Generate, compile and tune fused SwiGLU-MLP GPU kernels",
-		Long:  rootLong,
+		Long:  longHelp("root"),
 		Example: `  swigen emit
   swigen list --arch sm_90a
   swigen doctor`,

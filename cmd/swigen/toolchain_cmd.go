@@ -40,16 +40,11 @@ func (o *toolchainInstallOptions) validate() (string, error) {
 	return abs, nil
 }
 
-const toolchainLong = `Manage the CUDA compiler swigen builds kernels with. swigen needs nvcc,
-ptxas, cuobjdump and nvdisasm of pinned versions; NVIDIA publishes them as
-Python wheels on PyPI, so no system CUDA and no GPU are needed to compile.
-'swigen toolchain install' puts them where swigen looks by itself.`
-
 func newToolchainCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "toolchain",
 		Short: "Install the pinned CUDA compiler (nvcc, ptxas, cuobjdump) swigen compiles with",
-		Long:  toolchainLong,
+		Long:  longHelp("toolchain"),
 		Example: `  swigen toolchain install
   swigen toolchain install --dry-run`,
 		GroupID: groupGen,

@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -52,17 +50,12 @@ type tuneOptions struct {
 	ScreenKeep      int
 }
 
-// tuneLong is the help of swigen tune.
-//
-//go:embed help/tune.txt
-var tuneLong string
-
 func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.Command {
 	o := &tuneOptions{}
 	cmd := &cobra.Command{
 		Use:   "tune",
 		Short: "Autotune a kernel on the GPU: sweep configs, record results, pick the winner",
-		Long:  strings.TrimSuffix(tuneLong, "\n"),
+		Long:  longHelp("tune"),
 		Example: `  swigen tune --shape 16384,768,4608 --db tune.json --report tune.svg
   swigen tune --suite --kernel fwd_gateup --store-out --db suite-fwd-out.json
   swigen tune merge a.json b.json -o tune.json`,

@@ -16,10 +16,7 @@ func newTuneMergeCmd(e *env, runF func(inputs []string, out string) error) *cobr
 	cmd := &cobra.Command{
 		Use:   "merge DB... -o OUT",
 		Short: "Merge results DBs (e.g. of shards run on several machines)",
-		Long: `Merge results DBs into one. Entries with the same key are joined; for a
-config recorded in several DBs, a passing record wins over a failed one,
-then the newer one. OUT is written atomically under its lock and may be one
-of the inputs.`,
+		Long:  longHelp("tune_merge"),
 		Example: `  swigen tune merge shard0.json shard1.json -o tune.json
   swigen tune merge tune.json other-machine.json -o tune.json`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),

@@ -1,18 +1,11 @@
 package main
 
 import (
-	_ "embed"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/swigen/swigen/runtime/tune"
 )
-
-// tuneTableLong is the help of swigen tune table.
-//
-//go:embed help/tune_table.txt
-var tuneTableLong string
 
 // newTuneTableCmd is `swigen tune table`; runF, when non-nil, replaces
 // the build once the arguments are checked (tests).
@@ -22,7 +15,7 @@ func newTuneTableCmd(e *env, runF func(inputs []string, out string) error) *cobr
 	cmd := &cobra.Command{
 		Use:     "table DB... [-o FILE]",
 		Short:   "Build the heuristic's measured table from results DBs",
-		Long:    strings.TrimSuffix(tuneTableLong, "\n"),
+		Long:    longHelp("tune_table"),
 		Example: `  swigen tune table suite-bwd.json suite-fwd.json -o measured.json`,
 		Args:    usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {

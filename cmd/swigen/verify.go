@@ -31,37 +31,12 @@ type verifyOptions struct {
 	paths verifyPaths
 }
 
-const verifyLong = `Run kernels on this machine's GPU against the float64 reference.
-
-For each config and shape, verify draws fresh random normal inputs (gate
-values include exact ±20), poisons the outputs, launches the kernel and
-compares every output element with the CPU float64 reference (small
-shapes) or the naive GPU reference (large shapes, itself tested against
-the CPU one). It prints the max abs error and the relative Frobenius error
-of each output and fails (exit 1) when any output has a NaN, an unwritten
-(still poisoned) element, or a relative error above --tol.
-
-Without --shape, a built-in list of ragged shapes is used (M, I, K not
-multiples of the tile, the smallest legal K, a single row). Without
---name/--catalog/--space, the heuristic config for the GPU's arch is used.
-
---kernel gemm|fwd_gateup|fwd_down (or a --name of that kind) checks the
-other kernels against the CPU float64 reference: a shape M,K,I is the MLP's
-(fwd_gateup: x [M,K], W [K,2I]; fwd_down: out [M,I], W_down [I,K]); for
-gemm I is N (C [M,N] = A [M,K] @ B [K,N]), and with an MN-major A, M is
-rounded up to a multiple of 8 (A's row pitch).
-
---probe builds each kernel with a probe (see swigen bench --help): trace
-computes the right results and is checked like the product kernel; hang
-deadlocks on purpose, so verify reports the trapped launch and exits 1
-(a test of that path); nomma and noepi compute wrong results by design.`
-
 func newVerifyCmd(e *env, runF func(context.Context, *verifyOptions) error) *cobra.Command {
 	o := &verifyOptions{}
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Check kernels on the GPU against the float64 reference",
-		Long:  verifyLong,
+		Long:  longHelp("verify"),
 		Example: `  swigen verify
   swigen verify --catalog --shape 4096,768,4608
   swigen verify --name bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong --seed 7`,

@@ -50,9 +50,7 @@ func newVersionCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the swigen version and build information",
-		Long: `Print the swigen version (set at link time with
--ldflags "-X main.version=..."; "dev" otherwise), the Go version it was
-built with, and the module and VCS revision recorded in the binary.`,
+		Long:  longHelp("version"),
 		Example: `  swigen version
   swigen --version`,
 		GroupID: groupInfo,
