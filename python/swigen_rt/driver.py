@@ -17,7 +17,7 @@ from typing import Iterator, Optional, Sequence, Tuple
 
 from .tensormap import EncodeArgs
 
-__all__ = ["Prepared", "CudaError", "DriverError", "Driver", "driver", "LaunchConfig", "LaunchAttribute",
+__all__ = ["Prepared", "LaunchShape", "CudaError", "DriverError", "Driver", "driver", "LaunchConfig", "LaunchAttribute",
            "ATTR_MULTIPROCESSOR_COUNT", "ATTR_CC_MAJOR", "ATTR_CC_MINOR", "FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES",
            "LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION", "LIBRARY"]
 
@@ -92,29 +92,58 @@ def launch_config(grid: Sequence[int], block: Sequence[int], smem: int, stream: 
     return cfg, attr
 
 
-class Prepared:
-    """One launch's driver arguments, built once: the CUlaunchConfig (with
-    its cluster attribute), the parameter buffer and kernelParams pointing
-    into it. Read-only once built, so threads may launch it at once (the
-    driver copies the values at each call); a kernel keeps them by
-    (device, stream, sizes, addresses) so a repeated launch costs one
-    cuLaunchKernelEx."""
+class LaunchShape:
+    """A launch's CUlaunchConfig (with its cluster attribute): grid, block,
+    cluster, shared memory and stream. Read-only once built; launches of
+    one kernel at one size on one stream share it."""
 
-    __slots__ = ("ctx", "fn", "cfg", "cfg_ref", "attr", "words", "kp",
-                 "grid", "block", "cluster", "smem", "stream", "params", "offsets")
+    __slots__ = ("grid", "block", "cluster", "smem", "stream", "cfg", "attr", "ref")
 
-    def __init__(self, ctx: int, fn: int, grid: Sequence[int], block: Sequence[int], cluster: Sequence[int],
-                 smem: int, stream: int, params: bytes, offsets: Sequence[int]) -> None:
-        self.ctx = ctx  # 0: launch in the thread's current context
+    def __init__(self, grid: Sequence[int], block: Sequence[int], cluster: Sequence[int], smem: int, stream: int) -> None:
         self.grid, self.block, self.cluster = tuple(grid), tuple(block), tuple(cluster)
-        self.smem, self.stream, self.params, self.offsets = smem, stream, bytes(params), tuple(offsets)
+        self.smem, self.stream = smem, stream
+        self.cfg, self.attr = launch_config(grid, block, smem, stream, cluster)
+        self.ref = ctypes.byref(self.cfg)
+
+
+class Prepared:
+    """One launch's driver arguments, built once: its LaunchShape, the
+    parameter buffer and kernelParams pointing into it. Read-only once
+    built, so threads may launch it at once (the driver copies the values
+    at each call); a kernel keeps them by (device, stream, sizes,
+    addresses) so a repeated launch costs one cuLaunchKernelEx."""
+
+    __slots__ = ("ctx", "fn", "shape", "cfg_ref", "words", "kp", "params", "offsets")
+
+    def __init__(self, ctx: int, fn: int, shape: LaunchShape, params: bytes, offsets: Sequence[int]) -> None:
+        self.ctx = ctx  # 0: launch in the thread's current context
         self.fn = ctypes.c_void_p(fn)
+        self.shape, self.cfg_ref = shape, shape.ref
+        self.params, self.offsets = bytes(params), tuple(offsets)
         self.words = (ctypes.c_uint64 * ((len(params) + 7) // 8 or 1))()
-        ctypes.memmove(self.words, params, len(params))
+        ctypes.memmove(self.words, self.params, len(self.params))
         base = ctypes.addressof(self.words)
         self.kp = (ctypes.c_void_p * max(1, len(offsets)))(*[base + o for o in offsets])
-        self.cfg, self.attr = launch_config(grid, block, smem, stream, cluster)
-        self.cfg_ref = ctypes.byref(self.cfg)
+
+    @property
+    def grid(self) -> Tuple[int, ...]:
+        return self.shape.grid
+
+    @property
+    def block(self) -> Tuple[int, ...]:
+        return self.shape.block
+
+    @property
+    def cluster(self) -> Tuple[int, ...]:
+        return self.shape.cluster
+
+    @property
+    def smem(self) -> int:
+        return self.shape.smem
+
+    @property
+    def stream(self) -> int:
+        return self.shape.stream
 
 
 class Descriptor:
@@ -304,7 +333,7 @@ class Driver:
         The driver copies the parameter values at the call, so params may be
         reused when it returns.
         """
-        self.launch_prepared(Prepared(0, fn, grid, block, cluster, smem, stream, params, offsets))
+        self.launch_prepared(Prepared(0, fn, LaunchShape(grid, block, cluster, smem, stream), params, offsets))
 
     def launch_prepared(self, p: "Prepared") -> None:
         """cuLaunchKernelEx of a prepared launch, with its context current
@@ -352,6 +381,9 @@ _driver: Optional[Driver] = None
 def driver() -> Driver:
     """The process's Driver, loading libcuda on the first call (thread-safe)."""
     global _driver
+    d = _driver  # every launch asks: no lock once it is set
+    if d is not None:
+        return d
     with _lock:
         if _driver is None:
             _driver = Driver()

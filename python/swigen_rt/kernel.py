@@ -12,9 +12,10 @@ import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Dict, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import driver as _drv
+from . import tensormap
 from .manifest import Device, Manifest
 from .plan import Plan, SizedPlan, plan_sizes
 from .tensormap import EncodeArgs
@@ -30,6 +31,21 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 class LoadError(RuntimeError):
     """A kernel that cannot run on a device (arch, occupancy)."""
+
+
+_ADDRESSES_PER_MAP = 64
+"""Descriptors kept per tensor map of one sized plan: the addresses torch's
+caching allocator hands one buffer over a training loop are few."""
+
+
+@dataclass
+class _Sized:
+    """A kernel at one (device, sizes): its plan, each map's descriptors by
+    buffer address and the launch shapes by stream."""
+
+    plan: SizedPlan
+    descs: List[Dict[int, bytes]]
+    shapes: Dict[int, _drv.LaunchShape]
 
 
 @dataclass
@@ -81,7 +97,7 @@ class Kernel:
         # addresses): a repeated launch evaluates no expression and packs
         # nothing. Read without the lock (a dict lookup is atomic), filled
         # and trimmed under it.
-        self._sized: Dict[Tuple[Any, ...], SizedPlan] = {}
+        self._sized: Dict[Tuple[Any, ...], _Sized] = {}
         self._prepared: Dict[Tuple[Any, ...], _drv.Prepared] = {}
 
     @classmethod
@@ -106,6 +122,9 @@ class Kernel:
     # ---- loading ----------------------------------------------------------
 
     def _on(self, ordinal: int) -> _OnDevice:
+        st = self._devices.get(ordinal)  # loaded: no lock (close() swaps the dict)
+        if st is not None:
+            return st
         with self._lock:
             st = self._devices.get(ordinal)
             if st is None:
@@ -184,16 +203,17 @@ class Kernel:
     def plan(self, sizes: Mapping[str, int], buffers: Mapping[str, int], device: int = 0) -> Plan:
         """The launch of sizes on buffers (device addresses by manifest name)
         on cuda:device, loading the kernel there if it is not yet."""
-        return self._sized_plan(device, tuple(sorted(sizes.items()))).at(buffers)
+        return self._sized_state(device, tuple(sorted(sizes.items()))).plan.at(buffers)
 
-    def _sized_plan(self, device: int, skey: Tuple[Tuple[str, int], ...]) -> SizedPlan:
-        sp = self._sized.get((device, skey))
-        if sp is None:
+    def _sized_state(self, device: int, skey: Tuple[Tuple[str, int], ...]) -> "_Sized":
+        sz = self._sized.get((device, skey))
+        if sz is None:
             st = self._on(device)
-            sp = plan_sizes(self.manifest, dict(skey), self._device(st))
+            plan = plan_sizes(self.manifest, dict(skey), self._device(st))
+            sz = _Sized(plan=plan, descs=[{} for _ in plan.maps], shapes={})
             with self._lock:
-                _bounded_put(self._sized, (device, skey), sp, self._cache_size)
-        return sp
+                _bounded_put(self._sized, (device, skey), sz, self._cache_size)
+        return sz
 
     def launch_raw(self, buffers: Mapping[str, int], sizes: Mapping[str, int], device: int = 0, stream: int = 0) -> None:
         """Launches on raw device addresses, on the stream handle given (0:
@@ -213,18 +233,45 @@ class Kernel:
 
     def _prepare(self, key: Tuple[Any, ...], buffers: Mapping[str, int], device: int, stream: int,
                  skey: Tuple[Tuple[str, int], ...]) -> _drv.Prepared:
-        plan = self._sized_plan(device, skey).at(buffers)
+        """The prepared launch of a (device, stream, sizes, addresses) not
+        seen yet: the sized plan's parameters with each map's descriptor,
+        encoded only for an address that map has not had before."""
+        sz = self._sized_state(device, skey)
         st = self._on(device)
-        d = _drv.driver()
-        # cuTensorMapEncodeTiled needs a current context too (without one
-        # it fails with CUDA_ERROR_INVALID_CONTEXT on the H200's driver).
-        with d.current(st.ctx):
-            params = plan.packed([self._descriptor(device, mc.args) for mc in plan.maps])
-        p = _drv.Prepared(st.ctx, st.function, plan.grid, plan.block, plan.cluster, plan.smem_bytes, stream,
-                          bytes(params), plan.offsets)
+        plan = sz.plan
+        params = bytearray(plan.params)
+        for j, mc in enumerate(plan.maps):
+            ptr = buffers.get(mc.buffer, 0)
+            d = sz.descs[j].get(ptr)
+            if d is None:
+                d = self._map_descriptor(st, plan, j, ptr)
+                with self._lock:
+                    _bounded_put(sz.descs[j], ptr, d, _ADDRESSES_PER_MAP)
+            off = plan.offsets[mc.index]
+            params[off:off + len(d)] = d
+        shape = sz.shapes.get(stream)
+        if shape is None:
+            la = plan.launch
+            shape = _drv.LaunchShape(la.grid, la.block, la.cluster, la.smem_bytes, stream)
+            with self._lock:
+                _bounded_put(sz.shapes, stream, shape, _ADDRESSES_PER_MAP)
+        p = _drv.Prepared(st.ctx, st.function, shape, bytes(params), plan.offsets)
         with self._lock:
             _bounded_put(self._prepared, key, p, self._cache_size)
         return p
+
+    def _map_descriptor(self, st: _OnDevice, plan: SizedPlan, j: int, ptr: int) -> bytes:
+        """Map j's descriptor on the buffer at ptr (checked as make_plan
+        checks it; encoded through the kernel's descriptor cache)."""
+        mc = plan.at_map(j, ptr)
+        with _drv.driver().current(st.ctx):
+            # cuTensorMapEncodeTiled needs a current context too (without
+            # one it fails with CUDA_ERROR_INVALID_CONTEXT on the H200's
+            # driver).
+            d = self._descriptor(st.ordinal, mc.args)
+        if len(d) != tensormap.TENSOR_MAP_SIZE:
+            raise ValueError("%s: descriptor of %s: %d bytes, want %d" % (self.name, mc.param, len(d), tensormap.TENSOR_MAP_SIZE))
+        return d
 
     def launch(self, tensors: Mapping[str, Any], sizes: Optional[Mapping[str, int]] = None, stream: Any = None) -> None:
         """Launches on torch tensors, by the manifest's buffer names.

@@ -1,10 +1,9 @@
 """SwiGLUMLP: the usual down(silu(gate(x)) * up(x)) block on swigen's kernels (needs torch).
 
 Forward: fwd_gateup (training: de stored) then the down projection (+
-residual): torch's matmul by default (down="torch"; with the residual one
-addmm), swigen's fwd_down with down="swigen". On the H200 cuBLAS's GEMM
-is the faster down projection at every shape measured (the whole training
-step 1-10% faster than with fwd_down: docs/PERFORMANCE.md#pytorch), and
+residual): swigen's fwd_down by default, torch's matmul (cuBLAS; one
+addmm with the residual) with down="torch". On the H200 the two GEMMs
+take the same GPU time at every shape measured (docs/PERFORMANCE.md#pytorch):
 the down projection has no elementwise work to fuse.
 Backward: bwd_dswiglu with StoreOut (out recomputed for dW_down), then
 torch matmuls: dx = grad_de @ W, dW = grad_de^T @ x, dW_down = dy^T @ out.
@@ -26,8 +25,8 @@ from . import opspec
 __all__ = ["SwiGLUMLP", "swiglu_mlp", "convert_gate_up", "convert_state_dict", "bwd_takes_w_down_kn",
            "fwd_down_reads_w_down_ik", "DOWN_PATHS"]
 
-DOWN_PATHS = ("torch", "swigen")
-"""What computes the down projection: torch's matmul (cuBLAS) or swigen's fwd_down."""
+DOWN_PATHS = ("swigen", "torch")
+"""What computes the down projection: swigen's fwd_down or torch's matmul (cuBLAS)."""
 
 
 def convert_gate_up(gate_weight: Tensor, up_weight: Tensor) -> Tensor:
@@ -119,7 +118,7 @@ class _SwiGLUFunction(torch.autograd.Function):
 
 
 def swiglu_mlp(x: Tensor, W: Tensor, W_down: Tensor, residual: Optional[Tensor] = None, *,
-               down: str = "torch") -> Tensor:
+               down: str = "swigen") -> Tensor:
     """y = (up(x) * silu(gate(x))) @ W_down^T (+ residual), x [..., K],
     W [2I, K] = [up ; gate], W_down [K, I]; differentiable in x, W, W_down
     and residual. down picks the down projection's GEMM (DOWN_PATHS)."""
@@ -142,11 +141,11 @@ class SwiGLUMLP(nn.Module):
     hidden K, intermediate I; W [2I, K] holds [up ; gate] (load a checkpoint
     with load_gate_up or convert_state_dict), W_down [K, I]. K and I must
     be multiples of 8 (TMA); bf16 or fp16 as the registered kernels. down:
-    the down projection's GEMM, "torch" (cuBLAS, the default) or "swigen".
+    the down projection's GEMM, "swigen" (fwd_down, the default) or "torch".
     """
 
     def __init__(self, hidden: int, intermediate: int, *, device: Any = None, dtype: Any = torch.bfloat16,
-                 down: str = "torch") -> None:
+                 down: str = "swigen") -> None:
         super().__init__()
         if down not in DOWN_PATHS:
             raise ValueError("SwiGLUMLP: down=%r: want one of %s" % (down, ", ".join(DOWN_PATHS)))

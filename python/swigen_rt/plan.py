@@ -82,21 +82,23 @@ class SizedPlan:
 
     def at(self, buffers: Mapping[str, int]) -> Plan:
         """The plan on buffers (device addresses by manifest name)."""
-        calls = []
-        for c in self.maps:
-            ptr = buffers.get(c.buffer, 0)
-            if not ptr:
-                raise ValueError("%s: buffer %s is 0, but parameter %s maps it" % (self.kernel, c.buffer, c.param))
-            a = c.args
-            align = tensormap.address_alignment(a)
-            if ptr % align != 0:
-                raise tensormap.TensorMapError('%s: cu: invalid tensor map "%s": global address %#x is not %d-byte aligned'
-                                               % (self.kernel, c.buffer, ptr, align))
-            ea = tensormap.EncodeArgs(dtype=a.dtype, rank=a.rank, global_address=ptr, dims=a.dims, strides=a.strides,
-                                      box=a.box, elem_strides=a.elem_strides, interleave=a.interleave,
-                                      swizzle=a.swizzle, l2_promotion=a.l2_promotion, oob_fill=a.oob_fill)
-            calls.append(MapCall(index=c.index, param=c.param, buffer=c.buffer, args=ea))
-        return Plan(kernel=self.kernel, launch=self.launch, maps=tuple(calls), params=self.params, offsets=self.offsets)
+        calls = tuple(self.at_map(j, buffers.get(c.buffer, 0)) for j, c in enumerate(self.maps))
+        return Plan(kernel=self.kernel, launch=self.launch, maps=calls, params=self.params, offsets=self.offsets)
+
+    def at_map(self, j: int, ptr: int) -> MapCall:
+        """Map j's encode on its buffer at address ptr."""
+        c = self.maps[j]
+        if not ptr:
+            raise ValueError("%s: buffer %s is 0, but parameter %s maps it" % (self.kernel, c.buffer, c.param))
+        a = c.args
+        align = tensormap.address_alignment(a)
+        if ptr % align != 0:
+            raise tensormap.TensorMapError('%s: cu: invalid tensor map "%s": global address %#x is not %d-byte aligned'
+                                           % (self.kernel, c.buffer, ptr, align))
+        ea = tensormap.EncodeArgs(dtype=a.dtype, rank=a.rank, global_address=ptr, dims=a.dims, strides=a.strides,
+                                  box=a.box, elem_strides=a.elem_strides, interleave=a.interleave,
+                                  swizzle=a.swizzle, l2_promotion=a.l2_promotion, oob_fill=a.oob_fill)
+        return MapCall(index=c.index, param=c.param, buffer=c.buffer, args=ea)
 
 
 def plan_sizes(m: Manifest, sizes: Mapping[str, int], device: Device) -> SizedPlan:
