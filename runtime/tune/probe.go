@@ -69,13 +69,10 @@ func (g *GPU) describe(dev cu.Device, name string, major, minor int) error {
 		return err
 	}
 	g.Name, g.CC = name, fmt.Sprintf("sm_%d%d", major, minor)
-	switch major {
-	case 9:
-		g.Arch = tiling.ArchSM90a
-	case 10:
-		g.Arch = tiling.ArchSM100a
-	default:
+	arch, ok := tiling.ArchForCC(major, minor)
+	if !ok {
 		return fmt.Errorf("tune: %s has compute capability %d.%d: swigen kernels need 9.0 (sm_90a) or 10.0 (sm_100a)", name, major, minor)
 	}
+	g.Arch = arch
 	return nil
 }
