@@ -14,10 +14,11 @@ import (
 	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/pick"
 )
 
 type benchOptions struct {
-	Select  configSelect
+	Select  pick.Request
 	Shapes  []string
 	Reps    int
 	Warmup  time.Duration
@@ -37,9 +38,6 @@ type benchOptions struct {
 	// that shape (tiling.Heuristic depends on the shape: tile width,
 	// tile order and L2 policy follow M, I and W_down's size).
 	HeuristicPerShape bool
-	// Tuned is a results DB (swigen tune --db): each shape runs its
-	// winner there instead of the heuristic's config, where it has one.
-	Tuned string
 	// Path is --path: auto (the dispatch plan decides), fused or
 	// unfused; the report's plan line and the suite's plan speedups
 	// follow it.
@@ -47,7 +45,7 @@ type benchOptions struct {
 	path tiling.Path
 }
 
-// benchJobs pairs configs with shapes (pick.Fixed.Jobs): every selected
+// benchJobs pairs configs with shapes (pick.Request.Jobs): every selected
 // config with every shape, or, for the default selection with
 // HeuristicPerShape, each shape with the heuristic's config for it, or
 // --tuned's winner (shapes that share a config share its build).
@@ -56,7 +54,9 @@ func benchJobs(o *benchOptions, arch tiling.Arch, shapes []tiling.Shape) ([]benc
 		return nil, err
 	}
 	fixed := o.fixedSelection()
-	pj, err := o.Select.Jobs("bench", arch, shapes, fixed, o.Tuned, tunedConfig)
+	sel := o.Select
+	sel.TunedConfig = tunedConfig
+	pj, err := sel.Jobs("bench", arch, shapes, fixed)
 	if err != nil {
 		return nil, selectionErr(err)
 	}
@@ -112,20 +112,20 @@ func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra
 	f.StringVar(&o.Probe, "probe", "", "build each kernel with this probe: "+strings.Join(gen.ProbeNames(), ", ")+" (trace prints per-tile timings)")
 	f.BoolVar(&o.Suite, "suite", false, "time every shape of the model-shape suite (public model MLPs, M 128 to 32768) and print the speedups' min and geomean")
 	cmd.MarkFlagsMutuallyExclusive("suite", "shape")
-	f.StringVar(&o.Tuned, "tuned", "", "results DB of swigen tune: each shape runs its tuned winner (the heuristic's config where the DB has none)")
+	f.StringVar(&o.Select.Tuned, "tuned", "", "results DB of swigen tune: each shape runs its tuned winner (the heuristic's config where the DB has none)")
 	f.StringVar(&o.Model, "model", "", "print a roofline projection for a GPU model ("+strings.Join(perfmodel.Names(), ", ")+") instead of measuring, on b200 with a per-tile pipeline projection of each shape's sm_100a config; needs no GPU")
 	f.StringVar(&o.Path, "path", "auto", "dispatch path whose time the plan line and the suite's plan speedups report: auto (the dispatch plan decides), fused, or unfused (swigen gemm + elementwise); both are always timed")
-	f.BoolVar(&o.Select.StoreOut, "store-out", false, "without --name: the heuristic's StoreOut config (bench gateup: training, de stored as well; bench bwd: out recomputed and stored)")
+	f.BoolVar(&o.Select.HeuristicStoreOut, "store-out", false, "without --name: the heuristic's StoreOut config (bench gateup: training, de stored as well; bench bwd: out recomputed and stored)")
 	return cmd
 }
 
 // setKind applies the positional kind and --kernel (bench.ParseKind).
 func (o *benchOptions) setKind(args []string, kernelSet bool) error {
-	k, err := bench.ParseKind(args, o.Select.Kernel, kernelSet)
+	k, err := bench.ParseKind(args, o.Select.Kernel(), kernelSet)
 	if err != nil {
 		return usageError(err)
 	}
-	o.Select.Kernel = string(k)
+	o.Select.Kernels = []string{string(k)}
 	return nil
 }
 
@@ -184,7 +184,7 @@ func (o *benchOptions) fixedSelection() bool {
 
 // checkTuned rejects --tuned with a fixed selection: both pick the configs.
 func (o *benchOptions) checkTuned() error {
-	if o.Tuned != "" && o.fixedSelection() {
+	if o.Select.Tuned != "" && o.fixedSelection() {
 		return usageError(errors.New("bench: --tuned picks each shape's config; it cannot be combined with --name, --catalog, --space or --heuristic-shape"))
 	}
 	return nil
@@ -192,7 +192,7 @@ func (o *benchOptions) checkTuned() error {
 
 // checkKind rejects a config of another kind than the command times.
 func (o *benchOptions) checkKind(c tiling.Config) error {
-	if err := bench.CheckKind(tiling.Kernel(o.Select.Kernel), c); err != nil {
+	if err := bench.CheckKind(tiling.Kernel(o.Select.Kernel()), c); err != nil {
 		return usageError(err)
 	}
 	return nil

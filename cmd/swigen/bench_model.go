@@ -30,8 +30,8 @@ func runModel(e *env, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.Select.Kernel != string(tiling.KernelBwdDSwiGLU) {
-		return usageError(fmt.Errorf("bench %s --model %s: the datasheet model projects bwd_dswiglu only (bench bwd --model)", bench.KindArg(tiling.Kernel(o.Select.Kernel)), o.Model))
+	if o.Select.Kernel() != string(tiling.KernelBwdDSwiGLU) {
+		return usageError(fmt.Errorf("bench %s --model %s: the datasheet model projects bwd_dswiglu only (bench bwd --model)", bench.KindArg(tiling.Kernel(o.Select.Kernel())), o.Model))
 	}
 	if o.Probe != "" {
 		return usageError(fmt.Errorf("bench --probe %s with --model %s: a projection runs no kernel to probe", o.Probe, o.Model))

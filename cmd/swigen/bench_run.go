@@ -40,7 +40,7 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 			fmt.Fprintln(e.stderr, n)
 		}
 	}
-	gateup := o.Select.Kernel == string(tiling.KernelFwdGateUp)
+	gateup := o.Select.Kernel() == string(tiling.KernelFwdGateUp)
 	base, release, err := s.baselines(!gateup) // bwd: the dSwiGLU elementwise kernel
 	if err != nil {
 		return err

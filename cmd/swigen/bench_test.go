@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/pick"
 )
 
 func TestBenchModelProjection(t *testing.T) {
@@ -62,7 +63,7 @@ func TestGemmShapes(t *testing.T) {
 func TestBenchJobs(t *testing.T) {
 	s1 := tiling.Shape{M: 16384, K: 768, I: 4608}
 	large := tiling.Shape{M: 8192, K: 4096, I: 14336}
-	sel := configSelect{Kernel: "bwd_dswiglu", DType: "bf16", Shape: seedShape}
+	sel := pick.Request{Kernels: []string{"bwd_dswiglu"}, DType: "bf16", Shape: seedShape}
 	type job struct {
 		Config string
 		Shapes []tiling.Shape
@@ -79,7 +80,7 @@ func TestBenchJobs(t *testing.T) {
 			[]job{{pp, []tiling.Shape{s1, s1}}, {lg, []tiling.Shape{large}}}},
 		{"--heuristic-shape: one config", benchOptions{Select: sel}, []tiling.Shape{s1, large},
 			[]job{{pp, []tiling.Shape{s1, large}}}},
-		{"names: every shape", benchOptions{Select: configSelect{Kernel: "bwd_dswiglu", DType: "bf16", Names: []string{lg, pp}}, HeuristicPerShape: true},
+		{"names: every shape", benchOptions{Select: pick.Request{Kernels: []string{"bwd_dswiglu"}, DType: "bf16", Names: []string{lg, pp}}, HeuristicPerShape: true},
 			[]tiling.Shape{s1, large}, []job{{lg, []tiling.Shape{s1, large}}, {pp, []tiling.Shape{s1, large}}}},
 	}
 	for _, tt := range tests {
@@ -118,9 +119,9 @@ func TestBenchKind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := benchOptions{Select: configSelect{Kernel: "bwd_dswiglu"}}
+			o := benchOptions{Select: pick.Request{Kernels: []string{"bwd_dswiglu"}}}
 			if tt.kernel != "" {
-				o.Select.Kernel = tt.kernel
+				o.Select.Kernels = []string{tt.kernel}
 			}
 			err := o.setKind(tt.args, tt.kernel != "")
 			if tt.wantErr != "" {
@@ -129,8 +130,8 @@ func TestBenchKind(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || o.Select.Kernel != tt.want {
-				t.Errorf("setKind(%v, --kernel %q): kernel %q, err %v; want %q", tt.args, tt.kernel, o.Select.Kernel, err, tt.want)
+			if err != nil || o.Select.Kernel() != tt.want {
+				t.Errorf("setKind(%v, --kernel %q): kernel %q, err %v; want %q", tt.args, tt.kernel, o.Select.Kernel(), err, tt.want)
 			}
 		})
 	}
@@ -138,7 +139,7 @@ func TestBenchKind(t *testing.T) {
 
 func TestBenchJobsGateUp(t *testing.T) {
 	s1 := tiling.Shape{M: 16384, K: 768, I: 4608}
-	sel := configSelect{Kernel: "fwd_gateup", DType: "bf16", Shape: seedShape}
+	sel := pick.Request{Kernels: []string{"fwd_gateup"}, DType: "bf16", Shape: seedShape}
 	for _, tt := range []struct {
 		storeOut bool
 		want     string
@@ -148,7 +149,7 @@ func TestBenchJobsGateUp(t *testing.T) {
 		{true, "fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out"},
 	} {
 		o := benchOptions{Select: sel, HeuristicPerShape: true}
-		o.Select.StoreOut = tt.storeOut
+		o.Select.HeuristicStoreOut = tt.storeOut
 		jobs, err := benchJobs(&o, tiling.ArchSM90a, []tiling.Shape{s1})
 		if err != nil {
 			t.Fatal(err)
@@ -169,7 +170,7 @@ func TestBenchJobsGateUp(t *testing.T) {
 // exclusive with --shape; the summary gives min and geomean.
 func TestBenchSuite(t *testing.T) {
 	t.Parallel()
-	o := &benchOptions{Select: configSelect{Kernel: "bwd_dswiglu", DType: "bf16", Shape: seedShape}, Shapes: []string{seedShape}, Suite: true, Reps: 40}
+	o := &benchOptions{Select: pick.Request{Kernels: []string{"bwd_dswiglu"}, DType: "bf16", Shape: seedShape}, Shapes: []string{seedShape}, Suite: true, Reps: 40}
 	shapes, err := o.validate()
 	if err != nil {
 		t.Fatal(err)

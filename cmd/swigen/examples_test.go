@@ -50,7 +50,7 @@ func validatingRoot(t *testing.T) *cobra.Command {
 			if _, err := o.validate(); err != nil {
 				return err
 			}
-			return anyArch(func(a tiling.Arch) error { _, err := o.Select.Resolve(a); return selectionErr(err) })
+			return anyArch(func(a tiling.Arch) error { _, err := o.Select.ConfigsOn(a); return selectionErr(err) })
 		}),
 		"bench": newBenchCmd(e, func(_ context.Context, o *benchOptions) error {
 			shapes, err := o.validate()

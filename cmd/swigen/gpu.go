@@ -107,11 +107,6 @@ func (s *gpuSession) describe(w io.Writer) {
 	fmt.Fprintf(w, "GPU: %s (sm_%d%d), driver %d, nvcc %s\n", s.name, s.ccMajor, s.ccMinor, s.driver, s.tc.Version)
 }
 
-// configSelect is the config selection flags shared by verify and
-// bench (pick.Fixed: explicit procedural names, the catalog, the whole
-// space, or the heuristic for the shape).
-type configSelect = pick.Fixed
-
 func parseShapes(vals []string) ([]tiling.Shape, error) {
 	var out []tiling.Shape
 	for _, v := range vals {
@@ -136,7 +131,7 @@ func compileCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, buildTimeout)
 }
 
-// selectionErr is err of a pick.Fixed selection with its bad input as a
+// selectionErr is err of a pick.Request selection with its bad input as a
 // usage error (exit 2).
 func selectionErr(err error) error {
 	if u := (*pick.UsageError)(nil); errors.As(err, &u) {

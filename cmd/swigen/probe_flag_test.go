@@ -5,17 +5,18 @@ import (
 	"testing"
 
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/pick"
 )
 
 // TestProbeFlag: an unknown --probe is a usage error before any GPU is
 // opened, and a probe that cannot instrument a selected config is one too.
 func TestProbeFlag(t *testing.T) {
 	t.Parallel()
-	v := &verifyOptions{Select: configSelect{Kernel: "bwd_dswiglu", DType: "bf16", Shape: seedShape}, Tol: 1, Timeout: 1, Probe: "nosuch"}
+	v := &verifyOptions{Select: pick.Request{Kernels: []string{"bwd_dswiglu"}, DType: "bf16", Shape: seedShape}, Tol: 1, Timeout: 1, Probe: "nosuch"}
 	if _, err := v.validate(); err == nil || exitCode(err) != exitUsage || !strings.Contains(err.Error(), "want one of hang, nomma, noepi, trace") {
 		t.Errorf("verify --probe nosuch: %v (exit %d), want a usage error listing the probes", err, exitCode(err))
 	}
-	b := &benchOptions{Select: configSelect{Kernel: "bwd_dswiglu", DType: "bf16", Shape: seedShape}, Shapes: []string{"128,64,128"}, Probe: "nosuch"}
+	b := &benchOptions{Select: pick.Request{Kernels: []string{"bwd_dswiglu"}, DType: "bf16", Shape: seedShape}, Shapes: []string{"128,64,128"}, Probe: "nosuch"}
 	if _, err := b.validate(); err == nil || exitCode(err) != exitUsage {
 		t.Errorf("bench --probe nosuch: %v (exit %d), want a usage error", err, exitCode(err))
 	}

@@ -14,10 +14,11 @@ import (
 	"github.com/swigen/swigen/runtime/check"
 	"github.com/swigen/swigen/runtime/ref"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/pick"
 )
 
 type verifyOptions struct {
-	Select  configSelect
+	Select  pick.Request
 	Shapes  []string
 	Seed    seedFlag
 	Tol     float64
@@ -63,15 +64,24 @@ func newVerifyCmd(e *env, runF func(context.Context, *verifyOptions) error) *cob
 	return cmd
 }
 
-func addSelectFlags(cmd *cobra.Command, s *configSelect) {
+func addSelectFlags(cmd *cobra.Command, s *pick.Request) {
 	f := cmd.Flags()
 	f.StringSliceVar(&s.Names, "name", nil, "configs by procedural name (repeatable; see swigen list)")
 	f.BoolVar(&s.Catalog, "catalog", false, "every catalog config of the GPU's arch")
 	f.BoolVar(&s.Space, "space", false, "every config of the tuning space of the GPU's arch")
-	f.StringVar(&s.Kernel, "kernel", string(tiling.KernelBwdDSwiGLU), "kernel kind")
+	s.Kernels = []string{string(tiling.KernelBwdDSwiGLU)}
+	f.Var(oneKernel{&s.Kernels}, "kernel", "kernel kind")
 	f.StringVar(&s.DType, "dtype", string(tiling.BF16), "operand type (for --space and the heuristic)")
 	f.StringVar(&s.Shape, "heuristic-shape", seedShape, "shape M,K,I the heuristic config is picked for")
 }
+
+// oneKernel is verify's and bench's --kernel: one kind, a plain string
+// flag, kept as the selection's only Kernels word.
+type oneKernel struct{ ks *[]string }
+
+func (k oneKernel) String() string     { return strings.Join(*k.ks, ",") }
+func (k oneKernel) Set(v string) error { *k.ks = []string{v}; return nil }
+func (k oneKernel) Type() string       { return "string" }
 
 // validate checks every flag that needs no GPU and returns the shapes to
 // check (the built-in ragged list when none is given).
@@ -98,8 +108,8 @@ func (o *verifyOptions) validate() ([]tiling.Shape, error) {
 	if !o.paths.fused && o.Probe != "" {
 		return nil, usageError(fmt.Errorf("verify: --path unfused with --probe %s: probes instrument the fused kernel", o.Probe))
 	}
-	if !o.paths.fused && len(o.Select.Names) == 0 && !tiling.HasUnfused(tiling.Kernel(o.Select.Kernel)) {
-		return nil, usageError(fmt.Errorf("verify: --path unfused: %s has no unfused path (only %s and %s)", o.Select.Kernel, tiling.KernelBwdDSwiGLU, tiling.KernelFwdGateUp))
+	if !o.paths.fused && len(o.Select.Names) == 0 && !tiling.HasUnfused(tiling.Kernel(o.Select.Kernel())) {
+		return nil, usageError(fmt.Errorf("verify: --path unfused: %s has no unfused path (only %s and %s)", o.Select.Kernel(), tiling.KernelBwdDSwiGLU, tiling.KernelFwdGateUp))
 	}
 	if len(shapes) == 0 {
 		shapes = check.RaggedShapes()
@@ -117,7 +127,7 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 		return err
 	}
 	defer s.close()
-	cfgs, err := o.Select.Resolve(s.arch)
+	cfgs, err := o.Select.ConfigsOn(s.arch)
 	if err != nil {
 		return selectionErr(err)
 	}

@@ -14,15 +14,15 @@ type Job struct {
 	Notes  []string
 }
 
-// Jobs pairs the selection's configs with shapes on arch: with fixed
-// (names, the catalog, the space or a heuristic shape given) every
-// config of Resolve with every shape; otherwise each shape with the
-// heuristic's config for it, or with tunedPath (a results DB) its winner
-// there through tuned. Shapes that share a config share its job.
-// tuned's errors are UsageErrors prefixed with cmd.
-func (c *Fixed) Jobs(cmd string, arch tiling.Arch, shapes []tiling.Shape, fixed bool, tunedPath string, tuned TunedFunc) ([]Job, error) {
+// Jobs pairs a one-kernel selection's configs with shapes on arch: with
+// fixed (names, the catalog, the space or a heuristic shape given) every
+// config of ConfigsOn with every shape; otherwise each shape with the
+// heuristic's config for it, or with Tuned (a results DB) its winner
+// there through TunedConfig. Shapes that share a config share its job.
+// TunedConfig's errors are UsageErrors prefixed with cmd.
+func (o *Request) Jobs(cmd string, arch tiling.Arch, shapes []tiling.Shape, fixed bool) ([]Job, error) {
 	if fixed {
-		cfgs, err := c.Resolve(arch)
+		cfgs, err := o.ConfigsOn(arch)
 		if err != nil {
 			return nil, err
 		}
@@ -35,7 +35,7 @@ func (c *Fixed) Jobs(cmd string, arch tiling.Arch, shapes []tiling.Shape, fixed 
 	var jobs []Job
 	idx := map[string]int{}
 	for _, sh := range shapes {
-		cfg, note, err := c.perShape(cmd, arch, sh, tunedPath, tuned)
+		cfg, note, err := o.perShape(cmd, arch, sh)
 		if err != nil {
 			return nil, err
 		}
@@ -54,23 +54,23 @@ func (c *Fixed) Jobs(cmd string, arch tiling.Arch, shapes []tiling.Shape, fixed 
 }
 
 // perShape is the config of shape sh: the heuristic's there (with its
-// reason as the note) or, with tunedPath, tuned's choice and note.
-func (c *Fixed) perShape(cmd string, arch tiling.Arch, sh tiling.Shape, tunedPath string, tuned TunedFunc) (tiling.Config, string, error) {
-	one := *c
+// reason as the note) or, with Tuned, TunedConfig's choice and note.
+func (o *Request) perShape(cmd string, arch tiling.Arch, sh tiling.Shape) (tiling.Config, string, error) {
+	one := *o
 	one.Shape = sh.String()
-	cfgs, err := one.Resolve(arch)
+	cfgs, err := one.ConfigsOn(arch)
 	if err != nil {
 		return tiling.Config{}, "", err
 	}
 	cfg := cfgs[0]
-	if tunedPath != "" {
-		t, note, err := tuned(tunedPath, cfg, sh, c.StoreOut)
+	if o.Tuned != "" {
+		t, note, err := o.TunedConfig(o.Tuned, cfg, sh, o.StoreOut())
 		if err != nil {
 			return tiling.Config{}, "", usage(fmt.Errorf("%s: %w", cmd, err))
 		}
 		return t, note, nil
 	}
-	if _, why, err := tiling.HeuristicWhy(cfg.Kernel, arch, cfg.DType, sh, c.StoreOut); err == nil {
+	if _, why, err := tiling.HeuristicWhy(cfg.Kernel, arch, cfg.DType, sh, o.StoreOut()); err == nil {
 		return cfg, fmt.Sprintf("heuristic: %s %s at %d,%d,%d: %s (%s)", cfg.Kernel, arch, sh.M, sh.K, sh.I, cfg.Name(), why), nil
 	}
 	return cfg, "", nil

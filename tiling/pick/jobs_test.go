@@ -18,7 +18,7 @@ func TestJobs(t *testing.T) {
 	t.Parallel()
 	s1 := tiling.Shape{M: 16384, K: 768, I: 4608}
 	large := tiling.Shape{M: 8192, K: 4096, I: 14336}
-	sel := Fixed{Kernel: "bwd_dswiglu", DType: "bf16", Shape: "16384,768,4608"}
+	sel := Request{Kernels: []string{"bwd_dswiglu"}, DType: "bf16", Shape: "16384,768,4608"}
 	type job struct {
 		Config string
 		Shapes []tiling.Shape
@@ -33,11 +33,11 @@ func TestJobs(t *testing.T) {
 	}
 	pp := "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k"
 	lg := "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong"
-	js, err := sel.Jobs("bench", tiling.ArchSM90a, []tiling.Shape{s1, large, s1}, false, "", nil)
+	js, err := sel.Jobs("bench", tiling.ArchSM90a, []tiling.Shape{s1, large, s1}, false)
 	if d := cmp.Diff([]job{{pp, []tiling.Shape{s1, s1}, 2}, {lg, []tiling.Shape{large}, 1}}, flat(js)); err != nil || d != "" {
 		t.Errorf("per shape: %v (-want +got):\n%s", err, d)
 	}
-	js, err = sel.Jobs("bench", tiling.ArchSM90a, []tiling.Shape{s1, large}, true, "", nil)
+	js, err = sel.Jobs("bench", tiling.ArchSM90a, []tiling.Shape{s1, large}, true)
 	if d := cmp.Diff([]job{{pp, []tiling.Shape{s1, large}, 0}}, flat(js)); err != nil || d != "" {
 		t.Errorf("fixed: %v (-want +got):\n%s", err, d)
 	}
@@ -48,11 +48,14 @@ func TestJobs(t *testing.T) {
 		}
 		return want, "tuned: " + path, nil
 	}
-	js, err = sel.Jobs("bench", tiling.ArchSM90a, []tiling.Shape{s1}, false, "db.json", tuned)
+	sel.TunedConfig = tuned
+	sel.Tuned = "db.json"
+	js, err = sel.Jobs("bench", tiling.ArchSM90a, []tiling.Shape{s1}, false)
 	if d := cmp.Diff([]job{{lg, []tiling.Shape{s1}, 1}}, flat(js)); err != nil || d != "" {
 		t.Errorf("tuned: %v (-want +got):\n%s", err, d)
 	}
-	_, err = sel.Jobs("bench", tiling.ArchSM90a, []tiling.Shape{s1}, false, "bad.json", tuned)
+	sel.Tuned = "bad.json"
+	_, err = sel.Jobs("bench", tiling.ArchSM90a, []tiling.Shape{s1}, false)
 	if u := (*UsageError)(nil); !errors.As(err, &u) || !strings.HasPrefix(err.Error(), "bench: --tuned bad.json") {
 		t.Errorf("tuned failure: %v, want a UsageError \"bench: --tuned bad.json...\"", err)
 	}

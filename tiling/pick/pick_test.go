@@ -8,12 +8,12 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-// TestFixedResolve: names, the catalog and the space of the GPU's arch,
+// TestConfigsOn: names, the catalog and the space of the GPU's arch,
 // or the heuristic's config when none is asked for; bad words and a
 // config of another arch are UsageErrors.
-func TestFixedResolve(t *testing.T) {
+func TestConfigsOn(t *testing.T) {
 	t.Parallel()
-	base := Fixed{Kernel: "bwd_dswiglu", DType: "bf16", Shape: "16384,768,4608"}
+	base := Request{Kernels: []string{"bwd_dswiglu"}, DType: "bf16", Shape: "16384,768,4608"}
 	h, err := tiling.Heuristic(tiling.KernelBwdDSwiGLU, tiling.ArchSM90a, tiling.BF16, tiling.Shape{M: 16384, K: 768, I: 4608})
 	if err != nil {
 		t.Fatal(err)
@@ -24,21 +24,21 @@ func TestFixedResolve(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		name      string
-		edit      func(*Fixed)
+		edit      func(*Request)
 		wantN     int // 0: only check the first is the heuristic's
 		wantUsage string
 	}{
-		{"heuristic", func(*Fixed) {}, 1, ""},
-		{"name", func(f *Fixed) { f.Names = []string{h.Name()} }, 1, ""},
-		{"catalog", func(f *Fixed) { f.Catalog = true }, len(FilterConfigs(tiling.Catalog(), []tiling.Kernel{tiling.KernelBwdDSwiGLU}, []tiling.Arch{tiling.ArchSM90a}, nil)), ""},
-		{"space", func(f *Fixed) { f.Space = true }, len(tiling.Space(tiling.KernelBwdDSwiGLU, tiling.ArchSM90a, tiling.BF16)), ""},
-		{"other arch", func(f *Fixed) { f.Names = []string{sm100.Name()} }, 0, "but this GPU runs sm_90a kernels"},
-		{"bad kernel", func(f *Fixed) { f.Kernel = "nope" }, 0, "nope"},
-		{"bad shape", func(f *Fixed) { f.Shape = "1,2" }, 0, "1,2"},
+		{"heuristic", func(*Request) {}, 1, ""},
+		{"name", func(f *Request) { f.Names = []string{h.Name()} }, 1, ""},
+		{"catalog", func(f *Request) { f.Catalog = true }, len(FilterConfigs(tiling.Catalog(), []tiling.Kernel{tiling.KernelBwdDSwiGLU}, []tiling.Arch{tiling.ArchSM90a}, nil)), ""},
+		{"space", func(f *Request) { f.Space = true }, len(tiling.Space(tiling.KernelBwdDSwiGLU, tiling.ArchSM90a, tiling.BF16)), ""},
+		{"other arch", func(f *Request) { f.Names = []string{sm100.Name()} }, 0, "but this GPU runs sm_90a kernels"},
+		{"bad kernel", func(f *Request) { f.Kernels = []string{"nope"} }, 0, "nope"},
+		{"bad shape", func(f *Request) { f.Shape = "1,2" }, 0, "1,2"},
 	} {
 		f := base
 		tt.edit(&f)
-		cfgs, err := f.Resolve(tiling.ArchSM90a)
+		cfgs, err := f.ConfigsOn(tiling.ArchSM90a)
 		if tt.wantUsage != "" {
 			if u := (*UsageError)(nil); !errors.As(err, &u) || !strings.Contains(err.Error(), tt.wantUsage) {
 				t.Errorf("%s: error %v, want a UsageError containing %q", tt.name, err, tt.wantUsage)
@@ -54,25 +54,25 @@ func TestFixedResolve(t *testing.T) {
 	}
 }
 
-// TestFixedCheck: every word is checked before a GPU; each error is a
+// TestCheck: every word is checked before a GPU; each error is a
 // UsageError naming the value.
-func TestFixedCheck(t *testing.T) {
+func TestCheck(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		f    Fixed
+		r    Request
 		want string
 	}{
-		{Fixed{Kernel: "x", DType: "bf16", Shape: "128,64,128"}, "x"},
-		{Fixed{Kernel: "gemm", DType: "fp8", Shape: "128,64,128"}, "fp8"},
-		{Fixed{Kernel: "gemm", DType: "bf16", Shape: "1"}, "--heuristic-shape"},
-		{Fixed{Kernel: "gemm", DType: "bf16", Shape: "128,64,128", Names: []string{"bogus"}}, "bogus"},
+		{Request{Kernels: []string{"x"}, DType: "bf16", Shape: "128,64,128"}, "x"},
+		{Request{Kernels: []string{"gemm"}, DType: "fp8", Shape: "128,64,128"}, "fp8"},
+		{Request{Kernels: []string{"gemm"}, DType: "bf16", Shape: "1"}, "--heuristic-shape"},
+		{Request{Kernels: []string{"gemm"}, DType: "bf16", Shape: "128,64,128", Names: []string{"bogus"}}, "bogus"},
 	} {
-		err := tt.f.Check()
+		err := tt.r.Check()
 		if u := (*UsageError)(nil); !errors.As(err, &u) || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%+v: error %v, want a UsageError containing %q", tt.f, err, tt.want)
+			t.Errorf("%+v: error %v, want a UsageError containing %q", tt.r, err, tt.want)
 		}
 	}
-	if err := (&Fixed{Kernel: "gemm", DType: "bf16", Shape: "128,64,128"}).Check(); err != nil {
+	if err := (&Request{Kernels: []string{"gemm"}, DType: "bf16", Shape: "128,64,128"}).Check(); err != nil {
 		t.Errorf("good selection: %v", err)
 	}
 }
