@@ -94,8 +94,8 @@ func (o *benchGemmOptions) validate() (shapes [][3]int, d tiling.DType, named []
 		if c.Kernel != tiling.KernelGEMM {
 			return nil, "", nil, usageError(fmt.Errorf("bench gemm: --name %s: a %s config, not a gemm one", n, c.Kernel))
 		}
-		if err := c.Validate(); err != nil {
-			return nil, "", nil, usageError(fmt.Errorf("bench gemm: --name %s: invalid config:\n%w", n, err))
+		if _, err := tiling.Check(c); err != nil {
+			return nil, "", nil, usageError(fmt.Errorf("bench gemm: --name: %w", err))
 		}
 		named = append(named, c)
 	}

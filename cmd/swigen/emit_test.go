@@ -226,7 +226,7 @@ func TestEmitInvalidConfig(t *testing.T) {
 	}
 	// Both archs' configs are reported, each with every broken field.
 	for _, a := range []string{"sm90a", "sm100a"} {
-		if !strings.Contains(errOut, "invalid config bwd_dswiglu_"+a+"_bf16_m100n100k10_s50") {
+		if !strings.Contains(errOut, "config bwd_dswiglu_"+a+"_bf16_m100n100k10_s50") {
 			t.Errorf("stderr does not name the %s config:\n%s", a, errOut)
 		}
 	}

@@ -49,12 +49,8 @@ func openGPU(nvcc string, ordinal int) (*gpuSession, error) {
 	if s.ccMajor, s.ccMinor, err = dev.ComputeCapability(); err != nil {
 		return nil, err
 	}
-	switch s.ccMajor {
-	case 9:
-		s.arch = tiling.ArchSM90a
-	case 10:
-		s.arch = tiling.ArchSM100a
-	default:
+	var ok bool
+	if s.arch, ok = tiling.ArchForCC(s.ccMajor, s.ccMinor); !ok {
 		return nil, fmt.Errorf("open GPU: %s has compute capability %d.%d: swigen kernels need 9.0 (sm_90a) or 10.0 (sm_100a)", s.name, s.ccMajor, s.ccMinor)
 	}
 	if s.tc, err = toolchain.Find(toolchain.FindOptions{NVCC: nvcc}); err != nil {

@@ -109,18 +109,13 @@ func checkOutDir(dir string) error {
 	return nil
 }
 
-// Validate checks every config and reports all problems of all configs.
+// Validate checks every config at tiling's boundary (tiling.Check) and
+// reports the problems of all of them, each naming its config once.
 func Validate(cfgs []tiling.Config) error {
 	var errs []error
 	for _, c := range cfgs {
-		var ve *tiling.ValidationError
-		err := c.Validate()
-		switch {
-		case err == nil:
-		case errors.As(err, &ve):
-			errs = append(errs, fmt.Errorf("invalid config %s:\n  %s", c.Name(), strings.ReplaceAll(ve.Error(), "\n", "\n  ")))
-		default:
-			errs = append(errs, fmt.Errorf("invalid config %s: %w", c.Name(), err))
+		if _, err := tiling.Check(c); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)

@@ -111,7 +111,7 @@ func TestDiffNoIndex(t *testing.T) {
 func TestValidate(t *testing.T) {
 	t.Parallel()
 	bad := tiling.Config{Kernel: tiling.KernelBwdDSwiGLU, Arch: tiling.ArchSM90a, DType: tiling.BF16}
-	if err := Validate([]tiling.Config{bad, bad}); err == nil || strings.Count(err.Error(), "invalid config") != 2 {
+	if err := Validate([]tiling.Config{bad, bad}); err == nil || strings.Count(err.Error(), "config bwd_dswiglu_") != 2 {
 		t.Errorf("two invalid configs: %v", err)
 	}
 	if err := Validate(nil); err != nil {
