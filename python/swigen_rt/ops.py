@@ -219,8 +219,8 @@ def _fake(op: str, inputs: Dict[str, Tensor]) -> List[Tensor]:
 # The ops are defined through torch.library.Library rather than
 # torch.library.custom_op, whose Python wrappers (input flattening, the
 # output-aliasing check) add to every eager call (about 2x the Library
-# definition's dispatch in a CPU microbenchmark on torch 2.15; 7-10 us a
-# call either way on the H200's torch 2.11: docs/PERFORMANCE.md#pytorch).
+# definition's dispatch in a CPU microbenchmark on torch 2.15; about 9 us
+# a call either way on the H200's torch 2.11: docs/PERFORMANCE.md#pytorch).
 # The schema, the CUDA kernel and the fake come from opspec.OPS, so each
 # op is one entry there.
 
