@@ -33,6 +33,10 @@ class LoadError(RuntimeError):
     """A kernel that cannot run on a device (arch, occupancy)."""
 
 
+_PREPARE_TRIES = 3
+"""Builds of one prepared launch that a concurrent close() may void before
+the launch gives up with a LoadError."""
+
 _ADDRESSES_PER_MAP = 64
 """Descriptors kept per tensor map of one sized plan: the addresses torch's
 caching allocator hands one buffer over a training loop are few."""
@@ -235,7 +239,17 @@ class Kernel:
                  skey: Tuple[Tuple[str, int], ...]) -> _drv.Prepared:
         """The prepared launch of a (device, stream, sizes, addresses) not
         seen yet: the sized plan's parameters with each map's descriptor,
-        encoded only for an address that map has not had before."""
+        encoded only for an address that map has not had before. A close()
+        while it is built (it holds the module's function and context)
+        means it is built again on the reloaded module, never cached stale."""
+        for _ in range(_PREPARE_TRIES):
+            p = self._prepare_once(key, buffers, device, stream, skey)
+            if p is not None:
+                return p
+        raise LoadError("%s: closed on cuda:%d while each of %d launches was being prepared" % (self.name, device, _PREPARE_TRIES))
+
+    def _prepare_once(self, key: Tuple[Any, ...], buffers: Mapping[str, int], device: int, stream: int,
+                      skey: Tuple[Tuple[str, int], ...]) -> Optional[_drv.Prepared]:
         sz = self._sized_state(device, skey)
         st = self._on(device)
         plan = sz.plan
@@ -257,6 +271,8 @@ class Kernel:
                 _bounded_put(sz.shapes, stream, shape, _ADDRESSES_PER_MAP)
         p = _drv.Prepared(st.ctx, st.function, shape, bytes(params), plan.offsets)
         with self._lock:
+            if self._devices.get(device) is not st:
+                return None  # closed (and perhaps reloaded) meanwhile
             _bounded_put(self._prepared, key, p, self._cache_size)
         return p
 

@@ -245,6 +245,7 @@ def _define(spec: opspec.OpSpec) -> "torch._ops.OpOverload":
 
     _lib.define(_schema(spec))
     _lib.impl(op, impl, "CUDA")
+    _lib.impl(op, impl, "CPU")  # so CPU inputs get check_input's ValueError, not the dispatcher's
     torch.library.register_fake("swigen::" + op, fake, lib=_lib)
     return getattr(torch.ops.swigen, op).default
 
@@ -254,17 +255,22 @@ _OP = {name: _define(spec) for name, spec in opspec.OPS.items()}
 
 _functorch_active = getattr(torch._C, "_are_functorch_transforms_active", lambda: False)
 _modes_active = getattr(torch._C, "_len_torch_dispatch_stack", lambda: 1)  # unknown: take the dispatcher
+_function_mode = getattr(torch._C, "_is_torch_function_mode_enabled", lambda: True)
+_tracing = getattr(torch._C, "_get_tracing_state", lambda: True)
 _PLAIN = (Tensor, torch.nn.Parameter)
 
 
 def _direct(args: Tuple[Tensor, ...]) -> bool:
     """Whether a call may skip the dispatcher and run the kernel itself:
-    eager (not traced by torch.compile), plain tensors (no subclass such as
-    FakeTensor or DTensor), none needing autograd, no functorch transform
-    or Python dispatch mode active. The dispatcher's Python kernels (the
+    eager (not traced by torch.compile or torch.jit.trace), plain tensors
+    (no subclass such as FakeTensor or DTensor), none needing autograd, no
+    functorch transform, Python dispatch mode or torch function mode
+    active. The dispatcher's Python kernels (the
     CUDA impl and the autograd one) cost about 10 us a call; the launch
     alone is about that again."""
     if torch.compiler.is_compiling() or _functorch_active() or _modes_active() > 0:
+        return False
+    if _function_mode() or _tracing() is not None:
         return False
     grad = torch.is_grad_enabled()
     for a in args:

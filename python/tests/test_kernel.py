@@ -90,7 +90,7 @@ class FakeDriver:
     def launch_prepared(self, p: Any) -> None:
         with self.lock:
             self.launches.append(dict(grid=p.grid, block=p.block, cluster=p.cluster, smem=p.smem,
-                                      stream=p.stream, params=p.params, offsets=p.offsets))
+                                      stream=p.stream, params=p.params, offsets=p.offsets, fn=p.fn.value))
 
 
 def bwd_buffers(M: int = 777, K: int = 520, I: int = 1000) -> Dict[str, Any]:  # noqa: E741
@@ -207,6 +207,31 @@ class KernelTest(unittest.TestCase):
         k.launch_raw(ptrs, sizes, 0, 7)
         self.assertEqual(len([c for c in f.calls if c[0] == "load"]), 2)
         self.assertEqual(f.launches[-1]["params"][:1], bytes([9]))  # encoded anew after close
+
+    def test_close_while_preparing_caches_nothing_stale(self) -> None:
+        # close() from another thread between the module lookup and the
+        # cache store (here: before the first descriptor) must not leave a
+        # prepared launch on the unloaded module.
+        f = self.use(FakeDriver())
+        k = Kernel.from_files(BWD)
+        real = k._map_descriptor
+        closed = []
+
+        def close_then_encode(*a: Any) -> Any:
+            if not closed:
+                closed.append(True)
+                k.close()
+            return real(*a)
+
+        k._map_descriptor = close_then_encode  # type: ignore[method-assign]
+        sizes = {"M": 777, "K": 520, "I": 1000}
+        ptrs = {n: t.data_ptr() for n, t in bwd_buffers().items()}
+        k.launch_raw(ptrs, sizes, 0, 7)
+        loads = [c for c in f.calls if c[0] == "load"]
+        self.assertEqual(len(loads), 2, "loaded again after the close")
+        fn = k._devices[0].function
+        self.assertEqual([l["fn"] for l in f.launches], [fn], "launched on the reloaded module")
+        self.assertEqual([p.fn.value for p in k._prepared.values()], [fn])
 
     def test_threads_share_one_load(self) -> None:
         f = self.use(FakeDriver())
