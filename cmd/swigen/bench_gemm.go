@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swigen/swigen/runtime/bench"
-	"github.com/swigen/swigen/runtime/check"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -113,19 +112,13 @@ func runBenchGemm(ctx context.Context, e *env, o *benchGemmOptions) error {
 	}
 	defer s.close()
 	s.describe(e.stderr)
-	base, release, err := s.baselines(false)
+	benv, release, err := s.benchEnv(false)
 	if err != nil {
 		return err
 	}
 	defer release()
-	cmp, err := s.comparer()
-	if err != nil {
-		return err
-	}
-	defer cmp.Close()
-	cenv := &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build}
-	err = bench.RunGemm(ctx, &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: base, Cmp: cmp}, bench.GemmRun{
+	err = bench.RunGemm(ctx, benv, bench.GemmRun{
 		Options: bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: uint64(time.Now().UnixNano())},
-		Shapes:  shapes, Configs: named, Arch: s.arch, DType: d, Build: buildFunc(cenv, ""), Out: e.stdout})
+		Shapes:  shapes, Configs: named, Arch: s.arch, DType: d, Build: buildFunc(s.checkEnv(), ""), Out: e.stdout})
 	return inputUsage(err)
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/swigen/swigen/runtime/check"
 	"github.com/swigen/swigen/runtime/mlp"
 	"github.com/swigen/swigen/tiling"
 )
@@ -128,7 +127,7 @@ func runBenchMLP(ctx context.Context, e *env, o *benchMLPOptions) error {
 		// Compiles happen lazily, one per config, each bounded by buildTimeout.
 		bctx, cancel := context.WithTimeout(ctx, 4*buildTimeout)
 		defer cancel()
-		kernels = mlp.NewSwigen(bctx, &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build}, s.arch, o.dtype, o.RecomputeOut)
+		kernels = mlp.NewSwigen(bctx, s.checkEnv(), s.arch, o.dtype, o.RecomputeOut)
 		defer kernels.Close()
 		for _, c := range o.overrides {
 			if err := kernels.Override(c); err != nil {

@@ -41,18 +41,12 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 		}
 	}
 	gateup := o.Select.Kernel() == string(tiling.KernelFwdGateUp)
-	base, release, err := s.baselines(!gateup) // bwd: the dSwiGLU elementwise kernel
+	benv, release, err := s.benchEnv(!gateup) // bwd: the dSwiGLU elementwise kernel
 	if err != nil {
 		return err
 	}
 	defer release()
-	cmp, err := s.comparer()
-	if err != nil {
-		return err
-	}
-	defer cmp.Close()
-	benv := &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: base, Cmp: cmp}
-	cenv := &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build}
+	cenv := s.checkEnv()
 	gemms := check.GemmCache{Env: cenv, BuildTimeout: buildTimeout}
 	defer gemms.Close()
 	ro := bench.RunOptions{Options: bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: uint64(time.Now().UnixNano())},
@@ -60,7 +54,7 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 	if gateup {
 		// fwd_gateup's baseline: the cuBLAS GEMM, then the SwiGLU
 		// elementwise kernel.
-		menv := &mlp.Env{Ctx: s.ctx, Dev: s.dev, BLAS: base.BLAS, Cmp: cmp}
+		menv := &mlp.Env{Ctx: s.ctx, Dev: s.dev, BLAS: benv.Base.BLAS, Cmp: benv.Cmp}
 		cctx, cancel := compileCtx(ctx)
 		menv.SwiGLU, err = mlp.NewSwiGLU(cctx, s.ctx, s.build)
 		cancel()

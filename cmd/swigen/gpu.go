@@ -12,6 +12,7 @@ import (
 	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/runtime/baseline"
 	"github.com/swigen/swigen/runtime/bench"
+	"github.com/swigen/swigen/runtime/check"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/tiling"
 	"github.com/swigen/swigen/tiling/pick"
@@ -97,6 +98,30 @@ func (s *gpuSession) baselines(elementwise bool) (b baseline.Bwd, release func()
 		}
 		b.BLAS.Close()
 	}, nil
+}
+
+// benchEnv is what the bench commands time against on the session: the
+// baselines (cuBLAS; with elementwise the dSwiGLU kernel too) and the GPU
+// comparison of outputs. release frees them.
+func (s *gpuSession) benchEnv(elementwise bool) (env *bench.Env, release func(), err error) {
+	base, releaseBase, err := s.baselines(elementwise)
+	if err != nil {
+		return nil, nil, err
+	}
+	cmp, err := s.comparer()
+	if err != nil {
+		releaseBase()
+		return nil, nil, err
+	}
+	return &bench.Env{Ctx: s.ctx, Dev: s.dev, Base: base, Cmp: cmp}, func() {
+		cmp.Close()
+		releaseBase()
+	}, nil
+}
+
+// checkEnv is the session as runtime/check's build-and-load environment.
+func (s *gpuSession) checkEnv() *check.Env {
+	return &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build}
 }
 
 func (s *gpuSession) describe(w io.Writer) {

@@ -143,7 +143,7 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 		// the summary line.
 		fmt.Fprintf(e.stderr, "seed %d (random; repeat with --seed %[1]d)\n", o.Seed.Seed())
 	}
-	env := &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build}
+	env := s.checkEnv()
 	gref, err := ref.NewGPURef(s.ctx, s.build)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "note: naive GPU reference unavailable (%v); large shapes will fail\n", err)
