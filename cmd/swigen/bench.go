@@ -58,7 +58,7 @@ func benchJobs(o *benchOptions, arch tiling.Arch, shapes []tiling.Shape) ([]benc
 	sel.TunedConfig = tunedConfig
 	pj, err := sel.Jobs("bench", arch, shapes, fixed)
 	if err != nil {
-		return nil, selectionErr(err)
+		return nil, err
 	}
 	jobs := make([]bench.Job, len(pj))
 	for i, j := range pj {
@@ -144,7 +144,7 @@ func (o *benchOptions) validate() ([]tiling.Shape, error) {
 	if len(shapes) == 0 {
 		return nil, usageError(fmt.Errorf("bench: --shape: no shape given"))
 	}
-	if err := selectionErr(o.Select.Check()); err != nil {
+	if err := o.Select.Check(); err != nil {
 		return nil, err
 	}
 	if o.Model != "" {

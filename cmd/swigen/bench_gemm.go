@@ -120,5 +120,5 @@ func runBenchGemm(ctx context.Context, e *env, o *benchGemmOptions) error {
 	err = bench.RunGemm(ctx, benv, bench.GemmRun{
 		Options: bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: uint64(time.Now().UnixNano())},
 		Shapes:  shapes, Configs: named, Arch: s.arch, DType: d, Build: buildFunc(s.checkEnv(), ""), Out: e.stdout})
-	return inputUsage(err)
+	return err
 }

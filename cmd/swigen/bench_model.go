@@ -66,7 +66,7 @@ func modelJobs(o *benchOptions, g perfmodel.GPU, shapes []tiling.Shape) ([]bench
 	if g.Pipe == nil {
 		return nil, nil
 	}
-	if err := selectionErr(o.Select.Check()); err != nil {
+	if err := o.Select.Check(); err != nil {
 		return nil, err
 	}
 	for _, n := range o.Select.Names {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -68,7 +67,7 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 		ro.Record = bench.Recorder{Dir: o.JSONDir, Header: bench.Header{Probe: o.Probe, GPU: s.name, Driver: s.driver,
 			Revision: bench.Revision(gitRevision), Command: o.Command}}.Write
 	}
-	return inputUsage(bench.Run(ctx, benv, jobs, ro))
+	return bench.Run(ctx, benv, jobs, ro)
 }
 
 // buildFunc builds and loads a config's kernel with probe ("" is the
@@ -80,13 +79,4 @@ func buildFunc(cenv *check.Env, probe string) func(context.Context, tiling.Confi
 		k, _, err := check.BuildAndLoadProbe(cctx, cenv, cfg, probe)
 		return k, err
 	}
-}
-
-// inputUsage is err with a bench.InputError, bad input found on the GPU,
-// as a usage error (exit 2).
-func inputUsage(err error) error {
-	if ie := (*bench.InputError)(nil); errors.As(err, &ie) {
-		return usageError(ie)
-	}
-	return err
 }

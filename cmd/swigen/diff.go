@@ -61,7 +61,7 @@ func runDiff(ctx context.Context, e *env, o *emitOptions) error {
 	}
 	switch {
 	case err != nil:
-		return emitErr(err)
+		return err
 	case !d.UpToDate():
 		return &exitError{code: exitStale, err: errors.New(d.Summary())}
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 
 	"github.com/spf13/cobra"
 	"github.com/swigen/swigen/gen/emit"
@@ -49,17 +48,8 @@ func newEmitCmd(e *env, runF func(context.Context, *emitOptions) error) *cobra.C
 func runEmit(ctx context.Context, e *env, o *emitOptions) error {
 	res, err := emit.Run(ctx, o.lib(), e.stderr)
 	if err != nil {
-		return emitErr(err)
+		return err
 	}
 	res.Write(e.stdout, e.stderr)
 	return nil
-}
-
-// emitErr is err of the emit library with its bad input as a usage error
-// (exit 2).
-func emitErr(err error) error {
-	if u := (*emit.UsageError)(nil); errors.As(err, &u) {
-		return usageError(err)
-	}
-	return err
 }

@@ -44,13 +44,13 @@ func validatingRoot(t *testing.T) *cobra.Command {
 		toolchain: func(string) (*toolchain.Toolchain, error) { return nil, errValidated },
 	}
 	seams := map[string]*cobra.Command{
-		"emit": newEmitCmd(e, func(_ context.Context, o *emitOptions) error { return emitErr(emit.Check(o.lib())) }),
-		"diff": newDiffCmd(e, func(_ context.Context, o *emitOptions) error { return emitErr(emit.Check(o.lib())) }),
+		"emit": newEmitCmd(e, func(_ context.Context, o *emitOptions) error { return emit.Check(o.lib()) }),
+		"diff": newDiffCmd(e, func(_ context.Context, o *emitOptions) error { return emit.Check(o.lib()) }),
 		"verify": newVerifyCmd(e, func(_ context.Context, o *verifyOptions) error {
 			if _, err := o.validate(); err != nil {
 				return err
 			}
-			return anyArch(func(a tiling.Arch) error { _, err := o.Select.ConfigsOn(a); return selectionErr(err) })
+			return anyArch(func(a tiling.Arch) error { _, err := o.Select.ConfigsOn(a); return err })
 		}),
 		"bench": newBenchCmd(e, func(_ context.Context, o *benchOptions) error {
 			shapes, err := o.validate()

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/swigen/swigen/internal/badinput"
 	"github.com/swigen/swigen/runtime/tune"
 	"github.com/swigen/swigen/tiling"
 )
@@ -51,6 +52,12 @@ func exitCode(err error) int {
 	var fe *flagError
 	var ve *tiling.ValidationError
 	if errors.As(err, &fe) || errors.As(err, &ve) || isCobraUsage(err) {
+		return exitUsage
+	}
+	// The libraries mark the bad input they find (a selection's words,
+	// emit's flags, an install directory, a tune's shard or device, a path
+	// the kind lacks) as badinput.Error, whichever command meets it.
+	if badinput.Is(err) {
 		return exitUsage
 	}
 	// A results DB named by a flag or argument that is not one is bad

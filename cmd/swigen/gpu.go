@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"github.com/swigen/swigen/runtime/check"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/tiling"
-	"github.com/swigen/swigen/tiling/pick"
 )
 
 // gpuSession is what the GPU commands share: the driver context of one
@@ -150,13 +148,4 @@ const buildTimeout = 5 * time.Minute
 
 func compileCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, buildTimeout)
-}
-
-// selectionErr is err of a pick.Request selection with its bad input as a
-// usage error (exit 2).
-func selectionErr(err error) error {
-	if u := (*pick.UsageError)(nil); errors.As(err, &u) {
-		return usageError(u.Err)
-	}
-	return err
 }

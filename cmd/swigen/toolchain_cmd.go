@@ -107,9 +107,5 @@ func runToolchainInstall(ctx context.Context, o *toolchainInstallOptions, in *in
 	if err != nil {
 		return err
 	}
-	err = in.Install(ctx, venv, o.Python, o.DryRun)
-	if u := (*install.UsageError)(nil); errors.As(err, &u) {
-		return usageError(u.Err)
-	}
-	return err
+	return in.Install(ctx, venv, o.Python, o.DryRun)
 }

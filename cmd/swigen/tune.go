@@ -112,10 +112,10 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	}
 	g, err := d.probe(o.Devices)
 	if err != nil {
-		return tuneErr(err)
+		return err
 	}
 	if err := g.CheckArch(o.Arch); err != nil {
-		return tuneErr(err)
+		return err
 	}
 	tc, err := d.toolchain(o.NVCC)
 	if err != nil {
@@ -129,16 +129,6 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	ro.Reporter = &tune.TextReporter{Out: e.stdout, Log: e.stderr, Run: &ro, Timeout: o.Timeout, Report: o.Report,
 		NewBar: tune.NewTermBar, Speedups: func(what string, xs []tune.ShapeSpeedup) { printSpeedupStats(e, what, shapeSpeedups(xs)) }}
 	_, err = tune.Run(ctx, ro)
-	return tuneErr(err)
-}
-
-// tuneErr makes the library's bad-input errors exit 2.
-func tuneErr(err error) error {
-	var se *tune.SelectionError
-	var ie *tune.InputError
-	if errors.As(err, &se) || errors.As(err, &ie) {
-		return usageError(err)
-	}
 	return err
 }
 

@@ -37,7 +37,7 @@ func newTuneMergeCmd(e *env, runF func(inputs []string, out string) error) *cobr
 func runTuneMerge(e *env, inputs []string, out string) error {
 	st, err := tune.MergeFiles(inputs, out)
 	if err != nil {
-		return tuneErr(err)
+		return err
 	}
 	fmt.Fprintf(e.stdout, "merged %d DBs (%d records) into %s: %d keys, %d records\n", st.Inputs, st.InRecords, out, st.Keys, st.Records)
 	return nil
@@ -48,5 +48,5 @@ func runTuneMerge(e *env, inputs []string, out string) error {
 // storeOut, or heur; the note says which.
 func tunedConfig(path string, heur tiling.Config, shape tiling.Shape, storeOut bool) (tiling.Config, string, error) {
 	c, note, err := tune.Tuned(path, heur, shape, storeOut)
-	return c, note, tuneErr(err)
+	return c, note, err
 }

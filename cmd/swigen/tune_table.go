@@ -33,7 +33,7 @@ func newTuneTableCmd(e *env, runF func(inputs []string, out string) error) *cobr
 func runTuneTable(e *env, inputs, planDirs []string, out string) error {
 	t, err := tune.TableFiles(inputs, planDirs, out)
 	if err != nil {
-		return tuneErr(err)
+		return err
 	}
 	if err := tune.WriteMeasured(t, out, e.stdout); err != nil || out == "" {
 		return err

@@ -34,7 +34,7 @@ func newTuneWorkerCmd(e *env, runF func(context.Context, *workerOptions) error) 
 			}
 			res, err := tune.ResultsPipe()
 			if err != nil {
-				return tuneErr(err)
+				return err
 			}
 			defer res.Close()
 			return serveTuneWorker(cmd.Context(), e, o, openWorkerGPU, os.Stdin, res)

@@ -90,7 +90,7 @@ func (o *verifyOptions) validate() ([]tiling.Shape, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := selectionErr(o.Select.Check()); err != nil {
+	if err := o.Select.Check(); err != nil {
 		return nil, err
 	}
 	if !(o.Tol > 0) {
@@ -129,7 +129,7 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 	defer s.close()
 	cfgs, err := o.Select.ConfigsOn(s.arch)
 	if err != nil {
-		return selectionErr(err)
+		return err
 	}
 	if err := checkProbe(o.Probe, cfgs); err != nil {
 		return err

@@ -3,6 +3,7 @@ package emit
 import (
 	"errors"
 	"fmt"
+	"github.com/swigen/swigen/internal/badinput"
 	"io/fs"
 	"os"
 	"strings"
@@ -16,15 +17,9 @@ import (
 
 // UsageError marks bad input: a flag, flag combination or config that is
 // invalid (swigen exits 2). Nothing was compiled or written.
-type UsageError struct{ Err error }
+type UsageError = badinput.Error
 
-// Error is the message of the bad input.
-func (e *UsageError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the error that says what is wrong.
-func (e *UsageError) Unwrap() error { return e.Err }
-
-func usage(err error) error { return &UsageError{err} }
+func usage(err error) error { return &UsageError{Err: err} }
 
 // plan is what emit knows before it looks for a compiler: every config
 // resolved, validated and rendered, the flags checked.

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"github.com/swigen/swigen/internal/badinput"
 	"io"
 	"strings"
 
@@ -48,13 +49,7 @@ type RunOptions struct {
 // InputError is bad input found only once the GPU is known (a forced
 // path the kind lacks, a config of another arch): not a failure to
 // measure.
-type InputError struct{ Err error }
-
-// Error is the bad input's message.
-func (e *InputError) Error() string { return e.Err.Error() }
-
-// Unwrap is the bad input's error.
-func (e *InputError) Unwrap() error { return e.Err }
+type InputError = badinput.Error
 
 // run is the state of one Run: the ceilings measured so far, the
 // summary lines and the speedups.
@@ -178,7 +173,7 @@ func (r *run) shape(ctx context.Context, k *launch.Kernel, cfg tiling.Config, sh
 func (r *run) plan(ctx context.Context, cfg tiling.Config, sh tiling.Shape) (tiling.Plan, *launch.Kernel, error) {
 	pl, err := tiling.PlanFor(cfg, sh, r.o.Path)
 	if err != nil {
-		return tiling.Plan{}, nil, &InputError{fmt.Errorf("bench: %w", err)}
+		return tiling.Plan{}, nil, &InputError{Err: fmt.Errorf("bench: %w", err)}
 	}
 	if r.o.Probe != "" || pl.Gemm.Kernel == "" || r.o.Gemm == nil {
 		return pl, nil, nil

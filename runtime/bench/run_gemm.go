@@ -53,7 +53,7 @@ func RunGemm(ctx context.Context, env *Env, o GemmRun) error {
 		}
 		for _, cfg := range cfgs {
 			if cfg.Kernel != tiling.KernelGEMM || cfg.Arch != o.Arch {
-				return &InputError{fmt.Errorf("bench gemm: %s is not a %s gemm config", cfg.Name(), o.Arch)}
+				return &InputError{Err: fmt.Errorf("bench gemm: %s is not a %s gemm config", cfg.Name(), o.Arch)}
 			}
 			k, err := o.Build(ctx, cfg)
 			if err != nil {

@@ -12,10 +12,10 @@ import (
 // measured, or StoreOut for a kind without a second output.
 func CheckKernel(k tiling.Kernel, storeOut bool) error {
 	if !Measurable(k) {
-		return &InputError{fmt.Errorf("tune: --kernel %s: only bwd_dswiglu, fwd_gateup and gemm can be measured so far", k)}
+		return &InputError{Err: fmt.Errorf("tune: --kernel %s: only bwd_dswiglu, fwd_gateup and gemm can be measured so far", k)}
 	}
 	if storeOut && k != tiling.KernelBwdDSwiGLU && k != tiling.KernelFwdGateUp {
-		return &InputError{fmt.Errorf("tune: --store-out with --kernel %s: only bwd_dswiglu (out) and fwd_gateup (de, training) have a second output to store", k)}
+		return &InputError{Err: fmt.Errorf("tune: --store-out with --kernel %s: only bwd_dswiglu (out) and fwd_gateup (de, training) have a second output to store", k)}
 	}
 	return nil
 }
@@ -25,24 +25,24 @@ func CheckKernel(k tiling.Kernel, storeOut bool) error {
 // passes here (DecodeRequest): every candidate would be a fault.
 func (o *RunOptions) CheckLimits() error {
 	if len(o.Devices) == 0 {
-		return &InputError{errors.New("tune: --devices: no GPU given")}
+		return &InputError{Err: errors.New("tune: --devices: no GPU given")}
 	}
 	for i, dev := range o.Devices {
 		if dev < 0 {
-			return &InputError{fmt.Errorf("tune: --devices %d: a GPU ordinal is 0 or more", dev)}
+			return &InputError{Err: fmt.Errorf("tune: --devices %d: a GPU ordinal is 0 or more", dev)}
 		}
 		if slices.Contains(o.Devices[:i], dev) {
-			return &InputError{fmt.Errorf("tune: --devices lists %d twice", dev)}
+			return &InputError{Err: fmt.Errorf("tune: --devices lists %d twice", dev)}
 		}
 	}
 	if o.Max < 0 {
-		return &InputError{fmt.Errorf("tune: --max %d: must not be negative", o.Max)}
+		return &InputError{Err: fmt.Errorf("tune: --max %d: must not be negative", o.Max)}
 	}
 	if o.SlowFactor != 0 && o.SlowFactor <= 1 {
-		return &InputError{fmt.Errorf("tune: --slow-factor %g: must be above 1 (or 0 to disable)", o.SlowFactor)}
+		return &InputError{Err: fmt.Errorf("tune: --slow-factor %g: must be above 1 (or 0 to disable)", o.SlowFactor)}
 	}
 	if o.ScreenKeep < 0 {
-		return &InputError{fmt.Errorf("tune: --screen-keep %d: must not be negative", o.ScreenKeep)}
+		return &InputError{Err: fmt.Errorf("tune: --screen-keep %d: must not be negative", o.ScreenKeep)}
 	}
 	return nil
 }
@@ -60,7 +60,7 @@ func (o *RunOptions) CheckSelection(arches []tiling.Arch) error {
 			return nil
 		}
 	}
-	return &SelectionError{fmt.Errorf("tune: no candidate left of the %s space after --filter %q --max %d --shard %s (swigen list --space shows the names)", o.Kernel, o.Filter, o.Max, o.ShardFlag)}
+	return &SelectionError{Err: fmt.Errorf("tune: no candidate left of the %s space after --filter %q --max %d --shard %s (swigen list --space shows the names)", o.Kernel, o.Filter, o.Max, o.ShardFlag)}
 }
 
 // TargetArches are the arches a tune with the --arch flag arch can run
@@ -71,7 +71,7 @@ func TargetArches(arch string) ([]tiling.Arch, error) {
 	}
 	a, err := tiling.ParseArch(arch)
 	if err != nil {
-		return nil, &InputError{fmt.Errorf("tune: --arch: %w", err)}
+		return nil, &InputError{Err: fmt.Errorf("tune: --arch: %w", err)}
 	}
 	return []tiling.Arch{a}, nil
 }
@@ -84,10 +84,10 @@ func (g GPU) CheckArch(arch string) error {
 	}
 	a, err := tiling.ParseArch(arch)
 	if err != nil {
-		return &InputError{fmt.Errorf("tune: %w", err)}
+		return &InputError{Err: fmt.Errorf("tune: %w", err)}
 	}
 	if a != g.Arch {
-		return &InputError{fmt.Errorf("tune: --arch %s: the GPU (%s, %s) runs %s kernels; tuning needs the target's GPU", a, g.Name, g.CC, g.Arch)}
+		return &InputError{Err: fmt.Errorf("tune: --arch %s: the GPU (%s, %s) runs %s kernels; tuning needs the target's GPU", a, g.Name, g.CC, g.Arch)}
 	}
 	return nil
 }

@@ -15,7 +15,7 @@ func readInputs(op string, paths []string) ([]*DB, error) {
 	var dbs []*DB
 	for _, p := range paths {
 		if _, err := os.Stat(p); err != nil {
-			return nil, &InputError{fmt.Errorf("%s: input %w", op, err)}
+			return nil, &InputError{Err: fmt.Errorf("%s: input %w", op, err)}
 		}
 		db, err := ReadDB(p)
 		if err != nil {
@@ -69,11 +69,11 @@ func TableFiles(inputs, planDirs []string, out string) (*tiling.MeasuredTable, e
 	}
 	plans, err := ReadPlanRecords(planDirs)
 	if err != nil {
-		return nil, &InputError{fmt.Errorf("tune table: --plan: %w", err)}
+		return nil, &InputError{Err: fmt.Errorf("tune table: --plan: %w", err)}
 	}
 	t, err := Table(dbs, plans, TableCommand(inputs, planDirs, out))
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, &InputError{Err: err}
 	}
 	return t, nil
 }
@@ -84,7 +84,7 @@ func TableFiles(inputs, planDirs []string, out string) (*tiling.MeasuredTable, e
 // which. A path that is not there is an *InputError.
 func Tuned(path string, heur tiling.Config, shape tiling.Shape, storeOut bool) (tiling.Config, string, error) {
 	if _, err := os.Stat(path); err != nil {
-		return heur, "", &InputError{fmt.Errorf("--tuned: %w", err)}
+		return heur, "", &InputError{Err: fmt.Errorf("--tuned: %w", err)}
 	}
 	db, err := ReadDB(path)
 	if err != nil {

@@ -2,6 +2,7 @@ package tune
 
 import (
 	"fmt"
+	"github.com/swigen/swigen/internal/badinput"
 
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/tiling"
@@ -9,13 +10,7 @@ import (
 
 // InputError is bad input to a tune, the user's to fix (a device that is
 // not there, an input file that is missing): not a failure of the tune.
-type InputError struct{ Err error }
-
-// Error is the bad input's message.
-func (e *InputError) Error() string { return e.Err.Error() }
-
-// Unwrap is the error that names the bad input.
-func (e *InputError) Unwrap() error { return e.Err }
+type InputError = badinput.Error
 
 // ProbeGPU describes the GPUs of devices, which must all be of one kind
 // (results are keyed by one GPU name), without creating a CUDA context.
@@ -30,7 +25,7 @@ func ProbeGPU(devices []int) (GPU, error) {
 	}
 	for i, d := range devices {
 		if d < 0 || d >= n {
-			return g, &InputError{fmt.Errorf("tune: --devices %d: this machine has %d GPUs (0..%d)", d, n, n-1)}
+			return g, &InputError{Err: fmt.Errorf("tune: --devices %d: this machine has %d GPUs (0..%d)", d, n, n-1)}
 		}
 		dev, err := cu.GetDevice(d)
 		if err != nil {
@@ -47,7 +42,7 @@ func ProbeGPU(devices []int) (GPU, error) {
 		if i > 0 {
 			if name != g.Name {
 				// Mixed GPUs would record one's times under the other's key.
-				return g, &InputError{fmt.Errorf("tune: --devices mixes %s (device %d) and %s (device %d); tune one kind at a time", g.Name, devices[0], name, d)}
+				return g, &InputError{Err: fmt.Errorf("tune: --devices mixes %s (device %d) and %s (device %d); tune one kind at a time", g.Name, devices[0], name, d)}
 			}
 			continue
 		}

@@ -102,10 +102,10 @@ func Run(ctx context.Context, o RunOptions) ([]*SweepResult, error) {
 	// what one unsharded tune runs; here it only has to leave a candidate.
 	selected, err := Select(space, Selection{Filter: o.Filter, Max: o.Max})
 	if err != nil {
-		return nil, &SelectionError{err}
+		return nil, &SelectionError{Err: err}
 	}
 	if mine, err := Select(selected, Selection{Shard: o.Shard, Shards: o.Shards}); err != nil || len(mine) == 0 {
-		return nil, &SelectionError{fmt.Errorf("tune: no candidate left of %d after --filter %q --max %d --shard %s", len(space), o.Filter, o.Max, o.ShardFlag)}
+		return nil, &SelectionError{Err: fmt.Errorf("tune: no candidate left of %d after --filter %q --max %d --shard %s", len(space), o.Filter, o.Max, o.ShardFlag)}
 	}
 	runner, err := o.NewRunner()
 	if err != nil {

@@ -3,6 +3,7 @@ package tune
 import (
 	"context"
 	"fmt"
+	"github.com/swigen/swigen/internal/badinput"
 	"slices"
 
 	"github.com/swigen/swigen/tiling"
@@ -47,11 +48,8 @@ type ShapeEvents struct {
 }
 
 // SelectionError is a shard that does not select (Select's error): bad
-// input, not a failure of the tune.
-type SelectionError struct{ Err error }
-
-func (e *SelectionError) Error() string { return e.Err.Error() }
-func (e *SelectionError) Unwrap() error { return e.Err }
+// input, not a failure of the tune (badinput.Error, as InputError is).
+type SelectionError = badinput.Error
 
 // Run tunes the shard's part of selected (the whole --filter and --max
 // selection). It returns nil and no error when the shard has no
@@ -105,7 +103,7 @@ func (t *ShapeTune) candidates(selected []tiling.Config) (cands []tiling.Config,
 	}
 	kept = len(cands)
 	if cands, err = Select(cands, Selection{Shard: t.Shard, Shards: t.Shards}); err != nil {
-		return nil, nil, 0, &SelectionError{err}
+		return nil, nil, 0, &SelectionError{Err: err}
 	}
 	return cands, pruned, kept, nil
 }

@@ -143,7 +143,7 @@ func ResultsPipe() (*os.File, error) {
 	f := os.NewFile(ResultsFD, "tune-results")
 	st, err := f.Stat()
 	if err != nil || st.Mode()&os.ModeNamedPipe == 0 {
-		return nil, &InputError{errors.New("tune-worker: file descriptor 3 is not a results pipe (tune-worker is run by swigen tune only)")}
+		return nil, &InputError{Err: errors.New("tune-worker: file descriptor 3 is not a results pipe (tune-worker is run by swigen tune only)")}
 	}
 	syscall.CloseOnExec(ResultsFD)
 	return f, nil

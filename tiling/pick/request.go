@@ -7,7 +7,10 @@
 // message lives here and the commands only copy their flags in.
 package pick
 
-import "github.com/swigen/swigen/tiling"
+import (
+	"github.com/swigen/swigen/internal/badinput"
+	"github.com/swigen/swigen/tiling"
+)
 
 // TunedFunc looks up the winner of a results DB at path for the
 // heuristic's config heur at shape (runtime/tune's DB, which this
@@ -77,9 +80,6 @@ func (o *Request) heuristic(k tiling.Kernel, a tiling.Arch, d tiling.DType, s ti
 
 // UsageError marks an error of the selection's words (bad input, which
 // the CLI exits 2 on) from a failure to choose.
-type UsageError struct{ Err error }
+type UsageError = badinput.Error
 
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
-
-func usage(err error) error { return &UsageError{err} }
+func usage(err error) error { return &UsageError{Err: err} }

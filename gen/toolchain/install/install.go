@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/swigen/swigen/internal/badinput"
 	"io"
 	"io/fs"
 	"os"
@@ -55,10 +56,7 @@ func New(stdout, stderr io.Writer) *Installer {
 
 // UsageError is an install directory swigen must not install into (bad
 // input, which the CLI exits 2 on).
-type UsageError struct{ Err error }
-
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
+type UsageError = badinput.Error
 
 // StampName is the file, in the install directory, that lists the pins an
 // install was completed with, one per line.
@@ -304,7 +302,7 @@ func checkInstallDir(venv string) error {
 		return fmt.Errorf("toolchain install: %w", err)
 	}
 	if !fi.IsDir() {
-		return &UsageError{fmt.Errorf("toolchain install: %s is not a directory; pass --venv a new or empty directory", venv)}
+		return &UsageError{Err: fmt.Errorf("toolchain install: %s is not a directory; pass --venv a new or empty directory", venv)}
 	}
 	entries, err := os.ReadDir(venv)
 	if err != nil {
@@ -318,7 +316,7 @@ func checkInstallDir(venv string) error {
 			return nil
 		}
 	}
-	return &UsageError{fmt.Errorf("toolchain install: %s holds files but is neither a Python venv nor a swigen compiler install; pass --venv a new or empty directory", venv)}
+	return &UsageError{Err: fmt.Errorf("toolchain install: %s holds files but is neither a Python venv nor a swigen compiler install; pass --venv a new or empty directory", venv)}
 }
 
 // step runs one install command and returns the end of its output. With
