@@ -89,15 +89,24 @@ _calls_generation = -1
 _CALLS_LIMIT = 4096
 
 
-def _call_key(op: str, args: Tuple[object, ...]) -> Optional[Tuple[object, ...]]:
+def _scan(op: str, inputs: Dict[str, Tensor]) -> Tuple[Optional[Tuple[object, ...]], Optional[List[Tuple[str, int]]]]:
+    """One pass over the inputs: the call's cache key (op, then each input's
+    shape, dtype and device; None when an input is not a tensor) and the
+    inputs' (name, address) pairs (None where one is not contiguous or not
+    16-byte aligned: check_tensors then names it)."""
     key: List[object] = [op]
-    for t in args:
-        if type(t) is not Tensor and not isinstance(t, Tensor):
-            return None
-        key.append(t.shape)
-        key.append(t.dtype)
-        key.append(t.device)
-    return tuple(key)
+    ptrs: Optional[List[Tuple[str, int]]] = []
+    for n, t in inputs.items():
+        if not isinstance(t, Tensor):
+            return None, None
+        key += (t.shape, t.dtype, t.device)
+        if ptrs is not None:
+            p = t.data_ptr()
+            if p % TMA_ALIGN or not t.is_contiguous():
+                ptrs = None
+            else:
+                ptrs.append((n, p))
+    return tuple(key), ptrs
 
 
 def _resolve(op: str, inputs: Dict[str, Tensor]) -> _Call:
@@ -118,9 +127,8 @@ def _resolve(op: str, inputs: Dict[str, Tensor]) -> _Call:
     return _Call(entry=e, sizes=sizes, size_key=tuple(sorted(sizes.items())), outputs=outputs, fused=fused, device=idx)
 
 
-def _cached_call(op: str, inputs: Dict[str, Tensor]) -> _Call:
+def _cached_call(op: str, inputs: Dict[str, Tensor], key: Optional[Tuple[object, ...]]) -> _Call:
     global _calls_generation
-    key = _call_key(op, tuple(inputs.values()))
     gen = opspec.REGISTRY.generation
     c = _calls.get(key) if key is not None and _calls_generation == gen else None
     if c is None:
@@ -136,40 +144,30 @@ def _cached_call(op: str, inputs: Dict[str, Tensor]) -> _Call:
     return c
 
 
-def _fast_ptrs(inputs: Dict[str, Tensor], names: Tuple[str, ...], outs: List[Tensor]) -> Optional[Tuple[Tuple[str, int], ...]]:
-    """The buffers' addresses by name, inputs then outputs, or None where an
-    input is not contiguous or a buffer not 16-byte aligned (check_tensors
-    then names it). The outputs are torch.empty's: contiguous."""
-    ptrs = []
-    for n, t in inputs.items():
-        p = t.data_ptr()
-        if p % TMA_ALIGN or not t.is_contiguous():
-            return None
-        ptrs.append((n, p))
-    for n, t in zip(names, outs):
-        p = t.data_ptr()
-        if p % TMA_ALIGN:
-            return None
-        ptrs.append((n, p))
-    return tuple(ptrs)
-
-
 def _run(op: str, inputs: Dict[str, Tensor]) -> List[Tensor]:
     spec = opspec.OPS[op]
-    c = _cached_call(op, inputs)
+    key, ptrs = _scan(op, inputs)
+    c = _cached_call(op, inputs, key)
     e, sizes = c.entry, c.sizes
     first = inputs[spec.inputs[0]]
     dtype, device = first.dtype, first.device
     outs = [torch.empty(s, dtype=dtype, device=device) for s in c.outputs]
-    ptrs = _fast_ptrs(inputs, spec.outputs, outs)
+    if ptrs is not None:
+        for n, t in zip(spec.outputs, outs):  # torch.empty's: contiguous
+            p = t.data_ptr()
+            if p % TMA_ALIGN:
+                ptrs = None
+                break
+            ptrs.append((n, p))
     if ptrs is None:
         tensors = dict(inputs)
         tensors.update(zip(spec.outputs, outs))
         checked, _ = check_tensors(e.kernel.manifest, tensors, sizes)  # raises naming the tensor and rule
-        ptrs = tuple(checked.items())
+        ptrs = list(checked.items())
+    bufs = tuple(ptrs)
     stream = _current_stream(c.device)
     if c.fused:
-        e.kernel.launch_keyed(c.device, stream, c.size_key, ptrs)
+        e.kernel.launch_keyed(c.device, stream, c.size_key, bufs)
         return outs
     # The unfused path: the dispatch's gemm has the fused kernel's operand
     # layouts (emit pairs them), so the tensors checked above are its own.
