@@ -46,7 +46,10 @@ from typing import Any, Callable, Dict, List, Sequence, Tuple
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+# SWIGEN_RT_DIR: another swigen_rt tree to measure (py_perf.sh's BASE_PY
+# A/B); by default the repository's.
+RT_DIR = os.environ.get("SWIGEN_RT_DIR") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python")
+sys.path.insert(0, RT_DIR)
 from swigen_rt import load_dir, opspec, swiglu_mlp  # noqa: E402
 from swigen_rt import mlp as smlp  # noqa: E402
 from swigen_rt import ops as sops  # noqa: E402
@@ -109,6 +112,9 @@ def overhead(n: int) -> Dict[str, Any]:
     a, b = rnd(m, k), rnd(i, k)
     host, wall = per_call_us(lambda: F.linear(a, b), n)
     rows.append({"op": "torch F.linear (reference)", "host_us": host, "wall_us": wall})
+    # What every op call pays for its output, whatever its runtime does.
+    host, wall = per_call_us(lambda: torch.empty((m, 2 * i), dtype=DT, device="cuda"), n)
+    rows.append({"op": "torch.empty [M,2I] (reference)", "host_us": host, "wall_us": wall})
     profiled = ""
     for op in opspec.OPS:
         if not registered(op):
@@ -257,7 +263,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--packages", required=True, help="package directories of swigen emit --py-package, %s-separated" % os.pathsep)
     ap.add_argument("--overhead", action="store_true", help="measure the host cost per op call at a tiny shape")
-    ap.add_argument("--calls", type=int, default=500, help="calls per op for --overhead")
+    ap.add_argument("--calls", type=int, default=2000, help="calls per op for --overhead")
     ap.add_argument("--shape", help="M,K,I of the training step")
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--sets", type=int, default=3, help="rotating input sets")
@@ -272,6 +278,7 @@ def main() -> int:
     rec: Dict[str, Any] = {
         "command": " ".join(["python3", "bench/py_perf.py"] + sys.argv[1:]),
         "revision": os.environ.get("SWIGEN_REV", ""),
+        "runtime": os.path.relpath(os.path.abspath(RT_DIR)),
         "gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "cuda": torch.version.cuda,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "kernels": sorted(e.name for op in opspec.OPS for e in opspec.REGISTRY.candidates(
@@ -281,8 +288,10 @@ def main() -> int:
         rec["overhead"] = overhead(a.calls)
         print(rec["overhead"]["profile"])
         for r in rec["overhead"]["rows"]:
-            extra = "  swigen_rt.ops: host %5.1f us/call" % r["direct_host_us"] if "direct_host_us" in r else ""
-            print("overhead %-28s torch.ops: host %5.1f us/call (wall %5.1f)%s" % (r["op"], r["host_us"], r["wall_us"], extra))
+            op = "direct_host_us" in r
+            extra = "  swigen_rt.ops: host %5.1f us/call" % r["direct_host_us"] if op else ""
+            print("overhead %-30s %shost %5.1f us/call (wall %5.1f)%s"
+                  % (r["op"], "torch.ops: " if op else "", r["host_us"], r["wall_us"], extra))
     if a.shape:
         m, k, i = (int(v) for v in a.shape.split(","))
         rec["step"] = training_step(m, k, i, a.reps, a.sets, not a.no_compile, a.kernels, a.host_profile)

@@ -217,6 +217,15 @@ class Driver:
             f.argtypes = argtypes
             f.restype = ctypes.c_int
             self._fns[name] = f
+        # Every op call's two entry points again, without argtypes: ctypes
+        # then passes the byref, c_void_p and array objects launch_prepared
+        # gives as they are instead of converting each (about half the
+        # cost of a prototyped call). lib[name] is a new function object,
+        # so the prototyped ones above keep their checks.
+        self._launch_unchecked = lib["cuLaunchKernelEx"]
+        self._ctx_get_unchecked = lib["cuCtxGetCurrent"]
+        self._launch_unchecked.restype = self._ctx_get_unchecked.restype = ctypes.c_int
+        self._tls = threading.local()
         self._call("cuInit", 0)
 
     def _error_text(self, code: int) -> Tuple[str, str]:
@@ -229,8 +238,7 @@ class Driver:
     def _call(self, name: str, *args: object) -> None:
         rc = self._fns[name](*args)
         if rc != 0:
-            ename, text = self._error_text(rc)
-            raise CudaError(name, rc, ename, text)
+            self._raise(name, rc)
 
     # ---- devices and contexts ---------------------------------------------
 
@@ -339,18 +347,26 @@ class Driver:
         """cuLaunchKernelEx of a prepared launch, with its context current
         (pushed for the call where this thread has another, or none).
         Inline rather than through current(): this is every op's path."""
-        launch = self._fns["cuLaunchKernelEx"]
         if p.ctx:
-            cur = ctypes.c_void_p()
-            self._call("cuCtxGetCurrent", ctypes.byref(cur))
-            if (cur.value or 0) != p.ctx:
+            tls = self._tls
+            cur = getattr(tls, "cur", None)
+            if cur is None:  # this thread's out-parameter, made once
+                v = ctypes.c_void_p()
+                cur = tls.cur = (v, ctypes.byref(v))
+            rc = self._ctx_get_unchecked(cur[1])
+            if rc != 0:
+                self._raise("cuCtxGetCurrent", rc)
+            if (cur[0].value or 0) != p.ctx:
                 with self.current(p.ctx):
                     self._call("cuLaunchKernelEx", p.cfg_ref, p.fn, p.kp, None)
                 return
-        rc = launch(p.cfg_ref, p.fn, p.kp, None)
+        rc = self._launch_unchecked(p.cfg_ref, p.fn, p.kp, None)
         if rc != 0:
-            ename, text = self._error_text(rc)
-            raise CudaError("cuLaunchKernelEx", rc, ename, text)
+            self._raise("cuLaunchKernelEx", rc)
+
+    def _raise(self, name: str, rc: int) -> None:
+        ename, text = self._error_text(rc)
+        raise CudaError(name, rc, ename, text)
 
     # ---- device memory, for tests without torch -----------------------------
 

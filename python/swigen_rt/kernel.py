@@ -21,7 +21,7 @@ from .plan import Plan, SizedPlan, plan_sizes
 from .tensormap import EncodeArgs
 from .tensors import check_tensors, infer_sizes
 
-__all__ = ["Kernel", "LoadError", "ARCH_CC"]
+__all__ = ["Kernel", "Launcher", "LoadError", "ARCH_CC"]
 
 ARCH_CC: Dict[str, Tuple[int, int]] = {"sm_90a": (9, 0), "sm_100a": (10, 0)}
 """The compute capability each swigen arch runs on (tiling.ArchForCC)."""
@@ -97,12 +97,14 @@ class Kernel:
         self._devices: Dict[int, _OnDevice] = {}
         self._descs: "OrderedDict[Tuple[int, EncodeArgs], _drv.Descriptor]" = OrderedDict()
         self._cache_size = descriptor_cache
-        # Launches by (device, sizes) and by (device, stream, sizes,
-        # addresses): a repeated launch evaluates no expression and packs
-        # nothing. Read without the lock (a dict lookup is atomic), filled
-        # and trimmed under it.
+        # Plans by (device, sizes) and launchers by (device, sizes, buffer
+        # names), each keeping its prepared launches by (stream, addresses):
+        # a repeated launch evaluates no expression and packs nothing. Read
+        # without the lock (a dict lookup is atomic), filled and trimmed
+        # under it.
         self._sized: Dict[Tuple[Any, ...], _Sized] = {}
-        self._prepared: Dict[Tuple[Any, ...], _drv.Prepared] = {}
+        self._launchers: Dict[Tuple[Any, ...], Launcher] = {}
+        self._epoch = object()  # replaced by close(): launchers drop what they prepared before it
 
     @classmethod
     def from_files(cls, manifest_path: PathLike, cubin_path: Optional[PathLike] = None) -> "Kernel":
@@ -222,36 +224,40 @@ class Kernel:
     def launch_raw(self, buffers: Mapping[str, int], sizes: Mapping[str, int], device: int = 0, stream: int = 0) -> None:
         """Launches on raw device addresses, on the stream handle given (0:
         the legacy default stream), without torch."""
-        self.launch_keyed(device, stream, tuple(sorted(sizes.items())), tuple(sorted(buffers.items())))
+        names = tuple(sorted(buffers))
+        self.launcher(device, tuple(sorted(sizes.items())), names).launch(stream, [buffers[n] for n in names])
 
-    def launch_keyed(self, device: int, stream: int, sizes: Tuple[Tuple[str, int], ...],
-                     buffers: Tuple[Tuple[str, int], ...]) -> None:
-        """launch_raw with sizes and buffers as (name, value) tuples, in an
-        order the caller keeps the same from call to call (the ops' path:
-        the tuples key the prepared launches as they are)."""
-        key = (device, stream, sizes, buffers)
-        p = self._prepared.get(key)
-        if p is None:
-            p = self._prepare(key, dict(buffers), device, stream, sizes)
-        _drv.driver().launch_prepared(p)
+    def launcher(self, device: int, sizes: Tuple[Tuple[str, int], ...], names: Tuple[str, ...]) -> "Launcher":
+        """The Launcher of this kernel at sizes ((name, value) pairs, sorted)
+        on cuda:device for buffers given in the order of names (a manifest
+        buffer not named is a null address)."""
+        key = (device, sizes, names)
+        la = self._launchers.get(key)
+        if la is None:
+            la = Launcher(self, device, sizes, names)
+            with self._lock:
+                la = self._launchers.setdefault(key, la)
+                while len(self._launchers) > max(1, self._cache_size):
+                    del self._launchers[next(iter(self._launchers))]
+        return la
 
-    def _prepare(self, key: Tuple[Any, ...], buffers: Mapping[str, int], device: int, stream: int,
-                 skey: Tuple[Tuple[str, int], ...]) -> _drv.Prepared:
-        """The prepared launch of a (device, stream, sizes, addresses) not
-        seen yet: the sized plan's parameters with each map's descriptor,
-        encoded only for an address that map has not had before. A close()
-        while it is built (it holds the module's function and context)
-        means it is built again on the reloaded module, never cached stale."""
+    def _prepare(self, la: "Launcher", key: Tuple[int, ...]) -> _drv.Prepared:
+        """The prepared launch of a (stream, addresses) la has not seen:
+        the sized plan's parameters with each map's descriptor, encoded
+        only for an address that map has not had before. A close() while
+        it is built (it holds the module's function and context) means it
+        is built again on the reloaded module, never cached stale."""
         for _ in range(_PREPARE_TRIES):
-            p = self._prepare_once(key, buffers, device, stream, skey)
+            p = self._prepare_once(la, key)
             if p is not None:
                 return p
-        raise LoadError("%s: closed on cuda:%d while each of %d launches was being prepared" % (self.name, device, _PREPARE_TRIES))
+        raise LoadError("%s: closed on cuda:%d while each of %d launches was being prepared" % (self.name, la.device, _PREPARE_TRIES))
 
-    def _prepare_once(self, key: Tuple[Any, ...], buffers: Mapping[str, int], device: int, stream: int,
-                      skey: Tuple[Tuple[str, int], ...]) -> Optional[_drv.Prepared]:
-        sz = self._sized_state(device, skey)
-        st = self._on(device)
+    def _prepare_once(self, la: "Launcher", key: Tuple[int, ...]) -> Optional[_drv.Prepared]:
+        epoch = self._epoch
+        stream, buffers = key[0], dict(zip(la.names, key[1:]))
+        sz = self._sized_state(la.device, la.sizes)
+        st = self._on(la.device)
         plan = sz.plan
         params = bytearray(plan.params)
         for j, mc in enumerate(plan.maps):
@@ -265,15 +271,17 @@ class Kernel:
             params[off:off + len(d)] = d
         shape = sz.shapes.get(stream)
         if shape is None:
-            la = plan.launch
-            shape = _drv.LaunchShape(la.grid, la.block, la.cluster, la.smem_bytes, stream)
+            lc = plan.launch
+            shape = _drv.LaunchShape(lc.grid, lc.block, lc.cluster, lc.smem_bytes, stream)
             with self._lock:
                 _bounded_put(sz.shapes, stream, shape, _ADDRESSES_PER_MAP)
         p = _drv.Prepared(st.ctx, st.function, shape, bytes(params), plan.offsets)
         with self._lock:
-            if self._devices.get(device) is not st:
+            if self._epoch is not epoch or self._devices.get(la.device) is not st:
                 return None  # closed (and perhaps reloaded) meanwhile
-            _bounded_put(self._prepared, key, p, self._cache_size)
+            if la.epoch is not epoch:
+                la.prepared, la.epoch = {}, epoch
+            _bounded_put(la.prepared, key, p, self._cache_size)
         return p
 
     def _map_descriptor(self, st: _OnDevice, plan: SizedPlan, j: int, ptr: int) -> bytes:
@@ -323,7 +331,7 @@ class Kernel:
             devices, self._devices = self._devices, {}
             self._descs.clear()
             self._sized.clear()
-            self._prepared.clear()
+            self._epoch = object()
         if not devices:
             return
         d = _drv.driver()
@@ -337,3 +345,27 @@ class Kernel:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class Launcher:
+    """A kernel at one (device, sizes) launched on buffers given in one
+    order of names: what a caller that launches one shape over and over
+    (the ops) holds, so that a repeated launch is one dict lookup by
+    (stream, addresses) and one cuLaunchKernelEx. Kernel.close() voids
+    what it prepared (the next launch prepares anew on the reloaded
+    module); safe to share between threads."""
+
+    __slots__ = ("kernel", "device", "sizes", "names", "prepared", "epoch")
+
+    def __init__(self, kernel: Kernel, device: int, sizes: Tuple[Tuple[str, int], ...], names: Tuple[str, ...]) -> None:
+        self.kernel, self.device, self.sizes, self.names = kernel, device, sizes, names
+        self.prepared: Dict[Tuple[int, ...], _drv.Prepared] = {}
+        self.epoch = kernel._epoch
+
+    def launch(self, stream: int, ptrs: List[int]) -> None:
+        """Launches on stream with the buffers at ptrs (in names' order)."""
+        key = (stream, *ptrs)
+        p = self.prepared.get(key)
+        if p is None or self.epoch is not self.kernel._epoch:
+            p = self.kernel._prepare(self, key)
+        _drv.driver().launch_prepared(p)

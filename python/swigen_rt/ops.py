@@ -26,6 +26,7 @@ from torch import Tensor
 from . import opspec
 from .dispatch import UNFUSED
 from .elementwise import DSWIGLU, SWIGLU
+from .kernel import Launcher
 from .package import Entry
 from .tensors import TMA_ALIGN, check_tensors
 
@@ -69,18 +70,22 @@ def path_of(op: str, *args: Tensor) -> Tuple[str, str]:
 
 @dataclass(frozen=True)
 class _Call:
-    """What a call with given input shapes, dtype and device resolved to:
-    its kernel, sizes and output shapes, and whether the dispatch plan
-    takes the fused kernel there. Inputs of another stride or address
-    still get every check (the fast path checks contiguity and alignment,
-    and leaves any failure to check_tensors to name)."""
+    """What a call with given input shapes, dtypes and devices resolved to:
+    its kernel, sizes, output shapes, dtype and device, whether the
+    dispatch plan takes the fused kernel there, and the fused kernel's
+    Launcher for the op's buffers (inputs then outputs). Inputs of another
+    stride or address still get every check (the fast path checks
+    contiguity and alignment, and leaves any failure to check_tensors to
+    name)."""
 
     entry: Entry
     sizes: Dict[str, int]
-    size_key: Tuple[Tuple[str, int], ...]
     outputs: Tuple[Tuple[int, ...], ...]
+    dtype: torch.dtype
+    device: torch.device
+    index: int
     fused: bool
-    device: int
+    launcher: Launcher
 
 
 _calls_lock = threading.Lock()
@@ -89,14 +94,14 @@ _calls_generation = -1
 _CALLS_LIMIT = 4096
 
 
-def _scan(op: str, inputs: Dict[str, Tensor]) -> Tuple[Optional[Tuple[object, ...]], Optional[List[Tuple[str, int]]]]:
+def _scan(op: str, args: Tuple[Tensor, ...]) -> Tuple[Optional[Tuple[object, ...]], Optional[List[int]]]:
     """One pass over the inputs: the call's cache key (op, then each input's
     shape, dtype and device; None when an input is not a tensor) and the
-    inputs' (name, address) pairs (None where one is not contiguous or not
-    16-byte aligned: check_tensors then names it)."""
+    inputs' addresses (None where one is not contiguous or not 16-byte
+    aligned: check_tensors then names it)."""
     key: List[object] = [op]
-    ptrs: Optional[List[Tuple[str, int]]] = []
-    for n, t in inputs.items():
+    ptrs: Optional[List[int]] = []
+    for t in args:
         if not isinstance(t, Tensor):
             return None, None
         key += (t.shape, t.dtype, t.device)
@@ -105,15 +110,15 @@ def _scan(op: str, inputs: Dict[str, Tensor]) -> Tuple[Optional[Tuple[object, ..
             if p % TMA_ALIGN or not t.is_contiguous():
                 ptrs = None
             else:
-                ptrs.append((n, p))
+                ptrs.append(p)
     return tuple(key), ptrs
 
 
 def _resolve(op: str, inputs: Dict[str, Tensor]) -> _Call:
     e, sizes = _select(op, inputs)
     m = e.kernel.manifest
-    first = inputs[opspec.OPS[op].inputs[0]]
     spec = opspec.OPS[op]
+    first = inputs[spec.inputs[0]]
     outputs = opspec.output_shapes(m, spec.outputs, sizes)
     # Every rule on these inputs once (device, dtype, shape, strides,
     # alignment); calls with the same key then check only what the key
@@ -124,15 +129,17 @@ def _resolve(op: str, inputs: Dict[str, Tensor]) -> _Call:
     assert idx is not None
     u = e.dispatch
     fused = u is None or u.plan.choose(sizes["M"], sizes["K"], sizes["I"])[0] != UNFUSED
-    return _Call(entry=e, sizes=sizes, size_key=tuple(sorted(sizes.items())), outputs=outputs, fused=fused, device=idx)
+    launcher = e.kernel.launcher(idx, tuple(sorted(sizes.items())), spec.inputs + spec.outputs)
+    return _Call(entry=e, sizes=sizes, outputs=outputs, dtype=first.dtype, device=first.device, index=idx,
+                 fused=fused, launcher=launcher)
 
 
-def _cached_call(op: str, inputs: Dict[str, Tensor], key: Optional[Tuple[object, ...]]) -> _Call:
+def _cached_call(op: str, args: Tuple[Tensor, ...], key: Optional[Tuple[object, ...]]) -> _Call:
     global _calls_generation
     gen = opspec.REGISTRY.generation
     c = _calls.get(key) if key is not None and _calls_generation == gen else None
     if c is None:
-        c = _resolve(op, inputs)
+        c = _resolve(op, dict(zip(opspec.OPS[op].inputs, args)))
         if key is not None:
             with _calls_lock:
                 if _calls_generation != gen:
@@ -144,53 +151,53 @@ def _cached_call(op: str, inputs: Dict[str, Tensor], key: Optional[Tuple[object,
     return c
 
 
-def _run(op: str, inputs: Dict[str, Tensor]) -> List[Tensor]:
-    spec = opspec.OPS[op]
-    key, ptrs = _scan(op, inputs)
-    c = _cached_call(op, inputs, key)
-    e, sizes = c.entry, c.sizes
-    first = inputs[spec.inputs[0]]
-    dtype, device = first.dtype, first.device
+def _run(op: str, args: Tuple[Tensor, ...]) -> List[Tensor]:
+    """The op on its inputs (in the spec's order): its outputs."""
+    key, ptrs = _scan(op, args)
+    c = _cached_call(op, args, key)
+    dtype, device = c.dtype, c.device
     outs = [torch.empty(s, dtype=dtype, device=device) for s in c.outputs]
     if ptrs is not None:
-        for n, t in zip(spec.outputs, outs):  # torch.empty's: contiguous
+        for t in outs:  # torch.empty's: contiguous
             p = t.data_ptr()
             if p % TMA_ALIGN:
                 ptrs = None
                 break
-            ptrs.append((n, p))
+            ptrs.append(p)
+    spec = opspec.OPS[op]
     if ptrs is None:
-        tensors = dict(inputs)
+        tensors = dict(zip(spec.inputs, args))
         tensors.update(zip(spec.outputs, outs))
-        checked, _ = check_tensors(e.kernel.manifest, tensors, sizes)  # raises naming the tensor and rule
-        ptrs = list(checked.items())
-    bufs = tuple(ptrs)
-    stream = _current_stream(c.device)
+        checked, _ = check_tensors(c.entry.kernel.manifest, tensors, c.sizes)  # raises naming the tensor and rule
+        ptrs = [checked.get(n, 0) for n in c.launcher.names]
+    stream = _current_stream(c.index)
     if c.fused:
-        e.kernel.launch_keyed(c.device, stream, c.size_key, bufs)
+        c.launcher.launch(stream, ptrs)
         return outs
-    # The unfused path: the dispatch's gemm has the fused kernel's operand
-    # layouts (emit pairs them), so the tensors checked above are its own.
+    _run_unfused(spec, c, dict(zip(spec.inputs + spec.outputs, ptrs)), stream)
+    return outs
+
+
+def _run_unfused(spec: opspec.OpSpec, c: _Call, ptrs: Dict[str, int], stream: int) -> None:
+    """The dispatch plan's unfused path: its gemm (which has the fused
+    kernel's operand layouts: emit pairs them, so the buffers checked for
+    the fused kernel are its own) into a torch-allocated intermediate,
+    then the elementwise kernel."""
+    e, sizes, dev = c.entry, c.sizes, c.index
     u = e.dispatch
     assert u is not None
-    tensors = dict(inputs)
-    tensors.update(zip(spec.outputs, outs))
     M, K, I = sizes["M"], sizes["K"], sizes["I"]
     if spec.kind == "bwd_dswiglu":
-        dout = torch.empty((M, I), dtype=first.dtype, device=first.device)
-        u.gemm.launch_raw({"A": tensors["dy"].data_ptr(), "B": tensors["W_down"].data_ptr(), "C": dout.data_ptr()},
-                          {"M": M, "N": I, "K": K}, c.device, stream)
-        out = tensors.get("out")
-        ew_ptrs = [dout.data_ptr(), tensors["de"].data_ptr(), tensors["grad_de"].data_ptr(), out.data_ptr() if out is not None else 0]
-        u.elementwise.launch_raw(DSWIGLU, e.dtype, M, I, ew_ptrs, c.device, stream)
-    else:  # fwd_gateup
-        de = tensors.get("de")
-        if de is None:
-            de = torch.empty((M, 2 * I), dtype=first.dtype, device=first.device)
-        u.gemm.launch_raw({"A": tensors["x"].data_ptr(), "B": tensors["W"].data_ptr(), "C": de.data_ptr()},
-                          {"M": M, "N": 2 * I, "K": K}, c.device, stream)
-        u.elementwise.launch_raw(SWIGLU, e.dtype, M, I, [de.data_ptr(), tensors["out"].data_ptr()], c.device, stream)
-    return outs
+        dout = torch.empty((M, I), dtype=c.dtype, device=c.device)
+        u.gemm.launch_raw({"A": ptrs["dy"], "B": ptrs["W_down"], "C": dout.data_ptr()}, {"M": M, "N": I, "K": K}, dev, stream)
+        ew = [dout.data_ptr(), ptrs["de"], ptrs["grad_de"], ptrs.get("out", 0)]
+        u.elementwise.launch_raw(DSWIGLU, e.dtype, M, I, ew, dev, stream)
+        return
+    # fwd_gateup: the inference op has no de output; the gemm writes one of torch's
+    de_t = None if "de" in ptrs else torch.empty((M, 2 * I), dtype=c.dtype, device=c.device)
+    de = ptrs["de"] if de_t is None else de_t.data_ptr()
+    u.gemm.launch_raw({"A": ptrs["x"], "B": ptrs["W"], "C": de}, {"M": M, "N": 2 * I, "K": K}, dev, stream)
+    u.elementwise.launch_raw(SWIGLU, e.dtype, M, I, [de, ptrs["out"]], dev, stream)
 
 
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
@@ -234,7 +241,7 @@ def _define(spec: opspec.OpSpec) -> "torch._ops.OpOverload":
     op, names, single = spec.name, spec.inputs, len(spec.outputs) == 1
 
     def impl(*args: Tensor) -> object:
-        o = _run(op, dict(zip(names, args)))
+        o = _run(op, args)
         return o[0] if single else tuple(o)
 
     def fake(*args: Tensor) -> object:
@@ -282,8 +289,7 @@ def _call(op: str, *args: Tensor) -> object:
     through torch.ops.swigen (autograd, tracing, subclasses)."""
     if not _direct(args):
         return _OP[op](*args)
-    spec = opspec.OPS[op]
-    o = _run(op, dict(zip(spec.inputs, args)))
+    o = _run(op, args)
     return o[0] if len(o) == 1 else tuple(o)
 
 

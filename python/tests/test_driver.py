@@ -76,6 +76,9 @@ class _Lib:
         except KeyError:
             raise AttributeError(n) from None
 
+    def __getitem__(self, n: str) -> Any:  # CDLL's unprototyped lookup
+        return self.fns[n]
+
 
 class DriverTest(unittest.TestCase):
     def test_errors_name_function_and_code(self) -> None:
@@ -114,6 +117,33 @@ class DriverTest(unittest.TestCase):
             with d.current(0x2000):
                 raise KeyError("popped anyway")
         self.assertEqual(len(lib.fns["cuCtxPopCurrent_v2"].calls), 2)
+
+    def test_launch_prepared_in_its_context(self) -> None:
+        lib = _Lib()
+        cur = {"ctx": 0x1000}
+
+        def get(out: Any) -> None:
+            out._obj.value = cur["ctx"]
+
+        lib.fns["cuCtxGetCurrent"] = _Fn(impl=get)
+        d = driver.Driver(lib)  # type: ignore[arg-type]
+        shape = driver.LaunchShape((132, 1, 1), (384, 1, 1), (0, 0, 0), 1024, 0x5000)
+        p = driver.Prepared(0x1000, 0xF000, shape, bytes(range(16)), (0, 8))
+        d.launch_prepared(p)  # its context is current: no push
+        launches = lib.fns["cuLaunchKernelEx"].calls
+        self.assertEqual(len(launches), 1)
+        kp = launches[0][2]  # kernelParams: the second parameter's address, then its bytes
+        self.assertEqual(ctypes.string_at(kp[1], 8), bytes(range(8, 16)))
+        self.assertEqual(lib.fns["cuCtxPushCurrent_v2"].calls, [])
+        cur["ctx"] = 0x2000  # another context current: pushed for the launch, popped after
+        d.launch_prepared(p)
+        self.assertEqual(len(launches), 2)
+        self.assertEqual((len(lib.fns["cuCtxPushCurrent_v2"].calls), len(lib.fns["cuCtxPopCurrent_v2"].calls)), (1, 1))
+        lib.fns["cuLaunchKernelEx"].rc = 200
+        cur["ctx"] = 0x1000
+        with self.assertRaises(driver.CudaError) as cm:
+            d.launch_prepared(p)
+        self.assertEqual(cm.exception.func, "cuLaunchKernelEx")
 
 
 if __name__ == "__main__":

@@ -231,7 +231,7 @@ class KernelTest(unittest.TestCase):
         self.assertEqual(len(loads), 2, "loaded again after the close")
         fn = k._devices[0].function
         self.assertEqual([l["fn"] for l in f.launches], [fn], "launched on the reloaded module")
-        self.assertEqual([p.fn.value for p in k._prepared.values()], [fn])
+        self.assertEqual([p.fn.value for la in k._launchers.values() for p in la.prepared.values()], [fn])
 
     def test_threads_share_one_load(self) -> None:
         f = self.use(FakeDriver())
