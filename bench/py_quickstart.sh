@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Follows README.md's "Using swigen from PyTorch" block as a new user
+# would, on a GPU machine with torch and the CUDA compiler (carry .bin/
+# with swigen; the block's `swigen` is .bin/swigen). The block is read
+# from the README itself: its shell lines (swigen ..., pip ...) run in a
+# fresh directory with a fresh virtual environment that sees only the
+# system's packages (torch), then its Python lines run there, followed by
+# a check that every gradient came back finite. Prints PASS or FAIL last.
+set -u
+export PATH=$PWD/.bin:/usr/local/cuda/bin:$PATH
+export PIP_DEFAULT_TIMEOUT=5 PIP_RETRIES=0 # a machine without an index fails fast
+REPO=$PWD
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+block=$(awk '/^## Using swigen from PyTorch/ {on=1; next} on && /^## / {exit} on && /^    / {sub(/^    /, ""); print}' README.md)
+[[ -n $block ]] || { echo "FAIL: no PyTorch block in README.md"; exit 1; }
+shell=$(grep -E '^(swigen|pip) ' <<<"$block" | sed -E 's/[[:space:]]+#.*$//')
+py=$(grep -vE '^(swigen|pip) ' <<<"$block")
+python3 -m venv --system-site-packages "$WORK/venv" || { echo "FAIL: venv"; exit 1; }
+# shellcheck disable=SC1091
+source "$WORK/venv/bin/activate"
+cp -r "$REPO/python" "$WORK/python"
+cd "$WORK" || exit 1
+echo "== shell lines"; echo "$shell"
+while IFS= read -r line; do
+	echo "+ $line"
+	if ! eval "$line" >"$WORK/step.log" 2>&1; then
+		tail -5 "$WORK/step.log"
+		if [[ $line == pip* ]] && grep -qiE 'network|connection|resolve|satisfies the requirement|no matching distribution' "$WORK/step.log"; then
+			# This machine reaches no package index: the build backend
+			# (setuptools) pip would fetch is the system's here.
+			echo "  (no package index here: again with --no-build-isolation)"
+			eval "${line/pip install/pip install --no-build-isolation}" >"$WORK/step.log" 2>&1 || { tail -5 "$WORK/step.log"; echo "FAIL: $line"; exit 1; }
+		else
+			echo "FAIL: $line"; exit 1
+		fi
+	fi
+done <<<"$shell"
+echo "== python lines"; echo "$py"
+cat >"$WORK/qs.py" <<PY
+$py
+import math
+grads = {"x": x.grad, **{n: p.grad for n, p in mlp.named_parameters()}}
+bad = [n for n, g in grads.items() if g is None or not math.isfinite(float(g.float().norm()))]
+import swigen_rt, os
+assert os.path.dirname(swigen_rt.__file__).startswith("$WORK/venv"), swigen_rt.__file__
+print("grads:", {n: round(float(g.float().norm()), 3) for n, g in grads.items() if g is not None})
+print("FAIL: no finite gradient for %s" % bad if bad else "PASS")
+PY
+python "$WORK/qs.py" 2>&1 | tail -5
