@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"io"
+	"math"
 	"sort"
 
 	"github.com/swigen/swigen/manifest"
@@ -68,6 +69,12 @@ type TraceSummary struct {
 	Records   int
 	Consumers [2]TracePart
 	ClockGHz  float64 // SM clock from %clock against %globaltimer over each consumer's tiles
+	// TilesMin and TilesMax are the fewest and most tiles one consumer
+	// ran; TailIdlePct is how long the consumers sat idle at the end, on
+	// average, waiting for the last one to finish (the last wave's
+	// imbalance), as a share of the traced span.
+	TilesMin, TilesMax int
+	TailIdlePct        float64
 }
 
 // SummarizeTrace averages the records per consumer.
@@ -128,7 +135,39 @@ func SummarizeTrace(recs []TraceRecord) TraceSummary {
 	if ns > 0 {
 		s.ClockGHz = cyc / ns
 	}
+	s.TilesMin, s.TilesMax, s.TailIdlePct = tail(runs, s.ClockGHz)
 	return s
+}
+
+// tail is the fewest and most tiles of one consumer's runs and their mean
+// idle time at the end as a percentage of the span from the first tile's
+// start to the last tile's end (a tile ends its order wait, mainloop and
+// epilogue after its start).
+func tail[K comparable](runs map[K][]TraceRecord, ghz float64) (lo, hi int, idlePct float64) {
+	if len(runs) == 0 || ghz == 0 {
+		return 0, 0, 0
+	}
+	first, last := math.Inf(1), math.Inf(-1)
+	ends := make([]float64, 0, len(runs))
+	lo = math.MaxInt
+	for _, rs := range runs {
+		lo, hi = min(lo, len(rs)), max(hi, len(rs))
+		var end float64
+		for _, r := range rs {
+			first = math.Min(first, float64(r.StartNs))
+			end = math.Max(end, float64(r.StartNs)+float64(r.Order+r.Mainloop+r.Epilogue)/ghz)
+		}
+		ends = append(ends, end)
+		last = math.Max(last, end)
+	}
+	if last <= first {
+		return lo, hi, 0
+	}
+	var idle float64
+	for _, e := range ends {
+		idle += last - e
+	}
+	return lo, hi, 100 * idle / float64(len(ends)) / (last - first)
 }
 
 // Print writes the summary as a small table in microseconds (cycles at the
@@ -146,4 +185,6 @@ func (s TraceSummary) Print(w io.Writer) {
 		fmt.Fprintf(w, "%-9d %6d %8.2f %7.2f %9.2f %9.2f %9.2f %8.2f %9.2f %7.2f %7.2f\n", c, p.Tiles, us(p.Period), us(p.Order), us(p.Mainloop),
 			us(p.OperandWait), us(p.Epilogue), us(p.DeWait), us(p.MmaWait), us(p.Issue), us(p.Drain))
 	}
+	fmt.Fprintf(w, "tail: %d-%d tiles per consumer; idle at the end while the last consumer finishes: %.1f%% of the span on average\n",
+		s.TilesMin, s.TilesMax, s.TailIdlePct)
 }

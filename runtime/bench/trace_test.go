@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/swigen/swigen/manifest"
 )
 
@@ -34,17 +35,20 @@ func TestTraceSummary(t *testing.T) {
 		t.Fatalf("%d records, want 4", len(recs))
 	}
 	got := SummarizeTrace(recs)
+	// The tail: CTA 0's consumer 0 ends at 3000 + (30+1800+500)/2 = 4165 ns,
+	// CTA 1's consumer 1 at 1500 + 3/2 = 1501.5; the span is 1000-4165, so
+	// the mean idle is (0 + 2663.5)/2 over 3165 ns.
 	want := TraceSummary{Records: 4, ClockGHz: 2, Consumers: [2]TracePart{
 		{Tiles: 2, Period: 2000, Order: 20, Mainloop: 1700, OperandWait: 300, Epilogue: 400, DeWait: 50, MmaWait: 600, Issue: 100, Drain: 200},
 		{},
-	}}
-	if d := cmp.Diff(want, got); d != "" {
+	}, TilesMin: 1, TilesMax: 3, TailIdlePct: 100 * 2663.5 / 2 / 3165}
+	if d := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-9)); d != "" {
 		t.Errorf("summary (-want +got):\n%s", d)
 	}
 	var b bytes.Buffer
 	got.Print(&b)
 	// 1700 cycles at 2 GHz is 0.85 us.
-	if !strings.Contains(b.String(), "0.85") || !strings.Contains(b.String(), "SM clock 2.00 GHz") {
+	if !strings.Contains(b.String(), "0.85") || !strings.Contains(b.String(), "SM clock 2.00 GHz") || !strings.Contains(b.String(), "1-3 tiles per consumer") {
 		t.Errorf("printed summary lacks the mainloop's 0.85 us or the clock:\n%s", b.String())
 	}
 
