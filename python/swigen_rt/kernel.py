@@ -42,6 +42,11 @@ _ADDRESSES_PER_MAP = 64
 caching allocator hands one buffer over a training loop are few."""
 
 
+_LAUNCHES_PER_LAUNCHER = 256
+"""Prepared launches one Launcher keeps: its buffers' address
+combinations on its streams (a training loop's are few)."""
+
+
 @dataclass
 class _Sized:
     """A kernel at one (device, sizes): its plan, each map's descriptors by
@@ -279,9 +284,9 @@ class Kernel:
         with self._lock:
             if self._epoch is not epoch or self._devices.get(la.device) is not st:
                 return None  # closed (and perhaps reloaded) meanwhile
-            if la.epoch is not epoch:
-                la.prepared, la.epoch = {}, epoch
-            _bounded_put(la.prepared, key, p, self._cache_size)
+            if la.state[0] is not epoch:
+                la.state = (epoch, {})
+            _bounded_put(la.state[1], key, p, _LAUNCHES_PER_LAUNCHER)
         return p
 
     def _map_descriptor(self, st: _OnDevice, plan: SizedPlan, j: int, ptr: int) -> bytes:
@@ -331,6 +336,7 @@ class Kernel:
             devices, self._devices = self._devices, {}
             self._descs.clear()
             self._sized.clear()
+            self._launchers.clear()  # those still held prepare anew: the epoch
             self._epoch = object()
         if not devices:
             return
@@ -355,17 +361,25 @@ class Launcher:
     what it prepared (the next launch prepares anew on the reloaded
     module); safe to share between threads."""
 
-    __slots__ = ("kernel", "device", "sizes", "names", "prepared", "epoch")
+    __slots__ = ("kernel", "device", "sizes", "names", "state")
 
     def __init__(self, kernel: Kernel, device: int, sizes: Tuple[Tuple[str, int], ...], names: Tuple[str, ...]) -> None:
         self.kernel, self.device, self.sizes, self.names = kernel, device, sizes, names
-        self.prepared: Dict[Tuple[int, ...], _drv.Prepared] = {}
-        self.epoch = kernel._epoch
+        # (the kernel's epoch they were prepared in, the prepared launches
+        # by (stream, addresses)): one attribute, so a launch reads the
+        # pair a preparation after a close() swapped in, never a new epoch
+        # with the old launches.
+        self.state: Tuple[object, Dict[Tuple[int, ...], _drv.Prepared]] = (kernel._epoch, {})
+
+    @property
+    def prepared(self) -> Dict[Tuple[int, ...], _drv.Prepared]:
+        return self.state[1]
 
     def launch(self, stream: int, ptrs: List[int]) -> None:
         """Launches on stream with the buffers at ptrs (in names' order)."""
         key = (stream, *ptrs)
-        p = self.prepared.get(key)
-        if p is None or self.epoch is not self.kernel._epoch:
+        epoch, prepared = self.state
+        p = prepared.get(key)
+        if p is None or epoch is not self.kernel._epoch:
             p = self.kernel._prepare(self, key)
         _drv.driver().launch_prepared(p)

@@ -106,7 +106,11 @@ def _scan(op: str, args: Tuple[Tensor, ...]) -> Tuple[Optional[Tuple[object, ...
             return None, None
         key += (t.shape, t.dtype, t.device)
         if ptrs is not None:
-            p = t.data_ptr()
+            try:
+                p = t.data_ptr()
+            except RuntimeError:  # no storage (sparse, meta): check_input names it
+                ptrs = None
+                continue
             if p % TMA_ALIGN or not t.is_contiguous():
                 ptrs = None
             else:

@@ -231,7 +231,38 @@ class KernelTest(unittest.TestCase):
         self.assertEqual(len(loads), 2, "loaded again after the close")
         fn = k._devices[0].function
         self.assertEqual([l["fn"] for l in f.launches], [fn], "launched on the reloaded module")
-        self.assertEqual([p.fn.value for la in k._launchers.values() for p in la.prepared.values()], [fn])
+        k.launch_raw(ptrs, sizes, 0, 7)  # and again: the reloaded module, no third load
+        self.assertEqual([l["fn"] for l in f.launches], [fn, fn])
+        self.assertEqual(len([c for c in f.calls if c[0] == "load"]), 2)
+
+    def test_launch_racing_a_reprepare_after_close(self) -> None:
+        # Thread A looks up its launch in the launcher's old (pre-close)
+        # launches while thread B prepares anew and swaps in the new epoch's:
+        # A must not take the new epoch for its old launch's.
+        f = self.use(FakeDriver())
+        fns = iter(range(0xF000, 0xF100))
+        f.module_function = lambda mod, name: next(fns)  # type: ignore[method-assign]
+        k = Kernel.from_files(BWD)
+        ptrs = {n: t.data_ptr() for n, t in bwd_buffers().items()}
+        names = tuple(sorted(ptrs))
+        la = k.launcher(0, (("I", 1000), ("K", 520), ("M", 777)), names)
+        vals = [ptrs[n] for n in names]
+        la.launch(7, vals)
+        k.close()
+        fired: List[bool] = []
+
+        class Racing(dict):  # type: ignore[type-arg]
+            def get(self, key: Any, default: Any = None) -> Any:
+                r = dict.get(self, key, default)
+                if not fired:
+                    fired.append(True)
+                    la.launch(7, vals)  # thread B, in between
+                return r
+
+        la.state = (la.state[0], Racing(la.state[1]))
+        la.launch(7, vals)  # thread A
+        current = k._devices[0].function
+        self.assertEqual([l["fn"] for l in f.launches], [0xF000, current, current])
 
     def test_threads_share_one_load(self) -> None:
         f = self.use(FakeDriver())

@@ -62,6 +62,13 @@ class DirectTest(unittest.TestCase):
                 call()
             self.assertIn("want a CUDA tensor", str(cm.exception))
 
+    def test_inputs_without_storage_are_value_errors(self) -> None:
+        # A sparse tensor has no data pointer: the fast path's address scan
+        # leaves it to check_input to name.
+        with self.assertRaises(ValueError) as cm:
+            self.ops.gemm(torch.eye(16).to_sparse(), self.t)
+        self.assertIn("A", str(cm.exception))
+
 
 if torch is not None:
     class _Sub(torch.Tensor):
