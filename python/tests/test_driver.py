@@ -80,6 +80,18 @@ class _Lib:
         return self.fns[n]
 
 
+def _with_current(ctx: int) -> "tuple[_Lib, dict, driver.Driver]":
+    """A driver on _Lib whose cuCtxGetCurrent reports cur["ctx"] (ctx at first)."""
+    lib = _Lib()
+    cur = {"ctx": ctx}
+
+    def get(out: Any) -> None:
+        out._obj.value = cur["ctx"]
+
+    lib.fns["cuCtxGetCurrent"] = _Fn(impl=get)
+    return lib, cur, driver.Driver(lib)  # type: ignore[arg-type]
+
+
 class DriverTest(unittest.TestCase):
     def test_errors_name_function_and_code(self) -> None:
         lib = _Lib()
@@ -98,14 +110,7 @@ class DriverTest(unittest.TestCase):
         self.assertIn("has no cuTensorMapEncodeTiled", str(cm.exception))
 
     def test_current_pushes_only_another_context(self) -> None:
-        lib = _Lib()
-        cur = {"ctx": 0x1000}
-
-        def get(out: Any) -> None:
-            out._obj.value = cur["ctx"]
-
-        lib.fns["cuCtxGetCurrent"] = _Fn(impl=get)
-        d = driver.Driver(lib)  # type: ignore[arg-type]
+        lib, cur, d = _with_current(0x1000)
         with d.current(0x1000):
             pass
         self.assertEqual(lib.fns["cuCtxPushCurrent_v2"].calls, [])
@@ -119,14 +124,7 @@ class DriverTest(unittest.TestCase):
         self.assertEqual(len(lib.fns["cuCtxPopCurrent_v2"].calls), 2)
 
     def test_launch_prepared_in_its_context(self) -> None:
-        lib = _Lib()
-        cur = {"ctx": 0x1000}
-
-        def get(out: Any) -> None:
-            out._obj.value = cur["ctx"]
-
-        lib.fns["cuCtxGetCurrent"] = _Fn(impl=get)
-        d = driver.Driver(lib)  # type: ignore[arg-type]
+        lib, cur, d = _with_current(0x1000)
         shape = driver.LaunchShape((132, 1, 1), (384, 1, 1), (0, 0, 0), 1024, 0x5000)
         p = driver.Prepared(0x1000, 0xF000, shape, bytes(range(16)), (0, 8))
         d.launch_prepared(p)  # its context is current: no push
