@@ -3,8 +3,8 @@
 # would, on a GPU machine with torch and the CUDA compiler (carry .bin/
 # with swigen; the block's `swigen` is .bin/swigen). The block is read
 # from the README itself: its shell lines (swigen ..., pip ...) run in a
-# fresh directory with a fresh virtual environment that sees only the
-# system's packages (torch), then its Python lines run there, followed by
+# fresh directory with a fresh virtual environment that sees only torch's
+# install directory, then its Python lines run there, followed by
 # a check that every gradient came back finite. Prints PASS or FAIL last.
 set -u
 export PATH=$PWD/.bin:/usr/local/cuda/bin:$PATH
@@ -16,9 +16,13 @@ block=$(awk '/^## Using swigen from PyTorch/ {on=1; next} on && /^## / {exit} on
 [[ -n $block ]] || { echo "FAIL: no PyTorch block in README.md"; exit 1; }
 shell=$(grep -E '^(swigen|pip) ' <<<"$block" | sed -E 's/[[:space:]]+#.*$//')
 py=$(grep -vE '^(swigen|pip) ' <<<"$block")
-python3 -m venv --system-site-packages "$WORK/venv" || { echo "FAIL: venv"; exit 1; }
+# The venv sees torch (and what torch's install directory holds) through a
+# .pth file: a plain venv does not see a user-site or other-prefix torch.
+torch_site=$(python3 -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))') || { echo "FAIL: no torch here"; exit 1; }
+python3 -m venv "$WORK/venv" || { echo "FAIL: venv"; exit 1; }
 # shellcheck disable=SC1091
 source "$WORK/venv/bin/activate"
+echo "$torch_site" >"$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/system-torch.pth"
 cp -r "$REPO/python" "$WORK/python"
 cd "$WORK" || exit 1
 echo "== shell lines"; echo "$shell"

@@ -69,10 +69,12 @@ type TraceSummary struct {
 	Records   int
 	Consumers [2]TracePart
 	ClockGHz  float64 // SM clock from %clock against %globaltimer over each consumer's tiles
-	// TilesMin and TilesMax are the fewest and most tiles one consumer
-	// ran; TailIdlePct is how long the consumers sat idle at the end, on
-	// average, waiting for the last one to finish (the last wave's
-	// imbalance), as a share of the traced span.
+	// TilesMin and TilesMax are the fewest and most tiles one CTA (both
+	// its consumers) ran; TailIdlePct is how long the CTAs' SMs sat idle
+	// at the end, on average, while the last CTA finished (the last wave's
+	// imbalance), as a share of the traced span. Per CTA, not per
+	// consumer: a ping-pong consumer waiting for its partner's last
+	// mainloop leaves no tensor core idle.
 	TilesMin, TilesMax int
 	TailIdlePct        float64
 }
@@ -135,15 +137,19 @@ func SummarizeTrace(recs []TraceRecord) TraceSummary {
 	if ns > 0 {
 		s.ClockGHz = cyc / ns
 	}
-	s.TilesMin, s.TilesMax, s.TailIdlePct = tail(runs, s.ClockGHz)
+	ctas := map[int][]TraceRecord{}
+	for _, r := range recs {
+		ctas[r.CTA] = append(ctas[r.CTA], r)
+	}
+	s.TilesMin, s.TilesMax, s.TailIdlePct = tail(ctas, s.ClockGHz)
 	return s
 }
 
-// tail is the fewest and most tiles of one consumer's runs and their mean
+// tail is the fewest and most tiles of one run (a CTA's records) and their mean
 // idle time at the end as a percentage of the span from the first tile's
 // start to the last tile's end (a tile ends its order wait, mainloop and
 // epilogue after its start).
-func tail[K comparable](runs map[K][]TraceRecord, ghz float64) (lo, hi int, idlePct float64) {
+func tail(runs map[int][]TraceRecord, ghz float64) (lo, hi int, idlePct float64) {
 	if len(runs) == 0 || ghz == 0 {
 		return 0, 0, 0
 	}
@@ -185,6 +191,6 @@ func (s TraceSummary) Print(w io.Writer) {
 		fmt.Fprintf(w, "%-9d %6d %8.2f %7.2f %9.2f %9.2f %9.2f %8.2f %9.2f %7.2f %7.2f\n", c, p.Tiles, us(p.Period), us(p.Order), us(p.Mainloop),
 			us(p.OperandWait), us(p.Epilogue), us(p.DeWait), us(p.MmaWait), us(p.Issue), us(p.Drain))
 	}
-	fmt.Fprintf(w, "tail: %d-%d tiles per consumer; idle at the end while the last consumer finishes: %.1f%% of the span on average\n",
+	fmt.Fprintf(w, "tail: %d-%d tiles per CTA; SMs idle at the end while the last CTA finishes: %.1f%% of the span on average\n",
 		s.TilesMin, s.TilesMax, s.TailIdlePct)
 }

@@ -48,7 +48,7 @@ func TestTraceSummary(t *testing.T) {
 	var b bytes.Buffer
 	got.Print(&b)
 	// 1700 cycles at 2 GHz is 0.85 us.
-	if !strings.Contains(b.String(), "0.85") || !strings.Contains(b.String(), "SM clock 2.00 GHz") || !strings.Contains(b.String(), "1-3 tiles per consumer") {
+	if !strings.Contains(b.String(), "0.85") || !strings.Contains(b.String(), "SM clock 2.00 GHz") || !strings.Contains(b.String(), "1-3 tiles per CTA") {
 		t.Errorf("printed summary lacks the mainloop's 0.85 us or the clock:\n%s", b.String())
 	}
 
