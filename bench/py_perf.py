@@ -115,6 +115,8 @@ def overhead(n: int) -> Dict[str, Any]:
     # What every op call pays for its output, whatever its runtime does.
     host, wall = per_call_us(lambda: torch.empty((m, 2 * i), dtype=DT, device="cuda"), n)
     rows.append({"op": "torch.empty [M,2I] (reference)", "host_us": host, "wall_us": wall})
+    host, wall = per_call_us(lambda: a.new_empty((m, 2 * i)), n)
+    rows.append({"op": "Tensor.new_empty [M,2I] (reference)", "host_us": host, "wall_us": wall})
     profiled = ""
     for op in opspec.OPS:
         if not registered(op):

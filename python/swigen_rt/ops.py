@@ -158,7 +158,9 @@ def _cached_call(op: str, args: Tuple[Tensor, ...], key: Optional[Tuple[object, 
 def _run(op: str, args: Tuple[Tensor, ...]) -> List[Tensor]:
     """The op on its inputs (in the spec's order): its outputs."""
     key, ptrs = _scan(op, args)
-    c = _cached_call(op, args, key)
+    c = _calls.get(key) if _calls_generation == opspec.REGISTRY.generation else None  # type: ignore[arg-type]
+    if c is None:
+        c = _cached_call(op, args, key)
     dtype, device = c.dtype, c.device
     outs = [torch.empty(s, dtype=dtype, device=device) for s in c.outputs]
     if ptrs is not None:
@@ -174,7 +176,7 @@ def _run(op: str, args: Tuple[Tensor, ...]) -> List[Tensor]:
         tensors.update(zip(spec.outputs, outs))
         checked, _ = check_tensors(c.entry.kernel.manifest, tensors, c.sizes)  # raises naming the tensor and rule
         ptrs = [checked.get(n, 0) for n in c.launcher.names]
-    stream = _current_stream(c.index)
+    stream = _raw_stream(c.index) if _raw_stream is not None else _current_stream(c.index)
     if c.fused:
         c.launcher.launch(stream, ptrs)
         return outs
@@ -266,6 +268,8 @@ _functorch_active = getattr(torch._C, "_are_functorch_transforms_active", lambda
 _modes_active = getattr(torch._C, "_len_torch_dispatch_stack", lambda: 1)  # unknown: take the dispatcher
 _function_mode = getattr(torch._C, "_is_torch_function_mode_enabled", lambda: True)
 _tracing = getattr(torch._C, "_get_tracing_state", lambda: True)
+_is_compiling = torch.compiler.is_compiling
+_grad_enabled = torch.is_grad_enabled
 _PLAIN = (Tensor, torch.nn.Parameter)
 
 
@@ -277,11 +281,11 @@ def _direct(args: Tuple[Tensor, ...]) -> bool:
     active. The dispatcher's Python kernels (the
     CUDA impl and the autograd one) cost about 10 us a call; the launch
     alone is about that again."""
-    if torch.compiler.is_compiling() or _functorch_active() or _modes_active() > 0:
+    if _is_compiling() or _functorch_active() or _modes_active() > 0:
         return False
     if _function_mode() or _tracing() is not None:
         return False
-    grad = torch.is_grad_enabled()
+    grad = _grad_enabled()
     for a in args:
         if type(a) not in _PLAIN or (grad and a.requires_grad):
             return False
