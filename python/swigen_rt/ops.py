@@ -161,8 +161,11 @@ def _run(op: str, args: Tuple[Tensor, ...]) -> List[Tensor]:
     c = _calls.get(key) if _calls_generation == opspec.REGISTRY.generation else None  # type: ignore[arg-type]
     if c is None:
         c = _cached_call(op, args, key)
-    dtype, device = c.dtype, c.device
-    outs = [torch.empty(s, dtype=dtype, device=device) for s in c.outputs]
+    # new_empty on the first input: its dtype and device are the call's (the
+    # key holds them), and it costs ~1 us less a tensor than torch.empty
+    # with keyword arguments (2.5 vs 3.4 us on the H200's host).
+    first = args[0]
+    outs = [first.new_empty(s) for s in c.outputs]
     if ptrs is not None:
         for t in outs:  # torch.empty's: contiguous
             p = t.data_ptr()
