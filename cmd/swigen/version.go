@@ -43,6 +43,11 @@ func buildInfo() string {
 	if rev != "" {
 		fmt.Fprintf(&b, "commit:  %s%s %s\n", rev, modified, when)
 	}
+	if gitRevision != "" {
+		// The link-time stamp (bench/build.sh): what bench records carry,
+		// also where the build had no VCS stamp (a worktree, -buildvcs=false).
+		fmt.Fprintf(&b, "revision: %s\n", gitRevision)
+	}
 	return b.String()
 }
 
