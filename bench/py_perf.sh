@@ -56,6 +56,7 @@ if [[ ${OVERHEAD:-0} == 1 ]]; then
 	fi
 fi
 IFS=';' read -ra shapes <<<"$SHAPES"
+[[ $SHAPES == none ]] && shapes=() # OVERHEAD=1 SHAPES=none: the host cost alone
 for s in "${shapes[@]}"; do
 	tag=s$(echo "$s" | tr ',' 'x')
 	dirs=$(emit_for "$tag" "$s")
