@@ -239,11 +239,11 @@ class Kernel:
         key = (device, sizes, names)
         la = self._launchers.get(key)
         if la is None:
-            la = Launcher(self, device, sizes, names)
             with self._lock:
-                la = self._launchers.setdefault(key, la)
-                while len(self._launchers) > max(1, self._cache_size):
-                    del self._launchers[next(iter(self._launchers))]
+                la = self._launchers.get(key)
+                if la is None:
+                    la = Launcher(self, device, sizes, names)
+                    _bounded_put(self._launchers, key, la, self._cache_size)
         return la
 
     def _prepare(self, la: "Launcher", key: Tuple[int, ...]) -> _drv.Prepared:
@@ -370,10 +370,6 @@ class Launcher:
         # pair a preparation after a close() swapped in, never a new epoch
         # with the old launches.
         self.state: Tuple[object, Dict[Tuple[int, ...], _drv.Prepared]] = (kernel._epoch, {})
-
-    @property
-    def prepared(self) -> Dict[Tuple[int, ...], _drv.Prepared]:
-        return self.state[1]
 
     def launch(self, stream: int, ptrs: List[int]) -> None:
         """Launches on stream with the buffers at ptrs (in names' order)."""

@@ -158,16 +158,14 @@ def _cached_call(op: str, args: Tuple[Tensor, ...], key: Optional[Tuple[object, 
 def _run(op: str, args: Tuple[Tensor, ...]) -> List[Tensor]:
     """The op on its inputs (in the spec's order): its outputs."""
     key, ptrs = _scan(op, args)
-    c = _calls.get(key) if _calls_generation == opspec.REGISTRY.generation else None  # type: ignore[arg-type]
-    if c is None:
-        c = _cached_call(op, args, key)
+    c = _cached_call(op, args, key)
     # new_empty on the first input: its dtype and device are the call's (the
     # key holds them), and it costs ~1 us less a tensor than torch.empty
     # with keyword arguments (2.5 vs 3.4 us on the H200's host).
     first = args[0]
     outs = [first.new_empty(s) for s in c.outputs]
     if ptrs is not None:
-        for t in outs:  # torch.empty's: contiguous
+        for t in outs:  # new_empty's: contiguous
             p = t.data_ptr()
             if p % TMA_ALIGN:
                 ptrs = None
@@ -179,7 +177,7 @@ def _run(op: str, args: Tuple[Tensor, ...]) -> List[Tensor]:
         tensors.update(zip(spec.outputs, outs))
         checked, _ = check_tensors(c.entry.kernel.manifest, tensors, c.sizes)  # raises naming the tensor and rule
         ptrs = [checked.get(n, 0) for n in c.launcher.names]
-    stream = _raw_stream(c.index) if _raw_stream is not None else _current_stream(c.index)
+    stream = _current_stream(c.index)
     if c.fused:
         c.launcher.launch(stream, ptrs)
         return outs
@@ -271,8 +269,6 @@ _functorch_active = getattr(torch._C, "_are_functorch_transforms_active", lambda
 _modes_active = getattr(torch._C, "_len_torch_dispatch_stack", lambda: 1)  # unknown: take the dispatcher
 _function_mode = getattr(torch._C, "_is_torch_function_mode_enabled", lambda: True)
 _tracing = getattr(torch._C, "_get_tracing_state", lambda: True)
-_is_compiling = torch.compiler.is_compiling
-_grad_enabled = torch.is_grad_enabled
 _PLAIN = (Tensor, torch.nn.Parameter)
 
 
@@ -284,11 +280,11 @@ def _direct(args: Tuple[Tensor, ...]) -> bool:
     active. The dispatcher's Python kernels (the
     CUDA impl and the autograd one) cost about 10 us a call; the launch
     alone is about that again."""
-    if _is_compiling() or _functorch_active() or _modes_active() > 0:
+    if torch.compiler.is_compiling() or _functorch_active() or _modes_active() > 0:
         return False
     if _function_mode() or _tracing() is not None:
         return False
-    grad = _grad_enabled()
+    grad = torch.is_grad_enabled()
     for a in args:
         if type(a) not in _PLAIN or (grad and a.requires_grad):
             return False
