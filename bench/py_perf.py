@@ -10,8 +10,11 @@ Two measurements, each in this one process against a same-run baseline:
   thread pays), for every registered op, through torch.ops.swigen.* (the
   dispatcher) and through swigen_rt.ops.* (which runs the kernel without
   the dispatcher in eager mode without grad); torch's own F.linear at the
-  same shape is the reference. A cProfile of one op's calls says where
-  the time goes.
+  same shape is the reference. Each direct call is split into its
+  outputs' allocations, the driver's launch (cuCtxGetCurrent and
+  cuLaunchKernelEx of the prepared launch, each timed alone) and the
+  rest, swigen_rt's Python; a cProfile of one op's calls says where that
+  goes.
 
 --shape M,K,I: the MLP training step (forward and backward:
   torch.autograd.grad of y with respect to x, W and W_down given dy) of
@@ -33,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import ctypes
 import datetime
 import io
 import json
@@ -52,6 +56,7 @@ RT_DIR = os.environ.get("SWIGEN_RT_DIR") or os.path.join(os.path.dirname(os.path
 sys.path.insert(0, RT_DIR)
 from swigen_rt import load_dir, opspec, swiglu_mlp  # noqa: E402
 from swigen_rt import mlp as smlp  # noqa: E402
+from swigen_rt import driver as sdrv  # noqa: E402
 from swigen_rt import ops as sops  # noqa: E402
 
 DT = torch.bfloat16
@@ -106,6 +111,31 @@ def per_call_us(fn: Callable[[], Any], n: int) -> Tuple[float, float]:
     return best
 
 
+def split(op: str, args: Tuple[torch.Tensor, ...], n: int) -> Dict[str, float]:
+    """Where a direct call's host time goes: its outputs' allocations
+    (Tensor.new_empty of each, as the op allocates them) and the driver's
+    launch of the op's prepared launch (cuCtxGetCurrent and
+    cuLaunchKernelEx through ctypes); the rest is swigen_rt's Python.
+    Empty where the runtime measured keeps its launches otherwise."""
+    calls = [c for k, c in getattr(sops, "_calls", {}).items() if k and k[0] == op]
+    state = getattr(calls[-1].launcher, "state", None) if calls else None
+    if not state or not state[1]:
+        return {}
+    p = next(iter(state[1].values()))
+    d = sdrv.driver()
+    shapes, first = calls[-1].outputs, args[0]
+    alloc, _ = per_call_us(lambda: [first.new_empty(s) for s in shapes], n)
+    launch, _ = per_call_us(lambda: d.launch_prepared(p), n)
+    return {"alloc_us": alloc, "launch_us": launch}
+
+
+def ctx_get_us(n: int) -> float:
+    """cuCtxGetCurrent alone, as launch_prepared calls it."""
+    d, v = sdrv.driver(), ctypes.c_void_p()
+    ref = ctypes.byref(v)
+    return per_call_us(lambda: d._ctx_get_unchecked(ref), n)[0]
+
+
 def overhead(n: int) -> Dict[str, Any]:
     m = k = i = 256
     rows: List[Dict[str, Any]] = []
@@ -117,6 +147,7 @@ def overhead(n: int) -> Dict[str, Any]:
     rows.append({"op": "torch.empty [M,2I] (reference)", "host_us": host, "wall_us": wall})
     host, wall = per_call_us(lambda: a.new_empty((m, 2 * i)), n)
     rows.append({"op": "Tensor.new_empty [M,2I] (reference)", "host_us": host, "wall_us": wall})
+    rows.append({"op": "cuCtxGetCurrent (reference)", "host_us": ctx_get_us(n), "wall_us": 0.0})
     profiled = ""
     for op in opspec.OPS:
         if not registered(op):
@@ -126,7 +157,9 @@ def overhead(n: int) -> Dict[str, Any]:
         host, wall = per_call_us(lambda: f(*args), n)
         d = getattr(sops, op)
         dhost, dwall = per_call_us(lambda: d(*args), n)
-        rows.append({"op": op, "host_us": host, "wall_us": wall, "direct_host_us": dhost, "direct_wall_us": dwall})
+        row = {"op": op, "host_us": host, "wall_us": wall, "direct_host_us": dhost, "direct_wall_us": dwall}
+        row.update(split(op, args, n))
+        rows.append(row)
         if not profiled:
             pr = cProfile.Profile()
             pr.enable()
@@ -292,6 +325,9 @@ def main() -> int:
         for r in rec["overhead"]["rows"]:
             op = "direct_host_us" in r
             extra = "  swigen_rt.ops: host %5.1f us/call" % r["direct_host_us"] if op else ""
+            if "launch_us" in r:
+                extra += " = outputs %4.1f + launch %4.1f + python %4.1f" % (
+                    r["alloc_us"], r["launch_us"], r["direct_host_us"] - r["alloc_us"] - r["launch_us"])
             print("overhead %-30s %shost %5.1f us/call (wall %5.1f)%s"
                   % (r["op"], "torch.ops: " if op else "", r["host_us"], r["wall_us"], extra))
     if a.shape:

@@ -8,8 +8,8 @@
 # training step on them against eager PyTorch and torch.compile; with
 # OVERHEAD=1 first the host cost per op call at a tiny shape (a gemm
 # package added; BASE_PY=DIR: that swigen_rt tree's host cost measured
-# alternately with this one's, twice each). PERF_ARGS are passed to
-# py_perf.py (e.g. --kernels).
+# alternately with this one's, ROUNDS times each, default 2). PERF_ARGS
+# are passed to py_perf.py (e.g. --kernels).
 # JSON records and logs go to $OUT/py-perf.tgz; the table is printed last.
 set -u
 export PATH=/usr/local/cuda/bin:$PATH
@@ -40,8 +40,8 @@ if [[ ${OVERHEAD:-0} == 1 ]]; then
 	dirs=$(emit_for ov 16384,768,4608)
 	$SW emit --arch sm_90a --py-package ov_gemm -o "$PKG/ov_gemm" --kernel gemm >>"$LOG/emit-ov.log" 2>&1 && dirs="$dirs:$PKG/ov_gemm"
 	if [[ -n ${BASE_PY:-} ]]; then
-		# A/B: BASE_PY's swigen_rt and this tree's, alternately, twice each.
-		for r in 1 2; do
+		# A/B: BASE_PY's swigen_rt and this tree's, alternately, ROUNDS times each.
+		for r in $(seq "${ROUNDS:-2}"); do
 			for v in base new; do
 				rt=$([[ $v == base ]] && echo "$BASE_PY" || echo python)
 				SWIGEN_RT_DIR=$rt timeout 120 python3 bench/py_perf.py --overhead --packages "$dirs" --json "$LOG/py-overhead-$v$r.json" >"$LOG/py-overhead-$v$r.log" 2>&1

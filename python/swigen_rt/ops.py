@@ -93,16 +93,26 @@ _calls: Dict[Tuple[object, ...], _Call] = {}
 _calls_generation = -1
 _CALLS_LIMIT = 4096
 
+# A scan of a call's inputs: its cache key and the inputs' addresses.
+_Scan = Tuple[Optional[Tuple[object, ...]], Optional[List[int]]]
 
-def _scan(op: str, args: Tuple[Tensor, ...]) -> Tuple[Optional[Tuple[object, ...]], Optional[List[int]]]:
+
+def _scan(op: str, args: Tuple[Tensor, ...], grad: Optional[bool]) -> Optional[_Scan]:
     """One pass over the inputs: the call's cache key (op, then each input's
     shape, dtype and device; None when an input is not a tensor) and the
     inputs' addresses (None where one is not contiguous or not 16-byte
-    aligned: check_tensors then names it)."""
+    aligned: check_tensors then names it). grad is None from the
+    dispatcher's kernel; on the direct path it is whether grad mode is on,
+    and the scan is None where the call must take the dispatcher instead:
+    an input that is not a plain tensor (a subclass such as FakeTensor or
+    DTensor, or not a tensor) or one that needs grad."""
     key: List[object] = [op]
     ptrs: Optional[List[int]] = []
     for t in args:
-        if not isinstance(t, Tensor):
+        if grad is not None:
+            if type(t) not in _PLAIN or (grad and t.requires_grad):
+                return None
+        elif not isinstance(t, Tensor):
             return None, None
         key += (t.shape, t.dtype, t.device)
         if ptrs is not None:
@@ -155,22 +165,28 @@ def _cached_call(op: str, args: Tuple[Tensor, ...], key: Optional[Tuple[object, 
     return c
 
 
-def _run(op: str, args: Tuple[Tensor, ...]) -> List[Tensor]:
-    """The op on its inputs (in the spec's order): its outputs."""
-    key, ptrs = _scan(op, args)
+def _run(op: str, args: Tuple[Tensor, ...], scan: Optional[_Scan] = None) -> List[Tensor]:
+    """The op on its inputs (in the spec's order): its outputs. scan is
+    the direct path's _scan of args (None: scan them here)."""
+    if scan is None:
+        scan = _scan(op, args, None)
+        assert scan is not None  # only the direct path's scan is None
+    key, ptrs = scan
     c = _cached_call(op, args, key)
     # new_empty on the first input: its dtype and device are the call's (the
     # key holds them), and it costs ~1 us less a tensor than torch.empty
     # with keyword arguments (2.5 vs 3.4 us on the H200's host).
     first = args[0]
-    outs = [first.new_empty(s) for s in c.outputs]
-    if ptrs is not None:
-        for t in outs:  # new_empty's: contiguous
+    outs = []
+    for s in c.outputs:
+        t = first.new_empty(s)  # contiguous
+        outs.append(t)
+        if ptrs is not None:
             p = t.data_ptr()
             if p % TMA_ALIGN:
                 ptrs = None
-                break
-            ptrs.append(p)
+            else:
+                ptrs.append(p)
     spec = opspec.OPS[op]
     if ptrs is None:
         tensors = dict(zip(spec.inputs, args))
@@ -272,31 +288,29 @@ _tracing = getattr(torch._C, "_get_tracing_state", lambda: True)
 _PLAIN = (Tensor, torch.nn.Parameter)
 
 
-def _direct(args: Tuple[Tensor, ...]) -> bool:
-    """Whether a call may skip the dispatcher and run the kernel itself:
-    eager (not traced by torch.compile or torch.jit.trace), plain tensors
-    (no subclass such as FakeTensor or DTensor), none needing autograd, no
-    functorch transform, Python dispatch mode or torch function mode
-    active. The dispatcher's Python kernels (the
-    CUDA impl and the autograd one) cost about 10 us a call; the launch
-    alone is about that again."""
+def _direct_scan(op: str, args: Tuple[Tensor, ...]) -> Optional[_Scan]:
+    """The inputs' _scan where a call may skip the dispatcher and run the
+    kernel itself, else None: eager (not traced by torch.compile or
+    torch.jit.trace), no functorch transform, Python dispatch mode or torch
+    function mode active, plain tensors, none needing autograd. The
+    dispatcher's Python kernels (the CUDA impl and the autograd one) add
+    6-9 us to a call on the H200's host (docs/PERFORMANCE.md#pytorch).
+    The type and grad checks ride on the key's scan: a second pass over
+    the inputs cost ~1 us more (3 inputs, a CPU microbenchmark)."""
     if torch.compiler.is_compiling() or _functorch_active() or _modes_active() > 0:
-        return False
+        return None
     if _function_mode() or _tracing() is not None:
-        return False
-    grad = torch.is_grad_enabled()
-    for a in args:
-        if type(a) not in _PLAIN or (grad and a.requires_grad):
-            return False
-    return True
+        return None
+    return _scan(op, args, torch.is_grad_enabled())
 
 
 def _call(op: str, *args: Tensor) -> object:
-    """The op on args: its kernel directly where _direct allows, else
+    """The op on args: its kernel directly where _direct_scan allows, else
     through torch.ops.swigen (autograd, tracing, subclasses)."""
-    if not _direct(args):
+    scan = _direct_scan(op, args)
+    if scan is None:
         return _OP[op](*args)
-    o = _run(op, args)
+    o = _run(op, args, scan)
     return o[0] if len(o) == 1 else tuple(o)
 
 
