@@ -331,8 +331,8 @@ class Manifest:
                     ev(p.value, what)
             else:
                 errs.append("%s: kind %s: want %s or %s" % (what, expr.go_quote(p.kind), KIND_TENSORMAP, KIND_I32))
-        for r in self.shape_rules:
-            ev(r.size, "shape rule")
+        for rule in self.shape_rules:
+            ev(rule.size, "shape rule")
         ev(self.grid.tiles, "grid")
         if self.block_threads < 1 or self.cluster_dims[0] < 1 or self.cluster_dims[1] < 1 or self.dynamic_smem_bytes < 0:
             errs.append("block %d threads, cluster %s, %d bytes of shared memory: want positive dims"

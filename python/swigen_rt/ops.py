@@ -43,8 +43,8 @@ def arch_of(device: torch.device) -> str:
     with _arch_lock:
         a = _arch_cache.get(idx)
         if a is None:
-            cc = tuple(torch.cuda.get_device_capability(idx))
-            a = opspec.ARCH_OF_CC.get(cc, "sm_%d%d" % cc)  # type: ignore[str-format]
+            major, minor = torch.cuda.get_device_capability(idx)
+            a = opspec.ARCH_OF_CC.get((major, minor), "sm_%d%d" % (major, minor))
             _arch_cache[idx] = a
     return a
 
