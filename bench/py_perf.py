@@ -26,7 +26,12 @@ Two measurements, each in this one process against a same-run baseline:
   output and the three gradients, relative Frobenius error), then timed
   with CUDA events: warm-up, then --reps rounds that run every variant
   once in rotated order on one of several rotating input sets (fresh
-  random data, L2 cold for the activations). Medians with p20-p80.
+  random data, L2 cold for the activations), each step between two events
+  with a synchronize after it; then --run-reps rounds of --run-steps
+  back-to-back steps of each variant between two events, no synchronize
+  in between (a training loop's steady state: the host issues a step
+  while the GPU runs the one before, so a step's host time hides where it
+  is shorter than its GPU time). Medians with p20-p80, both ways.
 
 Writes one JSON record (--json) with the command, revision, GPU, torch
 version and date, and prints a short table.
@@ -194,6 +199,12 @@ def fp32_reference(x: torch.Tensor, W: torch.Tensor, W_down: torch.Tensor, dy: t
     return (y,) + torch.autograd.grad(y, (xf, Wf, Wdf), dy.float())
 
 
+def quantiles(ts: Sequence[float]) -> Tuple[float, float, float]:
+    """Median, p20 and p80."""
+    ts = sorted(ts)
+    return statistics.median(ts), ts[len(ts) // 5], ts[(4 * len(ts)) // 5]
+
+
 def rel(a: torch.Tensor, b: torch.Tensor) -> float:
     return float((a.float() - b).norm() / b.norm().clamp_min(1e-30))
 
@@ -211,6 +222,20 @@ def timed(fn: Callable[[], Any]) -> Tuple[float, float]:
     return s.elapsed_time(e) * 1e3, (t1 - t0) * 1e6
 
 
+def timed_run(fn: Callable[[int], Any], steps: int) -> float:
+    """GPU us per step of steps back-to-back calls fn(j) between two events,
+    with no synchronize between them (as a training loop runs: the host
+    issues the next step while the GPU still runs this one)."""
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda.synchronize()
+    s.record()
+    for j in range(steps):
+        fn(j)
+    e.record()
+    e.synchronize()
+    return s.elapsed_time(e) * 1e3 / steps
+
+
 def kernel_table(fn: Callable[[], Any]) -> List[Tuple[str, float, int]]:
     """The GPU kernels of one call of fn: (name, total us, count), longest first."""
     from torch.profiler import ProfilerActivity, profile  # noqa: PLC0415
@@ -223,7 +248,7 @@ def kernel_table(fn: Callable[[], Any]) -> List[Tuple[str, float, int]]:
 
 
 def training_step(m: int, k: int, i: int, reps: int, sets: int, use_compile: bool, kernels: bool = False,
-                  profile_host: bool = False) -> Dict[str, Any]:
+                  profile_host: bool = False, run_reps: int = 15, run_steps: int = 10) -> Dict[str, Any]:
     torch.manual_seed(m * 31 + k * 7 + i)
     W = (torch.randn(2 * i, k, device="cuda") / k ** 0.5).to(DT).requires_grad_()
     W_down = (torch.randn(k, i, device="cuda") / i ** 0.5).to(DT).requires_grad_()
@@ -233,7 +258,8 @@ def training_step(m: int, k: int, i: int, reps: int, sets: int, use_compile: boo
         variants["torch.compile"] = step_fn(torch.compile(eager_block, mode="max-autotune-no-cudagraphs", fullgraph=True))
     variants["swigen"] = step_fn(swiglu_mlp)
     variants["swigen, torch down"] = step_fn(lambda x, W, Wd: swiglu_mlp(x, W, Wd, down="torch"))
-    rec: Dict[str, Any] = {"shape": {"M": m, "K": k, "I": i}, "reps": reps, "rotated_sets": sets, "variants": {}}
+    rec: Dict[str, Any] = {"shape": {"M": m, "K": k, "I": i}, "reps": reps, "rotated_sets": sets,
+                           "run_reps": run_reps, "run_steps": run_steps, "variants": {}}
     x, dy = inputs[0]
     ref = fp32_reference(x, W, W_down, dy)
     for name, fn in variants.items():
@@ -259,12 +285,17 @@ def training_step(m: int, k: int, i: int, reps: int, sets: int, use_compile: boo
             g, h = timed(lambda: variants[n](xx, W, W_down, dd))
             times[n].append(g)
             host[n].append(h)
+    runs: Dict[str, List[float]] = {n: [] for n in variants}
+    for r in range(run_reps):
+        for j in range(len(names)):
+            n = names[(r + j) % len(names)]
+            f = variants[n]
+            runs[n].append(timed_run(lambda q: f(inputs[q % sets][0], W, W_down, inputs[q % sets][1]), run_steps))
     for n, ts in times.items():
-        ts.sort()
         v = rec["variants"][n]
-        v["us"] = statistics.median(ts)
-        v["p20_us"], v["p80_us"] = ts[len(ts) // 5], ts[(4 * len(ts)) // 5]
+        v["us"], v["p20_us"], v["p80_us"] = quantiles(ts)
         v["host_us"] = statistics.median(host[n])
+        v["run_us"], v["run_p20_us"], v["run_p80_us"] = quantiles(runs[n])
     if profile_host:
         xx, dd = inputs[0]
         pr = cProfile.Profile()
@@ -283,11 +314,13 @@ def training_step(m: int, k: int, i: int, reps: int, sets: int, use_compile: boo
         for n in names:
             rows = kernel_table(lambda: variants[n](xx, W, W_down, dd))
             rec["variants"][n]["kernels"] = [{"kernel": r[0][:120], "us": r[1], "count": r[2]} for r in rows]
-    base = min(rec["variants"][n]["us"] for n in baselines)
-    rec["fastest_baseline"] = min(baselines, key=lambda n: rec["variants"][n]["us"])
-    rec["speedup_torch_down_vs_fastest_baseline"] = base / rec["variants"]["swigen, torch down"]["us"]
-    rec["speedup_vs_fastest_baseline"] = base / rec["variants"]["swigen"]["us"]
-    rec["speedup_vs_eager"] = rec["variants"]["eager"]["us"] / rec["variants"]["swigen"]["us"]
+    vs = rec["variants"]
+    for key, tag in (("us", ""), ("run_us", "run_")):  # one step synchronized; back-to-back steps
+        rec[tag + "fastest_baseline"] = min(baselines, key=lambda n: vs[n][key])
+        base = vs[rec[tag + "fastest_baseline"]][key]
+        rec[tag + "speedup_torch_down_vs_fastest_baseline"] = base / vs["swigen, torch down"][key]
+        rec[tag + "speedup_vs_fastest_baseline"] = base / vs["swigen"][key]
+        rec[tag + "speedup_vs_eager"] = vs["eager"][key] / vs["swigen"][key]
     wd = W_down if smlp.bwd_takes_w_down_kn("sm_90a", "bfloat16") else W_down.t().contiguous()
     rec["paths"] = {"fwd_gateup_train": sops.path_of("fwd_gateup_train", x, W)[1],
                     "bwd_dswiglu_out": sops.path_of("bwd_dswiglu_out", dy, wd, rnd(m, 2 * i))[1]}
@@ -301,6 +334,8 @@ def main() -> int:
     ap.add_argument("--calls", type=int, default=2000, help="calls per op for --overhead")
     ap.add_argument("--shape", help="M,K,I of the training step")
     ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--run-reps", type=int, default=15, help="rounds of back-to-back steps")
+    ap.add_argument("--run-steps", type=int, default=10, help="back-to-back steps a round")
     ap.add_argument("--sets", type=int, default=3, help="rotating input sets")
     ap.add_argument("--no-compile", action="store_true", help="leave torch.compile out")
     ap.add_argument("--kernels", action="store_true", help="also profile one step of each variant: its GPU kernels")
@@ -309,6 +344,8 @@ def main() -> int:
     a = ap.parse_args()
     if a.reps < 20:
         ap.error("--reps %d: at least 20" % a.reps)
+    if a.run_reps < 5 or a.run_steps < 2:
+        ap.error("--run-reps %d --run-steps %d: at least 5 rounds of 2 steps" % (a.run_reps, a.run_steps))
     load([d for d in a.packages.split(os.pathsep) if d])
     rec: Dict[str, Any] = {
         "command": " ".join(["python3", "bench/py_perf.py"] + sys.argv[1:]),
@@ -332,17 +369,21 @@ def main() -> int:
                   % (r["op"], "torch.ops: " if op else "", r["host_us"], r["wall_us"], extra))
     if a.shape:
         m, k, i = (int(v) for v in a.shape.split(","))
-        rec["step"] = training_step(m, k, i, a.reps, a.sets, not a.no_compile, a.kernels, a.host_profile)
+        rec["step"] = training_step(m, k, i, a.reps, a.sets, not a.no_compile, a.kernels, a.host_profile,
+                                    a.run_reps, a.run_steps)
         s = rec["step"]
         for n, v in s["variants"].items():
             for r in v.get("kernels", [])[:8]:
                 print("%-20s %9.1f us x%-3d %s" % (n, r["us"], r["count"], r["kernel"][:90]))
         for n, v in s["variants"].items():
-            print("%s  %-20s %9.1f us (p20 %.1f, p80 %.1f)  host %7.1f us  max rel err %.2e  first call %.1f s"
-                  % (a.shape, n, v["us"], v["p20_us"], v["p80_us"], v["host_us"], max(v["rel_err"].values()), v["first_call_s"]))
-        print("%s  swigen vs fastest baseline (%s): %.3fx; vs eager %.3fx; with torch's down projection %.3fx"
-              % (a.shape, s["fastest_baseline"], s["speedup_vs_fastest_baseline"], s["speedup_vs_eager"],
-                 s["speedup_torch_down_vs_fastest_baseline"]))
+            print("%s  %-20s %9.1f us (p20 %.1f, p80 %.1f)  back-to-back %9.1f us (p20 %.1f, p80 %.1f)  host %7.1f us"
+                  "  max rel err %.2e  first call %.1f s"
+                  % (a.shape, n, v["us"], v["p20_us"], v["p80_us"], v["run_us"], v["run_p20_us"], v["run_p80_us"],
+                     v["host_us"], max(v["rel_err"].values()), v["first_call_s"]))
+        for tag, how in (("", "one step, synchronized"), ("run_", "back-to-back steps")):
+            print("%s  %-22s swigen vs fastest baseline (%s): %.3fx; vs eager %.3fx; with torch's down projection %.3fx"
+                  % (a.shape, how + ":", s[tag + "fastest_baseline"], s[tag + "speedup_vs_fastest_baseline"],
+                     s[tag + "speedup_vs_eager"], s[tag + "speedup_torch_down_vs_fastest_baseline"]))
     with open(a.json, "w") as f:
         json.dump(rec, f, indent=1)
     ok = all(v["ok"] for v in rec.get("step", {}).get("variants", {}).values())

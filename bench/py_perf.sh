@@ -65,7 +65,7 @@ for s in "${shapes[@]}"; do
 	rc=$?
 	grep -E '^(swigen|eager|torch)' "$LOG/py-step-$tag.log" | head -48 >&2
 	table+=("$s rc=$rc")
-	table+=("$(grep -E '  (eager|torch.compile|swigen)' "$LOG/py-step-$tag.log")")
+	table+=("$(grep -E '  (eager|torch.compile|swigen|one step|back-to-back)' "$LOG/py-step-$tag.log")")
 done
 echo
 printf '%s\n' "${table[@]}"
