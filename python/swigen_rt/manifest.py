@@ -356,10 +356,16 @@ class Manifest:
         ones = {s: 1 for s in self.sizes}
         errs: List[str] = []
 
-        def ev(e: str, what: str) -> None:
+        def check(e: str) -> Optional[str]:
             try:
                 expr.evaluate(e, ones)
             except expr.ExprError as x:
+                return str(x)
+            return None
+
+        def ev(e: str, what: str) -> None:
+            x = check(e)
+            if x is not None:
                 errs.append("%s: %s" % (what, x))
 
         for what, listed in (("size", self.sizes), ("buffer", [b.name for b in self.buffers]),
@@ -372,7 +378,7 @@ class Manifest:
             for e in b.shape:
                 ev(e, "buffer %s" % b.name)
         for i, p in enumerate(self.params):
-            errs.extend("parameter %d (%s): %s" % (i, p.name, x) for x in _param_problems(p, names, ev))
+            errs.extend("parameter %d (%s): %s" % (i, p.name, x) for x in _param_problems(p, names, check))
         for rule in self.shape_rules:
             ev(rule.size, "shape rule")
         ev(self.grid.tiles, "grid")
@@ -457,34 +463,35 @@ class Manifest:
         raise KeyError(name)
 
 
-def _param_problems(p: Param, buffers: AbstractSet[str], ev: Callable[[str, str], None]) -> List[str]:
+def _param_problems(p: Param, buffers: AbstractSet[str], check: Callable[[str], Optional[str]]) -> List[str]:
     """What is wrong with p alone (its kind's payload and size, its map's
-    rank); ev checks an expression (and records what is wrong with it)."""
+    rank and expressions); check says what is wrong with an expression."""
     k = PARAM_KINDS.get(p.kind)
     if k is None:
         return ["kind %s: want %s" % (expr.go_quote(p.kind), kinds_doc())]
     errs = []
     if p.size != k.size:
         errs.append("size %d: a %s is %d bytes" % (p.size, p.kind, k.size))
+    es: Tuple[str, ...] = ()
     if k.payload == PAYLOAD_VALUE:
         if p.value is None:
-            return errs + ["a%s %s without a value" % ("n" if p.kind[:1] in "aeiou" else "", p.kind)]
-        ev(p.value, "parameter %s" % p.name)
-        return errs
-    t = p.map
-    if t is None:
-        return errs + ["a %s without a map" % p.kind]
-    if t.buffer not in buffers:
-        errs.append("map of buffer %s, which is not listed" % expr.go_quote(t.buffer))
-    r = t.rank
-    if r < 1 or r > 5:
-        errs.append("rank %d: want 1 to 5" % r)
-    for e in t.dims + t.strides:
-        ev(e, "parameter %s" % p.name)
-    if len(t.strides) != r - 1 or len(t.box) != r or len(t.elem_strides) != r:
-        errs.append("map of %s: rank %d with %d strides, %d box and %d element-stride entries"
-                    % (t.buffer, r, len(t.strides), len(t.box), len(t.elem_strides)))
-    return errs
+            errs.append("a%s %s without a value" % ("n" if p.kind[:1] in "aeiou" else "", p.kind))
+        else:
+            es = (p.value,)
+    elif p.map is None:
+        errs.append("a %s without a map" % p.kind)
+    else:
+        t = p.map
+        if t.buffer not in buffers:
+            errs.append("map of buffer %s, which is not listed" % expr.go_quote(t.buffer))
+        r = t.rank
+        if r < 1 or r > 5:
+            errs.append("rank %d: want 1 to 5" % r)
+        if len(t.strides) != r - 1 or len(t.box) != r or len(t.elem_strides) != r:
+            errs.append("map of %s: rank %d with %d strides, %d box and %d element-stride entries"
+                        % (t.buffer, r, len(t.strides), len(t.box), len(t.elem_strides)))
+        es = t.dims + t.strides
+    return errs + [x for x in map(check, es) if x is not None]
 
 
 def _resolve_param(kernel: str, p: Param, sizes: Mapping[str, int]) -> Arg:
