@@ -100,8 +100,9 @@ class DispatchPlan:
         """Parses and checks a plan as Go's manifest.Dispatch.Check: both
         kernels and the cubin named, a known force, valid points. Raises
         PlanError (a ValueError) naming the field."""
-        if not isinstance(d, dict):
+        if not isinstance(d, Mapping):
             raise PlanError("dispatch: %s: want a JSON object" % schema.show(d))
+        d = dict(d)
         name = d.get("fused")
         what = "dispatch %s" % (name if isinstance(name, str) and len(name) <= 255 else schema.show(name))
         try:

@@ -15,7 +15,8 @@ from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Se
 from . import expr, files, schema
 
 __all__ = [
-    "VERSION", "MAX_GRID_X", "KIND_TENSORMAP", "KIND_I32", "ManifestError", "ShapeError",
+    "VERSION", "MAX_GRID_X", "KIND_TENSORMAP", "KIND_I32", "PAYLOAD_MAP", "PAYLOAD_VALUE", "ParamKind", "PARAM_KINDS",
+    "MAX_BLOCK_THREADS", "MAX_CLUSTER_CTAS", "MAX_PARAM_ALIGN", "MAX_EXPR_LEN", "ManifestError", "ShapeError",
     "Buffer", "TensorMap", "Param", "Rule", "Grid", "Manifest", "Device", "Encode", "Arg", "Launch",
 ]
 
@@ -297,8 +298,9 @@ class Manifest:
         Raises ManifestError naming the field on a missing field, a value of
         the wrong type or out of range, or a manifest that fails validate.
         """
-        if not isinstance(d, dict):
+        if not isinstance(d, Mapping):
             raise ManifestError("manifest: %s: want a JSON object" % schema.show(d))
+        d = dict(d)
         what = "manifest %s" % _quote_name(d)
         version = d.get("version", 0)
         if version != VERSION or isinstance(version, bool) or not isinstance(version, int):
