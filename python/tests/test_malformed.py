@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import random
 import re
 import unittest
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
@@ -25,7 +26,8 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 import support
 from swigen_rt import expr
 from swigen_rt.dispatch import DispatchPlan, PlanError
-from swigen_rt.manifest import Manifest, ManifestError
+from swigen_rt.manifest import Device, Manifest, ManifestError
+from swigen_rt.plan import plan_sizes
 
 MANIFESTS = os.path.join(support.REPO_DIR, "manifest", "testdata")
 PINNED = ("bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out",
@@ -348,6 +350,40 @@ class RangesTest(unittest.TestCase):
         self.assertEqual(expr.evaluate("cdiv(" * 100 + "M" + ",1)" * 100, {"M": 3}), 3)
         with self.assertRaisesRegex(expr.ExprError, "want a string"):
             expr.evaluate(7, {})  # type: ignore[arg-type]
+
+
+class RandomEditsTest(unittest.TestCase):
+    """Random combinations of edits (seeded, so a failure reproduces), each
+    manifest that still parses planned at a few sizes: nothing on the way
+    may raise anything but a ValueError."""
+
+    VALUES = (None, 0, -1, 1, 2, 3, 8, 64, 128, 256, 257, 1 << 31, 1 << 32, 1 << 63, -(1 << 63), 1 << 70, 1.5, True,
+              "", "M", "K", "I", "2*I", "(", "cdiv(M,0)", "0-1", "M*M*M*M*M*M*M*M", "tensormap", "i32", "none", "128B",
+              "bfloat16", "float16", "static", "clc", [], {}, [1], ["M"], [0, 0], {"a": 1}, "a b", "dy", "de", "out")
+
+    def test_random_edits(self) -> None:
+        rng = random.Random(20261204)
+        docs = [pinned_doc(p) for p in PINNED]
+        sizes = ({"M": 256, "K": 512, "I": 512, "N": 512}, {"M": 1, "K": 8, "I": 8, "N": 8},
+                 {"M": 1 << 40, "K": 8, "I": 8, "N": 8}, {"M": 3, "K": 9, "I": 0, "N": -1})
+        parsed = 0
+        for i in range(400):
+            d = copy.deepcopy(rng.choice(docs))
+            for _ in range(rng.randint(1, 3)):
+                p = rng.choice(list(walk(d)))
+                get(d, p[:-1])[p[-1]] = copy.deepcopy(rng.choice(self.VALUES))
+            with self.subTest(i=i):
+                try:
+                    m = Manifest.from_dict(d)
+                except ValueError:
+                    continue
+                parsed += 1
+                for s in sizes:
+                    try:
+                        plan_sizes(m, s, Device(sms=132, clusters=50)).at({b.name: 1 << 20 for b in m.buffers})
+                    except ValueError:
+                        pass
+        self.assertGreater(parsed, 10)  # some edits leave a manifest to plan
 
 
 if __name__ == "__main__":
