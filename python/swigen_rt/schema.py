@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, List as _List, Optional, Sequence, Tuple
 
-__all__ = ["SchemaError", "Spec", "Int", "Str", "List", "Obj", "Field", "MISSING"]
+__all__ = ["SchemaError", "Spec", "Int", "Str", "List", "Obj", "Field", "MISSING", "fields", "show"]
 
 
 class SchemaError(ValueError):
@@ -43,6 +43,8 @@ def show(v: Any) -> str:
         return "an object of %d keys" % len(v)
     if isinstance(v, list):
         return "a list of %d entries" % len(v)
+    if isinstance(v, int) and v.bit_length() > 128:
+        return "an integer of %d bits" % v.bit_length()  # (repr of a huge int is slow, or refused)
     r = repr(v)
     return r if len(r) <= _SHOW else r[:_SHOW] + "..."
 
@@ -157,7 +159,7 @@ class Obj(Spec):
             if x is None:
                 if f.default is MISSING:
                     raise SchemaError(_join(where, f.key), "%s: missing %r" % (where, f.key) if where else "missing %r" % f.key)
-                out[f.key] = f.default
+                out[f.key] = list(f.default) if isinstance(f.default, list) else f.default
             else:
                 out[f.key] = f.spec.conv(x, _join(where, f.key))
         return out

@@ -226,6 +226,7 @@ RANGES: List[Tuple[str, Callable[[Dict[str, Any]], None], str]] = [
     ("block_threads 0", edit(block_threads=0), "block_threads = 0: want an integer in [1, 1024]"),
     ("block_threads 1025", edit(block_threads=1025), "block_threads = 1025"),
     ("block_threads 2^32", edit(block_threads=1 << 32), "block_threads = 4294967296"),
+    ("block_threads 10^6000", edit(block_threads=10 ** 6000), "block_threads = an integer of 19932 bits"),
     ("block_threads 2^32+384 (wraps to 384)", edit(block_threads=(1 << 32) + 384), "block_threads = 4294967680"),
     ("dynamic_smem_bytes -1", edit(dynamic_smem_bytes=-1), "dynamic_smem_bytes = -1"),
     ("dynamic_smem_bytes 2^31", edit(dynamic_smem_bytes=1 << 31), "dynamic_smem_bytes = 2147483648: want an integer in [0, 2147483647]"),
