@@ -16,11 +16,12 @@ load on first use of their names here.
 
 from typing import Any
 
-from .dispatch import DispatchPlan, choose_path
+from .dispatch import DispatchPlan, PlanError, choose_path
 from .expr import ExprError, check as check_expr, evaluate as eval_expr
+from .files import FileError
 from .kernel import ARCH_CC, Kernel, LoadError
 from .manifest import Device, Launch, Manifest, ManifestError, ShapeError
-from .package import REGISTRY, load_dir
+from .package import REGISTRY, PackageError, load_dir
 from .plan import Plan, make_plan
 from .tensormap import EncodeArgs, TensorMapError, encode_args
 from .tensors import check_tensors, infer_sizes
@@ -42,7 +43,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "ARCH_CC", "Device", "DispatchPlan", "EncodeArgs", "ExprError", "Kernel", "Launch", "LoadError", "Manifest",
-    "ManifestError", "Plan", "REGISTRY", "ShapeError", "TensorMapError", "check_expr", "check_tensors", "choose_path",
-    "encode_args", "eval_expr", "infer_sizes", "load_dir", "make_plan",
+    "ARCH_CC", "Device", "DispatchPlan", "EncodeArgs", "ExprError", "FileError", "Kernel", "Launch", "LoadError", "Manifest",
+    "ManifestError", "PackageError", "Plan", "PlanError", "REGISTRY", "ShapeError", "TensorMapError", "check_expr",
+    "check_tensors", "choose_path", "encode_args", "eval_expr", "infer_sizes", "load_dir", "make_plan",
 ]

@@ -8,15 +8,21 @@ fused kernel; a plan's force overrides both. Pure Python: the shared cases
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence, Tuple, Union
 
-__all__ = ["FUSED", "UNFUSED", "MAX_MEASURED_DISTANCE", "PlanPoint", "DispatchPlan", "choose_path", "log_distance"]
+from . import files, schema
+from .expr import INT64_MAX
+
+__all__ = ["FUSED", "UNFUSED", "MAX_MEASURED_DISTANCE", "MAX_POINTS", "PlanError", "PlanPoint", "DispatchPlan",
+           "choose_path", "log_distance"]
 
 FUSED = "fused"
 UNFUSED = "unfused"
+
+MAX_POINTS = 4096
+"""The most measured points a plan holds (an emitted one has a few)."""
 
 MAX_MEASURED_DISTANCE = math.log(2)
 """tiling.MaxMeasuredDistance: ln 2, within a factor of two in one size."""
@@ -59,8 +65,23 @@ def choose_path(points: Sequence[PlanPoint], m: int, k: int, i: int) -> Tuple[st
     return p.path, "%s: %s" % (p.path, where)
 
 
-def _shape_ok(s: Mapping[str, Any]) -> bool:
-    return all(isinstance(s.get(n), int) and not isinstance(s.get(n), bool) and s[n] >= 1 for n in ("M", "K", "I"))
+class PlanError(ValueError):
+    """A dispatch plan that is malformed."""
+
+
+_F = schema.Field
+_NAME = schema.Str(what="a non-empty string", nonempty=True, max_len=255)
+_SIZE = schema.Int(1, INT64_MAX)
+_PATH = schema.Str(choices=(FUSED, UNFUSED))
+
+_PLAN = schema.Obj(schema.fields(
+    _F("fused", _NAME), _F("gemm", _NAME), _F("elementwise", _NAME),
+    _F("force", schema.Str(choices=("", FUSED, UNFUSED)), ""), _F("rule", schema.Str(), ""),
+    _F("points", schema.List(schema.Obj(schema.fields(
+        _F("shape", schema.Obj(schema.fields(_F("M", _SIZE), _F("K", _SIZE), _F("I", _SIZE)))),
+        _F("path", _PATH))), 0, MAX_POINTS), [])))
+"""A plan's fields (manifest.Dispatch): both kernels and the elementwise
+cubin named, a known force, each point a positive shape and a path."""
 
 
 @dataclass(frozen=True)
@@ -77,30 +98,27 @@ class DispatchPlan:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "DispatchPlan":
         """Parses and checks a plan as Go's manifest.Dispatch.Check: both
-        kernels and the cubin named, a known force, valid points."""
-        fused = str(d.get("fused") or "")
-        if not fused or not d.get("gemm") or not d.get("elementwise"):
-            raise ValueError("dispatch %r: fused, gemm and elementwise must all be named" % fused)
-        force = str(d.get("force") or "")
-        if force not in ("", FUSED, UNFUSED):
-            raise ValueError("dispatch %s: force %r: want fused or unfused" % (fused, force))
-        pts = []
-        for j, p in enumerate(d.get("points") or []):
-            s = p.get("shape") or {}
-            if not _shape_ok(s):
-                raise ValueError("dispatch %s: point %d: shape %r: want positive M, K, I" % (fused, j, s))
-            if p.get("path") not in (FUSED, UNFUSED):
-                raise ValueError("dispatch %s: point %d: path %r: want fused or unfused" % (fused, j, p.get("path")))
-            pts.append(PlanPoint(m=s["M"], k=s["K"], i=s["I"], path=p["path"]))
-        return cls(fused=fused, gemm=str(d["gemm"]), elementwise=str(d["elementwise"]), points=tuple(pts),
-                   force=force, rule=str(d.get("rule") or ""))
+        kernels and the cubin named, a known force, valid points. Raises
+        PlanError (a ValueError) naming the field."""
+        if not isinstance(d, Mapping):
+            raise PlanError("dispatch: %s: want a JSON object" % schema.show(d))
+        d = dict(d)
+        name = d.get("fused")
+        what = "dispatch %s" % (name if isinstance(name, str) and len(name) <= 255 else schema.show(name))
+        try:
+            c = _PLAN.conv(d, "")
+        except schema.SchemaError as e:
+            raise PlanError("%s: %s" % (what, e)) from None
+        pts = tuple(PlanPoint(m=p["shape"]["M"], k=p["shape"]["K"], i=p["shape"]["I"], path=p["path"]) for p in c["points"])
+        return cls(fused=c["fused"], gemm=c["gemm"], elementwise=c["elementwise"], points=pts, force=c["force"],
+                   rule=c["rule"])
 
     @classmethod
     def from_json(cls, text: Union[str, bytes]) -> "DispatchPlan":
         """A plan from its JSON text (as a generated package embeds it)."""
-        d = json.loads(text)
+        d = files.load_json(text, "dispatch", PlanError)
         if not isinstance(d, dict):
-            raise ValueError("dispatch: want a JSON object")
+            raise PlanError("dispatch: %s: want a JSON object" % schema.show(d))
         return cls.from_dict(d)
 
     def choose(self, m: int, k: int, i: int) -> Tuple[str, str]:

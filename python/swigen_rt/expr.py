@@ -8,7 +8,8 @@ The grammar (the same as manifest.Expr in Go; docs in python/README.md)::
     size   = letter { letter | digit | "_" }
 
 Spaces (only ' ') are ignored. ``cdiv(a, b)`` is the ceiling of a/b and needs
-b > 0. Every intermediate value must fit in a signed 64-bit integer. Errors
+b > 0. Every intermediate value must fit in a signed 64-bit integer.
+Parentheses and cdiv calls nest at most MAX_DEPTH deep. Errors
 carry the same messages as Go's, so that both are tested by one table
 (manifest/testdata/expr_cases.json).
 """
@@ -20,7 +21,11 @@ from typing import Mapping, Optional
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
 
-__all__ = ["ExprError", "evaluate", "check", "go_quote", "INT64_MIN", "INT64_MAX"]
+MAX_DEPTH = 100
+"""The deepest nesting of parentheses and cdiv calls parsed: the parser
+recurses once per level, and an emitted expression nests 2 deep."""
+
+__all__ = ["ExprError", "evaluate", "check", "go_quote", "INT64_MIN", "INT64_MAX", "MAX_DEPTH"]
 
 
 class ExprError(ValueError):
@@ -78,6 +83,13 @@ class _Parser:
         self.pos = 0
         self.sizes = sizes
         self.parse_only = parse_only
+        self.depth = 0
+
+    def enter(self) -> None:
+        """One level deeper: a "(" or "cdiv(" just read."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise _Fail("nested deeper than %d at offset %d" % (MAX_DEPTH, self.pos))
 
     def skip(self) -> int:
         while self.pos < len(self.src) and self.src[self.pos] == " ":
@@ -118,9 +130,11 @@ class _Parser:
     def factor(self) -> int:
         start = self.skip()
         if self.eat("("):
+            self.enter()
             v = self.expr()
             if not self.eat(")"):
                 raise _Fail("missing ) at offset %d" % self.pos)
+            self.depth -= 1
             return v
         while self.pos < len(self.src) and _is_word(self.src[self.pos]):
             self.pos += 1
@@ -138,12 +152,14 @@ class _Parser:
         return self.size(word)
 
     def cdiv(self) -> int:
+        self.enter()
         a = self.expr()
         if not self.eat(","):
             raise _Fail("cdiv: missing , at offset %d" % self.pos)
         b = self.expr()
         if not self.eat(")"):
             raise _Fail("cdiv: missing ) at offset %d" % self.pos)
+        self.depth -= 1
         if self.parse_only:
             return 1
         if b <= 0:
@@ -164,12 +180,20 @@ class _Parser:
         return _checked(v)
 
 
+def _short(v: object) -> str:
+    r = repr(v)
+    return r if len(r) <= 60 else r[:60] + "..."
+
+
 def evaluate(expr: str, sizes: Optional[Mapping[str, int]]) -> int:
     """Evaluates expr with the given sizes (None: no sizes).
 
-    Raises ExprError naming the expression on a syntax error, a size missing
-    from sizes, a cdiv by a non-positive divisor or a value beyond int64.
+    Raises ExprError naming the expression on a syntax error, nesting
+    deeper than MAX_DEPTH, a size missing from sizes, a cdiv by a
+    non-positive divisor or a value beyond int64.
     """
+    if not isinstance(expr, str):
+        raise ExprError("expression %s: want a string" % _short(expr))
     try:
         return _Parser(expr, sizes or {}, parse_only=False).whole()
     except _Fail as e:
@@ -181,6 +205,8 @@ def check(expr: str) -> None:
 
     Raises ExprError on a syntax error, or on an overflow of constants.
     """
+    if not isinstance(expr, str):
+        raise ExprError("expression %s: want a string" % _short(expr))
     try:
         _Parser(expr, {}, parse_only=True).whole()
     except _Fail as e:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import driver as _drv
-from . import tensormap
+from . import files, tensormap
 from .manifest import Device, Manifest
 from .plan import Plan, SizedPlan, plan_sizes
 from .tensormap import EncodeArgs
@@ -114,12 +114,20 @@ class Kernel:
     @classmethod
     def from_files(cls, manifest_path: PathLike, cubin_path: Optional[PathLike] = None) -> "Kernel":
         """Reads an emitted kernel: <name>.json and, by default, the
-        <name>.<arch>.cubin next to it."""
+        <name>.<arch>.cubin next to it.
+
+        The default cubin is named by the manifest, so it must lie in the
+        manifest's directory (a symlink out of it is refused); a cubin_path
+        given is the caller's and read as given. Both must be regular files
+        within files' size caps. Raises ManifestError for the manifest,
+        files.FileError (a ValueError) for the cubin, OSError for a file
+        that cannot be read.
+        """
         m = Manifest.load(manifest_path)
         if cubin_path is None:
-            cubin_path = os.path.join(os.path.dirname(os.fspath(manifest_path)), "%s.%s.cubin" % (m.name, m.arch))
-        with open(cubin_path, "rb") as f:
-            return cls(m, f.read())
+            d = os.path.dirname(os.fspath(manifest_path)) or os.curdir
+            cubin_path = files.confine(d, "%s.%s.cubin" % (m.name, m.arch), "%s: cubin" % m.name)
+        return cls(m, files.read_regular(cubin_path, files.MAX_CUBIN_BYTES, "%s: cubin" % m.name))
 
     @classmethod
     def from_bytes(cls, manifest_json: Union[str, bytes], cubin: bytes) -> "Kernel":

@@ -7,15 +7,16 @@ it is pure Python; nothing here touches a GPU.
 
 from __future__ import annotations
 
-import json
 import os
+import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from . import expr
+from . import expr, files, schema
 
 __all__ = [
-    "VERSION", "MAX_GRID_X", "KIND_TENSORMAP", "KIND_I32", "ManifestError", "ShapeError",
+    "VERSION", "MAX_GRID_X", "KIND_TENSORMAP", "KIND_I32", "PAYLOAD_MAP", "PAYLOAD_VALUE", "ParamKind", "PARAM_KINDS",
+    "MAX_BLOCK_THREADS", "MAX_CLUSTER_CTAS", "MAX_PARAM_ALIGN", "MAX_EXPR_LEN", "ManifestError", "ShapeError",
     "Buffer", "TensorMap", "Param", "Rule", "Grid", "Manifest", "Device", "Encode", "Arg", "Launch",
 ]
 
@@ -27,6 +28,37 @@ MAX_GRID_X = (1 << 31) - 1
 
 KIND_TENSORMAP = "tensormap"
 KIND_I32 = "i32"
+
+PAYLOAD_MAP = "map"
+PAYLOAD_VALUE = "value"
+
+
+@dataclass(frozen=True)
+class ParamKind:
+    """What a parameter kind is: its bytes in the parameter buffer, its
+    payload (a tensor map to encode, or a value expression) and, for a
+    value, its range and its struct format (little-endian, as the GPU
+    reads it)."""
+
+    size: int
+    payload: str
+    lo: int = 0
+    hi: int = 0
+    fmt: str = ""
+
+
+PARAM_KINDS: Dict[str, ParamKind] = {
+    KIND_TENSORMAP: ParamKind(size=128, payload=PAYLOAD_MAP),
+    KIND_I32: ParamKind(size=4, payload=PAYLOAD_VALUE, lo=-(1 << 31), hi=(1 << 31) - 1, fmt="<i"),
+}
+"""Every parameter kind this runtime launches: a new kind is one entry
+(its payload one of the two above)."""
+
+
+def kinds_doc() -> str:
+    """The known kinds for a message: "tensormap or i32"."""
+    ks = list(PARAM_KINDS)
+    return ks[0] if len(ks) == 1 else "%s or %s" % (", ".join(ks[:-1]), ks[-1])
 
 SCHEDULER_STATIC = "static"
 SCHEDULER_CLC = "clc"
@@ -158,29 +190,81 @@ class Launch:
     smem_bytes: int
 
 
-def _get(d: Mapping[str, Any], key: str, what: str, default: Any = ...) -> Any:
-    if key in d and d[key] is not None:
-        return d[key]
-    if default is ...:
-        raise ManifestError("%s: missing %r" % (what, key))
-    return default
+# ---- the manifest's fields, one table (schema.conv checks a parsed JSON
+# object against it: a wrong type or a value out of range is a ManifestError
+# naming the field by its path) ---------------------------------------------
+
+INT32_MAX = (1 << 31) - 1
+MAX_BLOCK_THREADS = 1024
+"""The most threads a CUDA block has on every architecture."""
+MAX_CLUSTER_CTAS = 16
+"""The most CTAs a cluster has (16 with the non-portable size; 8 portable)."""
+MAX_PARAM_ALIGN = 4096
+"""The largest parameter alignment (a tensor map needs 64)."""
+MAX_EXPR_LEN = 4096
+"""The longest expression read (an emitted one is under 40 characters)."""
+
+_IDENT = schema.Str(what="an identifier ([A-Za-z_][A-Za-z0-9_]*)", max_len=255, pattern=r"[A-Za-z_][A-Za-z0-9_]*")
+_SIZE_NAME = schema.Str(what="a size name ([A-Za-z][A-Za-z0-9_]*)", max_len=64, pattern=r"[A-Za-z][A-Za-z0-9_]*")
+_NAME = schema.Str(what="a non-empty string", nonempty=True, max_len=255)
+_TEXT = schema.Str()
+_EXPR = schema.Str(what="an expression string", max_len=MAX_EXPR_LEN)
+_INT64 = schema.Int(expr.INT64_MIN, expr.INT64_MAX)
+_F = schema.Field
+
+_MAP = schema.Obj(schema.fields(
+    _F("buffer", _NAME), _F("dtype", _NAME), _F("elem_bytes", schema.Int(1, 16)),
+    _F("dims", schema.List(_EXPR, 0, 5)), _F("strides", schema.List(_EXPR, 0, 4), []),
+    # TMA's ranges (cuTensorMapEncodeTiled): a box of 1 to 256 elements a
+    # dimension, an element stride of 1 to 8.
+    _F("box", schema.List(schema.Int(1, 256), 0, 5)), _F("elem_strides", schema.List(schema.Int(1, 8), 0, 5)),
+    _F("interleave", _NAME), _F("swizzle", _NAME), _F("l2_promotion", _NAME), _F("oob_fill", _NAME)))
+
+_PARAM = schema.Obj(schema.fields(
+    _F("name", _IDENT), _F("kind", _NAME), _F("size", schema.Int(1, 4096)),
+    _F("align", schema.Int(1, MAX_PARAM_ALIGN, pow2=True)), _F("doc", _TEXT, ""), _F("map", _MAP, None), _F("value", _EXPR, "")))
+
+_BUFFER = schema.Obj(schema.fields(_F("name", _IDENT), _F("shape", schema.List(_EXPR, 0, 8)), _F("doc", _TEXT, "")))
+
+_RULE = schema.Obj(schema.fields(
+    _F("size", _EXPR), _F("min", _INT64, 0), _F("multiple", schema.Int(0, expr.INT64_MAX), 0), _F("message", _TEXT, "")))
+
+_GRID = schema.Obj(schema.fields(
+    _F("tiles", _EXPR), _F("ctas_per_tile", schema.Int(0, MAX_GRID_X), 0),
+    _F("scheduler", schema.Str(choices=(SCHEDULER_STATIC, SCHEDULER_CLC)), SCHEDULER_STATIC)))
+
+_MANIFEST = schema.Obj(schema.fields(
+    _F("version", schema.Int(0, INT32_MAX)), _F("name", _IDENT), _F("entry", _IDENT), _F("kernel", _IDENT), _F("arch", _IDENT),
+    _F("config_hash", _TEXT, ""),
+    # The launch's 32-bit fields, in the ranges the driver takes them
+    # (cuLaunchKernelEx's unsigned dims, cuFuncSetAttribute's int).
+    _F("block_threads", schema.Int(1, MAX_BLOCK_THREADS)),
+    _F("cluster_dims", schema.List(schema.Int(1, MAX_CLUSTER_CTAS), 3, 3)),
+    _F("dynamic_smem_bytes", schema.Int(0, INT32_MAX)), _F("max_ctas_per_sm", schema.Int(0, INT32_MAX), 0),
+    _F("sizes", schema.List(_SIZE_NAME, 0, 32)), _F("buffers", schema.List(_BUFFER, 0, 64)),
+    _F("params", schema.List(_PARAM, 0, 1024)), _F("shape_rules", schema.List(_RULE, 0, 256), []),
+    _F("grid", _GRID), _F("probe", _TEXT, "")))
 
 
-def _int(v: Any, what: str) -> int:
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise ManifestError("%s = %r: want an integer" % (what, v))
-    return v
+def _map_of(m: Dict[str, Any]) -> TensorMap:
+    return TensorMap(buffer=m["buffer"], dtype=m["dtype"], elem_bytes=m["elem_bytes"], dims=tuple(m["dims"]),
+                     strides=tuple(m["strides"]), box=tuple(m["box"]), elem_strides=tuple(m["elem_strides"]),
+                     interleave=m["interleave"], swizzle=m["swizzle"], l2_promotion=m["l2_promotion"],
+                     oob_fill=m["oob_fill"])
 
 
-def _ints(vs: Any, what: str) -> Tuple[int, ...]:
-    return tuple(_int(v, "%s[%d]" % (what, i)) for i, v in enumerate(vs))
+def _param_of(p: Dict[str, Any]) -> Param:
+    return Param(name=p["name"], kind=p["kind"], size=p["size"], align=p["align"], doc=p["doc"],
+                 map=None if p["map"] is None else _map_of(p["map"]), value=p["value"] or None)
 
 
-def _strs(vs: Any, what: str) -> Tuple[str, ...]:
-    for i, v in enumerate(vs):
-        if not isinstance(v, str):
-            raise ManifestError("%s[%d] = %r: want an expression string" % (what, i, v))
-    return tuple(vs)
+_NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,255}")
+
+
+def _quote_name(d: Mapping[str, Any]) -> str:
+    """The manifest's name for a message, whatever the name field holds."""
+    n = d.get("name")
+    return n if isinstance(n, str) and _NAME_RE.fullmatch(n) else schema.show(n)
 
 
 @dataclass(frozen=True)
@@ -209,76 +293,53 @@ class Manifest:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Manifest":
-        """Parses a manifest's JSON object and validates it."""
-        name = str(_get(d, "name", "manifest"))
-        what = "manifest %s" % name
-        version = _get(d, "version", what, 0)
-        if version != VERSION:
-            raise ManifestError("%s: version %r: this runtime reads version %d (re-emit the kernel with this swigen)"
-                                % (what, version, VERSION))
-        buffers = tuple(Buffer(name=str(_get(b, "name", what + " buffer")),
-                               shape=_strs(_get(b, "shape", what + " buffer"), what + " buffer shape"),
-                               doc=str(b.get("doc", "")))
-                        for b in _get(d, "buffers", what))
-        params = []
-        for i, p in enumerate(_get(d, "params", what)):
-            pw = "%s: parameter %d" % (what, i)
-            tm = None
-            if p.get("map") is not None:
-                m = p["map"]
-                tm = TensorMap(
-                    buffer=str(_get(m, "buffer", pw)), dtype=str(_get(m, "dtype", pw)),
-                    elem_bytes=_int(_get(m, "elem_bytes", pw), pw + " elem_bytes"),
-                    dims=_strs(_get(m, "dims", pw), pw + " dims"),
-                    strides=_strs(_get(m, "strides", pw, []), pw + " strides"),
-                    box=_ints(_get(m, "box", pw), pw + " box"),
-                    elem_strides=_ints(_get(m, "elem_strides", pw), pw + " elem_strides"),
-                    interleave=str(_get(m, "interleave", pw)), swizzle=str(_get(m, "swizzle", pw)),
-                    l2_promotion=str(_get(m, "l2_promotion", pw)), oob_fill=str(_get(m, "oob_fill", pw)))
-            params.append(Param(name=str(_get(p, "name", pw)), kind=str(_get(p, "kind", pw)),
-                                size=_int(_get(p, "size", pw), pw + " size"),
-                                align=_int(_get(p, "align", pw), pw + " align"),
-                                doc=str(p.get("doc", "")), map=tm,
-                                value=str(p["value"]) if p.get("value") else None))
-        rules = tuple(Rule(size=str(_get(r, "size", what + " shape rule")),
-                           min=_int(_get(r, "min", what + " shape rule", 0), what + " shape rule min"),
-                           multiple=_int(_get(r, "multiple", what + " shape rule", 0), what + " shape rule multiple"),
-                           message=str(r.get("message", "")))
-                      for r in _get(d, "shape_rules", what, []))
-        g = _get(d, "grid", what)
-        grid = Grid(tiles=str(_get(g, "tiles", what + " grid")),
-                    ctas_per_tile=_int(_get(g, "ctas_per_tile", what + " grid", 0), what + " grid ctas_per_tile"),
-                    scheduler=str(_get(g, "scheduler", what + " grid", SCHEDULER_STATIC)))
-        cd = _ints(_get(d, "cluster_dims", what), what + " cluster_dims")
-        if len(cd) != 3:
-            raise ManifestError("%s: cluster_dims %r: want 3 entries" % (what, cd))
-        m = cls(version=version, name=name, entry=str(_get(d, "entry", what)), kernel=str(_get(d, "kernel", what)),
-                arch=str(_get(d, "arch", what)), config_hash=str(d.get("config_hash", "")),
-                block_threads=_int(_get(d, "block_threads", what), what + " block_threads"),
-                cluster_dims=(cd[0], cd[1], cd[2]),
-                dynamic_smem_bytes=_int(_get(d, "dynamic_smem_bytes", what), what + " dynamic_smem_bytes"),
-                max_ctas_per_sm=_int(_get(d, "max_ctas_per_sm", what, 0), what + " max_ctas_per_sm"),
-                sizes=_strs(_get(d, "sizes", what), what + " sizes"), buffers=buffers, params=tuple(params),
-                shape_rules=rules, grid=grid, probe=str(d.get("probe", "")), raw=dict(d))
+        """Parses a manifest's JSON object and validates it.
+
+        Raises ManifestError naming the field on a missing field, a value of
+        the wrong type or out of range, or a manifest that fails validate.
+        """
+        if not isinstance(d, Mapping):
+            raise ManifestError("manifest: %s: want a JSON object" % schema.show(d))
+        d = dict(d)
+        what = "manifest %s" % _quote_name(d)
+        version = d.get("version", 0)
+        if version != VERSION or isinstance(version, bool) or not isinstance(version, int):
+            raise ManifestError("%s: version %s: this runtime reads version %d (re-emit the kernel with this swigen)"
+                                % (what, schema.show(version), VERSION))
+        try:
+            c = _MANIFEST.conv(d, "")
+        except schema.SchemaError as e:
+            raise ManifestError("%s: %s" % (what, e)) from None
+        g, cd = c["grid"], c["cluster_dims"]
+        m = cls(version=version, name=c["name"], entry=c["entry"], kernel=c["kernel"], arch=c["arch"],
+                config_hash=c["config_hash"], block_threads=c["block_threads"], cluster_dims=(cd[0], cd[1], cd[2]),
+                dynamic_smem_bytes=c["dynamic_smem_bytes"], max_ctas_per_sm=c["max_ctas_per_sm"],
+                sizes=tuple(c["sizes"]),
+                buffers=tuple(Buffer(name=b["name"], shape=tuple(b["shape"]), doc=b["doc"]) for b in c["buffers"]),
+                params=tuple(_param_of(p) for p in c["params"]),
+                shape_rules=tuple(Rule(size=r["size"], min=r["min"], multiple=r["multiple"], message=r["message"])
+                                  for r in c["shape_rules"]),
+                grid=Grid(tiles=g["tiles"], ctas_per_tile=g["ctas_per_tile"], scheduler=g["scheduler"]),
+                probe=c["probe"], raw=dict(d))
         m.validate()
         return m
 
     @classmethod
     def from_json(cls, text: Union[str, bytes]) -> "Manifest":
         """Parses a manifest from its JSON text."""
-        try:
-            d = json.loads(text)
-        except ValueError as e:
-            raise ManifestError("manifest: not JSON: %s" % e) from None
+        d = files.load_json(text, "manifest", ManifestError)
         if not isinstance(d, dict):
-            raise ManifestError("manifest: want a JSON object")
+            raise ManifestError("manifest: %s: want a JSON object" % schema.show(d))
         return cls.from_dict(d)
 
     @classmethod
     def load(cls, path: Union[str, "os.PathLike[str]"]) -> "Manifest":
-        """Reads and parses the manifest file at path (<name>.json of an emit)."""
-        with open(path, "rb") as f:
-            data = f.read()
+        """Reads and parses the manifest file at path (<name>.json of an emit).
+
+        The file must be a regular file of at most files.MAX_JSON_BYTES
+        (ManifestError otherwise); open's OSError passes through.
+        """
+        data = files.read_regular(path, files.MAX_JSON_BYTES, "manifest", ManifestError)
         try:
             return cls.from_json(data)
         except ManifestError as e:
@@ -290,53 +351,45 @@ class Manifest:
         """Checks that the manifest is self-consistent, as Go's Validate.
 
         Every expression must parse and use only the sizes the manifest
-        names, every parameter's kind must have its payload, and every map's
-        buffer must be listed. Raises ManifestError listing every problem.
+        names, every parameter's kind must be known and have its payload
+        and size, every map's buffer must be listed, and names are unique.
+        Raises ManifestError listing every problem.
         """
         ones = {s: 1 for s in self.sizes}
         errs: List[str] = []
 
-        def ev(e: str, what: str) -> None:
+        def check(e: str) -> Optional[str]:
             try:
                 expr.evaluate(e, ones)
             except expr.ExprError as x:
+                return str(x)
+            return None
+
+        def ev(e: str, what: str) -> None:
+            x = check(e)
+            if x is not None:
                 errs.append("%s: %s" % (what, x))
 
-        names = set()
+        for what, listed in (("size", self.sizes), ("buffer", [b.name for b in self.buffers]),
+                             ("parameter", [p.name for p in self.params])):
+            dup = sorted({n for n in listed if listed.count(n) > 1})
+            if dup:
+                errs.append("%s names %s: each must be unique" % (what, ", ".join(dup)))
+        names = {b.name for b in self.buffers}
         for b in self.buffers:
-            names.add(b.name)
             for e in b.shape:
                 ev(e, "buffer %s" % b.name)
         for i, p in enumerate(self.params):
-            what = "parameter %d (%s)" % (i, p.name)
-            if p.kind == KIND_TENSORMAP:
-                if p.map is None:
-                    errs.append("%s: a tensormap without a map" % what)
-                    continue
-                if p.map.buffer not in names:
-                    errs.append("%s: map of buffer %s, which is not listed" % (what, expr.go_quote(p.map.buffer)))
-                r = p.map.rank
-                if r < 1 or r > 5:
-                    errs.append("%s: rank %d: want 1 to 5" % (what, r))
-                for e in p.map.dims + p.map.strides:
-                    ev(e, what)
-                t = p.map
-                if len(t.strides) != r - 1 or len(t.box) != r or len(t.elem_strides) != r:
-                    errs.append("%s: map of %s: rank %d with %d strides, %d box and %d element-stride entries"
-                                % (what, t.buffer, r, len(t.strides), len(t.box), len(t.elem_strides)))
-            elif p.kind == KIND_I32:
-                if p.value is None:
-                    errs.append("%s: an i32 without a value" % what)
-                else:
-                    ev(p.value, what)
-            else:
-                errs.append("%s: kind %s: want %s or %s" % (what, expr.go_quote(p.kind), KIND_TENSORMAP, KIND_I32))
+            errs.extend("parameter %d (%s): %s" % (i, p.name, x) for x in _param_problems(p, names, check))
         for rule in self.shape_rules:
             ev(rule.size, "shape rule")
         ev(self.grid.tiles, "grid")
-        if self.block_threads < 1 or self.cluster_dims[0] < 1 or self.cluster_dims[1] < 1 or self.dynamic_smem_bytes < 0:
+        cd = self.cluster_dims
+        if self.block_threads < 1 or cd[0] < 1 or cd[1] < 1 or self.dynamic_smem_bytes < 0:
             errs.append("block %d threads, cluster %s, %d bytes of shared memory: want positive dims"
-                        % (self.block_threads, list(self.cluster_dims), self.dynamic_smem_bytes))
+                        % (self.block_threads, list(cd), self.dynamic_smem_bytes))
+        elif cd[0] * cd[1] * max(cd[2], 1) > MAX_CLUSTER_CTAS:
+            errs.append("cluster %s: %d CTAs: want at most %d" % (list(cd), cd[0] * cd[1] * max(cd[2], 1), MAX_CLUSTER_CTAS))
         if self.grid.scheduler not in (SCHEDULER_STATIC, SCHEDULER_CLC):
             errs.append("grid: scheduler %s: want %s or %s" % (expr.go_quote(self.grid.scheduler), SCHEDULER_STATIC, SCHEDULER_CLC))
         if errs:
@@ -381,7 +434,11 @@ class Manifest:
             raise ShapeError("%s: %d tiles of %d CTAs: the grid must hold 0 to %d CTAs (gridDim.x)"
                              % (self.name, t, cpt, MAX_GRID_X))
         if self.grid.scheduler == SCHEDULER_CLC:
-            return (t * cpt + c - 1) // c * c
+            g = (t * cpt + c - 1) // c * c
+            if g > MAX_GRID_X:
+                raise ShapeError("%s: %d tiles of %d CTAs in clusters of %d: %d CTAs: the grid must hold 0 to %d CTAs "
+                                 "(gridDim.x)" % (self.name, t, cpt, c, g, MAX_GRID_X))
+            return g
         g = min(t, max(1, sms // cpt)) * cpt
         if g < c:
             g = c
@@ -408,17 +465,49 @@ class Manifest:
         raise KeyError(name)
 
 
+def _param_problems(p: Param, buffers: AbstractSet[str], check: Callable[[str], Optional[str]]) -> List[str]:
+    """What is wrong with p alone (its kind's payload and size, its map's
+    rank and expressions); check says what is wrong with an expression."""
+    k = PARAM_KINDS.get(p.kind)
+    if k is None:
+        return ["kind %s: want %s" % (expr.go_quote(p.kind), kinds_doc())]
+    errs = []
+    if p.size != k.size:
+        errs.append("size %d: a %s is %d bytes" % (p.size, p.kind, k.size))
+    es: Tuple[str, ...] = ()
+    if k.payload == PAYLOAD_VALUE:
+        if p.value is None:
+            errs.append("a%s %s without a value" % ("n" if p.kind[:1] in "aeiou" else "", p.kind))
+        else:
+            es = (p.value,)
+    elif p.map is None:
+        errs.append("a %s without a map" % p.kind)
+    else:
+        t = p.map
+        if t.buffer not in buffers:
+            errs.append("map of buffer %s, which is not listed" % expr.go_quote(t.buffer))
+        r = t.rank
+        if r < 1 or r > 5:
+            errs.append("rank %d: want 1 to 5" % r)
+        if len(t.strides) != r - 1 or len(t.box) != r or len(t.elem_strides) != r:
+            errs.append("map of %s: rank %d with %d strides, %d box and %d element-stride entries"
+                        % (t.buffer, r, len(t.strides), len(t.box), len(t.elem_strides)))
+        es = t.dims + t.strides
+    return errs + [x for x in map(check, es) if x is not None]
+
+
 def _resolve_param(kernel: str, p: Param, sizes: Mapping[str, int]) -> Arg:
-    if p.kind == KIND_TENSORMAP:
+    k = PARAM_KINDS.get(p.kind)
+    if k is None:
+        raise ManifestError("%s: parameter %s: kind %s: want %s" % (kernel, p.name, expr.go_quote(p.kind), kinds_doc()))
+    if k.payload == PAYLOAD_MAP:
         assert p.map is not None  # validate()
         return Arg(param=p.name, kind=p.kind, map=_resolve_map(kernel, p, p.map, sizes))
-    if p.kind == KIND_I32:
-        assert p.value is not None
-        v = expr.evaluate(p.value, sizes)
-        if v < -(1 << 31) or v > (1 << 31) - 1:
-            raise ShapeError("%s: parameter %s = %s = %d: out of the i32 range" % (kernel, p.name, p.value, v))
-        return Arg(param=p.name, kind=p.kind, value=v)
-    raise ManifestError("%s: parameter %s: kind %s: want %s or %s" % (kernel, p.name, expr.go_quote(p.kind), KIND_TENSORMAP, KIND_I32))
+    assert p.value is not None  # validate()
+    v = expr.evaluate(p.value, sizes)
+    if v < k.lo or v > k.hi:
+        raise ShapeError("%s: parameter %s = %s = %d: out of the %s range" % (kernel, p.name, p.value, v, p.kind))
+    return Arg(param=p.name, kind=p.kind, value=v)
 
 
 def _eval_sizes(kernel: str, param: str, es: Sequence[str], sizes: Mapping[str, int]) -> Tuple[int, ...]:
@@ -432,8 +521,8 @@ def _eval_sizes(kernel: str, param: str, es: Sequence[str], sizes: Mapping[str, 
 
 
 def _resolve_map(kernel: str, p: Param, t: TensorMap, sizes: Mapping[str, int]) -> Encode:
-    if any(b < 0 for b in t.box) or any(e < 0 for e in t.elem_strides):
-        raise ManifestError("%s: parameter %s: map of %s: box %s, element strides %s: negative"
+    if any(b < 1 for b in t.box) or any(e < 1 for e in t.elem_strides):
+        raise ManifestError("%s: parameter %s: map of %s: box %s, element strides %s: want positive entries"
                             % (kernel, p.name, t.buffer, list(t.box), list(t.elem_strides)))
     return Encode(buffer=t.buffer, dtype=t.dtype, dims=_eval_sizes(kernel, p.name, t.dims, sizes),
                   strides=_eval_sizes(kernel, p.name, t.strides, sizes), box=t.box, elem_strides=t.elem_strides,

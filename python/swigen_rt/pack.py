@@ -14,11 +14,9 @@ from __future__ import annotations
 import struct
 from typing import Mapping, Optional, Sequence, Tuple
 
-from .manifest import KIND_I32, KIND_TENSORMAP, Arg, ManifestError, Param
+from .manifest import MAX_PARAM_ALIGN, PARAM_KINDS, PAYLOAD_VALUE, Arg, ManifestError, Param, kinds_doc
 
 __all__ = ["param_offsets", "pack"]
-
-_KIND_SIZES = {KIND_TENSORMAP: 128, KIND_I32: 4}
 
 
 def _round_up(n: int, align: int) -> int:
@@ -30,13 +28,13 @@ def param_offsets(params: Sequence[Param]) -> Tuple[Tuple[int, ...], int]:
     offsets = []
     size, max_align = 0, 1
     for p in params:
-        want = _KIND_SIZES.get(p.kind)
-        if want is None:
-            raise ManifestError('manifest: parameter %s: kind "%s": want %s or %s' % (p.name, p.kind, KIND_TENSORMAP, KIND_I32))
-        if p.size != want:
-            raise ManifestError("manifest: parameter %s: size %d: a %s is %d bytes" % (p.name, p.size, p.kind, want))
-        if p.align < 1 or p.align & (p.align - 1):
-            raise ManifestError("manifest: parameter %s: alignment %d: want a power of two" % (p.name, p.align))
+        k = PARAM_KINDS.get(p.kind)
+        if k is None:
+            raise ManifestError('manifest: parameter %s: kind "%s": want %s' % (p.name, p.kind, kinds_doc()))
+        if p.size != k.size:
+            raise ManifestError("manifest: parameter %s: size %d: a %s is %d bytes" % (p.name, p.size, p.kind, k.size))
+        if p.align < 1 or p.align > MAX_PARAM_ALIGN or p.align & (p.align - 1):
+            raise ManifestError("manifest: parameter %s: alignment %d: want a power of two up to %d" % (p.name, p.align, MAX_PARAM_ALIGN))
         size = _round_up(size, p.align)
         offsets.append(size)
         size += p.size
@@ -62,8 +60,11 @@ def pack(params: Sequence[Param], args: Sequence[Arg],
             raise ManifestError("manifest: pack: argument %d is %s (%s), parameter %d is %s (%s)"
                                 % (i, a.param, a.kind, i, p.name, p.kind))
         off = offsets[i]
-        if p.kind == KIND_I32:
-            struct.pack_into("<i", buf, off, a.value)
+        k = PARAM_KINDS[p.kind]
+        if k.payload == PAYLOAD_VALUE:
+            if not k.lo <= a.value <= k.hi:
+                raise ManifestError("manifest: pack: parameter %s = %d: out of the %s range" % (p.name, a.value, p.kind))
+            struct.pack_into(k.fmt, buf, off, a.value)
         elif i in descriptors:
             d = descriptors[i]
             if len(d) != p.size:

@@ -5,6 +5,12 @@ elementwise module's cubins and its dispatch plans join REGISTRY, where the
 torch ops (swigen_rt.ops) find a kernel by kind, variant, arch and dtype.
 Nothing here touches a GPU or torch: cubins are read and checked against
 their sha256, and load on first launch.
+
+What a package lists is data: every file it names must lie inside its
+directory (no absolute path, no "..", no symlink out), be a regular file
+within files' size caps and, for a cubin, match its sha256 (which must be
+given). A package that breaks any of this raises PackageError, both an
+ImportError (it is raised while the package imports) and a ValueError.
 """
 
 from __future__ import annotations
@@ -18,13 +24,15 @@ import threading
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
+from . import files, schema
 from .dispatch import DispatchPlan
 from .elementwise import Module as ElementwiseModule
 from .kernel import Kernel, LoadError
 from .manifest import Manifest
 from .tensors import buffer_dtypes
 
-__all__ = ["RUNTIME_VERSION", "Entry", "Package", "Registry", "REGISTRY", "check_runtime", "register", "load_dir", "variant_of"]
+__all__ = ["RUNTIME_VERSION", "Entry", "Package", "PackageError", "Registry", "REGISTRY", "check_runtime", "register",
+           "load_dir", "variant_of"]
 
 RUNTIME_VERSION = 1
 """The generated-package format this runtime reads (pybind.RuntimeVersion)."""
@@ -32,11 +40,15 @@ RUNTIME_VERSION = 1
 PathLike = Union[str, "os.PathLike[str]"]
 
 
+class PackageError(ImportError, ValueError):
+    """A generated package that is malformed: its listing, its files or their checksums."""
+
+
 def check_runtime(version: int) -> None:
-    """Raises ImportError when a package was generated for another runtime."""
-    if version != RUNTIME_VERSION:
-        raise ImportError("swigen_rt reads generated packages of version %d, this one is version %d: "
-                          "re-emit it with the swigen that matches this swigen_rt" % (RUNTIME_VERSION, version))
+    """Raises PackageError (an ImportError) when a package was generated for another runtime."""
+    if version != RUNTIME_VERSION or isinstance(version, bool) or not isinstance(version, int):
+        raise PackageError("swigen_rt reads generated packages of version %d, this one is version %s: "
+                          "re-emit it with the swigen that matches this swigen_rt" % (RUNTIME_VERSION, schema.show(version)))
 
 
 def variant_of(m: Manifest) -> str:
@@ -142,17 +154,35 @@ class Registry:
 REGISTRY = Registry()
 """The process's registry: generated packages register here on import."""
 
-_HEX = re.compile(r"^[0-9a-f]{64}$")
+_HEX = re.compile(r"[0-9a-f]{64}")
+
+_KERNEL_ROW = ("name", "kind", "arch", "manifest", "cubin", "sha256")
+_ELEMENTWISE_ROW = ("arch", "cubin", "sha256")
+
+
+def _rows(rows: object, fields: Tuple[str, ...], what: str) -> List[Tuple[str, ...]]:
+    """rows as tuples of len(fields) strings, or a PackageError naming the row."""
+    if isinstance(rows, (str, bytes)) or not isinstance(rows, (tuple, list)):
+        raise PackageError("%s: %s: want a sequence of (%s)" % (what, type(rows).__name__, ", ".join(fields)))
+    out = []
+    for i, r in enumerate(rows):
+        if not isinstance(r, (tuple, list)) or len(r) != len(fields) or not all(isinstance(x, str) for x in r):
+            raise PackageError("%s[%d] = %s: want (%s), all strings" % (what, i, schema.show(r), ", ".join(fields)))
+        out.append(tuple(r))
+    return out
 
 
 def _read_checked(d: str, name: str, sha: str, what: str) -> bytes:
-    path = os.path.join(d, name)
-    with open(path, "rb") as f:
-        data = f.read()
+    """The cubin name in package directory d, checked against its sha256."""
+    if not _HEX.fullmatch(sha):
+        raise PackageError("%s: cubin %s: sha256 %s: want 64 lowercase hex digits (re-emit it: swigen emit --py-package)"
+                           % (what, name, schema.show(sha)))
+    path = files.confine(d, name, "%s: cubin" % what, PackageError)
+    data = files.read_regular(path, files.MAX_CUBIN_BYTES, "%s: cubin" % what, PackageError)
     got = hashlib.sha256(data).hexdigest()
-    if sha and got != sha:
-        raise ImportError("%s: %s has sha256 %s, the package was generated for %s: re-emit it (swigen emit --py-package)"
-                          % (what, path, got, sha))
+    if got != sha:
+        raise PackageError("%s: %s has sha256 %s, the package was generated for %s: re-emit it (swigen emit --py-package)"
+                           % (what, path, got, sha))
     return data
 
 
@@ -162,16 +192,28 @@ def register(name: str, directory: PathLike, kernels: Sequence[Tuple[str, str, s
     """Registers a generated package's kernels (name, kind, arch, manifest,
     cubin, sha256), elementwise cubins (arch, cubin, sha256) and dispatch
     plans (JSON) with registry (REGISTRY by default). Kernels without a
-    cubin (--no-compile) are listed in Package.uncompiled, not registered."""
+    cubin (--no-compile) are listed in Package.uncompiled, not registered.
+
+    Raises PackageError for a malformed listing, a file outside directory,
+    not regular or too large, or a cubin without its sha256 or not
+    matching it; ManifestError and PlanError (ValueErrors) for a
+    malformed manifest or plan; OSError for a file that cannot be read.
+    """
     reg = REGISTRY if registry is None else registry
+    if not isinstance(name, str) or not name:
+        raise PackageError("package name %s: want a non-empty string" % schema.show(name))
     d = os.fspath(directory)
+    krows = _rows(kernels, _KERNEL_ROW, "%s: KERNELS" % name)
+    erows = _rows(elementwise, _ELEMENTWISE_ROW, "%s: ELEMENTWISE" % name)
+    if isinstance(dispatch, (str, bytes)) or not isinstance(dispatch, (tuple, list)) or not all(isinstance(t, str) for t in dispatch):
+        raise PackageError("%s: DISPATCH = %s: want a sequence of JSON strings" % (name, schema.show(dispatch)))
     pkg = Package(name=name, dir=d)
     byname: Dict[str, Kernel] = {}
     uncompiled = []
-    for kname, kind, arch, man, cubin, sha in kernels:
-        m = Manifest.load(os.path.join(d, man))
+    for kname, kind, arch, man, cubin, sha in krows:
+        m = Manifest.load(files.confine(d, man, "%s: manifest" % name, PackageError))
         if m.name != kname or m.kernel != kind or m.arch != arch:
-            raise ImportError("%s: manifest %s is %s (%s, %s), the package lists %s (%s, %s): re-emit it"
+            raise PackageError("%s: manifest %s is %s (%s, %s), the package lists %s (%s, %s): re-emit it"
                               % (name, man, m.name, m.kernel, m.arch, kname, kind, arch))
         if not cubin:
             uncompiled.append(kname)
@@ -180,7 +222,7 @@ def register(name: str, directory: PathLike, kernels: Sequence[Tuple[str, str, s
         byname[kname] = k
         pkg.kernels[kname] = Entry(kernel=k, kind=kind, variant=variant_of(m), arch=arch, dtype=_dtype_of(m), package=name)
     ew: Dict[str, ElementwiseModule] = {}
-    for arch, cubin, sha in elementwise:
+    for arch, cubin, sha in erows:
         if cubin:
             ew[cubin] = ElementwiseModule(_read_checked(d, cubin, sha, name), arch)
     for text in dispatch:
@@ -189,7 +231,7 @@ def register(name: str, directory: PathLike, kernels: Sequence[Tuple[str, str, s
         if e is None or g is None or mod is None:
             if p.fused in uncompiled or p.gemm in uncompiled:
                 continue
-            raise ImportError("%s: dispatch plan of %s: its kernel, gemm %s and elementwise %s must all be in the package"
+            raise PackageError("%s: dispatch plan of %s: its kernel, gemm %s and elementwise %s must all be in the package"
                               % (name, p.fused, p.gemm, p.elementwise))
         e.dispatch = Unfused(plan=p, gemm=g, elementwise=mod)
     pkg.uncompiled = tuple(uncompiled)
@@ -204,6 +246,7 @@ def load_dir(directory: PathLike, name: Optional[str] = None) -> object:
     init = os.path.join(d, "__init__.py")
     if not os.path.exists(init):
         raise ImportError("%s has no __init__.py: emit it with --py-package NAME" % d)
+    src = files.read_regular(init, files.MAX_SOURCE_BYTES, "package source", PackageError)
     name = name or os.path.basename(d)
     spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[d])
     if spec is None or spec.loader is None:
@@ -211,7 +254,9 @@ def load_dir(directory: PathLike, name: Optional[str] = None) -> object:
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
     try:
-        spec.loader.exec_module(mod)
+        # The source read above, through the size cap, is what runs (the
+        # loader would read the file again, without it).
+        exec(compile(src, init, "exec", dont_inherit=True), mod.__dict__)
     except BaseException:
         del sys.modules[name]
         raise

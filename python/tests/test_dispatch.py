@@ -38,9 +38,10 @@ class ChoosePathTest(unittest.TestCase):
 
     def test_bad_plans(self) -> None:
         base = {"fused": "f", "gemm": "g", "elementwise": "e", "points": []}
-        for bad, want in [({"gemm": ""}, "must all be named"), ({"force": "auto"}, "force 'auto'"),
-                          ({"points": [{"shape": {"M": 0, "K": 8, "I": 8}, "path": "fused"}]}, "point 0"),
-                          ({"points": [{"shape": {"M": 1, "K": 8, "I": 8}, "path": "x"}]}, "path 'x'")]:
+        for bad, want in [({"gemm": ""}, "dispatch f: gemm = '': want a non-empty string"),
+                          ({"force": "auto"}, "force = 'auto': want one of '', 'fused', 'unfused'"),
+                          ({"points": [{"shape": {"M": 0, "K": 8, "I": 8}, "path": "fused"}]}, r"points\[0\]\.shape\.M = 0"),
+                          ({"points": [{"shape": {"M": 1, "K": 8, "I": 8}, "path": "x"}]}, r"points\[0\]\.path = 'x'")]:
             with self.subTest(bad=bad):
                 with self.assertRaisesRegex(ValueError, want):
                     DispatchPlan.from_dict(dict(base, **bad))

@@ -51,7 +51,7 @@ class ParseTest(unittest.TestCase):
             ("unlisted buffer", lambda d: d["params"][0]["map"].update(buffer="nope"), 'map of buffer "nope", which is not listed'),
             ("kind", lambda d: d["params"][0].update(kind="f32"), 'kind "f32": want tensormap or i32'),
             ("box rank", lambda d: d["params"][0]["map"].update(box=[64]), "rank 2 with 1 strides, 1 box"),
-            ("block", lambda d: d.update(block_threads=0), "want positive dims"),
+            ("block", lambda d: d.update(block_threads=0), "block_threads = 0: want an integer in [1, 1024]"),
             ("missing field", lambda d: d.pop("entry"), "missing 'entry'"),
             ("not an integer", lambda d: d.update(dynamic_smem_bytes="1"), "want an integer"),
         ]
