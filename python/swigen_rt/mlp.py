@@ -103,12 +103,23 @@ def registered_kernels(arch: str, dtype: str) -> modes.Kernels:
 _FWD_MODES = (modes.FWD_TRAIN, modes.FWD_INFER, modes.FWD_TRAIN_DROP_DE)
 
 
+_fwd_modes: Dict[Tuple[int, str, bool, int], int] = {}
+
+
 @torch.compiler.assume_constant_result
 def _fwd_mode(device_index: int, dtype: str, grad: bool) -> int:
     """modes.forward_kernel for a CUDA device by index, as an index into
-    _FWD_MODES (one constant to torch.compile, as _w_down_kn)."""
-    arch = _ops.arch_of(torch.device("cuda", device_index))
-    return _FWD_MODES.index(modes.forward_kernel(grad, registered_kernels(arch, dtype), arch, dtype))
+    _FWD_MODES (one constant to torch.compile, as _w_down_kn); cached
+    while the registry stays the same."""
+    key = (device_index, dtype, grad, opspec.REGISTRY.generation)
+    got = _fwd_modes.get(key)
+    if got is None:
+        arch = _ops.arch_of(torch.device("cuda", device_index))
+        got = _FWD_MODES.index(modes.forward_kernel(grad, registered_kernels(arch, dtype), arch, dtype))
+        if len(_fwd_modes) > 64:
+            _fwd_modes.clear()
+        _fwd_modes[key] = got
+    return got
 
 
 @torch.compiler.assume_constant_result
