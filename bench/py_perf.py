@@ -519,7 +519,7 @@ def compare(a: argparse.Namespace, meta: Dict[str, Any]) -> int:
         if hasattr(torch._dynamo.config, knob):
             setattr(torch._dynamo.config, knob, 512)
     tune = set(parse_shapes(a.tune or ""))
-    families = [f for f in a.families.split(",") if f]
+    families = ["swigen"] + [f for f in a.families.split(",") if f and f != "swigen"]  # swigen always: the table's subject
     flush = _flush_buffer()
     bad = 0
     os.makedirs(a.json_dir, exist_ok=True)

@@ -24,7 +24,8 @@
 #
 # Wheels (the machine has no network): WHEELS (default .whl-peers) holds
 # *.whl files, installed with pip --no-deps --target into /tmp/site, and
-# *.tar.xz.part* (a wheel's unpacked contents, split) unpacked there.
+# NAME.tar.xz.partKofN (a wheel's unpacked contents, split: cutlass-dsl's
+# cu13 library wheel is 92 MB) unpacked there once all N parts are here.
 #
 # JSON records (command, revision, GPU, date) go to $OUT/py-peers.json
 # (every shape) and $OUT/py-perf.tgz (per-shape records, logs); the table
@@ -57,17 +58,31 @@ export SWIGEN_REV=${SWIGEN_REV:-$($SW version 2>/dev/null | awk '/revision/ {pri
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | head -1
 python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
 
-install_wheels() { # into /tmp/site; prints what it installed
-	local site=/tmp/site whls parts
-	mkdir -p "$site"
+install_wheels() { # into /tmp/site (again only when the set of files changed); prints what it did
+	local site=/tmp/site whls sig name n parts
 	mapfile -t whls < <(find "$WHEELS" -name '*.whl' 2>/dev/null | sort)
+	sig=$(find "$WHEELS" \( -name '*.whl' -o -name '*.tar.xz.part*of*' \) -printf '%f %s\n' 2>/dev/null | sort | md5sum)
+	if [[ -f $site/.sig && $(cat "$site/.sig") == "$sig" ]]; then
+		echo "wheels: installed in $site by an earlier call"
+		return
+	fi
+	rm -rf "$site" && mkdir -p "$site"
 	if ((${#whls[@]})); then
 		python3 -m pip install -q --no-deps --no-index --target "$site" "${whls[@]}" >"$LOG/pip.log" 2>&1 ||
 			echo "pip install of ${#whls[@]} wheels failed: $(tail -1 "$LOG/pip.log")"
 	fi
-	for base in $(find "$WHEELS" -name '*.tar.xz.part*' 2>/dev/null | sed 's/\.part[^/]*$//' | sort -u); do
-		cat "$base".part* | xz -d | tar -x -C "$site" || echo "unpacking $base failed"
+	# NAME.tar.xz.partKofN: unpacked once all N parts are here (they may
+	# come in two device calls: the machine keeps ignored files while warm).
+	for name in $(find "$WHEELS" -name '*.tar.xz.part*of*' -printf '%f\n' 2>/dev/null | sed 's/\.part[0-9]*of[0-9]*$//' | sort -u); do
+		mapfile -t parts < <(find "$WHEELS" -name "$name.part*of*" -printf '%f %p\n' | sort -V | cut -d' ' -f2-)
+		n=${parts[0]##*of}
+		if ((${#parts[@]} < n)); then
+			echo "$name: ${#parts[@]} of $n parts here: not unpacked (carry the others, in this call or the next)"
+		else
+			cat "${parts[@]}" | xz -d | tar -x -C "$site" || echo "unpacking $name failed"
+		fi
 	done
+	echo "$sig" >"$site/.sig"
 	echo "wheels: ${#whls[@]} from $WHEELS into $site"
 }
 
