@@ -377,10 +377,12 @@ def bwd_dswiglu_out_over_de(dy: Tensor, W_down: Tensor, de: Tensor) -> Optional[
     producer TMA-stores grad_de's sub-tiles from the slot at the same
     coordinates only after the consumers' EEmpty arrivals: each element is
     read before the same CTA writes it. Each output tile (and so each
-    sub-tile) belongs to exactly one CTA of the persistent schedule, and
-    an epilogue reads only de at its own tile's coordinates, so no CTA
-    reads what another writes; the slot's next load (a later sub-tile of
-    the same CTA) waits for the store to have read the slot
+    sub-tile) belongs to exactly one CTA of the static persistent
+    schedule (sm90a_kernel.cuh.tmpl: tile t = unit0 + j * num_ctas, the
+    loader warp walking the consumers' tiles), and an epilogue reads only
+    de at its own tile's coordinates, so no CTA reads what another
+    writes; the slot's next load (a later sub-tile of the same CTA, at
+    other coordinates) waits for the store to have read the slot
     (sw_bulk_wait_read0). Unfused (runtime/elementwise/dswiglu.cu): each
     thread loads its left/gate chunks of de before it stores the same
     chunks of grad_de, and no other thread touches them."""
