@@ -25,7 +25,14 @@
 # Wheels (the machine has no network): WHEELS (default .whl-peers) holds
 # *.whl files, installed with pip --no-deps --target into /tmp/site, and
 # NAME.tar.xz.partKofN (a wheel's unpacked contents, split: cutlass-dsl's
-# cu13 library wheel is 92 MB) unpacked there once all N parts are here.
+# cu13 library wheel is 92 MB) unpacked there once all N parts are here;
+# a wheel whose distribution this Python has already is left out. The
+# device's transfer (64 MiB with the tree and .bin/swigen) takes Liger
+# (.whl-peers/liger, 0.9 MB) and two of the three 20.7 MB parts
+# (.whl-peers/cu13) in one call, QuACK's wheels (.whl-peers/quack,
+# 18.5 MB) and the third part in the next call on the same warm machine,
+# which keeps the first call's files: PEERS=swigen,eager,compile,liger
+# first, then PEERS=quack.
 #
 # JSON records (command, revision, GPU, date) go to $OUT/py-peers.json
 # (every shape) and $OUT/py-perf.tgz (per-shape records, logs); the table
@@ -67,10 +74,25 @@ install_wheels() { # into /tmp/site (again only when the set of files changed); 
 		return
 	fi
 	rm -rf "$site" && mkdir -p "$site"
-	if ((${#whls[@]})); then
-		python3 -m pip install -q --no-deps --no-index --target "$site" "${whls[@]}" >"$LOG/pip.log" 2>&1 ||
-			echo "pip install of ${#whls[@]} wheels failed: $(tail -1 "$LOG/pip.log")"
-	fi
+	# Only the distributions this Python lacks (torch's own cuda-bindings,
+	# protobuf and the like stay as they are).
+	mapfile -t whls < <(python3 - "${whls[@]}" <<-'PY'
+		import sys
+		from importlib import metadata
+		for w in sys.argv[1:]:
+		    name = w.rsplit("/", 1)[-1].split("-")[0]
+		    try:
+		        print("have %s %s" % (name, metadata.version(name)), file=sys.stderr)
+		    except metadata.PackageNotFoundError:
+		        print(w)
+	PY
+	)
+	local w
+	for w in "${whls[@]}"; do # one at a time: a wheel that fails costs only its own peer
+		python3 -m pip install -q --no-deps --no-index --target "$site/.t" "$w" >>"$LOG/pip.log" 2>&1 ||
+			echo "pip install of $(basename "$w") failed: $(tail -1 "$LOG/pip.log")"
+		cp -a "$site/.t/." "$site/" 2>/dev/null && rm -rf "$site/.t"
+	done
 	# NAME.tar.xz.partKofN: unpacked once all N parts are here (they may
 	# come in two device calls: the machine keeps ignored files while warm).
 	for name in $(find "$WHEELS" -name '*.tar.xz.part*of*' -printf '%f\n' 2>/dev/null | sed 's/\.part[0-9]*of[0-9]*$//' | sort -u); do
