@@ -69,6 +69,9 @@ def eager(w: Weights) -> Peer:
 
 def compiled(mode: Optional[str]) -> Callable[[Weights], Peer]:
     def build(w: Weights) -> Peer:
+        import torch._dynamo  # noqa: PLC0415
+
+        torch._dynamo.reset()  # each shape and mode compiles afresh, not into the last one's cache
         fn = torch.compile(hf_block, mode=mode, dynamic=False)
         return _three(w, fn, "torch.compile(mode=%s) of the HF block" % (mode or "default"))
     return build

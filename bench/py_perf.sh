@@ -166,6 +166,6 @@ kill "$EMITTER" 2>/dev/null
 grep -hE 'rror|^sm_90a' "$LOG"/emit-*.log | sort | uniq -c | sort -rn | head -8
 cat "$LOG"/worker*.log | grep -vE '^\s*$' | grep -E '^[0-9]+,|skipped|FAILED|Error' | sort -t, -k1,1n -s >&2
 echo
-python3 bench/py_perf.py --summarize "$LOG/records" --json "$OUT/py-peers.json"
+python3 bench/py_table.py "$LOG/records" --json "$OUT/py-peers.json"
 echo "workers rc=$rc; $(($(date +%s) - START)) s"
 exit $rc
