@@ -2,8 +2,10 @@
 # One device call for the PyTorch comparison (issue #pytorch-peers): carry
 # .bin/ (bench/build.sh) and the peers' wheels (.whl-peers/, see below).
 #
-# For each shape of SHAPES (';'-separated M,K,I; default: the model-shape
-# suite, runtime/bench/suite.go, then two shapes outside it) it emits the
+# For each shape of SHAPES (';'-separated M,K,I; "suite": the model-shape
+# suite, runtime/bench/suite.go, then two shapes outside it, the default
+# on 4 GPUs or more; "core", the default below that: the issue's four
+# shapes and the two outside the suite) it emits the
 # kernels SwiGLUMLP runs with that shape's heuristic (fwd_gateup training
 # and inference, bwd_dswiglu StoreOut W_down MN-major; DOWN_AB=1 adds
 # fwd_down) as --py-package packages, and bench/py_perf.py --compare times
@@ -19,8 +21,7 @@
 # process each, TUNE shapes first; LIMIT (default 530 s) bounds the whole
 # run: shapes and peers that would start after it are skipped with a
 # line. One H200 runs about six shapes with every peer in that time
-# (SHAPES=core: the issue's four shapes and the two outside the suite);
-# the whole suite needs nvidia-h200-x8.
+# (SHAPES=core); the whole suite needs nvidia-h200-x8.
 #
 # Wheels (the machine has no network): WHEELS (default .whl-peers) holds
 # *.whl files, installed with pip --no-deps --target into /tmp/site, and
@@ -54,7 +55,10 @@ SUITE="16384,768,4608;8192,4096,14336;4096,4096,7168;2048,4096,3584;128,4096,143
 # M=4096, and a ragged M with TinyLlama-1.1B's sizes (2048, 5632).
 OUTSIDE="4096,3072,8192;3000,2048,5632"
 CORE="16384,768,4608;8192,4096,14336;4096,7168,2048;2048,4096,3584;$OUTSIDE"
-case ${SHAPES:-suite} in
+NG=${GPUS:-$(nvidia-smi -L | wc -l)}
+((NG < 1)) && NG=1
+# Default: the suite on a host of 4 GPUs or more, else the core shapes.
+case ${SHAPES:-$( ((NG >= 4)) && echo suite || echo core)} in
 suite) SHAPES="$SUITE;$OUTSIDE" ;;
 core) SHAPES=$CORE ;;
 esac
@@ -126,8 +130,6 @@ IFS=';' read -ra all <<<"$SHAPES"
 order=()
 for s in "${tune[@]}"; do [[ ";$SHAPES;" == *";$s;"* ]] && order+=("$s"); done
 for s in "${all[@]}"; do [[ ";$TUNE;" == *";$s;"* ]] || order+=("$s"); done
-NG=${GPUS:-$(nvidia-smi -L | wc -l)}
-((NG < 1)) && NG=1
 echo "shapes: ${#order[@]} on $NG GPU(s), tuned peers at: $TUNE (QuACK tuned autotunes ~105 s a shape: only there); limit ${LIMIT}s; peers: $PEERS"
 
 # Emit every shape's packages in the background, in the workers' order;

@@ -352,5 +352,40 @@ class MLPTest(unittest.TestCase):
                 self.assertTrue(torch.equal(c(x), eager * 2))
 
 
+UNFUSED_DIRS = [d for d in os.environ.get("SWIGEN_PY_UNFUSED_PACKAGES", "").split(os.pathsep) if d]
+
+
+@unittest.skipUnless(READY and bool(UNFUSED_DIRS), "needs SWIGEN_PY_UNFUSED_PACKAGES (emit --path unfused)")
+class UnfusedMLPTest(MLPTest):
+    """MLPTest's step on the plans' unfused path alone (torch's matmul, then
+    the elementwise kernel, grad_de over de in place where allowed)."""
+
+    def setUp(self) -> None:
+        reg = opspec.REGISTRY
+        self.saved = list(reg.packages.values())
+        reg.clear()
+        for j, d in enumerate(UNFUSED_DIRS):
+            load_dir(d, "swigen_unfused_pkg%d" % j)
+        for op in ("fwd_gateup_train", "bwd_dswiglu_out"):
+            e = reg.candidates(opspec.OPS[op].kind, opspec.OPS[op].variant, "sm_90a", "bfloat16")[0]
+            self.assertIsNotNone(e.dispatch, e.name)
+        for p in self.saved:  # the rest (fwd_down, the inference kernel) after the unfused ones
+            reg.add_package(p)
+
+    def tearDown(self) -> None:
+        reg = opspec.REGISTRY
+        reg.clear()
+        for p in self.saved:
+            reg.add_package(p)
+
+    def test_paths_are_unfused(self) -> None:
+        x = torch.randn(M, K, device="cuda", dtype=BF)
+        self.assertEqual(sops.path_of("fwd_gateup_train", x, torch.randn(2 * I, K, device="cuda", dtype=BF))[0],
+                         "unfused")
+
+    def test_training_package_alone(self) -> None:
+        self.skipTest("MLPTest's: it re-registers the packages itself")
+
+
 if __name__ == "__main__":
     unittest.main()
