@@ -52,7 +52,7 @@ export SWIGEN_PY_UNFUSED_PACKAGES=$(ls -d "$PKG"/unf/u_*/__init__.py 2>/dev/null
 for f in "$OUT"/emit-*.log; do summary+=("$(printf '%-22s %s' "$(basename "$f" .log)" "$(grep -cE 'sm_90a' "$f") kernels")"); done
 export SWIGEN_PY_PACKAGES=$dirs
 export SWIGEN_GO_TESTS=$PWD/.bin/tests.test # the bitwise check against Go's launch
-step py-gpu-tests bash -c "cd python/tests && timeout ${TEST_LIMIT:-150} python3 -m unittest -v gpu.test_torch_ops gpu.test_gpu gpu.test_bitwise"
+step py-gpu-tests bash -c "cd python/tests && timeout ${TEST_LIMIT:-300} python3 -m unittest -v gpu.test_torch_ops gpu.test_gpu gpu.test_bitwise"
 grep -E " \.\.\. |^(FAIL|ERROR)|Error:|^Ran |^OK|^FAILED" "$OUT/py-gpu-tests.log" | head -60
 echo
 printf '%s\n' "${summary[@]}"
