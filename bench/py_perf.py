@@ -449,6 +449,21 @@ def load_shape_packages(root: str, tag: str) -> List[str]:
     return [os.path.basename(os.path.dirname(d)) for d in dirs]
 
 
+def swigen_paths(m: int, k: int, i: int) -> Dict[str, str]:
+    """Which path (fused, unfused) each of SwiGLUMLP's kernels takes at
+    this shape, and why: the registered kernel's dispatch plan."""
+    out = {}
+    for op in ("fwd_gateup_train", "fwd_gateup", "bwd_dswiglu_out"):
+        spec = opspec.OPS[op]
+        try:
+            e = opspec.REGISTRY.candidates(spec.kind, spec.variant, "sm_90a", "bfloat16")[0]
+        except IndexError:
+            out[op] = "no kernel registered"
+            continue
+        out[op] = "%s: %s" % (e.name, "fused (no plan)" if e.dispatch is None else e.dispatch.plan.choose(m, k, i)[1])
+    return out
+
+
 def compare_shape(m: int, k: int, i: int, root: str, tuned_here: bool, families: Sequence[str], down_ab: bool,
                   deadline: float, flush: torch.Tensor) -> Dict[str, Any]:
     tag = "s%dx%dx%d" % (m, k, i)
@@ -459,6 +474,7 @@ def compare_shape(m: int, k: int, i: int, root: str, tuned_here: bool, families:
     rec["packages"] = load_shape_packages(root, tag)
     rec["kernels"] = sorted(e.name for op in opspec.OPS for e in opspec.REGISTRY.candidates(
         opspec.OPS[op].kind, opspec.OPS[op].variant, "sm_90a", "bfloat16"))
+    rec["swigen_paths"] = swigen_paths(m, k, i)
     torch.manual_seed(m * 31 + k * 7 + i)
     w = py_peers.Weights(gate=(torch.randn(i, k, device="cuda") / k ** 0.5).to(DT),
                          up=(torch.randn(i, k, device="cuda") / k ** 0.5).to(DT),
