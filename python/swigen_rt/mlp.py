@@ -151,7 +151,7 @@ def _hooks_active() -> bool:
         return True
     try:
         return _top_hooks(False) is not None
-    except TypeError:
+    except (TypeError, RuntimeError):  # another signature, or hooks disabled: assume a holder
         return True
 
 
