@@ -115,18 +115,23 @@ def _fwd_mode(device_index: int, dtype: str, grad: bool) -> int:
     got = _fwd_modes.get(key)
     if got is None:
         arch = _ops.arch_of(torch.device("cuda", device_index))
-        got = _FWD_MODES.index(modes.forward_kernel(grad, registered_kernels(arch, dtype), arch, dtype))
+        others = tuple(d for d in _registered_dtypes(arch) if d != dtype)
+        got = _FWD_MODES.index(modes.forward_kernel(grad, registered_kernels(arch, dtype), arch, dtype, others))
         if len(_fwd_modes) > 64:
             _fwd_modes.clear()
         _fwd_modes[key] = got
     return got
 
 
+def _registered_dtypes(arch: str) -> Tuple[str, ...]:
+    """The dtypes the block's forward kernels are registered for on arch."""
+    return tuple(sorted({e.dtype for v in ("train", "") for e in opspec.REGISTRY.candidates("fwd_gateup", v, arch)}))
+
+
 @torch.compiler.assume_constant_result
 def _kernel_dtypes(device_index: int) -> Tuple[str, ...]:
-    """The dtypes the block's forward kernels are registered for on a device."""
-    arch = _ops.arch_of(torch.device("cuda", device_index))
-    return tuple(sorted({e.dtype for v in ("train", "") for e in opspec.REGISTRY.candidates("fwd_gateup", v, arch)}))
+    """_registered_dtypes for a CUDA device by index (one constant to torch.compile)."""
+    return _registered_dtypes(_ops.arch_of(torch.device("cuda", device_index)))
 
 
 def _down(out: Tensor, W_down: Tensor, residual: Optional[Tensor], down: str) -> Tensor:
@@ -267,6 +272,8 @@ def _swiglu(x: Tensor, W: Tensor, W_down: Tensor, residual: Optional[Tensor], do
     if not x2.is_contiguous():
         x2 = x2.contiguous()
     r2 = None if residual is None else residual.reshape(-1, residual.shape[-1])
+    if not x2.is_cuda:
+        _ops.fwd_gateup(x2, W)  # raises: the op names the device rule
     grad = torch.is_grad_enabled() and (x.requires_grad or W.requires_grad or W_down.requires_grad
                                         or (residual is not None and residual.requires_grad))
     mode = _FWD_MODES[_fwd_mode(_index(x2), _dtype_name(x2), grad)]

@@ -48,12 +48,17 @@ def _emit(kind: str, flags: str, arch: str) -> str:
     return "swigen emit --arch %s --kernel %s%s --py-package NAME -o DIR" % (arch, kind, flags)
 
 
-def forward_kernel(grad: bool, have: Kernels, arch: str, dtype: str) -> str:
+def forward_kernel(grad: bool, have: Kernels, arch: str, dtype: str, other_dtypes: Sequence[str] = ()) -> str:
     """The forward's kernel: FWD_TRAIN when a gradient is needed (grad mode
     on and an input requires grad), else the inference kernel where one is
     registered, else the training kernel with de dropped. Raises
-    MissingKernel naming the emit where nothing registered can run."""
+    MissingKernel naming the emit where nothing registered can run, or
+    the dtypes the block's kernels read where none reads dtype
+    (other_dtypes: those registered for arch)."""
     where = "%s %s" % (arch, dtype)
+    if not (have.train or have.infer or have.bwd) and other_dtypes:
+        raise MissingKernel("swiglu_mlp: x is %s: the registered fwd_gateup kernels for %s read %s (cast the inputs "
+                            "and weights, or run under torch.autocast)" % (dtype, arch, ", ".join(other_dtypes)))
     if grad:
         missing = []
         if not have.train:

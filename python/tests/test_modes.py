@@ -46,6 +46,17 @@ class ForwardKernelTest(unittest.TestCase):
                 for w in want:
                     self.assertIn(w, str(cm.exception))
 
+    def test_other_dtype_names_the_registered_ones(self) -> None:
+        with self.assertRaises(MissingKernel) as cm:
+            modes.forward_kernel(False, Kernels(train=False, infer=False, bwd=False), ARCH, "float32",
+                                 ("bfloat16", "float16"))
+        self.assertIn("x is float32", str(cm.exception))
+        self.assertIn("read bfloat16, float16", str(cm.exception))
+        self.assertIn("torch.autocast", str(cm.exception))
+        # A kernel of the dtype registered: the usual rules, not the dtype error.
+        self.assertEqual(modes.forward_kernel(False, Kernels(train=True, infer=False, bwd=False), ARCH, "float16",
+                                              ("bfloat16",)), FWD_TRAIN_DROP_DE)
+
     def test_training_does_not_need_the_inference_kernel(self) -> None:
         # Only bwd missing must not mention the inference kernel.
         with self.assertRaises(MissingKernel) as cm:
