@@ -5,7 +5,8 @@
 # without residual; bwd_dswiglu and its StoreOut variant, W_down MN-major
 # for SwiGLUMLP's [K, I] weight), then runs the Python GPU tests against
 # them (python/tests/gpu), the bitwise check against Go's launch of the
-# same cubins included. Prints a short pass/fail table last.
+# same cubins included, and SwiGLUMLP's step on packages emitted with
+# --path unfused. Prints a short pass/fail table last.
 set -u
 export PATH=/usr/local/cuda/bin:$PATH
 OUT=${OUT:-/tmp/swigen-out}
@@ -42,10 +43,16 @@ dirs=$(ls -d "$PKG"/k_*/__init__.py 2>/dev/null | xargs -n1 dirname | paste -sd:
 # --name fixes the arch: no --arch.
 step emit-k_down_res $SW emit --py-package k_down_res -o "$PKG/k_down_res" --name fwd_down_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_bmn_res
 dirs="$dirs:$PKG/k_down_res"
+# The plans' unfused path alone (every call unfused), for UnfusedMLPTest.
+mkdir -p "$PKG/unf"
+step emit-u_gateup_train $SW emit --arch sm_90a --py-package u_gateup_train -o "$PKG/unf/u_gateup_train" --kernel fwd_gateup --store-out --path unfused &
+step emit-u_bwd_out $SW emit --arch sm_90a --py-package u_bwd_out -o "$PKG/unf/u_bwd_out" --kernel bwd_dswiglu --store-out --major-b mn --path unfused &
+wait
+export SWIGEN_PY_UNFUSED_PACKAGES=$(ls -d "$PKG"/unf/u_*/__init__.py 2>/dev/null | xargs -n1 dirname | paste -sd:)
 for f in "$OUT"/emit-*.log; do summary+=("$(printf '%-22s %s' "$(basename "$f" .log)" "$(grep -cE 'sm_90a' "$f") kernels")"); done
 export SWIGEN_PY_PACKAGES=$dirs
 export SWIGEN_GO_TESTS=$PWD/.bin/tests.test # the bitwise check against Go's launch
-step py-gpu-tests bash -c "cd python/tests && timeout ${TEST_LIMIT:-150} python3 -m unittest -v gpu.test_torch_ops gpu.test_gpu gpu.test_bitwise"
+step py-gpu-tests bash -c "cd python/tests && timeout ${TEST_LIMIT:-300} python3 -m unittest -v gpu.test_torch_ops gpu.test_gpu gpu.test_bitwise"
 grep -E " \.\.\. |^(FAIL|ERROR)|Error:|^Ran |^OK|^FAILED" "$OUT/py-gpu-tests.log" | head -60
 echo
 printf '%s\n' "${summary[@]}"

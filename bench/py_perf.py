@@ -33,6 +33,18 @@ Two measurements, each in this one process against a same-run baseline:
   while the GPU runs the one before, so a step's host time hides where it
   is shorter than its GPU time). Medians with p20-p80, both ways.
 
+--compare "M,K,I;...": swigen's SwiGLUMLP against the PyTorch peers of
+  bench/py_peers.py (the HF block eager and under torch.compile, Liger's
+  LigerSwiGLUMLP and LigerMLP, QuACK's MLP; the tuned variants only at the
+  --tune shapes), each in its own try block: the training step (forward
+  and torch.autograd.grad of x and the weights) and the inference forward
+  (torch.inference_mode), each rep alone after an L2 flush (as triton's
+  do_bench), the peak memory of one call beyond weights and inputs, the
+  first call's wall time, and every output and gradient against an fp32
+  reference. One record per shape (--json-dir); --summarize prints the
+  table of a directory of them (per shape: swigen, the best peer, their
+  ratio, the memory of each, and the issue's targets PASS/FAIL).
+
 Writes one JSON record (--json) with the command, revision, GPU, torch
 version and date, and prints a short table.
 """
@@ -43,6 +55,8 @@ import argparse
 import cProfile
 import ctypes
 import datetime
+import gc
+import glob
 import io
 import json
 import os
@@ -50,6 +64,7 @@ import pstats
 import statistics
 import sys
 import time
+import traceback
 from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 import torch
@@ -63,6 +78,10 @@ from swigen_rt import load_dir, opspec, swiglu_mlp  # noqa: E402
 from swigen_rt import mlp as smlp  # noqa: E402
 from swigen_rt import driver as sdrv  # noqa: E402
 from swigen_rt import ops as sops  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import py_peers  # noqa: E402
+from py_table import parse_shapes, summarize  # noqa: E402
 
 DT = torch.bfloat16
 
@@ -260,7 +279,7 @@ def training_step(m: int, k: int, i: int, reps: int, sets: int, use_compile: boo
     if use_compile:
         variants["torch.compile"] = step_fn(torch.compile(eager_block, mode="max-autotune-no-cudagraphs", fullgraph=True))
     variants["swigen"] = step_fn(swiglu_mlp)
-    variants["swigen, torch down"] = step_fn(lambda x, W, Wd: swiglu_mlp(x, W, Wd, down="torch"))
+    variants["swigen, fwd_down"] = step_fn(lambda x, W, Wd: swiglu_mlp(x, W, Wd, down="swigen"))
     rec: Dict[str, Any] = {"shape": {"M": m, "K": k, "I": i}, "reps": reps, "rotated_sets": sets,
                            "run_reps": run_reps, "run_steps": run_steps, "variants": {}}
     x, dy = inputs[0]
@@ -321,7 +340,7 @@ def training_step(m: int, k: int, i: int, reps: int, sets: int, use_compile: boo
     for key, tag in (("us", ""), ("run_us", "run_")):  # one step synchronized; back-to-back steps
         rec[tag + "fastest_baseline"] = min(baselines, key=lambda n: vs[n][key])
         base = vs[rec[tag + "fastest_baseline"]][key]
-        rec[tag + "speedup_torch_down_vs_fastest_baseline"] = base / vs["swigen, torch down"][key]
+        rec[tag + "speedup_swigen_down_vs_fastest_baseline"] = base / vs["swigen, fwd_down"][key]
         rec[tag + "speedup_vs_fastest_baseline"] = base / vs["swigen"][key]
         rec[tag + "speedup_vs_eager"] = vs["eager"][key] / vs["swigen"][key]
     wd = W_down if smlp.bwd_takes_w_down_kn("sm_90a", "bfloat16") else W_down.t().contiguous()
@@ -330,9 +349,213 @@ def training_step(m: int, k: int, i: int, reps: int, sets: int, use_compile: boo
     return rec
 
 
+# ---- the comparison with the peers (--compare) -------------------------------
+
+
+def _flush_buffer() -> torch.Tensor:
+    return torch.empty(256 << 20, dtype=torch.int8, device="cuda")  # > the H200's 60 MB L2
+
+
+def bench_us(fn: Callable[[], Any], flush: torch.Tensor, budget_ms: float = 300.0) -> Dict[str, float]:
+    """GPU us of fn, as triton's do_bench times it: each rep alone between
+    two events after the L2 is flushed; reps to fill budget_ms (5-100).
+    Median, p20 and p80."""
+    fn()
+    torch.cuda.synchronize()
+    est = timed(fn)[0] / 1e3  # ms
+    n = max(5, min(100, int(budget_ms / max(est, 1e-3))))
+    ts = []
+    for _ in range(n):
+        flush.zero_()
+        ts.append(timed(fn)[0])
+    med, p20, p80 = quantiles(ts)
+    return {"us": med, "p20_us": p20, "p80_us": p80, "reps": n}
+
+
+def peak_mib(fn: Callable[[], Any]) -> float:
+    """MiB a call of fn allocates at its peak beyond what was allocated
+    before it (weights and inputs), its results included."""
+    gc.collect()
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    base = torch.cuda.memory_allocated()
+    out = fn()
+    torch.cuda.synchronize()
+    peak = torch.cuda.max_memory_allocated() - base
+    del out
+    return peak / 2 ** 20
+
+
+GRAD_NAMES = ("y", "dx", "dW_gate", "dW_up", "dW_down")
+
+
+def fp32_ref(w: Any, x: torch.Tensor, dy: torch.Tensor) -> Dict[str, torch.Tensor]:
+    xs = x.detach().float().requires_grad_()
+    ps = [t.detach().float().requires_grad_() for t in (w.gate, w.up, w.down)]
+    y = py_peers.hf_block(xs, *ps)
+    gs = torch.autograd.grad(y, [xs] + ps, dy.float())
+    return dict(zip(GRAD_NAMES, (y.detach(),) + tuple(gs)))
+
+
+def run_peer(name: str, build: Callable[[Any], Any], w: Any, x: torch.Tensor, dy: torch.Tensor,
+             ref: Dict[str, torch.Tensor], flush: torch.Tensor) -> Dict[str, Any]:
+    """One peer at one shape: first calls, errors vs fp32, peak memory and
+    GPU time of the training step and of the inference forward."""
+    t0 = time.perf_counter()
+    peer = build(w)
+    xg = x.detach().clone().requires_grad_()
+
+    def step() -> Tuple[torch.Tensor, ...]:
+        y = peer.fwd(xg)
+        return (y,) + torch.autograd.grad(y, [xg] + peer.params, dy)
+
+    def infer() -> torch.Tensor:
+        with torch.inference_mode():
+            return peer.fwd(x)
+
+    got = step()
+    torch.cuda.synchronize()
+    v: Dict[str, Any] = {"note": peer.note, "first_step_s": time.perf_counter() - t0}
+    outs = dict(zip(GRAD_NAMES[:2], got[:2]))
+    outs.update(zip(GRAD_NAMES[2:], peer.split(got[2:])))
+    v["rel_err"] = {n: rel(outs[n], ref[n]) for n in GRAD_NAMES}
+    if name.startswith("swigen"):
+        v["grad_de"] = smlp.last_grad_de_path()
+    del got, outs
+    v["step_mib"] = peak_mib(step)
+    v["step"] = bench_us(step, flush)
+    try:  # the inference forward on its own: a peer that fails it keeps its step's figures
+        t0 = time.perf_counter()
+        yi = infer()
+        torch.cuda.synchronize()
+        v["first_infer_s"] = time.perf_counter() - t0
+        v["rel_err"]["y (inference)"] = rel(yi, ref["y"])
+        del yi
+        v["infer_mib"] = peak_mib(infer)
+        v["infer"] = bench_us(infer, flush)
+    except Exception as e:  # noqa: BLE001
+        v["infer_error"] = "%s: %s" % (type(e).__name__, str(e)[:800])
+    v["ok"] = max(v["rel_err"].values()) <= 1e-2
+    return v
+
+
+def load_shape_packages(root: str, tag: str) -> List[str]:
+    """Registers the packages py_perf.sh emitted for a shape (root/<tag>_*),
+    alone: the registry is cleared first."""
+    opspec.REGISTRY.clear()
+    dirs = sorted(glob.glob(os.path.join(root, tag + "_*", "__init__.py")))
+    for d in dirs:
+        load_dir(os.path.dirname(d), "swigen_cmp_" + os.path.basename(os.path.dirname(d)))
+    return [os.path.basename(os.path.dirname(d)) for d in dirs]
+
+
+def swigen_paths(m: int, k: int, i: int) -> Dict[str, str]:
+    """Which path (fused, unfused) each of SwiGLUMLP's kernels takes at
+    this shape, and why: the registered kernel's dispatch plan."""
+    out = {}
+    for op in ("fwd_gateup_train", "fwd_gateup", "bwd_dswiglu_out"):
+        spec = opspec.OPS[op]
+        try:
+            e = opspec.REGISTRY.candidates(spec.kind, spec.variant, "sm_90a", "bfloat16")[0]
+        except IndexError:
+            out[op] = "no kernel registered"
+            continue
+        out[op] = "%s: %s" % (e.name, "fused (no plan)" if e.dispatch is None else e.dispatch.plan.choose(m, k, i)[1])
+    return out
+
+
+def compare_shape(m: int, k: int, i: int, root: str, tuned_here: bool, families: Sequence[str], down_ab: bool,
+                  deadline: float, flush: torch.Tensor) -> Dict[str, Any]:
+    tag = "s%dx%dx%d" % (m, k, i)
+    rec: Dict[str, Any] = {"shape": {"M": m, "K": k, "I": i}, "tuned_here": tuned_here, "peers": {}}
+    ready = os.path.join(root, tag + ".ready")  # py_perf.sh emits in the background
+    while not os.path.exists(ready) and time.time() < deadline:
+        time.sleep(0.5)
+    rec["packages"] = load_shape_packages(root, tag)
+    rec["kernels"] = sorted(e.name for op in opspec.OPS for e in opspec.REGISTRY.candidates(
+        opspec.OPS[op].kind, opspec.OPS[op].variant, "sm_90a", "bfloat16"))
+    rec["swigen_paths"] = swigen_paths(m, k, i)
+    torch.manual_seed(m * 31 + k * 7 + i)
+    w = py_peers.Weights(gate=(torch.randn(i, k, device="cuda") / k ** 0.5).to(DT),
+                         up=(torch.randn(i, k, device="cuda") / k ** 0.5).to(DT),
+                         down=(torch.randn(k, i, device="cuda") / i ** 0.5).to(DT))
+    x, dy = rnd(m, k, scale=1.0), rnd(m, k, scale=1.0)
+    ref = fp32_ref(w, x, dy)
+    for name, (fam, build) in py_peers.builders(tuned_here, down_ab).items():
+        left = deadline - time.time()
+        need = 150 if "tuned" in name or "autotune" in name else 20
+        if fam not in families:
+            continue
+        if left < need:
+            rec["peers"][name] = {"skipped": "%s: skipped: %.0f s left of the run's time, this one needs ~%d" % (name, left, need)}
+            print(rec["peers"][name]["skipped"], flush=True)
+            continue
+        try:
+            rec["peers"][name] = run_peer(name, build, w, x, dy, ref, flush)
+            v = rec["peers"][name]
+            print("%s,%s,%s  %-42s step %9.1f us  infer %9.1f us  step %8.1f MiB  infer %8.1f MiB  first %6.1f s  "
+                  "max rel err %.2e%s%s" % (m, k, i, name, v["step"]["us"], v.get("infer", {}).get("us", float("nan")),
+                                            v["step_mib"], v.get("infer_mib", float("nan")), v["first_step_s"],
+                                            max(v["rel_err"].values()), "" if v["ok"] else "  WRONG",
+                                            "  inference FAILED: " + v["infer_error"][:200] if "infer_error" in v else ""),
+                  flush=True)
+        except py_peers.Skip as e:
+            rec["peers"][name] = {"skipped": str(e)}
+            print(str(e), flush=True)
+        except Exception as e:  # noqa: BLE001  (each peer in its own try: one failing peer never stops the run)
+            rec["peers"][name] = {"error": "%s: %s" % (type(e).__name__, str(e)[:800]),
+                                  "traceback": traceback.format_exc()[-3000:]}
+            print("%s,%s,%s  %s: FAILED: %s: %s" % (m, k, i, name, type(e).__name__, str(e)[:300]), flush=True)
+        gc.collect()
+        torch.cuda.empty_cache()
+    del ref
+    return rec
+
+
+def peer_versions() -> Dict[str, str]:
+    """The installed version of each peer's distribution ("" where absent)."""
+    from importlib import metadata  # noqa: PLC0415
+
+    out = {}
+    for d in ("liger-kernel", "quack-kernels", "nvidia-cutlass-dsl", "nvidia-cutlass-dsl-libs-cu13", "triton",
+              "apache-tvm-ffi", "torch-c-dlpack-ext", "einops"):
+        try:
+            out[d] = metadata.version(d)
+        except metadata.PackageNotFoundError:
+            out[d] = ""
+    return out
+
+
+def compare(a: argparse.Namespace, meta: Dict[str, Any]) -> int:
+    import torch._dynamo  # noqa: PLC0415
+
+    # One compiled HF block per shape and mode in one process: more than
+    # dynamo's default 8 recompiles of one function.
+    for knob in ("cache_size_limit", "recompile_limit"):
+        if hasattr(torch._dynamo.config, knob):
+            setattr(torch._dynamo.config, knob, 512)
+    tune = set(parse_shapes(a.tune or ""))
+    families = ["swigen"] + [f for f in a.families.split(",") if f and f != "swigen"]  # swigen always: the table's subject
+    flush = _flush_buffer()
+    bad = 0
+    os.makedirs(a.json_dir, exist_ok=True)
+    for m, k, i in parse_shapes(a.compare):
+        if time.time() > a.deadline - 30:
+            print("%d,%d,%d: skipped: the run's time is spent" % (m, k, i), flush=True)
+            continue
+        rec = dict(meta)
+        rec.update(compare_shape(m, k, i, a.packages, (m, k, i) in tune, families, a.down_ab, a.deadline, flush))
+        sw = rec["peers"].get("swigen", {})
+        bad += 0 if sw.get("ok") else 1
+        with open(os.path.join(a.json_dir, "peers-%dx%dx%d.json" % (m, k, i)), "w") as f:
+            json.dump(rec, f, indent=1)
+    return 1 if bad else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--packages", required=True, help="package directories of swigen emit --py-package, %s-separated" % os.pathsep)
+    ap.add_argument("--packages", default="", help="package directories of swigen emit --py-package, %s-separated "
+                    "(--compare: the directory holding each shape's <tag>_* packages)" % os.pathsep)
     ap.add_argument("--overhead", action="store_true", help="measure the host cost per op call at a tiny shape")
     ap.add_argument("--calls", type=int, default=2000, help="calls per op for --overhead")
     ap.add_argument("--shape", help="M,K,I of the training step")
@@ -343,22 +566,41 @@ def main() -> int:
     ap.add_argument("--no-compile", action="store_true", help="leave torch.compile out")
     ap.add_argument("--kernels", action="store_true", help="also profile one step of each variant: its GPU kernels")
     ap.add_argument("--host-profile", action="store_true", help="also cProfile 20 swigen steps on the host")
-    ap.add_argument("--json", required=True, help="write the record here")
+    ap.add_argument("--compare", help="';'-separated M,K,I: SwiGLUMLP against the peers (bench/py_peers.py) at each")
+    ap.add_argument("--tune", default="", help="';'-separated M,K,I where --compare also runs the tuned peers")
+    ap.add_argument("--families", default="swigen,eager,compile,liger,quack", help="the peer families --compare runs")
+    ap.add_argument("--down-ab", action="store_true", help="--compare: also SwiGLUMLP(down='swigen')")
+    ap.add_argument("--deadline", type=float, default=float("inf"), help="--compare: unix time by which to stop")
+    ap.add_argument("--json-dir", help="--compare: one record per shape here")
+    ap.add_argument("--summarize", help="print the table of the --compare records in this directory")
+    ap.add_argument("--seed-shape", default="16384,768,4608", help="--summarize: the shape whose speed target is 1.10x")
+    ap.add_argument("--json", help="write the record here (--summarize: all records in one file)")
     a = ap.parse_args()
+    if a.summarize:
+        if not a.json:
+            ap.error("--summarize needs --json")
+        return summarize(a.summarize, a.json, parse_shapes(a.seed_shape)[0])
     if a.reps < 20:
         ap.error("--reps %d: at least 20" % a.reps)
     if a.run_reps < 5 or a.run_steps < 2:
         ap.error("--run-reps %d --run-steps %d: at least 5 rounds of 2 steps" % (a.run_reps, a.run_steps))
-    load([d for d in a.packages.split(os.pathsep) if d])
+    if a.compare and not (a.json_dir and a.packages):
+        ap.error("--compare needs --json-dir and --packages")
+    if not a.compare and not (a.json and a.packages):
+        ap.error("--overhead and --shape need --json and --packages")
     rec: Dict[str, Any] = {
         "command": " ".join(["python3", "bench/py_perf.py"] + sys.argv[1:]),
         "revision": os.environ.get("SWIGEN_REV", ""),
         "runtime": os.path.relpath(os.path.abspath(RT_DIR)),
         "gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "cuda": torch.version.cuda,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "kernels": sorted(e.name for op in opspec.OPS for e in opspec.REGISTRY.candidates(
-            opspec.OPS[op].kind, opspec.OPS[op].variant, "sm_90a", "bfloat16")),
     }
+    if a.compare:
+        rec["versions"] = peer_versions()
+        return compare(a, rec)
+    load([d for d in a.packages.split(os.pathsep) if d])
+    rec["kernels"] = sorted(e.name for op in opspec.OPS for e in opspec.REGISTRY.candidates(
+        opspec.OPS[op].kind, opspec.OPS[op].variant, "sm_90a", "bfloat16"))
     if a.overhead:
         rec["overhead"] = overhead(a.calls)
         print(rec["overhead"]["profile"])
@@ -384,9 +626,9 @@ def main() -> int:
                   % (a.shape, n, v["us"], v["p20_us"], v["p80_us"], v["run_us"], v["run_p20_us"], v["run_p80_us"],
                      v["host_us"], max(v["rel_err"].values()), v["first_call_s"]))
         for tag, how in (("", "one step, synchronized"), ("run_", "back-to-back steps")):
-            print("%s  %-22s swigen vs fastest baseline (%s): %.3fx; vs eager %.3fx; with torch's down projection %.3fx"
+            print("%s  %-22s swigen vs fastest baseline (%s): %.3fx; vs eager %.3fx; with swigen's fwd_down %.3fx"
                   % (a.shape, how + ":", s[tag + "fastest_baseline"], s[tag + "speedup_vs_fastest_baseline"],
-                     s[tag + "speedup_vs_eager"], s[tag + "speedup_torch_down_vs_fastest_baseline"]))
+                     s[tag + "speedup_vs_eager"], s[tag + "speedup_swigen_down_vs_fastest_baseline"]))
     with open(a.json, "w") as f:
         json.dump(rec, f, indent=1)
     ok = all(v["ok"] for v in rec.get("step", {}).get("variants", {}).values())

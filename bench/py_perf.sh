@@ -1,71 +1,173 @@
 #!/usr/bin/env bash
-# One device call for the PyTorch performance figures (#pytorch item 6):
-# carry .bin-py/ (swigen alone: CGO_ENABLED=0 go build -o .bin-py/swigen
-# ./cmd/swigen). For each shape of SHAPES (';'-separated M,K,I; default
-# the seed shape) it emits the kernels SwiGLUMLP uses with that shape's
-# heuristic (fwd_gateup training, fwd_down, bwd_dswiglu StoreOut with
-# W_down MN-major) as --py-package packages and runs bench/py_perf.py's
-# training step on them against eager PyTorch and torch.compile; with
-# OVERHEAD=1 first the host cost per op call at a tiny shape (a gemm
-# package added; BASE_PY=DIR: that swigen_rt tree's host cost measured
-# alternately with this one's, ROUNDS times each, default 2). PERF_ARGS
-# are passed to py_perf.py (e.g. --kernels).
-# JSON records and logs go to $OUT/py-perf.tgz; the table is printed last.
+# One device call for the PyTorch comparison (issue #pytorch-peers): carry
+# .bin/ (bench/build.sh) and the peers' wheels (.whl-peers/, see below).
+#
+# For each shape of SHAPES (';'-separated M,K,I; "suite": the model-shape
+# suite, runtime/bench/suite.go, then two shapes outside it, the default
+# on 4 GPUs or more; "core", the default below that: the issue's four
+# shapes and the two outside the suite) it emits the
+# kernels SwiGLUMLP runs with that shape's heuristic (fwd_gateup training
+# and inference, bwd_dswiglu StoreOut W_down MN-major; DOWN_AB=1 adds
+# fwd_down) as --py-package packages, and bench/py_perf.py --compare times
+# swigen's SwiGLUMLP against the peers (bench/py_peers.py): the HF block
+# eager, torch.compile (default; max-autotune-no-cudagraphs at the TUNE
+# shapes), Liger-Kernel's LigerSwiGLUMLP and LigerMLP, QuACK's MLP untuned
+# (tuned at the TUNE shapes: ~105 s of autotuning each): training step,
+# inference forward, peak memory, first-call time, errors vs fp32.
+# PEERS picks the families (default swigen,eager,compile,liger,quack); a
+# peer whose package is missing is skipped with a line saying so.
+#
+# The shapes are spread over the GPUs (GPUS, default all), one worker
+# process each, TUNE shapes first; LIMIT (default 530 s) bounds the whole
+# run: shapes and peers that would start after it are skipped with a
+# line. One H200 runs about six shapes with every peer in that time
+# (SHAPES=core); the whole suite needs nvidia-h200-x8.
+#
+# Wheels (the machine has no network): WHEELS (default .whl-peers) holds
+# *.whl files, installed with pip --no-deps --target into /tmp/site, and
+# NAME.tar.xz.partKofN (a wheel's unpacked contents, split: cutlass-dsl's
+# cu13 library wheel is 92 MB) unpacked there once all N parts are here;
+# a wheel whose distribution this Python has already is left out. The
+# device's transfer (64 MiB with the tree and .bin/swigen) takes Liger
+# (.whl-peers/liger, 0.9 MB) and two of the three 20.7 MB parts
+# (.whl-peers/cu13) in one call, QuACK's wheels (.whl-peers/quack,
+# 18.5 MB) and the third part in the next call on the same warm machine,
+# which keeps the first call's files: PEERS=swigen,eager,compile,liger
+# first, then PEERS=quack.
+#
+# JSON records (command, revision, GPU, date) go to $OUT/py-peers.json
+# (every shape) and $OUT/py-perf.tgz (per-shape records, logs); the table
+# is printed last. OVERHEAD=1 instead measures the host cost per op call.
 set -u
+cd "$(dirname "$0")/.."
 export PATH=/usr/local/cuda/bin:$PATH
 OUT=${OUT:-/tmp/swigen-out}
 mkdir -p "$OUT"
-# Records and logs go to one archive, $OUT/py-perf.tgz (the device
-# returns a limited number of files).
+START=$(date +%s)
+LIMIT=${LIMIT:-530}
+DEADLINE=$((START + LIMIT))
 LOG=$(mktemp -d)
 trap 'tar -czf "$OUT/py-perf.tgz" -C "$LOG" .' EXIT
-SW=${SW:-./.bin-py/swigen}
-SHAPES=${SHAPES:-16384,768,4608}
-LIMIT=${LIMIT:-280}
+SW=${SW:-./.bin/swigen}
+[[ -x $SW ]] || SW=./.bin-py/swigen
+SUITE="16384,768,4608;8192,4096,14336;4096,4096,7168;2048,4096,3584;128,4096,14336;8192,8192,28672;8192,8192,14336;8192,8192,7168;8192,8192,3584;32768,8192,3584;8192,3584,18944;4096,3584,9472;4096,4096,14336;4096,7168,2048;512,7168,2048;2048,2048,768;8192,3584,14336;16384,3584,7168"
+# Outside the suite: Llama-3.2-3B (hidden 3072, intermediate 8192) at
+# M=4096, and a ragged M with TinyLlama-1.1B's sizes (2048, 5632).
+OUTSIDE="4096,3072,8192;3000,2048,5632"
+CORE="16384,768,4608;8192,4096,14336;4096,7168,2048;2048,4096,3584;$OUTSIDE"
+NG=${GPUS:-$(nvidia-smi -L | wc -l)}
+((NG < 1)) && NG=1
+# Default: the suite on a host of 4 GPUs or more, else the core shapes.
+case ${SHAPES:-$( ((NG >= 4)) && echo suite || echo core)} in
+suite) SHAPES="$SUITE;$OUTSIDE" ;;
+core) SHAPES=$CORE ;;
+esac
+TUNE=${TUNE:-16384,768,4608;8192,4096,14336}
+PEERS=${PEERS:-swigen,eager,compile,liger,quack}
+WHEELS=${WHEELS:-.whl-peers}
 export SWIGEN_REV=${SWIGEN_REV:-$($SW version 2>/dev/null | awk '/revision/ {print $2; exit}')}
-PKG=$(mktemp -d)
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | head -1
 python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
-table=()
-emit_for() { # emit_for TAG M,K,I: prints the package dirs
-	local tag=$1 shape=$2 dirs=""
-	$SW emit --arch sm_90a --py-package "${tag}_gateup" -o "$PKG/${tag}_gateup" --kernel fwd_gateup --store-out --major-b k --shape "$shape" >"$LOG/emit-$tag.log" 2>&1 &
-	$SW emit --arch sm_90a --py-package "${tag}_down" -o "$PKG/${tag}_down" --kernel fwd_down --major-b k --shape "$shape" >>"$LOG/emit-$tag.log" 2>&1 &
-	$SW emit --arch sm_90a --py-package "${tag}_bwd" -o "$PKG/${tag}_bwd" --kernel bwd_dswiglu --store-out --major-b mn --shape "$shape" >>"$LOG/emit-$tag.log" 2>&1 &
-	wait
-	for p in gateup down bwd; do [[ -f $PKG/${tag}_$p/__init__.py ]] && dirs="${dirs:+$dirs:}$PKG/${tag}_$p"; done
-	echo "$dirs"
-}
-if [[ ${OVERHEAD:-0} == 1 ]]; then
-	dirs=$(emit_for ov 16384,768,4608)
-	$SW emit --arch sm_90a --py-package ov_gemm -o "$PKG/ov_gemm" --kernel gemm >>"$LOG/emit-ov.log" 2>&1 && dirs="$dirs:$PKG/ov_gemm"
-	if [[ -n ${BASE_PY:-} ]]; then
-		# A/B: BASE_PY's swigen_rt and this tree's, alternately, ROUNDS times each.
-		for r in $(seq "${ROUNDS:-2}"); do
-			for v in base new; do
-				rt=$([[ $v == base ]] && echo "$BASE_PY" || echo python)
-				SWIGEN_RT_DIR=$rt timeout 120 python3 bench/py_perf.py --overhead --packages "$dirs" --json "$LOG/py-overhead-$v$r.json" >"$LOG/py-overhead-$v$r.log" 2>&1
-				table+=("overhead $v round $r rc=$?")
-				table+=("$(grep '^overhead' "$LOG/py-overhead-$v$r.log")")
-			done
-		done
-	else
-		timeout 120 python3 bench/py_perf.py --overhead --packages "$dirs" --json "$LOG/py-overhead.json" >"$LOG/py-overhead.log" 2>&1
-		table+=("overhead rc=$?")
-		cat "$LOG/py-overhead.log"
+
+install_wheels() { # into /tmp/site (again only when the set of files changed); prints what it did
+	local site=/tmp/site whls sig name n parts
+	mapfile -t whls < <(find "$WHEELS" -name '*.whl' 2>/dev/null | sort)
+	sig=$(find "$WHEELS" \( -name '*.whl' -o -name '*.tar.xz.part*of*' \) -printf '%f %s\n' 2>/dev/null | sort | md5sum)
+	if [[ -f $site/.sig && $(cat "$site/.sig") == "$sig" ]]; then
+		echo "wheels: installed in $site by an earlier call"
+		return
 	fi
+	rm -rf "$site" && mkdir -p "$site"
+	# Only the distributions this Python lacks (torch's own cuda-bindings,
+	# protobuf and the like stay as they are).
+	mapfile -t whls < <(python3 - "${whls[@]}" <<-'PY'
+		import sys
+		from importlib import metadata
+		for w in sys.argv[1:]:
+		    name = w.rsplit("/", 1)[-1].split("-")[0]
+		    try:
+		        print("have %s %s" % (name, metadata.version(name)), file=sys.stderr)
+		    except metadata.PackageNotFoundError:
+		        print(w)
+	PY
+	)
+	local w
+	for w in "${whls[@]}"; do # one at a time: a wheel that fails costs only its own peer
+		python3 -m pip install -q --no-deps --no-index --target "$site/.t" "$w" >>"$LOG/pip.log" 2>&1 ||
+			echo "pip install of $(basename "$w") failed: $(tail -1 "$LOG/pip.log")"
+		cp -a "$site/.t/." "$site/" 2>/dev/null && rm -rf "$site/.t"
+	done
+	# NAME.tar.xz.partKofN: unpacked once all N parts are here (they may
+	# come in two device calls: the machine keeps ignored files while warm).
+	for name in $(find "$WHEELS" -name '*.tar.xz.part*of*' -printf '%f\n' 2>/dev/null | sed 's/\.part[0-9]*of[0-9]*$//' | sort -u); do
+		mapfile -t parts < <(find "$WHEELS" -name "$name.part*of*" -printf '%f %p\n' | sort -V | cut -d' ' -f2-)
+		n=${parts[0]##*of}
+		if ((${#parts[@]} < n)); then
+			echo "$name: ${#parts[@]} of $n parts here: not unpacked (carry the others, in this call or the next)"
+		else
+			cat "${parts[@]}" | xz -d | tar -x -C "$site" || echo "unpacking $name failed"
+		fi
+	done
+	echo "$sig" >"$site/.sig"
+	echo "wheels: ${#whls[@]} from $WHEELS into $site"
+}
+
+if [[ ${OVERHEAD:-0} == 1 ]]; then
+	PKG=$(mktemp -d)
+	$SW emit --arch sm_90a --py-package ov_gateup -o "$PKG/ov_gateup" --kernel fwd_gateup --store-out >"$LOG/emit-ov.log" 2>&1
+	$SW emit --arch sm_90a --py-package ov_bwd -o "$PKG/ov_bwd" --kernel bwd_dswiglu --store-out --major-b mn >>"$LOG/emit-ov.log" 2>&1
+	$SW emit --arch sm_90a --py-package ov_gemm -o "$PKG/ov_gemm" --kernel gemm >>"$LOG/emit-ov.log" 2>&1
+	timeout 120 python3 bench/py_perf.py --overhead --packages "$PKG/ov_gateup:$PKG/ov_bwd:$PKG/ov_gemm" --json "$LOG/py-overhead.json" | tee "$LOG/py-overhead.log" | grep '^overhead'
+	exit "${PIPESTATUS[0]}"
 fi
-IFS=';' read -ra shapes <<<"$SHAPES"
-[[ $SHAPES == none ]] && shapes=() # OVERHEAD=1 SHAPES=none: the host cost alone
-for s in "${shapes[@]}"; do
+
+install_wheels
+export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages${PYTHONPATH:+:$PYTHONPATH}
+
+# The order the workers take the shapes in: TUNE shapes first (each to its own worker).
+IFS=';' read -ra tune <<<"$TUNE"
+IFS=';' read -ra all <<<"$SHAPES"
+order=()
+for s in "${tune[@]}"; do [[ ";$SHAPES;" == *";$s;"* ]] && order+=("$s"); done
+for s in "${all[@]}"; do [[ ";$TUNE;" == *";$s;"* ]] || order+=("$s"); done
+echo "shapes: ${#order[@]} on $NG GPU(s), tuned peers at: $TUNE (QuACK tuned autotunes ~105 s a shape: only there); limit ${LIMIT}s; peers: $PEERS"
+
+# Emit every shape's packages in the background, in the workers' order;
+# each shape's <tag>.ready tells py_perf.py its packages are there.
+PKG=$(mktemp -d)
+emit_shape() { # emit_shape M,K,I
+	local s=$1 tag
 	tag=s$(echo "$s" | tr ',' 'x')
-	dirs=$(emit_for "$tag" "$s")
-	grep -hE '^sm_90a|rror' "$LOG/emit-$tag.log"
-	timeout "$LIMIT" python3 bench/py_perf.py --shape "$s" --packages "$dirs" ${PERF_ARGS:-} --json "$LOG/py-step-$tag.json" >"$LOG/py-step-$tag.log" 2>&1
-	rc=$?
-	grep -E '^(swigen|eager|torch)' "$LOG/py-step-$tag.log" | head -48 >&2
-	table+=("$s rc=$rc")
-	table+=("$(grep -E '  (eager|torch.compile|swigen|one step|back-to-back)' "$LOG/py-step-$tag.log")")
+	{
+		$SW emit --arch sm_90a --py-package "${tag}_train" -o "$PKG/${tag}_train" --kernel fwd_gateup --store-out --shape "$s" &
+		$SW emit --arch sm_90a --py-package "${tag}_infer" -o "$PKG/${tag}_infer" --kernel fwd_gateup --shape "$s" &
+		$SW emit --arch sm_90a --py-package "${tag}_bwd" -o "$PKG/${tag}_bwd" --kernel bwd_dswiglu --store-out --major-b mn --shape "$s" &
+		[[ ${DOWN_AB:-0} == 1 ]] && $SW emit --arch sm_90a --py-package "${tag}_down" -o "$PKG/${tag}_down" --kernel fwd_down --shape "$s" &
+		wait
+	} >"$LOG/emit-$tag.log" 2>&1
+	touch "$PKG/$tag.ready"
+}
+export -f emit_shape
+export SW PKG LOG
+printf '%s\n' "${order[@]}" | xargs -P "${EMIT_JOBS:-$(($(nproc) / 4 > 2 ? $(nproc) / 4 : 2))}" -I{} bash -c 'emit_shape {}' &
+EMITTER=$!
+
+pids=()
+for ((g = 0; g < NG; g++)); do
+	mine=""
+	for ((j = g; j < ${#order[@]}; j += NG)); do mine="${mine:+$mine;}${order[j]}"; done
+	[[ -z $mine ]] && continue
+	CUDA_VISIBLE_DEVICES=$g python3 bench/py_perf.py --compare "$mine" --tune "$TUNE" --families "$PEERS" \
+		--packages "$PKG" --deadline "$DEADLINE" --json-dir "$LOG/records" $([[ ${DOWN_AB:-0} == 1 ]] && echo --down-ab) \
+		>"$LOG/worker$g.log" 2>&1 &
+	pids+=($!)
 done
+rc=0
+for p in "${pids[@]}"; do wait "$p" || rc=1; done
+kill "$EMITTER" 2>/dev/null
+grep -hE 'rror|^sm_90a' "$LOG"/emit-*.log | sort | uniq -c | sort -rn | head -8
+cat "$LOG"/worker*.log | grep -vE '^\s*$' | grep -E '^[0-9]+,|skipped|FAILED|Error' | sort -t, -k1,1n -s >&2
 echo
-printf '%s\n' "${table[@]}"
+python3 bench/py_table.py "$LOG/records" --json "$OUT/py-peers.json"
+echo "workers rc=$rc; $(($(date +%s) - START)) s"
+exit $rc

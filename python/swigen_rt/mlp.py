@@ -1,12 +1,16 @@
 """SwiGLUMLP: the usual down(silu(gate(x)) * up(x)) block on swigen's kernels (needs torch).
 
 Forward: fwd_gateup (training: de stored) then the down projection (+
-residual): swigen's fwd_down by default, torch's matmul (cuBLAS; one
-addmm with the residual) with down="torch". On the H200 the two GEMMs
-take the same GPU time at every shape measured (docs/PERFORMANCE.md#pytorch):
-the down projection has no elementwise work to fuse.
-Backward: bwd_dswiglu with StoreOut (out recomputed for dW_down), then
-torch matmuls: dx = grad_de @ W, dW = grad_de^T @ x, dW_down = dy^T @ out.
+residual): torch's matmul by default (cuBLAS; one addmm with the
+residual), swigen's fwd_down with down="swigen". The forward saves x, the
+weights and de, nothing else. What runs in each mode (grad, no_grad,
+inference_mode, autocast) is modes.forward_kernel's rule.
+Backward: bwd_dswiglu with StoreOut (out recomputed for dW_down) writing
+grad_de over de when autograd alone holds de (modes.grad_de_in_place; out
+of place under retain_graph, saved-tensor hooks or torch.compile), then
+torch matmuls in the order that frees each buffer soonest: dW_down =
+dy^T @ out (out freed), dx = grad_de @ W (one GEMM or two halves,
+dx="halves"), dW = grad_de^T @ x. Double backward is refused.
 Weights: W [2I, K] = [W_up ; W_gate] (swigen's [left | gate]: left is the
 up projection, silu applies to gate), W_down [K, I] (nn.Linear's layout).
 """
@@ -20,13 +24,15 @@ import torch
 from torch import Tensor, nn
 
 from . import ops as _ops  # noqa: F401  (registers torch.ops.swigen.*)
-from . import opspec
+from . import modes, opspec
 
 __all__ = ["SwiGLUMLP", "swiglu_mlp", "convert_gate_up", "convert_state_dict", "bwd_takes_w_down_kn",
-           "fwd_down_reads_w_down_ik", "DOWN_PATHS"]
+           "fwd_down_reads_w_down_ik", "registered_kernels", "last_grad_de_path", "DOWN_PATHS"]
 
-DOWN_PATHS = ("swigen", "torch")
-"""What computes the down projection: swigen's fwd_down or torch's matmul (cuBLAS)."""
+DOWN_PATHS = ("torch", "swigen")
+"""What computes the down projection: torch's matmul (cuBLAS, the default:
+its GEMM measured ~5% faster than fwd_down at 8192,4096,14336 on the H200)
+or swigen's fwd_down."""
 
 
 def convert_gate_up(gate_weight: Tensor, up_weight: Tensor) -> Tensor:
@@ -86,52 +92,196 @@ def _w_down_kn(device_index: int, dtype: str) -> bool:
     return bwd_takes_w_down_kn(_ops.arch_of(torch.device("cuda", device_index)), dtype)
 
 
+def registered_kernels(arch: str, dtype: str) -> modes.Kernels:
+    """Which of the block's kernels are registered for arch and dtype."""
+    r = opspec.REGISTRY
+    return modes.Kernels(train=bool(r.candidates("fwd_gateup", "train", arch, dtype)),
+                         infer=bool(r.candidates("fwd_gateup", "", arch, dtype)),
+                         bwd=bool(r.candidates("bwd_dswiglu", "out", arch, dtype)))
+
+
+_FWD_MODES = (modes.FWD_TRAIN, modes.FWD_INFER, modes.FWD_TRAIN_DROP_DE)
+
+
+_fwd_modes: Dict[Tuple[int, str, bool, int], int] = {}
+
+
+@torch.compiler.assume_constant_result
+def _fwd_mode(device_index: int, dtype: str, grad: bool) -> int:
+    """modes.forward_kernel for a CUDA device by index, as an index into
+    _FWD_MODES (one constant to torch.compile, as _w_down_kn); cached
+    while the registry stays the same."""
+    key = (device_index, dtype, grad, opspec.REGISTRY.generation)
+    got = _fwd_modes.get(key)
+    if got is None:
+        arch = _ops.arch_of(torch.device("cuda", device_index))
+        others = tuple(d for d in _registered_dtypes(arch) if d != dtype)
+        got = _FWD_MODES.index(modes.forward_kernel(grad, registered_kernels(arch, dtype), arch, dtype, others))
+        if len(_fwd_modes) > 64:
+            _fwd_modes.clear()
+        _fwd_modes[key] = got
+    return got
+
+
+def _registered_dtypes(arch: str) -> Tuple[str, ...]:
+    """The dtypes the block's forward kernels are registered for on arch."""
+    return tuple(sorted({e.dtype for v in ("train", "") for e in opspec.REGISTRY.candidates("fwd_gateup", v, arch)}))
+
+
+@torch.compiler.assume_constant_result
+def _kernel_dtypes(device_index: int) -> Tuple[str, ...]:
+    """_registered_dtypes for a CUDA device by index (one constant to torch.compile)."""
+    return _registered_dtypes(_ops.arch_of(torch.device("cuda", device_index)))
+
+
+def _down(out: Tensor, W_down: Tensor, residual: Optional[Tensor], down: str) -> Tensor:
+    """y = out @ W_down^T (+ residual) on the chosen GEMM."""
+    if down == "torch":
+        return out @ W_down.t() if residual is None else torch.addmm(residual, out, W_down.t())
+    # An MN-major (_bmn) fwd_down kernel reads W_down as [I, K]: a transpose
+    # each call, so emit fwd_down K-major (the default) for this path.
+    wd = W_down.t().contiguous() if _w_down_ik(_index(out), _dtype_name(out), residual is not None) else W_down
+    return _ops.fwd_down(out, wd) if residual is None else _ops.fwd_down_residual(out, wd, residual)
+
+
+_keep_graph = getattr(torch._C._autograd, "_get_current_graph_task_keep_graph", lambda: True)
+_top_hooks = getattr(torch._C._autograd, "_top_saved_tensors_default_hooks", None)
+_use_count = getattr(torch._C, "_storage_Use_Count", None)
+
+
+def _hooks_active() -> bool:
+    """Whether saved-tensor default hooks (checkpointing, offloading) are
+    active; True where torch cannot say."""
+    if _top_hooks is None:
+        return True
+    try:
+        return _top_hooks(False) is not None
+    except (TypeError, RuntimeError):  # another signature, or hooks disabled: assume a holder
+        return True
+
+
+def _storage_refs(t: Tensor) -> int:
+    """References to t's storage (tensors sharing it, e.g. views), or -1
+    where torch cannot say."""
+    if _use_count is None:
+        return -1
+    return int(_use_count(t.untyped_storage()._cdata))
+
+
+_last_path = {"grad_de": ""}  # not thread-local: autograd runs CUDA backwards on its own thread
+
+
+def last_grad_de_path() -> str:
+    """Where the last SwiGLUMLP backward (any thread) wrote grad_de, and
+    why (modes.grad_de_in_place's reason; "" before any)."""
+    return _last_path["grad_de"]
+
+
+def _grad_de(ctx: Any, dy: Tensor, wd: Tensor, de: Tensor) -> Tuple[Tensor, Tensor]:
+    """grad_de and the recomputed out: over de where modes.grad_de_in_place
+    allows it and the kernel runs directly, else in a new buffer."""
+    if torch.compiler.is_compiling():
+        return _ops.bwd_dswiglu_out(dy, wd, de)
+    refs = _storage_refs(de)
+    inplace, why = modes.grad_de_in_place(
+        keep_graph=_keep_graph(), compiling=False, hooks=ctx.hooks,
+        de_refs=(refs - ctx.de_refs) if refs >= 0 and ctx.de_refs >= 0 else 1,
+        de_version=de._version, saved_version=ctx.de_version)
+    out = _ops.bwd_dswiglu_out_over_de(dy, wd, de) if inplace else None
+    if inplace and out is None:
+        why = "out of place: the call cannot run the kernel directly (a mode, a subclass or tracing)"
+    _last_path["grad_de"] = why
+    if out is not None:
+        return de, out  # de now holds grad_de; autograd frees it after this backward
+    return _ops.bwd_dswiglu_out(dy, wd, de)
+
+
 class _SwiGLUFunction(torch.autograd.Function):
     @staticmethod
-    def forward(ctx: Any, x2: Tensor, W: Tensor, W_down: Tensor, residual: Optional[Tensor], train: bool,  # type: ignore[override]
-                down: str) -> Tensor:
-        if train:
-            out, de = _ops.fwd_gateup_train(x2, W)
+    def forward(ctx: Any, x2: Tensor, W: Tensor, W_down: Tensor, residual: Optional[Tensor],  # type: ignore[override]
+                down: str, halves: bool) -> Tensor:
+        out, de = _ops.fwd_gateup_train(x2, W)
+        y = _down(out, W_down, residual, down)
+        del out  # recomputed by the backward's StoreOut: the step never holds it
+        ctx.save_for_backward(x2, W, W_down, de)
+        ctx.has_residual, ctx.halves = residual is not None, halves
+        if torch.compiler.is_compiling():  # the backward stays functional (grad_de_in_place)
+            ctx.hooks, ctx.de_version, ctx.de_refs = True, 0, -1
         else:
-            out, de = _ops.fwd_gateup(x2, W), None
-        if down == "torch":
-            y = out @ W_down.t() if residual is None else torch.addmm(residual, out, W_down.t())
-        else:
-            # An MN-major (_bmn) fwd_down kernel reads W_down as [I, K].
-            wd = W_down.t().contiguous() if _w_down_ik(_index(out), _dtype_name(out), residual is not None) else W_down
-            y = _ops.fwd_down(out, wd) if residual is None else _ops.fwd_down_residual(out, wd, residual)
-        if train:
-            ctx.save_for_backward(x2, W, W_down, de)
-        ctx.has_residual = residual is not None
+            ctx.hooks, ctx.de_version, ctx.de_refs = _hooks_active(), de._version, _storage_refs(de)
         return y
 
     @staticmethod
     def backward(ctx: Any, dy: Tensor) -> Tuple[Optional[Tensor], ...]:  # type: ignore[override]
+        if torch.is_grad_enabled() and not torch.compiler.is_compiling():
+            raise RuntimeError(modes.DOUBLE_BACKWARD)  # create_graph=True
         x2, W, W_down, de = ctx.saved_tensors
         dy = dy.contiguous()
         wd = W_down if _w_down_kn(_index(dy), _dtype_name(dy)) else W_down.t().contiguous()
-        grad_de, out = _ops.bwd_dswiglu_out(dy, wd, de)
-        dx = grad_de @ W
-        dW = grad_de.t() @ x2
+        grad_de, out = _grad_de(ctx, dy, wd, de)
+        del de
         dW_down = dy.t() @ out
+        del out
+        if ctx.halves:
+            i = W.shape[0] // 2
+            dx = grad_de[:, :i] @ W[:i]
+            dx.addmm_(grad_de[:, i:], W[i:])
+        else:
+            dx = grad_de @ W
+        dW = grad_de.t() @ x2
         return dx, dW, dW_down, (dy if ctx.has_residual else None), None, None
 
 
+def _check_paths(what: str, down: str, dx: str) -> bool:
+    if down not in DOWN_PATHS:
+        raise ValueError("%s: down=%r: want one of %s" % (what, down, ", ".join(DOWN_PATHS)))
+    return modes.dx_halves(dx)
+
+
 def swiglu_mlp(x: Tensor, W: Tensor, W_down: Tensor, residual: Optional[Tensor] = None, *,
-               down: str = "swigen") -> Tensor:
+               down: str = "torch", dx: str = "one") -> Tensor:
     """y = (up(x) * silu(gate(x))) @ W_down^T (+ residual), x [..., K],
     W [2I, K] = [up ; gate], W_down [K, I]; differentiable in x, W, W_down
-    and residual. down picks the down projection's GEMM (DOWN_PATHS)."""
-    if down not in DOWN_PATHS:
-        raise ValueError("swiglu_mlp: down=%r: want one of %s" % (down, ", ".join(DOWN_PATHS)))
+    and residual. down picks the down projection's GEMM (DOWN_PATHS), dx
+    how the backward's dx = grad_de @ W runs (modes.DX_PATHS).
+
+    Modes (modes.forward_kernel): with a gradient to compute, the training
+    kernels; otherwise (no_grad, inference_mode, nothing requiring grad)
+    the inference fwd_gateup where registered, else the training one with
+    de dropped. Under CUDA autocast the inputs are cast to autocast's
+    dtype where a registered kernel reads it."""
+    halves = _check_paths("swiglu_mlp", down, dx)
+    if torch.is_autocast_enabled("cuda") and x.is_cuda:
+        dt = torch.get_autocast_dtype("cuda")
+        to = modes.autocast_dtype(True, _dtype_name_of(dt), _kernel_dtypes(_index(x)), _dtype_name(x))
+        if to is not None:
+            x, W, W_down = x.to(dt), W.to(dt), W_down.to(dt)
+            residual = None if residual is None else residual.to(dt)
+        with torch.autocast("cuda", enabled=False):
+            return _swiglu(x, W, W_down, residual, down, halves)
+    return _swiglu(x, W, W_down, residual, down, halves)
+
+
+def _dtype_name_of(dt: torch.dtype) -> str:
+    return str(dt).replace("torch.", "")
+
+
+def _swiglu(x: Tensor, W: Tensor, W_down: Tensor, residual: Optional[Tensor], down: str, halves: bool) -> Tensor:
     lead = x.shape[:-1]
     x2 = x.reshape(-1, x.shape[-1])
     if not x2.is_contiguous():
         x2 = x2.contiguous()
     r2 = None if residual is None else residual.reshape(-1, residual.shape[-1])
-    train = torch.is_grad_enabled() and (x.requires_grad or W.requires_grad or W_down.requires_grad
-                                         or (residual is not None and residual.requires_grad))
-    y = _SwiGLUFunction.apply(x2, W, W_down, r2, train, down)
+    if not x2.is_cuda:
+        _ops.fwd_gateup(x2, W)  # raises: the op names the device rule
+    grad = torch.is_grad_enabled() and (x.requires_grad or W.requires_grad or W_down.requires_grad
+                                        or (residual is not None and residual.requires_grad))
+    mode = _FWD_MODES[_fwd_mode(_index(x2), _dtype_name(x2), grad)]
+    if mode == modes.FWD_TRAIN:
+        y = _SwiGLUFunction.apply(x2, W, W_down, r2, down, halves)
+    else:
+        out = _ops.fwd_gateup(x2, W) if mode == modes.FWD_INFER else _ops.fwd_gateup_train(x2, W)[0]
+        y = _down(out, W_down, r2, down)
     return y.reshape(*lead, y.shape[-1])
 
 
@@ -141,15 +291,15 @@ class SwiGLUMLP(nn.Module):
     hidden K, intermediate I; W [2I, K] holds [up ; gate] (load a checkpoint
     with load_gate_up or convert_state_dict), W_down [K, I]. K and I must
     be multiples of 8 (TMA); bf16 or fp16 as the registered kernels. down:
-    the down projection's GEMM, "swigen" (fwd_down, the default) or "torch".
+    the down projection's GEMM, "torch" (cuBLAS, the default) or "swigen"
+    (fwd_down); dx: the backward's dx GEMM, "one" or "halves" (modes.DX_PATHS).
     """
 
     def __init__(self, hidden: int, intermediate: int, *, device: Any = None, dtype: Any = torch.bfloat16,
-                 down: str = "swigen") -> None:
+                 down: str = "torch", dx: str = "one") -> None:
         super().__init__()
-        if down not in DOWN_PATHS:
-            raise ValueError("SwiGLUMLP: down=%r: want one of %s" % (down, ", ".join(DOWN_PATHS)))
-        self.hidden, self.intermediate, self.down = hidden, intermediate, down
+        _check_paths("SwiGLUMLP", down, dx)
+        self.hidden, self.intermediate, self.down, self.dx = hidden, intermediate, down, dx
         self.W = nn.Parameter(torch.empty(2 * intermediate, hidden, device=device, dtype=dtype))
         self.W_down = nn.Parameter(torch.empty(hidden, intermediate, device=device, dtype=dtype))
         self.reset_parameters()
@@ -166,7 +316,7 @@ class SwiGLUMLP(nn.Module):
         self.W_down.copy_(down_weight)
 
     def forward(self, x: Tensor, residual: Optional[Tensor] = None) -> Tensor:
-        return swiglu_mlp(x, self.W, self.W_down, residual, down=self.down)
+        return swiglu_mlp(x, self.W, self.W_down, residual, down=self.down, dx=self.dx)
 
     def extra_repr(self) -> str:
-        return "hidden=%d, intermediate=%d, down=%s" % (self.hidden, self.intermediate, self.down)
+        return "hidden=%d, intermediate=%d, down=%s, dx=%s" % (self.hidden, self.intermediate, self.down, self.dx)

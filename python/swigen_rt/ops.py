@@ -4,8 +4,8 @@ Importing this module defines one op (torch.library.Library) per opspec.OPS
 entry, each with a register_fake that computes the outputs' shapes from
 the manifest (so torch.compile sees no graph break). The op's kernel is
 opspec.select's; fwd_gateup and bwd_dswiglu follow the kernel's dispatch
-plan where its package has one (the unfused path: swigen's gemm into a
-torch-allocated intermediate, then the elementwise kernel). Every launch
+plan where its package has one (the unfused path: torch's matmul, cuBLAS,
+into a torch-allocated intermediate, then the elementwise kernel). Every launch
 is on torch's current stream, allocates only through torch and never
 synchronizes, so the ops work on side streams, from other threads and in
 CUDA graphs. Bad inputs raise ValueError naming the tensor and the rule.
@@ -31,7 +31,7 @@ from .package import Entry
 from .tensors import TMA_ALIGN, check_tensors
 
 __all__ = ["arch_of", "path_of", "gemm", "fwd_gateup", "fwd_gateup_train", "fwd_down", "fwd_down_residual",
-           "bwd_dswiglu", "bwd_dswiglu_out"]
+           "bwd_dswiglu", "bwd_dswiglu_out", "bwd_dswiglu_out_over_de"]
 
 _arch_lock = threading.Lock()
 _arch_cache: Dict[int, str] = {}
@@ -165,9 +165,12 @@ def _cached_call(op: str, args: Tuple[Tensor, ...], key: Optional[Tuple[object, 
     return c
 
 
-def _run(op: str, args: Tuple[Tensor, ...], scan: Optional[_Scan] = None) -> List[Tensor]:
+def _run(op: str, args: Tuple[Tensor, ...], scan: Optional[_Scan] = None,
+         given: Optional[Dict[int, Tensor]] = None) -> List[Tensor]:
     """The op on its inputs (in the spec's order): its outputs. scan is
-    the direct path's _scan of args (None: scan them here)."""
+    the direct path's _scan of args (None: scan them here). given: outputs
+    the caller supplies by index (bwd_dswiglu_out_over_de's grad_de = de),
+    checked like the op's own; the rest are allocated here."""
     if scan is None:
         scan = _scan(op, args, None)
         assert scan is not None  # only the direct path's scan is None
@@ -178,12 +181,12 @@ def _run(op: str, args: Tuple[Tensor, ...], scan: Optional[_Scan] = None) -> Lis
     # with keyword arguments (2.5 vs 3.4 us on the H200's host).
     first = args[0]
     outs = []
-    for s in c.outputs:
-        t = first.new_empty(s)  # contiguous
+    for j, s in enumerate(c.outputs):
+        t = given[j] if given is not None and j in given else first.new_empty(s)  # contiguous
         outs.append(t)
         if ptrs is not None:
             p = t.data_ptr()
-            if p % TMA_ALIGN:
+            if p % TMA_ALIGN or not t.is_contiguous() or tuple(t.shape) != s:
                 ptrs = None
             else:
                 ptrs.append(p)
@@ -197,30 +200,41 @@ def _run(op: str, args: Tuple[Tensor, ...], scan: Optional[_Scan] = None) -> Lis
     if c.fused:
         c.launcher.launch(stream, ptrs)
         return outs
-    _run_unfused(spec, c, dict(zip(spec.inputs + spec.outputs, ptrs)), stream)
+    named = dict(zip(spec.inputs, args))
+    named.update(zip(spec.outputs, outs))
+    _run_unfused(spec, c, named, dict(zip(spec.inputs + spec.outputs, ptrs)), stream)
     return outs
 
 
-def _run_unfused(spec: opspec.OpSpec, c: _Call, ptrs: Dict[str, int], stream: int) -> None:
-    """The dispatch plan's unfused path: its gemm (which has the fused
-    kernel's operand layouts: emit pairs them, so the buffers checked for
-    the fused kernel are its own) into a torch-allocated intermediate,
-    then the elementwise kernel."""
+def _run_unfused(spec: opspec.OpSpec, c: _Call, t: Dict[str, Tensor], ptrs: Dict[str, int], stream: int) -> None:
+    """The dispatch plan's unfused path: torch's matmul (cuBLAS, on the
+    current stream) into a torch-allocated intermediate (or the op's own
+    de), then the package's elementwise kernel. The operands have the
+    fused kernel's layouts (an _bmn kernel's weight is [K, N], else
+    [N, K]); ptrs are the checked buffers' addresses."""
     e, sizes, dev = c.entry, c.sizes, c.index
     u = e.dispatch
     assert u is not None
-    M, K, I = sizes["M"], sizes["K"], sizes["I"]
+    M, I = sizes["M"], sizes["I"]
+    mn = e.mn_major
     if spec.kind == "bwd_dswiglu":
-        dout = torch.empty((M, I), dtype=c.dtype, device=c.device)
-        u.gemm.launch_raw({"A": ptrs["dy"], "B": ptrs["W_down"], "C": dout.data_ptr()}, {"M": M, "N": I, "K": K}, dev, stream)
+        w = t["W_down"]
+        dout = torch.mm(t["dy"], w if mn else w.t())
+        # Each element of grad_de is written by the thread that read it from
+        # de, after reading it (runtime/elementwise/dswiglu.cu): grad_de may
+        # be de itself (bwd_dswiglu_out_over_de).
         ew = [dout.data_ptr(), ptrs["de"], ptrs["grad_de"], ptrs.get("out", 0)]
         u.elementwise.launch_raw(DSWIGLU, e.dtype, M, I, ew, dev, stream)
         return
-    # fwd_gateup: the inference op has no de output; the gemm writes one of torch's
-    de_t = None if "de" in ptrs else torch.empty((M, 2 * I), dtype=c.dtype, device=c.device)
-    de = ptrs["de"] if de_t is None else de_t.data_ptr()
-    u.gemm.launch_raw({"A": ptrs["x"], "B": ptrs["W"], "C": de}, {"M": M, "N": 2 * I, "K": K}, dev, stream)
-    u.elementwise.launch_raw(SWIGLU, e.dtype, M, I, [de, ptrs["out"]], dev, stream)
+    # fwd_gateup: the inference op has no de output; the matmul writes one of torch's
+    w = t["W"]
+    wt = w if mn else w.t()
+    de_t = t.get("de")
+    if de_t is None:
+        de_t = torch.mm(t["x"], wt)
+    else:
+        torch.mm(t["x"], wt, out=de_t)
+    u.elementwise.launch_raw(SWIGLU, e.dtype, M, I, [de_t.data_ptr(), ptrs["out"]], dev, stream)
 
 
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
@@ -347,6 +361,35 @@ def bwd_dswiglu(dy: Tensor, W_down: Tensor, de: Tensor) -> Tensor:
 def bwd_dswiglu_out(dy: Tensor, W_down: Tensor, de: Tensor) -> Tuple[Tensor, Tensor]:
     """(grad_de [M,2I], out [M,I]): bwd_dswiglu that also stores the recomputed out (StoreOut)."""
     return _call("bwd_dswiglu_out", dy, W_down, de)  # type: ignore[return-value]
+
+
+def bwd_dswiglu_out_over_de(dy: Tensor, W_down: Tensor, de: Tensor) -> Optional[Tensor]:
+    """bwd_dswiglu_out writing grad_de over de (de then holds grad_de):
+    out [M,I], or None where the call cannot run the kernel directly
+    (traced, a mode or subclass, grad needed; the caller then takes the
+    functional op). The caller must own de: nothing may read it after.
+
+    Aliasing grad_de with de is safe in both paths. Fused
+    (templates/cuda/bwd_dswiglu_sm90a.cu.tmpl): the epilogue of output
+    sub-tile (rr, cc) TMA-loads de's left and gate sub-tiles at (cc, 0, rr)
+    and (cc, 1, rr) into a shared-memory slot, the consumers compute in that
+    slot only after its EFull barrier says the load landed, and the
+    producer TMA-stores grad_de's sub-tiles from the slot at the same
+    coordinates only after the consumers' EEmpty arrivals: each element is
+    read before the same CTA writes it. Each output tile (and so each
+    sub-tile) belongs to exactly one CTA of the static persistent
+    schedule (sm90a_kernel.cuh.tmpl: tile t = unit0 + j * num_ctas, the
+    loader warp walking the consumers' tiles), and an epilogue reads only
+    de at its own tile's coordinates, so no CTA reads what another
+    writes; the slot's next load (a later sub-tile of the same CTA, at
+    other coordinates) waits for the store to have read the slot
+    (sw_bulk_wait_read0). Unfused (runtime/elementwise/dswiglu.cu): each
+    thread loads its left/gate chunks of de before it stores the same
+    chunks of grad_de, and no other thread touches them."""
+    scan = _direct_scan("bwd_dswiglu_out", (dy, W_down, de))
+    if scan is None:
+        return None
+    return _run("bwd_dswiglu_out", (dy, W_down, de), scan, given={0: de})[1]
 
 
 # ---- autograd -----------------------------------------------------------------

@@ -204,34 +204,143 @@ class MLPTest(unittest.TestCase):
         gate, up, down = (torch.nn.Linear(K, I, bias=False), torch.nn.Linear(K, I, bias=False), torch.nn.Linear(I, K, bias=False))
         return gate.cuda(), up.cuda(), down.cuda()
 
-    def test_matches_fp32_reference(self) -> None:
+    def model(self, **kw: Any) -> Any:
         gate, up, down = self.ref_block()
-        for path in smlp.DOWN_PATHS:
-            for residual in (False, True):
-                with self.subTest(down=path, residual=residual):
-                    m = smlp.SwiGLUMLP(K, I, device="cuda", down=path)
-                    m.load_gate_up(gate.weight.to(BF), up.weight.to(BF), down.weight.to(BF))
-                    x = torch.randn(2, M // 2, K, device="cuda")
-                    xs = x.to(BF).requires_grad_()
-                    r = torch.randn(2, M // 2, K, device="cuda").to(BF).requires_grad_() if residual else None
-                    y = m(xs, r)
-                    dy = torch.randn_like(y)
-                    y.backward(dy)
-                    xr = xs.detach().float().requires_grad_()
-                    ws = [m.W.detach().float().requires_grad_(), m.W_down.detach().float().requires_grad_()]
-                    de = xr @ ws[0].t()
-                    yr = (de[..., :I] * F.silu(de[..., I:])) @ ws[1].t()
-                    if r is not None:
-                        yr = yr + r.detach().float()
-                    yr.backward(dy.float())
-                    self.assertLess(rel(y, yr), 1e-2)
-                    self.assertLess(rel(xs.grad, xr.grad), 1e-2)
-                    self.assertLess(rel(m.W.grad, ws[0].grad), 1e-2)
-                    self.assertLess(rel(m.W_down.grad, ws[1].grad), 1e-2)
-                    if r is not None:
-                        self.assertTrue(torch.equal(r.grad, dy))
+        m = smlp.SwiGLUMLP(K, I, device="cuda", **kw)
+        m.load_gate_up(gate.weight.to(m.W.dtype), up.weight.to(m.W.dtype), down.weight.to(m.W.dtype))
+        return m
+
+    def fp32(self, m: Any, xs: Any, r: Any = None) -> Any:
+        """y and, after yr.backward, the grads of x, W, W_down in fp32."""
+        xr = xs.detach().float().requires_grad_()
+        ws = [m.W.detach().float().requires_grad_(), m.W_down.detach().float().requires_grad_()]
+        de = xr @ ws[0].t()
+        yr = (de[..., :I] * F.silu(de[..., I:])) @ ws[1].t()
+        if r is not None:
+            yr = yr + r.detach().float()
+        return yr, xr, ws
+
+    def check_step(self, m: Any, residual: bool, retain: bool = False) -> str:
+        x = torch.randn(2, M // 2, K, device="cuda")
+        xs = x.to(BF).requires_grad_()
+        r = torch.randn(2, M // 2, K, device="cuda").to(BF).requires_grad_() if residual else None
+        y = m(xs, r)
+        dy = torch.randn_like(y)
+        y.backward(dy, retain_graph=retain)
+        path = smlp.last_grad_de_path()
+        yr, xr, ws = self.fp32(m, xs, r)
+        yr.backward(dy.float())
+        self.assertLess(rel(y, yr), 1e-2)
+        self.assertLess(rel(xs.grad, xr.grad), 1e-2)
+        self.assertLess(rel(m.W.grad, ws[0].grad), 1e-2)
+        self.assertLess(rel(m.W_down.grad, ws[1].grad), 1e-2)
+        if r is not None:
+            self.assertTrue(torch.equal(r.grad, dy))
+        if retain:  # a second backward on the kept graph: de was left intact
+            g = [xs.grad.clone(), m.W.grad.clone(), m.W_down.grad.clone()]
+            y.backward(dy)
+            for a, b in zip((xs.grad, m.W.grad, m.W_down.grad), g):
+                self.assertLess(rel(a, 2 * b.float()), 1e-2)
+        return path
+
+    def test_matches_fp32_reference(self) -> None:
+        downs = [d for d in smlp.DOWN_PATHS if d == "torch" or has("fwd_down")]
+        for path in downs:
+            for dx in ("one", "halves"):
+                for residual in (False, True):
+                    if residual and path == "swigen" and not has("fwd_down_residual"):
+                        continue
+                    with self.subTest(down=path, dx=dx, residual=residual):
+                        how = self.check_step(self.model(down=path, dx=dx), residual)
+                        self.assertTrue(how.startswith("in place"), how)
         with self.assertRaises(ValueError):
             smlp.SwiGLUMLP(K, I, device="cuda", down="cublas")
+        with self.assertRaises(ValueError):
+            smlp.SwiGLUMLP(K, I, device="cuda", dx="thirds")
+
+    def test_out_of_place_paths(self) -> None:
+        # retain_graph keeps de for a second backward: out of place, and
+        # both backwards correct; saved-tensor hooks: out of place.
+        how = self.check_step(self.model(), False, retain=True)
+        self.assertTrue(how.startswith("out of place") and "retain_graph" in how, how)
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+            how = self.check_step(self.model(), False)
+        self.assertTrue(how.startswith("out of place") and "hooks" in how, how)
+
+    def test_in_place_saves_memory(self) -> None:
+        # The in-place backward's peak is at least grad_de (2*M*I) below
+        # the out-of-place one's.
+        m = self.model()
+        x = torch.randn(4096, K, device="cuda", dtype=BF, requires_grad=True)
+        peaks = {}
+        for retain in (False, True):
+            y = m(x)
+            dy = torch.randn_like(y)
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
+            base = torch.cuda.memory_allocated()
+            g = torch.autograd.grad(y, [x, m.W, m.W_down], dy, retain_graph=retain)
+            torch.cuda.synchronize()
+            peaks[retain] = torch.cuda.max_memory_allocated() - base
+            del y, g
+        grad_de = 2 * 4096 * I * 2  # bytes
+        self.assertLessEqual(peaks[False] + 0.9 * grad_de, peaks[True], peaks)
+
+    def test_double_backward_refused(self) -> None:
+        m = self.model()
+        x = torch.randn(M, K, device="cuda", dtype=BF, requires_grad=True)
+        y = m(x)
+        with self.assertRaises(RuntimeError) as cm:
+            torch.autograd.grad(y, x, torch.randn_like(y), create_graph=True)
+        self.assertIn("double backward", str(cm.exception))
+
+    def test_modes(self) -> None:
+        m = self.model()
+        x = torch.randn(M, K, device="cuda", dtype=BF)
+        yr, _, _ = self.fp32(m, x)
+        with torch.no_grad():
+            self.assertLess(rel(m(x), yr), 1e-2)
+        with torch.inference_mode():
+            self.assertLess(rel(m(x), yr), 1e-2)
+        m.eval()
+        self.assertLess(rel(m(x), yr), 1e-2)  # params require grad: a training forward
+        # autocast: fp32 weights and input, bf16 kernels; grads reach the fp32 weights
+        m32 = self.model(dtype=torch.float32)
+        x32 = x.float().requires_grad_()
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            y = m32(x32)
+        self.assertEqual(y.dtype, torch.bfloat16)
+        self.assertLess(rel(y, yr), 1e-2)
+        y.float().sum().backward()
+        self.assertEqual(m32.W.grad.dtype, torch.float32)
+        self.assertEqual(x32.grad.dtype, torch.float32)
+
+    def test_training_package_alone(self) -> None:
+        # no_grad with only the training fwd_gateup registered: it runs and
+        # drops de; with no fwd_gateup at all the error names the emits.
+        reg = opspec.REGISTRY
+        pkgs = list(reg.packages.values())
+        m = self.model()
+        x = torch.randn(M, K, device="cuda", dtype=BF)
+        yr, _, _ = self.fp32(m, x)
+        try:
+            reg.clear()
+            for p in pkgs:
+                if not p.by_kind("fwd_gateup", ""):
+                    reg.add_package(p)
+            with torch.no_grad():
+                self.assertLess(rel(m(x), yr), 1e-2)
+            reg.clear()
+            for p in pkgs:
+                if not p.by_kind("fwd_gateup", "") and not p.by_kind("fwd_gateup", "train"):
+                    reg.add_package(p)
+            with torch.no_grad(), self.assertRaises(ValueError) as cm:
+                m(x)
+            self.assertIn("swigen emit --arch sm_90a --kernel fwd_gateup", str(cm.exception))
+        finally:
+            reg.clear()
+            for p in pkgs:
+                reg.add_package(p)
 
     def test_compile_fullgraph(self) -> None:
         for path in smlp.DOWN_PATHS:
@@ -241,6 +350,41 @@ class MLPTest(unittest.TestCase):
                 eager = m(x)
                 c = torch.compile(lambda a: m(a) * 2, fullgraph=True)
                 self.assertTrue(torch.equal(c(x), eager * 2))
+
+
+UNFUSED_DIRS = [d for d in os.environ.get("SWIGEN_PY_UNFUSED_PACKAGES", "").split(os.pathsep) if d]
+
+
+@unittest.skipUnless(READY and bool(UNFUSED_DIRS), "needs SWIGEN_PY_UNFUSED_PACKAGES (emit --path unfused)")
+class UnfusedMLPTest(MLPTest):
+    """MLPTest's step on the plans' unfused path alone (torch's matmul, then
+    the elementwise kernel, grad_de over de in place where allowed)."""
+
+    def setUp(self) -> None:
+        reg = opspec.REGISTRY
+        self.saved = list(reg.packages.values())
+        reg.clear()
+        for j, d in enumerate(UNFUSED_DIRS):
+            load_dir(d, "swigen_unfused_pkg%d" % j)
+        for op in ("fwd_gateup_train", "bwd_dswiglu_out"):
+            e = reg.candidates(opspec.OPS[op].kind, opspec.OPS[op].variant, "sm_90a", "bfloat16")[0]
+            self.assertIsNotNone(e.dispatch, e.name)
+        for p in self.saved:  # the rest (fwd_down, the inference kernel) after the unfused ones
+            reg.add_package(p)
+
+    def tearDown(self) -> None:
+        reg = opspec.REGISTRY
+        reg.clear()
+        for p in self.saved:
+            reg.add_package(p)
+
+    def test_paths_are_unfused(self) -> None:
+        x = torch.randn(M, K, device="cuda", dtype=BF)
+        self.assertEqual(sops.path_of("fwd_gateup_train", x, torch.randn(2 * I, K, device="cuda", dtype=BF))[0],
+                         "unfused")
+
+    def test_training_package_alone(self) -> None:
+        self.skipTest("MLPTest's: it re-registers the packages itself")
 
 
 if __name__ == "__main__":
