@@ -2,6 +2,8 @@ package wheel
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -54,6 +56,9 @@ type BundleKernel struct {
 	Manifest string      `json:"manifest"`
 	Cubin    string      `json:"cubin"`
 	SHA256   string      `json:"sha256"`
+	// SourceSHA256 is the sha256 of the CUDA source the cubin was
+	// compiled from (swigen emit writes it as <name>.cu).
+	SourceSHA256 string `json:"source_sha256"`
 }
 
 // BundleElementwise is one elementwise cubin.
@@ -81,11 +86,17 @@ func packageFiles(o Options, sel *tiling.SelectionTable, ds []manifest.Dispatch,
 		b.Arches = append(b.Arches, ba)
 	}
 	keep := map[string]bool{}
+	sums := map[string]string{}
+	for _, f := range out {
+		sum := sha256.Sum256(f.Data)
+		sums[f.Name] = hex.EncodeToString(sum[:])
+	}
 	for _, k := range idx.Kernels {
 		if k.Cubin == "" {
 			return nil, fmt.Errorf("wheel: %s: not compiled", k.Name)
 		}
-		b.Kernels = append(b.Kernels, BundleKernel{Name: k.Name, Kernel: k.Kernel, Arch: k.Arch, Manifest: k.Manifest, Cubin: k.Cubin, SHA256: k.CubinSHA256})
+		b.Kernels = append(b.Kernels, BundleKernel{Name: k.Name, Kernel: k.Kernel, Arch: k.Arch, Manifest: k.Manifest, Cubin: k.Cubin, SHA256: k.CubinSHA256,
+			SourceSHA256: sums[k.Source]})
 		keep[k.Manifest], keep[k.Cubin] = true, true
 	}
 	b.Elementwise = []BundleElementwise{}

@@ -1,0 +1,79 @@
+"""swigen_rt.select against Go's heuristic (testdata/select.json, from tiling.Selections)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import unittest
+from typing import Any, Dict
+
+import support
+from swigen_rt.manifest import ShapeError
+from swigen_rt.opspec import OPS
+from swigen_rt.package import PackageError
+from swigen_rt.select import SelectionTable, check_shape
+
+_SHAPE_PREFIX = re.compile(r"^.*shape M=-?\d+,K=-?\d+,I=-?\d+: ")
+
+
+def _golden() -> Dict[str, Any]:
+    with open(os.path.join(support.TESTDATA, "select.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+class SelectTest(unittest.TestCase):
+    def test_equals_go(self) -> None:
+        g = _golden()
+        t = SelectionTable(g["table"])
+        shapes = [(s["M"], s["K"], s["I"]) for s in g["shapes"]]
+        n = measured = errors = 0
+        for c in g["calls"]:
+            self.assertEqual(len(c["answers"]), len(shapes))
+            for (m, k, i), want in zip(shapes, c["answers"]):
+                with self.subTest(kernel=c["kernel"], variant=c["variant"], arch=c["arch"], dtype=c["dtype"], shape=(m, k, i)):
+                    if want.startswith("error: "):
+                        with self.assertRaises(ShapeError) as cm:
+                            t.choose(c["kernel"], c["variant"], c["arch"], c["dtype"], m, k, i)
+                        # The rule's words are Go's, after the shape.
+                        self.assertEqual(_SHAPE_PREFIX.sub("", str(cm.exception)), _SHAPE_PREFIX.sub("", want))
+                        errors += 1
+                    else:
+                        name, source = t.choose(c["kernel"], c["variant"], c["arch"], c["dtype"], m, k, i)
+                        self.assertEqual("%s (%s)" % (name, source), want)
+                        measured += source == "measured"
+                n += 1
+        self.assertGreater(n, 1000)
+        self.assertGreater(measured, 100)
+        self.assertGreater(errors, 0)
+
+    def test_covers_every_op(self) -> None:
+        t = SelectionTable(_golden()["table"])
+        for arch in ("sm_90a", "sm_100a"):
+            for dt in ("bf16", "fp16"):
+                for spec in OPS.values():
+                    self.assertIn((spec.kind, spec.variant, arch, dt), t.selections)
+
+    def test_k_major_weights(self) -> None:
+        # SwiGLUMLP lays W_down out K-major where no registered package
+        # says otherwise (mlp.bwd_takes_w_down_kn): the wheel's configs
+        # must all be K-major.
+        for name in SelectionTable(_golden()["table"]).configs():
+            self.assertNotIn("_bmn", name)
+
+    def test_bad_shapes_name_the_rule(self) -> None:
+        for shape, rule in (((16, 100, 64), "K=100: must be a multiple of 8"), ((0, 8, 8), "M=0: must be a positive integer"),
+                            ((16, 64, 12), "I=12: must be a multiple of 8")):
+            with self.subTest(shape=shape):
+                with self.assertRaisesRegex(ValueError, rule):
+                    check_shape(*shape)
+
+    def test_malformed_table(self) -> None:
+        g = _golden()["table"]
+        for bad in ({}, dict(g, format="x"), dict(g, rules={}), dict(g, selection=[{"kernel": "gemm"}])):
+            with self.assertRaises(PackageError):
+                SelectionTable(bad)
+
+
+if __name__ == "__main__":
+    unittest.main()
