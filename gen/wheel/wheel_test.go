@@ -27,7 +27,8 @@ var update = flag.Bool("update", false, "rewrite testdata/contents.golden with t
 
 // contentsGolden lists the sm_90a bf16 wheel's files: each non-cubin
 // file's name and sha256, each cubin's name (its bytes are the pinned
-// compiler's, checked by gen's reproducibility tests).
+// compiler's, checked by gen's reproducibility tests), swigen_rt's files
+// by name (they are python/swigen_rt's bytes: TestRuntimeVerbatim).
 var contentsGolden = filepath.Join("testdata", "contents.golden")
 
 // realToolchain returns the installed CUDA toolchain or skips the test.
@@ -50,6 +51,10 @@ func contents(t *testing.T, w *Wheel) string {
 		switch {
 		case strings.HasSuffix(f.Name, ".cubin"):
 			fmt.Fprintf(&b, "%s\n", f.Name)
+		case strings.HasPrefix(f.Name, "swigen_rt/"):
+			// python/swigen_rt verbatim (TestRuntimeVerbatim): its edits
+			// are not the wheel's news.
+			fmt.Fprintf(&b, "%s (python/%s)\n", f.Name, f.Name)
 		case strings.HasSuffix(f.Name, "/RECORD"):
 			fmt.Fprintf(&b, "%s (the cubins' checksums)\n", f.Name)
 		case f.Name == Package+"/"+BundleFile:
@@ -229,5 +234,33 @@ func TestCheck(t *testing.T) {
 	}
 	if _, err := Build(context.Background(), Options{Arches: []tiling.Arch{tiling.ArchSM90a}, DTypes: []tiling.DType{tiling.BF16}}); err == nil {
 		t.Error("Build without a toolchain: want an error")
+	}
+}
+
+// TestRuntimeVerbatim checks the wheel's swigen_rt is python/swigen_rt,
+// file for file, byte for byte.
+func TestRuntimeVerbatim(t *testing.T) {
+	files, version, err := runtimeFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if version == "" {
+		t.Error("no version")
+	}
+	disk, err := filepath.Glob(filepath.Join("..", "..", "python", "swigen_rt", "*.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != len(disk)+1 { // + py.typed
+		t.Errorf("%d runtime files, python/swigen_rt has %d .py files and py.typed", len(files), len(disk))
+	}
+	for _, f := range files {
+		want, err := os.ReadFile(filepath.Join("..", "..", "python", filepath.FromSlash(f.Name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(want, f.Data) {
+			t.Errorf("%s differs from python/%s", f.Name, f.Name)
+		}
 	}
 }
