@@ -77,3 +77,44 @@ class SelectTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class BundleTest(unittest.TestCase):
+    """The bundle's own checks (the installed wheel's are .ci/run's wheel_check.py)."""
+
+    def _data(self) -> Dict[str, Any]:
+        t = _golden()["table"]
+        kernels = [{"name": n, "kernel": n.split("_sm")[0], "arch": "sm_90a", "manifest": n + ".json",
+                    "cubin": n + ".sm_90a.cubin", "sha256": "0" * 64} for n in SelectionTable(t).configs()]
+        return {"format": "swigen-bundle-v1", "runtime_version": 1, "version": "0", "toolchain": "",
+                "arches": [{"arch": "sm_90a", "compile_only": False}], "selection": t, "kernels": kernels,
+                "elementwise": [], "dispatch": []}
+
+    def test_valid(self) -> None:
+        from swigen_rt.select import Bundle
+
+        b = Bundle("/nonexistent", self._data())
+        self.assertFalse(b.compile_only["sm_90a"])
+        self.assertEqual(set(b.kernels), set(b.table.configs()))
+
+    def test_malformed(self) -> None:
+        from swigen_rt.select import Bundle
+
+        d = self._data()
+        for what, bad in (("format", dict(d, format="swigen-bundle-v0")), ("swigen_rt format 2", dict(d, runtime_version=2)),
+                          ("lacks", dict(d, kernels=d["kernels"][1:])), ("malformed", dict(d, arches=[{}])),
+                          ("format", [])):
+            with self.subTest(what=what):
+                with self.assertRaisesRegex(PackageError, what):
+                    Bundle("/nonexistent", bad)  # type: ignore[arg-type]
+
+    def test_no_bundle_installed(self) -> None:
+        # The repository's tests run without the wheel: select_bundled
+        # declines and opspec.select names the emit command as before.
+        from swigen_rt import opspec
+        from swigen_rt.select import bundle
+
+        if bundle() is not None:
+            self.skipTest("a swigen_kernels wheel is installed in this python")
+        with self.assertRaisesRegex(ValueError, "swigen emit --py-package"):
+            opspec.select("gemm", "sm_90a", "bfloat16", {"A": (64, 64), "B": (64, 64)})
