@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 
 	"github.com/swigen/swigen/gen"
@@ -99,11 +100,17 @@ func Build(ctx context.Context, o Options) (*Wheel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("wheel: %w", err)
 	}
+	// Nothing is written (DryRun): the emit lays its files out in memory.
+	// Its directory is an empty one of our own, so no previous emit's
+	// index is read.
+	dir, err := os.MkdirTemp("", "swigen-wheel-")
+	if err != nil {
+		return nil, fmt.Errorf("wheel: %w", err)
+	}
+	defer os.RemoveAll(dir)
 	var idx gen.Index
 	res, err := gen.EmitArtifacts(ctx, arts, gen.EmitOptions{
-		// Nothing is written (DryRun); Dir only names where an emit would
-		// go, and a previous emit's index there must not exist.
-		Dir:       "/nonexistent/swigen-wheel",
+		Dir:       dir,
 		Toolchain: o.Toolchain,
 		Jobs:      o.Jobs,
 		Progress:  o.Progress,
