@@ -89,3 +89,26 @@ func TestWheelBuilds(t *testing.T) {
 		first = data
 	}
 }
+
+// TestWheelCompileFailure checks a compiler that fails every kernel
+// exits 1, says nothing was written, and leaves no -o (a fake nvcc, an
+// empty build cache).
+func TestWheelCompileFailure(t *testing.T) {
+	bin := t.TempDir()
+	nvcc := "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'Cuda compilation tools, release 13.0, V13.0.88'; exit 0; fi\necho 'fake nvcc: error: no' >&2\nexit 1\n"
+	for name, body := range map[string]string{"nvcc": nvcc, "ptxas": "#!/bin/sh\nexit 1\n"} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("SWIGEN_CACHE_DIR", t.TempDir())
+	t.Setenv("TMPDIR", t.TempDir()) // where the failed compile keeps its source
+	out := filepath.Join(t.TempDir(), "dist")
+	code, _, errOut := runCLI(t, "wheel", "-o", out, "--kernel", "gemm", "--nvcc", filepath.Join(bin, "nvcc"))
+	if code != exitFailure || !strings.Contains(errOut, "nothing written") {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, exitFailure, errOut)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("-o %s was created (%v)", out, err)
+	}
+}
