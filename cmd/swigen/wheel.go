@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/spf13/cobra"
+	"github.com/swigen/swigen/gen/emit"
 	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/gen/wheel"
 	"github.com/swigen/swigen/internal/join"
@@ -109,6 +111,9 @@ func runWheel(ctx context.Context, e *env, o *wheelOptions) error {
 		}
 	}
 	fmt.Fprintf(e.stdout, "%s: %d kernels, %d files, %d bytes\n", path, whl.Kernels, len(whl.Files), len(whl.Data))
+	if slices.Contains(w.Arches, tiling.ArchSM100a) {
+		fmt.Fprintf(e.stderr, "note: %s (marked so in the wheel)\n", emit.SM100Note)
+	}
 	return nil
 }
 
