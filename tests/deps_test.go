@@ -97,14 +97,14 @@ func listDeps(t *testing.T, patterns ...string) map[string]map[string]bool {
 // holds only leaf helpers (no swigen imports), so they all sit in the
 // bottom layer and any package may use them.
 var layers = [][]string{
-	{"internal/join", "internal/textdiff", "internal/atomicfile", "internal/badinput", "protocol", "runtime/cu", "runtime/kernelsrc", "templates", "gen/toolchain"},
+	{"internal/join", "internal/textdiff", "internal/atomicfile", "internal/badinput", "protocol", "runtime/cu", "runtime/kernelsrc", "templates", "gen/toolchain", "python"},
 	{"tiling", "gen/toolchain/install"},
 	{"tiling/tilingtest", "tiling/pick", "manifest", "runtime/num", "runtime/elementwise", "gen/doctor"},
 	{"perfmodel", "runtime/launch", "gen/view"},
 	{"gen", "runtime/ref", "runtime/baseline", "protocol/fromview"},
 	{"gen/gobind", "gen/pybind", "gen/builder", "runtime/check", "runtime/bench"},
 	{"runtime/mlp", "tests/gputest", "gen/emit"},
-	{"runtime/tune"},
+	{"runtime/tune", "gen/wheel"},
 	{"cmd/swigen", "examples/kernels", "examples/matmul", "examples", "tests"},
 }
 

@@ -214,6 +214,33 @@ func RuleHeuristic(k Kernel, a Arch, d DType, s Shape, storeOut bool) (Config, e
 	if err := s.Validate(); err != nil {
 		return Config{}, fmt.Errorf("tiling: heuristic: %w", err)
 	}
+	return ruleConfig(k, a, d, storeOut, factsOf(s))
+}
+
+// RuleFacts are all the rules of RuleHeuristic ask of a shape: with them
+// (and kind, arch, dtype and mode) the rules' config is fixed. The
+// Python runtime's selection (SelectionTable) evaluates them itself.
+type RuleFacts struct {
+	// Wide: bwdWideTile (sm_90a bwd_dswiglu without StoreOut).
+	Wide bool `json:"wide"`
+	// L2Keep: W_down (I*K 16-bit elements) takes at most
+	// l2KeepMaxWeightBytes (sm_90a bwd_dswiglu).
+	L2Keep bool `json:"l2_keep"`
+	// TwoCTA: M >= 4096 with at least b200HalfSMs 256x256 tiles (sm_100a).
+	TwoCTA bool `json:"two_cta"`
+}
+
+// factsOf is the rules' facts of shape s.
+func factsOf(s Shape) RuleFacts {
+	return RuleFacts{
+		Wide:   bwdWideTile(s),
+		L2Keep: s.I*s.K*2 <= l2KeepMaxWeightBytes,
+		TwoCTA: s.M >= 4096 && ceilDiv(s.M, 256)*ceilDiv(s.I, 256) >= b200HalfSMs,
+	}
+}
+
+// ruleConfig is RuleHeuristic's config for facts f.
+func ruleConfig(k Kernel, a Arch, d DType, storeOut bool, f RuleFacts) (Config, error) {
 	c := Config{Kernel: k, Arch: a, DType: d, TileK: 64, ClusterM: 1, ClusterN: 1, StoreOut: storeOut}
 	switch a {
 	case ArchSM90a:
@@ -228,16 +255,15 @@ func RuleHeuristic(k Kernel, a Arch, d DType, s Shape, storeOut bool) (Config, e
 		case k == KernelFwdGateUp && !storeOut:
 			c.Raster, c.SwizzleGroup = RasterN, gateUpInferenceGroup
 		case k == KernelBwdDSwiGLU:
-			if !storeOut && bwdWideTile(s) {
+			if !storeOut && f.Wide {
 				c.TileN = wideTileN
 			}
-			if s.I*s.K*2 <= l2KeepMaxWeightBytes {
+			if f.L2Keep {
 				c.Raster, c.SwizzleGroup, c.L2KeepOperands = RasterN, l2KeepGroup(c.TileN), true
 			}
 		}
 	case ArchSM100a:
-		tiles := ceilDiv(s.M, 256) * ceilDiv(s.I, 256)
-		if s.M >= 4096 && tiles >= b200HalfSMs {
+		if f.TwoCTA {
 			c.Schedule, c.TileM, c.TileN, c.ClusterM = TwoCTA, 256, 256, 2
 		} else {
 			c.Schedule, c.TileM, c.TileN = OneCTA, 128, 256

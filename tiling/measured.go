@@ -139,24 +139,35 @@ type MeasuredChoice struct {
 // none, of bf16 (the 16-bit types run at one tensor-core rate and move
 // the same bytes). Ties keep the table's order.
 func (t *MeasuredTable) nearest(k Kernel, a Arch, d DType, s Shape, storeOut bool) (MeasuredChoice, bool) {
-	for _, dt := range []DType{d, BF16} {
-		best, found := MeasuredChoice{}, false
-		for _, r := range t.Rows {
-			if r.Kernel != k || r.Arch != a || r.DType != dt || r.StoreOut != storeOut {
-				continue
-			}
-			if dist := logDistance(s, r.Shape); !found || dist < best.Distance {
-				best, found = MeasuredChoice{Row: r, Distance: dist}, true
-			}
-		}
-		if found {
-			if dt != d {
-				best.FromDType = dt
-			}
-			return best, true
+	rows, dt := t.rowsFor(k, a, d, storeOut)
+	best, found := MeasuredChoice{}, false
+	for _, r := range rows {
+		if dist := logDistance(s, r.Shape); !found || dist < best.Distance {
+			best, found = MeasuredChoice{Row: r, Distance: dist}, true
 		}
 	}
-	return MeasuredChoice{}, false
+	if found && dt != d {
+		best.FromDType = dt
+	}
+	return best, found
+}
+
+// rowsFor is the rows of t nearest looks among for kind k, arch a, dtype
+// d and mode storeOut, in the table's order, and their dtype: d's, or,
+// when d has none, bf16's.
+func (t *MeasuredTable) rowsFor(k Kernel, a Arch, d DType, storeOut bool) ([]MeasuredRow, DType) {
+	for _, dt := range []DType{d, BF16} {
+		var rows []MeasuredRow
+		for _, r := range t.Rows {
+			if r.Kernel == k && r.Arch == a && r.DType == dt && r.StoreOut == storeOut {
+				rows = append(rows, r)
+			}
+		}
+		if len(rows) > 0 {
+			return rows, dt
+		}
+	}
+	return nil, ""
 }
 
 func logDistance(a, b Shape) float64 {

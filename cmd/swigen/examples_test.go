@@ -68,6 +68,10 @@ func validatingRoot(t *testing.T) *cobra.Command {
 		"doctor":      newDoctorCmd(e, func(context.Context, *doctorOptions) error { return nil }),
 		"tune-worker": newTuneWorkerCmd(e, func(context.Context, *workerOptions) error { return nil }),
 		"toolchain":   newToolchainCmd(e),
+		"wheel": newWheelCmd(e, func(_ context.Context, o *wheelOptions) error {
+			_, err := o.options()
+			return err
+		}),
 	}
 	subSeams := map[string]map[string]*cobra.Command{
 		"bench": {

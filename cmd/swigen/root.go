@@ -92,6 +92,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newTuneCmd(e, nil),
 		newTuneWorkerCmd(e, nil),
 		newToolchainCmd(e),
+		newWheelCmd(e, nil),
 	)
 	// Cobra adds its completion group only to a root with subcommands.
 	root.InitDefaultCompletionCmd()

@@ -111,7 +111,10 @@ def check_input(op: str, name: str, t: Any) -> None:
 
 def select(op: str, arch: str, dtype: str, shapes: Mapping[str, Sequence[int]],
            registry: Optional[Registry] = None) -> Tuple[Entry, Dict[str, int]]:
-    """The kernel op runs on (arch, dtype) and the sizes the inputs' shapes say."""
+    """The kernel op runs on (arch, dtype) and the sizes the inputs' shapes say:
+    the first registered candidate, or, where none is registered, the
+    installed wheel's kernel the heuristic picks at these shapes
+    (swigen_rt.select)."""
     spec = OPS.get(op)
     if spec is None:
         raise ValueError("swigen: op %r: want one of %s" % (op, ", ".join(OPS)))
@@ -120,6 +123,14 @@ def select(op: str, arch: str, dtype: str, shapes: Mapping[str, Sequence[int]],
     if missing:
         raise ValueError("swigen::%s: inputs %s not given" % (op, ", ".join(missing)))
     cands = reg.candidates(spec.kind, spec.variant, arch, dtype)
+    if not cands and registry is None:
+        # No imported package registers the op: the installed wheel's
+        # kernels (swigen_kernels), picked per shape by the heuristic.
+        from .select import select_bundled
+
+        got = select_bundled(spec.kind, spec.variant, arch, dtype, shapes, "swigen::%s" % op)
+        if got is not None:
+            return got
     if not cands:
         have = sorted({e.dtype for e in reg.candidates(spec.kind, spec.variant, arch)})
         if have:

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/swigen/swigen/gen/toolchain"
+)
+
+// TestWheelUsageErrors checks bad flags exit 2 before any work and leave
+// no -o behind.
+func TestWheelUsageErrors(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--arch", "sm_80"}, "--arch"},
+		{[]string{"--dtype", "fp8"}, "--dtype"},
+		{[]string{"--kernel", "nope"}, "--kernel"},
+		{[]string{"--arch", ""}, "arch"},
+		{[]string{"stray"}, "stray"},
+		{[]string{"--bogus"}, "bogus"},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "dist")
+			code, _, errOut := runCLI(t, append([]string{"wheel", "-o", out}, tt.args...)...)
+			if code != exitUsage || !strings.Contains(errOut, tt.want) {
+				t.Errorf("exit %d, want %d; stderr (want %q):\n%s", code, exitUsage, tt.want, errOut)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("-o %s was created (%v)", out, err)
+			}
+		})
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runCLI(t, "wheel", "-o", file); code != exitUsage {
+		t.Errorf("-o a file: exit %d, want %d:\n%s", code, exitUsage, errOut)
+	}
+}
+
+// TestWheelNoCompiler checks a missing compiler exits 1 with nothing in -o.
+func TestWheelNoCompiler(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "dist")
+	code, _, errOut := runCLI(t, "wheel", "-o", out, "--nvcc", filepath.Join(t.TempDir(), "no-nvcc"))
+	if code != exitFailure || !strings.Contains(errOut, "compiled") {
+		t.Errorf("exit %d, want %d:\n%s", code, exitFailure, errOut)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("-o %s was created (%v)", out, err)
+	}
+}
+
+// TestWheelBuilds builds the gemm-only wheel twice into one directory:
+// one file, the same bytes.
+func TestWheelBuilds(t *testing.T) {
+	if _, err := toolchain.Find(toolchain.FindOptions{}); err != nil {
+		if os.Getenv("SWIGEN_REQUIRE_COMPILER") == "1" {
+			t.Fatalf("SWIGEN_REQUIRE_COMPILER=1 but no CUDA compiler: %v", err)
+		}
+		t.Skipf("no CUDA compiler: %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "dist")
+	var first []byte
+	for range 2 {
+		code, stdout, errOut := runCLI(t, "wheel", "-o", out, "--kernel", "gemm")
+		if code != exitOK {
+			t.Fatalf("exit %d:\n%s", code, errOut)
+		}
+		ents, err := os.ReadDir(out)
+		if err != nil || len(ents) != 1 || !strings.HasSuffix(ents[0].Name(), "-py3-none-any.whl") {
+			t.Fatalf("-o holds %v (%v), want one wheel; stdout:\n%s", ents, err, stdout)
+		}
+		data, err := os.ReadFile(filepath.Join(out, ents[0].Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first != nil && !bytes.Equal(first, data) {
+			t.Error("the second build's bytes differ")
+		}
+		first = data
+	}
+}
+
+// TestWheelCompileFailure checks a compiler that fails every kernel
+// exits 1, says nothing was written, and leaves no -o (a fake nvcc, an
+// empty build cache).
+func TestWheelCompileFailure(t *testing.T) {
+	bin := t.TempDir()
+	nvcc := "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'Cuda compilation tools, release 13.0, V13.0.88'; exit 0; fi\necho 'fake nvcc: error: no' >&2\nexit 1\n"
+	for name, body := range map[string]string{"nvcc": nvcc, "ptxas": "#!/bin/sh\nexit 1\n"} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("SWIGEN_CACHE_DIR", t.TempDir())
+	t.Setenv("TMPDIR", t.TempDir()) // where the failed compile keeps its source
+	out := filepath.Join(t.TempDir(), "dist")
+	code, _, errOut := runCLI(t, "wheel", "-o", out, "--kernel", "gemm", "--nvcc", filepath.Join(bin, "nvcc"))
+	if code != exitFailure || !strings.Contains(errOut, "nothing written") {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, exitFailure, errOut)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("-o %s was created (%v)", out, err)
+	}
+}

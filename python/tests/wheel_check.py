@@ -1,0 +1,93 @@
+"""Checks an installed swigen_kernels wheel (no torch, no GPU): run it with
+the venv's python from outside the repository (.ci/run does).
+
+    python wheel_check.py
+
+swigen_rt must come from site-packages, not the repository; every op's
+selection at the suite shapes, ragged and far shapes must be the
+bundle's heuristic choice and load (cubin checked against its sha256);
+a shape no config takes is a ValueError naming the rule; a registered
+package takes precedence over the wheel. Prints one line per check.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+
+import swigen_rt
+from swigen_rt import opspec, select
+from swigen_rt.package import REGISTRY, Package
+
+SUITE = [(16384, 768, 4608), (8192, 4096, 14336), (4096, 4096, 7168), (2048, 4096, 3584), (128, 4096, 14336),
+         (8192, 8192, 28672), (8192, 8192, 14336), (8192, 8192, 7168), (8192, 8192, 3584), (32768, 8192, 3584),
+         (8192, 3584, 18944), (4096, 3584, 9472), (4096, 4096, 14336), (4096, 7168, 2048), (512, 7168, 2048),
+         (2048, 2048, 768), (8192, 3584, 14336), (16384, 3584, 7168)]
+OTHER = [(1, 8, 8), (777, 1000, 3000), (100000, 16384, 53248), (333, 2056, 5128)]
+
+
+def shapes_of(op: str, m: int, k: int, i: int):  # type: ignore[no-untyped-def]
+    """The inputs' shapes of op at M, K, I (gemm: N = I)."""
+    return {
+        "gemm": {"A": (m, k), "B": (i, k)},
+        "fwd_gateup": {"x": (m, k), "W": (2 * i, k)},
+        "fwd_gateup_train": {"x": (m, k), "W": (2 * i, k)},
+        "fwd_down": {"out": (m, i), "W_down": (k, i)},
+        "fwd_down_residual": {"out": (m, i), "W_down": (k, i), "residual": (m, k)},
+        "bwd_dswiglu": {"dy": (m, k), "W_down": (i, k), "de": (m, 2 * i)},
+        "bwd_dswiglu_out": {"dy": (m, k), "W_down": (i, k), "de": (m, 2 * i)},
+    }[op]
+
+
+def main() -> int:
+    site = sysconfig.get_paths()["purelib"]
+    where = os.path.dirname(os.path.abspath(swigen_rt.__file__))
+    if not where.startswith(os.path.abspath(site)):
+        print("FAIL swigen_rt imported from %s, not the venv's %s" % (where, site))
+        return 1
+    b = select.bundle()
+    if b is None:
+        print("FAIL swigen_kernels is not installed")
+        return 1
+    print("ok   swigen_rt %s and swigen_kernels from %s (%d kernels, arches %s)"
+          % (swigen_rt.__version__, site, len(b.kernels), ", ".join(sorted(b.compile_only))))
+    n, picked = 0, set()
+    for arch in sorted(b.compile_only):
+        for op, spec in opspec.OPS.items():
+            for (m, k, i) in SUITE + OTHER:
+                shapes = shapes_of(op, m, k, i)
+                e, sizes = opspec.select(op, arch, "bfloat16", shapes)
+                want, _ = b.table.choose(spec.kind, spec.variant, arch, "bf16", m, k, i)
+                if e.name != want or (sizes["M"], sizes["K"]) != (m, k):
+                    print("FAIL %s %s at %s: got %s sizes %s, want %s" % (op, arch, (m, k, i), e.name, sizes, want))
+                    return 1
+                n += 1
+                picked.add(e.name)
+    print("ok   %d selections, %d distinct kernels loaded and checked" % (n, len(picked)))
+    try:
+        opspec.select("bwd_dswiglu", "sm_90a", "bfloat16", shapes_of("bwd_dswiglu", 16, 100, 64))
+        print("FAIL K=100 selected a kernel")
+        return 1
+    except ValueError as err:
+        if "multiple of 8" not in str(err):
+            print("FAIL K=100: %s" % err)
+            return 1
+        print("ok   K=100: %s" % err)
+    # A registered package (an emitted --py-package) takes precedence.
+    arch = sorted(b.compile_only)[0]
+    other = b.entry(b.table.choose("bwd_dswiglu", "", arch, "bf16", 128, 4096, 14336)[0])
+    mine = Package(name="mine", dir="/nonexistent")
+    mine.kernels[other.name] = other
+    REGISTRY.add_package(mine)
+    e, _ = opspec.select("bwd_dswiglu", arch, "bfloat16", shapes_of("bwd_dswiglu", 65536, 1024, 2048))
+    REGISTRY.clear()
+    if e is not other:
+        print("FAIL a registered package's kernel did not take precedence: got %s" % e.name)
+        return 1
+    print("ok   a registered package takes precedence (%s)" % e.name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

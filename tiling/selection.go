@@ -1,0 +1,228 @@
+package tiling
+
+import (
+	"fmt"
+	"slices"
+)
+
+// SelectionFormat is the format tag of a SelectionTable.
+const SelectionFormat = "swigen-select-v1"
+
+// OpVariant is a kernel kind as one op of the Python runtime runs it
+// (swigen_rt.opspec.OPS; the variant's name is swigen_rt.package.variant_of's):
+// the heuristic's config with StoreOut, or with Residual added.
+type OpVariant struct {
+	Kernel   Kernel
+	Name     string
+	StoreOut bool
+	Residual bool
+}
+
+// OpVariants are the kinds and variants the PyTorch ops run.
+func OpVariants() []OpVariant {
+	return []OpVariant{
+		{Kernel: KernelGEMM},
+		{Kernel: KernelFwdGateUp},
+		{Kernel: KernelFwdGateUp, Name: "train", StoreOut: true},
+		{Kernel: KernelFwdDown},
+		{Kernel: KernelFwdDown, Name: "residual", Residual: true},
+		{Kernel: KernelBwdDSwiGLU},
+		{Kernel: KernelBwdDSwiGLU, Name: "out", StoreOut: true},
+	}
+}
+
+// HeuristicVariant is HeuristicWhy for op variant v: the heuristic's
+// config of v's kind and mode, with Residual added where v has it.
+func HeuristicVariant(v OpVariant, a Arch, d DType, s Shape) (Config, string, error) {
+	c, why, err := HeuristicWhy(v.Kernel, a, d, s, v.StoreOut)
+	if err != nil {
+		return Config{}, "", err
+	}
+	c, err = v.apply(c)
+	return c, why, err
+}
+
+// apply adds v's Residual to c (Override: the stages drop where the
+// residual's buffers take shared memory), checked.
+func (v OpVariant) apply(c Config) (Config, error) {
+	if v.Residual {
+		var ov Override
+		if err := ov.Set("residual", "true"); err != nil {
+			return Config{}, err
+		}
+		c, _ = ov.Apply(c)
+	}
+	if err := legality(c); err != nil {
+		return Config{}, fmt.Errorf("tiling: %s %s: %w", v.Kernel, v.Name, err)
+	}
+	return c, nil
+}
+
+// SelectionTable is the heuristic as data, for the Python runtime to pick
+// a config per call shape by the same rule (swigen_rt.select): per op
+// variant, arch and dtype, the measured rows the heuristic looks among
+// and the rules' config for every combination of RuleFacts. Go owns the
+// rule; Python evaluates it, and a golden of shapes checks both agree.
+type SelectionTable struct {
+	Format string `json:"format"`
+	// MaxDistance is MaxMeasuredDistance.
+	MaxDistance float64 `json:"max_distance"`
+	// Rules are the constants RuleFacts are computed with.
+	Rules     RuleParams  `json:"rules"`
+	Selection []Selection `json:"selection"`
+}
+
+// RuleParams are the constants of factsOf.
+type RuleParams struct {
+	H200SMs              int `json:"h200_sms"`
+	WideTileN            int `json:"wide_tile_n"`
+	WideTileGainPct      int `json:"wide_tile_gain_pct"`
+	L2KeepMaxWeightBytes int `json:"l2_keep_max_weight_bytes"`
+	B200HalfSMs          int `json:"b200_half_sms"`
+}
+
+// Selection is the heuristic of one op variant, arch and dtype.
+type Selection struct {
+	Kernel  Kernel `json:"kernel"`
+	Variant string `json:"variant"`
+	Arch    Arch   `json:"arch"`
+	DType   DType  `json:"dtype"`
+	// Measured are the rows nearest looks among, in the table's order;
+	// a row whose Config is empty has a winner that does not apply in
+	// this dtype (the rules decide there).
+	Measured []SelectRow `json:"measured"`
+	// Rules is the rules' config for each of the 8 combinations of facts.
+	Rules []RuleBranch `json:"rules"`
+}
+
+// SelectRow is one measured row of a Selection.
+type SelectRow struct {
+	Shape  Shape  `json:"shape"`
+	Config string `json:"config"`
+}
+
+// RuleBranch is the rules' config where the shape has these facts.
+type RuleBranch struct {
+	Facts  RuleFacts `json:"facts"`
+	Config string    `json:"config"`
+}
+
+// Selections is the SelectionTable of every op variant (OpVariants) on
+// each arch in arches and dtype in dtypes, in that order.
+func Selections(arches []Arch, dtypes []DType) (*SelectionTable, error) {
+	t, err := Measured()
+	if err != nil {
+		return nil, err
+	}
+	out := &SelectionTable{
+		Format:      SelectionFormat,
+		MaxDistance: MaxMeasuredDistance,
+		Rules: RuleParams{H200SMs: h200SMs, WideTileN: wideTileN, WideTileGainPct: wideTileGainPct,
+			L2KeepMaxWeightBytes: l2KeepMaxWeightBytes, B200HalfSMs: b200HalfSMs},
+	}
+	for _, a := range arches {
+		for _, d := range dtypes {
+			for _, v := range OpVariants() {
+				sel, err := selectionOf(t, v, a, d)
+				if err != nil {
+					return nil, err
+				}
+				out.Selection = append(out.Selection, sel)
+			}
+		}
+	}
+	return out, nil
+}
+
+func selectionOf(t *MeasuredTable, v OpVariant, a Arch, d DType) (Selection, error) {
+	sel := Selection{Kernel: v.Kernel, Variant: v.Name, Arch: a, DType: d, Measured: []SelectRow{}}
+	rows, _ := t.rowsFor(v.Kernel, a, d, v.StoreOut)
+	for _, r := range rows {
+		row := SelectRow{Shape: r.Shape}
+		if c, err := (MeasuredChoice{Row: r}).config(d); err == nil {
+			if c, err = v.apply(c); err != nil {
+				return Selection{}, err
+			}
+			row.Config = c.Name()
+		}
+		sel.Measured = append(sel.Measured, row)
+	}
+	for i := range 8 {
+		f := RuleFacts{Wide: i&1 != 0, L2Keep: i&2 != 0, TwoCTA: i&4 != 0}
+		c, err := ruleConfig(v.Kernel, a, d, v.StoreOut, f)
+		if err == nil {
+			c, err = v.apply(c)
+		}
+		if err != nil {
+			return Selection{}, err
+		}
+		sel.Rules = append(sel.Rules, RuleBranch{Facts: f, Config: c.Name()})
+	}
+	return sel, nil
+}
+
+// Choose is the config name sel picks at shape s, and "measured" or
+// "rules" for where it came from: HeuristicVariant's choice, from the
+// table's data alone (the Python runtime's twin: swigen_rt.select).
+func (sel Selection) Choose(s Shape) (string, string, error) {
+	if err := s.Validate(); err != nil {
+		return "", "", fmt.Errorf("tiling: heuristic: %w", err)
+	}
+	best, found := -1, false
+	bestDist := 0.0
+	for i, r := range sel.Measured {
+		if d := logDistance(s, r.Shape); !found || d < bestDist {
+			best, bestDist, found = i, d, true
+		}
+	}
+	if found && bestDist <= MaxMeasuredDistance && sel.Measured[best].Config != "" {
+		return sel.Measured[best].Config, "measured", nil
+	}
+	f := factsOf(s)
+	for _, b := range sel.Rules {
+		if b.Facts == f {
+			return b.Config, "rules", nil
+		}
+	}
+	return "", "", fmt.Errorf("tiling: selection of %s %s %s %s: no rule for facts %+v", sel.Kernel, sel.Variant, sel.Arch, sel.DType, f)
+}
+
+// Configs is every config the table names, sorted by name, each once.
+func (t *SelectionTable) Configs() ([]Config, error) {
+	seen := map[string]bool{}
+	var out []Config
+	add := func(name string) error {
+		if name == "" || seen[name] {
+			return nil
+		}
+		seen[name] = true
+		c, err := ParseName(name)
+		if err != nil {
+			return err
+		}
+		out = append(out, c)
+		return nil
+	}
+	for _, sel := range t.Selection {
+		for _, r := range sel.Measured {
+			if err := add(r.Config); err != nil {
+				return nil, err
+			}
+		}
+		for _, b := range sel.Rules {
+			if err := add(b.Config); err != nil {
+				return nil, err
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Config) int {
+		if a.Name() < b.Name() {
+			return -1
+		}
+		if a.Name() > b.Name() {
+			return 1
+		}
+		return 0
+	})
+	return out, nil
+}
