@@ -46,7 +46,11 @@ func newEmitCmd(e *env, runF func(context.Context, *emitOptions) error) *cobra.C
 }
 
 func runEmit(ctx context.Context, e *env, o *emitOptions) error {
-	res, err := emit.Run(ctx, o.lib(), e.stderr)
+	lo := o.lib()
+	if e.stderrTTY {
+		lo.Progress = e.stderr
+	}
+	res, err := emit.Run(ctx, lo, e.stderr)
 	if err != nil {
 		return err
 	}

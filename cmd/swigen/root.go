@@ -17,6 +17,9 @@ import (
 // write results to stdout and notes and progress to stderr.
 type env struct {
 	stdout, stderr io.Writer
+	// stderrTTY says stderr is a terminal: progress lines go there only
+	// then (isTerminal).
+	stderrTTY bool
 }
 
 // run executes swigen with args and returns the process exit code; main is
@@ -24,7 +27,7 @@ type env struct {
 func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	root := newRootCmd(&env{stdout: stdout, stderr: stderr})
+	root := newRootCmd(&env{stdout: stdout, stderr: stderr, stderrTTY: isTerminal(stderr)})
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
