@@ -26,7 +26,7 @@ func newEmitCmd(e *env, runF func(context.Context, *emitOptions) error) *cobra.C
 	o := &emitOptions{}
 	cmd := &cobra.Command{
 		Use:   "emit",
-		Short: "Render, compile and write kernels (default: the seed kernel for both archs)",
+		Short: "Render, compile and write kernels (default: the seed kernel for both archs, with its unfused path)",
 		Long:  longHelp("emit"),
 		Example: `  swigen emit
   swigen emit --arch sm_90a --tile 128x256x64 --stages 3 --schedule cooperative -o out/
