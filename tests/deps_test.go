@@ -97,7 +97,7 @@ func listDeps(t *testing.T, patterns ...string) map[string]map[string]bool {
 // holds only leaf helpers (no swigen imports), so they all sit in the
 // bottom layer and any package may use them.
 var layers = [][]string{
-	{"internal/join", "internal/textdiff", "internal/atomicfile", "internal/badinput", "protocol", "runtime/cu", "runtime/kernelsrc", "templates", "gen/toolchain"},
+	{"internal/join", "internal/textdiff", "internal/atomicfile", "internal/badinput", "internal/tty", "protocol", "runtime/cu", "runtime/kernelsrc", "templates", "gen/toolchain"},
 	{"tiling", "gen/toolchain/install", "gen/toolchain/toolchaintest"},
 	{"tiling/tilingtest", "tiling/pick", "manifest", "runtime/num", "runtime/elementwise", "gen/doctor"},
 	{"perfmodel", "runtime/launch", "gen/view"},

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -93,36 +92,5 @@ func TestEmittedHeader(t *testing.T) {
 		if checked[".cu"] < 4 || checked[".go"]+checked[".py"] != 1 {
 			t.Errorf("%v: checked %v; want the 3 kernels' and the elementwise module's .cu and one bindings file", args, checked)
 		}
-	}
-}
-
-// TestIsTerminal: a buffer, a pipe and /dev/null (a character device) are
-// no terminal; a pseudo-terminal is.
-func TestIsTerminal(t *testing.T) {
-	t.Parallel()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	defer w.Close()
-	null, err := os.Open(os.DevNull)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer null.Close()
-	for name, f := range map[string]io.Writer{"buffer": &bytes.Buffer{}, "pipe": w, "dev null": null} {
-		if isTerminal(f) {
-			t.Errorf("%s: a terminal", name)
-		}
-	}
-	pty, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
-	if err != nil {
-		t.Logf("no pseudo-terminal to check against: %v", err)
-		return
-	}
-	defer pty.Close()
-	if !isTerminal(pty) {
-		t.Error("/dev/ptmx: not a terminal")
 	}
 }
