@@ -23,7 +23,8 @@ func versionString() string {
 }
 
 // versionOf is the version a binary reports: the link-time version when
-// set; else the module version go install recorded (module@v1.2.3); else
+// set; else the module version Go recorded (module@v1.2.3, or the
+// pseudo-version of a build in a git checkout, naming its commit); else
 // "dev" with the commit it was built from, the VCS stamp's
 // (vcs.revision, "+dirty" when vcs.modified) or the link-time one
 // (bench/build.sh); plain "dev" only without either. bi may be nil.

@@ -21,6 +21,7 @@ func TestVersionOf(t *testing.T) {
 	}{
 		{"link-time version", "v0.2.0", "", stamped("false"), "v0.2.0"},
 		{"go install module@version", "dev", "", &debug.BuildInfo{Main: debug.Module{Version: "v0.1.3"}}, "v0.1.3"},
+		{"a build in a git checkout", "dev", "", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261204171756-f9483e2e88f1+dirty"}}, "v0.0.0-20261204171756-f9483e2e88f1+dirty"},
 		{"VCS stamp", "dev", "", stamped("false"), "dev 0123456789ab"},
 		{"VCS stamp, modified tree", "dev", "", stamped("true"), "dev 0123456789ab+dirty"},
 		{"link-time revision (bench/build.sh)", "dev", "abc1234", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "dev abc1234"},
