@@ -34,7 +34,10 @@ type EmitOptions struct {
 	Compile toolchain.CompileOptions
 	// Jobs bounds concurrent compiles; 0 means GOMAXPROCS.
 	Jobs int
-	// Progress, when set, receives one line per render and compile step.
+	// Progress, when set, receives one line per compile as it finishes, in
+	// the order they finish: "compiled I/N NAME (TIME)", TIME "cache hit"
+	// for a build cache hit, then one line per arch of the elementwise
+	// module. swigen emit sets it only when stderr is a terminal.
 	Progress io.Writer
 	// ExtraFiles, when set, is called once every config has rendered (and
 	// compiled), with the index and the kernels in index order. The files
@@ -166,7 +169,7 @@ func Emit(ctx context.Context, cfgs []tiling.Config, o EmitOptions) (*EmitResult
 	if o.Dir == "" {
 		return nil, errors.New("emit: empty output directory")
 	}
-	arts, err := renderAll(cfgs, o.Progress)
+	arts, err := RenderAll(cfgs)
 	if err != nil {
 		return nil, err
 	}
@@ -178,9 +181,7 @@ func Emit(ctx context.Context, cfgs []tiling.Config, o EmitOptions) (*EmitResult
 // that fails tiling.Check or fails to render, is an error; the errors of all failing configs are
 // joined. A caller can render everything first, to report bad configs
 // before looking for a compiler, then hand the artifacts to EmitArtifacts.
-func RenderAll(cfgs []tiling.Config) ([]*Artifact, error) { return renderAll(cfgs, nil) }
-
-func renderAll(cfgs []tiling.Config, progress io.Writer) ([]*Artifact, error) {
+func RenderAll(cfgs []tiling.Config) ([]*Artifact, error) {
 	cfgs, err := uniqueByName(cfgs)
 	if err != nil {
 		return nil, err
@@ -188,7 +189,6 @@ func renderAll(cfgs []tiling.Config, progress io.Writer) ([]*Artifact, error) {
 	arts := make([]*Artifact, len(cfgs))
 	var errs []error
 	for i, c := range cfgs {
-		progressf(progress, nil, "render %s\n", c.Name())
 		k, err := tiling.Check(c)
 		if err != nil {
 			errs = append(errs, err)
@@ -307,7 +307,8 @@ func compileAll(ctx context.Context, kernels []EmittedKernel, o EmitOptions) err
 		jobs = runtime.GOMAXPROCS(0)
 	}
 	var (
-		mu   sync.Mutex // guards o.Progress
+		mu   sync.Mutex // guards o.Progress and done
+		done int
 		wg   sync.WaitGroup
 		sem  = make(chan struct{}, jobs)
 		errs = make([]error, len(kernels))
@@ -323,17 +324,24 @@ func compileAll(ctx context.Context, kernels []EmittedKernel, o EmitOptions) err
 				errs[i] = fmt.Errorf("emit %s: %w", a.Name, err)
 				return
 			}
-			progressf(o.Progress, &mu, "compile %s\n", a.Name)
 			co := o.Compile
 			co.Arch = string(a.Config.Arch)
 			start := time.Now()
 			b, err := o.Toolchain.Compile(ctx, a.Name, a.Source, co)
 			if err != nil {
 				errs[i] = nameErr(a.Name, err)
+				mu.Lock()
+				done++
+				progressf(o.Progress, "failed %d/%d %s\n", done, len(kernels), a.Name)
+				mu.Unlock()
 				return
 			}
 			kernels[i].Build = b
 			kernels[i].CompileTime = time.Since(start)
+			mu.Lock()
+			done++
+			progressf(o.Progress, "compiled %d/%d %s (%s)\n", done, len(kernels), a.Name, compileTime(b, kernels[i].CompileTime))
+			mu.Unlock()
 		}()
 	}
 	wg.Wait()
@@ -543,13 +551,19 @@ func nameErr(name string, err error) error {
 	return fmt.Errorf("emit %s: %w", name, err)
 }
 
-func progressf(w io.Writer, mu *sync.Mutex, format string, args ...any) {
-	if w == nil {
-		return
+// progressf writes one progress line to w, when set; concurrent callers
+// hold a lock.
+func progressf(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format, args...)
 	}
-	if mu != nil {
-		mu.Lock()
-		defer mu.Unlock()
+}
+
+// compileTime is how a compile's time reads in progress lines and emit's
+// table: "cache hit", or the wall time to 10 ms.
+func compileTime(b *toolchain.BuildResult, d time.Duration) string {
+	if b.CacheHit {
+		return "cache hit"
 	}
-	fmt.Fprintf(w, format, args...)
+	return d.Round(10 * time.Millisecond).String()
 }

@@ -286,7 +286,7 @@ func TestEmitCompile(t *testing.T) {
 			t.Errorf("%s.report.json not written", a.Name)
 		}
 	}
-	if !strings.Contains(progress.String(), "compile ") {
+	if !strings.Contains(progress.String(), "compiled ") {
 		t.Errorf("progress has no compile lines:\n%s", progress.String())
 	}
 }

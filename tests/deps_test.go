@@ -97,8 +97,8 @@ func listDeps(t *testing.T, patterns ...string) map[string]map[string]bool {
 // holds only leaf helpers (no swigen imports), so they all sit in the
 // bottom layer and any package may use them.
 var layers = [][]string{
-	{"internal/join", "internal/textdiff", "internal/atomicfile", "internal/badinput", "protocol", "runtime/cu", "runtime/kernelsrc", "templates", "gen/toolchain", "python"},
-	{"tiling", "gen/toolchain/install"},
+	{"internal/join", "internal/textdiff", "internal/atomicfile", "internal/badinput", "internal/tty", "protocol", "runtime/cu", "runtime/kernelsrc", "templates", "gen/toolchain", "python"},
+	{"tiling", "gen/toolchain/install", "gen/toolchain/toolchaintest"},
 	{"tiling/tilingtest", "tiling/pick", "manifest", "runtime/num", "runtime/elementwise", "gen/doctor"},
 	{"perfmodel", "runtime/launch", "gen/view"},
 	{"gen", "runtime/ref", "runtime/baseline", "protocol/fromview"},

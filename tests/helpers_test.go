@@ -31,13 +31,23 @@ var (
 func findToolchain(t *testing.T) *toolchain.Toolchain {
 	t.Helper()
 	tcOnce.Do(func() { tc, tcErr = toolchain.Find(toolchain.FindOptions{}) })
-	if tcErr != nil {
-		if requireCompiler() {
-			t.Fatalf("SWIGEN_REQUIRE_COMPILER=1 but no CUDA compiler: %v", tcErr)
-		}
-		t.Skipf("skipping: no CUDA compiler found (set SWIGEN_REQUIRE_COMPILER=1 to fail instead, or run `bash .ci/run` to install the pinned one): %v", tcErr)
-	}
+	skipWithoutCompiler(t, tcErr)
 	return tc
+}
+
+// skipWithoutCompiler skips t when findErr (toolchain.Find's error) says
+// there is no CUDA compiler, or fails it under SWIGEN_REQUIRE_COMPILER=1;
+// a nil findErr does nothing. Every test that needs nvcc goes through it,
+// so a machine without one skips them all alike.
+func skipWithoutCompiler(t *testing.T, findErr error) {
+	t.Helper()
+	if findErr == nil {
+		return
+	}
+	if requireCompiler() {
+		t.Fatalf("SWIGEN_REQUIRE_COMPILER=1 but no CUDA compiler: %v", findErr)
+	}
+	t.Skipf("skipping: no CUDA compiler found (set SWIGEN_REQUIRE_COMPILER=1 to fail instead, or run `bash .ci/run` to install the pinned one): %v", findErr)
 }
 
 // render renders c or fails t.
@@ -48,4 +58,29 @@ func render(t *testing.T, c tiling.Config) *gen.Artifact {
 		t.Fatalf("Render(%s): %v", c.Name(), err)
 	}
 	return a
+}
+
+// TestSkipWithoutCompiler: a machine without nvcc skips a compiler test
+// (TestGoGenerateDownstream among them) rather than failing it, unless
+// SWIGEN_REQUIRE_COMPILER=1.
+func TestSkipWithoutCompiler(t *testing.T) {
+	t.Setenv("SWIGEN_REQUIRE_COMPILER", "")
+	for _, tt := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"no compiler", toolchain.ErrNoCompiler, true},
+		{"compiler", nil, false},
+	} {
+		var skipped, ran bool
+		t.Run(tt.name, func(t *testing.T) {
+			defer func() { skipped = t.Skipped() }()
+			skipWithoutCompiler(t, tt.err)
+			ran = true
+		})
+		if skipped != tt.want || ran == tt.want {
+			t.Errorf("%s: skipped %v, went on %v; want skipped %v", tt.name, skipped, ran, tt.want)
+		}
+	}
 }

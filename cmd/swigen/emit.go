@@ -26,7 +26,7 @@ func newEmitCmd(e *env, runF func(context.Context, *emitOptions) error) *cobra.C
 	o := &emitOptions{}
 	cmd := &cobra.Command{
 		Use:   "emit",
-		Short: "Render, compile and write kernels (default: the seed kernel for both archs)",
+		Short: "Render, compile and write kernels (default: the seed kernel for both archs, with its unfused path)",
 		Long:  longHelp("emit"),
 		Example: `  swigen emit
   swigen emit --arch sm_90a --tile 128x256x64 --stages 3 --schedule cooperative -o out/
@@ -46,7 +46,11 @@ func newEmitCmd(e *env, runF func(context.Context, *emitOptions) error) *cobra.C
 }
 
 func runEmit(ctx context.Context, e *env, o *emitOptions) error {
-	res, err := emit.Run(ctx, o.lib(), e.stderr)
+	lo := o.lib()
+	if e.stderrTTY {
+		lo.Progress = e.stderr
+	}
+	res, err := emit.Run(ctx, lo, e.stderr)
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ type listRow struct {
 	DType     tiling.DType  `json:"dtype"`
 	SmemBytes int           `json:"smem_bytes"`
 	Threads   int           `json:"threads"`
-	Config    tiling.Config `json:"config"`
+	Config    listConfig    `json:"config"`
 }
 
 // listOutput is the --json document.
@@ -151,7 +151,7 @@ func rows(cfgs []tiling.Config) []listRow {
 	for i, c := range cfgs {
 		rs[i] = listRow{
 			Name: c.Name(), Kernel: c.Kernel, Arch: c.Arch, DType: c.DType,
-			SmemBytes: c.SmemBytes(), Threads: c.Threads(), Config: c,
+			SmemBytes: c.SmemBytes(), Threads: c.Threads(), Config: listConfig(c),
 		}
 	}
 	return rs

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -44,7 +45,7 @@ func TestListJSON(t *testing.T) {
 		var n []string
 		for _, r := range rs {
 			n = append(n, r.Name)
-			if r.Threads <= 0 || r.SmemBytes <= 0 || r.Config.Name() != r.Name {
+			if r.Threads <= 0 || r.SmemBytes <= 0 || tiling.Config(r.Config).Name() != r.Name {
 				t.Errorf("row %+v: bad threads, smem or config", r)
 			}
 		}
@@ -76,5 +77,49 @@ func TestListSpaceTable(t *testing.T) {
 	}
 	if strings.Contains(out, "_sm90a_") {
 		t.Errorf("--arch sm_100a lists sm_90a configs:\n%s", out)
+	}
+}
+
+// TestListJSONKeys: list --json uses one key style, snake_case, the
+// configs' fields included, and every field of tiling.Config is there.
+func TestListJSONKeys(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCLI(t, "list", "--json", "--space", "--kernel", "fwd_down", "--arch", "sm_100a")
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, errOut)
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	snake := regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+	seen := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				seen[k] = true
+				if !snake.MatchString(k) {
+					t.Errorf("key %q is not snake_case", k)
+				}
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(doc)
+	for _, k := range []string{"tile_m", "cluster_n", "epi_stages", "major_b", "scheduler", "store_out"} {
+		if !seen[k] {
+			t.Errorf("no key %q in list --json", k)
+		}
+	}
+	for _, tt := range [][2]string{{"TileM", "tile_m"}, {"DType", "dtype"}, {"CLCStages", "clc_stages"}, {"L2KeepOperands", "l2_keep_operands"}, {"SwizzleGroup", "swizzle_group"}} {
+		if got := snakeKey(tt[0]); got != tt[1] {
+			t.Errorf("snakeKey(%s) = %s, want %s", tt[0], got, tt[1])
+		}
 	}
 }

@@ -21,7 +21,7 @@ func TestHelp(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"--help"}, []string{"Examples:", "  swigen emit", "Environment:", "SWIGEN_CACHE_DIR", "SWIGEN_CUDA_VENV", "CUDA_HOME", "Exit codes:"}},
+		{[]string{"--help"}, []string{"Examples:", "  swigen emit", "Environment (every variable swigen reads):", "completion", "SWIGEN_CACHE_DIR", "SWIGEN_CUDA_VENV", "CUDA_HOME", "Exit codes:"}},
 		{[]string{"emit", "--help"}, []string{"Examples:", "  swigen emit\n", "--no-compile", "--schedule", "--allow-spills"}},
 		{[]string{"list", "--help"}, []string{"Examples:", "  swigen list\n", "--space", "--json"}},
 		{[]string{"doctor", "--help"}, []string{"Examples:", "  swigen doctor\n", "compile-verified only"}},

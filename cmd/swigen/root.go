@@ -11,12 +11,16 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/swigen/swigen/internal/tty"
 )
 
 // env is what every command gets from run: its output streams. Commands
 // write results to stdout and notes and progress to stderr.
 type env struct {
 	stdout, stderr io.Writer
+	// stderrTTY says stderr is a terminal: progress lines go there only
+	// then (tty.IsTerminal).
+	stderrTTY bool
 }
 
 // run executes swigen with args and returns the process exit code; main is
@@ -24,7 +28,7 @@ type env struct {
 func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	root := newRootCmd(&env{stdout: stdout, stderr: stderr})
+	root := newRootCmd(&env{stdout: stdout, stderr: stderr, stderrTTY: tty.IsTerminal(stderr)})
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -58,7 +62,6 @@ func newRootCmd(e *env) *cobra.Command {
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
 	root.SetVersionTemplate("swigen {{.Version}}\n")
-	root.CompletionOptions.HiddenDefaultCmd = true
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &flagError{cmd: c, err: err}
 	})
@@ -94,6 +97,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newToolchainCmd(e),
 		newWheelCmd(e, nil),
 	)
+	registerCompletions(root)
 	// Cobra adds its completion group only to a root with subcommands.
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {

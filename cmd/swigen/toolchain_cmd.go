@@ -96,7 +96,7 @@ or the installed tools fail, with the end of their output.`,
 	f := cmd.Flags()
 	f.StringVar(&o.Venv, "venv", "", "install into this directory (default $SWIGEN_CUDA_VENV, else ~/.cache/swigen-cuda)")
 	f.StringVar(&o.Python, "python", "python3", "the Python 3 interpreter that creates the venv and runs pip")
-	f.BoolVar(&o.DryRun, "dry-run", false, "print the commands instead of running them; install nothing")
+	f.BoolVar(&o.DryRun, "dry-run", false, "print the commands instead of running them (also where the venv would be reused); install nothing")
 	return cmd
 }
 

@@ -14,7 +14,43 @@ import (
 var version = "dev"
 
 // versionString is the one-line version, also used by --version.
-func versionString() string { return version }
+func versionString() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		bi = nil
+	}
+	return versionOf(version, gitRevision, bi)
+}
+
+// versionOf is the version a binary reports: the link-time version when
+// set; else the module version Go recorded (module@v1.2.3, or the
+// pseudo-version of a build in a git checkout, naming its commit); else
+// "dev" with the commit it was built from, the VCS stamp's
+// (vcs.revision, "+dirty" when vcs.modified) or the link-time one
+// (bench/build.sh); plain "dev" only without either. bi may be nil.
+func versionOf(linked, gitRev string, bi *debug.BuildInfo) string {
+	if linked != "dev" {
+		return linked
+	}
+	rev, dirty := gitRev, ""
+	if bi != nil {
+		if v := bi.Main.Version; v != "" && v != "(devel)" {
+			return v
+		}
+		for _, s := range bi.Settings {
+			switch {
+			case s.Key == "vcs.revision" && s.Value != "":
+				rev = s.Value[:min(12, len(s.Value))]
+			case s.Key == "vcs.modified" && s.Value == "true":
+				dirty = "+dirty"
+			}
+		}
+	}
+	if rev == "" {
+		return "dev"
+	}
+	return "dev " + rev + dirty
+}
 
 // buildInfo describes the binary: Go version, module and VCS stamp.
 func buildInfo() string {

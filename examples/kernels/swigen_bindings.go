@@ -131,7 +131,7 @@ var elementwiseSm90a []byte
 // with the unfused path's gemm binding and elementwise cubin.
 var dispatchBwdDswiglu = []launch.DispatchBinding{{
 	Elementwise:       elementwiseSm90a,
-	ElementwiseSHA256: "37c5c1c891947f29fe801de74d616a104aa7e893983e88c087b0412ed4be8ae0",
+	ElementwiseSHA256: "1b7f2a2941a36c9db1e7788e388dfe83ea0de902d2f2ac9e75565e4a32c4847f",
 	Gemm:              bindingGemmSm90aBf16M128n256k64S4C1x1Cooperative,
 	Plan:              []byte("{\"fused\":\"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k\",\"gemm\":\"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative\",\"elementwise\":\"swigen_elementwise.sm_90a.cubin\",\"rule\":\"the path of the point nearest to the call's M,K,I in log space (sqrt of the summed squared natural logs of the size ratios), if within ln 2; else fused; force overrides\",\"points\":[{\"shape\":{\"M\":8192,\"K\":8192,\"I\":3584},\"path\":\"unfused\"},{\"shape\":{\"M\":8192,\"K\":8192,\"I\":28672},\"path\":\"fused\"},{\"shape\":{\"M\":16384,\"K\":768,\"I\":4608},\"path\":\"fused\"}]}"),
 }}

@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/manifest"
@@ -62,11 +63,23 @@ func dispatchPlans(o *Options, cfgs []tiling.Config) ([]manifest.Dispatch, []til
 		}
 		ds = append(ds, manifest.Dispatch{Fused: c.Name(), Gemm: g.Name(), Elementwise: gen.ElementwiseCubin(c.Arch),
 			Force: force, Rule: manifest.DispatchRule, Points: pts})
-		note := fmt.Sprintf("dispatch: %s ships its unfused path (%s + the elementwise kernel): the plan takes it at %d of the %d shapes where these two kernels were timed", c.Name(), g.Name(), unfused, len(pts))
+		note := fmt.Sprintf("dispatch: %s ships its unfused path, so %s and the elementwise module are written too: the plan takes that path at %d of the %d shapes where these two kernels were timed (%s); --path fused writes the fused kernel only", c.Name(), g.Name(), unfused, len(pts), unfusedShapes(pts))
 		if force != "" {
 			note = fmt.Sprintf("dispatch: %s: every call takes the unfused path (%s + the elementwise kernel; --path unfused)", c.Name(), g.Name())
 		}
 		notes = append(notes, note)
 	}
 	return ds, extra, notes, nil
+}
+
+// unfusedShapes lists the plan points that take the unfused path, as
+// M,K,I shapes.
+func unfusedShapes(pts []tiling.PlanPoint) string {
+	var out []string
+	for _, p := range pts {
+		if p.Path == tiling.PathUnfused {
+			out = append(out, fmt.Sprintf("%d,%d,%d", p.Shape.M, p.Shape.K, p.Shape.I))
+		}
+	}
+	return strings.Join(out, ", ")
 }

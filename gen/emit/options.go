@@ -7,6 +7,7 @@ package emit
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -43,6 +44,11 @@ type Options struct {
 	// measured plan takes it at some shape), fused (never), unfused
 	// (always, and every call takes it).
 	Path string
+
+	// Progress, when set, gets a line per compile as it finishes
+	// (gen.EmitOptions.Progress); no flag sets it: swigen emit passes its
+	// stderr when that is a terminal.
+	Progress io.Writer
 }
 
 // AddFlags defines emit's flags on f, parsed into o: the flags of emit,

@@ -118,6 +118,7 @@ func build(ctx context.Context, o *Options, p *plan, tc *toolchain.Toolchain, dr
 		Command:     cmdline,
 		Dispatch:    p.dispatch,
 		UnfusedOnly: p.unfused,
+		Progress:    o.Progress,
 	})
 	if err != nil && !dry {
 		return nil, fmt.Errorf("nothing written: %w", err)

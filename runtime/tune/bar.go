@@ -3,11 +3,10 @@ package tune
 import (
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+	"github.com/swigen/swigen/internal/tty"
 )
 
 // TermBar is a round's progress bar on a terminal, above the lines;
@@ -21,19 +20,17 @@ type TermBar struct {
 // NewTermBar is a Bar for n jobs on w (a bar only when w is a terminal).
 func NewTermBar(w io.Writer, n int) Bar {
 	t := &TermBar{w: w}
-	if f, ok := w.(*os.File); ok && n > 0 {
-		if st, err := f.Stat(); err == nil && st.Mode()&fs.ModeCharDevice != 0 {
-			t.bar = progressbar.NewOptions(n,
-				progressbar.OptionSetWriter(w),
-				progressbar.OptionSetDescription("tuning"),
-				progressbar.OptionShowCount(),
-				progressbar.OptionSetPredictTime(true),
-				progressbar.OptionSetElapsedTime(true),
-				progressbar.OptionSetWidth(30),
-				progressbar.OptionThrottle(200*time.Millisecond),
-				progressbar.OptionClearOnFinish())
-			t.bar.RenderBlank()
-		}
+	if n > 0 && tty.IsTerminal(w) {
+		t.bar = progressbar.NewOptions(n,
+			progressbar.OptionSetWriter(w),
+			progressbar.OptionSetDescription("tuning"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionSetWidth(30),
+			progressbar.OptionThrottle(200*time.Millisecond),
+			progressbar.OptionClearOnFinish())
+		t.bar.RenderBlank()
 	}
 	return t
 }

@@ -64,15 +64,42 @@ const StampName = ".swigen-pins"
 
 func pinStamp(pins []string) string { return strings.Join(pins, "\n") + "\n" }
 
+// printPlan prints, under head, the commands an install into venv with
+// python runs (with a venv python there already, or not).
+func (in *Installer) printPlan(venv, python, head string, haveVenv bool) {
+	w := in.Stdout
+	py := filepath.Join(venv, "bin", "python")
+	fallback := filepath.Join(venv, "lib", "python3", "site-packages")
+	fmt.Fprintf(w, "%s:\n", head)
+	if !haveVenv && fileExists(venv) {
+		fmt.Fprintf(w, "  rm -rf %s\n", shellWord(venv))
+	}
+	if !haveVenv {
+		fmt.Fprintf(w, "  %s\n", shellLine(python, "-m", "venv", venv))
+	}
+	fmt.Fprintf(w, "  %s\n", shellLine(py, in.pipArgs("")...))
+	if !haveVenv {
+		fmt.Fprintf(w, "  where %s -m venv fails instead: rm -rf %s && %s\n", python, shellWord(venv), shellLine(python, in.pipArgs(fallback)...))
+	}
+	fmt.Fprintf(w, "  then check %s under %s in its site-packages, run nvcc --version, and write %s\n",
+		strings.Join(toolchain.WheelFiles, ", "), toolchain.WheelHome, filepath.Join(venv, StampName))
+}
+
 // Install installs the pins into venv with python (reusing an install
 // whose stamp matches), or with dryRun prints what it would run.
 func (in *Installer) Install(ctx context.Context, venv, python string, dryRun bool) error {
 	stamp := filepath.Join(venv, StampName)
 	tc, why := in.check(venv)
+	py := filepath.Join(venv, "bin", "python")
+	haveVenv := isExecFile(py)
 	if why == "" {
 		fmt.Fprintf(in.Stdout, "reusing %s (pins match)\n", venv)
 		fmt.Fprintf(in.Stdout, "nvcc %s (%s)\n", tc.Version, tc.NVCC)
-		if !dryRun {
+		if dryRun {
+			// What it runs is what a user copies to install by hand or
+			// elsewhere: show it here too.
+			in.printPlan(venv, python, "with other pins it would run", haveVenv)
+		} else {
 			in.noteDiscovery(venv, tc)
 		}
 		return nil
@@ -80,24 +107,9 @@ func (in *Installer) Install(ctx context.Context, venv, python string, dryRun bo
 	if err := checkInstallDir(venv); err != nil {
 		return err
 	}
-	py := filepath.Join(venv, "bin", "python")
-	haveVenv := isExecFile(py)
 	fallback := filepath.Join(venv, "lib", "python3", "site-packages")
 	if dryRun {
-		w := in.Stdout
-		fmt.Fprintf(w, "would install the pinned CUDA compiler into %s (%s):\n", venv, why)
-		if !haveVenv && fileExists(venv) {
-			fmt.Fprintf(w, "  rm -rf %s\n", shellWord(venv))
-		}
-		if !haveVenv {
-			fmt.Fprintf(w, "  %s\n", shellLine(python, "-m", "venv", venv))
-		}
-		fmt.Fprintf(w, "  %s\n", shellLine(py, in.pipArgs("")...))
-		if !haveVenv {
-			fmt.Fprintf(w, "  where %s -m venv fails instead: rm -rf %s && %s\n", python, shellWord(venv), shellLine(python, in.pipArgs(fallback)...))
-		}
-		fmt.Fprintf(w, "  then check %s under %s in its site-packages, run nvcc --version, and write %s\n",
-			strings.Join(toolchain.WheelFiles, ", "), toolchain.WheelHome, stamp)
+		in.printPlan(venv, python, fmt.Sprintf("would install the pinned CUDA compiler into %s (%s)", venv, why), haveVenv)
 		return nil
 	}
 

@@ -25,7 +25,7 @@ KERNELS = (
 
 # The elementwise module of the unfused paths: (arch, cubin, cubin sha256).
 ELEMENTWISE = (
-    ("sm_90a", "swigen_elementwise.sm_90a.cubin", "37c5c1c891947f29fe801de74d616a104aa7e893983e88c087b0412ed4be8ae0"),
+    ("sm_90a", "swigen_elementwise.sm_90a.cubin", "1b7f2a2941a36c9db1e7788e388dfe83ea0de902d2f2ac9e75565e4a32c4847f"),
 )
 
 # The dispatch plans (manifest.Dispatch as JSON, one per fused kernel with an unfused path).
