@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/swigen/swigen/internal/readfile"
 )
 
 // fileSys is what writeAll needs of a file system. The OS's is osFS;
@@ -25,9 +27,11 @@ type fileSys interface {
 
 type osFS struct{}
 
-func (osFS) Stat(name string) (fs.FileInfo, error)         { return os.Stat(name) }
-func (osFS) Lstat(name string) (fs.FileInfo, error)        { return os.Lstat(name) }
-func (osFS) ReadFile(name string) ([]byte, error)          { return os.ReadFile(name) }
+func (osFS) Stat(name string) (fs.FileInfo, error)  { return os.Stat(name) }
+func (osFS) Lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
+func (osFS) ReadFile(name string) ([]byte, error) {
+	return readfile.Read(name, readfile.MaxArtifact)
+}
 func (osFS) Mkdir(name string, perm fs.FileMode) error     { return os.Mkdir(name, perm) }
 func (osFS) MkdirTemp(dir, pattern string) (string, error) { return os.MkdirTemp(dir, pattern) }
 func (osFS) Rename(oldpath, newpath string) error          { return os.Rename(oldpath, newpath) }

@@ -110,12 +110,12 @@ func (o *Options) ReadFlags(f *pflag.FlagSet) {
 // gives the same bytes from any path), and --help never reaches a run.
 var unrecordedFlags = map[string]bool{"nvcc": true, "help": true}
 
-// OnlyUnrecordedFlags reports whether o was given no flag but those emit
-// does not record (--nvcc): then diff checks a directory by the command
-// its index records.
-func (o *Options) OnlyUnrecordedFlags() bool {
+// RecordedMode reports whether o was given no flag but those emit does
+// not record (--nvcc) and -o: then diff checks a directory by the command
+// its index records (in -o's directory when given).
+func (o *Options) RecordedMode() bool {
 	for n := range o.Changed {
-		if !unrecordedFlags[n] {
+		if !unrecordedFlags[n] && n != "out" {
 			return false
 		}
 	}

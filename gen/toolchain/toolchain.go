@@ -18,6 +18,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/swigen/swigen/internal/proc"
 )
 
 // Versions of the pinned CUDA compiler wheels (see Pins).
@@ -245,9 +247,11 @@ func toolchainAt(nvcc string) (*Toolchain, error) {
 	}
 	tc.CUObjdump = siblingTool(dir, "cuobjdump")
 	tc.NVDisasm = siblingTool(dir, "nvdisasm")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), versionTimeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, abs, "--version").CombinedOutput()
+	cmd := exec.CommandContext(ctx, abs, "--version")
+	proc.Isolate(cmd) // a wrapper's child that never answers dies with it
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("%s --version: %w: %s", abs, err, strings.TrimSpace(string(out)))
 	}
@@ -258,6 +262,10 @@ func toolchainAt(nvcc string) (*Toolchain, error) {
 	tc.Version = v
 	return tc, nil
 }
+
+// versionTimeout bounds nvcc --version, which answers in well under a
+// second; a variable so tests can shorten it.
+var versionTimeout = 30 * time.Second
 
 // siblingTool returns dir/name when it is an executable file, or "".
 func siblingTool(dir, name string) string {

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/swigen/swigen/internal/atomicfile"
+	"github.com/swigen/swigen/internal/readfile"
 	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/templates"
 	"github.com/swigen/swigen/tiling"
@@ -420,9 +421,15 @@ func (r Result) problems(k Key, keyOK bool) []string {
 // command that takes a DB path treats one alike; other read failures
 // are not.
 func LoadDB(path string) (*DB, error) {
-	b, err := os.ReadFile(path)
+	b, err := readfile.Read(path, readfile.MaxDB)
 	if errors.Is(err, fs.ErrNotExist) {
 		return NewDB(), nil
+	}
+	if errors.Is(err, readfile.ErrNotRegular) || errors.Is(err, readfile.ErrTooLarge) {
+		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+			return nil, fmt.Errorf("%s: tune: load DB: %w: is a directory, want a results DB file", path, ErrInvalidDB)
+		}
+		return nil, fmt.Errorf("tune: load DB: %w: %w", ErrInvalidDB, err)
 	}
 	if err != nil {
 		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
