@@ -121,6 +121,7 @@ func build(ctx context.Context, o *Options, p *plan, tc *toolchain.Toolchain, dr
 		Command:     cmdline,
 		Dispatch:    p.dispatch,
 		UnfusedOnly: p.unfused,
+		Force:       o.Force,
 	})
 	if err != nil && !dry {
 		return nil, fmt.Errorf("nothing written: %w", err)

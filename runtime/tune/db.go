@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/swigen/swigen/internal/atomicfile"
+	"github.com/swigen/swigen/internal/dirlock"
 	"github.com/swigen/swigen/internal/readfile"
 	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/templates"
@@ -479,7 +480,7 @@ func writeAtomic(path string, b []byte) error {
 // record (a runner's answer without a time, say) would otherwise make the
 // file unreadable for every later sweep, merge and lookup.
 func UpdateDB(path string, f func(*DB) error) (*DB, error) {
-	unlock, err := lockDir(filepath.Dir(path))
+	unlock, err := dirlock.Lock(filepath.Dir(path))
 	if err != nil {
 		return nil, fmt.Errorf("tune: lock %s: %w", path, err)
 	}
@@ -504,7 +505,7 @@ func UpdateDB(path string, f func(*DB) error) (*DB, error) {
 // never sees a write in progress on a file system without atomic rename.
 // Reading creates no file. A missing DB is an empty one.
 func ReadDB(path string) (*DB, error) {
-	if unlock, err := readLockDir(filepath.Dir(path)); err == nil {
+	if unlock, err := dirlock.RLock(filepath.Dir(path)); err == nil {
 		defer unlock()
 	}
 	// Without the lock (a missing directory) reading is still safe where
