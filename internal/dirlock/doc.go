@@ -9,3 +9,6 @@ import "errors"
 // ErrReplaced is Lock's error when the directory was removed or replaced
 // while Lock waited for it: the caller makes it again and retries.
 var ErrReplaced = errors.New("directory removed or replaced while waiting for its lock")
+
+// ErrBusy is TryLock's error when another holder has the directory.
+var ErrBusy = errors.New("directory locked by another process")

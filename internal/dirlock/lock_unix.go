@@ -58,6 +58,20 @@ func RLock(dir string) (unlock func(), err error) {
 	return flock(lf, syscall.LOCK_SH)
 }
 
+// TryLock takes an exclusive flock on the directory (or file) dir
+// without waiting: ErrBusy when another open file holds a lock on it.
+func TryLock(dir string) (unlock func(), err error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err = flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return nil, ErrBusy
+	}
+	return unlock, err
+}
+
 // stillAt reports whether the directory open as f is still the one at
 // path: a writer that waited for the lock may find that the holder
 // removed it (an emit that failed removes the directories it created).
