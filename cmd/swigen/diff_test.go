@@ -441,11 +441,11 @@ func TestEmitArchSwitch(t *testing.T) {
 	}
 }
 
-// TestDiffErrorPrefix: diff's errors say diff, with flags and without
+// TestDiffErrorPrefix: diff's errors say diff, with flags and without, and a missing --nvcc is bad input (exit 2)
 // (the toolchain is looked for after the recorded command is read).
 func TestDiffErrorPrefix(t *testing.T) {
 	code, _, errOut := runCLI(t, "diff", "--nvcc", "/nonexistent/nvcc", "--arch", "sm_90a", "-o", t.TempDir())
-	if code != exitFailure || !strings.Contains(errOut, "swigen: diff: find toolchain") || strings.Contains(errOut, "emit:") {
+	if code != exitUsage || !strings.Contains(errOut, "swigen: diff: find toolchain") || strings.Contains(errOut, "emit:") {
 		t.Errorf("diff --nvcc /nonexistent/nvcc: exit %d, stderr:\n%s", code, errOut)
 	}
 	d := t.TempDir()
@@ -454,7 +454,7 @@ func TestDiffErrorPrefix(t *testing.T) {
 	}
 	t.Chdir(d)
 	code, _, errOut = runCLI(t, "diff", "--nvcc", "/nonexistent/nvcc")
-	if code != exitFailure || !strings.Contains(errOut, "swigen: diff: find toolchain") || strings.Contains(errOut, "emit:") {
+	if code != exitUsage || !strings.Contains(errOut, "swigen: diff: find toolchain") || strings.Contains(errOut, "emit:") {
 		t.Errorf("diff --nvcc /nonexistent/nvcc without other flags: exit %d, stderr:\n%s", code, errOut)
 	}
 }

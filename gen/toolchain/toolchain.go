@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swigen/swigen/internal/badinput"
 	"github.com/swigen/swigen/internal/proc"
 )
 
@@ -107,6 +108,23 @@ type FindOptions struct {
 	NVCC string
 }
 
+// CheckNVCCPath checks an nvcc named by the user (--nvcc) before it is
+// run: a directory (whose nvcc the search looks at), or an executable
+// regular file (not a device, FIFO or missing path).
+func CheckNVCCPath(p string) error {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return nil
+	}
+	if !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+		return fmt.Errorf("%s is not an executable file (%s)", p, fi.Mode())
+	}
+	return nil
+}
+
 // Find locates nvcc and its sibling tools. It searches, in order:
 // the explicit o.NVCC; $CUDA_HOME/bin; $PATH; /usr/local/cuda/bin; and the
 // CUDA 13 Python wheels (nvidia/cu13/bin) under $SWIGEN_CUDA_VENV,
@@ -116,6 +134,9 @@ type FindOptions struct {
 // lists every place searched, in order, with what was found there.
 func Find(o FindOptions) (*Toolchain, error) {
 	if o.NVCC != "" {
+		if err := CheckNVCCPath(o.NVCC); err != nil {
+			return nil, &badinput.Error{Err: fmt.Errorf("find toolchain: explicit nvcc %q: %w", o.NVCC, err)}
+		}
 		p := o.NVCC
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 			p = filepath.Join(p, "nvcc")

@@ -46,7 +46,7 @@ var ErrTooLarge = errors.New("file too large")
 func Read(path string, limit int64) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return nil, unresolvable(err)
 	}
 	if err := check(path, fi, limit); err != nil {
 		return nil, err
@@ -81,9 +81,19 @@ func Read(path string, limit int64) ([]byte, error) {
 func Check(path string, limit int64) error {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return err
+		return unresolvable(err)
 	}
 	return check(path, fi, limit)
+}
+
+// unresolvable marks as bad input a path that names no file however the
+// file system is (a symlink loop, a file used as a directory, a name too
+// long); other errors stay as they are.
+func unresolvable(err error) error {
+	if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ENAMETOOLONG) {
+		return &badinput.Error{Err: err}
+	}
+	return err
 }
 
 func check(path string, fi fs.FileInfo, limit int64) error {
