@@ -74,8 +74,14 @@ func TestEmitCrashRecovers(t *testing.T) {
 			renames = n - 1
 			break // every rename crashed once
 		}
+		if !Interrupted(dir) {
+			t.Errorf("crash at rename %d: Interrupted = false", n)
+		}
 		if err := RecoverOutput(dir); err != nil {
 			t.Fatalf("crash at rename %d: recover: %v", n, err)
+		}
+		if Interrupted(dir) {
+			t.Errorf("crash at rename %d: Interrupted after recovery", n)
 		}
 		if diff := cmp.Diff(before, snapshot(t, dir)); diff != "" {
 			t.Errorf("crash at rename %d, recovered (-before +after):\n%s", n, diff)

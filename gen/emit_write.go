@@ -140,6 +140,21 @@ func RecoverOutput(dir string) error {
 	return recoverStages(osFS{}, dir)
 }
 
+// Interrupted reports whether dir holds the staging directory of an emit
+// that was killed before its commit point (RecoverOutput rolls it back).
+func Interrupted(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if e.IsDir() && stageID(e.Name(), stagePrefix) {
+			return true
+		}
+	}
+	return false
+}
+
 // lockOutDir creates dir (and its missing parents) and takes its lock; it
 // returns the directories it created, outermost first, and the release.
 func lockOutDir(fsys fileSys, dir string) (created []string, unlock func(), err error) {

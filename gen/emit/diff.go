@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/internal/badinput"
+	"github.com/swigen/swigen/internal/dirlock"
 )
 
 // StaleFile is one file Diff found out of date: its name, a word for how
@@ -62,6 +63,14 @@ func Diff(ctx context.Context, o *Options, log io.Writer) (*DiffReport, error) {
 		d.command, _ = Command(o) // it worked for the dry run
 	}
 	d.Dir = o.Out
+	// Compare while no emit writes into the directory (emits take its
+	// lock exclusively); reading takes nothing else.
+	if unlock, err := dirlock.RLock(o.Out); err == nil {
+		defer unlock()
+	}
+	if gen.Interrupted(o.Out) {
+		fmt.Fprintf(log, "note: %s holds what a killed emit left half-done; the next emit into it rolls that back first\n", o.Out)
+	}
 	// diff --no-compile checks the sources against a directory that may
 	// hold a compiled emit; an emit recorded with --no-compile is all
 	// sources, so everything is compared.
