@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/swigen/swigen/internal/dirlock"
 )
 
 // Write replaces path with b (mode 0644) through a synced temporary file
@@ -29,7 +27,7 @@ func Write(path string, b []byte) (err error) {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	// Dropped by Close, or by the kernel when the writer dies.
-	if unlock, lerr := dirlock.TryLock(f.Name()); lerr == nil {
+	if unlock, lerr := tryLock(f.Name()); lerr == nil {
 		defer unlock()
 	}
 	defer func() {
@@ -83,7 +81,7 @@ func removeStale(dir, prefix string, now time.Time) {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
-		if unlock, err := dirlock.TryLock(p); err == nil {
+		if unlock, err := tryLock(p); err == nil {
 			os.Remove(p)
 			unlock()
 		}

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/swigen/swigen/internal/dirlock"
 )
 
 func TestWrite(t *testing.T) {
@@ -50,7 +48,7 @@ func TestWriteRemovesStaleTemps(t *testing.T) {
 	young := mk(".m.json.tmp-2", time.Now())
 	live := mk(".m.json.tmp-3", old)
 	other := mk(".n.json.tmp-4", old)
-	unlock, err := dirlock.TryLock(live)
+	unlock, err := tryLock(live)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,6 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
-
-	"github.com/swigen/swigen/internal/badinput"
 )
 
 // Size caps of the files swigen reads; each is far above what swigen
@@ -37,10 +35,19 @@ var ErrNotRegular = errors.New("not a regular file")
 // ErrTooLarge is wrapped by Read's error for a file over its cap.
 var ErrTooLarge = errors.New("file too large")
 
+// badPath is Read's error for a path that is not a file swigen reads: the
+// caller's input to fix (its BadInput method marks it for
+// internal/badinput, which this leaf package cannot import).
+type badPath struct{ err error }
+
+func (e *badPath) Error() string  { return e.err.Error() }
+func (e *badPath) Unwrap() error  { return e.err }
+func (e *badPath) BadInput() bool { return true }
+
 // Read returns the bytes of the regular file at path, at most limit of
 // them. A path that is not a regular file (after symlinks), or a file
-// over limit, is bad input (badinput.Error wrapping ErrNotRegular or
-// ErrTooLarge) and nothing of it is read; a FIFO is refused without
+// over limit, is bad input (an error whose BadInput method says so,
+// wrapping ErrNotRegular or ErrTooLarge) and nothing of it is read; a FIFO is refused without
 // opening it. Other failures (fs.ErrNotExist among them) come back as
 // os.Open's errors.
 func Read(path string, limit int64) ([]byte, error) {
@@ -91,14 +98,14 @@ func Check(path string, limit int64) error {
 // long); other errors stay as they are.
 func unresolvable(err error) error {
 	if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ENAMETOOLONG) {
-		return &badinput.Error{Err: err}
+		return &badPath{err: err}
 	}
 	return err
 }
 
 func check(path string, fi fs.FileInfo, limit int64) error {
 	if !fi.Mode().IsRegular() {
-		return &badinput.Error{Err: fmt.Errorf("%s: %w (%s): swigen reads only regular files", path, ErrNotRegular, kind(fi.Mode()))}
+		return &badPath{err: fmt.Errorf("%s: %w (%s): swigen reads only regular files", path, ErrNotRegular, kind(fi.Mode()))}
 	}
 	if fi.Size() > limit {
 		return tooLarge(path, fi.Size(), limit)
@@ -107,7 +114,7 @@ func check(path string, fi fs.FileInfo, limit int64) error {
 }
 
 func tooLarge(path string, size, limit int64) error {
-	return &badinput.Error{Err: fmt.Errorf("%s: %w: %d bytes or more, over the %d-byte cap for this file", path, ErrTooLarge, size, limit)}
+	return &badPath{err: fmt.Errorf("%s: %w: %d bytes or more, over the %d-byte cap for this file", path, ErrTooLarge, size, limit)}
 }
 
 // kind names a file mode's type for an error message.
