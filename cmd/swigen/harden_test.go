@@ -257,3 +257,39 @@ func TestEmitRecoversOnNextRun(t *testing.T) {
 		t.Errorf("the next emit left the stale staging directory %s", stage)
 	}
 }
+
+// TestEmitForce: emit stops at a bindings file of the user's (exit 2,
+// naming it, nothing written) and replaces it with --force, which the
+// index does not record.
+func TestEmitForce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "__init__.py")
+	if err := os.WriteFile(mine, []byte("print('mine')\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"emit", "--no-compile", "--kernel", "gemm", "--arch", "sm_90a", "--py-package", "mine", "-o", dir}
+	if code, _, errOut := runCLI(t, args...); code != exitUsage || !strings.Contains(errOut, mine+" exists and swigen did not write it") {
+		t.Fatalf("emit over a user's __init__.py: exit %d:\n%s", code, errOut)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("the refused emit wrote %d entries", len(ents)-1)
+	}
+	if code, _, errOut := runCLI(t, append(args, "--force")...); code != exitOK {
+		t.Fatalf("emit --force: exit %d:\n%s", code, errOut)
+	}
+	if b, _ := os.ReadFile(mine); string(b) == "print('mine')\n" {
+		t.Error("--force did not replace __init__.py")
+	}
+	idx, err := gen.ReadIndex(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(strings.Join(idx.Command, " "), "force") {
+		t.Errorf("the index records --force: %q", idx.Command)
+	}
+	// The index records __init__.py now: a later emit replaces it.
+	if code, _, errOut := runCLI(t, args...); code != exitOK {
+		t.Errorf("emit after --force: exit %d:\n%s", code, errOut)
+	}
+}
