@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/swigen/swigen/internal/dirlock"
 	"github.com/swigen/swigen/internal/proc"
 	"github.com/swigen/swigen/internal/readfile"
 )
@@ -178,31 +177,12 @@ func (t *Toolchain) Compile(ctx context.Context, name string, src []byte, o Comp
 // build runs both compiler steps in a fresh scratch directory, removed on
 // success and kept on a tool failure for the repro line.
 func (t *Toolchain) build(ctx context.Context, name, stem string, src []byte, argv, ptxasArgv []string) (_ *BuildResult, err error) {
-	removeStaleScratch()
-	dir, err := os.MkdirTemp("", scratchPrefix+stem+"-")
+	dir, release, err := newScratch(stem)
 	if err != nil {
 		return nil, fmt.Errorf("compile %s: %w", name, err)
 	}
-	// Held while the directory is in use, so removeStaleScratch in
-	// another process leaves it alone; a kill -9 drops it.
-	if unlock, lerr := dirlock.Lock(dir); lerr == nil {
-		defer unlock()
-	}
 	keep := false
-	defer func() {
-		if !keep {
-			os.RemoveAll(dir)
-			return
-		}
-		// Kept for the repro line, under a name removeStaleScratch does
-		// not take.
-		kept := filepath.Join(filepath.Dir(dir), keptPrefix+strings.TrimPrefix(filepath.Base(dir), scratchPrefix))
-		var ce *CompileError
-		if errors.As(err, &ce) && os.Rename(dir, kept) == nil {
-			ce.Dir = kept
-			ce.SourcePath = filepath.Join(kept, filepath.Base(ce.SourcePath))
-		}
-	}()
+	defer func() { release(keep, err) }()
 	srcPath := filepath.Join(dir, stem+".cu")
 	if err := os.WriteFile(srcPath, src, 0o644); err != nil {
 		return nil, fmt.Errorf("compile %s: %w", name, err)

@@ -1,6 +1,7 @@
 package toolchain
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +25,36 @@ const (
 const scratchGrace = time.Minute
 
 var staleScratchOnce sync.Once
+
+// newScratch makes a compile's scratch directory, locked while in use (so
+// removeStaleScratch in another process leaves it alone; a kill -9 drops
+// the lock), and returns it with its release: the directory is removed,
+// or with keep renamed keptPrefix... for the repro line, the
+// *CompileError in err updated to name the new place.
+func newScratch(stem string) (dir string, release func(keep bool, err error), err error) {
+	removeStaleScratch()
+	dir, err = os.MkdirTemp("", scratchPrefix+stem+"-")
+	if err != nil {
+		return "", nil, err
+	}
+	unlock, lerr := dirlock.Lock(dir)
+	if lerr != nil {
+		unlock = func() {}
+	}
+	return dir, func(keep bool, err error) {
+		defer unlock()
+		if !keep {
+			os.RemoveAll(dir)
+			return
+		}
+		kept := filepath.Join(filepath.Dir(dir), keptPrefix+strings.TrimPrefix(filepath.Base(dir), scratchPrefix))
+		var ce *CompileError
+		if errors.As(err, &ce) && os.Rename(dir, kept) == nil {
+			ce.Dir = kept
+			ce.SourcePath = filepath.Join(kept, filepath.Base(ce.SourcePath))
+		}
+	}, nil
+}
 
 // removeStaleScratch deletes, once per process, the scratch directories
 // of compiles that were killed (kill -9 leaves them): those no live
