@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/gen/toolchain"
 )
 
 // recordedPackage emits a small package (no compile) into a fresh
@@ -190,5 +192,42 @@ func fifo(t *testing.T, p string) {
 	t.Helper()
 	if err := syscall.Mkfifo(p, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDiffReadsBuildCache: diff takes its cubins from the build cache an
+// emit filled: with an nvcc that reports the same version but cannot
+// compile, a warm diff is still up to date (and compiles nothing).
+func TestDiffReadsBuildCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles with nvcc; skipped in -short mode")
+	}
+	tc, err := toolchain.Find(toolchain.FindOptions{})
+	if err != nil {
+		if os.Getenv("SWIGEN_REQUIRE_COMPILER") == "1" {
+			t.Fatalf("SWIGEN_REQUIRE_COMPILER=1 but no CUDA compiler: %v", err)
+		}
+		t.Skipf("no CUDA compiler: %v", err)
+	}
+	t.Setenv("SWIGEN_CACHE_DIR", t.TempDir())
+	dir := filepath.Join(t.TempDir(), "pkg")
+	if code, _, errOut := runCLI(t, "emit", "--kernel", "gemm", "--arch", "sm_90a", "--go-package", "kernels", "-o", dir); code != exitOK {
+		t.Fatalf("emit: exit %d:\n%s", code, errOut)
+	}
+	version, err := exec.Command(tc.NVCC, "--version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := t.TempDir()
+	for tool, script := range map[string]string{
+		"nvcc":  "#!/bin/sh\nif [ \"$1\" = --version ]; then cat <<'EOF'\n" + string(version) + "EOF\nexit 0; fi\nexit 1\n",
+		"ptxas": "#!/bin/sh\nexit 1\n",
+	} {
+		if err := os.WriteFile(filepath.Join(fake, tool), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, out, errOut := runCLI(t, "diff", "-o", dir, "--nvcc", fake); code != exitOK || !strings.Contains(out, "up to date") {
+		t.Errorf("warm diff with an nvcc that cannot compile: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }
