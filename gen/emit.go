@@ -62,6 +62,9 @@ type EmitOptions struct {
 	// unfused gemm (not asked for): the index marks them, and the Go
 	// bindings give them no arch-dispatching launcher of their own.
 	UnfusedOnly []string
+	// Force lets the emit replace an index or bindings file in Dir that no
+	// emit wrote (by default an error naming the file).
+	Force bool
 
 	// fs is the file system the files are written with; nil is the OS's.
 	// Tests set it to make a write or rename fail part-way.
@@ -256,19 +259,17 @@ func EmitArtifacts(ctx context.Context, arts []*Artifact, o EmitOptions) (*EmitR
 	if fsys == nil {
 		fsys = osFS{}
 	}
-	remove, keep, err := leftovers(fsys, o.Dir, files)
-	if err != nil {
-		return nil, err
-	}
-	res.Kept = keep
 	if o.DryRun {
-		res.Removed = remove
+		old, _ := readIndex(fsys, o.Dir) // unreadable: names nothing
+		if res.Removed, res.Kept, err = leftovers(fsys, o.Dir, old, files); err != nil {
+			return nil, err
+		}
 		return res, nil
 	}
-	if res.Files, err = writeRemoving(fsys, o.Dir, files, remove); err != nil {
+	wo := writeOptions{guarded: guardedFiles(files, kernels, efiles), force: o.Force}
+	if res.Files, res.Removed, res.Kept, err = commit(fsys, o.Dir, files, wo); err != nil {
 		return nil, err
 	}
-	res.Removed = remove
 	return res, nil
 }
 
@@ -449,9 +450,8 @@ func readIndex(fsys fileSys, dir string) (*Index, error) {
 // neither: a directory or link there is not something emit made. An
 // index that cannot be read or parsed names nothing: emit replaces it
 // and removes nothing.
-func leftovers(fsys fileSys, dir string, files []OutputFile) (remove, keep []string, err error) {
-	old, err := readIndex(fsys, dir)
-	if err != nil {
+func leftovers(fsys fileSys, dir string, old *Index, files []OutputFile) (remove, keep []string, err error) {
+	if old == nil {
 		return nil, nil, nil
 	}
 	writes := map[string]bool{IndexFile: true}
@@ -487,49 +487,25 @@ func leftovers(fsys fileSys, dir string, files []OutputFile) (remove, keep []str
 	return remove, keep, nil
 }
 
-// writeRemoving is writeAll that also takes the files of remove out of
-// dir, under the same all-or-nothing rule: they are first moved into a
-// hidden staging directory of their own, then files are written, and only
-// when that succeeded is the staging directory deleted. On any failure
-// they are moved back.
-func writeRemoving(fsys fileSys, dir string, files []OutputFile, remove []string) ([]EmittedFile, error) {
-	if len(remove) == 0 {
-		return writeAll(fsys, dir, files)
+// guardedFiles names the files of an emit that are not a kernel's or the
+// elementwise module's (whose names are swigen's own): the index and the
+// bindings, names a user's own file may have.
+func guardedFiles(files []OutputFile, kernels []EmittedKernel, efiles []OutputFile) map[string]bool {
+	g := map[string]bool{}
+	for _, f := range files {
+		g[f.Name] = true
 	}
-	stage, err := fsys.MkdirTemp(dir, stagePrefix+"*")
-	if err != nil {
-		return nil, fmt.Errorf("emit: staging directory in %s: %w", dir, err)
+	for _, f := range efiles {
+		delete(g, f.Name)
 	}
-	var moved []string
-	fail := func(err error) ([]EmittedFile, error) {
-		var uerrs []error
-		for i := len(moved) - 1; i >= 0; i-- {
-			if uerr := fsys.Rename(filepath.Join(stage, moved[i]), filepath.Join(dir, moved[i])); uerr != nil {
-				uerrs = append(uerrs, uerr)
-			}
-		}
-		if len(uerrs) > 0 {
-			// The staging directory still holds what could not be moved
-			// back; it stays, so nothing is lost.
-			return nil, fmt.Errorf("%w; putting back the files of the previous emit also failed, they are in %s: %w", err, stage, errors.Join(uerrs...))
-		}
-		fsys.RemoveAll(stage)
-		return nil, err
+	for _, k := range kernels {
+		n := k.Artifact.Name
+		delete(g, n+".cu")
+		delete(g, n+".json")
+		delete(g, n+".report.json")
+		delete(g, n+"."+string(k.Artifact.Config.Arch)+".cubin")
 	}
-	for _, name := range remove {
-		if err := fsys.Rename(filepath.Join(dir, name), filepath.Join(stage, name)); err != nil {
-			return fail(fmt.Errorf("emit: remove %s: %w", filepath.Join(dir, name), err))
-		}
-		moved = append(moved, name)
-	}
-	written, err := writeAll(fsys, dir, files)
-	if err != nil {
-		return fail(err)
-	}
-	// As in writeAll: a staging directory left behind is not a wrong
-	// output, so failing to delete it is not an error.
-	fsys.RemoveAll(stage)
-	return written, nil
+	return g
 }
 
 // marshalJSON is the one JSON style of emitted files: two-space indent and a

@@ -29,6 +29,9 @@ type faultFS struct {
 
 var errInjected = errors.New("injected failure")
 
+// staleIndex is an index of an older emit that records no files.
+const staleIndex = "{\"kernels\": []}\n"
+
 func (f *faultFS) fail(op string) error {
 	if op != f.op {
 		return nil
@@ -132,7 +135,7 @@ func TestEmitWriteFailureLeavesNothing(t *testing.T) {
 		if _, err := Emit(context.Background(), cfgs, EmitOptions{Dir: dir}); err != nil {
 			t.Fatal(err)
 		}
-		for name, data := range map[string]string{first + ".cu": "stale source\n", IndexFile: "{}\n", "notes.txt": "mine\n"} {
+		for name, data := range map[string]string{first + ".cu": "stale source\n", IndexFile: staleIndex, "notes.txt": "mine\n"} {
 			if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -211,7 +214,7 @@ func TestEmitWriteRollbackFailure(t *testing.T) {
 	if _, err := Emit(context.Background(), cfgs, EmitOptions{Dir: dir}); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, IndexFile), []byte("{}\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, IndexFile), []byte(staleIndex), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// Rename 1 backs the index up; 2 (the new index) and the rollback's
@@ -228,7 +231,7 @@ func TestEmitWriteSuccessLeavesNoStaging(t *testing.T) {
 	t.Parallel()
 	cfgs := heuristicConfigs(t)
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, IndexFile), []byte("{}\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, IndexFile), []byte(staleIndex), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	res, err := Emit(context.Background(), cfgs, EmitOptions{Dir: dir})
@@ -247,7 +250,7 @@ func TestEmitWriteSuccessLeavesNoStaging(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("directory (-want +got):\n%s", diff)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, IndexFile)); string(b) == "{}\n" {
+	if b, _ := os.ReadFile(filepath.Join(dir, IndexFile)); string(b) == staleIndex {
 		t.Error("the stale index was not replaced")
 	}
 }

@@ -24,6 +24,11 @@ import (
 // another language can evaluate it without a parser of its own.
 type Expr string
 
+// MaxExprDepth bounds the nesting of parentheses and cdiv calls in an
+// Expr: the emitted expressions nest at most three deep, and a bound keeps
+// the recursive parser's stack small on any input (a manifest is data).
+const MaxExprDepth = 64
+
 // Sizes are the problem sizes of one launch by name (M, N, K, I).
 type Sizes map[string]int
 
@@ -65,7 +70,19 @@ type exprParser struct {
 	pos       int
 	sizes     Sizes
 	parseOnly bool
+	depth     int // open parentheses and cdiv calls
 }
+
+// enter opens a nesting level, failing beyond MaxExprDepth; leave closes it.
+func (p *exprParser) enter() error {
+	p.depth++
+	if p.depth > MaxExprDepth {
+		return fmt.Errorf("nested deeper than %d at offset %d", MaxExprDepth, p.pos)
+	}
+	return nil
+}
+
+func (p *exprParser) leave() { p.depth-- }
 
 // skip moves past spaces and returns the position.
 func (p *exprParser) skip() int {
@@ -123,6 +140,10 @@ func (p *exprParser) term() (int64, error) {
 func (p *exprParser) factor() (int64, error) {
 	start := p.skip()
 	if p.eat('(') {
+		if err := p.enter(); err != nil {
+			return 0, err
+		}
+		defer p.leave()
 		v, err := p.expr()
 		if err == nil && !p.eat(')') {
 			err = fmt.Errorf("missing ) at offset %d", p.pos)
@@ -153,6 +174,10 @@ func (p *exprParser) factor() (int64, error) {
 
 // cdiv parses the arguments of cdiv( after the open parenthesis.
 func (p *exprParser) cdiv() (int64, error) {
+	if err := p.enter(); err != nil {
+		return 0, err
+	}
+	defer p.leave()
 	a, err := p.expr()
 	if err != nil {
 		return 0, err

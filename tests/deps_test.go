@@ -97,9 +97,9 @@ func listDeps(t *testing.T, patterns ...string) map[string]map[string]bool {
 // holds only leaf helpers (no swigen imports), so they all sit in the
 // bottom layer and any package may use them.
 var layers = [][]string{
-	{"internal/join", "internal/textdiff", "internal/atomicfile", "internal/badinput", "internal/tty", "protocol", "runtime/cu", "runtime/kernelsrc", "templates", "gen/toolchain", "python"},
-	{"tiling", "gen/toolchain/install", "gen/toolchain/toolchaintest"},
-	{"tiling/tilingtest", "tiling/pick", "manifest", "runtime/num", "runtime/elementwise", "gen/doctor"},
+	{"internal/join", "internal/textdiff", "internal/atomicfile", "internal/badinput", "internal/dirlock", "internal/proc", "internal/readfile", "internal/tty", "protocol", "runtime/cu", "runtime/kernelsrc", "templates", "python"},
+	{"tiling", "gen/toolchain"},
+	{"tiling/tilingtest", "tiling/pick", "manifest", "runtime/num", "runtime/elementwise", "gen/doctor", "gen/toolchain/install", "gen/toolchain/toolchaintest"},
 	{"perfmodel", "runtime/launch", "gen/view"},
 	{"gen", "runtime/ref", "runtime/baseline", "protocol/fromview"},
 	{"gen/gobind", "gen/pybind", "gen/builder", "runtime/check", "runtime/bench"},

@@ -13,6 +13,7 @@ import (
 	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/runtime/bench"
+	"github.com/swigen/swigen/runtime/tune"
 	"github.com/swigen/swigen/tiling"
 	"github.com/swigen/swigen/tiling/pick"
 )
@@ -87,6 +88,9 @@ func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra
 			if err := o.setKind(args, cmd.Flags().Changed("kernel")); err != nil {
 				return err
 			}
+			if cmd.Flags().Changed("path") && strings.TrimSpace(o.Path) == "" {
+				return usageError(errors.New("bench: --path is empty; want auto, fused or unfused"))
+			}
 			o.Command = "swigen " + strings.Join(os.Args[1:], " ")
 			o.HeuristicPerShape = !cmd.Flags().Changed("heuristic-shape")
 			if runF != nil {
@@ -138,6 +142,15 @@ func (o *benchOptions) validate() ([]tiling.Shape, error) {
 	if err := checkTiming("bench", o.Reps, o.Warmup); err != nil {
 		return nil, err
 	}
+	if err := checkDevice("bench", o.Device); err != nil {
+		return nil, err
+	}
+	if err := checkNVCC("bench", o.NVCC); err != nil {
+		return nil, err
+	}
+	if err := o.checkNamesAndTuned(); err != nil {
+		return nil, err
+	}
 	if o.Suite {
 		shapes = bench.SuiteShapes()
 	}
@@ -172,6 +185,27 @@ func (o *benchOptions) validate() ([]tiling.Shape, error) {
 		return nil, err
 	}
 	return shapes, nil
+}
+
+// checkNamesAndTuned checks, for the measured run and the projection
+// alike, that every --name parses and that --path and --tuned are
+// usable: a DB that is no results DB is bad input before any work.
+func (o *benchOptions) checkNamesAndTuned() error {
+	for _, n := range o.Select.Names {
+		if _, err := tiling.ParseName(n); err != nil {
+			return usageError(fmt.Errorf("bench: --name: %w", err))
+		}
+	}
+	if o.Select.Tuned == "" {
+		return nil
+	}
+	if _, err := os.Stat(o.Select.Tuned); err != nil {
+		return usageError(fmt.Errorf("bench: --tuned: %w", err))
+	}
+	if _, err := tune.ReadDB(o.Select.Tuned); err != nil {
+		return usageError(fmt.Errorf("bench: --tuned: %w", err))
+	}
+	return nil
 }
 
 // fixedSelection reports whether the flags fix the configs (--name,

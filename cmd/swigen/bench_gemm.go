@@ -85,6 +85,12 @@ func (o *benchGemmOptions) validate() (shapes [][3]int, d tiling.DType, named []
 	if err := checkTiming("bench gemm", o.Reps, o.Warmup); err != nil {
 		return nil, "", nil, err
 	}
+	if err := checkDevice("bench gemm", o.Device); err != nil {
+		return nil, "", nil, err
+	}
+	if err := checkNVCC("bench gemm", o.NVCC); err != nil {
+		return nil, "", nil, err
+	}
 	for _, n := range o.Names {
 		c, err := tiling.ParseName(n)
 		if err != nil {

@@ -92,6 +92,12 @@ func (o *benchMLPOptions) parse() error {
 	if err := checkTiming("bench mlp", o.Reps, o.Warmup); err != nil {
 		return err
 	}
+	if err := checkDevice("bench mlp", o.Device); err != nil {
+		return err
+	}
+	if err := checkNVCC("bench mlp", o.NVCC); err != nil {
+		return err
+	}
 	if o.CheckOnly {
 		o.Check = true
 	}

@@ -34,9 +34,9 @@ func TestBenchMLPFlags(t *testing.T) {
 			benchMLPOptions{Shapes: []string{"16384,768,4608"}, DType: "bf16", Reps: 40, Warmup: 300 * time.Millisecond,
 				Check: true, CheckShape: "200,136,264", JSONDir: "bench/results", shapes: []tiling.Shape{s1}, dtype: tiling.BF16, chk: chk}},
 		{"everything", []string{"--recompute-out", "--check-only", "--check-shape", "64,8,16", "--dtype", "fp16", "--reps", "25",
-			"--warmup", "1s", "--shape", "8192,4096,14336", "--shape", "128,64,64", "--baseline-only", "--device", "1", "--nvcc", "/x/nvcc"},
+			"--warmup", "1s", "--shape", "8192,4096,14336", "--shape", "128,64,64", "--baseline-only", "--device", "1", "--nvcc", "/"},
 			benchMLPOptions{Shapes: []string{"8192,4096,14336", "128,64,64"}, DType: "fp16", Reps: 25, Warmup: time.Second,
-				RecomputeOut: true, Check: true, CheckOnly: true, CheckShape: "64,8,16", BaselineOnly: true, Device: 1, NVCC: "/x/nvcc",
+				RecomputeOut: true, Check: true, CheckOnly: true, CheckShape: "64,8,16", BaselineOnly: true, Device: 1, NVCC: "/",
 				shapes: []tiling.Shape{{M: 8192, K: 4096, I: 14336}, {M: 128, K: 64, I: 64}}, dtype: tiling.FP16, chk: tiling.Shape{M: 64, K: 8, I: 16}}},
 	}
 	for _, tt := range tests {

@@ -30,6 +30,9 @@ func runModel(e *env, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := o.checkNamesAndTuned(); err != nil {
+		return err
+	}
 	if o.Select.Kernel() != string(tiling.KernelBwdDSwiGLU) {
 		return usageError(fmt.Errorf("bench %s --model %s: the datasheet model projects bwd_dswiglu only (bench bwd --model)", bench.KindArg(tiling.Kernel(o.Select.Kernel())), o.Model))
 	}

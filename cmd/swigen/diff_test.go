@@ -301,10 +301,18 @@ func TestDiffRecorded(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, "out")
 	tuned, _ := writeTunedDB(t, tiling.Shape{M: 16384, K: 768, I: 4608})
-	rel, err := filepath.Rel(root, tuned)
+	// The DB lies in the package: a record may read nothing outside it.
+	db, err := os.ReadFile(tuned)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tune.json"), db, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rel := filepath.Join("out", "tune.json")
 	t.Chdir(root)
 	// --tuned relative to where emit runs, not to the output directory,
 	// as a go:generate line in a parent package would name it.
@@ -359,6 +367,7 @@ func TestDiffRecorded(t *testing.T) {
 		{"not JSON", "{", "not an index swigen emit wrote"},
 		{"no command", `{"kernels": []}`, "records no swigen emit command"},
 		{"bad command", `{"command": ["swigen", "emit", "--bogus"], "kernels": []}`, "unknown flag: --bogus"},
+		{"help", `{"command": ["swigen", "emit", "--help"], "kernels": []}`, "help requested"},
 	} {
 		d := t.TempDir()
 		if tt.index != "" {
@@ -432,11 +441,11 @@ func TestEmitArchSwitch(t *testing.T) {
 	}
 }
 
-// TestDiffErrorPrefix: diff's errors say diff, with flags and without
+// TestDiffErrorPrefix: diff's errors say diff, with flags and without, and a missing --nvcc is bad input (exit 2)
 // (the toolchain is looked for after the recorded command is read).
 func TestDiffErrorPrefix(t *testing.T) {
 	code, _, errOut := runCLI(t, "diff", "--nvcc", "/nonexistent/nvcc", "--arch", "sm_90a", "-o", t.TempDir())
-	if code != exitFailure || !strings.Contains(errOut, "swigen: diff: find toolchain") || strings.Contains(errOut, "emit:") {
+	if code != exitUsage || !strings.Contains(errOut, "swigen: diff: find toolchain") || strings.Contains(errOut, "emit:") {
 		t.Errorf("diff --nvcc /nonexistent/nvcc: exit %d, stderr:\n%s", code, errOut)
 	}
 	d := t.TempDir()
@@ -445,7 +454,7 @@ func TestDiffErrorPrefix(t *testing.T) {
 	}
 	t.Chdir(d)
 	code, _, errOut = runCLI(t, "diff", "--nvcc", "/nonexistent/nvcc")
-	if code != exitFailure || !strings.Contains(errOut, "swigen: diff: find toolchain") || strings.Contains(errOut, "emit:") {
+	if code != exitUsage || !strings.Contains(errOut, "swigen: diff: find toolchain") || strings.Contains(errOut, "emit:") {
 		t.Errorf("diff --nvcc /nonexistent/nvcc without other flags: exit %d, stderr:\n%s", code, errOut)
 	}
 }

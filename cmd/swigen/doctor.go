@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/swigen/swigen/gen/doctor"
+	"github.com/swigen/swigen/gen/toolchain"
 )
 
 // doctorOptions are the parsed flags of `swigen doctor`.
@@ -30,7 +30,7 @@ func newDoctorCmd(e *env, runF func(context.Context, *doctorOptions) error) *cob
 			if o.NVCC != "" {
 				// An nvcc asked for by path must exist: a typo is bad
 				// input, not a report of a broken machine.
-				if _, err := os.Stat(o.NVCC); err != nil {
+				if err := toolchain.CheckNVCCPath(o.NVCC); err != nil {
 					return usageError(fmt.Errorf("doctor: --nvcc %q: %w", o.NVCC, err))
 				}
 			}

@@ -140,6 +140,9 @@ func parseShapes(vals []string) ([]tiling.Shape, error) {
 			out = append(out, s)
 		}
 	}
+	if len(vals) > 0 && len(out) == 0 {
+		return nil, usageError(fmt.Errorf("--shape %q: no shape given; want M,K,I, or leave the flag out", strings.Join(vals, ";")))
+	}
 	return out, nil
 }
 

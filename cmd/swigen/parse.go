@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/swigen/swigen/gen/toolchain"
 )
 
 // minReps is the fewest timed repetitions a benchmark takes (bench.Options
@@ -25,6 +27,28 @@ func checkTiming(cmd string, reps int, warmup time.Duration) error {
 	}
 	if len(bad) > 0 {
 		return usageError(fmt.Errorf("%s: %s", cmd, strings.Join(bad, "; ")))
+	}
+	return nil
+}
+
+// checkDevice is the rule for every command's --device: a GPU ordinal is
+// not negative (checked before any GPU is opened).
+func checkDevice(cmd string, device int) error {
+	if device < 0 {
+		return usageError(fmt.Errorf("%s: --device %d: want a GPU ordinal, 0 or more", cmd, device))
+	}
+	return nil
+}
+
+// checkNVCC is the rule for every command's --nvcc (when given): an
+// executable file, or a directory holding nvcc, checked before any GPU
+// or compile step (a device or FIFO is not run).
+func checkNVCC(cmd, nvcc string) error {
+	if nvcc == "" {
+		return nil
+	}
+	if err := toolchain.CheckNVCCPath(nvcc); err != nil {
+		return usageError(fmt.Errorf("%s: --nvcc %q: %w", cmd, nvcc, err))
 	}
 	return nil
 }

@@ -18,6 +18,8 @@ type toolchainInstallOptions struct {
 	Venv   string // "" means toolchain.DefaultVenv()
 	Python string
 	DryRun bool
+
+	venvSet bool // --venv was given (so an empty one is a mistake)
 }
 
 // validate checks the flags and returns the absolute install directory.
@@ -26,6 +28,9 @@ func (o *toolchainInstallOptions) validate() (string, error) {
 		return "", usageError(errors.New("toolchain install: --python is empty; want a Python 3 interpreter such as python3"))
 	}
 	venv := o.Venv
+	if o.venvSet && strings.TrimSpace(venv) == "" {
+		return "", usageError(errors.New("toolchain install: --venv is empty; name a directory, or leave the flag out for the default"))
+	}
 	if venv == "" {
 		v, err := toolchain.DefaultVenv()
 		if err != nil {
@@ -87,6 +92,7 @@ or the installed tools fail, with the end of their output.`,
   swigen toolchain install --venv /opt/swigen-cuda --python python3.12`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.venvSet = cmd.Flags().Changed("venv")
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}

@@ -161,6 +161,9 @@ func (o *tuneOptions) validate() (tune.RunOptions, error) {
 	if err := checkTiming("tune", o.Reps, o.Warmup); err != nil {
 		return ro, err
 	}
+	if err := checkNVCC("tune", o.NVCC); err != nil {
+		return ro, err
+	}
 	if o.SyncTimeout <= 0 || o.Timeout <= 0 {
 		return ro, usageError(fmt.Errorf("tune: --sync-timeout %v, --timeout %v: want positive limits", o.SyncTimeout, o.Timeout))
 	}

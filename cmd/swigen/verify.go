@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -93,8 +94,14 @@ func (o *verifyOptions) validate() ([]tiling.Shape, error) {
 	if err := o.Select.Check(); err != nil {
 		return nil, err
 	}
-	if !(o.Tol > 0) {
-		return nil, usageError(fmt.Errorf("verify: --tol %g: must be positive", o.Tol))
+	if !(o.Tol > 0) || math.IsInf(o.Tol, 0) {
+		return nil, usageError(fmt.Errorf("verify: --tol %g: must be a finite positive number", o.Tol))
+	}
+	if err := checkDevice("verify", o.Device); err != nil {
+		return nil, err
+	}
+	if err := checkNVCC("verify", o.NVCC); err != nil {
+		return nil, err
 	}
 	if o.Timeout <= 0 {
 		return nil, usageError(fmt.Errorf("verify: --timeout %v: must be positive", o.Timeout))

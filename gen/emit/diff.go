@@ -13,6 +13,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/internal/badinput"
+	"github.com/swigen/swigen/internal/dirlock"
 )
 
 // StaleFile is one file Diff found out of date: its name, a word for how
@@ -46,7 +48,7 @@ func (d *DiffReport) UpToDate() bool { return d.done && len(d.Stale)+len(d.Left)
 func Diff(ctx context.Context, o *Options, log io.Writer) (*DiffReport, error) {
 	d := &DiffReport{}
 	log = orDiscard(log)
-	if o.OnlyUnrecordedFlags() {
+	if o.RecordedMode() {
 		ro, dir, err := recordedEmit(o, log)
 		if err != nil {
 			return nil, err
@@ -61,6 +63,14 @@ func Diff(ctx context.Context, o *Options, log io.Writer) (*DiffReport, error) {
 		d.command, _ = Command(o) // it worked for the dry run
 	}
 	d.Dir = o.Out
+	// Compare while no emit writes into the directory (emits take its
+	// lock exclusively); reading takes nothing else.
+	if unlock, err := dirlock.RLock(o.Out); err == nil {
+		defer unlock()
+	}
+	if gen.Interrupted(o.Out) {
+		fmt.Fprintf(log, "note: %s holds what a killed emit left half-done; the next emit into it rolls that back first\n", o.Out)
+	}
 	// diff --no-compile checks the sources against a directory that may
 	// hold a compiled emit; an emit recorded with --no-compile is all
 	// sources, so everything is compared.
@@ -89,25 +99,29 @@ func Diff(ctx context.Context, o *Options, log io.Writer) (*DiffReport, error) {
 }
 
 // recordedEmit returns the options of the emit whose index diff without
-// flags checks: in the current directory, else in o.Out (emit's default
-// -o, as diff got no -o). Its recorded -o and a relative --tuned are
-// relative to the index's directory. o's --nvcc and TunedConfig carry
-// over. It returns the options and the index's directory.
+// flags (or with only -o) checks: in o.Out when -o was given, else in the
+// current directory, else in out/ (emit's default -o). The index is data,
+// maybe from a pull request: its command is honoured only as emit's flags
+// that decide the kernels and files (recordedFlag), its paths must stay
+// inside the index's directory (-o is that directory, --tuned a file in
+// it), and the compiler is always the caller's (o's --nvcc, or the search
+// of the caller's environment), never one the record names. A record
+// breaking any rule is bad input. It returns the options and the index's
+// directory.
 func recordedEmit(o *Options, log io.Writer) (*Options, string, error) {
-	dir := ""
-	for _, d := range []string{".", o.Out} {
-		if _, err := os.Stat(filepath.Join(d, gen.IndexFile)); err == nil {
-			dir = d
-			break
-		}
-	}
-	if dir == "" {
-		return nil, "", usage(fmt.Errorf("diff: no %s in the current directory or in %s: nothing emitted here to check; run diff in the directory emit wrote (a //go:generate swigen emit -o . package), or pass emit's flags", gen.IndexFile, o.Out))
+	dir, err := recordDir(o)
+	if err != nil {
+		return nil, "", err
 	}
 	path := filepath.Join(dir, gen.IndexFile)
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, "", usage(fmt.Errorf("diff: %s is not a regular file (%s): diff reads only the package's own files", path, fi.Mode().Type()))
+	}
 	idx, err := gen.ReadIndex(dir)
 	var pe *fs.PathError
 	switch {
+	case badinput.Is(err):
+		return nil, "", usage(fmt.Errorf("diff: %w", err))
 	case errors.As(err, &pe):
 		return nil, "", fmt.Errorf("diff: %w", err)
 	case err != nil:
@@ -116,20 +130,10 @@ func recordedEmit(o *Options, log io.Writer) (*Options, string, error) {
 	if len(idx.Command) < 2 || idx.Command[0] != "swigen" || idx.Command[1] != "emit" {
 		return nil, "", usage(fmt.Errorf("diff: %s records no swigen emit command (the gen library or an older swigen wrote it); pass emit's flags, or run emit again to record one", path))
 	}
-	ro := &Options{}
-	f := pflag.NewFlagSet("emit", pflag.ContinueOnError)
-	f.SetOutput(io.Discard)
-	f.Usage = func() {}
-	AddFlags(f, ro)
-	if err := f.Parse(idx.Command[2:]); err != nil {
-		return nil, "", usage(fmt.Errorf("diff: %s: recorded command %q: %w", path, strings.Join(idx.Command, " "), err))
+	ro, err := parseRecord(dir, idx.Command[2:])
+	if err != nil {
+		return nil, "", usage(fmt.Errorf("diff: %s: recorded command %q: %v; the record is not one emit writes: run emit again, or pass diff emit's flags", path, strings.Join(idx.Command, " "), err))
 	}
-	if f.NArg() > 0 {
-		return nil, "", usage(fmt.Errorf("diff: %s: recorded command %q: unexpected arguments %q", path, strings.Join(idx.Command, " "), f.Args()))
-	}
-	ro.ReadFlags(f)
-	ro.Out = fromIndexDir(dir, ro.Out)
-	ro.Tuned = fromIndexDir(dir, ro.Tuned)
 	ro.TunedConfig = o.TunedConfig
 	if o.Changed["nvcc"] {
 		ro.NVCC = o.NVCC
@@ -138,14 +142,107 @@ func recordedEmit(o *Options, log io.Writer) (*Options, string, error) {
 	return ro, dir, nil
 }
 
-// fromIndexDir turns a path recorded in the index of dir (relative to dir,
-// slash-separated, or absolute) into one relative to the working
-// directory.
-func fromIndexDir(dir, p string) string {
-	if p == "" || filepath.IsAbs(p) {
-		return p
+// recordDir is the directory whose index diff checks: o.Out when -o was
+// given, else the current directory when it holds an index, else o.Out.
+func recordDir(o *Options) (string, error) {
+	cands := []string{".", o.Out}
+	if o.Changed["out"] {
+		if err := checkOutDir(o.Out); err != nil {
+			return "", usage(fmt.Errorf("diff: %w", err))
+		}
+		cands = []string{o.Out}
 	}
-	return filepath.Join(dir, filepath.FromSlash(p))
+	for _, d := range cands {
+		if _, err := os.Lstat(filepath.Join(d, gen.IndexFile)); err == nil {
+			return d, nil
+		}
+	}
+	where := "in the current directory or in " + o.Out
+	if o.Changed["out"] {
+		where = "in " + o.Out
+	}
+	return "", usage(fmt.Errorf("diff: no %s %s: nothing emitted here to check; run diff in the directory emit wrote (a //go:generate swigen emit -o . package), or pass emit's flags", gen.IndexFile, where))
+}
+
+// recordedFlag reports whether a recorded command may set the flag: every
+// flag of emit that decides which kernels and files an emit lays out.
+// --nvcc is the machine's, not the package's (a record naming one would
+// run a program of the record's choosing), and --help is no emit.
+func recordedFlag(name string) bool { return !unrecordedFlags[name] }
+
+// parseRecord parses a recorded command's flags (after "swigen emit")
+// into options relative to the working directory, enforcing the rules of
+// recordedEmit.
+func parseRecord(dir string, args []string) (*Options, error) {
+	ro := &Options{}
+	f := pflag.NewFlagSet("emit", pflag.ContinueOnError)
+	f.SetOutput(io.Discard)
+	f.Usage = func() {}
+	AddFlags(f, ro)
+	// Not %w: a recorded --help is pflag.ErrHelp, which must not reach
+	// cobra as a request for help.
+	if err := f.Parse(args); err != nil {
+		return nil, errors.New(err.Error())
+	}
+	if f.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", f.Args())
+	}
+	ro.ReadFlags(f)
+	for n := range ro.Changed {
+		if !recordedFlag(n) {
+			return nil, fmt.Errorf("--%s is not a flag a record may set", n)
+		}
+	}
+	if filepath.Clean(filepath.FromSlash(ro.Out)) != "." {
+		return nil, fmt.Errorf("--out=%s: a record names its own directory, --out=.", ro.Out)
+	}
+	ro.Out = dir
+	if ro.Tuned != "" {
+		p, err := insideDir(dir, ro.Tuned)
+		if err != nil {
+			return nil, fmt.Errorf("--tuned=%s: %w (a results DB elsewhere is checked by passing diff emit's flags)", ro.Tuned, err)
+		}
+		ro.Tuned = p
+	}
+	return ro, nil
+}
+
+// insideDir returns p, a path recorded in the index of dir, as a path
+// relative to the working directory, when it names something inside dir:
+// relative, slash-separated, no "..", and no symlink on the way out of dir.
+func insideDir(dir, p string) (string, error) {
+	local := filepath.FromSlash(p)
+	if filepath.IsAbs(p) || filepath.IsAbs(local) || !filepath.IsLocal(local) {
+		return "", errors.New("not a path inside the package")
+	}
+	full := filepath.Join(dir, local)
+	if err := confined(dir, full); err != nil {
+		return "", err
+	}
+	return full, nil
+}
+
+// confined checks that path, inside dir by name, is inside dir once
+// symlinks are resolved too: of a path that does not exist, its deepest
+// existing parent.
+func confined(dir, path string) error {
+	real, err := filepath.EvalSymlinks(path)
+	for p := path; errors.Is(err, fs.ErrNotExist) && filepath.Dir(p) != p; {
+		p = filepath.Dir(p)
+		real, err = filepath.EvalSymlinks(p)
+	}
+	if err != nil {
+		return err
+	}
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(root, real)
+	if err != nil || !filepath.IsLocal(rel) {
+		return fmt.Errorf("%s resolves to %s, outside %s", path, real, dir)
+	}
+	return nil
 }
 
 // diffLeftovers lists the files the previous emit into dir wrote that this

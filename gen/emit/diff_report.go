@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/internal/readfile"
 	"github.com/swigen/swigen/internal/textdiff"
 )
 
@@ -88,7 +89,12 @@ func skipDiff(name string, srcOnly bool, res *gen.EmitResult) bool {
 // is one line, everything else is a unified diff.
 func diffFile(dir string, f gen.OutputFile) (text, how string, err error) {
 	path := filepath.Join(dir, f.Name)
-	disk, err := os.ReadFile(path)
+	// A file of the package linked elsewhere is not the package's: its
+	// bytes must not reach the report.
+	if err := confined(dir, path); err != nil {
+		return "", "", usage(err)
+	}
+	disk, err := readfile.Read(path, readfile.MaxArtifact)
 	missing := errors.Is(err, fs.ErrNotExist)
 	if err != nil && !missing {
 		return "", "", err

@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -17,9 +18,19 @@ import (
 // ships none; unfused ships it and forces it. --catalog emits the catalog
 // as is.
 func dispatchPlans(o *Options, cfgs []tiling.Config) ([]manifest.Dispatch, []tiling.Config, []string, error) {
+	if o.Changed["path"] && strings.TrimSpace(o.Path) == "" {
+		return nil, nil, nil, errors.New("--path is empty; want auto, fused or unfused")
+	}
 	force, err := tiling.ParsePath(o.Path)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("--%w", err)
+	}
+	if force == tiling.PathUnfused {
+		for _, k := range o.Kernels {
+			if !tiling.HasUnfused(tiling.Kernel(k)) {
+				return nil, nil, nil, fmt.Errorf("--path unfused: %s has no unfused path (only %s and %s)", k, tiling.KernelBwdDSwiGLU, tiling.KernelFwdGateUp)
+			}
+		}
 	}
 	if o.Catalog || force == tiling.PathFused {
 		return nil, nil, nil, nil

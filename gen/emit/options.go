@@ -49,6 +49,10 @@ type Options struct {
 	// (gen.EmitOptions.Progress); no flag sets it: swigen emit passes its
 	// stderr when that is a terminal.
 	Progress io.Writer
+
+	// Force is --force: replace an index or bindings file in -o that no
+	// emit wrote.
+	Force bool
 }
 
 // AddFlags defines emit's flags on f, parsed into o: the flags of emit,
@@ -70,6 +74,7 @@ func AddFlags(f *pflag.FlagSet, o *Options) {
 	f.BoolVar(&o.AllowSpills, "allow-spills", false, "accept register spills instead of failing the build")
 	f.StringVar(&o.Path, "path", "auto", "dispatch plan of bwd_dswiglu and fwd_gateup: auto (ship the unfused path, swigen gemm + elementwise, where the measured plan takes it at some shape), fused (fused only), unfused (every call unfused)")
 	f.StringVar(&o.GoPackage, "go-package", "", "also write a Go package of this name into the output directory: embedded cubins and typed launchers")
+	f.BoolVar(&o.Force, "force", false, "replace a manifest.json, Go bindings or __init__.py in -o that no swigen emit wrote (by default emit stops, naming it)")
 	f.StringVar(&o.PyPackage, "py-package", "", "also make the output directory a Python package of this name (__init__.py registering its kernels with swigen_rt, for torch.ops.swigen)")
 }
 
@@ -113,15 +118,16 @@ func (o *Options) ReadFlags(f *pflag.FlagSet) {
 
 // unrecordedFlags are the flags Command leaves out: --nvcc says where
 // this machine's compiler is, not what is emitted (the pinned compiler
-// gives the same bytes from any path), and --help never reaches a run.
-var unrecordedFlags = map[string]bool{"nvcc": true, "help": true}
+// gives the same bytes from any path), --force is a one-time permission,
+// and --help never reaches a run.
+var unrecordedFlags = map[string]bool{"nvcc": true, "help": true, "force": true}
 
-// OnlyUnrecordedFlags reports whether o was given no flag but those emit
-// does not record (--nvcc): then diff checks a directory by the command
-// its index records.
-func (o *Options) OnlyUnrecordedFlags() bool {
+// RecordedMode reports whether o was given no flag but those emit does
+// not record (--nvcc) and -o: then diff checks a directory by the command
+// its index records (in -o's directory when given).
+func (o *Options) RecordedMode() bool {
 	for n := range o.Changed {
-		if !unrecordedFlags[n] {
+		if !unrecordedFlags[n] && n != "out" {
 			return false
 		}
 	}

@@ -1,6 +1,8 @@
 package emit
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -65,22 +67,36 @@ func TestCommandReadsBack(t *testing.T) {
 	if diff := cmp.Diff(first, again, cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".TunedConfig" }, cmp.Ignore())); diff != "" {
 		t.Errorf("read back (-first +again):\n%s", diff)
 	}
-	if first.OnlyUnrecordedFlags() || !parse([]string{"--nvcc", "/x"}).OnlyUnrecordedFlags() {
-		t.Error("OnlyUnrecordedFlags: want false with flags, true with --nvcc alone")
+	if first.RecordedMode() || !parse([]string{"--nvcc", "/x"}).RecordedMode() || !parse([]string{"-o", "d", "--nvcc", "/x"}).RecordedMode() {
+		t.Error("RecordedMode: want false with flags, true with --nvcc and -o alone")
 	}
 }
 
-func TestFromIndexDir(t *testing.T) {
+func TestInsideDir(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct{ dir, p, want string }{
-		{"out", "", ""},
-		{"out", ".", "out"},
-		{"out", "../tune.json", "tune.json"},
-		{"out", "/abs/t.json", "/abs/t.json"},
-		{".", "sub/t.json", "sub/t.json"},
+	dir := t.TempDir()
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(dir, "away")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "t.json"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		p    string
+		want string // "" for an error
+	}{
+		{"t.json", filepath.Join(dir, "t.json")},
+		{"sub/t.json", filepath.Join(dir, "sub", "t.json")},
+		{"../t.json", ""},
+		{"sub/../../t.json", ""},
+		{"/etc/shadow", ""},
+		{"away/t.json", ""},
+		{"", ""},
 	} {
-		if got := fromIndexDir(tt.dir, tt.p); got != tt.want {
-			t.Errorf("fromIndexDir(%q, %q) = %q, want %q", tt.dir, tt.p, got, tt.want)
+		got, err := insideDir(dir, tt.p)
+		if (err != nil) != (tt.want == "") || got != tt.want {
+			t.Errorf("insideDir(%q) = %q, %v; want %q", tt.p, got, err, tt.want)
 		}
 	}
 }

@@ -60,6 +60,9 @@ func Run(ctx context.Context, o *Options, log io.Writer) (*Result, error) {
 			fmt.Fprintf(log, "note: --py-package %s: the directory %s imports as %s (Python names a package by its directory); swigen_rt.package.load_dir(%q) imports it under any name\n", o.PyPackage, o.Out, filepath.Base(abs), o.Out)
 		}
 	}
+	if rel, err := pathFromOut(o.Out, o.Tuned); err == nil && rel != "" && !filepath.IsLocal(filepath.FromSlash(rel)) {
+		fmt.Fprintf(log, "note: --tuned %s lies outside the output directory: diff without flags refuses a record that reads outside its package, so check it with diff and these flags (or keep the DB in the package)\n", o.Tuned)
+	}
 	res, err := build(ctx, o, p, tc, false)
 	if err != nil {
 		return nil, fmt.Errorf("emit: %w", err)
@@ -110,15 +113,16 @@ func build(ctx context.Context, o *Options, p *plan, tc *toolchain.Toolchain, dr
 	res, err := gen.EmitArtifacts(ctx, p.arts, gen.EmitOptions{
 		Dir:       o.Out,
 		Toolchain: tc,
-		// diff writes nothing, the build cache included, and the cache has
-		// no read-only mode: diff compiles without it.
-		Compile:     toolchain.CompileOptions{AllowSpills: o.AllowSpills, NoCache: dry},
+		// diff writes nothing, the build cache included: it reads the
+		// cache but stores no build in it.
+		Compile:     toolchain.CompileOptions{AllowSpills: o.AllowSpills, CacheReadOnly: dry},
 		ExtraFiles:  p.extra,
 		DryRun:      dry,
 		Command:     cmdline,
 		Dispatch:    p.dispatch,
 		UnfusedOnly: p.unfused,
 		Progress:    o.Progress,
+		Force:       o.Force,
 	})
 	if err != nil && !dry {
 		return nil, fmt.Errorf("nothing written: %w", err)

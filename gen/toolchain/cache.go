@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/swigen/swigen/internal/readfile"
 )
 
 // cacheFormat is mixed into every key; bump it when the entry layout or the
@@ -90,7 +92,7 @@ func (c *buildCache) entryDir(name, key string) string {
 // entry does not verify (then the caller rebuilds and store replaces it).
 func (c *buildCache) load(name, key string) (*BuildResult, bool) {
 	dir := c.entryDir(name, key)
-	mb, err := os.ReadFile(filepath.Join(dir, cacheMetaFile))
+	mb, err := readfile.Read(filepath.Join(dir, cacheMetaFile), readfile.MaxJSON)
 	if err != nil {
 		return nil, false
 	}
@@ -98,7 +100,7 @@ func (c *buildCache) load(name, key string) (*BuildResult, bool) {
 	if err := json.Unmarshal(mb, &m); err != nil || m.Format != cacheFormat || m.Key != key {
 		return nil, false
 	}
-	cubin, err := os.ReadFile(filepath.Join(dir, cacheCubinFile))
+	cubin, err := readfile.Read(filepath.Join(dir, cacheCubinFile), readfile.MaxArtifact)
 	if err != nil {
 		return nil, false
 	}
@@ -106,7 +108,7 @@ func (c *buildCache) load(name, key string) (*BuildResult, bool) {
 	if hex.EncodeToString(sum[:]) != m.SHA256 {
 		return nil, false
 	}
-	ptx, err := os.ReadFile(filepath.Join(dir, cachePTXFile))
+	ptx, err := readfile.Read(filepath.Join(dir, cachePTXFile), readfile.MaxArtifact)
 	if err != nil {
 		return nil, false
 	}

@@ -13,6 +13,9 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/swigen/swigen/internal/proc"
+	"github.com/swigen/swigen/internal/readfile"
 )
 
 // CompileOptions controls Toolchain.Compile.
@@ -31,6 +34,10 @@ type CompileOptions struct {
 	CacheDir string
 	// NoCache skips the cache entirely (no lookup, no store).
 	NoCache bool
+	// CacheReadOnly looks results up in the cache but stores none, so
+	// a read-only check (swigen diff) is as fast as a warm emit and still
+	// writes nothing.
+	CacheReadOnly bool
 }
 
 // BuildResult is one compiled kernel.
@@ -159,7 +166,7 @@ func (t *Toolchain) Compile(ctx context.Context, name string, src []byte, o Comp
 	if err != nil {
 		return nil, err
 	}
-	if cache != nil {
+	if cache != nil && !o.CacheReadOnly {
 		if err := cache.store(name, key, t.Version, r); err != nil {
 			return nil, fmt.Errorf("compile %s: %w", name, err)
 		}
@@ -169,17 +176,13 @@ func (t *Toolchain) Compile(ctx context.Context, name string, src []byte, o Comp
 
 // build runs both compiler steps in a fresh scratch directory, removed on
 // success and kept on a tool failure for the repro line.
-func (t *Toolchain) build(ctx context.Context, name, stem string, src []byte, argv, ptxasArgv []string) (*BuildResult, error) {
-	dir, err := os.MkdirTemp("", "swigen-build-"+stem+"-")
+func (t *Toolchain) build(ctx context.Context, name, stem string, src []byte, argv, ptxasArgv []string) (_ *BuildResult, err error) {
+	dir, release, err := newScratch(stem)
 	if err != nil {
 		return nil, fmt.Errorf("compile %s: %w", name, err)
 	}
 	keep := false
-	defer func() {
-		if !keep {
-			os.RemoveAll(dir)
-		}
-	}()
+	defer func() { release(keep, err) }()
 	srcPath := filepath.Join(dir, stem+".cu")
 	if err := os.WriteFile(srcPath, src, 0o644); err != nil {
 		return nil, fmt.Errorf("compile %s: %w", name, err)
@@ -201,6 +204,7 @@ func (t *Toolchain) build(ctx context.Context, name, stem string, src []byte, ar
 	run := func(argv []string) (string, error) {
 		var stderr bytes.Buffer
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		proc.Isolate(cmd)
 		cmd.Dir = dir
 		cmd.Env = env
 		cmd.Stdout = &stderr // ptxas -v and nvcc both report on either stream
@@ -225,7 +229,7 @@ func (t *Toolchain) build(ctx context.Context, name, stem string, src []byte, ar
 		return nil, err
 	}
 	ptxPath := filepath.Join(dir, stem+".ptx")
-	ptx, err := os.ReadFile(ptxPath)
+	ptx, err := readfile.Read(ptxPath, readfile.MaxArtifact)
 	if err != nil {
 		return nil, fmt.Errorf("compile %s: nvcc wrote no PTX: %w", name, err)
 	}
@@ -243,7 +247,7 @@ func (t *Toolchain) build(ctx context.Context, name, stem string, src []byte, ar
 	if err != nil {
 		return nil, err
 	}
-	cubin, err := os.ReadFile(filepath.Join(dir, stem+".cubin"))
+	cubin, err := readfile.Read(filepath.Join(dir, stem+".cubin"), readfile.MaxArtifact)
 	if err != nil {
 		return nil, fmt.Errorf("compile %s: ptxas wrote no cubin: %w", name, err)
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/swigen/swigen/internal/proc"
 )
 
 // SASS disassembles a cubin with `cuobjdump -sass`. cuobjdump runs nvdisasm,
@@ -33,6 +35,7 @@ func (t *Toolchain) SASS(ctx context.Context, cubin []byte) (string, error) {
 	}
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, t.CUObjdump, "-sass", path)
+	proc.Isolate(cmd)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.Env = t.toolEnv()
 	err = cmd.Run()

@@ -18,6 +18,9 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/swigen/swigen/internal/badinput"
+	"github.com/swigen/swigen/internal/proc"
 )
 
 // Versions of the pinned CUDA compiler wheels (see Pins).
@@ -105,6 +108,23 @@ type FindOptions struct {
 	NVCC string
 }
 
+// CheckNVCCPath checks an nvcc named by the user (--nvcc) before it is
+// run: a directory (whose nvcc the search looks at), or an executable
+// regular file (not a device, FIFO or missing path).
+func CheckNVCCPath(p string) error {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return nil
+	}
+	if !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+		return fmt.Errorf("%s is not an executable file (%s)", p, fi.Mode())
+	}
+	return nil
+}
+
 // Find locates nvcc and its sibling tools. It searches, in order:
 // the explicit o.NVCC; $CUDA_HOME/bin; $PATH; /usr/local/cuda/bin; and the
 // CUDA 13 Python wheels (nvidia/cu13/bin) under $SWIGEN_CUDA_VENV,
@@ -114,6 +134,9 @@ type FindOptions struct {
 // lists every place searched, in order, with what was found there.
 func Find(o FindOptions) (*Toolchain, error) {
 	if o.NVCC != "" {
+		if err := CheckNVCCPath(o.NVCC); err != nil {
+			return nil, &badinput.Error{Err: fmt.Errorf("find toolchain: explicit nvcc %q: %w", o.NVCC, err)}
+		}
 		p := o.NVCC
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 			p = filepath.Join(p, "nvcc")
@@ -245,9 +268,11 @@ func toolchainAt(nvcc string) (*Toolchain, error) {
 	}
 	tc.CUObjdump = siblingTool(dir, "cuobjdump")
 	tc.NVDisasm = siblingTool(dir, "nvdisasm")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), versionTimeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, abs, "--version").CombinedOutput()
+	cmd := exec.CommandContext(ctx, abs, "--version")
+	proc.Isolate(cmd) // a wrapper's child that never answers dies with it
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("%s --version: %w: %s", abs, err, strings.TrimSpace(string(out)))
 	}
@@ -258,6 +283,10 @@ func toolchainAt(nvcc string) (*Toolchain, error) {
 	tc.Version = v
 	return tc, nil
 }
+
+// versionTimeout bounds nvcc --version, which answers in well under a
+// second; a variable so tests can shorten it.
+var versionTimeout = 30 * time.Second
 
 // siblingTool returns dir/name when it is an executable file, or "".
 func siblingTool(dir, name string) string {

@@ -17,8 +17,18 @@ func (e *Error) Error() string { return e.Err.Error() }
 // Unwrap returns the error that names the bad input.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is reports whether err is, or wraps, bad input.
+// Marked is the method by which an error type of a package that cannot
+// import this one (another leaf helper of internal/) says it is bad
+// input.
+type Marked interface{ BadInput() bool }
+
+// Is reports whether err is, or wraps, bad input: an *Error, or an error
+// whose BadInput method says so.
 func Is(err error) bool {
 	var e *Error
-	return errors.As(err, &e)
+	if errors.As(err, &e) {
+		return true
+	}
+	var m Marked
+	return errors.As(err, &m) && m.BadInput()
 }

@@ -3,6 +3,7 @@ package tune
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/swigen/swigen/tiling"
@@ -38,8 +39,8 @@ func (o *RunOptions) CheckLimits() error {
 	if o.Max < 0 {
 		return &InputError{Err: fmt.Errorf("tune: --max %d: must not be negative", o.Max)}
 	}
-	if o.SlowFactor != 0 && o.SlowFactor <= 1 {
-		return &InputError{Err: fmt.Errorf("tune: --slow-factor %g: must be above 1 (or 0 to disable)", o.SlowFactor)}
+	if o.SlowFactor != 0 && !(o.SlowFactor > 1 && !math.IsInf(o.SlowFactor, 0)) {
+		return &InputError{Err: fmt.Errorf("tune: --slow-factor %g: must be above 1 and finite (or 0 to disable)", o.SlowFactor)}
 	}
 	if o.ScreenKeep < 0 {
 		return &InputError{Err: fmt.Errorf("tune: --screen-keep %d: must not be negative", o.ScreenKeep)}

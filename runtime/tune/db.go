@@ -19,6 +19,8 @@ import (
 	"strings"
 
 	"github.com/swigen/swigen/internal/atomicfile"
+	"github.com/swigen/swigen/internal/dirlock"
+	"github.com/swigen/swigen/internal/readfile"
 	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/templates"
 	"github.com/swigen/swigen/tiling"
@@ -420,9 +422,15 @@ func (r Result) problems(k Key, keyOK bool) []string {
 // command that takes a DB path treats one alike; other read failures
 // are not.
 func LoadDB(path string) (*DB, error) {
-	b, err := os.ReadFile(path)
+	b, err := readfile.Read(path, readfile.MaxDB)
 	if errors.Is(err, fs.ErrNotExist) {
 		return NewDB(), nil
+	}
+	if errors.Is(err, readfile.ErrNotRegular) || errors.Is(err, readfile.ErrTooLarge) {
+		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+			return nil, fmt.Errorf("%s: tune: load DB: %w: is a directory, want a results DB file", path, ErrInvalidDB)
+		}
+		return nil, fmt.Errorf("tune: load DB: %w: %w", ErrInvalidDB, err)
 	}
 	if err != nil {
 		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
@@ -472,7 +480,7 @@ func writeAtomic(path string, b []byte) error {
 // record (a runner's answer without a time, say) would otherwise make the
 // file unreadable for every later sweep, merge and lookup.
 func UpdateDB(path string, f func(*DB) error) (*DB, error) {
-	unlock, err := lockDir(filepath.Dir(path))
+	unlock, err := dirlock.Lock(filepath.Dir(path))
 	if err != nil {
 		return nil, fmt.Errorf("tune: lock %s: %w", path, err)
 	}
@@ -497,7 +505,7 @@ func UpdateDB(path string, f func(*DB) error) (*DB, error) {
 // never sees a write in progress on a file system without atomic rename.
 // Reading creates no file. A missing DB is an empty one.
 func ReadDB(path string) (*DB, error) {
-	if unlock, err := readLockDir(filepath.Dir(path)); err == nil {
+	if unlock, err := dirlock.RLock(filepath.Dir(path)); err == nil {
 		defer unlock()
 	}
 	// Without the lock (a missing directory) reading is still safe where

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/swigen/swigen/internal/readfile"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/tiling"
 )
@@ -58,7 +59,7 @@ func ReadPlanRecords(dirs []string) ([]PlanRecord, error) {
 }
 
 func readPlanRecord(path string) (PlanRecord, bool, error) {
-	b, err := os.ReadFile(path)
+	b, err := readfile.Read(path, readfile.MaxJSON)
 	if err != nil {
 		return PlanRecord{}, false, err
 	}

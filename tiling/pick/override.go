@@ -29,22 +29,11 @@ func (o *Request) Override(base []tiling.Config) ([]tiling.Config, []string, err
 			return nil, nil, err
 		}
 	}
-	if o.Changed["l2k"] {
-		// The L2 policy exists only in the sm_90a templates (TMA's cache
-		// hint); elsewhere the flag would be dropped without a word.
-		var other []string
-		for _, a := range Uniq(arches) {
-			if a != tiling.ArchSM90a {
-				other = append(other, string(a))
-			}
-		}
-		switch {
-		case len(other) == len(Uniq(arches)):
-			return nil, nil, fmt.Errorf("--l2k applies to sm_90a configs only; the selected arch is %s (add --arch sm_90a)", strings.Join(other, ", "))
-		case len(other) > 0:
-			notes = append(notes, fmt.Sprintf("--l2k does not apply to %s (an sm_90a policy); it keeps its heuristic's", strings.Join(other, ", ")))
-		}
+	archNotes, err := o.checkKnobArches(arches)
+	if err != nil {
+		return nil, nil, err
 	}
+	notes = append(notes, archNotes...)
 	out := make([]tiling.Config, len(base))
 	for i, c := range base {
 		one := ov
@@ -58,6 +47,40 @@ func (o *Request) Override(base []tiling.Config) ([]tiling.Config, []string, err
 		notes = append(notes, n...)
 	}
 	return out, notes, nil
+}
+
+// checkKnobArches checks the field flags given that apply to one arch only
+// (--l2k: sm_90a's TMA cache hint; --clc-stages: sm_100a's tile
+// scheduler), which would otherwise be dropped without a word: an error
+// when no selected config has the arch, a note when some lack it. An
+// empty value of any field flag is an error too.
+func (o *Request) checkKnobArches(arches []tiling.Arch) ([]string, error) {
+	var notes []string
+	for _, k := range tiling.Knobs() {
+		name := k.Flag()
+		if !o.Changed[name] {
+			continue
+		}
+		if words, ok := o.Fields[name]; ok && (len(words) == 0 || slices.Contains(words, "")) {
+			return nil, fmt.Errorf("--%s: empty value; give one, or leave the flag out", name)
+		}
+		if k.Arch() == "" {
+			continue
+		}
+		var other []string
+		for _, a := range Uniq(arches) {
+			if a != k.Arch() {
+				other = append(other, string(a))
+			}
+		}
+		switch {
+		case len(other) == len(Uniq(arches)):
+			return nil, fmt.Errorf("--%s applies to %s configs only; the selected arch is %s (add --arch %s)", name, k.Arch(), strings.Join(other, ", "), k.Arch())
+		case len(other) > 0:
+			notes = append(notes, fmt.Sprintf("--%s does not apply to %s (a %s knob); it keeps its heuristic's", name, strings.Join(other, ", "), k.Arch()))
+		}
+	}
+	return notes, nil
 }
 
 // FieldOverride parses the field flags that were given (all of their

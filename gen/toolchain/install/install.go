@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/swigen/swigen/internal/badinput"
 	"io"
 	"io/fs"
 	"os"
@@ -19,6 +18,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/swigen/swigen/internal/badinput"
+	"github.com/swigen/swigen/internal/proc"
+	"github.com/swigen/swigen/internal/readfile"
 
 	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/internal/atomicfile"
@@ -31,6 +34,7 @@ type Runner func(ctx context.Context, out io.Writer, name string, args ...string
 // ExecRunner runs name with os/exec.
 func ExecRunner(ctx context.Context, out io.Writer, name string, args ...string) error {
 	cmd := exec.CommandContext(ctx, name, args...)
+	proc.Isolate(cmd)
 	cmd.Stdout, cmd.Stderr = out, out
 	return cmd.Run()
 }
@@ -196,7 +200,7 @@ func (in *Installer) pipArgs(target string) []string {
 // and returns its toolchain when it can.
 func (in *Installer) check(venv string) (*toolchain.Toolchain, string) {
 	stamp := filepath.Join(venv, StampName)
-	b, err := os.ReadFile(stamp)
+	b, err := readfile.Read(stamp, readfile.MaxJSON)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if _, err := os.Stat(venv); errors.Is(err, fs.ErrNotExist) {

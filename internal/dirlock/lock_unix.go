@@ -1,6 +1,6 @@
 //go:build unix
 
-package tune
+package dirlock
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 	"syscall"
 )
 
-// lockDir takes an exclusive flock on the directory dir and returns its
+// Lock takes an exclusive flock on the directory dir and returns its
 // release. flock locks belong to the open file, so two goroutines or
 // processes that each open dir exclude each other, and the kernel drops
 // the lock when a holder dies (even by kill -9). Locking the directory,
@@ -19,12 +19,16 @@ import (
 // directory, before releasing it). Where a directory cannot be flocked
 // (NFS, whose flock is a POSIX lock that needs a file open for writing),
 // the lock falls back to the file fallbackLock in dir, which stays.
-func lockDir(dir string) (unlock func(), err error) {
+func Lock(dir string) (unlock func(), err error) {
 	f, err := os.Open(dir)
 	if err != nil {
 		return nil, err
 	}
 	unlock, err = flock(f, syscall.LOCK_EX)
+	if err == nil && !stillAt(f, dir) {
+		unlock()
+		return nil, ErrReplaced
+	}
 	if !noDirLock(err) {
 		return unlock, err
 	}
@@ -35,10 +39,10 @@ func lockDir(dir string) (unlock func(), err error) {
 	return flock(lf, syscall.LOCK_EX)
 }
 
-// readLockDir takes a shared flock on the directory dir, or on its
+// RLock takes a shared flock on the directory dir, or on its
 // fallback lock file where the directory cannot be locked and a writer
 // made one (a reader creates nothing).
-func readLockDir(dir string) (unlock func(), err error) {
+func RLock(dir string) (unlock func(), err error) {
 	f, err := os.Open(dir)
 	if err != nil {
 		return nil, err
@@ -54,8 +58,34 @@ func readLockDir(dir string) (unlock func(), err error) {
 	return flock(lf, syscall.LOCK_SH)
 }
 
+// TryLock takes an exclusive flock on the directory (or file) dir
+// without waiting: ErrBusy when another open file holds a lock on it.
+func TryLock(dir string) (unlock func(), err error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err = flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return nil, ErrBusy
+	}
+	return unlock, err
+}
+
+// stillAt reports whether the directory open as f is still the one at
+// path: a writer that waited for the lock may find that the holder
+// removed it (an emit that failed removes the directories it created).
+func stillAt(f *os.File, path string) bool {
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(path)
+	return err == nil && os.SameFile(a, b)
+}
+
 // fallbackLock is the lock file of a directory that cannot be flocked.
-const fallbackLock = ".swigen-tune.lock"
+const fallbackLock = ".swigen.lock"
 
 // noDirLock reports whether err says the file system cannot flock a
 // directory (as opposed to a lock that failed).
