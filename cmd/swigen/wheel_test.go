@@ -49,8 +49,14 @@ func TestWheelUsageErrors(t *testing.T) {
 // TestWheelNoCompiler checks a missing compiler exits 1 with nothing in -o.
 func TestWheelNoCompiler(t *testing.T) {
 	t.Parallel()
+	// An nvcc that exists but fails: a missing --nvcc path is bad usage
+	// (exit 2), a compiler that does not work a runtime failure (exit 1).
+	nvcc := filepath.Join(t.TempDir(), "nvcc")
+	if err := os.WriteFile(nvcc, []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(t.TempDir(), "dist")
-	code, _, errOut := runCLI(t, "wheel", "-o", out, "--nvcc", filepath.Join(t.TempDir(), "no-nvcc"))
+	code, _, errOut := runCLI(t, "wheel", "-o", out, "--nvcc", nvcc)
 	if code != exitFailure || !strings.Contains(errOut, "compiled") {
 		t.Errorf("exit %d, want %d:\n%s", code, exitFailure, errOut)
 	}

@@ -21,9 +21,10 @@ from typing import Mapping, Optional
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
 
-MAX_DEPTH = 100
+MAX_DEPTH = 64
 """The deepest nesting of parentheses and cdiv calls parsed: the parser
-recurses once per level, and an emitted expression nests 2 deep."""
+recurses once per level, and an emitted expression nests 2 deep. Go's
+manifest.MaxExprDepth, the same rule (expr_cases.json holds both sides to it)."""
 
 __all__ = ["ExprError", "evaluate", "check", "go_quote", "INT64_MIN", "INT64_MAX", "MAX_DEPTH"]
 
