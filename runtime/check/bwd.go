@@ -36,6 +36,11 @@ type Options struct {
 	// kernel, then the elementwise kernel) instead of the fused kernel,
 	// on the same inputs and references (bwd_dswiglu, fwd_gateup).
 	Unfused *launch.Unfused
+	// Repeat, above 1, launches the kernel that many times on the same
+	// inputs, its output poisoned before each launch, and fails a shape
+	// where any launch's output differs by a bit from the first's (gemm
+	// only: the kinds without it report an error).
+	Repeat int
 }
 
 // planCall plans one call of k's kind at a: the fused kernel, or with
