@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# One device call (carry .bin/, built by bench/build.sh): the stream-K gemm
+# (scheduler streamk, name suffix _sk) on the H200.
+#   1. swigen verify of two stream-K configs (cooperative 128x256, ping-pong
+#      128x128) against the float64 reference on random and ragged shapes,
+#      every shape launched 3 times with the output compared bit for bit
+#      (--repeat 3: fixed-order fixup, no atomics on data);
+#   2. compute-sanitizer memcheck and racecheck on a small stream-K config at
+#      a shape where every tile is split (9 tiles, 132 SMs);
+#   3. bench gemm: stream-K vs the static scheduler vs cuBLAS at
+#      2048x7168x4096, 4096x7168x4096 and 8192x8192x8192 (M,N,K).
+# Logs go to $OUT; a PASS/FAIL table and the timing table are printed last.
+set -u
+export PATH=/usr/local/cuda/bin:$PATH
+OUT=${OUT:-/tmp/swigen-out}
+mkdir -p "$OUT"
+SW=./.bin/swigen
+SK_COOP=gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_sk
+SK_PP=gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_sk
+STATIC_COOP=gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative
+declare -a rows
+
+record() { # name, exit code, log
+  if [ "$2" = 0 ]; then rows+=("PASS  $1"); else rows+=("FAIL  $1 (exit $2, $3)"); fi
+}
+
+# 1. verify. verify's shapes are M,K,I with I the gemm's N. Large shapes
+# use the GPU reference (itself checked against the CPU one); the ragged
+# and small ones the CPU float64 reference. The built-in list (no --shape)
+# adds ragged M, N, K, the smallest K and one row.
+SHAPES=(--shape "2048,4096,7168" --shape "64,2048,7168" --shape "512,2048,7168" --shape "1000,4104,7000"
+  --shape "300,1032,264" --shape "129,4096,1032" --shape "4096,2048,7168")
+for n in $SK_COOP $SK_PP; do
+  log="$OUT/verify-$n.log"
+  timeout 300 $SW verify --name $n "${SHAPES[@]}" --repeat 3 --seed 7 --timeout 60s >"$log" 2>&1
+  record "verify --repeat 3 $n (7 shapes)" $? "$log"
+  log="$OUT/verify-ragged-$n.log"
+  timeout 200 $SW verify --name $n --repeat 2 --seed 11 --timeout 60s >"$log" 2>&1
+  record "verify --repeat 2 $n (built-in ragged list)" $? "$log"
+done
+
+# 2. compute-sanitizer on a shape where every tile is split.
+for tool in memcheck racecheck; do
+  log="$OUT/sanitize-$tool.log"
+  timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 $SW verify --name $SK_PP --shape 300,1024,264 --timeout 120s >"$log" 2>&1
+  record "compute-sanitizer $tool $SK_PP 300,1024,264" $? "$log"
+done
+
+# 3. timing: stream-K vs static vs cuBLAS (each run also compares both
+# outputs, and fails on a mismatch).
+for s in 2048,7168,4096 4096,7168,4096 8192,8192,8192; do
+  log="$OUT/bench-gemm-${s//,/x}.log"
+  timeout 150 $SW bench gemm --shape "$s" --name $STATIC_COOP --name $SK_COOP --name $SK_PP --reps ${REPS:-40} >"$log" 2>&1
+  record "bench gemm $s" $? "$log"
+done
+
+echo
+printf '%-18s %-52s %9s %9s %6s\n' shape config swigen_us cublas_us ratio
+for s in 2048,7168,4096 4096,7168,4096 8192,8192,8192; do
+  awk -v s="$s" '
+    /^gemm M=/ { cfg = $6; sw = ""; cb = "" }
+    /^  cuBLAS/ { cb = $2 }
+    /swigen \/ cuBLAS speed/ { printf "%-18s %-52s %9s %9s %6s\n", s, substr(cfg, 12), sw, cb, $5; next }
+    /^  swigen / { sw = $3 }
+  ' "$OUT/bench-gemm-${s//,/x}.log"
+done
+echo
+for r in "${rows[@]}"; do echo "$r"; done
