@@ -1,6 +1,10 @@
 package manifest
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/swigen/swigen/tiling"
+)
 
 // Scheduler is how a kernel's CTAs find their tiles, which decides how
 // many CTAs a launch starts.
@@ -31,7 +35,7 @@ const MaxGridX = 1<<31 - 1
 // CTA count (ClusterDims x*y):
 //
 //   - clc: tiles*cpt rounded up to a multiple of c;
-//   - streamk (c = cpt = 1): max(1, SMs);
+//   - streamk (c = cpt = 1): max(1, SMs), at most tiling.StreamKMaxCTAs;
 //   - static: g = min(tiles, max(1, SMs/cpt)) * cpt, then c if g < c, else
 //     g rounded down to a multiple of c; where c > 1, at most c times the
 //     clusters that fit on the device at once
@@ -70,7 +74,7 @@ func (m *Manifest) GridCTAs(s Sizes, sms, clusters int) (int, error) {
 		if cpt != 1 || c != 1 {
 			return 0, fmt.Errorf("manifest: %s: a streamk grid of %d CTAs per tile in clusters of %d: want 1 and 1", m.Name, cpt, c)
 		}
-		return max(1, sms), nil
+		return min(max(1, sms), tiling.StreamKMaxCTAs), nil
 	}
 	g := min(tiles, max(1, sms/cpt)) * cpt
 	if g < c {

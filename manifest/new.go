@@ -49,7 +49,7 @@ func New(k tiling.Checked) (Manifest, error) {
 		Sizes:            t.sizes,
 		Buffers:          t.buffers(),
 		Params:           append(t.params(dt, 2), schedulerParams(cfg)...),
-		ShapeRules:       t.rules,
+		ShapeRules:       append(t.rules, schedulerRules(cfg, t)...),
 		Grid:             Grid{Tiles: t.tiles, CTAsPerTile: cfg.CTAsPerTile(), Scheduler: schedulerOf(cfg)},
 		Boxes:            boxes,
 	}, nil
@@ -98,6 +98,23 @@ func schedulerOf(cfg tiling.Config) Scheduler {
 		return SchedulerStreamK
 	}
 	return SchedulerStatic
+}
+
+// schedulerRules are the shape rules cfg's tile scheduler adds: stream-K's
+// work list takes at most tiling.StreamKMaxKBlocks k-blocks per tile (the
+// reduction is the size the kernel's K parameter holds).
+func schedulerRules(cfg tiling.Config, t table) []Rule {
+	if cfg.Scheduler != tiling.StreamKScheduler {
+		return nil
+	}
+	red := Expr("K")
+	for _, s := range t.scalars {
+		if s.param == "K" {
+			red = s.value
+		}
+	}
+	return []Rule{{Size: Expr(fmt.Sprintf("%d-cdiv(%s,%d)", tiling.StreamKMaxKBlocks+1, red, cfg.TileK)), Min: 1,
+		Message: fmt.Sprintf("stream-K takes at most %d k-blocks of %d (%s <= %d): its work list is 32-bit", tiling.StreamKMaxKBlocks, cfg.TileK, red, tiling.StreamKMaxKBlocks*cfg.TileK)}}
 }
 
 // schedulerParams are the parameters cfg's tile scheduler adds after the

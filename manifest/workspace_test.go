@@ -101,3 +101,34 @@ func TestStreamKGridRefusesClusters(t *testing.T) {
 		t.Fatalf("GridCTAs = %v; want the cluster refused", err)
 	}
 }
+
+// Stream-K's work list is 32-bit: the grid stops at tiling.StreamKMaxCTAs
+// and the reduction at tiling.StreamKMaxKBlocks k-blocks (fwd_down's is I).
+func TestStreamKLimits(t *testing.T) {
+	t.Parallel()
+	man := streamKManifest(t, tiling.PingPong, 128, 128)
+	if g, err := man.GridCTAs(Sizes{"M": 128, "N": 128, "K": 64}, 1000, 0); err != nil || g != tiling.StreamKMaxCTAs {
+		t.Errorf("GridCTAs on 1000 SMs = %d, %v; want %d", g, err, tiling.StreamKMaxCTAs)
+	}
+	maxK := tiling.StreamKMaxKBlocks * 64
+	if err := man.CheckSizes(Sizes{"M": 128, "N": 128, "K": maxK}); err != nil {
+		t.Errorf("K = %d: %v", maxK, err)
+	}
+	err := man.CheckSizes(Sizes{"M": 128, "N": 128, "K": maxK + 8})
+	if want := "stream-K takes at most 65535 k-blocks of 64 (K <= 4194240)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("K = %d: %v; want an error containing %q", maxK+8, err, want)
+	}
+	cfg := tiling.Config{Kernel: tiling.KernelFwdDown, Arch: tiling.ArchSM90a, DType: tiling.BF16, Schedule: tiling.PingPong,
+		TileM: 128, TileN: 128, TileK: 64, Stages: 4, Scheduler: tiling.StreamKScheduler}.WithDefaults()
+	k, err := tiling.Check(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	down, err := New(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := down.CheckSizes(Sizes{"M": 128, "K": 128, "I": maxK + 8}); err == nil || !strings.Contains(err.Error(), "(I <= 4194240)") {
+		t.Errorf("fwd_down I = %d: %v; want the reduction I refused", maxK+8, err)
+	}
+}

@@ -79,14 +79,13 @@ func Implemented(c Config) (bool, string) {
 }
 
 // streamKImplemented is where the stream-K scheduler (templates/cuda/
-// sched_streamk_sm90a.cuh.tmpl) has code: the sm_90a skeleton, the plain
-// gemm, one CTA per cluster, the cooperative and ping-pong schedules.
+// sched_streamk_sm90a.sched.tmpl) has code: the sm_90a skeleton (every
+// kind: the fixup completes the accumulator before the kind's epilogue),
+// one CTA per cluster, the cooperative and ping-pong schedules.
 func streamKImplemented(c Config) (bool, string) {
 	switch {
 	case c.Arch != ArchSM90a:
 		return false, fmt.Sprintf("scheduler streamk is implemented for sm_90a only (the %s skeleton has no partial-sum fixup); use scheduler static or clc", c.Arch)
-	case c.Kernel != KernelGEMM:
-		return false, fmt.Sprintf("scheduler streamk is implemented for gemm only (the %s epilogue has no stream-K fixup yet); use scheduler static", c.Kernel)
 	case c.Schedule == Overlap:
 		return false, "scheduler streamk is not implemented with the overlap schedule (its tile loop is its own); use cooperative or pingpong"
 	case c.ClusterM*c.ClusterN != 1:

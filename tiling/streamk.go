@@ -13,6 +13,14 @@ package tiling
 // most S/StreamKMinKBlocks CTAs for S k-blocks.
 const StreamKMinKBlocks = 8
 
+// StreamKMaxCTAs and StreamKMaxKBlocks bound a stream-K launch (grid, and
+// k-blocks per tile) so that the kernel's work list fits 32-bit unsigned
+// arithmetic: b*units < StreamKMaxCTAs^2 * StreamKMaxKBlocks < 2^32.
+const (
+	StreamKMaxCTAs    = 256
+	StreamKMaxKBlocks = 65535
+)
+
 // StreamKFlagBytes is the flag area of one CTA in the workspace: one u32
 // per consumer part (a cooperative tile's two row halves; a ping-pong
 // tile's one whole tile uses part 0).

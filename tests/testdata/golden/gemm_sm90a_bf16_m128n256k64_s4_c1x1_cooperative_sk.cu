@@ -377,17 +377,21 @@ SW_DEV void sw_release_stage(sw_u32 bar) {
 // consumer part and CTA (zero when the launch starts; each owner puts the
 // flags it consumed back to zero), padded to 128 bytes, then one slot of
 // kSkSlotBytes per CTA for the partial accumulators of its one split part.
-static constexpr int kSkMinKBlocks = 8;
+static constexpr sw_u32 kSkMinKBlocks = 8;
 static constexpr sw_u32 kSkFlagBytes = 8;
 static constexpr sw_u64 kSkSlotBytes = 131072;
 static constexpr sw_u64 kSkPartBytes = 65536;
 static constexpr int kSkParts = 2;  // 2: consumer c's rows are part c; 1: the whole tile
 static constexpr int kSkWhole = 0, kSkPartial = 1, kSkOwner = 2;
 
+// The work list in 32-bit unsigned arithmetic: the manifest's shape rule
+// keeps K at most kSkMaxKBlocks k-blocks, so b*units < 2^32 for any grid
+// of up to 256 CTAs (and a 64-bit division would cost the producer
+// warpgroup's 40 registers a spill).
 struct sw_sk_plan {
-  int grid, kblocks, full;    // CTAs, k-blocks per tile, whole-tile waves
-  long long units;            // k-blocks of the split tiles
-  int ctas;                   // CTAs the split k-blocks are cut over
+  sw_u32 grid, kblocks, full;  // CTAs, k-blocks per tile, whole-tile waves
+  sw_u32 units;                // k-blocks of the split tiles
+  sw_u32 ctas;                 // CTAs the split k-blocks are cut over
 };
 struct sw_sk_work {
   int tile, kb0, kb1;  // k-blocks [kb0, kb1) of tile
@@ -397,41 +401,40 @@ struct sw_sk_work {
 
 SW_DEV sw_sk_plan sw_sk_make(int tiles, int kblocks, int grid) {
   sw_sk_plan p;
-  p.grid = grid;
-  p.kblocks = kblocks;
-  p.full = tiles / grid;
-  p.units = (long long)(tiles - p.full * grid) * kblocks;
-  // min(grid, max(1, units / kSkMinKBlocks)), without the CUDA headers'
-  // long long min/max (see sw_syncwarp).
-  const long long n = p.units / kSkMinKBlocks;
-  p.ctas = n < 1 ? 1 : (n < grid ? (int)n : grid);
+  p.grid = (sw_u32)grid;
+  p.kblocks = (sw_u32)kblocks;
+  p.full = (sw_u32)tiles / p.grid;
+  p.units = ((sw_u32)tiles - p.full * p.grid) * p.kblocks;
+  const sw_u32 n = p.units / kSkMinKBlocks;  // ctas = min(grid, max(1, n))
+  p.ctas = n < 1u ? 1u : (n < p.grid ? n : p.grid);
   return p;
 }
 
 // The CTA whose split range holds split k-block u.
-SW_DEV int sw_sk_cta_of(const sw_sk_plan& p, long long u) { return (int)(((u + 1) * p.ctas - 1) / p.units); }
+SW_DEV sw_u32 sw_sk_cta_of(const sw_sk_plan& p, sw_u32 u) { return ((u + 1u) * p.ctas - 1u) / p.units; }
 
 // Item j of CTA b's work list; false past its end.
 SW_DEV bool sw_sk_item(const sw_sk_plan& p, int b, int j, sw_sk_work& w) {
-  if (j < p.full) {
-    w.tile = b + j * p.grid;
+  const sw_u32 kb = p.kblocks, ub = (sw_u32)b, uj = (sw_u32)j;
+  if (uj < p.full) {
+    w.tile = (int)(ub + uj * p.grid);
     w.kb0 = 0;
-    w.kb1 = p.kblocks;
-    w.before = (sw_u32)j * (sw_u32)p.kblocks;
+    w.kb1 = (int)kb;
+    w.before = uj * kb;
     w.role = kSkWhole;
     return true;
   }
-  if (b >= p.ctas || p.units == 0) return false;
-  const long long kb = p.kblocks;
-  const long long u0 = b * p.units / p.ctas, u1 = (b + 1) * p.units / p.ctas;
-  const long long st = (u1 - 1) / kb - (j - p.full);
-  if (st < u0 / kb) return false;
-  const long long lo = u0 > st * kb ? u0 : st * kb, hi = u1 < (st + 1) * kb ? u1 : (st + 1) * kb;
-  w.tile = p.full * p.grid + (int)st;
+  if (ub >= p.ctas || p.units == 0u) return false;
+  const sw_u32 u0 = ub * p.units / p.ctas, u1 = (ub + 1u) * p.units / p.ctas;
+  const sw_u32 top = (u1 - 1u) / kb, back = uj - p.full;  // items into the split range
+  if (back > top || top - back < u0 / kb) return false;
+  const sw_u32 st = top - back;
+  const sw_u32 lo = u0 > st * kb ? u0 : st * kb, hi = u1 < (st + 1u) * kb ? u1 : (st + 1u) * kb;
+  w.tile = (int)(p.full * p.grid + st);
   w.kb0 = (int)(lo - st * kb);
   w.kb1 = (int)(hi - st * kb);
-  w.before = (sw_u32)p.full * (sw_u32)p.kblocks + (sw_u32)(u1 - hi);
-  w.role = w.kb1 < p.kblocks ? kSkPartial : (w.kb0 > 0 ? kSkOwner : kSkWhole);
+  w.before = p.full * kb + (u1 - hi);
+  w.role = w.kb1 < (int)kb ? kSkPartial : (w.kb0 > 0 ? kSkOwner : kSkWhole);
   return true;
 }
 
@@ -464,32 +467,34 @@ SW_DEV void sw_sk_wait(const unsigned int* flag, sw_u32& hung) {
 
 // A consumer's accumulators in a part of a slot: thread tid's registers
 // 4q..4q+3 of block mb at 16*((mb*kAcc/4 + q)*128 + tid), so each store
-// and load of a warp is 512 contiguous bytes.
+// and load of a warp is 512 contiguous bytes. Plain C++ accesses, not
+// inline PTX: ptxas folds the offsets into the instructions (an asm
+// operand would hold each address in registers of its own, which the
+// consumers do not have to spare). Ordering comes from the flag: the
+// stores precede the release, the loads follow the acquire, each across
+// the consumer's named barrier.
+struct __align__(16) sw_f4 { float x, y, z, w; };
 SW_DEV void sw_sk_store(unsigned char* part, int tid, float (&acc)[kMB][kAcc]) {
+  sw_f4* const p = reinterpret_cast<sw_f4*>(part) + tid;
 #pragma unroll
   for (int mb = 0; mb < kMB; ++mb) {
 #pragma unroll
     for (int q = 0; q < kAcc / 4; ++q) {
-      const sw_u64 a = reinterpret_cast<sw_u64>(part) + 16ull * ((mb * (kAcc / 4) + q) * 128 + tid);
-      asm volatile("st.global.v4.f32 [%0], {%1, %2, %3, %4};"
-                   :: "l"(a), "f"(acc[mb][4 * q]), "f"(acc[mb][4 * q + 1]), "f"(acc[mb][4 * q + 2]), "f"(acc[mb][4 * q + 3])
-                   : "memory");
+      p[(mb * (kAcc / 4) + q) * 128] = sw_f4{acc[mb][4 * q], acc[mb][4 * q + 1], acc[mb][4 * q + 2], acc[mb][4 * q + 3]};
     }
   }
 }
 SW_DEV void sw_sk_add(const unsigned char* part, int tid, float (&acc)[kMB][kAcc]) {
+  const sw_f4* const p = reinterpret_cast<const sw_f4*>(part) + tid;
 #pragma unroll
   for (int mb = 0; mb < kMB; ++mb) {
 #pragma unroll
     for (int q = 0; q < kAcc / 4; ++q) {
-      const sw_u64 a = reinterpret_cast<sw_u64>(part) + 16ull * ((mb * (kAcc / 4) + q) * 128 + tid);
-      float x0, x1, x2, x3;
-      asm volatile("ld.global.cg.v4.f32 {%0, %1, %2, %3}, [%4];"
-                   : "=f"(x0), "=f"(x1), "=f"(x2), "=f"(x3) : "l"(a) : "memory");
-      acc[mb][4 * q] += x0;
-      acc[mb][4 * q + 1] += x1;
-      acc[mb][4 * q + 2] += x2;
-      acc[mb][4 * q + 3] += x3;
+      const sw_f4 x = p[(mb * (kAcc / 4) + q) * 128];
+      acc[mb][4 * q] += x.x;
+      acc[mb][4 * q + 1] += x.y;
+      acc[mb][4 * q + 2] += x.z;
+      acc[mb][4 * q + 3] += x.w;
     }
   }
 }
@@ -499,7 +504,9 @@ SW_DEV void sw_sk_add(const unsigned char* part, int tid, float (&acc)[kMB][kAcc
 // owner waits for each lower CTA holding a part of the tile, in CTA order,
 // and adds its partial sums (false: the epilogue runs on the sum).
 SW_DEV bool sw_sk_fixup(const sw_sk_plan& p, const sw_sk_work& w, int c, float (&acc)[kMB][kAcc],
-                        unsigned int* flags, unsigned char* slots, sw_u32& hung) {
+                        unsigned char* workspace, sw_u32& hung) {
+  unsigned int* const flags = reinterpret_cast<unsigned int*>(workspace);
+  unsigned char* const slots = workspace + (p.grid * kSkFlagBytes + 127u) / 128u * 128u;
   const int part = kSkParts == 2 ? c : 0;
   const int tid = threadIdx.x % 128;
   const sw_u64 off = (sw_u64)part * kSkPartBytes;
@@ -510,7 +517,7 @@ SW_DEV bool sw_sk_fixup(const sw_sk_plan& p, const sw_sk_work& w, int c, float (
     if (tid == 0) sw_sk_release(flags + blockIdx.x * (kSkFlagBytes / 4) + part);
     return true;
   }
-  const int first = sw_sk_cta_of(p, (long long)(w.tile - p.full * p.grid) * p.kblocks);
+  const int first = (int)sw_sk_cta_of(p, ((sw_u32)w.tile - p.full * p.grid) * p.kblocks);
 #pragma unroll 1
   for (int b = first; b < (int)blockIdx.x; ++b) {
     if (tid == 0) {
@@ -555,11 +562,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_sm90a_bf16_m128n256k64
   const int num_ctas = gridDim.x / kClusterSize;  // clusters in the grid
   const sw_u32 rank = kClusterSize > 1 ? sw_cluster_ctarank() : 0u;
   const int kblocks = (K + kTileK - 1) / kTileK;
-  // Stream-K: every role's work list (sw_sk_item) and the workspace.
-  // One CTA per cluster: unit0 is blockIdx.x, num_ctas gridDim.x.
-  const sw_sk_plan sk = sw_sk_make(num_units, kblocks, num_ctas);
-  unsigned int* const sk_flags = reinterpret_cast<unsigned int*>(workspace);
-  unsigned char* const sk_slots = workspace + (gridDim.x * kSkFlagBytes + 127u) / 128u * 128u;
 
   if (threadIdx.x == 0) {
     sw_prefetch_tmap(&tmap_a);
@@ -589,6 +591,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_sm90a_bf16_m128n256k64
     if (warp == 0 && lane == 0) {
       // Operand ring: every k-block of every local tile, in order.
       sw_u32 it = 0;
+      // One CTA per cluster: unit0 is blockIdx.x, num_ctas gridDim.x.
+      const sw_sk_plan sk = sw_sk_make(num_units, kblocks, num_ctas);
       sw_sk_work w;
 #pragma unroll 1
       for (int j = 0; sw_sk_item(sk, unit0, j, w); ++j) {
@@ -641,6 +645,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_sm90a_bf16_m128n256k64
     sw_u32 hung = 0;
     sw_u32 e = 0;
     sw_u32 turn = 0;  // tiles this consumer has run
+    const sw_sk_plan sk = sw_sk_make(num_units, kblocks, num_ctas);
     int j = c * kTileStart;
     sw_sk_work w;
 #pragma unroll 1
@@ -690,7 +695,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_sm90a_bf16_m128n256k64
       if (kblocks > 0 && lane == 0) sw_release_stage(smem + kBarEmpty + 8 * ((it - 1) % kStages));
       if (kOrderWait && threadIdx.x % 128 == 0) sw_mbar_arrive(smem + kBarOrder + 8 * (1 - c));
       // ---- stream-K: a split tile's partial sums
-      if (w.role != kSkWhole && sw_sk_fixup(sk, w, c, acc, sk_flags, sk_slots, hung)) continue;
+      if (w.role != kSkWhole && sw_sk_fixup(sk, w, c, acc, workspace, hung)) continue;
 
       // ---- epilogue: 64x64 sub-tiles of C, staged in a slot, TMA-stored
       const int r0 = tm * kTileM + c * kConsumerRows, n0 = tn * kTileN;
