@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# One device call (carry .bin/, built by bench/build.sh): the stream-K gemm
-# (scheduler streamk, name suffix _sk) on the H200.
-#   1. swigen verify of two stream-K configs (cooperative 128x256, ping-pong
-#      128x128) against the float64 reference on random and ragged shapes,
-#      every shape launched 3 times with the output compared bit for bit
-#      (--repeat 3: fixed-order fixup, no atomics on data);
+# One device call (carry .bin/, built by bench/build.sh): the stream-K
+# scheduler (scheduler streamk, name suffix _sk) on the H200.
+#   1. swigen verify of stream-K configs of every kind (gemm cooperative
+#      128x256 and ping-pong 128x128; fwd_gateup, fwd_down, bwd_dswiglu)
+#      against the float64 reference on random and ragged shapes, every
+#      shape launched 2-3 times with the main output compared bit for bit
+#      (--repeat: fixed-order fixup, no atomics on data);
 #   2. compute-sanitizer memcheck and racecheck on a small stream-K config at
 #      a shape where every tile is split (9 tiles, 132 SMs);
 #   3. bench gemm: stream-K vs the static scheduler vs cuBLAS at
-#      2048x7168x4096, 4096x7168x4096 and 8192x8192x8192 (M,N,K).
+#      2048x7168x4096, 4096x7168x4096 and 8192x8192x8192 (M,N,K); bench
+#      gateup at M = 64 and 512 (K 7168, I 2048), static vs stream-K.
 # Logs go to $OUT; a PASS/FAIL table and the timing table are printed last.
 set -u
 export PATH=/usr/local/cuda/bin:$PATH
@@ -39,6 +41,21 @@ for n in $SK_COOP $SK_PP; do
   record "verify --repeat 2 $n (built-in ragged list)" $? "$log"
 done
 
+# The fused kinds (verify shapes are the MLP's M,K,I; bwd on its fused path).
+kind_verify() { # name, repeat, shapes...
+  local n=$1 rep=$2; shift 2
+  local log="$OUT/verify-$n.log"
+  timeout 240 $SW verify --name $n --path fused "$@" --repeat $rep --seed 5 --timeout 60s >"$log" 2>&1
+  record "verify --repeat $rep $n ($*)" $? "$log"
+}
+kind_verify fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_sk 3 --shape "512,7168,2048;64,7168,2048;300,1032,264;129,264,1000"
+kind_verify fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_sk_out 2 --shape "512,7168,2048;300,1032,264"
+kind_verify fwd_gateup_sm90a_bf16_m256n128k64_s4_c1x1_cooperative_sk_bmn 2 --shape "64,7168,2048;1000,4104,1000"
+kind_verify fwd_down_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_sk_bmn_res 2 --shape "64,7168,2048;512,7168,2048;300,264,1032"
+kind_verify fwd_down_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_sk 2 --shape "2048,7168,2048;129,1000,4104"
+kind_verify bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_sk 3 --shape "4096,7168,2048;300,1032,264;129,4104,1000"
+kind_verify bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_sk_out 2 --shape "512,7168,2048;300,1032,264"
+
 # 2. compute-sanitizer on a shape where every tile is split.
 for tool in memcheck racecheck; do
   log="$OUT/sanitize-$tool.log"
@@ -53,6 +70,10 @@ for s in 2048,7168,4096 4096,7168,4096 8192,8192,8192; do
   timeout 150 $SW bench gemm --shape "$s" --name $STATIC_COOP --name $SK_COOP --name $SK_PP --reps ${REPS:-40} >"$log" 2>&1
   record "bench gemm $s" $? "$log"
 done
+log="$OUT/bench-gateup-small-m.log"
+timeout 150 $SW bench gateup --shape 64,7168,2048 --shape 512,7168,2048 \
+  --name fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong --name fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_sk --reps ${REPS:-40} >"$log" 2>&1
+record "bench gateup 64,7168,2048 512,7168,2048 (static vs _sk)" $? "$log"
 
 echo
 printf '%-18s %-52s %9s %9s %6s\n' shape config swigen_us cublas_us ratio
@@ -64,5 +85,8 @@ for s in 2048,7168,4096 4096,7168,4096 8192,8192,8192; do
     /^  swigen / { sw = $3 }
   ' "$OUT/bench-gemm-${s//,/x}.log"
 done
+echo
+echo "bench gateup (static, then _sk; see $log):"
+grep -E "^(gateup|fwd_gateup|  swigen|  plan|  fused)|speed" "$log" | head -24
 echo
 for r in "${rows[@]}"; do echo "$r"; done

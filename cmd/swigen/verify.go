@@ -61,7 +61,7 @@ func newVerifyCmd(e *env, runF func(context.Context, *verifyOptions) error) *cob
 	f.IntVar(&o.Device, "device", 0, "GPU ordinal")
 	f.BoolVar(&o.JSON, "json", false, "print results as JSON")
 	f.StringVar(&o.Probe, "probe", "", "build each kernel with this probe: "+strings.Join(gen.ProbeNames(), ", "))
-	f.IntVar(&o.Repeat, "repeat", 1, "launch each kernel this many times on the same inputs and fail where an output differs by a bit from the first launch's (gemm)")
+	f.IntVar(&o.Repeat, "repeat", 1, "launch each kernel this many times on the same inputs and fail where its main output differs by a bit from the first launch's")
 	f.StringVar(&o.Path, "path", "both", "dispatch paths to check for kinds with an unfused path (bwd_dswiglu, fwd_gateup): both, fused, or unfused (swigen gemm + elementwise)")
 	return cmd
 }

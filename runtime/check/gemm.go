@@ -24,13 +24,6 @@ const cpuRefMaxMACsFwd = 1 << 35
 // reference, dispatching on the kernel kind: VerifyBwd, VerifyGemm,
 // VerifyFwdGateUp or VerifyFwdDown.
 func Verify(env *Env, k *launch.Kernel, shapes []tiling.Shape, o Options) []ShapeResult {
-	if kind := k.Man.Config.Kernel; o.Repeat > 1 && kind != tiling.KernelGEMM {
-		var res []ShapeResult
-		for _, s := range shapes {
-			res = append(res, ShapeResult{Shape: s, Err: fmt.Errorf("verify: repeat %d: the determinism check is implemented for gemm only, not %s", o.Repeat, kind)})
-		}
-		return res
-	}
 	switch k.Man.Config.Kernel {
 	case tiling.KernelGEMM:
 		return VerifyGemm(env, k, shapes, o)
