@@ -27,9 +27,20 @@ MAX_GRID_X = (1 << 31) - 1
 
 KIND_TENSORMAP = "tensormap"
 KIND_I32 = "i32"
+KIND_I64 = "i64"
+KIND_PTR = "ptr"
+KIND_WORKSPACE = "workspace"
+KINDS = "tensormap, i32, i64, ptr or workspace"
+"""The parameter kinds as messages list them (manifest.kindList)."""
+
+GRID_SYMBOL = "grid"
+"""The name under which a workspace's expressions see the launch's grid."""
 
 SCHEDULER_STATIC = "static"
 SCHEDULER_CLC = "clc"
+SCHEDULER_STREAMK = "streamk"
+STREAMK_MAX_CTAS = 256
+"""The largest stream-K grid (tiling.StreamKMaxCTAs)."""
 
 
 class ManifestError(ValueError):
@@ -75,8 +86,29 @@ class TensorMap:
 
 
 @dataclass(frozen=True)
+class Workspace:
+    """Scratch memory the loader owns (manifest.Workspace): at least bytes,
+    aligned to align, its first zero_bytes zero when a launch starts (the
+    kernel leaves them zero); expressions of the sizes and GRID_SYMBOL."""
+
+    bytes: str
+    align: int
+    zero_bytes: str
+
+
+@dataclass(frozen=True)
+class WorkspaceSize:
+    """A workspace evaluated for one launch."""
+
+    bytes: int
+    zero_bytes: int
+    align: int
+
+
+@dataclass(frozen=True)
 class Param:
-    """One kernel parameter: a tensor map (map) or a 32-bit integer (value)."""
+    """One kernel parameter: a tensor map (map), an integer (value), a
+    pointer to a caller's buffer (buffer) or the loader's workspace."""
 
     name: str
     kind: str
@@ -85,6 +117,8 @@ class Param:
     doc: str = ""
     map: Optional[TensorMap] = None
     value: Optional[str] = None
+    buffer: Optional[str] = None
+    workspace: Optional[Workspace] = None
 
 
 @dataclass(frozen=True)
@@ -135,12 +169,16 @@ class Encode:
 
 @dataclass(frozen=True)
 class Arg:
-    """One resolved parameter: a tensor map to encode or an i32 value."""
+    """One resolved parameter: a tensor map to encode, an integer value, or
+    a pointer (a caller's buffer, or a workspace of the size given) whose
+    address the loader packs."""
 
     param: str
     kind: str
     map: Optional[Encode] = None
     value: int = 0
+    buffer: str = ""
+    workspace: Optional[WorkspaceSize] = None
 
 
 @dataclass(frozen=True)
@@ -239,7 +277,9 @@ class Manifest:
                                 size=_int(_get(p, "size", pw), pw + " size"),
                                 align=_int(_get(p, "align", pw), pw + " align"),
                                 doc=str(p.get("doc", "")), map=tm,
-                                value=str(p["value"]) if p.get("value") else None))
+                                value=str(p["value"]) if p.get("value") else None,
+                                buffer=str(p["buffer"]) if p.get("buffer") else None,
+                                workspace=_parse_workspace(p.get("workspace"), pw)))
         rules = tuple(Rule(size=str(_get(r, "size", what + " shape rule")),
                            min=_int(_get(r, "min", what + " shape rule", 0), what + " shape rule min"),
                            multiple=_int(_get(r, "multiple", what + " shape rule", 0), what + " shape rule multiple"),
@@ -329,16 +369,18 @@ class Manifest:
                     errs.append("%s: an i32 without a value" % what)
                 else:
                     ev(p.value, what)
+            elif p.kind in (KIND_I64, KIND_PTR, KIND_WORKSPACE):
+                errs.extend(_wide_param_errors(p, what, ones, names))
             else:
-                errs.append("%s: kind %s: want %s or %s" % (what, expr.go_quote(p.kind), KIND_TENSORMAP, KIND_I32))
+                errs.append("%s: kind %s: want %s" % (what, expr.go_quote(p.kind), KINDS))
         for rule in self.shape_rules:
             ev(rule.size, "shape rule")
         ev(self.grid.tiles, "grid")
         if self.block_threads < 1 or self.cluster_dims[0] < 1 or self.cluster_dims[1] < 1 or self.dynamic_smem_bytes < 0:
             errs.append("block %d threads, cluster %s, %d bytes of shared memory: want positive dims"
                         % (self.block_threads, list(self.cluster_dims), self.dynamic_smem_bytes))
-        if self.grid.scheduler not in (SCHEDULER_STATIC, SCHEDULER_CLC):
-            errs.append("grid: scheduler %s: want %s or %s" % (expr.go_quote(self.grid.scheduler), SCHEDULER_STATIC, SCHEDULER_CLC))
+        if self.grid.scheduler not in (SCHEDULER_STATIC, SCHEDULER_CLC, SCHEDULER_STREAMK):
+            errs.append("grid: scheduler %s: want %s, %s or %s" % (expr.go_quote(self.grid.scheduler), SCHEDULER_STATIC, SCHEDULER_CLC, SCHEDULER_STREAMK))
         if errs:
             raise ManifestError("manifest: %s: %s" % (self.name, "\n".join(errs)))
 
@@ -366,7 +408,7 @@ class Manifest:
     @property
     def caps_by_clusters(self) -> bool:
         """Whether the grid depends on the co-resident cluster count."""
-        return self.grid.scheduler != SCHEDULER_CLC and self.cluster_size > 1
+        return self.grid.scheduler == SCHEDULER_STATIC and self.cluster_size > 1
 
     def grid_ctas(self, sizes: Mapping[str, int], sms: int, clusters: int = 0) -> int:
         """The grid's CTA count for sizes (manifest.GridCTAs).
@@ -382,6 +424,10 @@ class Manifest:
                              % (self.name, t, cpt, MAX_GRID_X))
         if self.grid.scheduler == SCHEDULER_CLC:
             return (t * cpt + c - 1) // c * c
+        if self.grid.scheduler == SCHEDULER_STREAMK:
+            if cpt != 1 or c != 1:
+                raise ManifestError("manifest: %s: a streamk grid of %d CTAs per tile in clusters of %d: want 1 and 1" % (self.name, cpt, c))
+            return min(max(1, sms), STREAMK_MAX_CTAS)
         g = min(t, max(1, sms // cpt)) * cpt
         if g < c:
             g = c
@@ -394,8 +440,8 @@ class Manifest:
     def resolve(self, sizes: Mapping[str, int], device: Device) -> Launch:
         """Checks sizes and evaluates every parameter and the launch dims."""
         self.check_sizes(sizes)
-        args = tuple(_resolve_param(self.name, p, sizes) for p in self.params)
         g = self.grid_ctas(sizes, device.sms, device.clusters)
+        args = tuple(_resolve_param(self.name, p, sizes, g) for p in self.params)
         cluster = (self.cluster_dims[0], self.cluster_dims[1], 1) if self.cluster_size > 1 else (0, 0, 0)
         return Launch(args=args, grid=(g, 1, 1), block=(self.block_threads, 1, 1), cluster=cluster,
                       smem_bytes=self.dynamic_smem_bytes)
@@ -408,7 +454,7 @@ class Manifest:
         raise KeyError(name)
 
 
-def _resolve_param(kernel: str, p: Param, sizes: Mapping[str, int]) -> Arg:
+def _resolve_param(kernel: str, p: Param, sizes: Mapping[str, int], grid: int) -> Arg:
     if p.kind == KIND_TENSORMAP:
         assert p.map is not None  # validate()
         return Arg(param=p.name, kind=p.kind, map=_resolve_map(kernel, p, p.map, sizes))
@@ -418,7 +464,9 @@ def _resolve_param(kernel: str, p: Param, sizes: Mapping[str, int]) -> Arg:
         if v < -(1 << 31) or v > (1 << 31) - 1:
             raise ShapeError("%s: parameter %s = %s = %d: out of the i32 range" % (kernel, p.name, p.value, v))
         return Arg(param=p.name, kind=p.kind, value=v)
-    raise ManifestError("%s: parameter %s: kind %s: want %s or %s" % (kernel, p.name, expr.go_quote(p.kind), KIND_TENSORMAP, KIND_I32))
+    if p.kind in (KIND_I64, KIND_PTR, KIND_WORKSPACE):
+        return _resolve_wide_param(kernel, p, sizes, grid)
+    raise ManifestError("%s: parameter %s: kind %s: want %s" % (kernel, p.name, expr.go_quote(p.kind), KINDS))
 
 
 def _eval_sizes(kernel: str, param: str, es: Sequence[str], sizes: Mapping[str, int]) -> Tuple[int, ...]:
@@ -438,3 +486,65 @@ def _resolve_map(kernel: str, p: Param, t: TensorMap, sizes: Mapping[str, int]) 
     return Encode(buffer=t.buffer, dtype=t.dtype, dims=_eval_sizes(kernel, p.name, t.dims, sizes),
                   strides=_eval_sizes(kernel, p.name, t.strides, sizes), box=t.box, elem_strides=t.elem_strides,
                   interleave=t.interleave, swizzle=t.swizzle, l2_promotion=t.l2_promotion, oob_fill=t.oob_fill)
+
+
+# ---- the 64-bit kinds: i64, ptr, workspace (manifest.KindI64, KindPtr,
+# KindWorkspace)
+
+
+def _parse_workspace(w: Any, what: str) -> Optional[Workspace]:
+    if w is None:
+        return None
+    return Workspace(bytes=str(_get(w, "bytes", what + " workspace")),
+                     align=_int(_get(w, "align", what + " workspace"), what + " workspace align"),
+                     zero_bytes=str(_get(w, "zero_bytes", what + " workspace")))
+
+
+def _wide_param_errors(p: Param, what: str, ones: Mapping[str, int], buffers: Any) -> List[str]:
+    """What Validate says of an i64, ptr or workspace parameter."""
+    if p.size != 8:
+        return ["%s: size %d: a %s is 8 bytes" % (what, p.size, p.kind)]
+    try:
+        if p.kind == KIND_I64:
+            if p.value is None:
+                return ["%s: an i64 without a value" % what]
+            expr.evaluate(p.value, ones)
+        elif p.kind == KIND_PTR:
+            if p.buffer not in buffers:
+                return ["%s: pointer to buffer %s, which is not listed" % (what, expr.go_quote(p.buffer or ""))]
+        else:
+            if p.workspace is None:
+                return ["%s: a workspace without its size" % what]
+            _workspace_size(p.workspace, dict(ones), 1)
+    except (expr.ExprError, ManifestError) as e:
+        return ["%s: %s" % (what, e)]
+    return []
+
+
+def _workspace_size(w: Workspace, sizes: Mapping[str, int], grid: int) -> WorkspaceSize:
+    if w.align < 1 or w.align & (w.align - 1):
+        raise ManifestError("workspace alignment %d: want a power of two" % w.align)
+    sg = dict(sizes)
+    sg[GRID_SYMBOL] = grid
+    b, z = expr.evaluate(w.bytes, sg), expr.evaluate(w.zero_bytes, sg)
+    if b < 1 or z < 0 or z > b:
+        raise ManifestError("workspace of %s = %d bytes, %s = %d of them zeroed: want 1 or more bytes, 0 to all of them zeroed"
+                            % (w.bytes, b, w.zero_bytes, z))
+    return WorkspaceSize(bytes=b, zero_bytes=z, align=w.align)
+
+
+def _resolve_wide_param(kernel: str, p: Param, sizes: Mapping[str, int], grid: int) -> Arg:
+    if p.kind == KIND_I64:
+        assert p.value is not None
+        v = expr.evaluate(p.value, sizes)
+        if v < -(1 << 63) or v > (1 << 63) - 1:
+            raise ShapeError("%s: parameter %s = %s = %d: out of the i64 range" % (kernel, p.name, p.value, v))
+        return Arg(param=p.name, kind=p.kind, value=v)
+    if p.kind == KIND_PTR:
+        return Arg(param=p.name, kind=p.kind, buffer=p.buffer or "")
+    assert p.workspace is not None
+    try:
+        w = _workspace_size(p.workspace, sizes, grid)
+    except ManifestError as e:
+        raise ManifestError("%s: parameter %s: %s" % (kernel, p.name, e)) from None
+    return Arg(param=p.name, kind=p.kind, workspace=w)

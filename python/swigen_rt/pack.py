@@ -14,11 +14,15 @@ from __future__ import annotations
 import struct
 from typing import Mapping, Optional, Sequence, Tuple
 
-from .manifest import KIND_I32, KIND_TENSORMAP, Arg, ManifestError, Param
+from .manifest import KIND_I32, KIND_I64, KIND_PTR, KIND_TENSORMAP, KIND_WORKSPACE, KINDS, Arg, ManifestError, Param
 
-__all__ = ["param_offsets", "pack"]
+__all__ = ["param_offsets", "pack", "POINTER_KINDS"]
 
-_KIND_SIZES = {KIND_TENSORMAP: 128, KIND_I32: 4}
+_KIND_SIZES = {KIND_TENSORMAP: 128, KIND_I32: 4, KIND_I64: 8, KIND_PTR: 8, KIND_WORKSPACE: 8}
+
+POINTER_KINDS = (KIND_PTR, KIND_WORKSPACE)
+"""The kinds whose 8-byte slot holds an address the loader packs per launch
+(a caller's buffer, the loader's workspace): zero as pack leaves it."""
 
 
 def _round_up(n: int, align: int) -> int:
@@ -32,7 +36,7 @@ def param_offsets(params: Sequence[Param]) -> Tuple[Tuple[int, ...], int]:
     for p in params:
         want = _KIND_SIZES.get(p.kind)
         if want is None:
-            raise ManifestError('manifest: parameter %s: kind "%s": want %s or %s' % (p.name, p.kind, KIND_TENSORMAP, KIND_I32))
+            raise ManifestError('manifest: parameter %s: kind "%s": want %s' % (p.name, p.kind, KINDS))
         if p.size != want:
             raise ManifestError("manifest: parameter %s: size %d: a %s is %d bytes" % (p.name, p.size, p.kind, want))
         if p.align < 1 or p.align & (p.align - 1):
@@ -49,8 +53,9 @@ def pack(params: Sequence[Param], args: Sequence[Arg],
     """Packs resolved args (in the order of params) into one buffer.
 
     descriptors maps a tensor-map argument's index to its 128 descriptor
-    bytes; a slot without one stays zero. Returns the buffer and each
-    parameter's offset.
+    bytes; a slot without one stays zero, as does a pointer's (POINTER_KINDS:
+    the loader writes the address). Returns the buffer and each parameter's
+    offset.
     """
     if len(args) != len(params):
         raise ManifestError("manifest: pack: %d arguments for %d parameters" % (len(args), len(params)))
@@ -64,6 +69,8 @@ def pack(params: Sequence[Param], args: Sequence[Arg],
         off = offsets[i]
         if p.kind == KIND_I32:
             struct.pack_into("<i", buf, off, a.value)
+        elif p.kind == KIND_I64:
+            struct.pack_into("<q", buf, off, a.value)
         elif i in descriptors:
             d = descriptors[i]
             if len(d) != p.size:
