@@ -6,6 +6,7 @@
 #      against the float64 reference on random and ragged shapes, every
 #      shape launched 2-3 times with the main output compared bit for bit
 #      (--repeat: fixed-order fixup, no atomics on data);
+#      the Python runtime launches four of them with torch (its workspace);
 #   2. compute-sanitizer memcheck and racecheck on a small stream-K config at
 #      a shape where every tile is split (9 tiles, 132 SMs);
 #   3. bench gemm: stream-K vs the static scheduler vs cuBLAS at
@@ -55,6 +56,19 @@ kind_verify fwd_down_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_sk_bmn_res 2 --shap
 kind_verify fwd_down_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_sk 2 --shape "2048,7168,2048;129,1000,4104"
 kind_verify bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_sk 3 --shape "4096,7168,2048;300,1032,264;129,4104,1000"
 kind_verify bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_sk_out 2 --shape "512,7168,2048;300,1032,264"
+
+# The Python runtime (python/swigen_rt): Kernel.launch allocates the
+# workspace with torch; each kernel is compared with torch's own math
+# (python/tests/gpu/test_gpu.py, test_emitted_kernels).
+for n in $SK_COOP fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_sk_out fwd_down_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_sk_bmn_res bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_sk; do
+  d="$OUT/py-$n"
+  log="$OUT/py-$n.log"
+  ( $SW emit --name $n -o "$d" && cd python/tests && SWIGEN_PY_KERNELS="$d" timeout 120 python3 -m unittest -v gpu.test_gpu 2>&1 ) >"$log" 2>&1
+  rc=$?
+  # A skipped test (no torch, no GPU) exits 0: count only a run that passed.
+  if [ $rc = 0 ] && ! grep -q "test_emitted_kernels .* ok" "$log"; then rc=8; fi
+  record "python Kernel.launch $n (workspace from torch)" $rc "$log"
+done
 
 # 2. compute-sanitizer on a shape where every tile is split.
 for tool in memcheck racecheck; do
