@@ -355,3 +355,40 @@ func (s *skSim) slots() map[[2]int]skSlot {
 	}
 	return s.slotData
 }
+
+// SKWork is an item of a CTA's stream-K work list with Before, the
+// k-blocks of the CTA's items before it (its operand-ring position).
+type SKWork struct {
+	SKItem
+	Before int
+}
+
+// StreamKItems is CTA cta's stream-K work list for tiles tiles of kblocks
+// k-blocks on grid CTAs, splitting into ranges of at least minKBlocks:
+// tiling.StreamKPlan.Work, restated here (this package imports no swigen
+// package; a test holds the two equal), for the barrier model's roles.
+func StreamKItems(tiles, kblocks, grid, cta, minKBlocks int) []SKWork {
+	full := tiles / grid
+	units := (tiles - full*grid) * kblocks
+	ctas := min(grid, max(1, units/minKBlocks))
+	var out []SKWork
+	for j := 0; j < full; j++ {
+		out = append(out, SKWork{SKItem{Tile: cta + j*grid, KB0: 0, KB1: kblocks, Role: SKWhole}, j * kblocks})
+	}
+	if cta >= ctas || units == 0 {
+		return out
+	}
+	u0, u1 := cta*units/ctas, (cta+1)*units/ctas
+	for st := (u1 - 1) / kblocks; st >= u0/kblocks; st-- {
+		lo, hi := max(u0, st*kblocks), min(u1, (st+1)*kblocks)
+		w := SKWork{SKItem{Tile: full*grid + st, KB0: lo - st*kblocks, KB1: hi - st*kblocks}, full*kblocks + u1 - hi}
+		switch {
+		case w.KB1 < kblocks:
+			w.Role = SKPartial
+		case w.KB0 > 0:
+			w.Role = SKOwner
+		}
+		out = append(out, w)
+	}
+	return out
+}
