@@ -51,25 +51,33 @@ type kindSet struct {
 	err  error
 }
 
-// kindTemplates is the template set of cfg's kind and arch, parsed once:
-// the shared files (cuda/*.cuh.tmpl: the skeletons, common parts, hooks and
-// the empty kind-block defaults) and then the kind's own file
+// kindTemplates is the template set of cfg's kind, arch and scheduler,
+// parsed once: the shared files (cuda/*.cuh.tmpl: the skeletons, common
+// parts, hooks and the empty kind-block defaults), the scheduler's file
+// (cuda/sched_<scheduler>_<arch>.sched.tmpl, where the arch's skeleton
+// takes its tile loops from one), then the kind's own file
 // <kind>_<arch>.cu.tmpl, which defines the kind blocks the skeleton calls
 // (kind_doc, kind_consts, kind_epilogue, ...). A kind the arch does not
 // implement gets the shared files alone, so renderWith reports it.
 func kindTemplates(cfg tiling.Config) (*template.Template, error) {
-	file := kernelTemplate(cfg)
-	v, _ := kindSets.LoadOrStore(file, &kindSet{})
+	file, sched := kernelTemplate(cfg), schedulerTemplate(cfg)
+	v, _ := kindSets.LoadOrStore(file+"|"+sched, &kindSet{})
 	ks := v.(*kindSet)
-	ks.once.Do(func() { ks.set, ks.err = parseKind(file) })
+	ks.once.Do(func() { ks.set, ks.err = parseKind(file, sched) })
 	return ks.set, ks.err
 }
 
-// parseKind parses the shared files and, when it exists, cuda/file.
-func parseKind(file string) (*template.Template, error) {
+// parseKind parses the shared files, cuda/sched when not "", and, when it
+// exists, cuda/file.
+func parseKind(file, sched string) (*template.Template, error) {
 	set, err := template.New("swigen").Option("missingkey=error").ParseFS(templates.FS, "cuda/*.cuh.tmpl")
 	if err != nil {
 		return nil, fmt.Errorf("gen: parse templates: %w", err)
+	}
+	if sched != "" {
+		if set, err = set.ParseFS(templates.FS, "cuda/"+sched); err != nil {
+			return nil, fmt.Errorf("gen: parse templates: scheduler %s: %w", sched, err)
+		}
 	}
 	if _, err := fs.Stat(templates.FS, "cuda/"+file); err != nil {
 		return set, nil
@@ -78,6 +86,15 @@ func parseKind(file string) (*template.Template, error) {
 		return nil, fmt.Errorf("gen: parse templates: %s: %w", file, err)
 	}
 	return set, nil
+}
+
+// schedulerTemplate names the file of cfg's tile scheduler blocks, or ""
+// where the arch's skeleton has its scheduler built in (sm_100a).
+func schedulerTemplate(cfg tiling.Config) string {
+	if cfg.Arch != tiling.ArchSM90a {
+		return ""
+	}
+	return fmt.Sprintf("sched_%s_sm90a.sched.tmpl", cfg.Scheduler)
 }
 
 // kernelTemplate names the template that renders cfg.

@@ -1,6 +1,10 @@
 package manifest
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/swigen/swigen/tiling"
+)
 
 // Scheduler is how a kernel's CTAs find their tiles, which decides how
 // many CTAs a launch starts.
@@ -16,6 +20,11 @@ const (
 	// are cancelled and their tiles taken by running ones (cluster launch
 	// control).
 	SchedulerCLC Scheduler = "clc"
+	// SchedulerStreamK: one CTA per SM (no clusters); each takes whole
+	// tiles in full waves, then a contiguous range of the remaining tiles'
+	// k-blocks (tiling.StreamKPlan), so the grid does not depend on the
+	// tile count.
+	SchedulerStreamK Scheduler = "streamk"
 )
 
 // MaxGridX is the largest gridDim.x a launch may have (2^31 - 1).
@@ -26,6 +35,7 @@ const MaxGridX = 1<<31 - 1
 // CTA count (ClusterDims x*y):
 //
 //   - clc: tiles*cpt rounded up to a multiple of c;
+//   - streamk (c = cpt = 1): max(1, SMs), at most tiling.StreamKMaxCTAs;
 //   - static: g = min(tiles, max(1, SMs/cpt)) * cpt, then c if g < c, else
 //     g rounded down to a multiple of c; where c > 1, at most c times the
 //     clusters that fit on the device at once
@@ -39,7 +49,7 @@ type Grid struct {
 // CapsByClusters reports whether the grid depends on the number of
 // co-resident clusters, so that a loader queries it only when it must.
 func (m *Manifest) CapsByClusters() bool {
-	return m.Grid.Scheduler != SchedulerCLC && m.clusterSize() > 1
+	return m.Grid.Scheduler == SchedulerStatic && m.clusterSize() > 1
 }
 
 func (m *Manifest) clusterSize() int { return max(1, m.ClusterDims[0]*m.ClusterDims[1]) }
@@ -56,9 +66,15 @@ func (m *Manifest) GridCTAs(s Sizes, sms, clusters int) (int, error) {
 		return 0, fmt.Errorf("manifest: %s: %d tiles of %d CTAs: the grid must hold 0 to %d CTAs (gridDim.x)", m.Name, t, cpt, MaxGridX)
 	}
 	tiles := int(t)
-	if m.Grid.Scheduler == SchedulerCLC {
+	switch m.Grid.Scheduler {
+	case SchedulerCLC:
 		g := tiles * cpt
 		return (g + c - 1) / c * c, nil
+	case SchedulerStreamK:
+		if cpt != 1 || c != 1 {
+			return 0, fmt.Errorf("manifest: %s: a streamk grid of %d CTAs per tile in clusters of %d: want 1 and 1", m.Name, cpt, c)
+		}
+		return min(max(1, sms), tiling.StreamKMaxCTAs), nil
 	}
 	g := min(tiles, max(1, sms/cpt)) * cpt
 	if g < c {

@@ -83,7 +83,35 @@ const (
 	KindTensorMap Kind = "tensormap"
 	// KindI32 is a 32-bit signed integer; Param.Value is its value.
 	KindI32 Kind = "i32"
+	// KindI64 is a 64-bit signed integer (8 bytes, 8-aligned); Param.Value
+	// is its value.
+	KindI64 Kind = "i64"
+	// KindPtr is a device pointer (8 bytes, 8-aligned) to the caller's
+	// buffer Param.Buffer: the address itself, for a kernel that reads a
+	// buffer without a tensor map (a grouped kind's per-group offsets).
+	KindPtr Kind = "ptr"
+	// KindWorkspace is a device pointer (8 bytes, 8-aligned) to scratch
+	// memory the loader owns and sizes by Param.Workspace: callers never
+	// pass it.
+	KindWorkspace Kind = "workspace"
 )
+
+// GridSymbol is the name under which a workspace's size expressions see
+// the launch's grid (gridDim.x, the CTAs launched), next to the sizes.
+const GridSymbol = "grid"
+
+// Workspace is the scratch memory of a KindWorkspace parameter. A loader
+// allocates it (at least Bytes, aligned to Align) once per size and reuses
+// it; the first ZeroBytes bytes must be zero when a launch starts, and the
+// kernel leaves them zero when it finishes, so a workspace reused by
+// launches that run one after the other (one stream) is zeroed once, when
+// it is allocated. Launches that may overlap need a workspace each.
+type Workspace struct {
+	// Bytes and ZeroBytes are expressions of the sizes and GridSymbol.
+	Bytes     Expr `json:"bytes"`
+	Align     int  `json:"align"`
+	ZeroBytes Expr `json:"zero_bytes"`
+}
 
 // Param is one kernel parameter.
 type Param struct {
@@ -94,9 +122,20 @@ type Param struct {
 	Doc   string `json:"doc"`
 	// Map is set for KindTensorMap.
 	Map *TensorMap `json:"map,omitempty"`
-	// Value is set for KindI32.
+	// Value is set for KindI32 and KindI64.
 	Value Expr `json:"value,omitempty"`
+	// Buffer is set for KindPtr: the Buffer whose address is passed.
+	Buffer string `json:"buffer,omitempty"`
+	// Workspace is set for KindWorkspace.
+	Workspace *Workspace `json:"workspace,omitempty"`
 }
+
+// kindSizes is each parameter kind's size in bytes (also its alignment,
+// but for a tensor map's 64).
+var kindSizes = map[Kind]int{KindTensorMap: 128, KindI32: 4, KindI64: 8, KindPtr: 8, KindWorkspace: 8}
+
+// kindList is the parameter kinds as messages list them.
+const kindList = "tensormap, i32, i64, ptr or workspace"
 
 // TensorMap is how to encode one tensor map: the arguments of
 // cuTensorMapEncodeTiled, sizes as expressions of the problem sizes. Every

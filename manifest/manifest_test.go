@@ -185,6 +185,7 @@ var goldenNames = []string{
 	"gemm_sm100a_bf16_m256n256k64_s6_c2x1_2cta_amn_bmn_clc",
 	"fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out",
 	"fwd_down_sm100a_bf16_m128n128k64_s6_c1x2_1cta_bmn_res_clc",
+	"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_sk",
 }
 
 // TestManifestGolden pins whole manifests as a loader reads them

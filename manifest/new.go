@@ -48,8 +48,8 @@ func New(k tiling.Checked) (Manifest, error) {
 		MaxCTAsPerSM:     maxCTAs,
 		Sizes:            t.sizes,
 		Buffers:          t.buffers(),
-		Params:           t.params(dt, 2),
-		ShapeRules:       t.rules,
+		Params:           append(t.params(dt, 2), schedulerParams(cfg)...),
+		ShapeRules:       append(t.rules, schedulerRules(cfg, t)...),
 		Grid:             Grid{Tiles: t.tiles, CTAsPerTile: cfg.CTAsPerTile(), Scheduler: schedulerOf(cfg)},
 		Boxes:            boxes,
 	}, nil
@@ -91,10 +91,47 @@ func dtypeOf(cfg tiling.Config) (DType, error) {
 }
 
 func schedulerOf(cfg tiling.Config) Scheduler {
-	if cfg.Scheduler == tiling.CLCScheduler {
+	switch cfg.Scheduler {
+	case tiling.CLCScheduler:
 		return SchedulerCLC
+	case tiling.StreamKScheduler:
+		return SchedulerStreamK
 	}
 	return SchedulerStatic
+}
+
+// schedulerRules are the shape rules cfg's tile scheduler adds: stream-K's
+// work list takes at most tiling.StreamKMaxKBlocks k-blocks per tile (the
+// reduction is the size the kernel's K parameter holds).
+func schedulerRules(cfg tiling.Config, t table) []Rule {
+	if cfg.Scheduler != tiling.StreamKScheduler {
+		return nil
+	}
+	red := Expr("K")
+	for _, s := range t.scalars {
+		if s.param == "K" {
+			red = s.value
+		}
+	}
+	return []Rule{{Size: Expr(fmt.Sprintf("%d-cdiv(%s,%d)", tiling.StreamKMaxKBlocks+1, red, cfg.TileK)), Min: 1,
+		Message: fmt.Sprintf("stream-K takes at most %d k-blocks of %d (%s <= %d): its work list is 32-bit", tiling.StreamKMaxKBlocks, cfg.TileK, red, tiling.StreamKMaxKBlocks*cfg.TileK)}}
+}
+
+// schedulerParams are the parameters cfg's tile scheduler adds after the
+// kind's: stream-K's workspace (flags, then a partial-accumulator slot per
+// CTA: tiling.StreamKWorkspace).
+func schedulerParams(cfg tiling.Config) []Param {
+	if cfg.Scheduler != tiling.StreamKScheduler {
+		return nil
+	}
+	_, slot, _ := tiling.StreamKWorkspace(1, cfg.TileM, cfg.TileN)
+	return []Param{{Name: "workspace", Kind: KindWorkspace, Size: 8, Align: 8,
+		Doc: fmt.Sprintf("stream-K: a u32 flag per consumer part and CTA, then a %dx%d fp32 partial accumulator per CTA", cfg.TileM, cfg.TileN),
+		Workspace: &Workspace{
+			Bytes:     Expr(fmt.Sprintf("cdiv(%s*%d,128)*128+%s*%d", GridSymbol, tiling.StreamKFlagBytes, GridSymbol, slot)),
+			Align:     256,
+			ZeroBytes: Expr(fmt.Sprintf("%s*%d", GridSymbol, tiling.StreamKFlagBytes)),
+		}}}
 }
 
 // ParamLayout is the launch-relevant part of a parameter list, as one

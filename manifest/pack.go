@@ -23,14 +23,9 @@ type Packed struct {
 func ParamOffsets(ps []Param) (offsets []int, size int, err error) {
 	maxAlign := 1
 	for _, p := range ps {
-		want := 0
-		switch p.Kind {
-		case KindTensorMap:
-			want = 128
-		case KindI32:
-			want = 4
-		default:
-			return nil, 0, fmt.Errorf("manifest: parameter %s: kind %q: want %s or %s", p.Name, p.Kind, KindTensorMap, KindI32)
+		want, ok := kindSizes[p.Kind]
+		if !ok {
+			return nil, 0, fmt.Errorf("manifest: parameter %s: kind %q: want %s", p.Name, p.Kind, kindList)
 		}
 		if p.Size != want {
 			return nil, 0, fmt.Errorf("manifest: parameter %s: size %d: a %s is %d bytes", p.Name, p.Size, p.Kind, want)
@@ -49,9 +44,10 @@ func ParamOffsets(ps []Param) (offsets []int, size int, err error) {
 func roundUp(n, align int) int { return (n + align - 1) / align * align }
 
 // Pack packs a launch's resolved arguments (Launch.Args, in the order of
-// ps) into one buffer: every i32 little-endian, as the GPU reads it, and
-// every tensor map as descs[i], the 128 bytes cuTensorMapEncodeTiled wrote
-// for argument i (a nil descs[i], or a nil descs, leaves the slot zero).
+// ps) into one buffer: every integer and pointer (Arg.Ptr) little-endian,
+// as the GPU reads it, and every tensor map as descs[i], the 128 bytes
+// cuTensorMapEncodeTiled wrote for argument i (a nil descs[i], or a nil
+// descs, leaves the slot zero).
 func Pack(ps []Param, args []Arg, descs [][]byte) (Packed, error) {
 	if len(args) != len(ps) {
 		return Packed{}, fmt.Errorf("manifest: pack: %d arguments for %d parameters", len(args), len(ps))
@@ -70,6 +66,10 @@ func Pack(ps []Param, args []Arg, descs [][]byte) (Packed, error) {
 		switch p.Kind {
 		case KindI32:
 			binary.LittleEndian.PutUint32(slot, uint32(a.Value))
+		case KindI64:
+			binary.LittleEndian.PutUint64(slot, uint64(a.Value64))
+		case KindPtr, KindWorkspace:
+			binary.LittleEndian.PutUint64(slot, a.Ptr)
 		case KindTensorMap:
 			if i >= len(descs) || descs[i] == nil {
 				continue

@@ -52,6 +52,27 @@ func TestPack(t *testing.T) {
 		{name: "argument order", ps: []Param{i32("M"), i32("K")}, args: []Arg{{Param: "K", Kind: KindI32}, {Param: "M", Kind: KindI32}},
 			wantErr: "argument 0 is K (i32), parameter 0 is M (i32)"},
 		{name: "argument count", ps: []Param{i32("M")}, wantErr: "0 arguments for 1 parameters"},
+		// An i32 then a pointer and an i64: each at the next multiple of 8.
+		{name: "pointers and i64", ps: []Param{i32("M"), {Name: "ws", Kind: KindWorkspace, Size: 8, Align: 8},
+			{Name: "offs", Kind: KindPtr, Size: 8, Align: 8}, {Name: "n", Kind: KindI64, Size: 8, Align: 8}},
+			args: []Arg{{Param: "M", Kind: KindI32, Value: 7}, {Param: "ws", Kind: KindWorkspace, Ptr: 0x1122334455667788},
+				{Param: "offs", Kind: KindPtr, Ptr: 0xabcd00}, {Param: "n", Kind: KindI64, Value64: -3}},
+			want: []int{0, 8, 16, 24}, size: 32,
+			check: func(b []byte) string {
+				switch {
+				case string(b[8:16]) != "\x88\x77\x66\x55\x44\x33\x22\x11":
+					return "workspace pointer not little-endian at 8"
+				case string(b[16:24]) != "\x00\xcd\xab\x00\x00\x00\x00\x00":
+					return "ptr not at 16"
+				case string(b[24:32]) != "\xfd\xff\xff\xff\xff\xff\xff\xff":
+					return "i64 -3 not at 24"
+				}
+				return ""
+			}},
+		{name: "pointer of 4 bytes", ps: []Param{{Name: "p", Kind: KindPtr, Size: 4, Align: 4}}, args: []Arg{{Param: "p", Kind: KindPtr}},
+			wantErr: "parameter p: size 4: a ptr is 8 bytes"},
+		{name: "unknown kind", ps: []Param{{Name: "p", Kind: "f64", Size: 8, Align: 8}}, args: []Arg{{Param: "p", Kind: "f64"}},
+			wantErr: `parameter p: kind "f64": want tensormap, i32, i64, ptr or workspace`},
 		{name: "short descriptor", ps: []Param{tm("a")}, args: []Arg{{Param: "a", Kind: KindTensorMap}}, descs: [][]byte{{1}},
 			wantErr: "parameter a: a descriptor of 1 bytes: want 128"},
 	}

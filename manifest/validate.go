@@ -30,6 +30,9 @@ func (m *Manifest) wellFormed() error {
 	}
 	var errs []error
 	for i := range m.Params {
+		if want, ok := kindSizes[m.Params[i].Kind]; ok && m.Params[i].Size != want {
+			errs = append(errs, fmt.Errorf("parameter %d (%s): size %d: a %s is %d bytes", i, m.Params[i].Name, m.Params[i].Size, m.Params[i].Kind, want))
+		}
 		if err := m.Params[i].wellFormed(ones, buffers); err != nil {
 			errs = append(errs, fmt.Errorf("parameter %d (%s): %w", i, m.Params[i].Name, err))
 		}
@@ -65,10 +68,28 @@ func (p *Param) wellFormed(ones Sizes, buffers map[string]bool) error {
 		}
 		_, err := p.Map.resolve(ones)
 		return err
-	case KindI32:
+	case KindI32, KindI64:
 		return evalOnes(ones, p.Value)
+	case KindPtr:
+		if !buffers[p.Buffer] {
+			return fmt.Errorf("pointer to buffer %q, which is not listed", p.Buffer)
+		}
+		return nil
+	case KindWorkspace:
+		if p.Workspace == nil {
+			return fmt.Errorf("a workspace without its size")
+		}
+		withGrid := Sizes{GridSymbol: 1}
+		for k, v := range ones {
+			withGrid[k] = v
+		}
+		if err := evalOnes(withGrid, p.Workspace.Bytes, p.Workspace.ZeroBytes); err != nil {
+			return err
+		}
+		_, err := p.Workspace.resolve(ones, 1)
+		return err
 	}
-	return fmt.Errorf("kind %q: want %s or %s", p.Kind, KindTensorMap, KindI32)
+	return fmt.Errorf("kind %q: want %s", p.Kind, kindList)
 }
 
 // evalOnes evaluates es with every size 1: it fails on a syntax error or a

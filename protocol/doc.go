@@ -66,6 +66,14 @@
 //   - exit: nothing asynchronous (a commit, a load, a store) is in flight
 //     towards the CTAs when the last role finishes.
 //
+// The stream-K handshake between CTAs (streamk.go, RunStreamK) is a model
+// of its own over a whole grid: each consumer part's partial store, flag
+// release, the owner's acquire, reset and fixed-order sum, with CTAs
+// launched in order a few at a time and two launches on one workspace;
+// TestStreamKSeededBugs shows it catches a missing release, a release
+// before the store, an owner that does not wait, flags left set, and
+// partials added in arrival order.
+//
 // Scenarios (Scenarios) cover one tile and one k-block, ragged M, N and
 // K with edge sub-tiles skipped, several tiles per CTA with every ring
 // wrapping, many k-blocks in one tile, M = N = K = 1 (a 2-CTA peer or a

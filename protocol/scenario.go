@@ -70,7 +70,10 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 //     inside one tile;
 //   - tiny: M = N = K = 1: one tile with one valid sub-tile, a
 //     2-CTA peer and a cluster peer past the tensor;
-//   - idle (static schedulers): more clusters than tiles.
+//   - idle (static schedulers): more clusters than tiles;
+//   - stream-K (sm_90a streamk): every tile split over 4 CTAs with ragged
+//     edges, two whole waves then one split tile, and many tiles split
+//     over few CTAs.
 //
 // With the clc scheduler the grid holds a cluster per tile and the
 // scenarios are the CLC cases: the first request fails; a cluster steals
@@ -81,7 +84,7 @@ func Scenarios(sp Spec) []Scenario {
 	tm, tn, tk := sp.TileM, sp.TileN, sp.TileK
 	subM, subN := min(sp.SubM, tm/2), min(sp.SubN, tn/2)
 	if !sp.isCLC() {
-		return []Scenario{
+		scs := []Scenario{
 			{Name: "single", M: tm, N: tn, K: tk, Grid: 1},
 			{Name: "ragged", M: 2*tm - subM - 3, N: 2*tn - subN - 5, K: 3*tk - 7, Grid: 1},
 			{Name: "wrap", M: 3 * tm, N: 3 * tn, K: 5 * tk, Grid: 2},
@@ -89,6 +92,18 @@ func Scenarios(sp Spec) []Scenario {
 			{Name: "tiny", M: 1, N: 1, K: 1, Grid: 1},
 			{Name: "idle", M: tm, N: tn, K: 2 * tk, Grid: 3},
 		}
+		if sp.SM90 != nil && sp.SM90.StreamKMinKBlocks > 0 {
+			mk := sp.SM90.StreamKMinKBlocks
+			scs = append(scs,
+				// Every tile split: each CTA a partial head, middle parts
+				// and an owned tail, ragged at the edges.
+				Scenario{Name: "sk-split", M: 3*tm - subM - 3, N: tn - 5, K: (4*mk+3)*tk - 7, Grid: 4},
+				// Two whole waves, then one tile split over two CTAs.
+				Scenario{Name: "sk-wave", M: 5 * tm, N: tn, K: (2*mk + 1) * tk, Grid: 2},
+				// Many split tiles per CTA range on few CTAs.
+				Scenario{Name: "sk-many", M: 3 * tm, N: 3 * tn, K: (mk + 1) * tk, Grid: 4})
+		}
+		return scs
 	}
 	grid := func(m, n int) int {
 		return ceilDiv(ceilDiv(m, tm)*ceilDiv(n, tn)*sp.ctasPerTile(), sp.clusterSize())

@@ -31,6 +31,13 @@ type geom90 struct {
 	kblocks, ctas   int
 	entry, ringSize int
 	tiles           [][2]int // the cluster's local tiles, CTA rank 0
+	// kbs, before and epi are each local item's k-blocks, the k-blocks of
+	// the items before it (its ring position), and whether it runs the
+	// epilogue: every item is a whole tile under the static scheduler;
+	// stream-K's split parts have fewer k-blocks and only the owner's
+	// and whole tiles' run the epilogue.
+	kbs, before []int
+	epi         []bool
 }
 
 func buildSM90(sp *Spec, sc Scenario, cluster int, pol Policy) *sim {
@@ -43,10 +50,7 @@ func buildSM90(sp *Spec, sc Scenario, cluster int, pol Policy) *sim {
 	if g.m.SharedEpiRing {
 		g.ringSize = 2 * sp.Epi.Stages
 	}
-	for t := cluster; t < g.unitsM*g.unitsN; t += sc.Grid {
-		um, un := rasterTile(sp.Raster, t, g.unitsM, g.unitsN, sp.SwizzleGroup)
-		g.tiles = append(g.tiles, [2]int{um * sp.ClusterM, un * sp.ClusterN})
-	}
+	g.items(cluster)
 	s := newSim(pol, g.ctas)
 	g.declare(s)
 	for r := 0; r < g.ctas; r++ {
@@ -59,6 +63,26 @@ func buildSM90(sp *Spec, sc Scenario, cluster int, pol Policy) *sim {
 		}
 	}
 	return s
+}
+
+// items lists cluster's local work items: tiles t = cluster, + Grid, ...
+// (static), or its stream-K work list (StreamKItems).
+func (g *geom90) items(cluster int) {
+	sp, sc := g.sp, g.sc
+	add := func(t, kbs, before int, epi bool) {
+		um, un := rasterTile(sp.Raster, t, g.unitsM, g.unitsN, sp.SwizzleGroup)
+		g.tiles = append(g.tiles, [2]int{um * sp.ClusterM, un * sp.ClusterN})
+		g.kbs, g.before, g.epi = append(g.kbs, kbs), append(g.before, before), append(g.epi, epi)
+	}
+	if min := g.m.StreamKMinKBlocks; min > 0 {
+		for _, it := range StreamKItems(g.unitsM*g.unitsN, g.kblocks, sc.Grid, cluster, min) {
+			add(it.Tile, it.KB1-it.KB0, it.Before, it.Role != SKPartial)
+		}
+		return
+	}
+	for j, t := 0, cluster; t < g.unitsM*g.unitsN; j, t = j+1, t+sc.Grid {
+		add(t, g.kblocks, j*g.kblocks, true)
+	}
 }
 
 func nm(r int, base string, i int) string { return fmt.Sprintf("cta%d/%s[%d]", r, base, i) }
@@ -151,8 +175,8 @@ func (g *geom90) producer(s *sim, r int) []op {
 		ops = append(ops, op{kind: opWait, bar: s.bar(nm(r, "full", 0)), want: 1, parity: 0, wk: waitTrap})
 	}
 	it := 0
-	for range g.tiles {
-		for kb := 0; kb < g.kblocks; kb++ {
+	for j := range g.tiles {
+		for kb := 0; kb < g.kbs[j]; kb++ {
 			st, u := it%sp.Ring.Stages, it/sp.Ring.Stages
 			full := s.bar(nm(r, "full", st))
 			ops = append(ops,
@@ -184,6 +208,9 @@ func (g *geom90) producer(s *sim, r int) []op {
 func (g *geom90) epiSeq(r, c int, loader bool) (tiles, first []int) {
 	e := 0
 	for j := range g.tiles {
+		if !g.epi[j] {
+			continue // a split part: its owner runs the epilogue
+		}
 		var n int
 		mine := false
 		switch {
@@ -295,26 +322,30 @@ func (g *geom90) consumer(s *sim, r, c int) []op {
 func (g *geom90) tileConsumer(s *sim, r, c int) []op {
 	var ops []op
 	epiTiles, epiFirst := g.epiSeq(r, c, false)
-	turn := 0
+	turn, epiTurn := 0, 0
 	for j := c * g.m.TileStart; j < len(g.tiles); j, turn = j+g.m.TileStep, turn+1 {
 		if g.m.OrderWait && j > 0 {
 			ops = append(ops, op{kind: opWait, bar: s.bar(nm(r, "order", c)), want: turn + c, parity: g.m.OrderParity.of(turn - 1 + c), wk: waitNT})
 		}
-		it := j * g.kblocks
-		for kb := 0; kb < g.kblocks; kb++ {
+		it := g.before[j]
+		for kb := 0; kb < g.kbs[j]; kb++ {
 			ops = append(ops, g.kblock(s, r, it, kb)...)
 			it++
 		}
-		if g.kblocks > 0 {
+		if g.kbs[j] > 0 {
 			ops = append(ops, g.release(s, r, it-1)...)
 		}
 		if g.m.OrderWait {
 			ops = append(ops, op{kind: opArrive, bars: []int{s.bar(nm(r, "order", 1-c))}, n: 1, tag: turn})
 		}
-		e := epiFirst[turn]
-		if epiTiles[turn] != j {
+		if !g.epi[j] {
+			continue // stream-K partial: stored to global memory, no epilogue (streamk.go)
+		}
+		e := epiFirst[epiTurn]
+		if epiTiles[epiTurn] != j {
 			panic("protocol: consumer and epilogue tile orders disagree")
 		}
+		epiTurn++
 		for q := 0; q < g.subtiles(j, r, c); q++ {
 			ops = append(ops, g.subtileEpilogue(s, r, c, e)...)
 			e++

@@ -155,6 +155,10 @@ type SM90 struct {
 	// order, filled by one loader warp. No template renders it; it is kept
 	// so the model can show the race the H200 trapped on.
 	SharedEpiRing bool
+	// StreamKMinKBlocks, above 0, is the stream-K scheduler
+	// (tiling.StreamKMinKBlocks): each CTA runs its StreamKItems, the
+	// split parts without an epilogue. 0: the static scheduler.
+	StreamKMinKBlocks int
 }
 
 // SM100 is what the sm_100a skeleton adds: the MMA issuer, the TMEM

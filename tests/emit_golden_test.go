@@ -26,8 +26,9 @@ const goldenDir = "testdata/golden"
 // other load path and descriptors), and ping-pong with StoreOut (the third
 // epilogue output). They are chosen by role rather than by name so that a
 // change of the catalog's stage counts moves the goldens along (run with
-// -update) instead of silently testing configs the catalog dropped. A
-// fourth, the overlap schedule's heuristic pick, is pinned by name.
+// -update) instead of silently testing configs the catalog dropped. Two
+// more, the overlap schedule's heuristic pick and a stream-K gemm, are
+// pinned by name.
 func goldenConfigs(t *testing.T) []tiling.Config {
 	t.Helper()
 	roles := []struct {
@@ -54,12 +55,16 @@ func goldenConfigs(t *testing.T) []tiling.Config {
 		}
 		out = append(out, tiling.Catalog()[i])
 	}
-	// The overlap schedule at the heuristic's tile, pinned by name.
-	ov, err := tiling.ParseName("bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap")
-	if err != nil {
-		t.Fatal(err)
+	// The overlap schedule at the heuristic's tile and the stream-K
+	// scheduler (a gemm, cooperative), pinned by name.
+	for _, n := range []string{"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap", "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_sk"} {
+		c, err := tiling.ParseName(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, c)
 	}
-	return append(out, ov)
+	return out
 }
 
 // TestEmitGolden pins the rendered source of representative sm_90a

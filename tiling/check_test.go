@@ -67,7 +67,7 @@ var checkRejects = []struct {
 	{"sm100 epi_m 64", func() Config { c := good(ArchSM100a); c.EpiM = 64; return c }, []string{"epi_m"}, "epi_m=64: must be 128 on sm_100a (the rows per CTA: one TMEM lane per row)"},
 	{"sm100 cluster 2x2", func() Config { c := good(ArchSM100a); c.ClusterM, c.ClusterN = 2, 2; return c }, []string{"cluster"}, "cluster=2x2: at most 2 CTAs per cluster (one operand is multicast to a CTA pair)"},
 	{"sm100 2cta cluster 1x1", func() Config { c := cfg100(256, 256, 5, TwoCTA); c.ClusterM = 1; return c }, []string{"cluster"}, "cluster=1x1: must be 2x1 for 2cta (the CTA pair of cta_group::2)"},
-	{"sm100 scheduler unknown", func() Config { c := good(ArchSM100a); c.Scheduler = "dynamic"; return c }, []string{"scheduler"}, "scheduler=dynamic: must be one of static, clc"},
+	{"sm100 scheduler unknown", func() Config { c := good(ArchSM100a); c.Scheduler = "dynamic"; return c }, []string{"scheduler"}, "scheduler=dynamic: must be one of static, clc, streamk"},
 	{"sm100 clc ring of one", func() Config { c := good(ArchSM100a); c.Scheduler, c.CLCStages = CLCScheduler, 1; return c }, []string{"clc_stages"}, "clc_stages=1: must be in [2,8] (a ring of one serializes each CLC request behind the last tile's epilogue)"},
 	{"sm100 tcgen05 n", func() Config { c := good(ArchSM100a); c.TileN = 264; return c }, []string{"tile_n"}, "tile_n=264: must be a multiple of 8 in [8,256] (tcgen05 N)"},
 	{"sm100 major_b mn slab", func() Config {

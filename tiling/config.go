@@ -63,9 +63,13 @@ const (
 type Scheduler string
 
 // The tile schedulers. CLC (cluster launch control) exists on sm_100a only.
+// Stream-K (StreamK) runs whole tiles in full waves, then splits the
+// remaining tiles' k-blocks over the CTAs, summing the split tiles'
+// partial accumulators in a workspace before the kind's epilogue.
 const (
-	StaticScheduler Scheduler = "static"
-	CLCScheduler    Scheduler = "clc"
+	StaticScheduler  Scheduler = "static"
+	CLCScheduler     Scheduler = "clc"
+	StreamKScheduler Scheduler = "streamk"
 )
 
 // Raster is the order in which the tile scheduler walks output tiles: along M

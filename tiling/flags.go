@@ -36,7 +36,7 @@ func SchedulesFor(a Arch) []Schedule {
 }
 
 // Schedulers returns the tile schedulers.
-func Schedulers() []Scheduler { return []Scheduler{StaticScheduler, CLCScheduler} }
+func Schedulers() []Scheduler { return []Scheduler{StaticScheduler, CLCScheduler, StreamKScheduler} }
 
 // Rasters returns the raster orders.
 func Rasters() []Raster { return []Raster{RasterM, RasterN} }
@@ -93,7 +93,7 @@ func ParseDType(s string) (DType, error) { return parseEnum("dtype", s, DTypes()
 // "2cta"). Whether it suits the arch is Validate's business.
 func ParseSchedule(s string) (Schedule, error) { return parseEnum("schedule", s, Schedules()) }
 
-// ParseScheduler parses a tile scheduler ("static", "clc").
+// ParseScheduler parses a tile scheduler ("static", "clc", "streamk").
 func ParseScheduler(s string) (Scheduler, error) {
 	return parseEnum("scheduler", s, Schedulers())
 }

@@ -58,7 +58,7 @@ func TestParseEnums(t *testing.T) {
 		"schedule 2cta": {V: "2cta"},
 		"schedule bad":  {Err: `tiling: parse schedule "ws": must be one of cooperative, pingpong, overlap, 1cta, 2cta`},
 		"scheduler clc": {V: "clc"},
-		"scheduler bad": {Err: `tiling: parse scheduler "dyn": must be one of static, clc`},
+		"scheduler bad": {Err: `tiling: parse scheduler "dyn": must be one of static, clc, streamk`},
 		"raster n":      {V: "n"},
 		"raster bad":    {Err: `tiling: parse raster "k": must be one of m, n`},
 		"major mn":      {V: "mn"},

@@ -14,6 +14,11 @@ import "fmt"
 // rules. The reason is a user-facing sentence that names the way out when
 // there is one.
 func Implemented(c Config) (bool, string) {
+	if c.Scheduler == StreamKScheduler {
+		if ok, why := streamKImplemented(c); !ok {
+			return false, why
+		}
+	}
 	switch c.Arch {
 	case ArchSM90a:
 		// Every kind shares one sm_90a skeleton (templates/cuda/
@@ -69,6 +74,22 @@ func Implemented(c Config) (bool, string) {
 			// epilogue sub-tiles (and, in a CTA pair, one CTA's B rows).
 			return false, fmt.Sprintf("sm_100a fwd_gateup tile_n=%d is not implemented: it must be a multiple of 128 (TileN/2 left and TileN/2 gate columns, whole 64-column sub-tiles)", c.TileN)
 		}
+	}
+	return true, ""
+}
+
+// streamKImplemented is where the stream-K scheduler (templates/cuda/
+// sched_streamk_sm90a.sched.tmpl) has code: the sm_90a skeleton (every
+// kind: the fixup completes the accumulator before the kind's epilogue),
+// one CTA per cluster, the cooperative and ping-pong schedules.
+func streamKImplemented(c Config) (bool, string) {
+	switch {
+	case c.Arch != ArchSM90a:
+		return false, fmt.Sprintf("scheduler streamk is implemented for sm_90a only (the %s skeleton has no partial-sum fixup); use scheduler static or clc", c.Arch)
+	case c.Schedule == Overlap:
+		return false, "scheduler streamk is not implemented with the overlap schedule (its tile loop is its own); use cooperative or pingpong"
+	case c.ClusterM*c.ClusterN != 1:
+		return false, fmt.Sprintf("scheduler streamk needs cluster 1x1, not %dx%d: the CTAs of a split tile run different k-ranges, so no cluster peer shares their operand loads", c.ClusterM, c.ClusterN)
 	}
 	return true, ""
 }

@@ -35,10 +35,12 @@ var knobs = []Knob{
 		tok:   scheduleToken,
 	},
 	{
-		// The scheduler has no token of its own: clc-stages' holds it, as
-		// clc is its only non-default value.
-		flag: "scheduler", usage: "tile scheduler: " + join.Strings(Schedulers()) + " (clc: sm_100a only)",
-		val:  enumValue(func(c *Config) *Scheduler { return &c.Scheduler }, ParseScheduler),
+		// The token _sk names stream-K; clc-stages' token names clc, whose
+		// ring depth it carries.
+		flag: "scheduler", usage: "tile scheduler: " + join.Strings(Schedulers()) + " (clc: sm_100a only; streamk: sm_90a, name suffix _sk)",
+		val: enumValue(func(c *Config) *Scheduler { return &c.Scheduler }, ParseScheduler),
+		tok: litSuffix("sk", func(c Config) bool { return c.Scheduler == StreamKScheduler },
+			func(c *Config) { c.Scheduler = StreamKScheduler }),
 		fill: func(c *Config) { fillEnum(&c.Scheduler, DefaultScheduler) },
 	},
 	{

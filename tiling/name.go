@@ -48,7 +48,8 @@ func (c Config) WithDefaults() Config {
 // Name returns the procedural name of c, e.g.
 // bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong: kernel, arch and
 // dtype, then the knob table's head tokens. The remaining knobs add a
-// suffix only when they differ from their default, in this order: _rn
+// suffix only when they differ from their default, in this order: _sk
+// (stream-K scheduler), _rn
 // (raster n), _g{N} (swizzle group), _e{EpiM}x{EpiN}s{EpiStages}
 // (non-default epilogue), _amn (MajorA mn), _bmn (MajorB mn), _out
 // (StoreOut), _res (Residual), _tanh (FastSigmoid), _sf{N} (SliceFrags),

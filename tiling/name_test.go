@@ -25,6 +25,7 @@ func TestName(t *testing.T) {
 		{mut(h, func(c *Config) {
 			c.Kernel, c.DType, c.Raster, c.SwizzleGroup, c.MajorA, c.MajorB = KernelGEMM, FP16, RasterN, 1, MNMajor, MNMajor
 		}), "gemm_sm90a_fp16_m128n128k64_s4_c1x1_pingpong_rn_g1_amn_bmn"},
+		{mut(h, func(c *Config) { c.Kernel, c.Scheduler, c.Raster = KernelGEMM, StreamKScheduler, RasterN }), "gemm_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_sk_rn"},
 		{mut(h, func(c *Config) { c.Kernel, c.MajorB, c.Residual = KernelFwdDown, MNMajor, true }), "fwd_down_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_res"},
 		{mut(h, func(c *Config) { c.Kernel, c.StoreOut = KernelFwdGateUp, true }), "fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out"},
 		{mut(h, func(c *Config) { c.Schedule, c.TileN, c.FastSigmoid, c.SliceFrags = Overlap, 192, true, 8 }), "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap_tanh_sf8"},
@@ -69,8 +70,8 @@ func TestParseNameErrors(t *testing.T) {
 		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_e64x64s2", "default epilogue"},
 		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out_bmn", "out of order"},
 		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out_out", "repeated"},
-		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_fast", `unknown suffix "fast" (want rn, g{N}, e{M}x{N}s{S}, amn, bmn, out, res, tanh, sf{N}, l2k, clc[{N}])`},
-		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_l2k_rn", `suffix "rn" repeated or out of order (order: rn, g, e, amn, bmn, out, res, tanh, sf, l2k, clc)`},
+		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_fast", `unknown suffix "fast" (want sk, rn, g{N}, e{M}x{N}s{S}, amn, bmn, out, res, tanh, sf{N}, l2k, clc[{N}])`},
+		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_l2k_rn", `suffix "rn" repeated or out of order (order: sk, rn, g, e, amn, bmn, out, res, tanh, sf, l2k, clc)`},
 		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1", "want kernel_arch_dtype_m{M}n{N}k{K}_s{S}_c{M}x{N}_schedule[_suffixes]"},
 		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_gx", `swizzle group suffix "gx": want a positive number without leading zeros after "g"`},
 		{"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_e64x32", `epilogue suffix "e64x32": want "s"`},

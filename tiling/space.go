@@ -168,7 +168,8 @@ func legalSpace(k Kernel, a Arch, d DType, storeOut bool) []Config {
 			cands = append(cands, c)
 		}
 		for _, c := range cands {
-			for _, sch := range Schedulers() {
+			// Stream-K is sm_90a only (Implemented).
+			for _, sch := range []Scheduler{StaticScheduler, CLCScheduler} {
 				c.Scheduler = sch
 				c = c.WithDefaults()
 				c.Stages = c.MaxStages()

@@ -12,7 +12,7 @@ import (
 // opened, and a probe that cannot instrument a selected config is one too.
 func TestProbeFlag(t *testing.T) {
 	t.Parallel()
-	v := &verifyOptions{Select: pick.Request{Kernels: []string{"bwd_dswiglu"}, DType: "bf16", Shape: seedShape}, Tol: 1, Timeout: 1, Probe: "nosuch"}
+	v := &verifyOptions{Select: pick.Request{Kernels: []string{"bwd_dswiglu"}, DType: "bf16", Shape: seedShape}, Tol: 1, Timeout: 1, Repeat: 1, Probe: "nosuch"}
 	if _, err := v.validate(); err == nil || exitCode(err) != exitUsage || !strings.Contains(err.Error(), "want one of hang, nomma, noepi, trace") {
 		t.Errorf("verify --probe nosuch: %v (exit %d), want a usage error listing the probes", err, exitCode(err))
 	}

@@ -28,6 +28,7 @@ type verifyOptions struct {
 	Device  int
 	JSON    bool
 	Probe   string
+	Repeat  int
 	// Path is --path: both (default), fused or unfused.
 	Path  string
 	paths verifyPaths
@@ -61,6 +62,7 @@ func newVerifyCmd(e *env, runF func(context.Context, *verifyOptions) error) *cob
 	f.IntVar(&o.Device, "device", 0, "GPU ordinal")
 	f.BoolVar(&o.JSON, "json", false, "print results as JSON")
 	f.StringVar(&o.Probe, "probe", "", "build each kernel with this probe: "+strings.Join(gen.ProbeNames(), ", "))
+	f.IntVar(&o.Repeat, "repeat", 1, "launch each kernel this many times on the same inputs and fail where its main output differs by a bit from the first launch's")
 	f.StringVar(&o.Path, "path", "both", "dispatch paths to check for kinds with an unfused path (bwd_dswiglu, fwd_gateup): both, fused, or unfused (swigen gemm + elementwise)")
 	return cmd
 }
@@ -105,6 +107,9 @@ func (o *verifyOptions) validate() ([]tiling.Shape, error) {
 	}
 	if o.Timeout <= 0 {
 		return nil, usageError(fmt.Errorf("verify: --timeout %v: must be positive", o.Timeout))
+	}
+	if o.Repeat < 1 {
+		return nil, usageError(fmt.Errorf("verify: --repeat %d: must be at least 1", o.Repeat))
 	}
 	if err := checkProbeNames(o.Probe, o.Select.Names); err != nil {
 		return nil, err
@@ -158,7 +163,7 @@ func runVerify(ctx context.Context, e *env, o *verifyOptions) error {
 		env.GPURef = gref
 	}
 	all, failed, err := check.VerifyConfigs(ctx, env, s.arch, cfgs, shapes, check.RunOptions{
-		Options: check.Options{Tol: o.Tol, Timeout: o.Timeout, Seed: o.Seed.Seed()},
+		Options: check.Options{Tol: o.Tol, Timeout: o.Timeout, Seed: o.Seed.Seed(), Repeat: o.Repeat},
 		Probe:   o.Probe, Fused: o.paths.fused, Unfused: o.paths.unfused, BuildTimeout: buildTimeout,
 		Out: e.stdout, Log: e.stderr, Quiet: o.JSON,
 	})

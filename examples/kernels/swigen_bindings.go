@@ -138,8 +138,9 @@ var dispatchBwdDswiglu = []launch.DispatchBinding{{
 
 // BwdDswiglu is the bwd_dswiglu kernel for the device's arch, launched as its
 // dispatch plan says: fused, or the unfused path (swigen's gemm, then the
-// elementwise kernel) at shapes where the measured plan takes it; that path
-// needs a workspace (WorkspaceBytes). The embedded *launch.Kernel is the
+// elementwise kernel) at shapes where the measured plan takes it; that path's
+// intermediate is the launcher's own (freed by Close) unless a.Workspace gives
+// one (WorkspaceBytes). The embedded *launch.Kernel is the
 // fused kernel: its Plan is always fused. The fused kernel takes
 // (bf16, W_down stored [I,K]), one of:
 //   - bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k (sm_90a)
@@ -176,7 +177,7 @@ func (k *BwdDswiglu) Path(a BwdArgs) (tiling.Path, string) {
 	return k.Dispatch.Path(a)
 }
 
-// WorkspaceBytes is the size of the workspace a call at a's sizes needs in a.Workspace (0 when fused).
+// WorkspaceBytes is the size of the workspace a call at a's sizes may pass in a.Workspace (0 when fused; without one the launcher uses its own).
 func (k *BwdDswiglu) WorkspaceBytes(a BwdArgs) (int, error) {
 	return k.Dispatch.WorkspaceBytes(a)
 }

@@ -101,8 +101,9 @@ func dispatcherPlanDecls(f *jen.File, d *dispatcher, plans []jen.Code, bs []jen.
 	f.Line()
 	f.Commentf("%s is the %s kernel for the device's arch, launched as its", d.typ, d.kind.kind)
 	f.Comment("dispatch plan says: fused, or the unfused path (swigen's gemm, then the")
-	f.Comment("elementwise kernel) at shapes where the measured plan takes it; that path")
-	f.Comment("needs a workspace (WorkspaceBytes). The embedded *launch.Kernel is the")
+	f.Comment("elementwise kernel) at shapes where the measured plan takes it; that path's")
+	f.Comment("intermediate is the launcher's own (freed by Close) unless a.Workspace gives")
+	f.Comment("one (WorkspaceBytes). The embedded *launch.Kernel is the")
 	f.Comment("fused kernel: its Plan is always fused. The fused kernel takes")
 	dispatcherDoc(f, d)
 	f.Type().Id(d.typ).Struct(jen.Op("*").Qual(launchPath, "Kernel"), jen.Id("Dispatch").Op("*").Qual(launchPath, "Dispatch"))
@@ -127,7 +128,7 @@ func dispatcherPlanDecls(f *jen.File, d *dispatcher, plans []jen.Code, bs []jen.
 	f.Func().Add(recv()).Id("Path").Params(jen.Id("a").Id(d.kind.args)).Params(jen.Qual(tilingPath, "Path"), jen.String()).Block(
 		jen.Return(jen.Id("k").Dot("Dispatch").Dot("Path").Call(jen.Id("a"))))
 	f.Line()
-	f.Commentf("WorkspaceBytes is the size of the workspace a call at a's sizes needs in a.Workspace (0 when fused).")
+	f.Commentf("WorkspaceBytes is the size of the workspace a call at a's sizes may pass in a.Workspace (0 when fused; without one the launcher uses its own).")
 	f.Func().Add(recv()).Id("WorkspaceBytes").Params(jen.Id("a").Id(d.kind.args)).Params(jen.Int(), jen.Error()).Block(
 		jen.Return(jen.Id("k").Dot("Dispatch").Dot("WorkspaceBytes").Call(jen.Id("a"))))
 	f.Line()

@@ -13,6 +13,9 @@ import (
 var cTypes = map[manifest.Kind]string{
 	manifest.KindTensorMap: "const __grid_constant__ sw_tmap",
 	manifest.KindI32:       "int",
+	manifest.KindI64:       "long long",
+	manifest.KindPtr:       "const unsigned char*",
+	manifest.KindWorkspace: "unsigned char*",
 }
 
 // cParams renders the kernel's C parameter list from the manifest's

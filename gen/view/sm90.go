@@ -15,14 +15,17 @@ type SM90 struct {
 	ConfigLines []string // the config, one field per line, for the header
 	Params      string   // the C parameter list, from the manifest's table
 
-	Hang    Hang
-	Kind    Kind
-	Elem    Elem
-	Sched   SM90Schedule
-	Tile    Tile
-	Ring    SM90Ring
-	A, B    Operand
-	Cluster Cluster
+	Hang  Hang
+	Kind  Kind
+	Elem  Elem
+	Sched SM90Schedule
+	// Scheduler is the tile scheduler's part (the blocks of
+	// sched_<scheduler>_sm90a.sched.tmpl).
+	Scheduler SM90Scheduler
+	Tile      Tile
+	Ring      SM90Ring
+	A, B      Operand
+	Cluster   Cluster
 	// Smem is tiling's shared-memory layout: every offset the kernel uses,
 	// the barriers' included.
 	Smem  tiling.SmemLayout
@@ -49,6 +52,37 @@ type SM90Schedule struct {
 	// OrderWait 1: the consumers take turns in the mainloop (ping-pong).
 	OrderWait int
 	Overlap   SM90Overlap
+}
+
+// SM90Scheduler is the sm_90a tile scheduler. The static one needs no
+// numbers; stream-K's (tiling.StreamKPlan) are its work list's minimum
+// range (MinKBlocks) and its workspace: FlagBytes of flags per CTA, then a
+// slot of SlotBytes per CTA holding Parts consumer parts of PartBytes each
+// (one consumer's fp32 accumulators: cooperative 2 row halves, ping-pong 1
+// whole tile).
+type SM90Scheduler struct {
+	Name                                        tiling.Scheduler
+	MinKBlocks, FlagBytes, SlotBytes, PartBytes int
+	Parts                                       int
+}
+
+// sm90Scheduler is c's scheduler view; w is the consumers' accumulators.
+func sm90Scheduler(c tiling.Config, s SM90Schedule, w Wgmma) (SM90Scheduler, error) {
+	v := SM90Scheduler{Name: c.Scheduler}
+	if c.Scheduler != tiling.StreamKScheduler {
+		return v, nil
+	}
+	_, slot, _ := tiling.StreamKWorkspace(1, c.TileM, c.TileN)
+	v.MinKBlocks, v.FlagBytes, v.SlotBytes = tiling.StreamKMinKBlocks, tiling.StreamKFlagBytes, slot
+	v.PartBytes = w.MB * w.AccPerMB * 128 * 4
+	v.Parts = 1
+	if s.TileStep == 1 {
+		v.Parts = 2
+	}
+	if v.Parts*v.PartBytes != slot || 4*v.Parts > v.FlagBytes {
+		return v, fmt.Errorf("view: stream-K: %d consumer parts of %d bytes in a %d-byte slot, %d bytes of flags: the workspace layout does not hold the accumulators", v.Parts, v.PartBytes, slot, v.FlagBytes)
+	}
+	return v, nil
 }
 
 // SM90Overlap is the overlap schedule (bwd_dswiglu): the consumers keep a
@@ -168,6 +202,9 @@ func NewSM90(k tiling.Checked, m manifest.Manifest) (*SM90, error) {
 	v.Cluster = sm90Cluster(c)
 	v.Ring = SM90Ring{Stages: c.Stages, TxBytes: v.Smem.OperandStage, EmptyArrivals: arrivals * v.Cluster.Size, L2Keep: c.L2KeepOperands}
 	v.Wgmma = sm90Wgmma(c, v.Sched)
+	if v.Scheduler, err = sm90Scheduler(c, v.Sched, v.Wgmma); err != nil {
+		return nil, err
+	}
 	boxes := m.Boxes
 	if v.A, err = sm90OperandA(c, boxes, v.Sched.ConsumerRows); err != nil {
 		return nil, err

@@ -129,6 +129,7 @@ func sm90ProtocolSpec(v *view.SM90, b manifest.Boxes) (protocol.Spec, error) {
 			// ReleaseLocalCond, else on every CTA's copy.
 			ReleaseWarps: protoConsumerWarps, ReleaseAllCTAs: v.Cluster.ReleaseLocalCond == "kClusterSize == 1" && v.Cluster.Size > 1,
 			Threads: s.Threads, ProducerRegs: s.ProducerRegs, ConsumerRegs: s.ConsumerRegs,
+			StreamKMinKBlocks: v.Scheduler.MinKBlocks,
 		},
 	}
 	if s.Overlap.On {

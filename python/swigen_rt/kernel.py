@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 from . import driver as _drv
 from . import files, tensormap
 from .manifest import Device, Manifest
-from .plan import Plan, SizedPlan, plan_sizes
+from .plan import Plan, SizedPlan, pack_pointers, plan_sizes
 from .tensormap import EncodeArgs
 from .tensors import check_tensors, infer_sizes
 
@@ -110,6 +110,9 @@ class Kernel:
         self._sized: Dict[Tuple[Any, ...], _Sized] = {}
         self._launchers: Dict[Tuple[Any, ...], Launcher] = {}
         self._epoch = object()  # replaced by close(): launchers drop what they prepared before it
+        # Workspaces (torch uint8 tensors) by (device, stream, bytes): one
+        # per stream, as launches on one stream run one after the other.
+        self._workspaces: Dict[Tuple[int, int, int], Any] = {}
 
     @classmethod
     def from_files(cls, manifest_path: PathLike, cubin_path: Optional[PathLike] = None) -> "Kernel":
@@ -236,7 +239,9 @@ class Kernel:
 
     def launch_raw(self, buffers: Mapping[str, int], sizes: Mapping[str, int], device: int = 0, stream: int = 0) -> None:
         """Launches on raw device addresses, on the stream handle given (0:
-        the legacy default stream), without torch."""
+        the legacy default stream), without torch, except for a kernel with a
+        workspace parameter whose address buffers do not give (by the
+        parameter's name): the kernel allocates that one with torch."""
         names = tuple(sorted(buffers))
         self.launcher(device, tuple(sorted(sizes.items())), names).launch(stream, [buffers[n] for n in names])
 
@@ -282,6 +287,7 @@ class Kernel:
                     _bounded_put(sz.descs[j], ptr, d, _ADDRESSES_PER_MAP)
             off = plan.offsets[mc.index]
             params[off:off + len(d)] = d
+        pack_pointers(self.name, params, plan.offsets, plan.pointers, self._with_workspaces(plan, la.device, stream, buffers))
         shape = sz.shapes.get(stream)
         if shape is None:
             lc = plan.launch
@@ -325,6 +331,29 @@ class Kernel:
         assert device is not None
         self.launch_raw(ptrs, sizes, device, self._stream_handle(stream, device))
 
+    def _with_workspaces(self, plan: SizedPlan, device: int, stream: int, buffers: Mapping[str, int]) -> Mapping[str, int]:
+        """buffers and, for each workspace parameter they do not name, the
+        kernel's workspace of the launch's size on that stream (allocated
+        with torch once per (device, stream, size), its zero_bytes zeroed on
+        the stream; the kernel leaves them zero for the next launch on it,
+        and the workspace lives until close(), as the prepared launches
+        that hold its address do)."""
+        slots = [pc for pc in plan.pointers if pc.workspace is not None and not buffers.get(pc.name)]
+        if not slots:
+            return buffers
+        out = dict(buffers)
+        for pc in slots:
+            w = pc.workspace
+            assert w is not None
+            key = (device, stream, w.bytes)
+            with self._lock:
+                t = self._workspaces.get(key)
+                if t is None:
+                    t = _alloc_workspace(device, stream, w.bytes, w.zero_bytes)
+                    self._workspaces[key] = t
+            out[pc.name] = int(t.data_ptr())
+        return out
+
     def _stream_handle(self, stream: Any, device: int) -> int:
         if isinstance(stream, int):
             return stream
@@ -345,6 +374,7 @@ class Kernel:
             self._descs.clear()
             self._sized.clear()
             self._launchers.clear()  # those still held prepare anew: the epoch
+            self._workspaces.clear()
             self._epoch = object()
         if not devices:
             return
@@ -359,6 +389,21 @@ class Kernel:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _alloc_workspace(device: int, stream: int, nbytes: int, zero_bytes: int) -> Any:
+    """A workspace of nbytes on cuda:device allocated and zeroed on stream
+    (torch's caching allocator ties the block to that stream)."""
+    torch = _torch()
+    dev = torch.device("cuda", device)
+    s = torch.cuda.current_stream(dev)
+    if int(s.cuda_stream) != stream:
+        s = torch.cuda.ExternalStream(stream, device=dev)
+    with torch.cuda.stream(s):
+        t = torch.empty(nbytes, dtype=torch.uint8, device=dev)
+        if zero_bytes:
+            t[:zero_bytes].zero_()
+    return t
 
 
 class Launcher:

@@ -15,7 +15,8 @@ from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Se
 from . import expr, files, schema
 
 __all__ = [
-    "VERSION", "MAX_GRID_X", "KIND_TENSORMAP", "KIND_I32", "PAYLOAD_MAP", "PAYLOAD_VALUE", "ParamKind", "PARAM_KINDS",
+    "VERSION", "MAX_GRID_X", "KIND_TENSORMAP", "KIND_I32", "KIND_I64", "KIND_PTR", "KIND_WORKSPACE", "PAYLOAD_MAP",
+    "PAYLOAD_VALUE", "PAYLOAD_BUFFER", "PAYLOAD_WORKSPACE", "ParamKind", "PARAM_KINDS",
     "MAX_BLOCK_THREADS", "MAX_CLUSTER_CTAS", "MAX_PARAM_ALIGN", "MAX_EXPR_LEN", "ManifestError", "ShapeError",
     "Buffer", "TensorMap", "Param", "Rule", "Grid", "Manifest", "Device", "Encode", "Arg", "Launch",
 ]
@@ -28,9 +29,17 @@ MAX_GRID_X = (1 << 31) - 1
 
 KIND_TENSORMAP = "tensormap"
 KIND_I32 = "i32"
+KIND_I64 = "i64"
+KIND_PTR = "ptr"
+KIND_WORKSPACE = "workspace"
+
+GRID_SYMBOL = "grid"
+"""The name under which a workspace's expressions see the launch's grid."""
 
 PAYLOAD_MAP = "map"
 PAYLOAD_VALUE = "value"
+PAYLOAD_BUFFER = "buffer"
+PAYLOAD_WORKSPACE = "workspace"
 
 
 @dataclass(frozen=True)
@@ -50,9 +59,14 @@ class ParamKind:
 PARAM_KINDS: Dict[str, ParamKind] = {
     KIND_TENSORMAP: ParamKind(size=128, payload=PAYLOAD_MAP),
     KIND_I32: ParamKind(size=4, payload=PAYLOAD_VALUE, lo=-(1 << 31), hi=(1 << 31) - 1, fmt="<i"),
+    KIND_I64: ParamKind(size=8, payload=PAYLOAD_VALUE, lo=expr.INT64_MIN, hi=expr.INT64_MAX, fmt="<q"),
+    # An address the loader packs per launch: a caller's buffer, or the
+    # loader's own workspace (sized per launch, see Workspace).
+    KIND_PTR: ParamKind(size=8, payload=PAYLOAD_BUFFER),
+    KIND_WORKSPACE: ParamKind(size=8, payload=PAYLOAD_WORKSPACE),
 }
 """Every parameter kind this runtime launches: a new kind is one entry
-(its payload one of the two above)."""
+(its payload one of the four above)."""
 
 
 def kinds_doc() -> str:
@@ -62,6 +76,9 @@ def kinds_doc() -> str:
 
 SCHEDULER_STATIC = "static"
 SCHEDULER_CLC = "clc"
+SCHEDULER_STREAMK = "streamk"
+STREAMK_MAX_CTAS = 256
+"""The largest stream-K grid (tiling.StreamKMaxCTAs)."""
 
 
 class ManifestError(ValueError):
@@ -107,8 +124,29 @@ class TensorMap:
 
 
 @dataclass(frozen=True)
+class Workspace:
+    """Scratch memory the loader owns (manifest.Workspace): at least bytes,
+    aligned to align, its first zero_bytes zero when a launch starts (the
+    kernel leaves them zero); expressions of the sizes and GRID_SYMBOL."""
+
+    bytes: str
+    align: int
+    zero_bytes: str
+
+
+@dataclass(frozen=True)
+class WorkspaceSize:
+    """A workspace evaluated for one launch."""
+
+    bytes: int
+    zero_bytes: int
+    align: int
+
+
+@dataclass(frozen=True)
 class Param:
-    """One kernel parameter: a tensor map (map) or a 32-bit integer (value)."""
+    """One kernel parameter: a tensor map (map), an integer (value), a
+    pointer to a caller's buffer (buffer) or the loader's workspace."""
 
     name: str
     kind: str
@@ -117,6 +155,8 @@ class Param:
     doc: str = ""
     map: Optional[TensorMap] = None
     value: Optional[str] = None
+    buffer: Optional[str] = None
+    workspace: Optional[Workspace] = None
 
 
 @dataclass(frozen=True)
@@ -167,12 +207,16 @@ class Encode:
 
 @dataclass(frozen=True)
 class Arg:
-    """One resolved parameter: a tensor map to encode or an i32 value."""
+    """One resolved parameter: a tensor map to encode, an integer value, or
+    a pointer (a caller's buffer, or a workspace of the size given) whose
+    address the loader packs."""
 
     param: str
     kind: str
     map: Optional[Encode] = None
     value: int = 0
+    buffer: str = ""
+    workspace: Optional[WorkspaceSize] = None
 
 
 @dataclass(frozen=True)
@@ -220,9 +264,13 @@ _MAP = schema.Obj(schema.fields(
     _F("box", schema.List(schema.Int(1, 256), 0, 5)), _F("elem_strides", schema.List(schema.Int(1, 8), 0, 5)),
     _F("interleave", _NAME), _F("swizzle", _NAME), _F("l2_promotion", _NAME), _F("oob_fill", _NAME)))
 
+_WORKSPACE = schema.Obj(schema.fields(
+    _F("bytes", _EXPR), _F("align", schema.Int(1, MAX_PARAM_ALIGN, pow2=True)), _F("zero_bytes", _EXPR)))
+
 _PARAM = schema.Obj(schema.fields(
     _F("name", _IDENT), _F("kind", _NAME), _F("size", schema.Int(1, 4096)),
-    _F("align", schema.Int(1, MAX_PARAM_ALIGN, pow2=True)), _F("doc", _TEXT, ""), _F("map", _MAP, None), _F("value", _EXPR, "")))
+    _F("align", schema.Int(1, MAX_PARAM_ALIGN, pow2=True)), _F("doc", _TEXT, ""), _F("map", _MAP, None), _F("value", _EXPR, ""),
+    _F("buffer", _IDENT, None), _F("workspace", _WORKSPACE, None)))
 
 _BUFFER = schema.Obj(schema.fields(_F("name", _IDENT), _F("shape", schema.List(_EXPR, 0, 8)), _F("doc", _TEXT, "")))
 
@@ -231,7 +279,7 @@ _RULE = schema.Obj(schema.fields(
 
 _GRID = schema.Obj(schema.fields(
     _F("tiles", _EXPR), _F("ctas_per_tile", schema.Int(0, MAX_GRID_X), 0),
-    _F("scheduler", schema.Str(choices=(SCHEDULER_STATIC, SCHEDULER_CLC)), SCHEDULER_STATIC)))
+    _F("scheduler", schema.Str(choices=(SCHEDULER_STATIC, SCHEDULER_CLC, SCHEDULER_STREAMK)), SCHEDULER_STATIC)))
 
 _MANIFEST = schema.Obj(schema.fields(
     _F("version", schema.Int(0, INT32_MAX)), _F("name", _IDENT), _F("entry", _IDENT), _F("kernel", _IDENT), _F("arch", _IDENT),
@@ -255,7 +303,9 @@ def _map_of(m: Dict[str, Any]) -> TensorMap:
 
 def _param_of(p: Dict[str, Any]) -> Param:
     return Param(name=p["name"], kind=p["kind"], size=p["size"], align=p["align"], doc=p["doc"],
-                 map=None if p["map"] is None else _map_of(p["map"]), value=p["value"] or None)
+                 map=None if p["map"] is None else _map_of(p["map"]), value=p["value"] or None, buffer=p["buffer"],
+                 workspace=None if p["workspace"] is None else
+                 Workspace(bytes=p["workspace"]["bytes"], align=p["workspace"]["align"], zero_bytes=p["workspace"]["zero_bytes"]))
 
 
 _NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,255}")
@@ -380,7 +430,7 @@ class Manifest:
             for e in b.shape:
                 ev(e, "buffer %s" % b.name)
         for i, p in enumerate(self.params):
-            errs.extend("parameter %d (%s): %s" % (i, p.name, x) for x in _param_problems(p, names, check))
+            errs.extend("parameter %d (%s): %s" % (i, p.name, x) for x in _param_problems(p, names, check, ones))
         for rule in self.shape_rules:
             ev(rule.size, "shape rule")
         ev(self.grid.tiles, "grid")
@@ -390,8 +440,8 @@ class Manifest:
                         % (self.block_threads, list(cd), self.dynamic_smem_bytes))
         elif cd[0] * cd[1] * max(cd[2], 1) > MAX_CLUSTER_CTAS:
             errs.append("cluster %s: %d CTAs: want at most %d" % (list(cd), cd[0] * cd[1] * max(cd[2], 1), MAX_CLUSTER_CTAS))
-        if self.grid.scheduler not in (SCHEDULER_STATIC, SCHEDULER_CLC):
-            errs.append("grid: scheduler %s: want %s or %s" % (expr.go_quote(self.grid.scheduler), SCHEDULER_STATIC, SCHEDULER_CLC))
+        if self.grid.scheduler not in (SCHEDULER_STATIC, SCHEDULER_CLC, SCHEDULER_STREAMK):
+            errs.append("grid: scheduler %s: want %s, %s or %s" % (expr.go_quote(self.grid.scheduler), SCHEDULER_STATIC, SCHEDULER_CLC, SCHEDULER_STREAMK))
         if errs:
             raise ManifestError("manifest: %s: %s" % (self.name, "\n".join(errs)))
 
@@ -419,7 +469,7 @@ class Manifest:
     @property
     def caps_by_clusters(self) -> bool:
         """Whether the grid depends on the co-resident cluster count."""
-        return self.grid.scheduler != SCHEDULER_CLC and self.cluster_size > 1
+        return self.grid.scheduler == SCHEDULER_STATIC and self.cluster_size > 1
 
     def grid_ctas(self, sizes: Mapping[str, int], sms: int, clusters: int = 0) -> int:
         """The grid's CTA count for sizes (manifest.GridCTAs).
@@ -439,6 +489,10 @@ class Manifest:
                 raise ShapeError("%s: %d tiles of %d CTAs in clusters of %d: %d CTAs: the grid must hold 0 to %d CTAs "
                                  "(gridDim.x)" % (self.name, t, cpt, c, g, MAX_GRID_X))
             return g
+        if self.grid.scheduler == SCHEDULER_STREAMK:
+            if cpt != 1 or c != 1:
+                raise ManifestError("manifest: %s: a streamk grid of %d CTAs per tile in clusters of %d: want 1 and 1" % (self.name, cpt, c))
+            return min(max(1, sms), STREAMK_MAX_CTAS)
         g = min(t, max(1, sms // cpt)) * cpt
         if g < c:
             g = c
@@ -451,8 +505,8 @@ class Manifest:
     def resolve(self, sizes: Mapping[str, int], device: Device) -> Launch:
         """Checks sizes and evaluates every parameter and the launch dims."""
         self.check_sizes(sizes)
-        args = tuple(_resolve_param(self.name, p, sizes) for p in self.params)
         g = self.grid_ctas(sizes, device.sms, device.clusters)
+        args = tuple(_resolve_param(self.name, p, sizes, g) for p in self.params)
         cluster = (self.cluster_dims[0], self.cluster_dims[1], 1) if self.cluster_size > 1 else (0, 0, 0)
         return Launch(args=args, grid=(g, 1, 1), block=(self.block_threads, 1, 1), cluster=cluster,
                       smem_bytes=self.dynamic_smem_bytes)
@@ -465,9 +519,11 @@ class Manifest:
         raise KeyError(name)
 
 
-def _param_problems(p: Param, buffers: AbstractSet[str], check: Callable[[str], Optional[str]]) -> List[str]:
+def _param_problems(p: Param, buffers: AbstractSet[str], check: Callable[[str], Optional[str]],
+                    ones: Mapping[str, int]) -> List[str]:
     """What is wrong with p alone (its kind's payload and size, its map's
-    rank and expressions); check says what is wrong with an expression."""
+    rank and expressions); check says what is wrong with an expression,
+    ones are the sizes Validate evaluates a workspace's size at."""
     k = PARAM_KINDS.get(p.kind)
     if k is None:
         return ["kind %s: want %s" % (expr.go_quote(p.kind), kinds_doc())]
@@ -480,6 +536,17 @@ def _param_problems(p: Param, buffers: AbstractSet[str], check: Callable[[str], 
             errs.append("a%s %s without a value" % ("n" if p.kind[:1] in "aeiou" else "", p.kind))
         else:
             es = (p.value,)
+    elif k.payload == PAYLOAD_BUFFER:
+        if p.buffer not in buffers:
+            errs.append("pointer to buffer %s, which is not listed" % expr.go_quote(p.buffer or ""))
+    elif k.payload == PAYLOAD_WORKSPACE:
+        if p.workspace is None:
+            errs.append("a workspace without its size")
+        else:
+            try:
+                _workspace_size(p.workspace, ones, 1)
+            except (expr.ExprError, ManifestError) as e:
+                errs.append(str(e))
     elif p.map is None:
         errs.append("a %s without a map" % p.kind)
     else:
@@ -496,13 +563,22 @@ def _param_problems(p: Param, buffers: AbstractSet[str], check: Callable[[str], 
     return errs + [x for x in map(check, es) if x is not None]
 
 
-def _resolve_param(kernel: str, p: Param, sizes: Mapping[str, int]) -> Arg:
+def _resolve_param(kernel: str, p: Param, sizes: Mapping[str, int], grid: int) -> Arg:
     k = PARAM_KINDS.get(p.kind)
     if k is None:
         raise ManifestError("%s: parameter %s: kind %s: want %s" % (kernel, p.name, expr.go_quote(p.kind), kinds_doc()))
     if k.payload == PAYLOAD_MAP:
         assert p.map is not None  # validate()
         return Arg(param=p.name, kind=p.kind, map=_resolve_map(kernel, p, p.map, sizes))
+    if k.payload == PAYLOAD_BUFFER:
+        return Arg(param=p.name, kind=p.kind, buffer=p.buffer or "")
+    if k.payload == PAYLOAD_WORKSPACE:
+        assert p.workspace is not None  # validate()
+        try:
+            w = _workspace_size(p.workspace, sizes, grid)
+        except ManifestError as e:
+            raise ManifestError("%s: parameter %s: %s" % (kernel, p.name, e)) from None
+        return Arg(param=p.name, kind=p.kind, workspace=w)
     assert p.value is not None  # validate()
     v = expr.evaluate(p.value, sizes)
     if v < k.lo or v > k.hi:
@@ -527,3 +603,18 @@ def _resolve_map(kernel: str, p: Param, t: TensorMap, sizes: Mapping[str, int]) 
     return Encode(buffer=t.buffer, dtype=t.dtype, dims=_eval_sizes(kernel, p.name, t.dims, sizes),
                   strides=_eval_sizes(kernel, p.name, t.strides, sizes), box=t.box, elem_strides=t.elem_strides,
                   interleave=t.interleave, swizzle=t.swizzle, l2_promotion=t.l2_promotion, oob_fill=t.oob_fill)
+
+
+# ---- a workspace's size at one launch (manifest.Workspace)
+
+
+def _workspace_size(w: Workspace, sizes: Mapping[str, int], grid: int) -> WorkspaceSize:
+    if w.align < 1 or w.align & (w.align - 1):
+        raise ManifestError("workspace alignment %d: want a power of two" % w.align)
+    sg = dict(sizes)
+    sg[GRID_SYMBOL] = grid
+    b, z = expr.evaluate(w.bytes, sg), expr.evaluate(w.zero_bytes, sg)
+    if b < 1 or z < 0 or z > b:
+        raise ManifestError("workspace of %s = %d bytes, %s = %d of them zeroed: want 1 or more bytes, 0 to all of them zeroed"
+                            % (w.bytes, b, w.zero_bytes, z))
+    return WorkspaceSize(bytes=b, zero_bytes=z, align=w.align)

@@ -14,9 +14,13 @@ from __future__ import annotations
 import struct
 from typing import Mapping, Optional, Sequence, Tuple
 
-from .manifest import MAX_PARAM_ALIGN, PARAM_KINDS, PAYLOAD_VALUE, Arg, ManifestError, Param, kinds_doc
+from .manifest import MAX_PARAM_ALIGN, PARAM_KINDS, PAYLOAD_BUFFER, PAYLOAD_VALUE, PAYLOAD_WORKSPACE, Arg, ManifestError, Param, kinds_doc
 
-__all__ = ["param_offsets", "pack"]
+__all__ = ["param_offsets", "pack", "POINTER_KINDS"]
+
+POINTER_KINDS = tuple(k for k, v in PARAM_KINDS.items() if v.payload in (PAYLOAD_BUFFER, PAYLOAD_WORKSPACE))
+"""The kinds whose 8-byte slot holds an address the loader packs per launch
+(a caller's buffer, the loader's workspace): zero as pack leaves it."""
 
 
 def _round_up(n: int, align: int) -> int:
@@ -47,8 +51,9 @@ def pack(params: Sequence[Param], args: Sequence[Arg],
     """Packs resolved args (in the order of params) into one buffer.
 
     descriptors maps a tensor-map argument's index to its 128 descriptor
-    bytes; a slot without one stays zero. Returns the buffer and each
-    parameter's offset.
+    bytes; a slot without one stays zero, as does a pointer's (POINTER_KINDS:
+    the loader writes the address). Returns the buffer and each parameter's
+    offset.
     """
     if len(args) != len(params):
         raise ManifestError("manifest: pack: %d arguments for %d parameters" % (len(args), len(params)))

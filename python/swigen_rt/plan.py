@@ -7,13 +7,50 @@ the parameters (descriptor slots zero until encoded) and sizes the grid.
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
-from typing import Mapping, Sequence, Tuple
+from typing import Mapping, Optional, Sequence, Tuple
 
 from . import expr, pack, tensormap
-from .manifest import KIND_TENSORMAP, Device, Launch, Manifest, ShapeError
+from .manifest import KIND_TENSORMAP, KIND_WORKSPACE, Device, Launch, Manifest, ShapeError, WorkspaceSize
 
-__all__ = ["MapCall", "Plan", "SizedPlan", "make_plan", "plan_sizes"]
+__all__ = ["MapCall", "Plan", "PointerSlot", "SizedPlan", "make_plan", "plan_sizes"]
+
+
+@dataclass(frozen=True)
+class PointerSlot:
+    """A pointer parameter (index: its place in the params) whose address a
+    launch packs: buffers[name], name being the buffer a ptr points to or
+    the workspace parameter's own name (workspace: its size, which the
+    launcher allocates; callers never pass one to Kernel.launch)."""
+
+    index: int
+    param: str
+    name: str
+    workspace: Optional[WorkspaceSize] = None
+
+
+def pointer_slots(launch: Launch) -> Tuple[PointerSlot, ...]:
+    """The pointer parameters of a resolved launch."""
+    out = []
+    for i, a in enumerate(launch.args):
+        if a.kind == KIND_WORKSPACE:
+            out.append(PointerSlot(index=i, param=a.param, name=a.param, workspace=a.workspace))
+        elif a.kind in pack.POINTER_KINDS:
+            out.append(PointerSlot(index=i, param=a.param, name=a.buffer))
+    return tuple(out)
+
+
+def pack_pointers(kernel: str, params: bytearray, offsets: Sequence[int], slots: Sequence[PointerSlot],
+                  buffers: Mapping[str, int]) -> None:
+    """Writes each pointer slot's address from buffers into params."""
+    for pc in slots:
+        ptr = buffers.get(pc.name, 0)
+        if not ptr:
+            raise ValueError("%s: %s is 0, but parameter %s points to it" % (kernel, pc.name, pc.param))
+        if pc.workspace is not None and ptr % pc.workspace.align:
+            raise ValueError("%s: workspace %s at %#x: not %d-byte aligned" % (kernel, pc.param, ptr, pc.workspace.align))
+        struct.pack_into("<Q", params, offsets[pc.index], ptr)
 
 
 @dataclass(frozen=True)
@@ -79,6 +116,7 @@ class SizedPlan:
     maps: Tuple[MapCall, ...]  # global_address: the placeholder
     params: bytes
     offsets: Tuple[int, ...]
+    pointers: Tuple[PointerSlot, ...] = ()
 
     def at(self, buffers: Mapping[str, int]) -> Plan:
         """The plan on buffers (device addresses by manifest name)."""
@@ -128,7 +166,8 @@ def plan_sizes(m: Manifest, sizes: Mapping[str, int], device: Device) -> SizedPl
         except tensormap.TensorMapError as e:
             raise tensormap.TensorMapError("%s: %s" % (m.name, e)) from None
     params, offsets = pack.pack(m.params, launch.args)
-    return SizedPlan(kernel=m.name, launch=launch, maps=tuple(calls), params=bytes(params), offsets=offsets)
+    return SizedPlan(kernel=m.name, launch=launch, maps=tuple(calls), params=bytes(params), offsets=offsets,
+                     pointers=pointer_slots(launch))
 
 
 _PLACEHOLDER = 1 << 12

@@ -262,7 +262,7 @@ RANGES: List[Tuple[str, Callable[[Dict[str, Any]], None], str]] = [
     ("elem_bytes 0", at("params.1.map.elem_bytes", 0), "params[1].map.elem_bytes = 0"),
     ("map buffer unknown", at("params.1.map.buffer", "nope"), 'map of buffer "nope", which is not listed'),
     ("map buffer empty", at("params.1.map.buffer", ""), "params[1].map.buffer = '': want a non-empty string"),
-    ("kind unknown", at("params.1.kind", "f32"), 'parameter 1 (tmap_b): kind "f32": want tensormap or i32'),
+    ("kind unknown", at("params.1.kind", "f32"), 'parameter 1 (tmap_b): kind "f32": want tensormap, i32, i64, ptr or workspace'),
     ("i32 value empty", at("params.5.value", ""), "parameter 5 (M): an i32 without a value"),
     ("i32 with only a map", at("params.5.kind", "tensormap"), "parameter 5 (M): size 4: a tensormap is 128 bytes"),
     ("value unknown size", at("params.5.value", "2*N"), "size N not given"),

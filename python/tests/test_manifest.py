@@ -26,7 +26,7 @@ class ParseTest(unittest.TestCase):
     def test_pinned_manifests_parse(self) -> None:
         paths = sorted(glob.glob(os.path.join(MANIFESTS, "*_*.json")))
         paths = [p for p in paths if not p.endswith("expr_cases.json")]
-        self.assertEqual(len(paths), 4)
+        self.assertEqual(len(paths), 5)
         for p in paths:
             m = Manifest.load(p)
             self.assertEqual(m.name, os.path.basename(p)[:-5])
@@ -49,7 +49,7 @@ class ParseTest(unittest.TestCase):
             ("unknown size", lambda d: d["params"][-1].update(value="2*N"), "size N not given"),
             ("syntax", lambda d: d["grid"].update(tiles="cdiv(M,128"), "grid: expression"),
             ("unlisted buffer", lambda d: d["params"][0]["map"].update(buffer="nope"), 'map of buffer "nope", which is not listed'),
-            ("kind", lambda d: d["params"][0].update(kind="f32"), 'kind "f32": want tensormap or i32'),
+            ("kind", lambda d: d["params"][0].update(kind="f32"), 'kind "f32": want tensormap, i32, i64, ptr or workspace'),
             ("box rank", lambda d: d["params"][0]["map"].update(box=[64]), "rank 2 with 1 strides, 1 box"),
             ("block", lambda d: d.update(block_threads=0), "block_threads = 0: want an integer in [1, 1024]"),
             ("missing field", lambda d: d.pop("entry"), "missing 'entry'"),

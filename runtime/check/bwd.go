@@ -36,6 +36,11 @@ type Options struct {
 	// kernel, then the elementwise kernel) instead of the fused kernel,
 	// on the same inputs and references (bwd_dswiglu, fwd_gateup).
 	Unfused *launch.Unfused
+	// Repeat, above 1, launches the kernel that many times on the same
+	// inputs, its main output (gemm C, bwd_dswiglu grad_de, fwd_gateup
+	// out, fwd_down y) poisoned before each launch, and fails a shape
+	// where any launch's output differs by a bit from the first's.
+	Repeat int
 }
 
 // planCall plans one call of k's kind at a: the fused kernel, or with
@@ -218,6 +223,9 @@ func verifyBwdShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o
 	}
 	gotG := make([]byte, M*2*I*2)
 	if err := env.Ctx.MemcpyDtoH(gotG, gde); err != nil {
+		return fail(err)
+	}
+	if err := (&run{env: env, dt: dt, b: b}).sameOnRepeat(plan, o, gde, gotG); err != nil {
 		return fail(err)
 	}
 	var gotO []byte

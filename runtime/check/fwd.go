@@ -82,6 +82,9 @@ func verifyFwdGateUpShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.R
 	if dev.err != nil {
 		return fail(dev.err)
 	}
+	if err := dev.sameOnRepeat(plan, o, op, gotO); err != nil {
+		return fail(err)
+	}
 	if !gpu {
 		want := ref.FwdGateUp(ref.FwdGateUpProblem{M: M, K: K, I: I, X: num.Float64s(x), W: num.Float64s(w)})
 		wantO, wantD = expect{f64: want.Out}, expect{f64: want.De}
@@ -162,6 +165,9 @@ func verifyFwdDownShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Ran
 	got := dev.download(args.Y, M*K)
 	if dev.err != nil {
 		return fail(dev.err)
+	}
+	if err := dev.sameOnRepeat(plan, o, args.Y, got); err != nil {
+		return fail(err)
 	}
 	if !gpu {
 		p := ref.FwdDownProblem{M: M, K: K, I: I, Out: num.Float64s(out), WDown: num.Float64s(wd)}

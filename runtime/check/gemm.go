@@ -125,6 +125,41 @@ func (r *run) download(p cu.DevicePtr, n int) []byte {
 	return raw
 }
 
+// sameOnRepeat launches plan o.Repeat-1 more times, re-poisoning the n =
+// len(first)/2 elements at out before each, and reports the first launch
+// whose output differs from first by a bit (nil without o.Repeat > 1).
+func (r *run) sameOnRepeat(plan launchWaiter, o Options, out cu.DevicePtr, first []byte) error {
+	for i := 2; i <= o.Repeat && r.err == nil; i++ {
+		n := len(first) / 2
+		if r.err = r.env.Ctx.MemsetD16(out, num.Poison(r.dt), uint64(n)); r.err != nil {
+			break
+		}
+		r.exec(plan, o.Timeout)
+		again := r.download(out, n)
+		if r.err != nil {
+			break
+		}
+		if d := firstDiff(first, again); d >= 0 {
+			return fmt.Errorf("not deterministic: launch %d's output differs from launch 1's at element %d (%#04x%02x, then %#04x%02x)",
+				i, d/2, first[d|1], first[d&^1], again[d|1], again[d&^1])
+		}
+	}
+	return r.err
+}
+
+// firstDiff is the first byte index where a and b differ, or -1.
+func firstDiff(a, b []byte) int {
+	for i := range a {
+		if i >= len(b) || a[i] != b[i] {
+			return i
+		}
+	}
+	if len(b) > len(a) {
+		return len(a)
+	}
+	return -1
+}
+
 // launchWaiter is a launch plan of any kind.
 type launchWaiter interface {
 	Launch() error
@@ -221,6 +256,9 @@ func verifyGemmShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, 
 	got := dev.download(cp, M*N)
 	if dev.err != nil {
 		return fail(dev.err)
+	}
+	if err := dev.sameOnRepeat(plan, o, cp, got); err != nil {
+		return fail(err)
 	}
 	if !gpu {
 		want.f64 = ref.Gemm(ref.GemmProblem{M: M, N: N, K: K, A: num.Float64s(a), B: num.Float64s(b), BMNMajor: true})

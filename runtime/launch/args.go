@@ -29,9 +29,10 @@ func (c Call) call() (tiling.Kernel, Call) { return "", c }
 
 // BwdArgs are the device buffers and sizes of one bwd_dswiglu call. All
 // tensors are row-major; WDown is [I,K] (major_b=k) or [K,I] (major_b=mn);
-// Out is used only by configs with StoreOut. Workspace is device scratch
-// for the unfused path (Unfused.WorkspaceBytes), which the fused kernel
-// does not use.
+// Out is used only by configs with StoreOut. Workspace, optional, is device
+// scratch for the unfused path's dout (Unfused.WorkspaceBytes); left 0, the
+// path uses its own (allocated once per size, freed by Dispatch.Close).
+// The fused kernel does not use it.
 type BwdArgs struct {
 	M, K, I                    int
 	Dy, WDown, De, GradDe, Out cu.DevicePtr
@@ -62,9 +63,10 @@ func (a GemmArgs) call() (tiling.Kernel, Call) {
 // de = x @ W, out = left*silu(gate), all row-major: X [M,K]; W [2I,K]
 // (major_b=k, nn.Linear's layout: left rows then gate rows) or [K,2I]
 // (major_b=mn); Out [M,I]; De [M,2I] = [left | gate], written only by
-// configs with StoreOut (training) and ignored otherwise. Workspace is
-// device scratch for the unfused path without StoreOut (de's
-// Unfused.WorkspaceBytes), which the fused kernel does not use.
+// configs with StoreOut (training) and ignored otherwise. Workspace,
+// optional, is device scratch for the unfused path's de without StoreOut
+// (Unfused.WorkspaceBytes); left 0, the path uses its own. The fused
+// kernel does not use it.
 type FwdGateUpArgs struct {
 	M, K, I       int
 	X, W, De, Out cu.DevicePtr

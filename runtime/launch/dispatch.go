@@ -85,9 +85,10 @@ func (d *Dispatch) Path(a Args) (tiling.Path, string) {
 	return d.Plan.Choose(tiling.Shape{M: c.Sizes["M"], K: c.Sizes["K"], I: c.Sizes["I"]})
 }
 
-// WorkspaceBytes is the workspace a call at a's sizes needs in its
+// WorkspaceBytes is the workspace a call at a's sizes may pass in its
 // Workspace field: the unfused path's intermediate where the plan takes
-// that path, else 0.
+// that path, else 0. A call that passes none uses the Dispatch's own,
+// allocated once per size and freed by Close.
 func (d *Dispatch) WorkspaceBytes(a Args) (int, error) {
 	if p, _ := d.Path(a); p != tiling.PathUnfused {
 		return 0, nil
@@ -111,13 +112,14 @@ func (d *Dispatch) Launch(a Args) error {
 	return p.Launch()
 }
 
-// Close unloads the unfused path's kernels (once; later calls run every
-// call fused); the fused kernel is its owner's to close.
+// Close frees the unfused path's own intermediates and unloads its
+// kernels (once; later calls run every call fused); the fused kernel is
+// its owner's to close.
 func (d *Dispatch) Close() error {
 	if d == nil || d.Unfused == nil {
 		return nil
 	}
 	u := d.Unfused
 	d.Unfused, d.Plan = nil, nil
-	return errors.Join(u.Gemm.Close(), u.EW.Close())
+	return errors.Join(u.Close(), u.Gemm.Close(), u.EW.Close())
 }

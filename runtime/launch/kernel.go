@@ -28,6 +28,10 @@ type Kernel struct {
 	// encode, when set, replaces the driver's tensor-map encoder: tests
 	// record the encode arguments through it without a GPU.
 	encode func(cu.TensorMapParams, string) (*cu.TensorMap, error)
+	// ws are the workspaces by size in bytes (guarded by mu); alloc, when
+	// set, replaces the device allocation (tests, without a GPU).
+	ws    map[int64]cu.DevicePtr
+	alloc func(*manifest.WorkspaceSize) (cu.DevicePtr, error)
 }
 
 // Load loads a cubin built from the manifest's source and prepares the
@@ -95,8 +99,14 @@ func (k *Kernel) encodeTiled(p cu.TensorMapParams, name string) (*cu.TensorMap, 
 	return k.ctx.EncodeTiled(p, name)
 }
 
-// Close unloads the module.
-func (k *Kernel) Close() error { return k.mod.Unload() }
+// Close frees the kernel's workspaces and unloads the module.
+func (k *Kernel) Close() error {
+	werr := k.freeWorkspaces()
+	if err := k.mod.Unload(); err != nil {
+		return err
+	}
+	return werr
+}
 
 // NumSMs is the multiprocessor count the persistent grid is sized from.
 func (k *Kernel) NumSMs() int { return k.numSMs }

@@ -20,8 +20,10 @@ type Plan struct {
 }
 
 // Plan resolves k's manifest for a: it checks the sizes against the shape
-// rules, encodes every tensor map on its buffer, packs the parameters in
-// kernel order and sizes the grid for the device.
+// rules, encodes every tensor map on its buffer, passes k's own workspace
+// where the kernel has one (allocated on the first plan that needs its
+// size), packs the parameters in kernel order and sizes the grid for the
+// device.
 func (k *Kernel) Plan(a Args) (*Plan, error) {
 	kind, c := a.call()
 	m := &k.Man
@@ -43,6 +45,9 @@ func (k *Kernel) Plan(a Args) (*Plan, error) {
 	}
 	l, err := m.Resolve(c.Sizes, dev)
 	if err != nil {
+		return nil, fmt.Errorf("launch: %s: %w", m.Name, err)
+	}
+	if err := k.pointerArgs(&l, c.Buffers); err != nil {
 		return nil, fmt.Errorf("launch: %s: %w", m.Name, err)
 	}
 	tps, err := EncodeParams(l, c.Buffers)
@@ -91,7 +96,7 @@ func EncodeParams(l manifest.Launch, bufs map[string]cu.DevicePtr) ([]*cu.Tensor
 				return nil, fmt.Errorf("parameter %s: %w", a.Param, err)
 			}
 			out[i] = &tp
-		case manifest.KindI32:
+		case manifest.KindI32, manifest.KindI64, manifest.KindPtr, manifest.KindWorkspace:
 		default:
 			return nil, fmt.Errorf("parameter %s: kind %q", a.Param, a.Kind)
 		}

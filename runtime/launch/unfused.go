@@ -2,8 +2,10 @@ package launch
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
+	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/elementwise"
 	"github.com/swigen/swigen/tiling"
 )
@@ -11,12 +13,20 @@ import (
 // Unfused is the unfused path of a fused config (tiling.PlanFor): swigen's
 // gemm kernel writes the intermediate (bwd_dswiglu's dout [M,I],
 // fwd_gateup's de [M,2I]) to HBM, then the elementwise kernel computes the
-// fused kernel's outputs from it. It takes the fused kernel's arguments,
-// plus a workspace for the intermediate where no output holds it.
+// fused kernel's outputs from it. It takes the fused kernel's arguments;
+// the intermediate, where no output holds it, goes to the arguments'
+// Workspace when they give one, else to a buffer Unfused owns: allocated
+// on the first call of each size, reused by every later call of that size
+// and freed by Close. Calls that share an owned intermediate must run one
+// after the other (one stream); calls that may overlap pass their own.
 type Unfused struct {
 	Fused tiling.Config // the config whose call it replaces
 	Gemm  *Kernel
 	EW    *elementwise.Module
+
+	mu  sync.Mutex
+	ws  map[int]cu.DevicePtr // owned intermediates by size in bytes
+	mem func(bytes int) (cu.DevicePtr, error)
 }
 
 // NewUnfused checks that gemm can run fused's unfused path: a gemm kernel
@@ -35,9 +45,56 @@ func NewUnfused(fused tiling.Config, gemm *Kernel, ew *elementwise.Module) (*Unf
 	return &Unfused{Fused: fused, Gemm: gemm, EW: ew}, nil
 }
 
+// intermediate is the caller's workspace given, or else Unfused's own of
+// bytes.
+func (u *Unfused) intermediate(given cu.DevicePtr, bytes int) (cu.DevicePtr, error) {
+	if given != 0 {
+		return given, nil
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if p, ok := u.ws[bytes]; ok {
+		return p, nil
+	}
+	alloc := u.mem
+	if alloc == nil {
+		if u.Gemm == nil || u.Gemm.ctx == nil {
+			return 0, fmt.Errorf("no workspace given and no context to allocate %d bytes in", bytes)
+		}
+		alloc = func(n int) (cu.DevicePtr, error) { return u.Gemm.ctx.MemAlloc(uint64(n)) }
+	}
+	p, err := alloc(bytes)
+	if err != nil {
+		return 0, fmt.Errorf("allocate %d bytes: %w", bytes, err)
+	}
+	if u.ws == nil {
+		u.ws = map[int]cu.DevicePtr{}
+	}
+	u.ws[bytes] = p
+	return p, nil
+}
+
+// Close frees the intermediates Unfused allocated (its kernels are their
+// owner's to close).
+func (u *Unfused) Close() error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	var first error
+	for n, p := range u.ws {
+		if u.mem == nil {
+			if err := u.Gemm.ctx.MemFree(p); err != nil && first == nil {
+				first = fmt.Errorf("launch: unfused %s: free intermediate: %w", u.Fused.Name(), err)
+			}
+		}
+		delete(u.ws, n)
+	}
+	return first
+}
+
 // WorkspaceBytes is the workspace a call at a's sizes needs: dout for
 // bwd_dswiglu (2MI bytes), de for fwd_gateup inference (4MI bytes); 0 for
-// fwd_gateup training, whose de output holds it.
+// fwd_gateup training, whose de output holds it. A call may pass it in its
+// Workspace; without one, Unfused uses its own.
 func (u *Unfused) WorkspaceBytes(a Args) (int, error) {
 	kind, c := a.call()
 	if kind != "" && kind != u.Fused.Kernel {
@@ -81,19 +138,21 @@ func (u *Unfused) Plan(a Args) (*UnfusedPlan, error) {
 	case BwdArgs:
 		out := x.Out
 		switch {
-		case x.Workspace == 0:
-			return nil, fmt.Errorf("launch: unfused %s at M=%d I=%d: BwdArgs.Workspace is 0; the path needs %d bytes for dout (WorkspaceBytes)", name, x.M, x.I, ws)
 		case !u.Fused.StoreOut:
 			out = 0
 		case out == 0:
 			return nil, fmt.Errorf("launch: unfused %s: BwdArgs.Out is 0; the config stores out (store_out)", name)
 		}
-		g, err := u.Gemm.Plan(GemmArgs{M: x.M, N: x.I, K: x.K, A: x.Dy, B: x.WDown, C: x.Workspace, Stream: x.Stream})
+		dout, err := u.intermediate(x.Workspace, ws)
+		if err != nil {
+			return nil, fmt.Errorf("launch: unfused %s at M=%d I=%d: dout: %w", name, x.M, x.I, err)
+		}
+		g, err := u.Gemm.Plan(GemmArgs{M: x.M, N: x.I, K: x.K, A: x.Dy, B: x.WDown, C: dout, Stream: x.Stream})
 		if err != nil {
 			return nil, fmt.Errorf("launch: unfused %s: %w", name, err)
 		}
 		return &UnfusedPlan{gemm: g, ew: func() error {
-			return u.EW.DSwiGLU(dt, x.M, x.I, x.Workspace, x.De, x.GradDe, out, x.Stream)
+			return u.EW.DSwiGLU(dt, x.M, x.I, dout, x.De, x.GradDe, out, x.Stream)
 		}}, nil
 	case FwdGateUpArgs:
 		de := x.De
@@ -104,10 +163,10 @@ func (u *Unfused) Plan(a Args) (*UnfusedPlan, error) {
 			return nil, fmt.Errorf("launch: unfused %s: FwdGateUpArgs.De is 0; the config stores de (training)", name)
 		}
 		if !u.Fused.StoreOut {
-			if x.Workspace == 0 {
-				return nil, fmt.Errorf("launch: unfused %s at M=%d I=%d: FwdGateUpArgs.Workspace is 0; the path needs %d bytes for de (WorkspaceBytes)", name, x.M, x.I, ws)
+			var err error
+			if de, err = u.intermediate(x.Workspace, ws); err != nil {
+				return nil, fmt.Errorf("launch: unfused %s at M=%d I=%d: de: %w", name, x.M, x.I, err)
 			}
-			de = x.Workspace
 		}
 		g, err := u.Gemm.Plan(GemmArgs{M: x.M, N: 2 * x.I, K: x.K, A: x.X, B: x.W, C: de, Stream: x.Stream})
 		if err != nil {

@@ -1,15 +1,18 @@
 package launch
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/tiling"
 )
 
-// TestUnfusedRefusals: the unfused path takes what the fused kernel takes
-// and needs its workspace; every refusal names what is missing or wrong,
-// before anything is launched (so no GPU is needed).
+// TestUnfusedRefusals: the unfused path takes what the fused kernel takes;
+// every refusal names what is missing or wrong, before anything is
+// launched (so no GPU is needed).
 func TestUnfusedRefusals(t *testing.T) {
 	t.Parallel()
 	cfg := func(name string) tiling.Config {
@@ -31,11 +34,9 @@ func TestUnfusedRefusals(t *testing.T) {
 		a    Args
 		want string
 	}{
-		{"bwd without workspace", bwd, b, "BwdArgs.Workspace is 0; the path needs 8192 bytes"},
 		{"bwd store_out without out", bwdOut, func() BwdArgs { x := b; x.Workspace = 5 << 20; return x }(), "BwdArgs.Out is 0"},
 		{"bwd bad K", bwd, func() BwdArgs { x := b; x.K = 7; return x }(), "K=7"},
 		{"bwd zero M", bwd, func() BwdArgs { x := b; x.M = 0; return x }(), "M=0"},
-		{"fwd without workspace", up, f, "FwdGateUpArgs.Workspace is 0; the path needs 16384 bytes"},
 		{"fwd training without de", upTrain, f, "FwdGateUpArgs.De is 0"},
 		{"fwd without out", up, func() FwdGateUpArgs { x := f; x.Out = 0; return x }(), "FwdGateUpArgs.Out is 0"},
 		{"other kind's args", bwd, f, "for a fwd_gateup kernel"},
@@ -55,5 +56,33 @@ func TestUnfusedRefusals(t *testing.T) {
 		if got, err := tt.u.WorkspaceBytes(tt.a); err != nil || got != tt.want {
 			t.Errorf("%s: WorkspaceBytes = %d, %v; want %d", tt.u.Fused.Name(), got, err, tt.want)
 		}
+	}
+}
+
+// TestUnfusedOwnsIntermediate: a call without a Workspace gets Unfused's
+// own intermediate, allocated once per size and reused; a call with one
+// gets its own; Close frees them all.
+func TestUnfusedOwnsIntermediate(t *testing.T) {
+	t.Parallel()
+	var allocs []int
+	u := &Unfused{mem: func(n int) (cu.DevicePtr, error) {
+		allocs = append(allocs, n)
+		return cu.DevicePtr(0x7d0000000000 + uint64(len(allocs))<<32), nil
+	}}
+	p1, err1 := u.intermediate(0, 8192)
+	p2, err2 := u.intermediate(0, 8192)
+	p3, err3 := u.intermediate(0, 16384)
+	own, err4 := u.intermediate(5<<20, 8192)
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		t.Fatal(err)
+	}
+	if p1 != p2 || p1 == p3 || own != 5<<20 {
+		t.Errorf("intermediates %#x %#x %#x %#x: want the first two the same, the third another, the last the caller's", p1, p2, p3, own)
+	}
+	if diff := cmp.Diff([]int{8192, 16384}, allocs); diff != "" {
+		t.Errorf("allocations (-want +got):\n%s", diff)
+	}
+	if err := u.Close(); err != nil || len(u.ws) != 0 {
+		t.Errorf("Close = %v, %d left", err, len(u.ws))
 	}
 }

@@ -1,0 +1,61 @@
+package launch
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"unsafe"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/manifest"
+	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/tilingtest"
+)
+
+// A stream-K kernel's plans get the kernel's own workspace: allocated once
+// per size, the same for every plan of that size, its address packed into
+// the workspace parameter; callers pass none.
+func TestPlanOwnsWorkspace(t *testing.T) {
+	t.Parallel()
+	cfg, err := tiling.ParseName("gemm_sm90a_bf16_m128n256k64_s3_c1x1_cooperative_sk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, err := manifest.New(tilingtest.Check(t, cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var allocs []manifest.WorkspaceSize
+	k := &Kernel{Man: man, numSMs: 132, encode: (&recorder{}).encode,
+		alloc: func(w *manifest.WorkspaceSize) (cu.DevicePtr, error) {
+			allocs = append(allocs, *w)
+			return cu.DevicePtr(0x7e0000000000 + uint64(len(allocs))<<32), nil
+		}}
+	plan := func(m int) *Plan {
+		p, err := k.Plan(GemmArgs{M: m, N: 7168, K: 4096, A: 1 << 30, B: 2 << 30, C: 3 << 30})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p1, p2 := plan(2048), plan(64)
+	_, _, total := tiling.StreamKWorkspace(132, 128, 256)
+	want := []manifest.WorkspaceSize{{Bytes: int64(total), ZeroBytes: 132 * tiling.StreamKFlagBytes, Align: 256}}
+	if diff := cmp.Diff(want, allocs); diff != "" {
+		t.Fatalf("allocations (-want +got):\n%s", diff)
+	}
+	last := len(man.Params) - 1
+	for _, p := range []*Plan{p1, p2} {
+		got := binary.LittleEndian.Uint64(p.params[uintptr(p.args[last])-uintptrOf(p.params):])
+		if got != 0x7e0100000000 {
+			t.Errorf("workspace argument %#x, want %#x", got, 0x7e0100000000)
+		}
+	}
+	if err := k.freeWorkspaces(); err != nil || len(k.ws) != 0 {
+		t.Errorf("freeWorkspaces = %v, %d left", err, len(k.ws))
+	}
+}
+
+// uintptrOf is the address of b's first byte.
+func uintptrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(&b[0])) }
