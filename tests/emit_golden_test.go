@@ -27,7 +27,8 @@ const goldenDir = "testdata/golden"
 // epilogue output). They are chosen by role rather than by name so that a
 // change of the catalog's stage counts moves the goldens along (run with
 // -update) instead of silently testing configs the catalog dropped. A
-// fourth, the overlap schedule's heuristic pick, is pinned by name.
+// fourth, the overlap schedule's heuristic pick, and a fifth, the 64x32
+// epilogue sub-tile, are pinned by name.
 func goldenConfigs(t *testing.T) []tiling.Config {
 	t.Helper()
 	roles := []struct {
@@ -54,12 +55,20 @@ func goldenConfigs(t *testing.T) []tiling.Config {
 		}
 		out = append(out, tiling.Catalog()[i])
 	}
-	// The overlap schedule at the heuristic's tile, pinned by name.
-	ov, err := tiling.ParseName("bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap")
-	if err != nil {
-		t.Fatal(err)
+	// The overlap schedule at the heuristic's tile, and the product tile
+	// with 64x32 epilogue sub-tiles (64-byte swizzle, 4 slots), pinned by
+	// name.
+	for _, name := range []string{
+		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap",
+		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_e64x32s4_l2k",
+	} {
+		c, err := tiling.ParseName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, c)
 	}
-	return append(out, ov)
+	return out
 }
 
 // TestEmitGolden pins the rendered source of representative sm_90a

@@ -33,6 +33,13 @@ func Implemented(c Config) (bool, string) {
 			// and timed on the H200: docs/PERFORMANCE.md#tile-128x192).
 			return false, fmt.Sprintf("sm_90a pingpong with %d accumulator registers per thread (tile %dx%d) is implemented for bwd_dswiglu only; use tile_n <= 128", c.AccRegsPerThread(), c.TileM, c.TileN)
 		}
+		if c.EpiN != 64 && (c.Kernel != KernelBwdDSwiGLU || c.Schedule == Overlap || c.StoreOut && c.WideAccumulator()) {
+			// 64x32 sub-tiles (a 64-byte swizzle) deepen the de ring at the
+			// same shared memory (docs/PERFORMANCE.md#seed-epilogue-levers);
+			// only the bwd_dswiglu ldmatrix/stmatrix epilogue has them (wide
+			// StoreOut keeps 32-bit accesses and spills with them).
+			return false, fmt.Sprintf("sm_90a epilogue sub-tile width epi_n=%d is implemented for bwd_dswiglu pingpong and cooperative only, with store_out up to 128 accumulators; use epi_n=64", c.EpiN)
+		}
 		if c.ClusterM*c.ClusterN > 2 {
 			return false, fmt.Sprintf("sm_90a cluster %dx%d is not implemented; use 1x1, 2x1 or 1x2", c.ClusterM, c.ClusterN)
 		}
