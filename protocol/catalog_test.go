@@ -92,6 +92,7 @@ func TestProtocolNarrowEpilogue(t *testing.T) {
 		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_e64x32s4_l2k",
 		"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_rn_g2_e64x32s4_out_l2k",
 		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_cooperative_e64x32s4",
+		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_e64x32s4_pipe_l2k",
 	} {
 		c, err := tiling.ParseName(name)
 		if err != nil {

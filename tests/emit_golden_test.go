@@ -27,8 +27,8 @@ const goldenDir = "testdata/golden"
 // epilogue output). They are chosen by role rather than by name so that a
 // change of the catalog's stage counts moves the goldens along (run with
 // -update) instead of silently testing configs the catalog dropped. A
-// fourth, the overlap schedule's heuristic pick, and a fifth, the 64x32
-// epilogue sub-tile, are pinned by name.
+// fourth, the overlap schedule's heuristic pick, and the 64x32 epilogue
+// sub-tiles (plain and _pipe), are pinned by name.
 func goldenConfigs(t *testing.T) []tiling.Config {
 	t.Helper()
 	roles := []struct {
@@ -56,11 +56,12 @@ func goldenConfigs(t *testing.T) []tiling.Config {
 		out = append(out, tiling.Catalog()[i])
 	}
 	// The overlap schedule at the heuristic's tile, and the product tile
-	// with 64x32 epilogue sub-tiles (64-byte swizzle, 4 slots), pinned by
-	// name.
+	// with 64x32 epilogue sub-tiles (64-byte swizzle, 4 slots), without and
+	// with the pipelined epilogue, pinned by name.
 	for _, name := range []string{
 		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap",
 		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_e64x32s4_l2k",
+		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_e64x32s4_pipe_l2k",
 	} {
 		c, err := tiling.ParseName(name)
 		if err != nil {

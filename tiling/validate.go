@@ -133,6 +133,9 @@ func (c Config) Validate() error {
 	if c.FastSigmoid && kernelOK && c.Kernel != KernelBwdDSwiGLU {
 		ch.add("fast_sigmoid", c.FastSigmoid, "only bwd_dswiglu has the tanh sigmoid")
 	}
+	if c.EpiPipe && kernelOK && c.Kernel != KernelBwdDSwiGLU {
+		ch.add("epi_pipe", c.EpiPipe, "only bwd_dswiglu has the pipelined epilogue")
+	}
 	if c.Residual && kernelOK && c.Kernel != KernelFwdDown {
 		ch.add("residual", c.Residual, "only fwd_down adds a residual")
 	}

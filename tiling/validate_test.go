@@ -35,6 +35,7 @@ func TestValidate(t *testing.T) {
 		{"sm100 2cta ok", cfg100(256, 256, 5, TwoCTA), nil},
 		{"sm100 1cta 64", cfg100(64, 128, 4, OneCTA), nil},
 		{"sm90 epi 32", mut(ArchSM90a, func(c *Config) { c.EpiN = 32 }), nil},
+		{"epi_pipe gemm", mut(ArchSM90a, func(c *Config) { c.Kernel, c.EpiPipe = KernelGEMM, true }), []string{"epi_pipe"}},
 		{"sm90 epi 16", mut(ArchSM90a, func(c *Config) { c.EpiN = 16 }), []string{"epi_n"}},
 		{"sm100 epi 32", mut(ArchSM100a, func(c *Config) { c.EpiN = 32; c.Stages = 4 }), nil},
 		{"zero", Config{}, []string{"kernel", "arch", "dtype", "schedule", "scheduler", "raster", "swizzle_group", "major_a", "major_b", "tile_k", "stages", "epi_stages", "cluster_m", "cluster_n"}},

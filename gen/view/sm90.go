@@ -127,6 +127,9 @@ type SM90Epilogue struct {
 	Swizzle                   EpiSwizzle
 	// Narrow: SubCols is 32 (bwd_dswiglu only, tiling.Implemented).
 	Narrow bool
+	// Pipe (tiling.Config.EpiPipe, bwd_dswiglu): dout rounded after the
+	// mainloop, each sub-tile's de loaded before the previous one's math.
+	Pipe bool
 }
 
 // Wgmma is the shape of a consumer's wgmmas and their inline-asm operand
@@ -293,7 +296,7 @@ func sm90Epilogue(c tiling.Config, k Kind, lay tiling.SmemLayout) (SM90Epilogue,
 		EmptyArrivals: 1, FullArrivals: 1,
 		Group: epiGroup, ResGroup: 2 * epiGroup,
 		SubCols: c.EpiN, ColGroups: c.EpiN / 8, Frags: c.EpiN / 4, Swizzle: swz,
-		Narrow: c.EpiN < 64,
+		Narrow: c.EpiN < 64, Pipe: c.EpiPipe,
 	}
 	if k.GateUp {
 		// Gate column 0 of the accumulator is column TileN/2: 8-column
