@@ -32,7 +32,7 @@ $SW version 2>/dev/null | head -1
 P=bwd_dswiglu_sm90a_bf16
 pairs=(
 	"$SEED|${P}_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k|${P}_m128n192k64_s4_c1x1_pingpong_rn_g4_e64x32s4_l2k ${P}_m128n192k64_s4_c1x1_pingpong_rn_g4_e64x32s4_pipe_l2k"
-	"$SEED|${P}_m128n128k64_s4_c1x1_pingpong_rn_g2_out_l2k|${P}_m128n128k64_s4_c1x1_pingpong_rn_g2_e64x32s4_out_l2k"
+	"$SEED|${P}_m128n128k64_s4_c1x1_pingpong_rn_g2_out_l2k|${P}_m128n128k64_s4_c1x1_pingpong_rn_g2_e64x32s4_out_l2k ${P}_m128n128k64_s5_c1x1_pingpong_rn_g2_e64x32s2_out_l2k"
 	"8192,4096,14336|${P}_m128n192k64_s4_c1x1_pingpong|${P}_m128n192k64_s4_c1x1_pingpong_e64x32s4 ${P}_m128n192k64_s4_c1x1_pingpong_e64x32s4_pipe"
 	"8192,4096,14336|${P}_m128n128k64_s4_c1x1_pingpong_out|${P}_m128n128k64_s4_c1x1_pingpong_e64x32s4_out"
 	"4096,7168,2048|${P}_m128n128k64_s4_c1x1_pingpong|${P}_m128n128k64_s4_c1x1_pingpong_e64x32s4 ${P}_m128n128k64_s4_c1x1_pingpong_e64x32s4_pipe"
