@@ -173,5 +173,10 @@ func bwdTileProbe(c tiling.Config) error {
 	if c.Kernel != tiling.KernelBwdDSwiGLU {
 		return fmt.Errorf("kernel %s: the probe exists for bwd_dswiglu", c.Kernel)
 	}
+	if c.EpiPipe {
+		// Its hook releases a slot and skips the sub-tile; the pipelined
+		// epilogue has loaded the next one by then.
+		return fmt.Errorf("epi_pipe: the probe exists for the unpipelined epilogue")
+	}
 	return nil
 }

@@ -14,8 +14,7 @@ type Boxes struct {
 	A, B, De, Out [3]int
 }
 
-// epiTile is the sm_90a epilogue's sub-tile: 64 rows of one 128-byte
-// swizzle row (64 16-bit elements) each.
+// epiTile is the rows of the sm_90a epilogue's sub-tile.
 const epiTile = 64
 
 // BoxesOf returns the boxes the host encodes cfg's tensor maps with.
@@ -23,7 +22,8 @@ const epiTile = 64
 // sm_90a: A {64, TileM/ClusterN} (k-major; a 1x2 cluster multicasts halves
 // of A) or {64, TileK} (mn-major); B {64, TileN/halves/ClusterM} (k-major;
 // fwd_gateup loads its left and gate halves apart) or {64, TileK}
-// (mn-major); De {64, 1, 64}; Out {64, 64}.
+// (mn-major); De {EpiN, 1, 64}; Out {EpiN, 64} (EpiN 64, or 32 for the
+// bwd_dswiglu 64x32 sub-tile).
 //
 // sm_100a: each CTA loads its own rows: A {64, TileM/CTAsPerTile} (k-major)
 // or {64, TileK} (mn-major); B {64, TileN/CTAsPerTile} (k-major; fwd_gateup
@@ -39,8 +39,8 @@ func BoxesOf(cfg tiling.Config) (Boxes, error) {
 		}
 		b.A = [3]int{64, cfg.TileM / max(1, cfg.ClusterN)}
 		b.B = [3]int{64, cfg.TileN / halves / max(1, cfg.ClusterM)}
-		b.De = [3]int{64, 1, epiTile}
-		b.Out = [3]int{64, epiTile}
+		b.De = [3]int{cfg.EpiN, 1, epiTile}
+		b.Out = [3]int{cfg.EpiN, epiTile}
 	case tiling.ArchSM100a:
 		b.A = [3]int{64, cfg.TileMPerCTA()}
 		b.B = [3]int{64, cfg.TileNPerCTA()}

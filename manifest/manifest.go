@@ -178,6 +178,7 @@ type Swizzle string
 // Swizzle modes swigen kernels use.
 const (
 	SwizzleNone Swizzle = "none"
+	Swizzle64B  Swizzle = "64B"
 	Swizzle128B Swizzle = "128B"
 )
 

@@ -64,9 +64,10 @@ type table struct {
 func (t *table) params(dt DType, elemBytes int) []Param {
 	var ps []Param
 	for _, s := range t.maps {
+		m := s.tensorMap(dt, elemBytes)
 		ps = append(ps, Param{Name: s.param, Kind: KindTensorMap, Size: 128, Align: 64,
-			Doc: fmt.Sprintf("%s, box %s, 128B swizzle", s.doc, boxText(s.box, len(s.dims))),
-			Map: s.tensorMap(dt, elemBytes)})
+			Doc: fmt.Sprintf("%s, box %s, %s swizzle", s.doc, boxText(s.box, len(s.dims)), m.Swizzle),
+			Map: m})
 	}
 	for _, s := range t.scalars {
 		ps = append(ps, Param{Name: s.param, Kind: KindI32, Size: 4, Align: 4, Value: s.value})
@@ -93,12 +94,13 @@ func (t *table) buffers() []Buffer {
 }
 
 // tensorMap is the encoding of s: a packed row-major view (each stride the
-// product of the inner dims), 128-byte swizzle, 256-byte L2 promotion.
+// product of the inner dims), the swizzle as wide as the box's inner row
+// (swizzleOf), 256-byte L2 promotion.
 func (s mapSpec) tensorMap(dt DType, elemBytes int) *TensorMap {
 	rank := len(s.dims)
 	tm := &TensorMap{Buffer: s.buffer, DType: dt, ElemBytes: elemBytes,
 		Box: make([]int, rank), ElemStrides: make([]int, rank),
-		Interleave: InterleaveNone, Swizzle: Swizzle128B, L2Promotion: L2Promotion256B, OOBFill: OOBFillNone}
+		Interleave: InterleaveNone, Swizzle: swizzleOf(s.box[0] * elemBytes), L2Promotion: L2Promotion256B, OOBFill: OOBFillNone}
 	pitch := num(elemBytes)
 	for i, d := range s.dims {
 		tm.Dims = append(tm.Dims, d.expr())
@@ -109,6 +111,18 @@ func (s mapSpec) tensorMap(dt DType, elemBytes int) *TensorMap {
 		pitch = pitch.times(d)
 	}
 	return tm
+}
+
+// swizzleOf is the swizzle of a box whose inner row is rowBytes bytes: a
+// 64-byte row (the sm_90a bwd_dswiglu 64x32 epilogue sub-tile) takes the
+// 64-byte swizzle, every other box (64 16-bit elements) the 128-byte one.
+// The kernel's shared-memory addressing assumes the same rule
+// (view.EpiSwizzleOf).
+func swizzleOf(rowBytes int) Swizzle {
+	if rowBytes == 64 {
+		return Swizzle64B
+	}
+	return Swizzle128B
 }
 
 // boxText formats a box as C does ({64, 128}).

@@ -83,6 +83,26 @@ func TestProtocolTuningSpace(t *testing.T) {
 	verifyAll(t, specsOf(t, cfgs))
 }
 
+// TestProtocolNarrowEpilogue runs the sm_90a bwd_dswiglu configs with
+// 64x32 epilogue sub-tiles (twice the sub-tiles, 4 slots per consumer),
+// which neither the catalog nor the tuning space holds.
+func TestProtocolNarrowEpilogue(t *testing.T) {
+	var cfgs []tiling.Config
+	for _, name := range []string{
+		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_e64x32s4_l2k",
+		"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_rn_g2_e64x32s4_out_l2k",
+		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_cooperative_e64x32s4",
+		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_e64x32s4_pipe_l2k",
+	} {
+		c, err := tiling.ParseName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfgs = append(cfgs, c)
+	}
+	verifyAll(t, specsOf(t, cfgs))
+}
+
 // bugConfigs are the configs the seeded bugs are planted in: each
 // schedule and epilogue style of both architectures.
 var bugConfigs = []string{

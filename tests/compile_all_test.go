@@ -66,6 +66,12 @@ func TestCompileCatalog(t *testing.T) {
 		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k", "bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_rn_g2_out_l2k",
 		"bwd_dswiglu_sm90a_bf16_m128n192k64_s3_c1x1_pingpong_out", "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c2x1_pingpong_rn_g4_l2k",
 		"bwd_dswiglu_sm90a_fp16_m128n192k64_s4_c1x2_pingpong_bmn",
+		// 64x32 epilogue sub-tiles (docs/PERFORMANCE.md#seed-epilogue-levers):
+		// twice the sub-tiles unrolled, and the pipelined epilogue.
+		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_e64x32s4_l2k",
+		"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_rn_g2_e64x32s4_out_l2k",
+		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_e64x32s4_pipe_l2k",
+		"bwd_dswiglu_sm90a_bf16_m128n256k64_s3_c1x1_cooperative_e64x32s4_pipe",
 		// The examples' gemm.
 		"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative"} {
 		ov, err := tiling.ParseName(name)

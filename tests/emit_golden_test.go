@@ -26,9 +26,9 @@ const goldenDir = "testdata/golden"
 // other load path and descriptors), and ping-pong with StoreOut (the third
 // epilogue output). They are chosen by role rather than by name so that a
 // change of the catalog's stage counts moves the goldens along (run with
-// -update) instead of silently testing configs the catalog dropped. Two
-// more, the overlap schedule's heuristic pick and a stream-K gemm, are
-// pinned by name.
+// -update) instead of silently testing configs the catalog dropped. More
+// are pinned by name: the overlap schedule's heuristic pick, a stream-K
+// gemm, and the 64x32 epilogue sub-tiles (plain and _pipe).
 func goldenConfigs(t *testing.T) []tiling.Config {
 	t.Helper()
 	roles := []struct {
@@ -55,10 +55,17 @@ func goldenConfigs(t *testing.T) []tiling.Config {
 		}
 		out = append(out, tiling.Catalog()[i])
 	}
-	// The overlap schedule at the heuristic's tile and the stream-K
-	// scheduler (a gemm, cooperative), pinned by name.
-	for _, n := range []string{"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap", "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_sk"} {
-		c, err := tiling.ParseName(n)
+	// The overlap schedule at the heuristic's tile, the stream-K scheduler
+	// (a gemm, cooperative), and the product tile with 64x32 epilogue
+	// sub-tiles (64-byte swizzle, 4 slots), without and with the pipelined
+	// epilogue, pinned by name.
+	for _, name := range []string{
+		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_overlap",
+		"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_sk",
+		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_e64x32s4_l2k",
+		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_e64x32s4_pipe_l2k",
+	} {
+		c, err := tiling.ParseName(name)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -51,7 +51,8 @@ var checkRejects = []struct {
 	want   string   // the error text after "config <name>:" and a space, or a newline for several problems
 }{
 	{"sm90 tile_k 32", func() Config { c := good(ArchSM90a); c.TileK = 32; return c }, []string{"tile_k"}, "tile_k=32: must be a multiple of 64 in [64,256] (128-byte swizzle atom along K for 16-bit types)"},
-	{"sm90 epilogue 128x32", func() Config { c := good(ArchSM90a); c.EpiM, c.EpiN = 128, 32; return c }, []string{"epi_m", "epi_n"}, "\n  epi_m=128: must be 64 on sm_90a (one wgmma M of rows)\n  epi_n=32: must be 64 on sm_90a (one 128-byte swizzle atom wide)"},
+	{"sm90 epilogue 128x16", func() Config { c := good(ArchSM90a); c.EpiM, c.EpiN = 128, 16; return c }, []string{"epi_m", "epi_n"}, "\n  epi_m=128: must be 64 on sm_90a (one wgmma M of rows)\n  epi_n=16: must be 32 or 64 on sm_90a (one 64- or 128-byte swizzle row wide)"},
+	{"sm90 gemm epi_n 32", func() Config { c := good(ArchSM90a); c.Kernel, c.EpiN = KernelGEMM, 32; return c }, nil, "not implemented: sm_90a epilogue sub-tile width epi_n=32 is implemented for bwd_dswiglu pingpong and cooperative only, with store_out up to 128 accumulators; use epi_n=64"},
 	{"sm90 schedule", func() Config { c := good(ArchSM90a); c.Schedule = OneCTA; return c }, []string{"schedule"}, "schedule=1cta: not available on sm_90a (want one of cooperative, pingpong, overlap)"},
 	{"sm90 major_a mn", func() Config { c := good(ArchSM90a); c.MajorA = MNMajor; return c }, []string{"major_a"}, "major_a=mn: must be k for bwd_dswiglu (the activation operand is [M,K] row-major)"},
 	{"sm90 overlap gemm", func() Config {

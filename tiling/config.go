@@ -144,6 +144,14 @@ type Config struct {
 	// output rounding. bwd_dswiglu only.
 	FastSigmoid bool `json:",omitempty"`
 
+	// EpiPipe (sm_90a bwd_dswiglu, name suffix _pipe) rounds dout to the
+	// element type right after the mainloop, so the accumulators are dead
+	// during the epilogue, and loads each epilogue sub-tile's de (its wait
+	// and ldmatrix) before the previous sub-tile's math: the epilogue's
+	// dependent chain spans two sub-tiles instead of one
+	// (docs/PERFORMANCE.md#seed-epilogue-levers).
+	EpiPipe bool `json:",omitempty"`
+
 	// SliceFrags (overlap schedule only; 0 otherwise) is the accumulator
 	// fragments of the previous tile's epilogue run in one slice between
 	// two k-blocks: 16 per 64x64 sub-tile. Small slices pay a fixed cost

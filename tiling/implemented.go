@@ -38,6 +38,22 @@ func Implemented(c Config) (bool, string) {
 			// and timed on the H200: docs/PERFORMANCE.md#tile-128x192).
 			return false, fmt.Sprintf("sm_90a pingpong with %d accumulator registers per thread (tile %dx%d) is implemented for bwd_dswiglu only; use tile_n <= 128", c.AccRegsPerThread(), c.TileM, c.TileN)
 		}
+		if c.EpiN != 64 && (c.Kernel != KernelBwdDSwiGLU || c.Schedule == Overlap || c.StoreOut && c.WideAccumulator()) {
+			// 64x32 sub-tiles (a 64-byte swizzle) deepen the de ring at the
+			// same shared memory (docs/PERFORMANCE.md#seed-epilogue-levers);
+			// only the bwd_dswiglu ldmatrix/stmatrix epilogue has them (wide
+			// StoreOut keeps 32-bit accesses and spills with them).
+			return false, fmt.Sprintf("sm_90a epilogue sub-tile width epi_n=%d is implemented for bwd_dswiglu pingpong and cooperative only, with store_out up to 128 accumulators; use epi_n=64", c.EpiN)
+		}
+		if c.EpiPipe && (c.Schedule == Overlap || c.StoreOut || c.EpiN != 32) {
+			// The pipelined epilogue holds two sub-tiles' de beside the
+			// rounded dout; out's third buffer is not written for it. It
+			// waits for the next sub-tile's de before this one's math, one
+			// sub-tile after releasing a slot: two 64x64 slots would leave
+			// the producer no time to refill (and 128x192 spills 220 bytes
+			// with them), the 64x32 ring of 4 leaves it two sub-tiles.
+			return false, "sm_90a epi_pipe is implemented for bwd_dswiglu pingpong and cooperative with epi_n=32, without store_out"
+		}
 		if c.ClusterM*c.ClusterN > 2 {
 			return false, fmt.Sprintf("sm_90a cluster %dx%d is not implemented; use 1x1, 2x1 or 1x2", c.ClusterM, c.ClusterN)
 		}
@@ -65,6 +81,12 @@ func Implemented(c Config) (bool, string) {
 		// epilogues are legal, but the template implements neither.
 		if c.TileMPerCTA() != 128 {
 			return false, fmt.Sprintf("sm_100a tile_m=%d (%d rows per CTA) is not implemented yet; use 1cta tile_m=128 or 2cta tile_m=256", c.TileM, c.TileMPerCTA())
+		}
+		if c.EpiPipe {
+			// The tcgen05 epilogue reads dout from TMEM (tcgen05.ld) sub-tile
+			// by sub-tile, so there are no accumulator registers to free by
+			// rounding, and its de ring is fed by its own warps.
+			return false, "sm_100a epi_pipe is not implemented (the accumulators live in TMEM, not registers)"
 		}
 		if c.EpiN != 64 {
 			return false, fmt.Sprintf("sm_100a epilogue sub-tile width epi_n=%d is not implemented yet; use epi_n=64", c.EpiN)

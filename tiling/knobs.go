@@ -112,6 +112,13 @@ var knobs = []Knob{
 			func(c *Config) { c.FastSigmoid = true }),
 	},
 	{
+		flag: "epi-pipe", arch: ArchSM90a,
+		usage: "sm_90a bwd_dswiglu: dout rounded after the mainloop and each epilogue sub-tile's de loaded before the previous one's math (name suffix _pipe)",
+		val:   boolValue(func(c *Config) *bool { return &c.EpiPipe }),
+		tok: litSuffix("pipe", func(c Config) bool { return c.EpiPipe },
+			func(c *Config) { c.EpiPipe = true }),
+	},
+	{
 		// No emit flag: names set it (--name). The default is stored as 0.
 		flag: "slice-frags",
 		val:  intValue(sliceFragsField, DefaultSliceFrags),

@@ -133,6 +133,9 @@ func (c Config) Validate() error {
 	if c.FastSigmoid && kernelOK && c.Kernel != KernelBwdDSwiGLU {
 		ch.add("fast_sigmoid", c.FastSigmoid, "only bwd_dswiglu has the tanh sigmoid")
 	}
+	if c.EpiPipe && kernelOK && c.Kernel != KernelBwdDSwiGLU {
+		ch.add("epi_pipe", c.EpiPipe, "only bwd_dswiglu has the pipelined epilogue")
+	}
 	if c.Residual && kernelOK && c.Kernel != KernelFwdDown {
 		ch.add("residual", c.Residual, "only fwd_down adds a residual")
 	}
@@ -217,8 +220,8 @@ func (c Config) validateShape(ch *checker, lim Limits) bool {
 		if c.EpiM != 64 {
 			ch.add("epi_m", c.EpiM, "must be 64 on sm_90a (one wgmma M of rows)")
 		}
-		if c.EpiN != 64 {
-			ch.add("epi_n", c.EpiN, "must be 64 on sm_90a (one 128-byte swizzle atom wide)")
+		if c.EpiN != 32 && c.EpiN != 64 {
+			ch.add("epi_n", c.EpiN, "must be 32 or 64 on sm_90a (one 64- or 128-byte swizzle row wide)")
 		}
 		if len(ch.probs) == n0 {
 			budget := lim.AccBudget(c.Schedule)

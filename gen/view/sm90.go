@@ -152,6 +152,18 @@ type SM90Epilogue struct {
 	// 32-bit ld/st.shared: 0.5-0.9% faster on the H200 in every config
 	// timed (docs/PERFORMANCE.md#epilogue-ldmatrix-stmatrix).
 	Matrix bool
+	// SubCols is the sub-tile's width: 64, or 32 for bwd_dswiglu's deeper
+	// ring of 64x32 sub-tiles (docs/PERFORMANCE.md#seed-epilogue-levers).
+	// ColGroups (SubCols/8) are its 8-column accumulator groups, Frags
+	// (2*ColGroups) the accumulator fragments each consumer warp holds of
+	// it, Swizzle how it lies in its slot.
+	SubCols, ColGroups, Frags int
+	Swizzle                   EpiSwizzle
+	// Narrow: SubCols is 32 (bwd_dswiglu only, tiling.Implemented).
+	Narrow bool
+	// Pipe (tiling.Config.EpiPipe, bwd_dswiglu): dout rounded after the
+	// mainloop, each sub-tile's de loaded before the previous one's math.
+	Pipe bool
 }
 
 // Wgmma is the shape of a consumer's wgmmas and their inline-asm operand
@@ -171,11 +183,9 @@ type Wgmma struct {
 // The ldmatrix/stmatrix epilogue moves exactly one group of 4 per x4.
 const epiGroup = 4
 
-// The sm_90a epilogue's sub-tile: 64 rows of one 128-byte swizzle row.
-const (
-	EpiSubRows = 64
-	EpiSubCols = 64
-)
+// EpiSubRows is the rows of the sm_90a epilogue's sub-tile: one wgmma M;
+// its width is the config's EpiN (SM90Epilogue.SubCols).
+const EpiSubRows = 64
 
 // NewSM90 computes the view of the sm_90a kernel of k, of any kind, whose
 // launch contract is m: the kernel's name, block size and parameters come
@@ -197,7 +207,7 @@ func NewSM90(k tiling.Checked, m manifest.Manifest) (*SM90, error) {
 	if v.Sched, arrivals, err = sm90Schedule(c, m.BlockThreads); err != nil {
 		return nil, err
 	}
-	v.Tile = newTile(c, halves, EpiSubCols)
+	v.Tile = newTile(c, halves, c.EpiN)
 	v.Sched.Overlap = sm90Overlap(c, v.Tile)
 	v.Cluster = sm90Cluster(c)
 	v.Ring = SM90Ring{Stages: c.Stages, TxBytes: v.Smem.OperandStage, EmptyArrivals: arrivals * v.Cluster.Size, L2Keep: c.L2KeepOperands}
@@ -212,7 +222,9 @@ func NewSM90(k tiling.Checked, m manifest.Manifest) (*SM90, error) {
 	if v.B, err = sm90OperandB(c, boxes, halves); err != nil {
 		return nil, err
 	}
-	v.Epi = sm90Epilogue(c, kind, v.Smem)
+	if v.Epi, err = sm90Epilogue(c, kind, v.Smem); err != nil {
+		return nil, err
+	}
 	if err := checkRegisterSplit(v.Sched.Threads, v.Sched.ProducerRegs, v.Sched.ConsumerRegs); err != nil {
 		return nil, fmt.Errorf("view: %w", err)
 	}
@@ -310,12 +322,18 @@ func sm90Wgmma(c tiling.Config, s SM90Schedule) Wgmma {
 }
 
 // sm90Epilogue is c's epilogue in layout lay.
-func sm90Epilogue(c tiling.Config, k Kind, lay tiling.SmemLayout) SM90Epilogue {
+func sm90Epilogue(c tiling.Config, k Kind, lay tiling.SmemLayout) (SM90Epilogue, error) {
+	swz, err := EpiSwizzleOf(c.EpiN)
+	if err != nil {
+		return SM90Epilogue{}, err
+	}
 	e := SM90Epilogue{
 		Epilogue:      epilogueOf(c, k, lay.EpilogueSlot),
 		ConsumerBytes: lay.Epilogue / c.Consumers(),
 		EmptyArrivals: 1, FullArrivals: 1,
 		Group: epiGroup, ResGroup: 2 * epiGroup,
+		SubCols: c.EpiN, ColGroups: c.EpiN / 8, Frags: c.EpiN / 4, Swizzle: swz,
+		Narrow: c.EpiN < 64, Pipe: c.EpiPipe,
 	}
 	if k.GateUp {
 		// Gate column 0 of the accumulator is column TileN/2: 8-column
@@ -330,7 +348,7 @@ func sm90Epilogue(c tiling.Config, k Kind, lay tiling.SmemLayout) SM90Epilogue {
 		// 128x192 (8 bytes of stack).
 		e.Matrix = c.Schedule != tiling.Overlap && !(c.StoreOut && c.WideAccumulator())
 	}
-	return e
+	return e, nil
 }
 
 // checkRegisterSplit checks the setmaxnreg targets of a kernel of threads

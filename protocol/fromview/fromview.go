@@ -104,7 +104,7 @@ func sm90ProtocolSpec(v *view.SM90, b manifest.Boxes) (protocol.Spec, error) {
 	sp := protocol.Spec{
 		Name: v.Name, Arch: protocol.SM90a,
 		TileM: v.Tile.M, TileN: v.Tile.NOut, TileK: v.Tile.K,
-		SubM: view.EpiSubRows, SubN: view.EpiSubCols,
+		SubM: view.EpiSubRows, SubN: v.Epi.SubCols,
 		Raster: protoRaster(v.Tile.Func), SwizzleGroup: v.Tile.SwizzleGroup,
 		ClusterM: v.Cluster.M, ClusterN: v.Cluster.N,
 		Ring: protocol.Ring{

@@ -26,7 +26,7 @@ TENSOR_MAP_ALIGN = 128
 # The manifest's enumerators as the driver's values (cuda.h), the ones
 # swigen kernels use; the same tables as runtime/launch/tmap.go.
 DTYPES: Dict[str, int] = {"float16": 6, "bfloat16": 9}
-SWIZZLES: Dict[str, int] = {"none": 0, "128B": 3}
+SWIZZLES: Dict[str, int] = {"none": 0, "64B": 2, "128B": 3}
 INTERLEAVES: Dict[str, int] = {"none": 0}
 L2_PROMOTIONS: Dict[str, int] = {"none": 0, "L2_256B": 3}
 OOB_FILLS: Dict[str, int] = {"none": 0}

@@ -65,11 +65,12 @@ class TensorMapTest(unittest.TestCase):
         a = tensormap.encode_args(encode(), 0x7F0100000000)
         self.assertEqual((a.dtype, a.rank, a.swizzle, a.l2_promotion, a.interleave, a.oob_fill), (9, 2, 3, 3, 0, 0))
         self.assertEqual(tensormap.encode_args(encode(dtype="float16"), 16).dtype, 6)
+        self.assertEqual(tensormap.encode_args(encode(swizzle="64B"), 16).swizzle, 2)
         tensormap.validate(a, "dy")
 
     def test_unsupported_enumerators(self) -> None:
         for kw, want in [({"dtype": "float32"}, 'dtype "float32" is not supported'),
-                         ({"swizzle": "64B"}, 'swizzle "64B" is not supported'),
+                         ({"swizzle": "32B"}, 'swizzle "32B" is not supported'),
                          ({"l2_promotion": "L2_64B"}, 'L2 promotion "L2_64B" is not supported')]:
             with self.subTest(want):
                 with self.assertRaises(ManifestError) as cm:

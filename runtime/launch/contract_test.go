@@ -46,8 +46,10 @@ var contractShapes = []tiling.Shape{
 
 // contractExtraNames are configs outside the catalog whose launches differ
 // from every catalog entry's: sm_90a clusters split the shared operand's
-// box.
+// box; 64x32 epilogue sub-tiles take 64-byte boxes and swizzle.
 var contractExtraNames = []string{
+	"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_e64x32s4_l2k",
+	"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_rn_g2_e64x32s4_out_l2k",
 	"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c2x1_pingpong",
 	"gemm_sm90a_bf16_m128n128k64_s6_c1x2_pingpong",
 	"fwd_gateup_sm90a_bf16_m128n128k64_s4_c2x1_pingpong_out",

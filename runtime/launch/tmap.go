@@ -15,6 +15,7 @@ var (
 	}
 	tmapSwizzles = map[manifest.Swizzle]cu.Swizzle{
 		manifest.SwizzleNone: cu.SwizzleNone,
+		manifest.Swizzle64B:  cu.Swizzle64B,
 		manifest.Swizzle128B: cu.Swizzle128B,
 	}
 	tmapInterleaves = map[manifest.Interleave]cu.Interleave{
