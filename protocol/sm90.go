@@ -16,7 +16,8 @@ import "fmt"
 //   - consumer<c> (warpgroups 1 and 2): setmaxnreg.inc; per tile, the
 //     ping-pong order wait, the mainloop (wait full, read the stage,
 //     release the previous k-block's stage from every warp), the order
-//     arrive, and the epilogue (wait the slot, rewrite it, release it; or
+//     arrive once the last k-block is issued, the drain (the last stage's
+//     release), and the epilogue (wait the slot, rewrite it, release it; or
 //     the store-only slot guard by wait_group.read).
 //
 // A cluster ends with barrier.cluster from every role.
@@ -300,16 +301,22 @@ func (g *geom90) tileConsumer(s *sim, r, c int) []op {
 		if g.m.OrderWait && j > 0 {
 			ops = append(ops, op{kind: opWait, bar: s.bar(nm(r, "order", c)), want: turn + c, parity: g.m.OrderParity.of(turn - 1 + c), wk: waitNT})
 		}
+		order := op{kind: opArrive, bars: []int{s.bar(nm(r, "order", 1-c))}, n: 1, tag: turn}
+		arriveAt := max(g.kblocks-g.m.OrderLead, 0) // k-blocks issued when the consumer arrives
 		it := j * g.kblocks
 		for kb := 0; kb < g.kblocks; kb++ {
+			if g.m.OrderWait && kb == arriveAt {
+				ops = append(ops, order)
+			}
 			ops = append(ops, g.kblock(s, r, it, kb)...)
 			it++
 		}
+		if g.m.OrderWait && arriveAt == g.kblocks {
+			// Every k-block issued, the last not yet drained.
+			ops = append(ops, order)
+		}
 		if g.kblocks > 0 {
 			ops = append(ops, g.release(s, r, it-1)...)
-		}
-		if g.m.OrderWait {
-			ops = append(ops, op{kind: opArrive, bars: []int{s.bar(nm(r, "order", 1-c))}, n: 1, tag: turn})
 		}
 		e := epiFirst[turn]
 		if epiTiles[turn] != j {

@@ -273,7 +273,8 @@ static constexpr sw_u32 kBarEFull = 229440;
 static constexpr sw_u32 kBarEEmpty = 229472;
 static constexpr sw_u32 kBarOrder = 229504;
 // 1: consumers take turns in the mainloop (ping-pong): consumer c waits on
-// order[c] before tile j and arrives on order[1-c] after its mainloop.
+// order[c] before tile j and arrives on order[1-c] once it has issued its
+// mainloop's last k-block (before the wgmma drain).
 static constexpr int kOrderWait = 0;
 static constexpr sw_u32 kEmptyArrivals = 8;
 // Consumer c owns local tiles j = c*kTileStart, += kTileStep, and the rows
