@@ -261,7 +261,8 @@ static constexpr sw_u32 kBarEFull = 229440;
 static constexpr sw_u32 kBarEEmpty = 229472;
 static constexpr sw_u32 kBarOrder = 229504;
 // 1: consumers take turns in the mainloop (ping-pong): consumer c waits on
-// order[c] before tile j and arrives on order[1-c] after its mainloop.
+// order[c] before tile j and arrives on order[1-c] once it has issued its
+// mainloop's last k-block (before the wgmma drain).
 static constexpr int kOrderWait = 0;
 static constexpr sw_u32 kEmptyArrivals = 8;
 // Consumer c owns local tiles j = c*kTileStart, += kTileStep, and the rows
@@ -522,11 +523,15 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_sm90a_bf16_m128n256k64
         sw_wgmma_wait<1>();
         if (kb > 0 && lane == 0) sw_release_stage(smem + kBarEmpty + 8 * ((it - 1) % kStages));
       }
+      // Every k-block of this tile is issued: the partner may start issuing
+      // its mainloop behind ours while our last wgmmas drain (the order
+      // barrier orders issue, not completion; the last stage is released
+      // after the drain as before). docs/PERFORMANCE.md#gemm-epilogue
+      if (kOrderWait && threadIdx.x % 128 == 0) sw_mbar_arrive(smem + kBarOrder + 8 * (1 - c));
       sw_wgmma_wait<0>();
 #pragma unroll
       for (int mb = 0; mb < kMB; ++mb) sw_fence_acc(acc[mb]);
       if (kblocks > 0 && lane == 0) sw_release_stage(smem + kBarEmpty + 8 * ((it - 1) % kStages));
-      if (kOrderWait && threadIdx.x % 128 == 0) sw_mbar_arrive(smem + kBarOrder + 8 * (1 - c));
 
       // ---- epilogue: 64x64 sub-tiles of C, staged in a slot, TMA-stored
       const int r0 = tm * kTileM + c * kConsumerRows, n0 = tn * kTileN;

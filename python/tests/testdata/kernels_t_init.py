@@ -19,8 +19,8 @@ _package.check_runtime(1)
 
 # (name, kind, arch, manifest, cubin, cubin sha256); no cubin: emitted with --no-compile.
 KERNELS = (
-    ("bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k", "bwd_dswiglu", "sm_90a", "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k.json", "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k.sm_90a.cubin", "fdd5ab69333f11ffae95dac212205a2a2154d301aa174598d989c030f4cb6cfe"),
-    ("gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative", "gemm", "sm_90a", "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative.json", "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative.sm_90a.cubin", "557112168c4db5b09e29b758e42bf7e2a26a68efece67ff26c210a1b18c065f8"),
+    ("bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k", "bwd_dswiglu", "sm_90a", "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k.json", "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k.sm_90a.cubin", "3d477682696795d6ad961f11a8ed5b262026bf0c816b73a4c77fbc35e5793121"),
+    ("gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative", "gemm", "sm_90a", "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative.json", "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative.sm_90a.cubin", "e1ec9bca2b01aedd74c99c67682be3a2671b92559ea9ee222175401d432e8c38"),
 )
 
 # The elementwise module of the unfused paths: (arch, cubin, cubin sha256).
