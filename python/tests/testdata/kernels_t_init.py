@@ -7,8 +7,6 @@ which backs torch.ops.swigen.* (swigen_rt.ops) and swigen_rt.SwiGLUMLP.
 
 bwd_dswiglu:
     bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k
-gemm:
-    gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative
 """
 
 from pathlib import Path as _Path
@@ -20,17 +18,14 @@ _package.check_runtime(1)
 # (name, kind, arch, manifest, cubin, cubin sha256); no cubin: emitted with --no-compile.
 KERNELS = (
     ("bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k", "bwd_dswiglu", "sm_90a", "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k.json", "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k.sm_90a.cubin", "3d477682696795d6ad961f11a8ed5b262026bf0c816b73a4c77fbc35e5793121"),
-    ("gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative", "gemm", "sm_90a", "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative.json", "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative.sm_90a.cubin", "e1ec9bca2b01aedd74c99c67682be3a2671b92559ea9ee222175401d432e8c38"),
 )
 
 # The elementwise module of the unfused paths: (arch, cubin, cubin sha256).
 ELEMENTWISE = (
-    ("sm_90a", "swigen_elementwise.sm_90a.cubin", "37c5c1c891947f29fe801de74d616a104aa7e893983e88c087b0412ed4be8ae0"),
 )
 
 # The dispatch plans (manifest.Dispatch as JSON, one per fused kernel with an unfused path).
 DISPATCH = (
-    "{\"fused\":\"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k\",\"gemm\":\"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative\",\"elementwise\":\"swigen_elementwise.sm_90a.cubin\",\"rule\":\"the path of the point nearest to the call's M,K,I in log space (sqrt of the summed squared natural logs of the size ratios), if within ln 2; else fused; force overrides\",\"points\":[{\"shape\":{\"M\":8192,\"K\":8192,\"I\":3584},\"path\":\"unfused\"},{\"shape\":{\"M\":8192,\"K\":8192,\"I\":28672},\"path\":\"fused\"},{\"shape\":{\"M\":16384,\"K\":768,\"I\":4608},\"path\":\"fused\"}]}",
 )
 
 package = _package.register(__name__, _Path(__file__).resolve().parent, KERNELS, ELEMENTWISE, DISPATCH)
