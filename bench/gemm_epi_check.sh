@@ -4,12 +4,14 @@
 # .bin/ (both built by bench/build.sh; carry both):
 #   1. verify (new binary) of the kernels the change touches: ping-pong of
 #      every kind (the order arrive before the drain) and the gemm space's
-#      new points (whole-tile epilogue staging, tile orders);
+#      new points (whole-tile epilogue staging, a tile order, the narrow
+#      widths 176-240);
 #   2. bench gemm vs cuBLAS (same process) at the unfused path's GEMMs of
 #      bench/gemm_sweep.sh plus 4096,7168,4096, 8192^3 and the seed's
 #      gate-up GEMM (K-major A and B), new binary: the heuristic's 128x256,
 #      its whole-tile-staged and raster-n forms, ping-pong 128x128 plain and
-#      whole-tile-staged; old binary: 128x256 (the same SASS: the drift
+#      whole-tile-staged, 256x128 whole-tile-staged, 128x176 and 128x240
+#      (widths not a multiple of 64); old binary: 128x256 (the same SASS: the drift
 #      reference) and ping-pong 128x128 (the order change). Two rounds,
 #      binaries alternating;
 #   3. bench bwd at the seed 16384,768,4608, old and new alternating, two
@@ -38,10 +40,13 @@ RN=${P}_m128n256k64_s4_c1x1_cooperative_rn         # raster n
 PP=${P}_m128n128k64_s6_c1x1_pingpong               # ping-pong
 PW=${P}_m128n128k64_s5_c1x1_pingpong_e64x64s4      # ping-pong, whole-tile staging
 W2=${P}_m256n128k64_s3_c1x1_cooperative_e64x64s4
+N176=${P}_m128n176k64_s5_c1x1_cooperative          # nvjet's width, last sub-tile overlapping
+N240=${P}_m128n240k64_s4_c1x1_cooperative
 SHAPES=${SHAPES:-"2048,7168,4096 4096,7168,4096 8192,3584,8192 4096,2048,7168 4096,14336,4096 8192,7168,8192 4096,18944,3584 8192,8192,8192 16384,9216,768"}
-NEW_NAMES="$D $WS $RN $PP $PW $W2"
+NEW_NAMES="$D $WS $RN $PP $PW $W2 $N176 $N240"
 OLD_NAMES="$D $PP"
-VERIFY_NAMES="$PP $WS $PW $W2 ${P}_m128n256k64_s4_c1x1_cooperative_rn_g16 \
+VERIFY_NAMES="$PP $WS $PW $W2 $N176 $N240 ${P}_m128n208k64_s4_c1x1_cooperative ${P}_m128n224k64_s4_c1x1_cooperative \
+${P}_m128n256k64_s4_c1x1_cooperative_rn_g16 \
 bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out \
 fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out fwd_down_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_bmn_res"
 
@@ -108,7 +113,8 @@ for p in sorted(glob.glob(os.path.join(w, "gemm-*.log"))):
     runs["new" if "gemm-new" in p else "old"].append(parse(p))
 short = {"m128n256k64_s4_c1x1_cooperative": "coop", "m128n256k64_s3_c1x1_cooperative_e64x64s4": "coop_ws",
          "m128n256k64_s4_c1x1_cooperative_rn": "coop_rn", "m128n128k64_s6_c1x1_pingpong": "pp",
-         "m128n128k64_s5_c1x1_pingpong_e64x64s4": "pp_ws", "m256n128k64_s3_c1x1_cooperative_e64x64s4": "c256_ws"}
+         "m128n128k64_s5_c1x1_pingpong_e64x64s4": "pp_ws", "m256n128k64_s3_c1x1_cooperative_e64x64s4": "c256_ws",
+         "m128n176k64_s5_c1x1_cooperative": "n176", "m128n240k64_s4_c1x1_cooperative": "n240"}
 def med(v, s, n):
     xs = [r[(s, n)] for r in runs[v] if (s, n) in r]
     return "%5.3f" % statistics.median(xs) if xs else "  -  "

@@ -125,7 +125,9 @@ func (g *geom90) subtiles(j, r, c int) int {
 	n := 0
 	for mb := 0; mb < g.m.MB; mb++ {
 		for nb := 0; nb < g.m.NB; nb++ {
-			if r0+mb*g.sp.SubM < g.sc.M && n0+nb*g.sp.SubN < g.sc.N {
+			// The last sub-tile of a tile narrower than NB whole ones is
+			// its last SubN columns (kSubCol).
+			if r0+mb*g.sp.SubM < g.sc.M && n0+min(nb*g.sp.SubN, g.sp.TileN-g.sp.SubN) < g.sc.N {
 				n++
 			}
 		}

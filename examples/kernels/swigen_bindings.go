@@ -37,7 +37,7 @@ var bindingBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k = &launch.Binding
 	Arch:        "sm_90a",
 	ConfigHash:  "708eb4c58d0ab137",
 	Cubin:       cubinBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k,
-	CubinSHA256: "3d477682696795d6ad961f11a8ed5b262026bf0c816b73a4c77fbc35e5793121",
+	CubinSHA256: "12b5ad8ef8f0d2a9986e565bf1dda9f8fb81c5c75c90598c6fc1ce0635124075",
 	Manifest:    manifestBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k,
 	Name:        "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k",
 	ParamLayout: "tmap_a:tensormap:128/64, tmap_b:tensormap:128/64, tmap_de:tensormap:128/64, tmap_gde:tensormap:128/64, M:i32:4/4, I:i32:4/4, K:i32:4/4",

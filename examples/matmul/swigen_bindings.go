@@ -37,7 +37,7 @@ var bindingGemmSm90aBf16M128n256k64S4C1x1Cooperative = &launch.Binding{
 	Arch:        "sm_90a",
 	ConfigHash:  "617e6eaebea25cce",
 	Cubin:       cubinGemmSm90aBf16M128n256k64S4C1x1Cooperative,
-	CubinSHA256: "e1ec9bca2b01aedd74c99c67682be3a2671b92559ea9ee222175401d432e8c38",
+	CubinSHA256: "a3f7192b3a0d394c56858510b0e92f072ea5dabac8c3f44f65da93e75f41577c",
 	Manifest:    manifestGemmSm90aBf16M128n256k64S4C1x1Cooperative,
 	Name:        "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative",
 	ParamLayout: "tmap_a:tensormap:128/64, tmap_b:tensormap:128/64, tmap_c:tensormap:128/64, M:i32:4/4, N:i32:4/4, K:i32:4/4",

@@ -17,7 +17,7 @@ _package.check_runtime(1)
 
 # (name, kind, arch, manifest, cubin, cubin sha256); no cubin: emitted with --no-compile.
 KERNELS = (
-    ("bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k", "bwd_dswiglu", "sm_90a", "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k.json", "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k.sm_90a.cubin", "3d477682696795d6ad961f11a8ed5b262026bf0c816b73a4c77fbc35e5793121"),
+    ("bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k", "bwd_dswiglu", "sm_90a", "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k.json", "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k.sm_90a.cubin", "12b5ad8ef8f0d2a9986e565bf1dda9f8fb81c5c75c90598c6fc1ce0635124075"),
 )
 
 # The elementwise module of the unfused paths: (arch, cubin, cubin sha256).

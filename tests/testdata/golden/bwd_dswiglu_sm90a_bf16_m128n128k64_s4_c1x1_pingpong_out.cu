@@ -246,6 +246,9 @@ static constexpr int kStages = 4;
 static constexpr int kEpiStages = 2;
 static constexpr int kMB = 2;            // 64-row wgmma blocks per consumer
 static constexpr int kNB = 2;            // 64-column epilogue sub-tiles per tile
+// First column of each sub-tile: nb*64, but the last of a tile whose width
+// is not a multiple of 64 is its last 64 columns (overlapping the one before).
+static __device__ constexpr int kSubCol[kNB] = {0, 64 };
 static constexpr int kK16 = 4;          // k16 steps per stage
 static constexpr int kAcc = 64;     // fp32 accumulator registers per 64-row block
 static constexpr int kSwizzleGroup = 8;
