@@ -15,7 +15,10 @@
 #      reference) and ping-pong 128x128 (the order change). Two rounds,
 #      binaries alternating;
 #   3. bench bwd at the seed 16384,768,4608, old and new alternating, two
-#      rounds (must not get slower).
+#      rounds (must not get slower);
+#   4. the dispatch rule (new binary) at OFF_SHAPES, outside the suite:
+#      bench bwd and gateup --store-out, fused, unfused and the plan's path
+#      (PLAN=0 skips).
 #
 #   OLD=.bin-old bash bench/gemm_epi_check.sh      (REPS, default 40)
 #
@@ -89,7 +92,21 @@ for r in 0 1; do
     $bin bench bwd --shape 16384,768,4608 --reps "$REPS" --json "$W/bwd-$v-r$r" >"$W/bwd-$v-r$r.log" 2>&1 || echo "FAIL bench bwd $v r$r: exit $?"
   done
 done
-cp -r "$W"/*.log "$W"/bwd-* "$OUT"/ 2>/dev/null
+# 4. The dispatch rule at shapes outside the suite that no tuning saw
+# (PLAN=0 skips): fused, unfused and the plan's path, one run each.
+if [[ ${PLAN:-1} == 1 ]]; then
+  OFF_SHAPES=${OFF_SHAPES:-"6144,5120,13824 3072,3584,18944"}
+  for s in $OFF_SHAPES; do
+    for v in "bwd" "gateup --store-out"; do
+      tag="plan-$(tr -d ' -' <<<"$v")-${s//,/x}"
+      mkdir -p "$W/$tag"
+      # shellcheck disable=SC2086 # v is words
+      $NEW_SW bench $v --shape "$s" --reps "$REPS" --json "$W/$tag" >"$W/$tag.log" 2>&1 || echo "FAIL bench $v $s: exit $?"
+    done
+  done
+fi
+echo "device time so far: $(($(date +%s) - t0)) s"
+cp -r "$W"/*.log "$W"/bwd-* "$W"/plan-* "$OUT"/ 2>/dev/null
 
 echo
 for l in "${vres[@]}"; do echo "$l"; done
@@ -128,6 +145,16 @@ def stat(v, n, f):
     return "%5.3f" % f(xs) if xs else "  -  "
 print("%-16s " % "geomean" + " ".join("%9s" % stat(v, n, statistics.geometric_mean) for v, n in cols))
 print("%-16s " % "min" + " ".join("%9s" % stat(v, n, min) for v, n in cols))
+print("\nthe dispatch rule off the suite (speedups over the baseline; best: the faster of swigen's paths):")
+for d in sorted(glob.glob(os.path.join(w, "plan-*"))):
+    for f in glob.glob(os.path.join(d, "*.json")):
+        r = json.load(open(f))
+        if not r.get("unfused_us"):
+            continue
+        best = "fused" if r["us"] <= r["unfused_us"] else "unfused"
+        print("  %-34s fused %5.3fx unfused %5.3fx plan %-7s %5.3fx %s" % (
+            os.path.basename(d), r["baseline_us"] / r["us"], r["baseline_us"] / r["unfused_us"], r["plan"],
+            r["plan_speedup"], "ok" if r["plan"] == best or abs(r["us"] / r["unfused_us"] - 1) < 0.01 else "SLOWER PATH"))
 print("\nbwd at 16384,768,4608 (us, fused / baseline):")
 for d in sorted(glob.glob(os.path.join(w, "bwd-*-r*"))):
     for f in glob.glob(os.path.join(d, "*.json")):
