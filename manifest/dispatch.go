@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 
 	"github.com/swigen/swigen/tiling"
 )
@@ -12,8 +13,10 @@ import (
 // (the index's "dispatch" list): which path a call takes at its shape, and
 // the kernels of the unfused path. A loader in any language follows it:
 // the nearest point to the call's M, K, I in log space decides, if it is
-// within tiling.MaxMeasuredDistance; elsewhere, or with no points, the
-// fused kernel; Force, when set, overrides both (tiling.ChoosePath).
+// within tiling.MaxMeasuredDistance, for the unfused path only where its
+// measured unfused speedup clears tiling.RequiredMargin at that distance;
+// elsewhere, or with no points, the fused kernel; Force, when set,
+// overrides both (tiling.ChoosePath).
 type Dispatch struct {
 	// Fused and Gemm name kernels of the package (index entries): the
 	// fused kernel and the unfused path's gemm kernel.
@@ -28,12 +31,13 @@ type Dispatch struct {
 	Force tiling.Path `json:"force,omitempty"`
 	// Rule says the rule in words, for a reader of the file.
 	Rule string `json:"rule"`
-	// Points are the measured shapes and their paths.
+	// Points are the measured shapes, their paths and the unfused path's
+	// measured speedups.
 	Points []tiling.PlanPoint `json:"points"`
 }
 
 // DispatchRule is Dispatch.Rule's text.
-const DispatchRule = "the path of the point nearest to the call's M,K,I in log space (sqrt of the summed squared natural logs of the size ratios), if within ln 2; else fused; force overrides"
+const DispatchRule = "the point nearest to the call's M,K,I in log space (sqrt of the summed squared natural logs of the size ratios) decides if within ln 2: unfused only if its path is unfused and ln(unfused_speedup) >= sqrt(0.03^2 + (0.05*distance)^2); else fused; force overrides"
 
 // Choose is the path a call at s takes, and why (tiling.ChoosePathForced).
 func (d *Dispatch) Choose(s tiling.Shape) (tiling.Path, string) {
@@ -55,6 +59,12 @@ func (d *Dispatch) Check() error {
 		}
 		if p.Path != tiling.PathFused && p.Path != tiling.PathUnfused {
 			return fmt.Errorf("manifest: dispatch %s: point %d: path %q: want fused or unfused", d.Fused, i, p.Path)
+		}
+		if !(p.UnfusedSpeedup >= 0) || math.IsInf(p.UnfusedSpeedup, 1) {
+			return fmt.Errorf("manifest: dispatch %s: point %d: unfused_speedup %v: want a finite number >= 0", d.Fused, i, p.UnfusedSpeedup)
+		}
+		if p.Path == tiling.PathUnfused && !(p.UnfusedSpeedup > 1) {
+			return fmt.Errorf("manifest: dispatch %s: point %d: path unfused with unfused_speedup %v: want over 1", d.Fused, i, p.UnfusedSpeedup)
 		}
 	}
 	return nil

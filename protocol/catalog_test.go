@@ -188,6 +188,12 @@ func TestProtocolSeededBugs(t *testing.T) {
 			s.SM90.OrderWait = false
 			return s.SM90.Schedule == protocol.PingPong
 		}, protocol.CheckParity},
+		{"ping-pong order arrive before the mainloop", sm90, func(s *protocol.Spec) bool {
+			// The partner may run a whole tile ahead: the arrive must wait
+			// until this consumer has issued its last k-block.
+			s.SM90.OrderLead = 1 << 20
+			return s.SM90.OrderWait
+		}, protocol.CheckParity},
 		{"order parity flipped", sm90, func(s *protocol.Spec) bool {
 			s.SM90.OrderParity.Xor ^= 1
 			return s.SM90.OrderWait

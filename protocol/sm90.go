@@ -16,7 +16,8 @@ import "fmt"
 //   - consumer<c> (warpgroups 1 and 2): setmaxnreg.inc; per tile, the
 //     ping-pong order wait, the mainloop (wait full, read the stage,
 //     release the previous k-block's stage from every warp), the order
-//     arrive, and the epilogue (wait the slot, rewrite it, release it; or
+//     arrive once the last k-block is issued, the drain (the last stage's
+//     release), and the epilogue (wait the slot, rewrite it, release it; or
 //     the store-only slot guard by wait_group.read).
 //
 // A cluster ends with barrier.cluster from every role.
@@ -148,7 +149,9 @@ func (g *geom90) subtiles(j, r, c int) int {
 	n := 0
 	for mb := 0; mb < g.m.MB; mb++ {
 		for nb := 0; nb < g.m.NB; nb++ {
-			if r0+mb*g.sp.SubM < g.sc.M && n0+nb*g.sp.SubN < g.sc.N {
+			// The last sub-tile of a tile narrower than NB whole ones is
+			// its last SubN columns (kSubCol).
+			if r0+mb*g.sp.SubM < g.sc.M && n0+min(nb*g.sp.SubN, g.sp.TileN-g.sp.SubN) < g.sc.N {
 				n++
 			}
 		}
@@ -327,16 +330,22 @@ func (g *geom90) tileConsumer(s *sim, r, c int) []op {
 		if g.m.OrderWait && j > 0 {
 			ops = append(ops, op{kind: opWait, bar: s.bar(nm(r, "order", c)), want: turn + c, parity: g.m.OrderParity.of(turn - 1 + c), wk: waitNT})
 		}
+		order := op{kind: opArrive, bars: []int{s.bar(nm(r, "order", 1-c))}, n: 1, tag: turn}
+		arriveAt := max(g.kbs[j]-g.m.OrderLead, 0) // k-blocks issued when the consumer arrives
 		it := g.before[j]
 		for kb := 0; kb < g.kbs[j]; kb++ {
+			if g.m.OrderWait && kb == arriveAt {
+				ops = append(ops, order)
+			}
 			ops = append(ops, g.kblock(s, r, it, kb)...)
 			it++
 		}
+		if g.m.OrderWait && arriveAt == g.kbs[j] {
+			// Every k-block issued, the last not yet drained.
+			ops = append(ops, order)
+		}
 		if g.kbs[j] > 0 {
 			ops = append(ops, g.release(s, r, it-1)...)
-		}
-		if g.m.OrderWait {
-			ops = append(ops, op{kind: opArrive, bars: []int{s.bar(nm(r, "order", 1-c))}, n: 1, tag: turn})
 		}
 		if !g.epi[j] {
 			continue // stream-K partial: stored to global memory, no epilogue (streamk.go)

@@ -131,6 +131,13 @@ type SM90 struct {
 	OrderWait   bool
 	OrderInit   int
 	OrderParity Parity
+	// OrderLead is how many of a tile's k-blocks the consumer has still to
+	// issue when it arrives on the partner's order barrier. The template
+	// arrives with 0 left: after issuing its last k-block, before the
+	// wgmma drain and the release of the last stage (so the partner issues
+	// while this consumer drains). A lead of a whole tile lets the partner
+	// run a tile ahead.
+	OrderLead int
 	// ConsumerRowStride is consumer c's first row in a tile (c times it);
 	// MB and NB are its 64-row blocks and the tile's sub-tile columns.
 	ConsumerRowStride, MB, NB int

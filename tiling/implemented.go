@@ -63,6 +63,12 @@ func Implemented(c Config) (bool, string) {
 		// stepping to its second 64-column slab uses
 		// (docs/PERFORMANCE.md#wgmma-descriptor-mask). With the mask, 2x1
 		// and 1x2 with MN-major A and/or B pass verify on the H200.
+		if c.TileN%c.EpiN != 0 && (c.Kernel != KernelGEMM || c.ClusterM*c.ClusterN != 1) {
+			// Only the gemm epilogue stores a narrower last sub-tile (as the
+			// tile's last 64 columns, overlapping the one before); the
+			// kinds with epilogue loads or two halves walk whole sub-tiles.
+			return false, fmt.Sprintf("sm_90a tile_n=%d, not a multiple of epi_n=%d, is implemented for gemm with cluster 1x1 only", c.TileN, c.EpiN)
+		}
 		if c.Kernel == KernelFwdGateUp && c.TileN%128 != 0 {
 			// The accumulator is [left | gate], each half whole 64-column
 			// epilogue sub-tiles.

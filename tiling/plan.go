@@ -1,6 +1,9 @@
 package tiling
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Path is how a call of a kind runs: its fused kernel, or the unfused
 // path, swigen's gemm kernel writing the intermediate (bwd_dswiglu's
@@ -29,11 +32,38 @@ func ParsePath(s string) (Path, error) {
 // HasUnfused reports whether kind k has an unfused path.
 func HasUnfused(k Kernel) bool { return k == KernelBwdDSwiGLU || k == KernelFwdGateUp }
 
-// PlanMargin is how much faster than the unfused path the fused kernel
-// must have measured for the plan to take it: fusion has to win by 2%,
-// more than the run-to-run noise of either (about 1% on the H200), or the
-// plan takes the path whose cost is a plain GEMM's.
-const PlanMargin = 1.02
+// The dispatch rule's model of its own uncertainty
+// (docs/DESIGN.md#dispatch-plan). The quantity is a point's log margin for
+// the unfused path, ln(fused_us / unfused_us): its value at a call's shape
+// is predicted by the nearest measured point's, with a standard deviation
+// of sqrt(PlanNoise² + (PlanDrift·d)²) at log distance d; the plan takes
+// the unfused path only where the prediction clears PlanZ of those.
+const (
+	// PlanNoise is the run-to-run standard deviation of the log margin at
+	// one shape: 0.030 between the table's run (bench/results/plan/) and
+	// the independent check run (bench/results/suite-dispatch.json), 72
+	// shapes.
+	PlanNoise = 0.03
+	// PlanDrift is how far the log margin moves per log unit of shape
+	// distance: the rms difference between measured shapes of one kernel
+	// pair, net of both points' noise, 0.048 a log unit over 169 pairs
+	// within 1.5 of each other (tiling/measured.json).
+	PlanDrift = 0.05
+	// PlanZ is how many standard deviations the predicted margin must
+	// clear: one. The fused kernel is the default that needs no
+	// intermediate in HBM and that the roofline favours, so the unfused
+	// path must show its advantage beyond the prediction's own error.
+	PlanZ = 1.0
+)
+
+// RequiredMargin is the log margin for the unfused path, ln(fused_us /
+// unfused_us), that the nearest measured point must show for the plan to
+// take the unfused path at log distance d from it: PlanZ standard
+// deviations of the prediction: the unfused path 3.0% faster at the point
+// itself, 4.3% at 0.6, 4.7% at ln 2 (beyond which no point decides).
+func RequiredMargin(d float64) float64 {
+	return PlanZ * math.Sqrt(PlanNoise*PlanNoise+(PlanDrift*d)*(PlanDrift*d))
+}
 
 // PlanMeasure is one shape's same-run timing of both paths (swigen bench
 // with the unfused path measured), kept in the measured table's row.
@@ -49,14 +79,29 @@ type PlanMeasure struct {
 	Gemm  string `json:"gemm"`
 }
 
-// Path is the path the measurement says to take: unfused only when both
-// times are there and the fused kernel did not beat the unfused path by
-// PlanMargin; missing data says nothing against fusion.
+// UnfusedSpeedup is FusedUS / UnfusedUS: above 1 where the unfused path
+// measured faster; 0 when either time is missing.
+func (p PlanMeasure) UnfusedSpeedup() float64 {
+	if !(p.FusedUS > 0) || !(p.UnfusedUS > 0) {
+		return 0
+	}
+	return p.FusedUS / p.UnfusedUS
+}
+
+// Path is the path the measurement says to take at its own shape:
+// unfused only when the unfused path measured faster by RequiredMargin(0);
+// missing data says nothing against fusion.
 func (p PlanMeasure) Path() Path {
-	if p.FusedUS > 0 && p.UnfusedUS > 0 && p.UnfusedUS < PlanMargin*p.FusedUS {
+	if unfusedWins(p.UnfusedSpeedup(), 0) {
 		return PathUnfused
 	}
 	return PathFused
+}
+
+// unfusedWins reports whether a point whose unfused path measured speedup
+// times faster than the fused kernel decides for it at log distance d.
+func unfusedWins(speedup, d float64) bool {
+	return speedup > 0 && math.Log(speedup) >= RequiredMargin(d)
 }
 
 func (p PlanMeasure) check(k Kernel) error {
@@ -80,22 +125,26 @@ func (p PlanMeasure) check(k Kernel) error {
 	return nil
 }
 
-// PlanPoint is a measured shape and the path the plan takes there; a
-// manifest's dispatch section lists them, and ChoosePath decides from
-// them at launch.
+// PlanPoint is a measured shape, the path the plan takes there and the
+// unfused path's measured speedup over the fused kernel; a manifest's
+// dispatch section lists them, and ChoosePath decides from them at launch.
 type PlanPoint struct {
 	Shape Shape `json:"shape"`
 	Path  Path  `json:"path"`
+	// UnfusedSpeedup is fused_us / unfused_us of the same run
+	// (PlanMeasure.UnfusedSpeedup).
+	UnfusedSpeedup float64 `json:"unfused_speedup"`
 }
 
-// ChoosePath is the dispatch rule: the path of the point nearest to s in
-// log space, if it is within MaxMeasuredDistance (the rule the measured
-// heuristic uses for configs); elsewhere the fused kernel, which by the
-// roofline model saves the intermediate's round trip through HBM (2MI
-// bytes for bwd_dswiglu, 4MI for fwd_gateup inference) and which no
-// measurement near s says loses. It also says why, in one line. A shape
-// with a size below 1 has no log distance: it gets the fused kernel, whose
-// shape rules then refuse it.
+// ChoosePath is the dispatch rule. The nearest point to s in log space
+// decides if it is within MaxMeasuredDistance (the rule the measured
+// heuristic uses for configs) and says unfused, and only if its measured
+// unfused speedup clears RequiredMargin at that distance: the nearer the
+// point, the smaller the margin it needs. Everywhere else the fused
+// kernel, which by the roofline model saves the intermediate's round trip
+// through HBM (2MI bytes for bwd_dswiglu, 4MI for fwd_gateup inference).
+// It also says why, in one line. A shape with a size below 1 has no log
+// distance: it gets the fused kernel, whose shape rules then refuse it.
 func ChoosePath(points []PlanPoint, s Shape) (Path, string) {
 	if s.M < 1 || s.K < 1 || s.I < 1 {
 		return PathFused, fmt.Sprintf("fused: shape %s: sizes must be positive", s)
@@ -114,11 +163,16 @@ func ChoosePath(points []PlanPoint, s Shape) (Path, string) {
 		return PathFused, fmt.Sprintf("fused: the nearest measured shape, %d,%d,%d, is %.2f away in log space (beyond %.2f; the model: fusion saves the intermediate's HBM round trip)",
 			p.Shape.M, p.Shape.K, p.Shape.I, dist, MaxMeasuredDistance)
 	}
-	where := "measured at this shape"
+	where := "at this shape"
 	if dist > 0 {
-		where = fmt.Sprintf("measured at the nearest shape, %d,%d,%d (log distance %.2f)", p.Shape.M, p.Shape.K, p.Shape.I, dist)
+		where = fmt.Sprintf("at the nearest shape, %d,%d,%d (log distance %.2f)", p.Shape.M, p.Shape.K, p.Shape.I, dist)
 	}
-	return p.Path, fmt.Sprintf("%s: %s", p.Path, where)
+	pct := func(x float64) float64 { return (x - 1) * 100 }
+	got, need := pct(p.UnfusedSpeedup), pct(math.Exp(RequiredMargin(dist)))
+	if p.Path == PathUnfused && unfusedWins(p.UnfusedSpeedup, dist) {
+		return PathUnfused, fmt.Sprintf("unfused: measured %.1f%% faster than fused %s, over the %.1f%% required there", got, where, need)
+	}
+	return PathFused, fmt.Sprintf("fused: the unfused path's measured advantage %s, %+.1f%%, is under the %.1f%% required there", where, got, need)
 }
 
 // ChoosePathForced is ChoosePath unless force names a path, which every
@@ -140,7 +194,7 @@ func (t *MeasuredTable) PlanPoints(fused, gemm Config) []PlanPoint {
 	var ps []PlanPoint
 	for _, r := range t.Rows {
 		if r.Plan != nil && r.Plan.Fused == f && r.Plan.Gemm == g {
-			ps = append(ps, PlanPoint{Shape: r.Shape, Path: r.Plan.Path()})
+			ps = append(ps, PlanPoint{Shape: r.Shape, Path: r.Plan.Path(), UnfusedSpeedup: r.Plan.UnfusedSpeedup()})
 		}
 	}
 	return ps

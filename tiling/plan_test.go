@@ -1,6 +1,7 @@
 package tiling
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -32,9 +33,10 @@ func TestPlanMeasurePath(t *testing.T) {
 		fused, unfused float64
 		want           Path
 	}{
-		{100, 103, PathFused},     // fusion wins by 3%
-		{100, 102, PathFused},     // exactly the margin
-		{100, 101.9, PathUnfused}, // wins, but by less than the margin
+		{100, 103, PathFused},     // fusion wins
+		{100, 100, PathFused},     // a tie goes to fusion
+		{100, 98, PathFused},      // unfused 2% faster: within one run-to-run deviation
+		{103.1, 100, PathUnfused}, // unfused 3.1% faster: over RequiredMargin(0)
 		{100, 95, PathUnfused},
 		{0, 95, PathFused},  // no fused time: nothing to compare, fusion stays
 		{100, 0, PathFused}, // no unfused time: likewise
@@ -46,10 +48,27 @@ func TestPlanMeasurePath(t *testing.T) {
 	}
 }
 
+// TestRequiredMargin pins the rule's numbers: 3.0% at a measured point,
+// growing with the distance to 4.7% at ln 2, never shrinking.
+func TestRequiredMargin(t *testing.T) {
+	for _, tt := range []struct{ d, pct float64 }{{0, 3.05}, {0.6, 4.33}, {MaxMeasuredDistance, 4.69}} {
+		if got := (math.Exp(RequiredMargin(tt.d)) - 1) * 100; math.Abs(got-tt.pct) > 0.01 {
+			t.Errorf("RequiredMargin(%.2f) = %.3f%%, want %.2f%%", tt.d, got, tt.pct)
+		}
+	}
+	for d := 0.0; d < 3; d += 0.05 {
+		if RequiredMargin(d+0.05) < RequiredMargin(d) {
+			t.Errorf("RequiredMargin shrinks after %.2f", d)
+		}
+	}
+}
+
 func TestChoosePath(t *testing.T) {
 	pts := []PlanPoint{
-		{Shape{8192, 8192, 3584}, PathUnfused},
-		{Shape{16384, 768, 4608}, PathFused},
+		{Shape{8192, 8192, 3584}, PathUnfused, 1.05},
+		{Shape{16384, 768, 4608}, PathFused, 0.66},
+		{Shape{2048, 4096, 3584}, PathUnfused, 1.035}, // clears 3.0%, not 4.3%
+		{Shape{4096, 7168, 2048}, PathFused, 1.02},    // faster, but within the noise
 	}
 	tests := []struct {
 		name   string
@@ -58,12 +77,18 @@ func TestChoosePath(t *testing.T) {
 		want   Path
 		why    string
 	}{
-		{"at a point", pts, Shape{8192, 8192, 3584}, PathUnfused, "measured at this shape"},
-		{"near a point", pts, Shape{8192, 8192, 4096}, PathUnfused, "nearest shape, 8192,8192,3584"},
-		{"near the other", pts, Shape{16384, 1024, 4608}, PathFused, "nearest shape, 16384,768,4608"},
+		{"at a point", pts, Shape{8192, 8192, 3584}, PathUnfused, "5.0% faster than fused at this shape, over the 3.0% required"},
+		{"near a point", pts, Shape{8192, 8192, 4096}, PathUnfused, "nearest shape, 8192,8192,3584 (log distance 0.13)"},
+		{"near the other", pts, Shape{16384, 1024, 4608}, PathFused, "advantage at the nearest shape, 16384,768,4608 (log distance 0.29), -34.0%"},
+		{"small margin at its point", pts, Shape{2048, 4096, 3584}, PathUnfused, "3.5% faster"},
+		{"small margin 0.60 away", pts, Shape{3732, 4096, 3584}, PathFused, "at the nearest shape, 2048,4096,3584 (log distance 0.60), +3.5%, is under the 4.3% required"},
+		{"within the noise", pts, Shape{4096, 7168, 2048}, PathFused, "at this shape, +2.0%, is under the 3.0% required"},
 		{"far from all", pts, Shape{128, 768, 4608}, PathFused, "beyond 0.69"},
+		{"far outside the suite, large", pts, Shape{1 << 20, 65536, 65536}, PathFused, "beyond 0.69"},
+		{"far outside the suite, decode", pts, Shape{1, 8192, 28672}, PathFused, "beyond 0.69"},
 		{"no points", nil, Shape{8192, 8192, 3584}, PathFused, "no measured plan"},
 		{"non-positive size", pts, Shape{-1, 8192, 3584}, PathFused, "sizes must be positive"},
+		{"a point that says unfused without a speedup", []PlanPoint{{Shape{64, 64, 64}, PathUnfused, 0}}, Shape{64, 64, 64}, PathFused, "under the 3.0%"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,6 +98,44 @@ func TestChoosePath(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestChoosePathOffTable asks the committed table's plan points at shapes
+// no tuning saw: far outside the suite every kind and mode runs fused, and
+// anywhere the unfused path is taken only on a margin over RequiredMargin.
+func TestChoosePathOffTable(t *testing.T) {
+	tab, err := Measured()
+	if err != nil {
+		t.Fatal(err)
+	}
+	far := []Shape{{1, 4096, 14336}, {16, 7168, 2048}, {1 << 20, 65536, 65536}, {65536, 512, 1024}, {3000, 5000, 30000}}
+	for _, r := range tab.Rows {
+		if r.Plan == nil {
+			continue
+		}
+		ps := tab.PlanPoints(mustParse(t, r.Plan.Fused), mustParse(t, r.Plan.Gemm))
+		for _, s := range append(far, Shape{r.Shape.M * 3 / 2, r.Shape.K, r.Shape.I}) {
+			p, why := ChoosePath(ps, s)
+			near, d := nearestPoint(ps, s)
+			if p == PathUnfused && (d > MaxMeasuredDistance || math.Log(near.UnfusedSpeedup) < RequiredMargin(d)) {
+				t.Errorf("%s at %s: unfused (%s) from %+v at %.2f", r.Plan.Fused, s, why, near, d)
+			}
+			if d > MaxMeasuredDistance && p != PathFused {
+				t.Errorf("%s at %s, %.2f from every point: %s", r.Plan.Fused, s, d, p)
+			}
+		}
+	}
+}
+
+func nearestPoint(ps []PlanPoint, s Shape) (PlanPoint, float64) {
+	var best PlanPoint
+	dist := math.Inf(1)
+	for _, p := range ps {
+		if d := logDistance(s, p.Shape); d < dist {
+			best, dist = p, d
+		}
+	}
+	return best, dist
 }
 
 func TestUnfusedGemm(t *testing.T) {
@@ -152,11 +215,11 @@ func TestPlanPoints(t *testing.T) {
 		return MeasuredRow{Shape: s, Plan: &PlanMeasure{Fused: fused, Gemm: gemm, FusedUS: fusedUS, UnfusedUS: unfusedUS, BaselineUS: 1}}
 	}
 	tab := &MeasuredTable{Rows: []MeasuredRow{
-		row(Shape{1024, 1024, 1024}, a, g, 100, 99), row(Shape{2048, 1024, 1024}, b, g, 100, 99),
-		row(Shape{4096, 1024, 1024}, a, h, 100, 99), row(Shape{8192, 1024, 1024}, a, g, 100, 110),
+		row(Shape{1024, 1024, 1024}, a, g, 100, 95), row(Shape{2048, 1024, 1024}, b, g, 100, 95),
+		row(Shape{4096, 1024, 1024}, a, h, 100, 95), row(Shape{8192, 1024, 1024}, a, g, 100, 125),
 		{Shape: Shape{64, 64, 64}},
 	}}
-	want := []PlanPoint{{Shape{1024, 1024, 1024}, PathUnfused}, {Shape{8192, 1024, 1024}, PathFused}}
+	want := []PlanPoint{{Shape{1024, 1024, 1024}, PathUnfused, 100.0 / 95}, {Shape{8192, 1024, 1024}, PathFused, 0.8}}
 	if d := cmp.Diff(want, tab.PlanPoints(mustParse(t, a), mustParse(t, g))); d != "" {
 		t.Errorf("points of %s + %s (-want +got):\n%s", a, g, d)
 	}

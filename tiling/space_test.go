@@ -291,3 +291,74 @@ func TestSpaceStoreOut(t *testing.T) {
 		}
 	}
 }
+
+// TestGEMMSpaceExtras pins gemmExtras: the sm_90a gemm space holds the
+// cooperative gemmOrderTiles in the five other tile orders, each of them
+// with whole-tile epilogue staging one operand stage shallower, and the
+// narrow widths; no other kind gets them.
+func TestGEMMSpaceExtras(t *testing.T) {
+	t.Parallel()
+	names := map[string]bool{}
+	for _, c := range Space(KernelGEMM, ArchSM90a, BF16) {
+		names[c.Name()] = true
+	}
+	for _, n := range []string{
+		"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_rn",
+		"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_rn_g4",
+		"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_g16",
+		"gemm_sm90a_bf16_m256n128k64_s4_c1x1_cooperative_rn_g16",
+		"gemm_sm90a_bf16_m128n256k64_s3_c1x1_cooperative_e64x64s4",
+		"gemm_sm90a_bf16_m256n128k64_s3_c1x1_cooperative_e64x64s4",
+		"gemm_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_e64x64s4",
+		"gemm_sm90a_bf16_m128n176k64_s5_c1x1_cooperative",
+		"gemm_sm90a_bf16_m128n208k64_s4_c1x1_cooperative",
+		"gemm_sm90a_bf16_m128n224k64_s4_c1x1_cooperative",
+		"gemm_sm90a_bf16_m128n240k64_s4_c1x1_cooperative",
+	} {
+		if !names[n] {
+			t.Errorf("%s: not in the gemm space", n)
+		}
+	}
+	for _, k := range []Kernel{KernelBwdDSwiGLU, KernelFwdGateUp, KernelFwdDown} {
+		for _, c := range Space(k, ArchSM90a, BF16) {
+			if c.EpiStages != DefaultEpiStages || c.SwizzleGroup == 16 || c.TileN%64 != 0 {
+				t.Errorf("%s: a gemm-only candidate in the %s space", c.Name(), k)
+			}
+		}
+	}
+}
+
+// TestWholeTileStagingBudget checks the shared-memory arithmetic behind
+// gemmExtras: four 64x64 slots per consumer take 64 KiB, so 128x256 keeps
+// three operand stages (four overflow), and ping-pong 128x128 five; and
+// the narrow widths' budgets and legality.
+func TestWholeTileStagingBudget(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		valid bool
+	}{
+		{"gemm_sm90a_bf16_m128n256k64_s3_c1x1_cooperative_e64x64s4", true},
+		{"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_e64x64s4", false},
+		{"gemm_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_e64x64s4", true},
+		{"gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_e64x64s4", false},
+		{"gemm_sm90a_bf16_m128n256k64_s3_c1x1_cooperative_rn_g16_e64x64s4", true},
+		// The narrow widths: nvjet's 176 with 5 stages fits (223 KiB);
+		// 240 keeps 4; a ping-pong 128x176 holds 176 accumulators, over
+		// the gemm's 128 (Implemented), and an MN-major B needs whole
+		// 64-column swizzle atoms.
+		{"gemm_sm90a_bf16_m128n176k64_s5_c1x1_cooperative", true},
+		{"gemm_sm90a_bf16_m128n176k64_s6_c1x1_cooperative", false},
+		{"gemm_sm90a_bf16_m128n240k64_s5_c1x1_cooperative", false},
+		{"gemm_sm90a_bf16_m128n176k64_s5_c1x1_cooperative_bmn", false},
+	}
+	for _, tt := range tests {
+		c, err := ParseName(tt.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Validate(); (err == nil) != tt.valid {
+			t.Errorf("%s: Validate() = %v, want valid %v", tt.name, err, tt.valid)
+		}
+	}
+}

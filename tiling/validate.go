@@ -259,7 +259,13 @@ func (c Config) validateShape(ch *checker, lim Limits) bool {
 	if len(ch.probs) != n0 {
 		return false
 	}
-	if c.TileN%c.EpiN != 0 {
+	switch {
+	case c.Arch == ArchSM90a && c.TileN < c.EpiN:
+		ch.add("tile_n", c.TileN, "must be at least epi_n=%d (one whole sub-tile)", c.EpiN)
+	case c.Arch != ArchSM90a && c.TileN%c.EpiN != 0:
+		// sm_90a's last sub-tile may overlap the one before it (its
+		// accumulator columns are all in registers); sm_100a streams
+		// whole sub-tiles out of TMEM.
 		ch.add("tile_n", c.TileN, "must be a multiple of epi_n=%d (the epilogue streams whole sub-tiles)", c.EpiN)
 	}
 	if rows%c.EpiM != 0 {

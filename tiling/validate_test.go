@@ -43,7 +43,12 @@ func TestValidate(t *testing.T) {
 		{"schedule wrong arch", mut(ArchSM90a, func(c *Config) { c.Schedule = OneCTA }), []string{"schedule"}},
 		{"clc on sm90", mut(ArchSM90a, func(c *Config) { c.Scheduler = CLCScheduler }), []string{"scheduler"}},
 		{"wgmma n", mut(ArchSM90a, func(c *Config) { c.TileN = 300 }), []string{"tile_n"}},
-		{"wgmma n not epi multiple", mut(ArchSM90a, func(c *Config) { c.Schedule, c.TileM, c.TileN, c.Stages = Cooperative, 128, 72, 3 }), []string{"tile_n"}},
+		// sm_90a: a width that is not a multiple of epi_n is legal (the last
+		// sub-tile overlaps the one before; Implemented limits it to gemm),
+		// one under epi_n is not; wgmma N steps by 8.
+		{"wgmma n not epi multiple", mut(ArchSM90a, func(c *Config) { c.Schedule, c.TileM, c.TileN, c.Stages = Cooperative, 128, 72, 3 }), nil},
+		{"wgmma n under epi", mut(ArchSM90a, func(c *Config) { c.Schedule, c.TileM, c.TileN, c.Stages = Cooperative, 128, 56, 3 }), []string{"tile_n"}},
+		{"wgmma n not a multiple of 8", mut(ArchSM90a, func(c *Config) { c.Schedule, c.TileM, c.TileN, c.Stages = Cooperative, 128, 180, 3 }), []string{"tile_n"}},
 		{"pingpong acc regs", mut(ArchSM90a, func(c *Config) { c.TileN = 256; c.Stages = 3 }), []string{"tile_n"}},
 		// Ping-pong consumers hold up to 192 accumulators (MaxAccRegsPingPong);
 		// the cooperative ones 128.

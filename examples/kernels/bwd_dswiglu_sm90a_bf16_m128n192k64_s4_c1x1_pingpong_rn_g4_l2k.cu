@@ -246,6 +246,10 @@ static constexpr int kStages = 4;
 static constexpr int kEpiStages = 2;
 static constexpr int kMB = 2;            // 64-row wgmma blocks per consumer
 static constexpr int kNB = 3;            // 64-column epilogue sub-tiles per tile
+// First column of each sub-tile: nb*64, but the last of a tile whose
+// width is not a multiple of the sub-tile is its last 64 columns
+// (overlapping the one before).
+static __device__ constexpr int kSubCol[kNB] = {0, 64, 128 };
 static constexpr int kK16 = 4;          // k16 steps per stage
 static constexpr int kAcc = 96;     // fp32 accumulator registers per 64-row block
 static constexpr int kSwizzleGroup = 4;
@@ -274,7 +278,8 @@ static constexpr sw_u32 kBarEFull = 229440;
 static constexpr sw_u32 kBarEEmpty = 229472;
 static constexpr sw_u32 kBarOrder = 229504;
 // 1: consumers take turns in the mainloop (ping-pong): consumer c waits on
-// order[c] before tile j and arrives on order[1-c] after its mainloop.
+// order[c] before tile j and arrives on order[1-c] once it has issued its
+// mainloop's last k-block (before the wgmma drain).
 static constexpr int kOrderWait = 1;
 static constexpr sw_u32 kEmptyArrivals = 4;
 // Consumer c owns local tiles j = c*kTileStart, += kTileStep, and the rows
@@ -613,11 +618,15 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
         sw_wgmma_wait<1>();
         if (kb > 0 && lane == 0) sw_release_stage(smem + kBarEmpty + 8 * ((it - 1) % kStages));
       }
+      // Every k-block of this tile is issued: the partner may start issuing
+      // its mainloop behind ours while our last wgmmas drain (the order
+      // barrier orders issue, not completion; the last stage is released
+      // after the drain as before). docs/PERFORMANCE.md#gemm-epilogue
+      if (kOrderWait && threadIdx.x % 128 == 0) sw_mbar_arrive(smem + kBarOrder + 8 * (1 - c));
       sw_wgmma_wait<0>();
 #pragma unroll
       for (int mb = 0; mb < kMB; ++mb) sw_fence_acc(acc[mb]);
       if (kblocks > 0 && lane == 0) sw_release_stage(smem + kBarEmpty + 8 * ((it - 1) % kStages));
-      if (kOrderWait && threadIdx.x % 128 == 0) sw_mbar_arrive(smem + kBarOrder + 8 * (1 - c));
 
       // ---- epilogue: 64x64 sub-tiles, in place in the left/gate slot
       const int r0 = tm * kTileM + c * kConsumerRows, n0 = tn * kTileN;

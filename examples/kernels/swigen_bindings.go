@@ -11,22 +11,15 @@
 // Kernels:
 //
 //   - BwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k: bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k.sm_90a.cubin
-//   - GemmSm90aBf16M128n256k64S4C1x1Cooperative: gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative.sm_90a.cubin
 //   - BwdDswiglu: bwd_dswiglu for the device's arch
 package kernels
 
 import (
 	_ "embed"
-	"errors"
 	"fmt"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/launch"
-	tiling "github.com/swigen/swigen/tiling"
 )
-
-// GemmArgs are the device buffers and sizes of one gemm call (see
-// launch.GemmArgs).
-type GemmArgs = launch.GemmArgs
 
 // BwdArgs are the device buffers and sizes of one bwd_dswiglu call (see
 // launch.BwdArgs).
@@ -44,7 +37,7 @@ var bindingBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k = &launch.Binding
 	Arch:        "sm_90a",
 	ConfigHash:  "708eb4c58d0ab137",
 	Cubin:       cubinBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k,
-	CubinSHA256: "fdd5ab69333f11ffae95dac212205a2a2154d301aa174598d989c030f4cb6cfe",
+	CubinSHA256: "429f949875a7dc5a837fc112d2c3903bebd6a58816a2f54129f1a1513fb71a64",
 	Manifest:    manifestBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k,
 	Name:        "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k",
 	ParamLayout: "tmap_a:tensormap:128/64, tmap_b:tensormap:128/64, tmap_de:tensormap:128/64, tmap_gde:tensormap:128/64, M:i32:4/4, I:i32:4/4, K:i32:4/4",
@@ -78,113 +71,30 @@ func (k *BwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k) Launch(a BwdArgs) 
 	return p.Launch()
 }
 
-//go:embed gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative.json
-var manifestGemmSm90aBf16M128n256k64S4C1x1Cooperative []byte
-
-//go:embed gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative.sm_90a.cubin
-var cubinGemmSm90aBf16M128n256k64S4C1x1Cooperative []byte
-
-// bindingGemmSm90aBf16M128n256k64S4C1x1Cooperative is what the bindings were generated for,
-// with the embedded files.
-var bindingGemmSm90aBf16M128n256k64S4C1x1Cooperative = &launch.Binding{
-	Arch:        "sm_90a",
-	ConfigHash:  "617e6eaebea25cce",
-	Cubin:       cubinGemmSm90aBf16M128n256k64S4C1x1Cooperative,
-	CubinSHA256: "557112168c4db5b09e29b758e42bf7e2a26a68efece67ff26c210a1b18c065f8",
-	Manifest:    manifestGemmSm90aBf16M128n256k64S4C1x1Cooperative,
-	Name:        "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative",
-	ParamLayout: "tmap_a:tensormap:128/64, tmap_b:tensormap:128/64, tmap_c:tensormap:128/64, M:i32:4/4, N:i32:4/4, K:i32:4/4",
-}
-
-// GemmSm90aBf16M128n256k64S4C1x1Cooperative is the loaded gemm kernel
-// gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative
-// (sm_90a; bf16, A stored [M,K], B stored [N,K]).
-// The embedded *launch.Kernel plans launches (Plan) and unloads (Close).
-type GemmSm90aBf16M128n256k64S4C1x1Cooperative struct {
-	*launch.Kernel
-}
-
-// LoadGemmSm90aBf16M128n256k64S4C1x1Cooperative loads the kernel into ctx, whose device
-// must be sm_90a (compute capability 9.0).
-func LoadGemmSm90aBf16M128n256k64S4C1x1Cooperative(ctx *cu.Context) (*GemmSm90aBf16M128n256k64S4C1x1Cooperative, error) {
-	k, err := load(ctx, "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative", bindingGemmSm90aBf16M128n256k64S4C1x1Cooperative)
-	if err != nil {
-		return nil, err
-	}
-	return &GemmSm90aBf16M128n256k64S4C1x1Cooperative{Kernel: k}, nil
-}
-
-// Launch checks a's shape, encodes the tensor maps and enqueues one call on
-// a.Stream. To launch one shape many times, plan once with Plan.
-func (k *GemmSm90aBf16M128n256k64S4C1x1Cooperative) Launch(a GemmArgs) error {
-	p, err := k.Plan(a)
-	if err != nil {
-		return err
-	}
-	return p.Launch()
-}
-
-//go:embed swigen_elementwise.sm_90a.cubin
-var elementwiseSm90a []byte
-
-// dispatchBwdDswiglu are the dispatch plans of the bwd_dswiglu kernels (manifest.Dispatch),
-// with the unfused path's gemm binding and elementwise cubin.
-var dispatchBwdDswiglu = []launch.DispatchBinding{{
-	Elementwise:       elementwiseSm90a,
-	ElementwiseSHA256: "1b7f2a2941a36c9db1e7788e388dfe83ea0de902d2f2ac9e75565e4a32c4847f",
-	Gemm:              bindingGemmSm90aBf16M128n256k64S4C1x1Cooperative,
-	Plan:              []byte("{\"fused\":\"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k\",\"gemm\":\"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative\",\"elementwise\":\"swigen_elementwise.sm_90a.cubin\",\"rule\":\"the path of the point nearest to the call's M,K,I in log space (sqrt of the summed squared natural logs of the size ratios), if within ln 2; else fused; force overrides\",\"points\":[{\"shape\":{\"M\":8192,\"K\":8192,\"I\":3584},\"path\":\"unfused\"},{\"shape\":{\"M\":8192,\"K\":8192,\"I\":28672},\"path\":\"fused\"},{\"shape\":{\"M\":16384,\"K\":768,\"I\":4608},\"path\":\"fused\"}]}"),
-}}
-
-// BwdDswiglu is the bwd_dswiglu kernel for the device's arch, launched as its
-// dispatch plan says: fused, or the unfused path (swigen's gemm, then the
-// elementwise kernel) at shapes where the measured plan takes it; that path's
-// intermediate is the launcher's own (freed by Close) unless a.Workspace gives
-// one (WorkspaceBytes). The embedded *launch.Kernel is the
-// fused kernel: its Plan is always fused. The fused kernel takes
+// BwdDswiglu is the bwd_dswiglu kernel for the device's arch
 // (bf16, W_down stored [I,K]), one of:
 //   - bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k (sm_90a)
 type BwdDswiglu struct {
 	*launch.Kernel
-	Dispatch *launch.Dispatch
 }
 
-// LoadBwdDswiglu loads the bwd_dswiglu kernel whose arch matches ctx's device, and
-// its unfused path where its plan has one.
+// LoadBwdDswiglu loads the bwd_dswiglu kernel whose arch matches ctx's device.
 func LoadBwdDswiglu(ctx *cu.Context) (*BwdDswiglu, error) {
 	k, err := load(ctx, "bwd_dswiglu", bindingBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k)
 	if err != nil {
 		return nil, err
 	}
-	dp, err := launch.LoadDispatch(ctx, k, dispatchBwdDswiglu...)
-	if err != nil {
-		k.Close()
-		return nil, err
-	}
-	return &BwdDswiglu{
-		Dispatch: dp,
-		Kernel:   k,
-	}, nil
+	return &BwdDswiglu{Kernel: k}, nil
 }
 
-// Launch enqueues one call on a.Stream, on the path the plan takes at a's sizes.
+// Launch checks a's shape, encodes the tensor maps and enqueues one call on
+// a.Stream. To launch one shape many times, plan once with Plan.
 func (k *BwdDswiglu) Launch(a BwdArgs) error {
-	return k.Dispatch.Launch(a)
-}
-
-// Path is the path a call at a's sizes takes, and why.
-func (k *BwdDswiglu) Path(a BwdArgs) (tiling.Path, string) {
-	return k.Dispatch.Path(a)
-}
-
-// WorkspaceBytes is the size of the workspace a call at a's sizes may pass in a.Workspace (0 when fused; without one the launcher uses its own).
-func (k *BwdDswiglu) WorkspaceBytes(a BwdArgs) (int, error) {
-	return k.Dispatch.WorkspaceBytes(a)
-}
-
-// Close unloads the unfused path's kernels and the fused kernel.
-func (k *BwdDswiglu) Close() error {
-	return errors.Join(k.Dispatch.Close(), k.Kernel.Close())
+	p, err := k.Plan(a)
+	if err != nil {
+		return err
+	}
+	return p.Launch()
 }
 
 // load picks, among bs, the binding for ctx's device, checks that its

@@ -51,7 +51,7 @@ func testIndex() gen.Index {
 		},
 		Elementwise: []gen.ElementwiseEntry{{Arch: tiling.ArchSM90a, Source: "swigen_elementwise.cu", Cubin: "swigen_elementwise.sm_90a.cubin", CubinSHA256: "cd"}},
 		Dispatch: []manifest.Dispatch{{Fused: "bwd_x", Gemm: "gemm_y", Elementwise: "swigen_elementwise.sm_90a.cubin", Rule: manifest.DispatchRule,
-			Points: []tiling.PlanPoint{{Shape: tiling.Shape{M: 128, K: 4096, I: 14336}, Path: tiling.PathUnfused}}}},
+			Points: []tiling.PlanPoint{{Shape: tiling.Shape{M: 128, K: 4096, I: 14336}, Path: tiling.PathUnfused, UnfusedSpeedup: 1.05}}}},
 	}
 }
 

@@ -111,8 +111,12 @@ type Tile struct {
 	// accumulator holds N/2 left columns then the N/2 matching gate ones.
 	M, N, K, NOut int
 	// K16 is the k16 steps of one stage; NB the epilogue sub-tiles of one
-	// tile (epilogue-width columns each).
+	// tile (epilogue-width columns each), and SubCol their first columns
+	// in the tile: nb*epiN, except that a tile whose width is not a
+	// multiple of epiN ends with the sub-tile of its last epiN columns,
+	// which overlaps the one before it (both store the same values there).
 	K16, NB int
+	SubCol  string
 	// SwizzleGroup and Func order the tiles: Func is the device function
 	// that maps a work unit to its tile (raster m or n).
 	SwizzleGroup int
@@ -120,11 +124,17 @@ type Tile struct {
 }
 
 // newTile is the tile of c with halves B halves and epilogue sub-tiles
-// epiN columns wide; tiling.Check makes TileN a multiple of epiN*halves.
+// epiN columns wide; tiling.Check makes TileN a multiple of epiN*halves,
+// except for the sm_90a gemm, whose TileN need only be at least epiN.
 func newTile(c tiling.Config, halves, epiN int) Tile {
 	t := Tile{M: c.TileM, N: c.TileN, K: c.TileK, NOut: c.TileN / halves, K16: c.TileK / 16,
 		SwizzleGroup: c.SwizzleGroup, Func: "sw_tile_raster_m"}
-	t.NB = t.NOut / epiN
+	t.NB = (t.NOut + epiN - 1) / epiN
+	cols := make([]int, t.NB)
+	for nb := range cols {
+		cols[nb] = min(nb*epiN, t.NOut-epiN)
+	}
+	t.SubCol = join.Ints(cols)
 	if c.Raster == tiling.RasterN {
 		t.Func = "sw_tile_raster_n"
 	}

@@ -88,6 +88,22 @@ class Int(Spec):
 
 
 @dataclass(frozen=True)
+class Num(Spec):
+    """A finite JSON number (an integer or a float, not a bool) in [lo, hi]."""
+
+    lo: float
+    hi: float
+
+    def desc(self) -> str:
+        return "a finite number in [%g, %g]" % (self.lo, self.hi)
+
+    def conv(self, v: Any, where: str) -> float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not self.lo <= v <= self.hi:
+            raise self.bad(v, where)
+        return float(v)
+
+
+@dataclass(frozen=True)
 class Str(Spec):
     """A string of at most max_len characters, non-empty where nonempty,
     matching pattern or one of choices where given; what describes it."""

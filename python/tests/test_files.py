@@ -31,6 +31,7 @@ from test_package import KERNELS_DIR, write_package
 BWD = "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k"
 GEMM = "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative"
 EW = "swigen_elementwise.sm_90a.cubin"
+MATMUL_DIR = os.path.join(support.REPO_DIR, "examples", "matmul")
 TIMEOUT = 10.0
 HAS_DEV_ZERO = os.path.exists("/dev/zero") and stat.S_ISCHR(os.stat("/dev/zero").st_mode)
 
@@ -200,6 +201,13 @@ class RegisterTest(unittest.TestCase):
         self.dir = os.path.join(self.tmp, "kernels_t")
         os.mkdir(self.dir)
         write_package(self.dir)
+        # Listings of two kernels and an elementwise module: examples/kernels
+        # holds the bwd kernel, examples/matmul a gemm. The elementwise
+        # listing's checks read only its bytes' sha256 here (no driver).
+        for ext in (".json", ".sm_90a.cubin"):
+            shutil.copy(os.path.join(MATMUL_DIR, GEMM + ext), self.dir)
+        with open(os.path.join(self.dir, EW), "wb") as f:
+            f.write(b"an elementwise module's bytes")
         self.addCleanup(sys.modules.pop, "kernels_t", None)
         self.kernels = [(n, n.split("_sm")[0], "sm_90a", n + ".json", n + ".sm_90a.cubin",
                          sha(os.path.join(self.dir, n + ".sm_90a.cubin"))) for n in (BWD, GEMM)]

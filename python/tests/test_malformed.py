@@ -179,7 +179,7 @@ class GeneratedTest(unittest.TestCase):
 
     def test_plans(self) -> None:
         doc = {"fused": "f", "gemm": "g", "elementwise": "e.cubin", "rule": "r", "force": "",
-               "points": [{"shape": {"M": 128, "K": 64, "I": 64}, "path": "unfused"},
+               "points": [{"shape": {"M": 128, "K": 64, "I": 64}, "path": "unfused", "unfused_speedup": 1.2},
                           {"shape": {"M": 4096, "K": 64, "I": 64}, "path": "fused"}]}
         DispatchPlan.from_dict(doc)
         cases = mutations(doc)

@@ -63,8 +63,10 @@ func TestTablePlans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := tab.PlanPoints(c, g); len(got) != 1 || got[0].Path != tiling.PathUnfused {
-		t.Errorf("plan points %v, want one unfused (235 us is not 2%% slower than 240)", got)
+	// 235 us against 240 is 2.1% for the unfused path: within the run-to-run
+	// noise (tiling.RequiredMargin), so the point keeps the fused kernel.
+	if got := tab.PlanPoints(c, g); len(got) != 1 || got[0].Path != tiling.PathFused || got[0].UnfusedSpeedup != 240.0/235 {
+		t.Errorf("plan points %v, want one, fused, speedup 240/235", got)
 	}
 
 	for _, tt := range []struct {

@@ -7,8 +7,6 @@ which backs torch.ops.swigen.* (swigen_rt.ops) and swigen_rt.SwiGLUMLP.
 
 bwd_dswiglu:
     bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k
-gemm:
-    gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative
 """
 
 from pathlib import Path as _Path
@@ -19,18 +17,15 @@ _package.check_runtime(1)
 
 # (name, kind, arch, manifest, cubin, cubin sha256); no cubin: emitted with --no-compile.
 KERNELS = (
-    ("bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k", "bwd_dswiglu", "sm_90a", "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k.json", "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k.sm_90a.cubin", "fdd5ab69333f11ffae95dac212205a2a2154d301aa174598d989c030f4cb6cfe"),
-    ("gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative", "gemm", "sm_90a", "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative.json", "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative.sm_90a.cubin", "557112168c4db5b09e29b758e42bf7e2a26a68efece67ff26c210a1b18c065f8"),
+    ("bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k", "bwd_dswiglu", "sm_90a", "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k.json", "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k.sm_90a.cubin", "429f949875a7dc5a837fc112d2c3903bebd6a58816a2f54129f1a1513fb71a64"),
 )
 
 # The elementwise module of the unfused paths: (arch, cubin, cubin sha256).
 ELEMENTWISE = (
-    ("sm_90a", "swigen_elementwise.sm_90a.cubin", "1b7f2a2941a36c9db1e7788e388dfe83ea0de902d2f2ac9e75565e4a32c4847f"),
 )
 
 # The dispatch plans (manifest.Dispatch as JSON, one per fused kernel with an unfused path).
 DISPATCH = (
-    "{\"fused\":\"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k\",\"gemm\":\"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative\",\"elementwise\":\"swigen_elementwise.sm_90a.cubin\",\"rule\":\"the path of the point nearest to the call's M,K,I in log space (sqrt of the summed squared natural logs of the size ratios), if within ln 2; else fused; force overrides\",\"points\":[{\"shape\":{\"M\":8192,\"K\":8192,\"I\":3584},\"path\":\"unfused\"},{\"shape\":{\"M\":8192,\"K\":8192,\"I\":28672},\"path\":\"fused\"},{\"shape\":{\"M\":16384,\"K\":768,\"I\":4608},\"path\":\"fused\"}]}",
 )
 
 package = _package.register(__name__, _Path(__file__).resolve().parent, KERNELS, ELEMENTWISE, DISPATCH)

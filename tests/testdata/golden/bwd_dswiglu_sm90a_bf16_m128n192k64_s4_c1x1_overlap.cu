@@ -246,6 +246,10 @@ static constexpr int kStages = 4;
 static constexpr int kEpiStages = 2;
 static constexpr int kMB = 1;            // 64-row wgmma blocks per consumer
 static constexpr int kNB = 3;            // 64-column epilogue sub-tiles per tile
+// First column of each sub-tile: nb*64, but the last of a tile whose
+// width is not a multiple of the sub-tile is its last 64 columns
+// (overlapping the one before).
+static __device__ constexpr int kSubCol[kNB] = {0, 64, 128 };
 static constexpr int kK16 = 4;          // k16 steps per stage
 static constexpr int kAcc = 96;     // fp32 accumulator registers per 64-row block
 static constexpr int kSwizzleGroup = 8;
@@ -273,7 +277,8 @@ static constexpr sw_u32 kBarEFull = 229440;
 static constexpr sw_u32 kBarEEmpty = 229472;
 static constexpr sw_u32 kBarOrder = 229504;
 // 1: consumers take turns in the mainloop (ping-pong): consumer c waits on
-// order[c] before tile j and arrives on order[1-c] after its mainloop.
+// order[c] before tile j and arrives on order[1-c] once it has issued its
+// mainloop's last k-block (before the wgmma drain).
 static constexpr int kOrderWait = 0;
 static constexpr sw_u32 kEmptyArrivals = 8;
 // Consumer c owns local tiles j = c*kTileStart, += kTileStep, and the rows

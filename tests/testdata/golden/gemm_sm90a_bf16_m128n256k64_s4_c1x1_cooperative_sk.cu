@@ -11,7 +11,9 @@
 //
 // Threads: warpgroup 0 is the producer (warp 0: TMA loads of the A/B
 // ring). Warpgroups 1 and 2 are the consumers issuing wgmma; each stages
-// its 64x64 sub-tiles of C in shared memory for TMA stores.
+// its 64x64 sub-tiles of C in shared memory for TMA stores (a tile whose
+// width is not a multiple of 64 stores its last 64 columns as its last
+// sub-tile, rewriting the overlap with the same values).
 // Schedule cooperative: both consumers work on every tile, consumer c on rows [c*TileM/2, (c+1)*TileM/2).
 
 // ---- types (self-contained: no #include, so nvcc and NVRTC take the file as is)
@@ -246,6 +248,10 @@ static constexpr int kStages = 4;
 static constexpr int kEpiStages = 2;
 static constexpr int kMB = 1;            // 64-row wgmma blocks per consumer
 static constexpr int kNB = 4;            // 64-column epilogue sub-tiles per tile
+// First column of each sub-tile: nb*64, but the last of a tile whose
+// width is not a multiple of the sub-tile is its last 64 columns
+// (overlapping the one before).
+static __device__ constexpr int kSubCol[kNB] = {0, 64, 128, 192 };
 static constexpr int kK16 = 4;          // k16 steps per stage
 static constexpr int kAcc = 128;     // fp32 accumulator registers per 64-row block
 static constexpr int kSwizzleGroup = 8;
@@ -261,7 +267,8 @@ static constexpr sw_u32 kBarEFull = 229440;
 static constexpr sw_u32 kBarEEmpty = 229472;
 static constexpr sw_u32 kBarOrder = 229504;
 // 1: consumers take turns in the mainloop (ping-pong): consumer c waits on
-// order[c] before tile j and arrives on order[1-c] after its mainloop.
+// order[c] before tile j and arrives on order[1-c] once it has issued its
+// mainloop's last k-block (before the wgmma drain).
 static constexpr int kOrderWait = 0;
 static constexpr sw_u32 kEmptyArrivals = 8;
 // Consumer c owns local tiles j = c*kTileStart, += kTileStep, and the rows
@@ -689,11 +696,15 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_sm90a_bf16_m128n256k64
         sw_wgmma_wait<1>();
         if (kb > 0 && lane == 0) sw_release_stage(smem + kBarEmpty + 8 * ((it - 1) % kStages));
       }
+      // Every k-block of this tile is issued: the partner may start issuing
+      // its mainloop behind ours while our last wgmmas drain (the order
+      // barrier orders issue, not completion; the last stage is released
+      // after the drain as before). docs/PERFORMANCE.md#gemm-epilogue
+      if (kOrderWait && threadIdx.x % 128 == 0) sw_mbar_arrive(smem + kBarOrder + 8 * (1 - c));
       sw_wgmma_wait<0>();
 #pragma unroll
       for (int mb = 0; mb < kMB; ++mb) sw_fence_acc(acc[mb]);
       if (kblocks > 0 && lane == 0) sw_release_stage(smem + kBarEmpty + 8 * ((it - 1) % kStages));
-      if (kOrderWait && threadIdx.x % 128 == 0) sw_mbar_arrive(smem + kBarOrder + 8 * (1 - c));
       // ---- stream-K: a split tile's partial sums
       if (w.role != kSkWhole && sw_sk_fixup(sk, w, c, acc, workspace, hung)) continue;
 
@@ -704,7 +715,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_sm90a_bf16_m128n256k64
       for (int mb = 0; mb < kMB; ++mb) {
 #pragma unroll
         for (int nb = 0; nb < kNB; ++nb) {
-          const int rr = r0 + mb * 64, cc = n0 + nb * 64;
+          const int rr = r0 + mb * 64, cc = n0 + kSubCol[nb];
           if (rr >= M || cc >= N) continue;
           const sw_u32 slot = ebase + (e % kEpiStages) * kEpiSlotBytes;
           // The slot's previous store (kEpiStages sub-tiles ago) has read it.
@@ -719,8 +730,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_sm90a_bf16_m128n256k64
 #pragma unroll
             for (int q = 0; q < 4; ++q) {
               const int jj = (g + q) / 2, h = (g + q) % 2;
-              const float d0 = acc[mb][(nb * 8 + jj) * 4 + 2 * h];
-              const float d1 = acc[mb][(nb * 8 + jj) * 4 + 2 * h + 1];
+              const float d0 = acc[mb][(kSubCol[nb] / 8 + jj) * 4 + 2 * h];
+              const float d1 = acc[mb][(kSubCol[nb] / 8 + jj) * 4 + 2 * h + 1];
               fv[0][q] = sw_pack_bf16x2(d0, d1);
             }
             sw_stsm4(row, fv[0]);
