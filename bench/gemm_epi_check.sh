@@ -64,8 +64,9 @@ done
 wait
 echo "build cache warmed in $(($(date +%s) - t0)) s"
 
-# 1. verify (new binary), one config per process.
+# 1. verify (new binary), one config per process (VERIFY=0 skips).
 vres=()
+[[ ${VERIFY:-1} == 1 ]] || VERIFY_NAMES=""
 for n in $VERIFY_NAMES; do
   if timeout 90 $NEW_SW verify --name "$n" >"$W/verify-$n.log" 2>&1; then r=PASS; else r="FAIL($?)"; fi
   vres+=("$(printf '%-8s verify %-62s %s' "$r" "$n" "$(tail -1 "$W/verify-$n.log" | cut -c1-60)")")
@@ -79,22 +80,27 @@ gemm() { # gemm TAG BINARY NAMES...
   for s in $SHAPES; do args+=(--shape "$s"); done
   $bin bench gemm "${args[@]}" --reps "$REPS" >"$W/gemm-$tag.log" 2>&1 || echo "FAIL bench gemm $tag: exit $? ($(tail -1 "$W/gemm-$tag.log"))"
 }
+# BENCH=0 skips 2 and 3 (a verify-only call); ROUNDS=1 times one round.
+if [[ ${BENCH:-1} == 1 ]]; then
 gemm new-r0 "$NEW_SW" $NEW_NAMES
 gemm old-r0 "$OLD_SW" $OLD_NAMES
-gemm old-r1 "$OLD_SW" $OLD_NAMES
-gemm new-r1 "$NEW_SW" $NEW_NAMES
+if [[ ${ROUNDS:-2} == 2 ]]; then
+  gemm old-r1 "$OLD_SW" $OLD_NAMES
+  gemm new-r1 "$NEW_SW" $NEW_NAMES
+fi
 
 # 3. bench bwd at the seed, alternating.
-for r in 0 1; do
+for r in $(seq 0 $((${ROUNDS:-2} - 1))); do
   for v in old new; do
     [[ $v == old ]] && bin=$OLD_SW || bin=$NEW_SW
     mkdir -p "$W/bwd-$v-r$r"
     $bin bench bwd --shape 16384,768,4608 --reps "$REPS" --json "$W/bwd-$v-r$r" >"$W/bwd-$v-r$r.log" 2>&1 || echo "FAIL bench bwd $v r$r: exit $?"
   done
 done
+fi
 # 4. The dispatch rule at shapes outside the suite that no tuning saw
 # (PLAN=0 skips): fused, unfused and the plan's path, one run each.
-if [[ ${PLAN:-1} == 1 ]]; then
+if [[ ${PLAN:-1} == 1 && ${BENCH:-1} == 1 ]]; then
   OFF_SHAPES=${OFF_SHAPES:-"6144,5120,13824 3072,3584,18944"}
   for s in $OFF_SHAPES; do
     for v in "bwd" "gateup --store-out"; do

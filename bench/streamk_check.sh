@@ -31,6 +31,7 @@ record() { # name, exit code, log
 # use the GPU reference (itself checked against the CPU one); the ragged
 # and small ones the CPU float64 reference. The built-in list (no --shape)
 # adds ragged M, N, K, the smallest K and one row.
+if [ "${VERIFY:-1}" = 1 ]; then  # VERIFY=0: timing only
 SHAPES=(--shape "2048,4096,7168" --shape "64,2048,7168" --shape "512,2048,7168" --shape "1000,4104,7000"
   --shape "300,1032,264" --shape "129,4096,1032" --shape "4096,2048,7168")
 for n in $SK_COOP $SK_PP; do
@@ -77,8 +78,11 @@ for tool in memcheck racecheck; do
   record "compute-sanitizer $tool $SK_PP 300,1024,264" $? "$log"
 done
 
+fi
+
 # 3. timing: stream-K vs static vs cuBLAS (each run also compares both
-# outputs, and fails on a mismatch).
+# outputs, and fails on a mismatch). BENCH=0: correctness only.
+if [ "${BENCH:-1}" = 1 ]; then
 for s in 2048,7168,4096 4096,7168,4096 8192,8192,8192; do
   log="$OUT/bench-gemm-${s//,/x}.log"
   timeout 150 $SW bench gemm --shape "$s" --name $STATIC_COOP --name $SK_COOP --name $SK_PP --reps ${REPS:-40} >"$log" 2>&1
@@ -89,6 +93,7 @@ timeout 150 $SW bench gateup --shape 64,7168,2048 --shape 512,7168,2048 \
   --name fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong --name fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_sk --reps ${REPS:-40} >"$log" 2>&1
 record "bench gateup 64,7168,2048 512,7168,2048 (static vs _sk)" $? "$log"
 
+fi
 echo
 printf '%-18s %-52s %9s %9s %6s\n' shape config swigen_us cublas_us ratio
 for s in 2048,7168,4096 4096,7168,4096 8192,8192,8192; do
