@@ -43,10 +43,10 @@ verify)
 	part seed-epi 120 8 env VERIFY=1 TRACE=0 ROUNDS=0 bash bench/seed_epi_ab.sh
 	;;
 perf)
-	part streamk 130 24 env VERIFY=0 BENCH=1 REPS=30 bash bench/streamk_check.sh
-	part gemm-epi 150 22 env VERIFY=0 BENCH=1 PLAN=0 ROUNDS=1 REPS=30 OLD=.bin-ab \
+	part streamk 120 24 env VERIFY=0 BENCH=1 REPS=30 bash bench/streamk_check.sh
+	part gemm-epi 130 22 env VERIFY=0 BENCH=1 PLAN=0 ROUNDS=1 REPS=30 OLD=.bin-ab \
 		SHAPES="2048,7168,4096 4096,7168,4096 8192,8192,8192 16384,9216,768" bash bench/gemm_epi_check.sh
-	part seed-epi 100 22 env VERIFY=0 TRACE=0 ROUNDS=1 REPS=30 \
+	part seed-epi 95 22 env VERIFY=0 TRACE=0 ROUNDS=1 REPS=30 \
 		PAIRS="16384,768,4608|bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k|bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_e64x32s4_l2k bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_e64x32s4_pipe_l2k;4096,7168,2048|bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong|bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_e64x32s4 bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_e64x32s4_pipe" \
 		bash bench/seed_epi_ab.sh
 	part py-check 170 14 env TEST_LIMIT=150 bash bench/py_check.sh
