@@ -8,7 +8,8 @@
 #                 launches and sanitizers, bench/seed_epi_ab.sh's verifies;
 #   PHASE=perf    timings: stream-K vs static vs cuBLAS, the gemm epilogue
 #                 A/B against the old binary (one round), the seed epilogue
-#                 A/B (one round), then the PyTorch GPU tests (py_check.sh).
+#                 A/B (one round), then the PyTorch GPU tests (py_check.sh);
+#   PHASE=extra   the PyTorch GPU tests again and bench/harden_gpu_check.sh.
 # Each part runs under its own time limit (a part that hangs cannot take the
 # call with it); its console goes to $OUT/<part>.log and its last lines are
 # printed; a PASS/FAIL line per part comes last.
@@ -51,8 +52,12 @@ perf)
 		bash bench/seed_epi_ab.sh
 	part py-check 170 14 env TEST_LIMIT=150 bash bench/py_check.sh
 	;;
+extra)
+	part py-check 170 14 env TEST_LIMIT=150 bash bench/py_check.sh
+	part harden 150 18 bash bench/harden_gpu_check.sh
+	;;
 *)
-	echo "PHASE=$PHASE: want verify or perf" >&2
+	echo "PHASE=$PHASE: want verify, perf or extra" >&2
 	exit 2
 	;;
 esac
