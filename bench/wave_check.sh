@@ -9,7 +9,10 @@
 #   PHASE=perf    timings: stream-K vs static vs cuBLAS, the gemm epilogue
 #                 A/B against the old binary (one round), the seed epilogue
 #                 A/B (one round), then the PyTorch GPU tests (py_check.sh);
-#   PHASE=extra   the PyTorch GPU tests again and bench/harden_gpu_check.sh.
+#   PHASE=extra   the PyTorch GPU tests again and bench/harden_gpu_check.sh;
+#   PHASE=users   bench/frontdoor_gpu_check.sh (the generated bindings, the
+#                 README's PyTorch block) and bench/wheel_check.sh (carry
+#                 .whl-swigen/ from bench/wheel_prep.sh too).
 # Each part runs under its own time limit (a part that hangs cannot take the
 # call with it); its console goes to $OUT/<part>.log and its last lines are
 # printed; a PASS/FAIL line per part comes last.
@@ -56,8 +59,12 @@ extra)
 	part py-check 170 14 env TEST_LIMIT=150 bash bench/py_check.sh
 	part harden 150 18 bash bench/harden_gpu_check.sh
 	;;
+users)
+	part frontdoor 150 10 bash bench/frontdoor_gpu_check.sh
+	part wheel 240 34 bash bench/wheel_check.sh
+	;;
 *)
-	echo "PHASE=$PHASE: want verify, perf or extra" >&2
+	echo "PHASE=$PHASE: want verify, perf, extra or users" >&2
 	exit 2
 	;;
 esac
