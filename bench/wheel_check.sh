@@ -59,3 +59,5 @@ grep -E '^(PASS|FAIL)' "$OUT/wheel-step.log" >/dev/null || table+=("FAIL wheel_s
 table+=("$(grep -E '^(PASS|FAIL)' "$OUT/wheel-step.log")")
 echo
 printf '%s\n' "${table[@]}"
+# Exit non-zero when any row failed, so a caller's table sees it.
+! printf '%s\n' "${table[@]}" | grep -q '^FAIL'

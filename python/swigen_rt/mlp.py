@@ -25,6 +25,7 @@ from torch import Tensor, nn
 
 from . import ops as _ops  # noqa: F401  (registers torch.ops.swigen.*)
 from . import modes, opspec
+from . import select as _select
 
 __all__ = ["SwiGLUMLP", "swiglu_mlp", "convert_gate_up", "convert_state_dict", "bwd_takes_w_down_kn",
            "fwd_down_reads_w_down_ik", "registered_kernels", "last_grad_de_path", "DOWN_PATHS"]
@@ -92,12 +93,19 @@ def _w_down_kn(device_index: int, dtype: str) -> bool:
     return bwd_takes_w_down_kn(_ops.arch_of(torch.device("cuda", device_index)), dtype)
 
 
+def _can_run(kind: str, variant: str, arch: str, dtype: str) -> bool:
+    """Whether an op of kind and variant has a kernel for arch and dtype:
+    a registered package's, or else the installed wheel's (opspec.select's
+    order)."""
+    return bool(opspec.REGISTRY.candidates(kind, variant, arch, dtype)) or dtype in _select.bundled_dtypes(kind, variant, arch)
+
+
 def registered_kernels(arch: str, dtype: str) -> modes.Kernels:
-    """Which of the block's kernels are registered for arch and dtype."""
-    r = opspec.REGISTRY
-    return modes.Kernels(train=bool(r.candidates("fwd_gateup", "train", arch, dtype)),
-                         infer=bool(r.candidates("fwd_gateup", "", arch, dtype)),
-                         bwd=bool(r.candidates("bwd_dswiglu", "out", arch, dtype)))
+    """Which of the block's kernels can run for arch and dtype (registered
+    or in the installed wheel)."""
+    return modes.Kernels(train=_can_run("fwd_gateup", "train", arch, dtype),
+                         infer=_can_run("fwd_gateup", "", arch, dtype),
+                         bwd=_can_run("bwd_dswiglu", "out", arch, dtype))
 
 
 _FWD_MODES = (modes.FWD_TRAIN, modes.FWD_INFER, modes.FWD_TRAIN_DROP_DE)
@@ -125,7 +133,8 @@ def _fwd_mode(device_index: int, dtype: str, grad: bool) -> int:
 
 def _registered_dtypes(arch: str) -> Tuple[str, ...]:
     """The dtypes the block's forward kernels are registered for on arch."""
-    return tuple(sorted({e.dtype for v in ("train", "") for e in opspec.REGISTRY.candidates("fwd_gateup", v, arch)}))
+    return tuple(sorted({e.dtype for v in ("train", "") for e in opspec.REGISTRY.candidates("fwd_gateup", v, arch)}
+                        | {d for v in ("train", "") for d in _select.bundled_dtypes("fwd_gateup", v, arch)}))
 
 
 @torch.compiler.assume_constant_result

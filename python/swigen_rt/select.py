@@ -34,7 +34,7 @@ from .manifest import Manifest, ShapeError
 from .package import RUNTIME_VERSION, Entry, PackageError, Unfused, _dtype_of, _read_checked, variant_of
 
 __all__ = ["SELECTION_FORMAT", "BUNDLE_FORMAT", "DTYPE_OF_TORCH", "Facts", "Selection", "SelectionTable", "Bundle",
-           "check_shape", "bundle", "select_bundled"]
+           "check_shape", "bundle", "bundled_dtypes", "select_bundled"]
 
 SELECTION_FORMAT = "swigen-select-v1"
 """tiling.SelectionFormat."""
@@ -241,6 +241,17 @@ def bundle() -> Optional[Bundle]:
                     break
             _bundle_looked = True
         return _bundle
+
+
+def bundled_dtypes(kind: str, variant: str, arch: str, b: Optional[Bundle] = None) -> Tuple[str, ...]:
+    """The dtypes (torch's names) the installed wheel ships kind and
+    variant for on arch; () when no wheel is installed."""
+    b = b if b is not None else bundle()
+    if b is None:
+        return ()
+    torch_of = {v: k for k, v in DTYPE_OF_TORCH.items()}
+    return tuple(sorted(torch_of[d] for (k, v, a, d) in b.table.selections
+                        if (k, v, a) == (kind, variant, arch) and d in torch_of))
 
 
 def select_bundled(kind: str, variant: str, arch: str, dtype: str, shapes: Mapping[str, Sequence[int]],
