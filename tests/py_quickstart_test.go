@@ -11,7 +11,8 @@ import (
 // quickstartPython stands in for python3, the venv's python and its
 // scripts: -c answers the two queries bench/py_quickstart.sh makes, -m venv
 // makes a venv with an activate script, and a script runs as $FAKE_PY says
-// (pass, crash or nograd) and only where the block's packages are.
+// (pass, crash or nograd) and only where the block's packages (k_up,
+// k_bwd) are.
 const quickstartPython = `#!/bin/sh
 case "$1" in
 -c)
@@ -27,7 +28,7 @@ case "$1" in
 	cp "$0" "$d/bin/python"
 	printf '#!/bin/sh\nexit 0\n' >"$d/bin/pip" && chmod +x "$d/bin/pip" ;;
 *)
-	for p in k_up k_down k_bwd; do
+	for p in k_up k_bwd; do
 		[ -f "$p/__init__.py" ] || { echo "ModuleNotFoundError: No module named '$p'" >&2; exit 1; }
 	done
 	case "$FAKE_PY" in

@@ -28,12 +28,17 @@ func emitWithFakeCompiler(t *testing.T, tty bool, args ...string) (dir, stderr s
 
 var progressLineRE = regexp.MustCompile(`(?m)^compiled .*$`)
 
+// withUnfusedPath are emit flags whose kernel ships its unfused path (the
+// measured plan has fwd_gateup training points where it runs unfused, see
+// TestEmitDispatch): a gemm and the elementwise module beside it.
+var withUnfusedPath = []string{"--kernel", "fwd_gateup", "--store-out", "--shape", "8192,8192,14336"}
+
 // TestEmitProgressTTY: on a terminal, emit prints one line per compile as
 // it finishes (each kernel, then the elementwise module); piped, none.
 func TestEmitProgressTTY(t *testing.T) {
 	t.Setenv("SWIGEN_CACHE_DIR", t.TempDir())
 	for _, tty := range []bool{true, false} {
-		_, stderr := emitWithFakeCompiler(t, tty, "--arch", "sm_90a")
+		_, stderr := emitWithFakeCompiler(t, tty, append([]string{"--arch", "sm_90a"}, withUnfusedPath...)...)
 		got := progressLineRE.FindAllString(stderr, -1)
 		if !tty {
 			if len(got) != 0 {
@@ -42,8 +47,8 @@ func TestEmitProgressTTY(t *testing.T) {
 			continue
 		}
 		want := []*regexp.Regexp{
-			regexp.MustCompile(`^compiled [12]/2 (bwd_dswiglu|gemm)_sm90a_\S+ \(\S+\)$`),
-			regexp.MustCompile(`^compiled [12]/2 (bwd_dswiglu|gemm)_sm90a_\S+ \(\S+\)$`),
+			regexp.MustCompile(`^compiled [12]/2 (fwd_gateup|gemm)_sm90a_\S+ \(\S+\)$`),
+			regexp.MustCompile(`^compiled [12]/2 (fwd_gateup|gemm)_sm90a_\S+ \(\S+\)$`),
 			regexp.MustCompile(`^compiled swigen_elementwise for sm_90a \(\S+\)$`),
 		}
 		if len(got) != len(want) || got[0] == got[1] {
@@ -68,7 +73,7 @@ func TestEmittedHeader(t *testing.T) {
 		".py": regexp.MustCompile(`^# Code generated .* DO NOT EDIT\.\n`),
 	}
 	for _, args := range [][]string{{"--go-package", "kernels"}, {"--py-package", "kernels"}} {
-		dir, _ := emitWithFakeCompiler(t, false, args...)
+		dir, _ := emitWithFakeCompiler(t, false, append(args, withUnfusedPath...)...)
 		ents, err := os.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)

@@ -48,17 +48,22 @@ func TestReadmeFirstEmit(t *testing.T) {
 	want := []string{
 		fmt.Sprintf("The first command compiles %d kernels and writes %d files into `out/`", len(idx.Kernels), countFiles(t, dir)),
 		fmt.Sprintf("`--path fused` writes the two fused kernels only (%d files)", countFiles(t, fused)),
-		fmt.Sprintf("Without a compiler it writes the\nsources and manifests (%d files)", countFiles(t, sources)),
-		"`swigen_elementwise.cu` with its sm_90a cubin",
+		fmt.Sprintf("Without a compiler it writes the sources and manifests (%d files)", countFiles(t, sources)),
+		"`swigen_elementwise.cu` with its cubin",
 	}
-	if len(idx.Dispatch) != 1 {
-		t.Fatalf("default emit: %d dispatch plans, the README explains one", len(idx.Dispatch))
-	}
-	for _, p := range idx.Dispatch[0].Points {
-		if p.Path == "unfused" {
-			want = append(want, fmt.Sprintf("%d,%d,%d,\nso the fused kernel's loaders need it", p.Shape.M, p.Shape.K, p.Shape.I))
+	switch len(idx.Dispatch) {
+	case 0: // the seed's backward ships no unfused path, and the README says so
+		want = append(want, "the seed's backward has no such shape")
+	case 1:
+		for _, p := range idx.Dispatch[0].Points {
+			if p.Path == "unfused" {
+				want = append(want, fmt.Sprintf("%d,%d,%d", p.Shape.M, p.Shape.K, p.Shape.I))
+			}
 		}
+	default:
+		t.Fatalf("default emit: %d dispatch plans, the README explains at most one", len(idx.Dispatch))
 	}
+	r = strings.Join(strings.Fields(r), " ") // the README's line breaks are not part of a claim
 	for _, w := range want {
 		if !strings.Contains(r, w) {
 			t.Errorf("README.md does not say %q", w)
