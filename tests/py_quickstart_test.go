@@ -27,7 +27,7 @@ case "$1" in
 	cp "$0" "$d/bin/python"
 	printf '#!/bin/sh\nexit 0\n' >"$d/bin/pip" && chmod +x "$d/bin/pip" ;;
 *)
-	for p in k_up k_down k_bwd; do
+	for p in k_up k_bwd; do
 		[ -f "$p/__init__.py" ] || { echo "ModuleNotFoundError: No module named '$p'" >&2; exit 1; }
 	done
 	case "$FAKE_PY" in
