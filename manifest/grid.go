@@ -68,8 +68,11 @@ func (m *Manifest) GridCTAs(s Sizes, sms, clusters int) (int, error) {
 	tiles := int(t)
 	switch m.Grid.Scheduler {
 	case SchedulerCLC:
-		g := tiles * cpt
-		return (g + c - 1) / c * c, nil
+		g := (tiles*cpt + c - 1) / c * c
+		if g > MaxGridX {
+			return 0, fmt.Errorf("manifest: %s: %d tiles of %d CTAs in clusters of %d: %d CTAs: the grid must hold 0 to %d CTAs (gridDim.x)", m.Name, tiles, cpt, c, g, MaxGridX)
+		}
+		return g, nil
 	case SchedulerStreamK:
 		if cpt != 1 || c != 1 {
 			return 0, fmt.Errorf("manifest: %s: a streamk grid of %d CTAs per tile in clusters of %d: want 1 and 1", m.Name, cpt, c)

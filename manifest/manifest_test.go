@@ -106,6 +106,16 @@ func TestGridCTAs(t *testing.T) {
 	}
 }
 
+// A clc grid rounded up to whole clusters stays within gridDim.x's range
+// (swigen_rt's grid_ctas refuses the same).
+func TestGridCTAsCLCRoundUpBound(t *testing.T) {
+	t.Parallel()
+	m := Manifest{Name: "k", ClusterDims: [3]int{2, 1, 1}, Grid: Grid{Tiles: Expr("2147483647"), CTAsPerTile: 1, Scheduler: SchedulerCLC}}
+	if g, err := m.GridCTAs(nil, 148, 0); err == nil || !strings.Contains(err.Error(), "in clusters of 2: 2147483648 CTAs") {
+		t.Errorf("GridCTAs = %d, %v; want a grid-range error", g, err)
+	}
+}
+
 func TestCheckSizes(t *testing.T) {
 	t.Parallel()
 	bwd := mustNew(t, mkConfig(tiling.KernelBwdDSwiGLU, tiling.ArchSM90a, tiling.PingPong, 128, 192, 1, 1, tiling.KMajor, tiling.KMajor))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import struct
 from typing import Mapping, Optional, Sequence, Tuple
 
-from .manifest import MAX_PARAM_ALIGN, PARAM_KINDS, PAYLOAD_BUFFER, PAYLOAD_VALUE, PAYLOAD_WORKSPACE, Arg, ManifestError, Param, kinds_doc
+from .manifest import MAX_PARAM_ALIGN, PARAM_KINDS, PAYLOAD_BUFFER, PAYLOAD_MAP, PAYLOAD_VALUE, PAYLOAD_WORKSPACE, Arg, ManifestError, Param, kinds_doc
 
 __all__ = ["param_offsets", "pack", "POINTER_KINDS"]
 
@@ -70,7 +70,7 @@ def pack(params: Sequence[Param], args: Sequence[Arg],
             if not k.lo <= a.value <= k.hi:
                 raise ManifestError("manifest: pack: parameter %s = %d: out of the %s range" % (p.name, a.value, p.kind))
             struct.pack_into(k.fmt, buf, off, a.value)
-        elif i in descriptors:
+        elif k.payload == PAYLOAD_MAP and i in descriptors:
             d = descriptors[i]
             if len(d) != p.size:
                 raise ManifestError("manifest: pack: parameter %s: a descriptor of %d bytes: want %d" % (p.name, len(d), p.size))

@@ -85,5 +85,15 @@ class StreamKManifestTest(unittest.TestCase):
         self.assertEqual(len(buf), 16)
         self.assertEqual(struct.unpack_from("<iq", bytes(buf[:4]) + bytes(buf[8:]), 0), (7, -3))
 
+    def test_descriptors_only_fill_tensor_maps(self) -> None:
+        # manifest.Pack copies descs[i] into tensor-map slots only: a pointer's
+        # slot stays zero until the loader writes its address.
+        m = Manifest.from_dict(raw())
+        sp = plan_sizes(m, {"M": 300, "N": 264, "K": 1024}, Device(sms=132))
+        i = sp.pointers[0].index
+        buf, offs = pack.pack(m.params, sp.launch.args, {i: b"\xff" * 8})
+        self.assertEqual(bytes(buf[offs[i]:offs[i] + 8]), bytes(8))
+
+
 if __name__ == "__main__":
     unittest.main()

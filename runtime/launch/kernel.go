@@ -28,9 +28,9 @@ type Kernel struct {
 	// encode, when set, replaces the driver's tensor-map encoder: tests
 	// record the encode arguments through it without a GPU.
 	encode func(cu.TensorMapParams, string) (*cu.TensorMap, error)
-	// ws are the workspaces by size in bytes (guarded by mu); alloc, when
-	// set, replaces the device allocation (tests, without a GPU).
-	ws    map[int64]cu.DevicePtr
+	// ws are the workspaces by stream and size (guarded by mu); alloc,
+	// when set, replaces the device allocation (tests, without a GPU).
+	ws    map[wsKey]cu.DevicePtr
 	alloc func(*manifest.WorkspaceSize) (cu.DevicePtr, error)
 }
 

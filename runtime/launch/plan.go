@@ -47,7 +47,7 @@ func (k *Kernel) Plan(a Args) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("launch: %s: %w", m.Name, err)
 	}
-	if err := k.pointerArgs(&l, c.Buffers); err != nil {
+	if err := k.pointerArgs(&l, c.Buffers, c.Stream); err != nil {
 		return nil, fmt.Errorf("launch: %s: %w", m.Name, err)
 	}
 	tps, err := EncodeParams(l, c.Buffers)

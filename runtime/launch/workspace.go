@@ -7,17 +7,24 @@ import (
 	"github.com/swigen/swigen/runtime/cu"
 )
 
-// workspace returns the kernel's workspace of w's size: allocated (and its
-// first ZeroBytes zeroed) the first time a plan needs that size, then the
-// same memory for every plan of that size until Close frees it. Plans keep
-// their pointer, so a size once allocated is never freed before Close.
-// The kernel leaves the zeroed bytes zero, so launches that run one after
-// the other (one stream) share it; launches of one Kernel on streams that
-// may overlap would race on it.
-func (k *Kernel) workspace(w *manifest.WorkspaceSize) (cu.DevicePtr, error) {
+// wsKey names a workspace: the stream its launches run on and its size.
+type wsKey struct {
+	stream *cu.Stream
+	bytes  int64
+}
+
+// workspace returns the kernel's workspace of w's size on stream: allocated
+// (and its first ZeroBytes zeroed) the first time a plan on that stream
+// needs that size, then the same memory for every such plan until Close
+// frees it. Plans keep their pointer, so a workspace once allocated is
+// never freed before Close. The kernel leaves the zeroed bytes zero, so
+// launches that run one after the other (one stream) share it; launches
+// on two streams may overlap, so each stream gets its own.
+func (k *Kernel) workspace(w *manifest.WorkspaceSize, stream *cu.Stream) (cu.DevicePtr, error) {
+	key := wsKey{stream: stream, bytes: w.Bytes}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if p, ok := k.ws[w.Bytes]; ok {
+	if p, ok := k.ws[key]; ok {
 		return p, nil
 	}
 	alloc := k.alloc
@@ -32,9 +39,9 @@ func (k *Kernel) workspace(w *manifest.WorkspaceSize) (cu.DevicePtr, error) {
 		return 0, fmt.Errorf("launch: %s: workspace at %#x: not %d-byte aligned", k.Man.Name, uint64(p), w.Align)
 	}
 	if k.ws == nil {
-		k.ws = map[int64]cu.DevicePtr{}
+		k.ws = map[wsKey]cu.DevicePtr{}
 	}
-	k.ws[w.Bytes] = p
+	k.ws[key] = p
 	return p, nil
 }
 
@@ -71,8 +78,8 @@ func (k *Kernel) freeWorkspaces() error {
 }
 
 // pointerArgs sets the address of every pointer argument of l: a caller's
-// buffer from bufs, a workspace from k.
-func (k *Kernel) pointerArgs(l *manifest.Launch, bufs map[string]cu.DevicePtr) error {
+// buffer from bufs, a workspace of k's for stream.
+func (k *Kernel) pointerArgs(l *manifest.Launch, bufs map[string]cu.DevicePtr, stream *cu.Stream) error {
 	for i := range l.Args {
 		a := &l.Args[i]
 		switch a.Kind {
@@ -83,7 +90,7 @@ func (k *Kernel) pointerArgs(l *manifest.Launch, bufs map[string]cu.DevicePtr) e
 			}
 			a.Ptr = uint64(p)
 		case manifest.KindWorkspace:
-			p, err := k.workspace(a.Workspace)
+			p, err := k.workspace(a.Workspace, stream)
 			if err != nil {
 				return err
 			}

@@ -57,5 +57,40 @@ func TestPlanOwnsWorkspace(t *testing.T) {
 	}
 }
 
+// Plans on two streams may run at once: each stream gets its own
+// workspace (one shared would mix the launches' flags and partial sums),
+// and plans on one stream share it.
+func TestPlanWorkspacePerStream(t *testing.T) {
+	t.Parallel()
+	cfg, err := tiling.ParseName("gemm_sm90a_bf16_m128n256k64_s3_c1x1_cooperative_sk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, err := manifest.New(tilingtest.Check(t, cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	k := &Kernel{Man: man, numSMs: 132, encode: (&recorder{}).encode,
+		alloc: func(*manifest.WorkspaceSize) (cu.DevicePtr, error) {
+			n++
+			return cu.DevicePtr(0x7e0000000000 + uint64(n)<<32), nil
+		}}
+	last := len(man.Params) - 1
+	ws := func(s *cu.Stream) uint64 {
+		p, err := k.Plan(GemmArgs{M: 2048, N: 7168, K: 4096, A: 1 << 30, B: 2 << 30, C: 3 << 30, Stream: s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return binary.LittleEndian.Uint64(p.params[uintptr(p.args[last])-uintptrOf(p.params):])
+	}
+	s1, s2 := &cu.Stream{}, &cu.Stream{}
+	got := []uint64{ws(s1), ws(s2), ws(nil), ws(s1), ws(s2), ws(nil)}
+	want := []uint64{0x7e0100000000, 0x7e0200000000, 0x7e0300000000, 0x7e0100000000, 0x7e0200000000, 0x7e0300000000}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("workspace arguments on streams s1, s2, default, s1, s2, default (-want +got):\n%s", diff)
+	}
+}
+
 // uintptrOf is the address of b's first byte.
 func uintptrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(&b[0])) }
