@@ -14,6 +14,9 @@
    rounds of --run-steps back-to-back steps between two CUDA events,
    medians with p20-p80.
 
+Also a layout row: with the wheel alone, SwiGLUMLP's backward must read
+W_down [K, I] as held (the wheel's bwd_dswiglu out kernels are MN-major).
+
 Must run with swigen_rt installed from the wheel (it checks), not the
 repository's python/. Writes --json and prints a PASS/FAIL table last.
 """
@@ -183,7 +186,8 @@ def main() -> int:
     kn = mlp.bwd_takes_w_down_kn(arch, "bfloat16")
     table.append("%-4s layout bwd_dswiglu_out reads W_down %s on %s" % (
         "PASS" if kn else "FAIL", "[K, I] as held (MN-major): no per-call transpose" if kn else "[I, K]: a transposed copy each backward", arch))
-    rec: Dict[str, Any] = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "checks": [], "timings": []}
+    rec: Dict[str, Any] = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "bwd_takes_w_down_kn": kn,
+                           "checks": [], "timings": []}
     for s in filter(None, a.shapes.split(";")):
         try:
             c = check(*parse_shape(s))
