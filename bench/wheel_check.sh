@@ -11,8 +11,9 @@
 # kernels alone at the suite shapes and ragged ones, gradients against
 # fp32; and the training step's time on the wheel's kernels against
 # packages emitted for the shape (emitted: py_perf.sh's recipe,
-# bwd_dswiglu W_down MN-major; emitted-k: every kernel K-major, as the
-# wheel's) at TIME_SHAPES (wheel_prep.sh's). Logs and the JSON record go to $OUT;
+# bwd_dswiglu W_down MN-major, as the wheel's: wheel/emitted ~1.00;
+# emitted-k: every kernel K-major, so SwiGLUMLP transposes W_down each
+# backward) at TIME_SHAPES (wheel_prep.sh's). Logs and the JSON record go to $OUT;
 # a PASS/FAIL table is printed last.
 set -u
 export PATH=/usr/local/cuda/bin:$PATH

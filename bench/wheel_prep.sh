@@ -4,8 +4,9 @@
 # and, for each shape of TIME_SHAPES, the packages the check times it
 # against, emitted with the same compiler so only the configs differ:
 # <tag>_gu (fwd_gateup --store-out), <tag>_dn (fwd_down), <tag>_bm
-# (bwd_dswiglu --store-out, W_down MN-major: bench/py_perf.sh's recipe)
-# and <tag>_bk (the same, K-major, as the wheel's), tag s<M>x<K>x<I>.
+# (bwd_dswiglu --store-out, W_down MN-major: bench/py_perf.sh's recipe,
+# and the wheel's) and <tag>_bk (the same, K-major: a transposed W_down
+# each backward), tag s<M>x<K>x<I>.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TIME_SHAPES=${TIME_SHAPES:-16384,768,4608;8192,4096,14336;2048,2048,768;128,4096,14336}

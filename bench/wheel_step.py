@@ -14,6 +14,9 @@
    rounds of --run-steps back-to-back steps between two CUDA events,
    medians with p20-p80.
 
+Also a layout row: with the wheel alone, SwiGLUMLP's backward must read
+W_down [K, I] as held (the wheel's bwd_dswiglu out kernels are MN-major).
+
 Must run with swigen_rt installed from the wheel (it checks), not the
 repository's python/. Writes --json and prints a PASS/FAIL table last.
 """
@@ -32,7 +35,7 @@ import torch
 import torch.nn.functional as F
 
 import swigen_rt
-from swigen_rt import SwiGLUMLP, load_dir, opspec, select
+from swigen_rt import SwiGLUMLP, load_dir, mlp, opspec, select
 from swigen_rt import ops as sops
 from swigen_rt.package import REGISTRY, Package
 
@@ -70,14 +73,17 @@ def kernels_of(mod: SwiGLUMLP, x: torch.Tensor, dy: torch.Tensor) -> Dict[str, s
     """The kernel each op of the step runs at this shape, and its path."""
     m, k, i = x.shape[0], mod.hidden, mod.intermediate
     de = torch.empty(m, 2 * i, device="cuda", dtype=DT)
-    wd = mod.W_down.detach().t().contiguous()  # [I, K]: the wheel's K-major bwd kernels
+    arch = sops.arch_of(x.device)
+    # W_down as the backward passes it: [K, I] as held where the kernel is
+    # MN-major (the wheel's), else a transposed copy.
+    wd = mod.W_down.detach() if mlp.bwd_takes_w_down_kn(arch, "bfloat16") else mod.W_down.detach().t().contiguous()
     calls = {"fwd_gateup_train": (x.detach(), mod.W.detach()),
              "fwd_down": (torch.empty(m, i, device="cuda", dtype=DT), mod.W_down.detach()),
              "bwd_dswiglu_out": (dy, wd, de)}
     out = {}
     for op, args in calls.items():
         spec = opspec.OPS[op]
-        e, _ = opspec.select(op, sops.arch_of(x.device), "bfloat16", {n: tuple(t.shape) for n, t in zip(spec.inputs, args)})
+        e, _ = opspec.select(op, arch, "bfloat16", {n: tuple(t.shape) for n, t in zip(spec.inputs, args)})
         out[op] = "%s %s" % (sops.path_of(op, *args)[0], e.name)
     return out
 
@@ -175,7 +181,13 @@ def main() -> int:
     table: List[str] = []
     if b is None or "site-packages" not in rt:
         table.append("FAIL install: swigen_rt from %s, bundle %s" % (rt, b))
-    rec: Dict[str, Any] = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "checks": [], "timings": []}
+    # The wheel alone: SwiGLUMLP's backward reads W_down as held (issue 40).
+    arch = sops.arch_of(torch.device("cuda"))
+    kn = mlp.bwd_takes_w_down_kn(arch, "bfloat16")
+    table.append("%-4s layout bwd_dswiglu_out reads W_down %s on %s" % (
+        "PASS" if kn else "FAIL", "[K, I] as held (MN-major): no per-call transpose" if kn else "[I, K]: a transposed copy each backward", arch))
+    rec: Dict[str, Any] = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "bwd_takes_w_down_kn": kn,
+                           "checks": [], "timings": []}
     for s in filter(None, a.shapes.split(";")):
         try:
             c = check(*parse_shape(s))

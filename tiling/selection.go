@@ -3,6 +3,7 @@ package tiling
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // SelectionFormat is the format tag of a SelectionTable.
@@ -10,12 +11,20 @@ const SelectionFormat = "swigen-select-v1"
 
 // OpVariant is a kernel kind as one op of the Python runtime runs it
 // (swigen_rt.opspec.OPS; the variant's name is swigen_rt.package.variant_of's):
-// the heuristic's config with StoreOut, or with Residual added.
+// the heuristic's config with StoreOut, or with Residual added, or with
+// the weight operand MN-major.
 type OpVariant struct {
 	Kernel   Kernel
 	Name     string
 	StoreOut bool
 	Residual bool
+	// MajorB is the weight operand's major the op prefers (zero: K-major).
+	// A selection takes MN-major only where every config it names has a
+	// legal MN-major form: the op's weight layout is one per arch and
+	// dtype, since the caller lays the weight out before a config is
+	// chosen and at K = I the shapes cannot tell the layouts apart.
+	// Elsewhere every config stays K-major and Selection.Note says why.
+	MajorB Major
 }
 
 // OpVariants are the kinds and variants the PyTorch ops run.
@@ -27,19 +36,33 @@ func OpVariants() []OpVariant {
 		{Kernel: KernelFwdDown},
 		{Kernel: KernelFwdDown, Name: "residual", Residual: true},
 		{Kernel: KernelBwdDSwiGLU},
-		{Kernel: KernelBwdDSwiGLU, Name: "out", StoreOut: true},
+		// SwiGLUMLP's backward: W_down [K, I] (nn.Linear's layout) is the
+		// MN-major B of dout = dy @ W_down, so no call transposes it.
+		{Kernel: KernelBwdDSwiGLU, Name: "out", StoreOut: true, MajorB: MNMajor},
 	}
 }
 
 // HeuristicVariant is HeuristicWhy for op variant v: the heuristic's
-// config of v's kind and mode, with Residual added where v has it.
+// config of v's kind and mode, with Residual added where v has it and
+// B's major the one v's selection on a and d takes (Selection.MajorB).
 func HeuristicVariant(v OpVariant, a Arch, d DType, s Shape) (Config, string, error) {
 	c, why, err := HeuristicWhy(v.Kernel, a, d, s, v.StoreOut)
 	if err != nil {
 		return Config{}, "", err
 	}
-	c, err = v.apply(c)
-	return c, why, err
+	if c, err = v.apply(c); err != nil || v.MajorB != MNMajor {
+		return c, why, err
+	}
+	t, err := Measured()
+	if err != nil {
+		return Config{}, "", err
+	}
+	sel, err := selectionOf(t, v, a, d)
+	if err != nil {
+		return Config{}, "", err
+	}
+	c.MajorB = sel.MajorB
+	return c, why, legality(c)
 }
 
 // apply adds v's Residual to c (Override: the stages drop where the
@@ -93,6 +116,12 @@ type Selection struct {
 	Measured []SelectRow `json:"measured"`
 	// Rules is the rules' config for each of the 8 combinations of facts.
 	Rules []RuleBranch `json:"rules"`
+	// MajorB is the weight operand's major of every config named here:
+	// the layout the op takes its weight in (OpVariant.MajorB).
+	MajorB Major `json:"major_b"`
+	// Note says why a variant that prefers MN-major weights keeps them
+	// K-major here.
+	Note string `json:"note,omitempty"`
 }
 
 // SelectRow is one measured row of a Selection.
@@ -158,7 +187,55 @@ func selectionOf(t *MeasuredTable, v OpVariant, a Arch, d DType) (Selection, err
 		}
 		sel.Rules = append(sel.Rules, RuleBranch{Facts: f, Config: c.Name()})
 	}
-	return sel, nil
+	return sel, sel.takeMajorB(v.MajorB)
+}
+
+// takeMajorB gives every config sel names B major want where each has a
+// legal form in it; otherwise all stay K-major and Note names the first
+// config that has none and the rule it breaks.
+func (sel *Selection) takeMajorB(want Major) error {
+	sel.MajorB = KMajor
+	if want != MNMajor {
+		return nil
+	}
+	names := map[string]string{}
+	for _, n := range sel.names() {
+		c, err := ParseName(n)
+		if err != nil {
+			return fmt.Errorf("tiling: selection of %s %s: %w", sel.Kernel, sel.Variant, err)
+		}
+		c.MajorB = want
+		if err := legality(c); err != nil {
+			sel.Note = fmt.Sprintf("major_b=k: %s has no legal major_b=%s form (%s); the op takes one weight layout per arch and dtype, so every config here stays K-major",
+				n, want, strings.ReplaceAll(err.Error(), "\n", "; "))
+			return nil
+		}
+		names[n] = c.Name()
+	}
+	for i, r := range sel.Measured {
+		if r.Config != "" {
+			sel.Measured[i].Config = names[r.Config]
+		}
+	}
+	for i, b := range sel.Rules {
+		sel.Rules[i].Config = names[b.Config]
+	}
+	sel.MajorB = want
+	return nil
+}
+
+// names is every config sel names, in order, with repeats.
+func (sel Selection) names() []string {
+	var out []string
+	for _, r := range sel.Measured {
+		if r.Config != "" {
+			out = append(out, r.Config)
+		}
+	}
+	for _, b := range sel.Rules {
+		out = append(out, b.Config)
+	}
+	return out
 }
 
 // Choose is the config name sel picks at shape s, and "measured" or
@@ -204,13 +281,8 @@ func (t *SelectionTable) Configs() ([]Config, error) {
 		return nil
 	}
 	for _, sel := range t.Selection {
-		for _, r := range sel.Measured {
-			if err := add(r.Config); err != nil {
-				return nil, err
-			}
-		}
-		for _, b := range sel.Rules {
-			if err := add(b.Config); err != nil {
+		for _, n := range sel.names() {
+			if err := add(n); err != nil {
 				return nil, err
 			}
 		}

@@ -137,3 +137,89 @@ func TestPythonSelectGolden(t *testing.T) {
 			pySelectGolden, cmp.Diff(strings.Split(string(want), "\n"), strings.Split(string(b), "\n")))
 	}
 }
+
+// TestSelectionMajorB checks each selection's weight major: MN-major for
+// the variants that prefer it (SwiGLUMLP's bwd_dswiglu out, so it never
+// transposes W_down) on sm_90a, every config named in it; K-major, or
+// MN-major where the variant prefers it, elsewhere, with a note where a
+// preference was not taken.
+func TestSelectionMajorB(t *testing.T) {
+	tab, err := Selections(Arches(), DTypes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefers := map[[2]string]Major{}
+	for _, v := range OpVariants() {
+		prefers[[2]string{string(v.Kernel), v.Name}] = v.MajorB
+	}
+	for _, sel := range tab.Selection {
+		want := prefers[[2]string{string(sel.Kernel), sel.Variant}]
+		if want == "" {
+			want = KMajor
+		}
+		if sel.MajorB != want && (sel.MajorB != KMajor || sel.Note == "" || sel.Arch == ArchSM90a) {
+			t.Errorf("%s %s %s %s: major_b %s (note %q), want %s", sel.Kernel, sel.Variant, sel.Arch, sel.DType, sel.MajorB, sel.Note, want)
+		}
+		for _, n := range sel.names() {
+			c, err := ParseName(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.MajorB != sel.MajorB {
+				t.Errorf("%s %s %s %s: %s is major_b=%s, the selection's is %s", sel.Kernel, sel.Variant, sel.Arch, sel.DType, n, c.MajorB, sel.MajorB)
+			}
+		}
+	}
+}
+
+// TestTakeMajorB checks a selection takes MN-major weights only where
+// every config it names has a legal MN-major form, and says why not.
+func TestTakeMajorB(t *testing.T) {
+	const (
+		n128 = "bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out"
+		n160 = "bwd_dswiglu_sm90a_bf16_m128n160k64_s3_c1x1_pingpong_out" // 160 columns: not whole 128-byte atoms MN-major
+	)
+	rules := func(n ...string) []RuleBranch {
+		var out []RuleBranch
+		for i, c := range n {
+			out = append(out, RuleBranch{Facts: RuleFacts{Wide: i&1 != 0}, Config: c})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name     string
+		sel      Selection
+		want     Major
+		wantRule []RuleBranch
+		wantMeas []SelectRow
+		note     string
+	}{
+		{name: "all legal", want: MNMajor,
+			sel:      Selection{Measured: []SelectRow{{Config: n128}, {}}, Rules: rules(n128, n128)},
+			wantMeas: []SelectRow{{Config: "bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out"}, {}},
+			wantRule: rules("bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out", "bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out")},
+		{name: "one without", want: KMajor, note: n160 + " has no legal major_b=mn form (tile_n=160: with major_b=mn",
+			sel:      Selection{Measured: []SelectRow{{Config: n128}}, Rules: rules(n128, n160)},
+			wantMeas: []SelectRow{{Config: n128}}, wantRule: rules(n128, n160)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sel := tc.sel
+			if err := sel.takeMajorB(MNMajor); err != nil {
+				t.Fatal(err)
+			}
+			if sel.MajorB != tc.want || !strings.Contains(sel.Note, tc.note) || (tc.note == "") != (sel.Note == "") {
+				t.Errorf("major_b %s note %q, want %s and a note with %q", sel.MajorB, sel.Note, tc.want, tc.note)
+			}
+			if d := cmp.Diff(tc.wantMeas, sel.Measured); d != "" {
+				t.Errorf("measured (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tc.wantRule, sel.Rules); d != "" {
+				t.Errorf("rules (-want +got):\n%s", d)
+			}
+		})
+	}
+	sel := Selection{Rules: rules(n160)}
+	if err := sel.takeMajorB(KMajor); err != nil || sel.MajorB != KMajor || sel.Note != "" || sel.Rules[0].Config != n160 {
+		t.Errorf("K-major preferred: %+v, %v", sel, err)
+	}
+}

@@ -13,6 +13,9 @@ dy^T @ out (out freed), dx = grad_de @ W (one GEMM or two halves,
 dx="halves"), dW = grad_de^T @ x. Double backward is refused.
 Weights: W [2I, K] = [W_up ; W_gate] (swigen's [left | gate]: left is the
 up projection, silu applies to gate), W_down [K, I] (nn.Linear's layout).
+The backward's kernel reads W_down as it is where that kernel is MN-major
+(_bmn: the wheel's, or a package emitted with --major-b mn), else a
+transposed copy of it each call (bwd_takes_w_down_kn).
 """
 
 from __future__ import annotations
@@ -57,16 +60,15 @@ def convert_state_dict(sd: Mapping[str, Tensor], prefix: str = "") -> Dict[str, 
 
 def bwd_takes_w_down_kn(arch: str, dtype: str) -> bool:
     """Whether the backward's bwd_dswiglu_out kernel reads W_down as [K, I]
-    (an MN-major _bmn kernel) rather than [I, K]."""
-    cands = opspec.REGISTRY.candidates("bwd_dswiglu", "out", arch, dtype)
-    return bool(cands) and cands[0].mn_major
+    (an MN-major _bmn kernel: the wheel's, where its selection says so)
+    rather than [I, K], which the backward then copies W_down into."""
+    return _select.weight_mn_major("bwd_dswiglu", "out", arch, dtype)
 
 
 def fwd_down_reads_w_down_ik(arch: str, dtype: str, residual: bool) -> bool:
     """Whether the fwd_down kernel (residual: fwd_down_residual's) reads
     W_down as [I, K] (an MN-major _bmn kernel) rather than [K, I]."""
-    cands = opspec.REGISTRY.candidates("fwd_down", "residual" if residual else "", arch, dtype)
-    return bool(cands) and cands[0].mn_major
+    return _select.weight_mn_major("fwd_down", "residual" if residual else "", arch, dtype)
 
 
 @torch.compiler.assume_constant_result

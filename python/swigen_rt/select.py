@@ -8,7 +8,11 @@ owner). choose() applies it exactly as Go's tiling.HeuristicWhy does: the
 measured winner at the nearest tuned shape (log distance) when within
 max_distance and applicable, else the rules' config for the shape's
 facts. A shape no config takes (K not a multiple of 8, ...) is a
-ShapeError (a ValueError) naming the rule.
+ShapeError (a ValueError) naming the rule. Each selection's configs share
+one weight major (its "major_b"): bwd_dswiglu's out variant, SwiGLUMLP's
+backward, reads W_down [K, I] MN-major (_bmn) wherever every config has
+that form, so the wheel alone needs no per-call transpose
+(weight_mn_major says which layout an op takes).
 
 opspec.select asks the bundle only for ops no imported package emitted
 with `swigen emit --py-package` registers: those take precedence.
@@ -31,10 +35,10 @@ from .dispatch import DispatchPlan
 from .elementwise import Module as ElementwiseModule
 from .kernel import Kernel
 from .manifest import Manifest, ShapeError
-from .package import RUNTIME_VERSION, Entry, PackageError, Unfused, _dtype_of, _read_checked, variant_of
+from .package import REGISTRY, RUNTIME_VERSION, Entry, PackageError, Registry, Unfused, _dtype_of, _read_checked, variant_of
 
 __all__ = ["SELECTION_FORMAT", "BUNDLE_FORMAT", "DTYPE_OF_TORCH", "Facts", "Selection", "SelectionTable", "Bundle",
-           "check_shape", "bundle", "bundled_dtypes", "select_bundled"]
+           "check_shape", "bundle", "bundled_dtypes", "select_bundled", "weight_mn_major"]
 
 SELECTION_FORMAT = "swigen-select-v1"
 """tiling.SelectionFormat."""
@@ -84,6 +88,15 @@ class Selection:
     dtype: str
     measured: Tuple[Tuple[Shape, str], ...]  # config "": the winner does not apply (the rules decide)
     rules: Mapping[Facts, str]
+    major_b: str = "k"
+    """The weight operand's major of every config here ("k" or "mn": _bmn):
+    the layout the op takes its weight in."""
+    note: str = ""
+    """Why a variant that prefers MN-major weights keeps K-major here."""
+
+    def names(self) -> List[str]:
+        """Every config named here, in order."""
+        return [c for _, c in self.measured if c] + list(self.rules.values())
 
 
 class SelectionTable:
@@ -101,10 +114,13 @@ class SelectionTable:
             for s in d["selection"]:
                 meas = tuple((_shape(row["shape"]), str(row["config"])) for row in s["measured"])
                 rules = {_facts(b["facts"]): str(b["config"]) for b in s["rules"]}
-                sel = Selection(str(s["kernel"]), str(s["variant"]), str(s["arch"]), str(s["dtype"]), meas, rules)
+                sel = Selection(str(s["kernel"]), str(s["variant"]), str(s["arch"]), str(s["dtype"]), meas, rules,
+                                str(s["major_b"]), str(s.get("note", "")))
                 self.selections[(sel.kernel, sel.variant, sel.arch, sel.dtype)] = sel
         except (KeyError, TypeError, ValueError) as e:
             raise PackageError("%s: malformed: %s" % (what, schema.show(e))) from None
+        for sel in self.selections.values():
+            _check_major(sel, what)
 
     def facts(self, m: int, k: int, i: int) -> Facts:
         """tiling.factsOf."""
@@ -117,8 +133,7 @@ class SelectionTable:
         """Every config the table names, sorted, once each."""
         names: Set[str] = set()
         for s in self.selections.values():
-            names.update(c for _, c in s.measured if c)
-            names.update(s.rules.values())
+            names.update(s.names())
         return sorted(names)
 
     def choose(self, kernel: str, variant: str, arch: str, dtype: str, m: int, k: int, i: int) -> Tuple[str, str]:
@@ -139,6 +154,18 @@ class SelectionTable:
         if name is None:
             raise PackageError("selection of %s %s %s %s: no rule for facts %s" % (kernel, variant, arch, dtype, f))
         return name, "rules"
+
+
+def _check_major(sel: Selection, what: str) -> None:
+    """Every config of sel has its major_b: the op's weight layout is one
+    per arch and dtype (tiling.OpVariant.MajorB)."""
+    if sel.major_b not in ("k", "mn"):
+        raise PackageError("%s: selection of %s %s %s %s: major_b %s, want k or mn"
+                           % (what, sel.kernel, sel.variant, sel.arch, sel.dtype, schema.show(sel.major_b)))
+    bad = [c for c in sel.names() if ("_bmn" in c) != (sel.major_b == "mn")]
+    if bad:
+        raise PackageError("%s: selection of %s %s %s %s: major_b %s, but it names %s"
+                           % (what, sel.kernel, sel.variant, sel.arch, sel.dtype, sel.major_b, ", ".join(sorted(set(bad)))))
 
 
 def _shape(s: Mapping[str, Any]) -> Shape:
@@ -252,6 +279,21 @@ def bundled_dtypes(kind: str, variant: str, arch: str, b: Optional[Bundle] = Non
     torch_of = {v: k for k, v in DTYPE_OF_TORCH.items()}
     return tuple(sorted(torch_of[d] for (k, v, a, d) in b.table.selections
                         if (k, v, a) == (kind, variant, arch) and d in torch_of))
+
+
+def weight_mn_major(kind: str, variant: str, arch: str, dtype: str, registry: Optional[Registry] = None,
+                    b: Optional[Bundle] = None) -> bool:
+    """Whether the kernel an op of kind and variant runs on (arch, dtype:
+    torch's name) reads its weight MN-major (an _bmn kernel), in
+    opspec.select's order: the first registered candidate's layout, else
+    the installed wheel's selection's (one per arch and dtype); False
+    where neither has a kernel."""
+    cands = (REGISTRY if registry is None else registry).candidates(kind, variant, arch, dtype)
+    if cands:
+        return cands[0].mn_major
+    b = b if b is not None else bundle()
+    sel = b.table.selections.get((kind, variant, arch, DTYPE_OF_TORCH.get(dtype, ""))) if b is not None else None
+    return sel is not None and sel.major_b == "mn"
 
 
 def select_bundled(kind: str, variant: str, arch: str, dtype: str, shapes: Mapping[str, Sequence[int]],

@@ -27,16 +27,19 @@ SUITE = [(16384, 768, 4608), (8192, 4096, 14336), (4096, 4096, 7168), (2048, 409
 OTHER = [(1, 8, 8), (777, 1000, 3000), (100000, 16384, 53248), (333, 2056, 5128)]
 
 
-def shapes_of(op: str, m: int, k: int, i: int):  # type: ignore[no-untyped-def]
-    """The inputs' shapes of op at M, K, I (gemm: N = I)."""
+def shapes_of(op: str, m: int, k: int, i: int, mn: bool = False):  # type: ignore[no-untyped-def]
+    """The inputs' shapes of op at M, K, I (gemm: N = I); mn: the weight
+    MN-major, as an _bmn kernel reads it."""
+    def w(rows: int, cols: int):  # type: ignore[no-untyped-def]
+        return (cols, rows) if mn else (rows, cols)
     return {
-        "gemm": {"A": (m, k), "B": (i, k)},
-        "fwd_gateup": {"x": (m, k), "W": (2 * i, k)},
-        "fwd_gateup_train": {"x": (m, k), "W": (2 * i, k)},
-        "fwd_down": {"out": (m, i), "W_down": (k, i)},
-        "fwd_down_residual": {"out": (m, i), "W_down": (k, i), "residual": (m, k)},
-        "bwd_dswiglu": {"dy": (m, k), "W_down": (i, k), "de": (m, 2 * i)},
-        "bwd_dswiglu_out": {"dy": (m, k), "W_down": (i, k), "de": (m, 2 * i)},
+        "gemm": {"A": (m, k), "B": w(i, k)},
+        "fwd_gateup": {"x": (m, k), "W": w(2 * i, k)},
+        "fwd_gateup_train": {"x": (m, k), "W": w(2 * i, k)},
+        "fwd_down": {"out": (m, i), "W_down": w(k, i)},
+        "fwd_down_residual": {"out": (m, i), "W_down": w(k, i), "residual": (m, k)},
+        "bwd_dswiglu": {"dy": (m, k), "W_down": w(i, k), "de": (m, 2 * i)},
+        "bwd_dswiglu_out": {"dy": (m, k), "W_down": w(i, k), "de": (m, 2 * i)},
     }[op]
 
 
@@ -55,16 +58,27 @@ def main() -> int:
     n, picked = 0, set()
     for arch in sorted(b.compile_only):
         for op, spec in opspec.OPS.items():
+            # Each op's weight layout is its selection's (one per arch and
+            # dtype), the one SwiGLUMLP passes (select.weight_mn_major).
+            mn = select.weight_mn_major(spec.kind, spec.variant, arch, "bfloat16")
             for (m, k, i) in SUITE + OTHER:
-                shapes = shapes_of(op, m, k, i)
+                shapes = shapes_of(op, m, k, i, mn)
                 e, sizes = opspec.select(op, arch, "bfloat16", shapes)
                 want, _ = b.table.choose(spec.kind, spec.variant, arch, "bf16", m, k, i)
-                if e.name != want or (sizes["M"], sizes["K"]) != (m, k):
+                if e.name != want or e.mn_major != mn or (sizes["M"], sizes["K"], sizes.get("I", sizes.get("N"))) != (m, k, i):
                     print("FAIL %s %s at %s: got %s sizes %s, want %s" % (op, arch, (m, k, i), e.name, sizes, want))
                     return 1
                 n += 1
                 picked.add(e.name)
     print("ok   %d selections, %d distinct kernels loaded and checked" % (n, len(picked)))
+    # SwiGLUMLP's backward reads W_down [K, I] as nn.Linear holds it: no
+    # per-call transpose with the wheel alone (mlp.bwd_takes_w_down_kn).
+    for arch in sorted(a for a, co in b.compile_only.items() if not co):
+        if not select.weight_mn_major("bwd_dswiglu", "out", arch, "bfloat16"):
+            sel = b.table.selections[("bwd_dswiglu", "out", arch, "bf16")]
+            print("FAIL bwd_dswiglu out on %s reads W_down K-major: SwiGLUMLP transposes it each backward (%s)" % (arch, sel.note))
+            return 1
+        print("ok   bwd_dswiglu out on %s reads W_down [K, I] (MN-major): no per-call transpose" % arch)
     try:
         opspec.select("bwd_dswiglu", "sm_90a", "bfloat16", shapes_of("bwd_dswiglu", 16, 100, 64))
         print("FAIL K=100 selected a kernel")
