@@ -349,7 +349,7 @@ func TestTuneUsageErrors(t *testing.T) {
 		{[]string{"--kernel", "gemm", "--shape", "64,64,64", "--store-out"}, "--store-out with --kernel gemm: only bwd_dswiglu (out) and fwd_gateup (de, training)"},
 		{[]string{"--kernel", "fwd_gateup", "--shape", "1,2,3"}, "multiple of 8"},
 		{[]string{"--shape", "1,2,3"}, "multiple of 8"},
-		{[]string{"--kernel", "gemm", "--shape", "8,8"}, "want M,N,K"},
+		{[]string{"--kernel", "gemm", "--shape", "8,8"}, `want three sizes "M,N,K"`},
 		{[]string{"--filter", "nothing-matches"}, "no candidate left"},
 		{[]string{"--slow-factor", "0.5"}, "must be above 1"},
 	} {

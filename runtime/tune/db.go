@@ -595,6 +595,40 @@ func (db *DB) Lookup(k tiling.Kernel, a tiling.Arch, d tiling.DType, s tiling.Sh
 	return Winner{}, false
 }
 
+// Nearest is the shape nearest s (tiling.LogDistance) among the entries
+// of kind k, arch a, dtype d and storeOut that hold a passing result
+// Lookup would take (with any templates): where --tuned at s found none,
+// the shape it could have been given.
+func (db *DB) Nearest(k tiling.Kernel, a tiling.Arch, d tiling.DType, s tiling.Shape, storeOut bool) (tiling.Shape, bool) {
+	var best tiling.Shape
+	found, bestDist := false, 0.0
+	for _, e := range db.Entries {
+		ek := e.Key
+		if ek.Kernel != k || ek.Arch != a || ek.DType != d || ek.StoreOut != storeOut || !e.hasWinner() {
+			continue
+		}
+		if dist := tiling.LogDistance(s, ek.Shape); !found || dist < bestDist {
+			best, bestDist, found = ek.Shape, dist, true
+		}
+	}
+	return best, found
+}
+
+// hasWinner reports whether e holds a result Lookup takes: passing, not
+// screened, and of e's kind, arch, dtype and StoreOut.
+func (e *Entry) hasWinner() bool {
+	for _, r := range e.Results {
+		if r.Status != StatusOK || r.Screened {
+			continue
+		}
+		c, err := tiling.ParseName(r.Config)
+		if err == nil && c.Validate() == nil && c.Kernel == e.Key.Kernel && c.Arch == e.Key.Arch && c.DType == e.Key.DType && c.StoreOut == e.Key.StoreOut {
+			return true
+		}
+	}
+	return false
+}
+
 // TemplatesHash is the hex sha256 over the generator's templates (every
 // file of templates.FS, path and contents, in path order): results tuned
 // with other templates measured other code.

@@ -94,10 +94,16 @@ func Tuned(path string, heur tiling.Config, shape tiling.Shape, storeOut bool) (
 	if err != nil {
 		return heur, "", err
 	}
-	what := fmt.Sprintf("%s %s %s M=%d K=%d I=%d%s", heur.Kernel, heur.Arch, heur.DType, shape.M, shape.K, shape.I, StoreOutFlag(storeOut))
+	what := fmt.Sprintf("%s %s %s %s%s", heur.Kernel, heur.Arch, heur.DType, shapeWords(heur.Kernel, shape), StoreOutFlag(storeOut))
 	w, ok := db.Lookup(heur.Kernel, heur.Arch, heur.DType, shape, storeOut, th)
 	if !ok {
-		return heur, fmt.Sprintf("--tuned %s has no passing result for %s; using the heuristic config %s", path, what, heur.Name()), nil
+		note := fmt.Sprintf("--tuned %s has no passing result for %s; using the heuristic config %s", path, what, heur.Name())
+		if near, ok := db.Nearest(heur.Kernel, heur.Arch, heur.DType, shape, storeOut); ok {
+			note += fmt.Sprintf(" (the nearest tuned shape is --shape %s, %s)", tiling.FormatKindShape(heur.Kernel, near), tiling.ShapeOrder(heur.Kernel))
+		} else {
+			note += fmt.Sprintf(" (it has no %s %s %s%s entry at any shape)", heur.Kernel, heur.Arch, heur.DType, StoreOutFlag(storeOut))
+		}
+		return heur, note, nil
 	}
 	note := fmt.Sprintf("--tuned %s: using the tuned winner for %s: %s (%.1f us", path, what, w.Config.Name(), w.Result.US)
 	if w.Result.BaselineUS > 0 {
@@ -108,6 +114,14 @@ func Tuned(path string, heur tiling.Config, shape tiling.Shape, storeOut bool) (
 		note += fmt.Sprintf("; it was tuned with other templates (%.12s, now %.12s): re-run swigen tune to confirm", w.Key.Templates, th)
 	}
 	return w.Config, note, nil
+}
+
+// shapeWords names s's sizes in kind k's words: gemm's I is N.
+func shapeWords(k tiling.Kernel, s tiling.Shape) string {
+	if k == tiling.KernelGEMM {
+		return fmt.Sprintf("M=%d N=%d K=%d", s.M, s.I, s.K)
+	}
+	return fmt.Sprintf("M=%d K=%d I=%d", s.M, s.K, s.I)
 }
 
 // WriteMeasured writes the table t (Marshal) to out, replaced atomically,
