@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/swigen/swigen/runtime/tune"
+	"github.com/swigen/swigen/templates"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -51,7 +52,7 @@ func TestTuneThenEmitTunedSameShape(t *testing.T) {
 			if len(got.Entries) != 1 || got.Entries[0].Key.Shape != tt.want {
 				t.Fatalf("tune --shape %s wrote %d entries, the first at %+v; want one at %+v", tt.shape, len(got.Entries), got.Entries[0].Key.Shape, tt.want)
 			}
-			th, err := tune.TemplatesHash()
+			th, err := templates.Hash()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/swigen/swigen/internal/join"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/tune"
+	"github.com/swigen/swigen/templates"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -121,7 +122,7 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	if err != nil {
 		return fmt.Errorf("tune: %w", err)
 	}
-	if ro.Templates, err = tune.TemplatesHash(); err != nil {
+	if ro.Templates, err = templates.Hash(); err != nil {
 		return err
 	}
 	ro.Arch, ro.GPU, ro.Compiler, ro.Prepare, ro.Now = g.Arch, g, "nvcc "+tc.Version, d.prepare(tc), d.now

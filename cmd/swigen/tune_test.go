@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/runtime/tune"
+	"github.com/swigen/swigen/templates"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -399,7 +400,7 @@ func TestTuneMerge(t *testing.T) {
 // config of the space (not the heuristic's), with current templates.
 func writeTunedDB(t *testing.T, shape tiling.Shape) (string, tiling.Config) {
 	t.Helper()
-	th, err := tune.TemplatesHash()
+	th, err := templates.Hash()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,6 @@
 package tune
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,7 +20,6 @@ import (
 	"github.com/swigen/swigen/internal/dirlock"
 	"github.com/swigen/swigen/internal/readfile"
 	"github.com/swigen/swigen/perfmodel"
-	"github.com/swigen/swigen/templates"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -40,7 +37,7 @@ type Key struct {
 	GPU       string        `json:"gpu"`
 	Driver    int           `json:"driver"`
 	Compiler  string        `json:"compiler"`
-	Templates string        `json:"templates"` // TemplatesHash
+	Templates string        `json:"templates"` // templates.Hash
 	// StoreOut is the candidates' StoreOut (bwd_dswiglu: also store out;
 	// fwd_gateup: also store de, i.e. training). Kernels with and without
 	// the second output do different work, so their results never share
@@ -562,7 +559,7 @@ type Winner struct {
 
 // Lookup finds the fastest passing config for (kernel, arch, dtype, shape,
 // storeOut) over every GPU, driver and compiler in db. Entries tuned with
-// templates (a TemplatesHash) are preferred; others are used only when no
+// templates (a templates.Hash) are preferred; others are used only when no
 // such entry has a winner, and are marked StaleTemplates. Only entries
 // and configs whose StoreOut is storeOut count: a kernel that writes a
 // second output is not interchangeable with one that does not. Records
@@ -627,27 +624,4 @@ func (e *Entry) hasWinner() bool {
 		}
 	}
 	return false
-}
-
-// TemplatesHash is the hex sha256 over the generator's templates (every
-// file of templates.FS, path and contents, in path order): results tuned
-// with other templates measured other code.
-func TemplatesHash() (string, error) {
-	h := sha256.New()
-	err := fs.WalkDir(templates.FS, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := fs.ReadFile(templates.FS, p)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(h, "%d:%s%d:", len(p), p, len(b))
-		h.Write(b)
-		return nil
-	})
-	if err != nil {
-		return "", fmt.Errorf("tune: hash templates: %w", err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -80,19 +80,16 @@ func TableFiles(inputs, planDirs []string, out string) (*tiling.MeasuredTable, e
 
 // Tuned is the winner recorded in the DB at path for the heuristic
 // config's kernel, arch and dtype at shape, tuned with storeOut (recorded
-// under its own key), or heur itself when the DB has none; the note says
+// under its own key), preferring results of the current templates (th,
+// templates.Hash), or heur itself when the DB has none; the note says
 // which. A path that is not there is an *InputError.
-func Tuned(path string, heur tiling.Config, shape tiling.Shape, storeOut bool) (tiling.Config, string, error) {
+func Tuned(path string, heur tiling.Config, shape tiling.Shape, storeOut bool, th string) (tiling.Config, string, error) {
 	if _, err := os.Stat(path); err != nil {
 		return heur, "", &InputError{Err: fmt.Errorf("--tuned: %w", err)}
 	}
 	db, err := ReadDB(path)
 	if err != nil {
 		return heur, "", fmt.Errorf("--tuned: %w", err)
-	}
-	th, err := TemplatesHash()
-	if err != nil {
-		return heur, "", err
 	}
 	what := fmt.Sprintf("%s %s %s %s%s", heur.Kernel, heur.Arch, heur.DType, shapeWords(heur.Kernel, shape), StoreOutFlag(storeOut))
 	w, ok := db.Lookup(heur.Kernel, heur.Arch, heur.DType, shape, storeOut, th)
