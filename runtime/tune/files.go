@@ -91,7 +91,7 @@ func Tuned(path string, heur tiling.Config, shape tiling.Shape, storeOut bool, t
 	if err != nil {
 		return heur, "", fmt.Errorf("--tuned: %w", err)
 	}
-	what := fmt.Sprintf("%s %s %s %s%s", heur.Kernel, heur.Arch, heur.DType, shapeWords(heur.Kernel, shape), StoreOutFlag(storeOut))
+	what := fmt.Sprintf("%s %s %s %s%s", heur.Kernel, heur.Arch, heur.DType, ShapeDims(heur.Kernel, shape), StoreOutFlag(storeOut))
 	w, ok := db.Lookup(heur.Kernel, heur.Arch, heur.DType, shape, storeOut, th)
 	if !ok {
 		note := fmt.Sprintf("--tuned %s has no passing result for %s; using the heuristic config %s", path, what, heur.Name())
@@ -111,14 +111,6 @@ func Tuned(path string, heur tiling.Config, shape tiling.Shape, storeOut bool, t
 		note += fmt.Sprintf("; it was tuned with other templates (%.12s, now %.12s): re-run swigen tune to confirm", w.Key.Templates, th)
 	}
 	return w.Config, note, nil
-}
-
-// shapeWords names s's sizes in kind k's words: gemm's I is N.
-func shapeWords(k tiling.Kernel, s tiling.Shape) string {
-	if k == tiling.KernelGEMM {
-		return fmt.Sprintf("M=%d N=%d K=%d", s.M, s.I, s.K)
-	}
-	return fmt.Sprintf("M=%d K=%d I=%d", s.M, s.K, s.I)
 }
 
 // WriteMeasured writes the table t (Marshal) to out, replaced atomically,
