@@ -27,13 +27,13 @@ record() { # name, exit code, log
   if [ "$2" = 0 ]; then rows+=("PASS  $1"); else rows+=("FAIL  $1 (exit $2, $3)"); fi
 }
 
-# 1. verify. verify's shapes are M,K,I with I the gemm's N. Large shapes
+# 1. verify. A gemm's shapes are M,N,K, as every command reads them. Large shapes
 # use the GPU reference (itself checked against the CPU one); the ragged
 # and small ones the CPU float64 reference. The built-in list (no --shape)
 # adds ragged M, N, K, the smallest K and one row.
 if [ "${VERIFY:-1}" = 1 ]; then  # VERIFY=0: timing only
-SHAPES=(--shape "2048,4096,7168" --shape "64,2048,7168" --shape "512,2048,7168" --shape "1000,4104,7000"
-  --shape "300,1032,264" --shape "129,4096,1032" --shape "4096,2048,7168")
+SHAPES=(--shape "2048,7168,4096" --shape "64,7168,2048" --shape "512,7168,2048" --shape "1000,7000,4104"
+  --shape "300,264,1032" --shape "129,1032,4096" --shape "4096,7168,2048")
 for n in $SK_COOP $SK_PP; do
   log="$OUT/verify-$n.log"
   timeout 240 $SW verify --name $n "${SHAPES[@]}" --repeat 3 --seed 7 --timeout 60s >"$log" 2>&1

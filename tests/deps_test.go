@@ -26,7 +26,8 @@ var generatorDeps = []string{
 // either (os/exec). runtime/tune, which runs its measurement workers as
 // processes, is the one runtime package allowed os/exec. perfmodel, whose
 // projections run anywhere, links neither the generator nor the driver;
-// the generator and the CLI do not link the protocol model.
+// the generator links no driver; the generator and the CLI do not link
+// the protocol model.
 func TestRuntimeDoesNotImportGen(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -39,6 +40,11 @@ func TestRuntimeDoesNotImportGen(t *testing.T) {
 		{[]string{"./runtime/..."}, []string{"os/exec"}, "github.com/swigen/swigen/runtime/tune"},
 		// Projections need no GPU: perfmodel links neither the driver nor the generator.
 		{[]string{"./perfmodel"}, append([]string{"github.com/swigen/swigen/runtime/cu", "github.com/ebitengine/purego", "os/exec"}, generatorDeps...), ""},
+		// The generator reads the elementwise module's CUDA text from
+		// templates/kernelsrc: rendering, compiling and writing kernels
+		// links no driver (only gen/builder and gen/doctor, which load
+		// cubins and probe GPUs, do).
+		{[]string{"./gen", "./gen/view", "./gen/gobind", "./gen/pybind", "./gen/emit", "./gen/toolchain", "./gen/wheel"}, []string{"github.com/swigen/swigen/runtime/cu", "github.com/ebitengine/purego"}, ""},
 		// The barrier-protocol model checks the generator from outside:
 		// neither the generator nor the swigen binary carries it.
 		{[]string{"./gen/...", "./cmd/swigen"}, []string{"github.com/swigen/swigen/protocol", "github.com/swigen/swigen/protocol/fromview"}, ""},
@@ -97,7 +103,7 @@ func listDeps(t *testing.T, patterns ...string) map[string]map[string]bool {
 // holds only leaf helpers (no swigen imports), so they all sit in the
 // bottom layer and any package may use them.
 var layers = [][]string{
-	{"internal/join", "internal/textdiff", "internal/atomicfile", "internal/badinput", "internal/dirlock", "internal/proc", "internal/readfile", "internal/tty", "protocol", "runtime/cu", "runtime/kernelsrc", "templates", "python"},
+	{"internal/join", "internal/textdiff", "internal/atomicfile", "internal/badinput", "internal/dirlock", "internal/proc", "internal/readfile", "internal/tty", "protocol", "runtime/cu", "templates", "templates/kernelsrc", "python"},
 	{"tiling", "gen/toolchain"},
 	{"tiling/tilingtest", "tiling/pick", "manifest", "runtime/num", "runtime/elementwise", "gen/doctor", "gen/toolchain/install", "gen/toolchain/toolchaintest"},
 	{"perfmodel", "runtime/launch", "gen/view"},

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/swigen/swigen/runtime/tune"
+	"github.com/swigen/swigen/templates"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -44,7 +44,7 @@ type shippedDB struct {
 
 // TestShippedTuneDBsStamp keeps the shipped results DBs' templates stamp
 // honest. emit --tuned warns about a winner "tuned with other templates"
-// when its entry's hash is not the current templates' (tune.TemplatesHash,
+// when its entry's hash is not the current templates' (templates.Hash,
 // over every template file), which a template edit that moves no code (a
 // comment, a refactoring) trips for every DB. So: the DBs stamped with the
 // golden's hash must render, config by config, the sources the golden
@@ -57,7 +57,7 @@ type shippedDB struct {
 // other code now keeps its old stamp (its warning is right) and leaves the
 // golden.
 func TestShippedTuneDBsStamp(t *testing.T) {
-	cur, err := tune.TemplatesHash()
+	cur, err := templates.Hash()
 	if err != nil {
 		t.Fatal(err)
 	}

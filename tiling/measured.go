@@ -142,7 +142,7 @@ func (t *MeasuredTable) nearest(k Kernel, a Arch, d DType, s Shape, storeOut boo
 	rows, dt := t.rowsFor(k, a, d, storeOut)
 	best, found := MeasuredChoice{}, false
 	for _, r := range rows {
-		if dist := logDistance(s, r.Shape); !found || dist < best.Distance {
+		if dist := LogDistance(s, r.Shape); !found || dist < best.Distance {
 			best, found = MeasuredChoice{Row: r, Distance: dist}, true
 		}
 	}
@@ -170,7 +170,10 @@ func (t *MeasuredTable) rowsFor(k Kernel, a Arch, d DType, storeOut bool) ([]Mea
 	return nil, ""
 }
 
-func logDistance(a, b Shape) float64 {
+// LogDistance is how far apart two shapes are: the Euclidean distance of
+// their sizes' logarithms, so a shape twice as large in one size is as far
+// as one half as large.
+func LogDistance(a, b Shape) float64 {
 	l := func(x, y int) float64 { return math.Log(float64(x) / float64(y)) }
 	dm, dk, di := l(a.M, b.M), l(a.K, b.K), l(a.I, b.I)
 	return math.Sqrt(dm*dm + dk*dk + di*di)

@@ -63,8 +63,8 @@ func TestLogDistance(t *testing.T) {
 		{Shape{M: 8192, K: 4096, I: 7168}, 0.6931},
 		{Shape{M: 2048, K: 8192, I: 7168}, 0.9803},
 	} {
-		if got := logDistance(a, tt.b); got < tt.want-1e-4 || got > tt.want+1e-4 {
-			t.Errorf("logDistance(%s, %s) = %.4f, want %.4f", a, tt.b, got, tt.want)
+		if got := LogDistance(a, tt.b); got < tt.want-1e-4 || got > tt.want+1e-4 {
+			t.Errorf("LogDistance(%s, %s) = %.4f, want %.4f", a, tt.b, got, tt.want)
 		}
 	}
 }

@@ -151,7 +151,7 @@ func ChoosePath(points []PlanPoint, s Shape) (Path, string) {
 	}
 	best, dist := -1, 0.0
 	for i, p := range points {
-		if d := logDistance(s, p.Shape); best < 0 || d < dist {
+		if d := LogDistance(s, p.Shape); best < 0 || d < dist {
 			best, dist = i, d
 		}
 	}

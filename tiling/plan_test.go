@@ -131,7 +131,7 @@ func nearestPoint(ps []PlanPoint, s Shape) (PlanPoint, float64) {
 	var best PlanPoint
 	dist := math.Inf(1)
 	for _, p := range ps {
-		if d := logDistance(s, p.Shape); d < dist {
+		if d := LogDistance(s, p.Shape); d < dist {
 			best, dist = p, d
 		}
 	}

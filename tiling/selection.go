@@ -248,7 +248,7 @@ func (sel Selection) Choose(s Shape) (string, string, error) {
 	best, found := -1, false
 	bestDist := 0.0
 	for i, r := range sel.Measured {
-		if d := logDistance(s, r.Shape); !found || d < bestDist {
+		if d := LogDistance(s, r.Shape); !found || d < bestDist {
 			best, bestDist, found = i, d, true
 		}
 	}

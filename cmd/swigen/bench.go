@@ -106,8 +106,8 @@ func newBenchCmd(e *env, runF func(context.Context, *benchOptions) error) *cobra
 	cmd.AddCommand(newBenchGemmCmd(e, nil)) // bench gemm: plain gemm vs cuBLAS (bench_gemm.go)
 	f := cmd.Flags()
 	addSelectFlags(cmd, &o.Select)
-	f.Lookup("heuristic-shape").Usage = "shape M,K,I the heuristic config is picked for (default: each --shape gets the heuristic's config for it)"
-	f.StringArrayVar(&o.Shapes, "shape", []string{seedShape}, "shapes M,K,I (repeatable)")
+	f.Lookup("heuristic-shape").Usage = "shape the heuristic config is picked for, M,K,I or M,N,K for gemm (default: each --shape gets the heuristic's config for it)"
+	f.StringArrayVar(&o.Shapes, "shape", []string{seedShape}, "shapes M,K,I, or M,N,K for gemm (repeatable)")
 	f.IntVar(&o.Reps, "reps", 40, "timed repetitions per variant (at least 20)")
 	f.DurationVar(&o.Warmup, "warmup", 300*time.Millisecond, "warm-up time per variant")
 	f.StringVar(&o.NVCC, "nvcc", "", "nvcc to use (default: search)")
@@ -135,7 +135,7 @@ func (o *benchOptions) setKind(args []string, kernelSet bool) error {
 
 // validate checks every flag that needs no GPU and returns the shapes.
 func (o *benchOptions) validate() ([]tiling.Shape, error) {
-	shapes, err := parseShapes(o.Shapes)
+	shapes, err := o.Select.ParseShapes(o.Shapes)
 	if err != nil {
 		return nil, err
 	}

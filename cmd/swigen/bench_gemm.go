@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -49,22 +48,12 @@ func newBenchGemmCmd(e *env, runF func(context.Context, *benchGemmOptions) error
 	return cmd
 }
 
-// gemmShapes parses M,N,K shapes for command cmd (named in errors). tiling.ParseShape reads M,K,I (and
-// N= as I), so the positional form is reordered here.
+// gemmShapes parses gemm shapes M,N,K (tiling.ParseKindShape, the order
+// of every command's gemm --shape) for command cmd (named in errors).
 func gemmShapes(cmd string, vals []string) ([][3]int, error) {
 	var out [][3]int
 	for _, v := range vals {
-		var s tiling.Shape
-		var err error
-		if strings.Contains(v, "=") {
-			s, err = tiling.ParseShape(v)
-		} else {
-			parts := strings.Split(v, ",")
-			if len(parts) != 3 {
-				return nil, usageError(fmt.Errorf("%s: --shape %q: want M,N,K", cmd, v))
-			}
-			s, err = tiling.ParseShape(parts[0] + "," + parts[2] + "," + parts[1])
-		}
+		s, err := tiling.ParseKindShape(tiling.KernelGEMM, v)
 		if err != nil {
 			return nil, usageError(fmt.Errorf("%s: --shape %q: %w", cmd, v, err))
 		}

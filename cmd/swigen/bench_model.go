@@ -39,7 +39,7 @@ func runModel(e *env, o *benchOptions) error {
 	if o.Probe != "" {
 		return usageError(fmt.Errorf("bench --probe %s with --model %s: a projection runs no kernel to probe", o.Probe, o.Model))
 	}
-	shapes, err := parseShapes(o.Shapes)
+	shapes, err := o.Select.ParseShapes(o.Shapes)
 	if err != nil {
 		return err
 	}

@@ -126,6 +126,8 @@ func (s *gpuSession) describe(w io.Writer) {
 	fmt.Fprintf(w, "GPU: %s (sm_%d%d), driver %d, nvcc %s\n", s.name, s.ccMajor, s.ccMinor, s.driver, s.tc.Version)
 }
 
+// parseShapes parses bench mlp's --shape values, the MLP's sizes M,K,I
+// (repeatable, each ';'-separated).
 func parseShapes(vals []string) ([]tiling.Shape, error) {
 	var out []tiling.Shape
 	for _, v := range vals {

@@ -12,6 +12,7 @@ import (
 	"github.com/swigen/swigen/internal/join"
 	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/runtime/tune"
+	"github.com/swigen/swigen/templates"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -69,11 +70,11 @@ func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.C
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Kernel, "kernel", string(tiling.KernelBwdDSwiGLU), "kernel kind: bwd_dswiglu, fwd_gateup, or gemm (then --shape is M,N,K, as for swigen bench gemm)")
+	f.StringVar(&o.Kernel, "kernel", string(tiling.KernelBwdDSwiGLU), "kernel kind: bwd_dswiglu, fwd_gateup, or gemm (then --shape is M,N,K, as every command reads a gemm shape)")
 	f.StringVar(&o.Arch, "arch", "auto", "target: auto (the GPU's), "+join.Strings(tiling.Arches()))
 	f.StringVar(&o.DType, "dtype", string(tiling.BF16), "operand type: "+join.Strings(tiling.DTypes()))
 	f.BoolVar(&o.Suite, "suite", false, "tune every shape of the model-shape suite in turn (public model MLPs; for gemm each one's dout GEMM, M x I over K) into --db; swigen tune table turns such DBs into the heuristic's table")
-	f.StringVar(&o.Shape, "shape", seedShape, "problem size to tune for: M,K,I (bwd_dswiglu, fwd_gateup) or M,N,K (gemm)")
+	f.StringVar(&o.Shape, "shape", seedShape, "problem size to tune for: M,K,I (bwd_dswiglu, fwd_gateup) or M,N,K (gemm), as emit --tuned reads it")
 	f.BoolVar(&o.StoreOut, "store-out", false, "set StoreOut on every candidate: fwd_gateup also stores de (training; default: inference, only out), bwd_dswiglu also stores the recomputed out; recorded under its own DB key, never mixed with runs without it")
 	f.StringArrayVar(&o.Filters, "filter", nil, "keep candidates whose name contains this (repeatable: all must match)")
 	f.IntVar(&o.Max, "max", 0, "keep at most this many candidates (0: all)")
@@ -121,7 +122,7 @@ func runTune(ctx context.Context, e *env, o *tuneOptions, d tuneDeps) error {
 	if err != nil {
 		return fmt.Errorf("tune: %w", err)
 	}
-	if ro.Templates, err = tune.TemplatesHash(); err != nil {
+	if ro.Templates, err = templates.Hash(); err != nil {
 		return err
 	}
 	ro.Arch, ro.GPU, ro.Compiler, ro.Prepare, ro.Now = g.Arch, g, "nvcc "+tc.Version, d.prepare(tc), d.now
@@ -186,23 +187,17 @@ func (o *tuneOptions) validate() (tune.RunOptions, error) {
 	return ro, nil
 }
 
-// tuneShapes is the shape --shape names, or with --suite every shape of
-// the model-shape suite: M,K,I for the fused kinds; for gemm the suite
-// entry's dout GEMM (M x I, reduced over K: the bwd_dswiglu baseline's),
-// kept as the DB keeps a gemm shape, {M, K, I=N}.
+// tuneShapes is the shape --shape names, in kind k's order
+// (tiling.ShapeOrder: M,N,K for gemm, as swigen bench gemm and emit read
+// it, M,K,I otherwise), or with --suite every shape of the model-shape
+// suite: M,K,I for the fused kinds; for gemm the suite entry's dout GEMM
+// (M x I, reduced over K: the bwd_dswiglu baseline's), kept as the DB
+// keeps a gemm shape, {M, K, I=N}.
 func (o *tuneOptions) tuneShapes(k tiling.Kernel) ([]tiling.Shape, error) {
 	if o.Suite {
 		return bench.SuiteShapes(), nil
 	}
-	if k == tiling.KernelGEMM {
-		// M,N,K as swigen bench gemm takes it.
-		g, err := gemmShapes("tune", []string{o.Shape})
-		if err != nil {
-			return nil, err
-		}
-		return []tiling.Shape{{M: g[0][0], K: g[0][2], I: g[0][1]}}, nil
-	}
-	s, err := tiling.ParseShape(o.Shape)
+	s, err := tiling.ParseKindShape(k, o.Shape)
 	if err != nil {
 		return nil, usageError(fmt.Errorf("tune: %w", err))
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/swigen/swigen/runtime/tune"
+	"github.com/swigen/swigen/templates"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -47,6 +48,9 @@ func runTuneMerge(e *env, inputs []string, out string) error {
 // in the DB at path for heur's kernel, arch and dtype at shape and
 // storeOut, or heur; the note says which.
 func tunedConfig(path string, heur tiling.Config, shape tiling.Shape, storeOut bool) (tiling.Config, string, error) {
-	c, note, err := tune.Tuned(path, heur, shape, storeOut)
-	return c, note, err
+	th, err := templates.Hash()
+	if err != nil {
+		return heur, "", err
+	}
+	return tune.Tuned(path, heur, shape, storeOut, th)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/runtime/tune"
+	"github.com/swigen/swigen/templates"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -349,7 +350,7 @@ func TestTuneUsageErrors(t *testing.T) {
 		{[]string{"--kernel", "gemm", "--shape", "64,64,64", "--store-out"}, "--store-out with --kernel gemm: only bwd_dswiglu (out) and fwd_gateup (de, training)"},
 		{[]string{"--kernel", "fwd_gateup", "--shape", "1,2,3"}, "multiple of 8"},
 		{[]string{"--shape", "1,2,3"}, "multiple of 8"},
-		{[]string{"--kernel", "gemm", "--shape", "8,8"}, "want M,N,K"},
+		{[]string{"--kernel", "gemm", "--shape", "8,8"}, `want three sizes "M,N,K"`},
 		{[]string{"--filter", "nothing-matches"}, "no candidate left"},
 		{[]string{"--slow-factor", "0.5"}, "must be above 1"},
 	} {
@@ -399,7 +400,7 @@ func TestTuneMerge(t *testing.T) {
 // config of the space (not the heuristic's), with current templates.
 func writeTunedDB(t *testing.T, shape tiling.Shape) (string, tiling.Config) {
 	t.Helper()
-	th, err := tune.TemplatesHash()
+	th, err := templates.Hash()
 	if err != nil {
 		t.Fatal(err)
 	}

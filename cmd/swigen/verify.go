@@ -54,7 +54,7 @@ func newVerifyCmd(e *env, runF func(context.Context, *verifyOptions) error) *cob
 	}
 	f := cmd.Flags()
 	addSelectFlags(cmd, &o.Select)
-	f.StringArrayVar(&o.Shapes, "shape", nil, "shapes M,K,I to check (repeatable; ';'-separated); default: the built-in ragged list")
+	f.StringArrayVar(&o.Shapes, "shape", nil, "shapes M,K,I, or M,N,K for gemm, to check (repeatable; ';'-separated); default: the built-in ragged list")
 	f.Var(&o.Seed, "seed", "seed of the random inputs; the one used is printed at the end, so a run can be repeated")
 	f.Float64Var(&o.Tol, "tol", check.DefaultTol, "relative Frobenius error limit per output")
 	f.DurationVar(&o.Timeout, "timeout", 30*time.Second, "per-launch deadline (a hung kernel is reported, not waited on)")
@@ -75,7 +75,7 @@ func addSelectFlags(cmd *cobra.Command, s *pick.Request) {
 	s.Kernels = []string{string(tiling.KernelBwdDSwiGLU)}
 	f.Var(oneKernel{&s.Kernels}, "kernel", "kernel kind")
 	f.StringVar(&s.DType, "dtype", string(tiling.BF16), "operand type (for --space and the heuristic)")
-	f.StringVar(&s.Shape, "heuristic-shape", seedShape, "shape M,K,I the heuristic config is picked for")
+	f.StringVar(&s.Shape, "heuristic-shape", seedShape, "shape the heuristic config is picked for: M,K,I, or M,N,K for gemm")
 }
 
 // oneKernel is verify's and bench's --kernel: one kind, a plain string
@@ -89,7 +89,7 @@ func (k oneKernel) Type() string       { return "string" }
 // validate checks every flag that needs no GPU and returns the shapes to
 // check (the built-in ragged list when none is given).
 func (o *verifyOptions) validate() ([]tiling.Shape, error) {
-	shapes, err := parseShapes(o.Shapes)
+	shapes, err := o.Select.ParseShapes(o.Shapes)
 	if err != nil {
 		return nil, err
 	}

@@ -221,7 +221,7 @@ def _run_unfused(spec: opspec.OpSpec, c: _Call, t: Dict[str, Tensor], ptrs: Dict
         w = t["W_down"]
         dout = torch.mm(t["dy"], w if mn else w.t())
         # Each element of grad_de is written by the thread that read it from
-        # de, after reading it (runtime/elementwise/dswiglu.cu): grad_de may
+        # de, after reading it (templates/kernelsrc/dswiglu.cu): grad_de may
         # be de itself (bwd_dswiglu_out_over_de).
         ew = [dout.data_ptr(), ptrs["de"], ptrs["grad_de"], ptrs.get("out", 0)]
         u.elementwise.launch_raw(DSWIGLU, e.dtype, M, I, ew, dev, stream)
@@ -383,7 +383,7 @@ def bwd_dswiglu_out_over_de(dy: Tensor, W_down: Tensor, de: Tensor) -> Optional[
     de at its own tile's coordinates, so no CTA reads what another
     writes; the slot's next load (a later sub-tile of the same CTA, at
     other coordinates) waits for the store to have read the slot
-    (sw_bulk_wait_read0). Unfused (runtime/elementwise/dswiglu.cu): each
+    (sw_bulk_wait_read0). Unfused (templates/kernelsrc/dswiglu.cu): each
     thread loads its left/gate chunks of de before it stores the same
     chunks of grad_de, and no other thread touches them."""
     scan = _direct_scan("bwd_dswiglu_out", (dy, W_down, de))

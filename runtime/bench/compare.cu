@@ -17,7 +17,7 @@
 // atomic each.
 
 // CUDA header functions would put the headers' paths into the cubin's line
-// table (runtime/kernelsrc), so shuffles, atomics and barriers are PTX.
+// table (templates/kernelsrc), so shuffles, atomics and barriers are PTX.
 static __device__ __forceinline__ u32 shfl_xor(u32 v, int lane_mask) {
     u32 r;
     asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(lane_mask));

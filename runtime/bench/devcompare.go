@@ -10,9 +10,9 @@ import (
 	"unsafe"
 
 	"github.com/swigen/swigen/runtime/cu"
-	"github.com/swigen/swigen/runtime/kernelsrc"
 	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/runtime/num"
+	"github.com/swigen/swigen/templates/kernelsrc"
 	"github.com/swigen/swigen/tiling"
 )
 

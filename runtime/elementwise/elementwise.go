@@ -4,33 +4,26 @@
 // out from de). After cuBLAS's GEMM they are the baselines the fused
 // kernels are measured against; after swigen's gemm kernel they are the
 // dispatch plan's unfused path, shipped in emitted packages like any
-// kernel. It is the one owner of their source, entry points and launch
-// rule (Spec), which a loader in another language reads from the manifest.
+// kernel. It is the one owner of their entry points and launch rule
+// (Spec), which a loader in another language reads from the manifest;
+// their CUDA text is templates/kernelsrc's.
 package elementwise
 
 import (
-	_ "embed"
 	"fmt"
-	"slices"
 
 	"github.com/swigen/swigen/runtime/cu"
-	"github.com/swigen/swigen/runtime/kernelsrc"
+	"github.com/swigen/swigen/templates/kernelsrc"
 	"github.com/swigen/swigen/tiling"
 )
 
-var (
-	//go:embed dswiglu.cu
-	dswigluBody []byte
-	//go:embed swiglu.cu
-	swigluBody []byte
-)
-
 // ModuleName names the module's compile unit (and the emitted cubin).
-const ModuleName = "swigen_elementwise"
+const ModuleName = kernelsrc.ElementwiseModule
 
-// Source is the CUDA source of the module: the shared prelude of types
-// and conversions, then both kernels, one compile unit.
-func Source() []byte { return slices.Concat(kernelsrc.WithPrelude(dswigluBody), swigluBody) }
+// Source is the CUDA source of the module (templates/kernelsrc, its
+// text's owner): the shared prelude of types and conversions, then both
+// kernels, one compile unit.
+func Source() []byte { return kernelsrc.Elementwise() }
 
 // Op is one of the module's two kernels.
 type Op string

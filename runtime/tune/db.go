@@ -6,8 +6,6 @@
 package tune
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,7 +20,6 @@ import (
 	"github.com/swigen/swigen/internal/dirlock"
 	"github.com/swigen/swigen/internal/readfile"
 	"github.com/swigen/swigen/perfmodel"
-	"github.com/swigen/swigen/templates"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -40,7 +37,7 @@ type Key struct {
 	GPU       string        `json:"gpu"`
 	Driver    int           `json:"driver"`
 	Compiler  string        `json:"compiler"`
-	Templates string        `json:"templates"` // TemplatesHash
+	Templates string        `json:"templates"` // templates.Hash
 	// StoreOut is the candidates' StoreOut (bwd_dswiglu: also store out;
 	// fwd_gateup: also store de, i.e. training). Kernels with and without
 	// the second output do different work, so their results never share
@@ -562,7 +559,7 @@ type Winner struct {
 
 // Lookup finds the fastest passing config for (kernel, arch, dtype, shape,
 // storeOut) over every GPU, driver and compiler in db. Entries tuned with
-// templates (a TemplatesHash) are preferred; others are used only when no
+// templates (a templates.Hash) are preferred; others are used only when no
 // such entry has a winner, and are marked StaleTemplates. Only entries
 // and configs whose StoreOut is storeOut count: a kernel that writes a
 // second output is not interchangeable with one that does not. Records
@@ -595,25 +592,36 @@ func (db *DB) Lookup(k tiling.Kernel, a tiling.Arch, d tiling.DType, s tiling.Sh
 	return Winner{}, false
 }
 
-// TemplatesHash is the hex sha256 over the generator's templates (every
-// file of templates.FS, path and contents, in path order): results tuned
-// with other templates measured other code.
-func TemplatesHash() (string, error) {
-	h := sha256.New()
-	err := fs.WalkDir(templates.FS, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
+// Nearest is the shape nearest s (tiling.LogDistance) among the entries
+// of kind k, arch a, dtype d and storeOut that hold a passing result
+// Lookup would take (with any templates): where --tuned at s found none,
+// the shape it could have been given.
+func (db *DB) Nearest(k tiling.Kernel, a tiling.Arch, d tiling.DType, s tiling.Shape, storeOut bool) (tiling.Shape, bool) {
+	var best tiling.Shape
+	found, bestDist := false, 0.0
+	for _, e := range db.Entries {
+		ek := e.Key
+		if ek.Kernel != k || ek.Arch != a || ek.DType != d || ek.StoreOut != storeOut || !e.hasWinner() {
+			continue
 		}
-		b, err := fs.ReadFile(templates.FS, p)
-		if err != nil {
-			return err
+		if dist := tiling.LogDistance(s, ek.Shape); !found || dist < bestDist {
+			best, bestDist, found = ek.Shape, dist, true
 		}
-		fmt.Fprintf(h, "%d:%s%d:", len(p), p, len(b))
-		h.Write(b)
-		return nil
-	})
-	if err != nil {
-		return "", fmt.Errorf("tune: hash templates: %w", err)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return best, found
+}
+
+// hasWinner reports whether e holds a result Lookup takes: passing, not
+// screened, and of e's kind, arch, dtype and StoreOut.
+func (e *Entry) hasWinner() bool {
+	for _, r := range e.Results {
+		if r.Status != StatusOK || r.Screened {
+			continue
+		}
+		c, err := tiling.ParseName(r.Config)
+		if err == nil && c.Validate() == nil && c.Kernel == e.Key.Kernel && c.Arch == e.Key.Arch && c.DType == e.Key.DType && c.StoreOut == e.Key.StoreOut {
+			return true
+		}
+	}
+	return false
 }

@@ -80,9 +80,10 @@ func TableFiles(inputs, planDirs []string, out string) (*tiling.MeasuredTable, e
 
 // Tuned is the winner recorded in the DB at path for the heuristic
 // config's kernel, arch and dtype at shape, tuned with storeOut (recorded
-// under its own key), or heur itself when the DB has none; the note says
+// under its own key), preferring results of the current templates (th,
+// templates.Hash), or heur itself when the DB has none; the note says
 // which. A path that is not there is an *InputError.
-func Tuned(path string, heur tiling.Config, shape tiling.Shape, storeOut bool) (tiling.Config, string, error) {
+func Tuned(path string, heur tiling.Config, shape tiling.Shape, storeOut bool, th string) (tiling.Config, string, error) {
 	if _, err := os.Stat(path); err != nil {
 		return heur, "", &InputError{Err: fmt.Errorf("--tuned: %w", err)}
 	}
@@ -90,14 +91,16 @@ func Tuned(path string, heur tiling.Config, shape tiling.Shape, storeOut bool) (
 	if err != nil {
 		return heur, "", fmt.Errorf("--tuned: %w", err)
 	}
-	th, err := TemplatesHash()
-	if err != nil {
-		return heur, "", err
-	}
-	what := fmt.Sprintf("%s %s %s M=%d K=%d I=%d%s", heur.Kernel, heur.Arch, heur.DType, shape.M, shape.K, shape.I, StoreOutFlag(storeOut))
+	what := fmt.Sprintf("%s %s %s %s%s", heur.Kernel, heur.Arch, heur.DType, ShapeDims(heur.Kernel, shape), StoreOutFlag(storeOut))
 	w, ok := db.Lookup(heur.Kernel, heur.Arch, heur.DType, shape, storeOut, th)
 	if !ok {
-		return heur, fmt.Sprintf("--tuned %s has no passing result for %s; using the heuristic config %s", path, what, heur.Name()), nil
+		note := fmt.Sprintf("--tuned %s has no passing result for %s; using the heuristic config %s", path, what, heur.Name())
+		if near, ok := db.Nearest(heur.Kernel, heur.Arch, heur.DType, shape, storeOut); ok {
+			note += fmt.Sprintf(" (the nearest tuned shape is --shape %s, %s)", tiling.FormatKindShape(heur.Kernel, near), tiling.ShapeOrder(heur.Kernel))
+		} else {
+			note += fmt.Sprintf(" (it has no %s %s %s%s entry at any shape)", heur.Kernel, heur.Arch, heur.DType, StoreOutFlag(storeOut))
+		}
+		return heur, note, nil
 	}
 	note := fmt.Sprintf("--tuned %s: using the tuned winner for %s: %s (%.1f us", path, what, w.Config.Name(), w.Result.US)
 	if w.Result.BaselineUS > 0 {

@@ -101,7 +101,7 @@ func TestFiles(t *testing.T) {
 	missing := filepath.Join(dir, "missing.json")
 	_, err1 := MergeFiles([]string{a, missing}, out)
 	_, err2 := TableFiles([]string{missing}, nil, "")
-	_, _, err3 := Tuned(missing, testCands(1)[0], testKey().Shape, false)
+	_, _, err3 := Tuned(missing, testCands(1)[0], testKey().Shape, false, testKey().Templates)
 	_, err4 := TableFiles([]string{a}, []string{missing}, "")
 	for i, err := range []error{err1, err2, err3, err4} {
 		var ie *InputError

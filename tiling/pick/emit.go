@@ -72,13 +72,13 @@ func (o *Request) heuristicBase() ([]tiling.Config, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	shape, err := tiling.ParseShape(o.Shape)
-	if err != nil {
-		return nil, nil, err
-	}
 	var base []tiling.Config
 	var notes []string
 	for _, k := range ks {
+		shape, err := tiling.ParseKindShape(k, o.Shape)
+		if err != nil {
+			return nil, nil, err
+		}
 		for _, a := range arches {
 			c, err := o.heuristic(k, a, d, shape)
 			if err != nil {
@@ -116,16 +116,19 @@ func (o *Request) HeuristicReasons() []string {
 	ks, err1 := ParseKernels(o.Kernels)
 	d, err2 := tiling.ParseDType(o.DType)
 	arches, err3 := ParseArches(o.Arches)
-	shape, err4 := tiling.ParseShape(o.Shape)
-	if err := errors.Join(err1, err2, err3, err4); err != nil {
+	if err := errors.Join(err1, err2, err3); err != nil {
 		return nil // configs reported it
 	}
 	storeOut := o.StoreOut()
 	var out []string
 	for _, k := range ks {
+		shape, err := tiling.ParseKindShape(k, o.Shape)
+		if err != nil {
+			return nil // configs reported it
+		}
 		for _, a := range arches {
 			if c, why, err := tiling.HeuristicWhy(k, a, d, shape, storeOut); err == nil {
-				out = append(out, fmt.Sprintf("%s %s at %d,%d,%d: %s (%s)", k, a, shape.M, shape.K, shape.I, c.Name(), why))
+				out = append(out, fmt.Sprintf("%s %s at %s: %s (%s)", k, a, tiling.FormatKindShape(k, shape), c.Name(), why))
 			}
 		}
 	}

@@ -12,13 +12,14 @@ import (
 // reported before a GPU is opened or anything compiles. Every error is a
 // UsageError.
 func (o *Request) Check() error {
-	if _, err := tiling.ParseKernel(o.Kernel()); err != nil {
+	k, err := tiling.ParseKernel(o.Kernel())
+	if err != nil {
 		return usage(err)
 	}
 	if _, err := tiling.ParseDType(o.DType); err != nil {
 		return usage(err)
 	}
-	if _, err := tiling.ParseShape(o.Shape); err != nil {
+	if _, err := tiling.ParseKindShape(k, o.Shape); err != nil {
 		return usage(fmt.Errorf("--heuristic-shape: %w", err))
 	}
 	for _, n := range o.Names {
@@ -62,7 +63,7 @@ func (o *Request) ConfigsOn(arch tiling.Arch) ([]tiling.Config, error) {
 		cfgs = append(cfgs, tiling.Space(k, arch, d)...)
 	}
 	if len(cfgs) == 0 {
-		s, err := tiling.ParseShape(o.Shape)
+		s, err := tiling.ParseKindShape(k, o.Shape)
 		if err != nil {
 			return nil, usage(err)
 		}

@@ -71,7 +71,7 @@ func (o *Request) perShape(cmd string, arch tiling.Arch, sh tiling.Shape) (tilin
 		return t, note, nil
 	}
 	if _, why, err := tiling.HeuristicWhy(cfg.Kernel, arch, cfg.DType, sh, o.StoreOut()); err == nil {
-		return cfg, fmt.Sprintf("heuristic: %s %s at %d,%d,%d: %s (%s)", cfg.Kernel, arch, sh.M, sh.K, sh.I, cfg.Name(), why), nil
+		return cfg, fmt.Sprintf("heuristic: %s %s at %s: %s (%s)", cfg.Kernel, arch, tiling.FormatKindShape(cfg.Kernel, sh), cfg.Name(), why), nil
 	}
 	return cfg, "", nil
 }
