@@ -110,13 +110,14 @@ func WriteSummary(w io.Writer, res *SweepResult, dbPath string, took time.Durati
 	fmt.Fprintf(w, "this run: %d candidates measured in %v, %d skipped (already in the DB); the DB holds %d for this key: %s\n",
 		res.Ran, took.Round(time.Second), len(res.Plan.Skipped), len(en.Results), statusCounts(en))
 	writeWinner(w, en)
-	// emit's --shape is M,K,I for every kind (a gemm's N in I's place).
+	// emit's --shape is in the kind's order (tiling.ShapeOrder: M,N,K for
+	// gemm), the order tune read it in.
 	kind := ""
 	if k.Kernel != tiling.KernelBwdDSwiGLU {
 		kind = " --kernel " + string(k.Kernel)
 	}
-	fmt.Fprintf(w, "DB: %s  (use it: swigen emit --tuned %s%s --arch %s --dtype %s --shape %d,%d,%d%s)\n",
-		dbPath, dbPath, kind, k.Arch, k.DType, k.Shape.M, k.Shape.K, k.Shape.I, StoreOutFlag(k.StoreOut))
+	fmt.Fprintf(w, "DB: %s  (use it: swigen emit --tuned %s%s --arch %s --dtype %s --shape %s%s)\n",
+		dbPath, dbPath, kind, k.Arch, k.DType, tiling.FormatKindShape(k.Kernel, k.Shape), StoreOutFlag(k.StoreOut))
 }
 
 // statusCounts counts en's results by status, in a fixed order.

@@ -96,3 +96,20 @@ func TestNotes(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestWriteSummaryGemmShape: the summary's emit line gives a gemm's shape
+// in the order emit and tune read it (M,N,K), so pasting it tunes nothing
+// else.
+func TestWriteSummaryGemmShape(t *testing.T) {
+	t.Parallel()
+	k := testKey()
+	k.Kernel = tiling.KernelGEMM
+	k.Shape = tiling.Shape{M: 4096, K: 2048, I: 7168} // N = 7168
+	en := &Entry{Key: k}
+	en.Set(Result{Config: "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative", Status: StatusOK, US: 100, BaselineUS: 110})
+	var b bytes.Buffer
+	WriteSummary(&b, &SweepResult{Entry: en}, "tune.json", time.Second)
+	if want := "--kernel gemm --arch " + string(k.Arch) + " --dtype " + string(k.DType) + " --shape 4096,7168,2048)"; !strings.Contains(b.String(), want) {
+		t.Errorf("summary does not say %q:\n%s", want, b.String())
+	}
+}
