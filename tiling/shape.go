@@ -138,3 +138,12 @@ func keyIndex(key string) int {
 	}
 	return slices.Index([]string{"M", "K", "I"}, k)
 }
+
+// ShapeDims names s's sizes for kind k in words: "M=.. N=.. K=.." for
+// gemm (N is Shape.I), "M=.. K=.. I=.." for the MLP kinds.
+func ShapeDims(k Kernel, s Shape) string {
+	if k == KernelGEMM {
+		return fmt.Sprintf("M=%d N=%d K=%d", s.M, s.I, s.K)
+	}
+	return fmt.Sprintf("M=%d K=%d I=%d", s.M, s.K, s.I)
+}

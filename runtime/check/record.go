@@ -39,7 +39,11 @@ func Verdict(name, path string, r ShapeResult) (string, Record) {
 	if path != "" {
 		label = name + " [" + path + "]"
 	}
-	line := fmt.Sprintf("%s %s M=%d K=%d I=%d", status, label, r.Shape.M, r.Shape.K, r.Shape.I)
+	kind := tiling.KernelBwdDSwiGLU // an unparsable name: the MLP kinds' M,K,I
+	if c, err := tiling.ParseName(name); err == nil {
+		kind = c.Kernel
+	}
+	line := fmt.Sprintf("%s %s %s", status, label, tiling.ShapeDims(kind, r.Shape))
 	rec := Record{Config: name, Path: path, Shape: r.Shape, Ref: r.Ref, Pass: r.Pass}
 	if r.Err != nil {
 		rec.Error = r.Err.Error()

@@ -11,8 +11,10 @@ import (
 )
 
 // TestVerdict: verify's line and record of a passing shape, a failing
-// one with unwritten elements on the unfused path, and an error.
+// one with unwritten elements on the unfused path, an error, and a gemm's
+// shape named as its command line reads it (M, N, K).
 func TestVerdict(t *testing.T) {
+	const gemmName = "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative"
 	t.Parallel()
 	sh := tiling.Shape{M: 200, K: 136, I: 264}
 	ok := ShapeResult{Shape: sh, Ref: "cpu-float64", Pass: true,
@@ -32,6 +34,8 @@ func TestVerdict(t *testing.T) {
 			Record{Config: "k", Path: "unfused", Shape: sh, Ref: "gpu-naive", Out: []OutputRecord{{"out", 1, 3, 1, 7}}}},
 		{"k", "", failed, "FAIL k M=200 K=136 I=264: launch: timed out",
 			Record{Config: "k", Shape: sh, Error: "launch: timed out"}},
+		{gemmName, "", ok, "ok   " + gemmName + " M=200 N=264 K=136 ref=cpu-float64  grad_de rel=1.00e-03 max=2.00e-02",
+			Record{Config: gemmName, Shape: sh, Ref: "cpu-float64", Pass: true, Out: []OutputRecord{{"grad_de", 1e-3, 2e-2, 0, 0}}}},
 	} {
 		line, rec := Verdict(tt.name, tt.path, tt.r)
 		if line != tt.line {

@@ -36,12 +36,7 @@ func StoreOutFlag(storeOut bool) string {
 
 // ShapeDims names a tuned shape's sizes as the kernel kind's command line
 // takes them: M,K,I, or M,N,K for a gemm (whose N is kept in I's place).
-func ShapeDims(k tiling.Kernel, s tiling.Shape) string {
-	if k == tiling.KernelGEMM {
-		return fmt.Sprintf("M=%d N=%d K=%d", s.M, s.I, s.K)
-	}
-	return fmt.Sprintf("M=%d K=%d I=%d", s.M, s.K, s.I)
-}
+func ShapeDims(k tiling.Kernel, s tiling.Shape) string { return tiling.ShapeDims(k, s) }
 
 // ProgressLine describes one finished candidate, with an ETA from the
 // mean time per candidate so far in its round (elapsed: since the round
