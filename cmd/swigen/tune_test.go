@@ -302,7 +302,8 @@ func TestTuneRun(t *testing.T) {
 
 // TestTuneRunGemm: a gemm sweep takes --shape as M,N,K (as swigen bench
 // gemm does), keys the DB by {M, K, I=N}, labels its baseline as plain
-// cuBLAS and prints an emit hint that names the kernel kind.
+// cuBLAS and prints an emit hint that names the kernel kind and gives the
+// shape back in the order emit reads it (M,N,K, as tune was given it).
 func TestTuneRunGemm(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "tune.json")
@@ -323,7 +324,7 @@ func TestTuneRunGemm(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 		}
 	}
-	for _, want := range []string{"M=4096 N=1024 K=2048", "baseline (cuBLAS GEMM on the same layouts", "--kernel gemm", "--shape 4096,2048,1024"} {
+	for _, want := range []string{"M=4096 N=1024 K=2048", "baseline (cuBLAS GEMM on the same layouts", "--kernel gemm", "--shape 4096,1024,2048"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
 		}
