@@ -201,7 +201,7 @@ func (m MeasuredChoice) Why() string {
 	r := m.Row
 	where := fmt.Sprintf("tuned at this shape on %s", r.GPU)
 	if m.Distance > 0 {
-		where = fmt.Sprintf("at the nearest tuned shape, %d,%d,%d (log distance %.2f), on %s", r.Shape.M, r.Shape.K, r.Shape.I, m.Distance, r.GPU)
+		where = fmt.Sprintf("at the nearest tuned shape, %s (log distance %.2f), on %s", FormatKindShape(r.Kernel, r.Shape), m.Distance, r.GPU)
 	}
 	s := "measured: the winner " + where
 	if sp := r.Speedup(); sp > 0 {

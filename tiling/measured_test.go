@@ -90,3 +90,16 @@ func TestParseMeasuredTableRejects(t *testing.T) {
 		t.Errorf("a good table: %v", err)
 	}
 }
+
+// TestMeasuredWhyOrder: the nearest tuned shape is named in its kind's
+// --shape order (M,N,K for gemm), as emit --tuned and tune read it.
+func TestMeasuredWhyOrder(t *testing.T) {
+	t.Parallel()
+	for _, k := range []Kernel{KernelBwdDSwiGLU, KernelGEMM} {
+		r := MeasuredRow{Kernel: k, Shape: Shape{M: 4096, K: 768, I: 4608}, GPU: "H200"}
+		why := MeasuredChoice{Row: r, Distance: 0.5}.Why()
+		if want := "nearest tuned shape, " + FormatKindShape(k, r.Shape) + " "; !strings.Contains(why, want) {
+			t.Errorf("%s: %q, want it to contain %q", k, why, want)
+		}
+	}
+}

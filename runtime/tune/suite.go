@@ -9,10 +9,15 @@ import (
 )
 
 // SuiteRow is one tuned shape of a suite: its winner (or the provisional
-// best, or none) against the baseline.
+// best, or none) against the baseline. The shape is written in the kind's
+// --shape order (tiling.ShapeOrder: M,N,K for gemm), so a row can be
+// pasted into emit --tuned.
 func SuiteRow(en *Entry) string {
 	sh := en.Key.Shape
 	dims := fmt.Sprintf("%6d,%5d,%6d", sh.M, sh.K, sh.I)
+	if en.Key.Kernel == tiling.KernelGEMM {
+		dims = fmt.Sprintf("%6d,%6d,%5d", sh.M, sh.I, sh.K)
+	}
 	best, ok := en.Best()
 	label := ""
 	if !ok {

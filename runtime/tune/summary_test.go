@@ -113,3 +113,19 @@ func TestWriteSummaryGemmShape(t *testing.T) {
 		t.Errorf("summary does not say %q:\n%s", want, b.String())
 	}
 }
+
+// TestSuiteRowOrder: a suite row writes its shape in the kind's --shape
+// order, M,N,K for gemm (Shape.I is N), so it reads back as the tuned shape.
+func TestSuiteRowOrder(t *testing.T) {
+	t.Parallel()
+	for _, k := range []tiling.Kernel{tiling.KernelBwdDSwiGLU, tiling.KernelGEMM} {
+		key := testKey()
+		key.Kernel, key.Shape = k, tiling.Shape{M: 4096, K: 768, I: 4608}
+		row := SuiteRow(&Entry{Key: key})
+		dims := strings.Join(strings.Fields(strings.Split(row, "  winner")[0]), "")
+		got, err := tiling.ParseKindShape(k, dims)
+		if err != nil || got != key.Shape {
+			t.Errorf("%s: row %q reads back as %v (%v), want %v", k, row, got, err, key.Shape)
+		}
+	}
+}
