@@ -9,6 +9,7 @@ import (
 type shapeSpeedup struct {
 	shape   tiling.Shape
 	speedup float64
+	kernel  tiling.Kernel
 }
 
 // printSpeedupStats prints the speedups' minimum and geometric mean
@@ -16,7 +17,7 @@ type shapeSpeedup struct {
 func printSpeedupStats(e *env, what string, xs []shapeSpeedup) {
 	ys := make([]bench.ShapeSpeedup, len(xs))
 	for i, x := range xs {
-		ys[i] = bench.ShapeSpeedup{Shape: x.shape, Speedup: x.speedup}
+		ys[i] = bench.ShapeSpeedup{Shape: x.shape, Speedup: x.speedup, Kernel: x.kernel}
 	}
 	bench.WriteSpeedupStats(e.stdout, what, ys)
 }

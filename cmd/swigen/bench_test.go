@@ -183,7 +183,7 @@ func TestBenchSuite(t *testing.T) {
 	}
 	var out bytes.Buffer
 	printSpeedupStats(&env{stdout: &out}, "fused kernel", []shapeSpeedup{
-		{tiling.Shape{M: 16384, K: 768, I: 4608}, 1.5}, {tiling.Shape{M: 8192, K: 8192, I: 3584}, 0.96}, {tiling.Shape{M: 1, K: 8, I: 8}, 1.25}})
+		{tiling.Shape{M: 16384, K: 768, I: 4608}, 1.5, tiling.KernelBwdDSwiGLU}, {tiling.Shape{M: 8192, K: 8192, I: 3584}, 0.96, tiling.KernelBwdDSwiGLU}, {tiling.Shape{M: 1, K: 8, I: 8}, 1.25, tiling.KernelBwdDSwiGLU}})
 	want := "fused kernel speedup over 3 measurements (config and shape): min 0.96x (8192,8192,3584, LLaMA-3 70B, TP 8), geomean 1.22x\n"
 	if out.String() != want {
 		t.Errorf("stats %q, want %q", out.String(), want)

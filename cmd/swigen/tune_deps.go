@@ -77,7 +77,7 @@ func (o *tuneOptions) workerTiming(nvcc string) tune.WorkerTiming {
 func shapeSpeedups(xs []tune.ShapeSpeedup) []shapeSpeedup {
 	out := make([]shapeSpeedup, len(xs))
 	for i, x := range xs {
-		out[i] = shapeSpeedup{x.Shape, x.Speedup}
+		out[i] = shapeSpeedup{x.Shape, x.Speedup, x.Kernel}
 	}
 	return out
 }

@@ -104,6 +104,7 @@ func WriteTrace(w io.Writer, k *launch.Kernel) error {
 type ShapeSpeedup struct {
 	Shape   tiling.Shape
 	Speedup float64
+	Kernel  tiling.Kernel // the kind whose --shape order names Shape (tiling.ShapeOrder)
 }
 
 // WriteSpeedupStats prints the minimum and the geometric mean of the
@@ -124,6 +125,6 @@ func WriteSpeedupStats(w io.Writer, what string, xs []ShapeSpeedup) {
 	if m := SuiteModel(lo.Shape); m != "" {
 		model = ", " + m
 	}
-	fmt.Fprintf(w, "%s speedup over %d measurements (config and shape): min %.2fx (%d,%d,%d%s), geomean %.2fx\n",
-		what, len(xs), lo.Speedup, lo.Shape.M, lo.Shape.K, lo.Shape.I, model, math.Exp(logSum/float64(len(xs))))
+	fmt.Fprintf(w, "%s speedup over %d measurements (config and shape): min %.2fx (%s%s), geomean %.2fx\n",
+		what, len(xs), lo.Speedup, tiling.FormatKindShape(lo.Kernel, lo.Shape), model, math.Exp(logSum/float64(len(xs))))
 }

@@ -67,11 +67,14 @@ func TestWriteSpeedupStats(t *testing.T) {
 		want string
 	}{
 		{nil, ""},
-		{[]ShapeSpeedup{{tiling.Shape{M: 1, K: 8, I: 8}, 2}}, ""},
-		{[]ShapeSpeedup{{tiling.Shape{M: 16384, K: 768, I: 4608}, 1.5}, {tiling.Shape{M: 8192, K: 8192, I: 3584}, 0.96}, {tiling.Shape{M: 1, K: 8, I: 8}, 1.25}},
+		{[]ShapeSpeedup{{Shape: tiling.Shape{M: 1, K: 8, I: 8}, Speedup: 2}}, ""},
+		{[]ShapeSpeedup{{Shape: tiling.Shape{M: 16384, K: 768, I: 4608}, Speedup: 1.5}, {Shape: tiling.Shape{M: 8192, K: 8192, I: 3584}, Speedup: 0.96}, {Shape: tiling.Shape{M: 1, K: 8, I: 8}, Speedup: 1.25}},
 			"fused kernel speedup over 3 measurements (config and shape): min 0.96x (8192,8192,3584, LLaMA-3 70B, TP 8), geomean 1.22x\n"},
-		{[]ShapeSpeedup{{tiling.Shape{M: 1, K: 8, I: 8}, 1}, {tiling.Shape{M: 2, K: 8, I: 8}, 4}},
+		{[]ShapeSpeedup{{Shape: tiling.Shape{M: 1, K: 8, I: 8}, Speedup: 1}, {Shape: tiling.Shape{M: 2, K: 8, I: 8}, Speedup: 4}},
 			"fused kernel speedup over 2 measurements (config and shape): min 1.00x (1,8,8), geomean 2.00x\n"},
+		// gemm names its shape M,N,K (Shape.I is N), as its --shape reads it.
+		{[]ShapeSpeedup{{Shape: tiling.Shape{M: 4096, K: 768, I: 4608}, Speedup: 0.5, Kernel: tiling.KernelGEMM}, {Shape: tiling.Shape{M: 1, K: 8, I: 8}, Speedup: 2, Kernel: tiling.KernelGEMM}},
+			"fused kernel speedup over 2 measurements (config and shape): min 0.50x (4096,4608,768), geomean 1.00x\n"},
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer

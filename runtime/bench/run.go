@@ -158,9 +158,9 @@ func (r *run) shape(ctx context.Context, k *launch.Kernel, cfg tiling.Config, sh
 	}
 	r.summary = append(r.summary, summaryLine(cfg, sh, rep, pr))
 	if rep.Unfused != nil {
-		r.planSpeedups = append(r.planSpeedups, ShapeSpeedup{sh, pr.Speedup})
+		r.planSpeedups = append(r.planSpeedups, ShapeSpeedup{Shape: sh, Speedup: pr.Speedup, Kernel: cfg.Kernel})
 	}
-	r.speedups = append(r.speedups, ShapeSpeedup{sh, rep.Speedup})
+	r.speedups = append(r.speedups, ShapeSpeedup{Shape: sh, Speedup: rep.Speedup, Kernel: cfg.Kernel})
 	if r.o.Record != nil {
 		return r.o.Record(cfg, rep, pr)
 	}

@@ -37,6 +37,7 @@ func SuiteRow(en *Entry) string {
 type ShapeSpeedup struct {
 	Shape   tiling.Shape
 	Speedup float64
+	Kernel  tiling.Kernel // the tuned kind, whose --shape order names Shape
 }
 
 // WriteSuiteSummary writes the head of a suite's summary: how many shapes
@@ -49,7 +50,7 @@ func WriteSuiteSummary(w io.Writer, done []*SweepResult, took time.Duration) []S
 	for _, res := range done {
 		fmt.Fprintln(w, SuiteRow(res.Entry))
 		if best, ok := res.Entry.Best(); ok && best.BaselineUS > 0 {
-			sp = append(sp, ShapeSpeedup{res.Entry.Key.Shape, best.BaselineUS / best.US})
+			sp = append(sp, ShapeSpeedup{Shape: res.Entry.Key.Shape, Speedup: best.BaselineUS / best.US, Kernel: res.Entry.Key.Kernel})
 		}
 	}
 	return sp

@@ -57,7 +57,7 @@ func TestWriteSummary(t *testing.T) {
 	done := []*SweepResult{{Entry: en}, {Entry: db.Entry(k2)}, {Entry: scr}, {Entry: none}}
 	sp := WriteSuiteSummary(&b, done, 3*time.Minute)
 	golden(t, "summary.golden", b.Bytes())
-	if want := []ShapeSpeedup{{testKey().Shape, 347.0 / 250}}; !cmp.Equal(want, sp) {
+	if want := []ShapeSpeedup{{Shape: testKey().Shape, Speedup: 347.0 / 250, Kernel: testKey().Kernel}}; !cmp.Equal(want, sp) {
 		t.Errorf("speedups %+v, want %+v: only winners timed against the baseline", sp, want)
 	}
 }
