@@ -161,8 +161,8 @@ func SVG(e *Entry, title string) []byte {
 	p(`<rect width="100%%" height="100%%" fill="white"/>` + "\n")
 	p(`<text x="10" y="20" font-size="14" font-weight="bold">%s</text>`+"\n", esc(title))
 	k := e.Key
-	p(`<text x="10" y="38">%s</text>`+"\n", esc(fmt.Sprintf("%s %s %s M=%d K=%d I=%d | %s, driver %d, %s | templates %.12s",
-		k.Kernel, k.Arch, k.DType, k.Shape.M, k.Shape.K, k.Shape.I, k.GPU, k.Driver, k.Compiler, k.Templates)))
+	p(`<text x="10" y="38">%s</text>`+"\n", esc(fmt.Sprintf("%s %s %s %s | %s, driver %d, %s | templates %.12s",
+		k.Kernel, k.Arch, k.DType, ShapeDims(k.Kernel, k.Shape), k.GPU, k.Driver, k.Compiler, k.Templates)))
 	ok := 0
 	for _, r := range rows {
 		if r.Status == StatusOK {

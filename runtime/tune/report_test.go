@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/launch"
+	"github.com/swigen/swigen/tiling"
 )
 
 func TestRows(t *testing.T) {
@@ -207,3 +208,13 @@ var (
 	timeoutErr = cu.TimeoutError{What: "k", After: time.Second}
 	compileErr = launch.CompileError{Err: errors.New("nvcc failed")}
 )
+
+// TestSVGGemmDims: a gemm report names its sizes M, N, K (Shape.I is N).
+func TestSVGGemmDims(t *testing.T) {
+	t.Parallel()
+	k := testKey()
+	k.Kernel, k.Shape = tiling.KernelGEMM, tiling.Shape{M: 4096, K: 768, I: 4608}
+	if out := string(SVG(&Entry{Key: k}, "t")); !strings.Contains(out, "M=4096 N=4608 K=768") {
+		t.Errorf("gemm report without M=4096 N=4608 K=768:\n%s", out)
+	}
+}

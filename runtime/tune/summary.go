@@ -69,7 +69,7 @@ func ProgressLine(p Progress, elapsed time.Duration) string {
 // WriteReport writes the SVG plot of e's results to path.
 func WriteReport(path string, e *Entry) error {
 	k := e.Key
-	title := fmt.Sprintf("swigen tune: %s %s %s, M=%d K=%d I=%d%s", k.Kernel, k.Arch, k.DType, k.Shape.M, k.Shape.K, k.Shape.I, ModeNote(k.Kernel, k.StoreOut, ", "))
+	title := fmt.Sprintf("swigen tune: %s %s %s, %s%s", k.Kernel, k.Arch, k.DType, ShapeDims(k.Kernel, k.Shape), ModeNote(k.Kernel, k.StoreOut, ", "))
 	if err := os.WriteFile(path, SVG(e, title), 0o644); err != nil {
 		return fmt.Errorf("tune: write report: %w", err)
 	}
