@@ -81,8 +81,8 @@ func VerifyConfigs(ctx context.Context, env *Env, arch tiling.Arch, cfgs []tilin
 			if cu.ContextLost(r.Err) {
 				// Every later call in this context fails with the same
 				// sticky error: say so instead of failing the rest.
-				return all, failed, fmt.Errorf("verify: %s M=%d K=%d I=%d: %w; the CUDA context is lost, so %d later config(s) did not run (verify them in a new process)",
-					name, r.Shape.M, r.Shape.K, r.Shape.I, r.Err, len(cfgs)-ci-1)
+				return all, failed, fmt.Errorf("verify: %s %s: %w; the CUDA context is lost, so %d later config(s) did not run (verify them in a new process)",
+					name, tiling.ShapeDims(cfg.Kernel, r.Shape), r.Err, len(cfgs)-ci-1)
 			}
 		}
 	}
