@@ -30,7 +30,7 @@ type Kernel struct {
 	encode func(cu.TensorMapParams, string) (*cu.TensorMap, error)
 	// ws are the workspaces by stream and size (guarded by mu); alloc,
 	// when set, replaces the device allocation (tests, without a GPU).
-	ws    map[wsKey]cu.DevicePtr
+	ws    scratch
 	alloc func(*manifest.WorkspaceSize) (cu.DevicePtr, error)
 }
 

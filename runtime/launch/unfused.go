@@ -25,7 +25,7 @@ type Unfused struct {
 	EW    *elementwise.Module
 
 	mu  sync.Mutex
-	ws  map[int]cu.DevicePtr // owned intermediates by size in bytes
+	ws  scratch // owned intermediates
 	mem func(bytes int) (cu.DevicePtr, error)
 }
 
@@ -53,25 +53,20 @@ func (u *Unfused) intermediate(given cu.DevicePtr, bytes int) (cu.DevicePtr, err
 	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	if p, ok := u.ws[bytes]; ok {
-		return p, nil
-	}
-	alloc := u.mem
-	if alloc == nil {
-		if u.Gemm == nil || u.Gemm.ctx == nil {
-			return 0, fmt.Errorf("no workspace given and no context to allocate %d bytes in", bytes)
+	return u.ws.get(scratchKey{bytes: int64(bytes)}, func() (cu.DevicePtr, error) {
+		alloc := u.mem
+		if alloc == nil {
+			if u.Gemm == nil || u.Gemm.ctx == nil {
+				return 0, fmt.Errorf("no workspace given and no context to allocate %d bytes in", bytes)
+			}
+			alloc = func(n int) (cu.DevicePtr, error) { return u.Gemm.ctx.MemAlloc(uint64(n)) }
 		}
-		alloc = func(n int) (cu.DevicePtr, error) { return u.Gemm.ctx.MemAlloc(uint64(n)) }
-	}
-	p, err := alloc(bytes)
-	if err != nil {
-		return 0, fmt.Errorf("allocate %d bytes: %w", bytes, err)
-	}
-	if u.ws == nil {
-		u.ws = map[int]cu.DevicePtr{}
-	}
-	u.ws[bytes] = p
-	return p, nil
+		p, err := alloc(bytes)
+		if err != nil {
+			return 0, fmt.Errorf("allocate %d bytes: %w", bytes, err)
+		}
+		return p, nil
+	})
 }
 
 // Close frees the intermediates Unfused allocated (its kernels are their
@@ -79,16 +74,16 @@ func (u *Unfused) intermediate(given cu.DevicePtr, bytes int) (cu.DevicePtr, err
 func (u *Unfused) Close() error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	var first error
-	for n, p := range u.ws {
-		if u.mem == nil {
-			if err := u.Gemm.ctx.MemFree(p); err != nil && first == nil {
-				first = fmt.Errorf("launch: unfused %s: free intermediate: %w", u.Fused.Name(), err)
+	var release func(cu.DevicePtr) error
+	if u.mem == nil {
+		release = func(p cu.DevicePtr) error {
+			if err := u.Gemm.ctx.MemFree(p); err != nil {
+				return fmt.Errorf("launch: unfused %s: free intermediate: %w", u.Fused.Name(), err)
 			}
+			return nil
 		}
-		delete(u.ws, n)
 	}
-	return first
+	return u.ws.free(release)
 }
 
 // WorkspaceBytes is the workspace a call at a's sizes needs: dout for

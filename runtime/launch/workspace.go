@@ -7,42 +7,27 @@ import (
 	"github.com/swigen/swigen/runtime/cu"
 )
 
-// wsKey names a workspace: the stream its launches run on and its size.
-type wsKey struct {
-	stream *cu.Stream
-	bytes  int64
-}
-
-// workspace returns the kernel's workspace of w's size on stream: allocated
-// (and its first ZeroBytes zeroed) the first time a plan on that stream
-// needs that size, then the same memory for every such plan until Close
-// frees it. Plans keep their pointer, so a workspace once allocated is
-// never freed before Close. The kernel leaves the zeroed bytes zero, so
-// launches that run one after the other (one stream) share it; launches
-// on two streams may overlap, so each stream gets its own.
+// workspace returns the kernel's workspace of w's size on stream (a
+// scratch buffer: one per stream and size, its first ZeroBytes zeroed when
+// allocated; the kernel leaves them zero, so launches on one stream share
+// it).
 func (k *Kernel) workspace(w *manifest.WorkspaceSize, stream *cu.Stream) (cu.DevicePtr, error) {
-	key := wsKey{stream: stream, bytes: w.Bytes}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if p, ok := k.ws[key]; ok {
+	return k.ws.get(scratchKey{stream: stream, bytes: w.Bytes}, func() (cu.DevicePtr, error) {
+		alloc := k.alloc
+		if alloc == nil {
+			alloc = k.allocZeroed
+		}
+		p, err := alloc(w)
+		if err != nil {
+			return 0, fmt.Errorf("launch: %s: workspace of %d bytes: %w", k.Man.Name, w.Bytes, err)
+		}
+		if uint64(p)%uint64(max(1, w.Align)) != 0 {
+			return 0, fmt.Errorf("launch: %s: workspace at %#x: not %d-byte aligned", k.Man.Name, uint64(p), w.Align)
+		}
 		return p, nil
-	}
-	alloc := k.alloc
-	if alloc == nil {
-		alloc = k.allocZeroed
-	}
-	p, err := alloc(w)
-	if err != nil {
-		return 0, fmt.Errorf("launch: %s: workspace of %d bytes: %w", k.Man.Name, w.Bytes, err)
-	}
-	if uint64(p)%uint64(max(1, w.Align)) != 0 {
-		return 0, fmt.Errorf("launch: %s: workspace at %#x: not %d-byte aligned", k.Man.Name, uint64(p), w.Align)
-	}
-	if k.ws == nil {
-		k.ws = map[wsKey]cu.DevicePtr{}
-	}
-	k.ws[key] = p
-	return p, nil
+	})
 }
 
 // allocZeroed allocates w on the device (cuMemAlloc aligns to at least
@@ -65,16 +50,16 @@ func (k *Kernel) allocZeroed(w *manifest.WorkspaceSize) (cu.DevicePtr, error) {
 func (k *Kernel) freeWorkspaces() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	var first error
-	for n, p := range k.ws {
-		if k.alloc == nil {
-			if err := k.ctx.MemFree(p); err != nil && first == nil {
-				first = fmt.Errorf("launch: %s: free workspace: %w", k.Man.Name, err)
+	var release func(cu.DevicePtr) error
+	if k.alloc == nil {
+		release = func(p cu.DevicePtr) error {
+			if err := k.ctx.MemFree(p); err != nil {
+				return fmt.Errorf("launch: %s: free workspace: %w", k.Man.Name, err)
 			}
+			return nil
 		}
-		delete(k.ws, n)
 	}
-	return first
+	return k.ws.free(release)
 }
 
 // pointerArgs sets the address of every pointer argument of l: a caller's
