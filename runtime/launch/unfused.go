@@ -46,14 +46,15 @@ func NewUnfused(fused tiling.Config, gemm *Kernel, ew *elementwise.Module) (*Unf
 }
 
 // intermediate is the caller's workspace given, or else Unfused's own of
-// bytes.
-func (u *Unfused) intermediate(given cu.DevicePtr, bytes int) (cu.DevicePtr, error) {
+// bytes for launches on stream (one per stream: calls on two streams may
+// overlap).
+func (u *Unfused) intermediate(given cu.DevicePtr, bytes int, stream *cu.Stream) (cu.DevicePtr, error) {
 	if given != 0 {
 		return given, nil
 	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	return u.ws.get(scratchKey{bytes: int64(bytes)}, func() (cu.DevicePtr, error) {
+	return u.ws.get(scratchKey{stream: stream, bytes: int64(bytes)}, func() (cu.DevicePtr, error) {
 		alloc := u.mem
 		if alloc == nil {
 			if u.Gemm == nil || u.Gemm.ctx == nil {
@@ -138,7 +139,7 @@ func (u *Unfused) Plan(a Args) (*UnfusedPlan, error) {
 		case out == 0:
 			return nil, fmt.Errorf("launch: unfused %s: BwdArgs.Out is 0; the config stores out (store_out)", name)
 		}
-		dout, err := u.intermediate(x.Workspace, ws)
+		dout, err := u.intermediate(x.Workspace, ws, x.Stream)
 		if err != nil {
 			return nil, fmt.Errorf("launch: unfused %s at M=%d I=%d: dout: %w", name, x.M, x.I, err)
 		}
@@ -159,7 +160,7 @@ func (u *Unfused) Plan(a Args) (*UnfusedPlan, error) {
 		}
 		if !u.Fused.StoreOut {
 			var err error
-			if de, err = u.intermediate(x.Workspace, ws); err != nil {
+			if de, err = u.intermediate(x.Workspace, ws, x.Stream); err != nil {
 				return nil, fmt.Errorf("launch: unfused %s at M=%d I=%d: de: %w", name, x.M, x.I, err)
 			}
 		}

@@ -60,8 +60,8 @@ func TestUnfusedRefusals(t *testing.T) {
 }
 
 // TestUnfusedOwnsIntermediate: a call without a Workspace gets Unfused's
-// own intermediate, allocated once per size and reused; a call with one
-// gets its own; Close frees them all.
+// own intermediate, allocated once per stream and size and reused; a call
+// with one gets its own; Close frees them all.
 func TestUnfusedOwnsIntermediate(t *testing.T) {
 	t.Parallel()
 	var allocs []int
@@ -69,17 +69,21 @@ func TestUnfusedOwnsIntermediate(t *testing.T) {
 		allocs = append(allocs, n)
 		return cu.DevicePtr(0x7d0000000000 + uint64(len(allocs))<<32), nil
 	}}
-	p1, err1 := u.intermediate(0, 8192)
-	p2, err2 := u.intermediate(0, 8192)
-	p3, err3 := u.intermediate(0, 16384)
-	own, err4 := u.intermediate(5<<20, 8192)
-	if err := errors.Join(err1, err2, err3, err4); err != nil {
+	p1, err1 := u.intermediate(0, 8192, nil)
+	p2, err2 := u.intermediate(0, 8192, nil)
+	p3, err3 := u.intermediate(0, 16384, nil)
+	own, err4 := u.intermediate(5<<20, 8192, nil)
+	other, err5 := u.intermediate(0, 8192, new(cu.Stream))
+	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
 		t.Fatal(err)
 	}
 	if p1 != p2 || p1 == p3 || own != 5<<20 {
 		t.Errorf("intermediates %#x %#x %#x %#x: want the first two the same, the third another, the last the caller's", p1, p2, p3, own)
 	}
-	if diff := cmp.Diff([]int{8192, 16384}, allocs); diff != "" {
+	if other == p1 {
+		t.Errorf("a call on another stream got the default stream's intermediate %#x: calls on two streams may overlap", p1)
+	}
+	if diff := cmp.Diff([]int{8192, 16384, 8192}, allocs); diff != "" {
 		t.Errorf("allocations (-want +got):\n%s", diff)
 	}
 	if err := u.Close(); err != nil || len(u.ws) != 0 {
