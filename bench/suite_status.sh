@@ -3,8 +3,9 @@
 # fused variants over the suite (fused, unfused and baseline in one run,
 # bench/plan_check.sh), the dispatch plan at shapes outside the suite that
 # no tuning saw (OFF), and the heuristic gemm against cuBLAS at the
-# issue's gemm shapes (GEMMS). Records and logs under $OUT; a short table
-# last.
+# issue's gemm shapes (GEMMS). Logs under $OUT, the JSON records packed
+# into $OUT/records.tgz (the transfer back takes a bounded number of
+# files); a short table last.
 set -u
 export PATH=/usr/local/cuda/bin:$PATH
 OUT=${OUT:-/tmp/swigen-out}
@@ -21,4 +22,5 @@ for s in ${GEMMS:-2048,7168,4096 4096,7168,4096 8192,8192,8192 16384,9216,768 81
   timeout 60 $SW bench gemm --shape "$s" --reps 30 >"$OUT/gemm/$s.log" 2>&1
   echo "gemm $s: $(grep -iE 'speedup|cublas' "$OUT/gemm/$s.log" | tail -2 | tr -s ' ' | tr '\n' ' ' | cut -c1-200)"
 done >"$OUT/gemm.log"
+tar czf "$OUT/records.tgz" -C "$OUT" off gemm $(cd "$OUT" && ls -d plan-* 2>/dev/null) && rm -rf "$OUT"/off "$OUT"/gemm "$OUT"/plan-*
 tail -8 "$OUT/plan.log"; cat "$OUT/off.log" "$OUT/gemm.log"
