@@ -20,7 +20,8 @@
 # cu13 parts in the first call, QuACK (.whl-peers/quack) and the third
 # part in the next call on the same warm machine with PEERS=quack.
 #
-# Writes $OUT/moe-perf.json (command, revision, GPU, date, every record)
+# First the GPU tests of SwiGLUExperts (python/tests/gpu/test_moe.py; log in
+# $OUT/moe-tests.log; TESTS=0 skips them). Writes $OUT/moe-perf.json (command, revision, GPU, date, every record)
 # and $OUT/moe-perf.tgz (the workers' logs); prints the table last and a
 # PASS/FAIL line (FAIL: a peer raised, or an error above tolerance).
 set -u
@@ -40,6 +41,15 @@ python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
 . bench/peer_wheels.sh
 install_wheels
 export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages${PYTHONPATH:+:$PYTHONPATH}
+
+# The GPU tests of SwiGLUExperts first (python/tests/gpu/test_moe.py, ~1 min;
+# TESTS=0 skips them).
+trc=skipped
+if [[ ${TESTS:-1} == 1 ]]; then
+	(cd python/tests && CUDA_VISIBLE_DEVICES=0 timeout "${TEST_LIMIT:-240}" python3 -m unittest -v gpu.test_moe) >"$OUT/moe-tests.log" 2>&1
+	trc=$?
+	grep -E " \.\.\. |^(FAIL|ERROR)|Error:|^Ran |^OK|^FAILED" "$OUT/moe-tests.log" | head -40
+fi
 
 NG=${GPUS:-$(nvidia-smi -L | wc -l)}
 ((NG < 1)) && NG=1
@@ -61,16 +71,21 @@ grep -hE '^(qwen3|deepseek) ' "$LOG"/worker*.log
 grep -hE 'Error|error' "$LOG"/worker*.log | sort | uniq -c | sort -rn | head -5
 # One record of every worker's results, then the table of all of them.
 python3 - "$OUT/moe-perf.json" "$LOG"/moe-*.json <<'PY'
-import json, sys
+import json, os, sys
 sys.path.insert(0, "bench")
 import moe_perf
-recs = [json.load(open(f)) for f in sys.argv[2:]]
+recs = [json.load(open(f)) for f in sys.argv[2:] if os.path.exists(f)]  # a worker that died wrote none
 if not recs:
     print("FAIL: no worker wrote a record (see the workers' logs in moe-perf.tgz)")
     sys.exit(1)
 out = dict(recs[0], results=[r for rec in recs for r in rec["results"]], workers=[rec["command"] for rec in recs])
 json.dump(out, open(sys.argv[1], "w"), indent=1)
 moe_perf.summary(out["results"])
+sys.exit(0 if all("error" not in r and r.get("ok", True) for r in out["results"]) else 1)
 PY
-echo "workers rc=$rc; $(($(date +%s) - START)) s"
-exit $rc
+brc=$?
+echo
+printf '%-10s %s\n' "tests" "$([[ $trc == skipped ]] && echo skipped || { [[ $trc == 0 ]] && echo PASS || echo "FAIL (rc $trc, $OUT/moe-tests.log)"; })"
+printf '%-10s %s\n' "bench" "$([[ $rc == 0 && $brc == 0 ]] && echo PASS || echo "FAIL (workers rc $rc, table rc $brc)")"
+echo "$(($(date +%s) - START)) s"
+[[ $rc == 0 && $brc == 0 && ($trc == 0 || $trc == skipped) ]]

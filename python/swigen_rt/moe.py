@@ -23,8 +23,8 @@ torch._grouped_mm reads bf16 on sm_90 (other dtypes go to a fallback that
 copies offs to the host), so the ops take bf16 only.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: torch.library.custom_op reads the
+# ops' type hints to build their schemas, so they stay evaluated objects.
 import math
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
