@@ -34,6 +34,7 @@ LOG=$(mktemp -d)
 trap 'tar -czf "$OUT/moe-perf.tgz" -C "$LOG" .' EXIT
 PEERS=${PEERS:-loop,loopgraph,grouped,swigen,liger}
 MODELS=${MODELS:-qwen3,deepseek}
+export MOE_CMD="MODELS=$MODELS PEERS=$PEERS TOKENS=${TOKENS:-} ROUTINGS=${ROUTINGS:-uniform,zipf} REPS=${REPS:-30} LIMIT=$LIMIT GPUS=${GPUS:-all} bash bench/moe_perf.sh"
 export SWIGEN_REV=${SWIGEN_REV:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | head -1
 python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
@@ -78,7 +79,8 @@ recs = [json.load(open(f)) for f in sys.argv[2:] if os.path.exists(f)]  # a work
 if not recs:
     print("FAIL: no worker wrote a record (see the workers' logs in moe-perf.tgz)")
     sys.exit(1)
-out = dict(recs[0], results=[r for rec in recs for r in rec["results"]], workers=[rec["command"] for rec in recs])
+out = dict(recs[0], command=os.environ["MOE_CMD"], results=[r for rec in recs for r in rec["results"]],
+           workers=[rec["command"] for rec in recs])
 json.dump(out, open(sys.argv[1], "w"), indent=1)
 moe_perf.summary(out["results"])
 sys.exit(0 if all("error" not in r and r.get("ok", True) for r in out["results"]) else 1)
