@@ -3,7 +3,8 @@
 Pure Python over the CUDA driver (ctypes on libcuda.so.1): no CUDA toolkit
 and no compiled extension. Everything but Kernel's launch path is pure and
 needs neither a GPU nor torch; torch is imported only by Kernel.launch and
-by the torch modules, ops (torch.ops.swigen.*) and mlp (SwiGLUMLP), which
+by the torch modules, ops (torch.ops.swigen.*), mlp (SwiGLUMLP) and moe
+(SwiGLUExperts, torch.ops.swigen.moe_*), which
 load on first use of their names here.
 
     from swigen_rt import Kernel
@@ -28,7 +29,9 @@ from .tensors import check_tensors, infer_sizes
 
 __version__ = "0.2.0"
 
-_TORCH_NAMES = {"SwiGLUMLP": "mlp", "swiglu_mlp": "mlp", "convert_gate_up": "mlp", "convert_state_dict": "mlp", "ops": "ops"}
+_TORCH_NAMES = {"SwiGLUMLP": "mlp", "swiglu_mlp": "mlp", "convert_gate_up": "mlp", "convert_state_dict": "mlp", "ops": "ops",
+               "SwiGLUExperts": "moe", "swiglu_experts": "moe", "convert_experts": "moe",
+               "convert_experts_state_dict": "moe", "moe": "moe"}
 
 
 def __getattr__(name: str) -> Any:

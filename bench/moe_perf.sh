@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# One device call for the MoE expert-layer comparison (issue #moe):
+# bench/moe_perf.py times the SwiGLU experts (inference forward and
+# training step, bf16) at Qwen3-30B-A3B and DeepSeek-V3 shapes, uniform
+# and Zipf routing, for the peers of PEERS (default
+# loop,loopgraph,grouped,swigen,liger; quack needs its own call, below)
+# and checks each against an fp32 per-expert reference. Builds nothing,
+# needs no .bin/: swigen's entry is SwiGLUExperts, which runs its
+# torch._grouped_mm reference path until a grouped kernel package is
+# registered.
+#
+# MODELS (default qwen3,deepseek) are spread over the GPUs (GPUS, default
+# all), one worker each; on one GPU they run in turn. TOKENS (default each
+# model's two T), ROUTINGS (default uniform,zipf), REPS (default 30).
+# LIMIT (default 450 s) bounds the run: peers that would start after it
+# are skipped with a line.
+#
+# Wheels: as bench/py_perf.sh, from .whl-peers/ (carry it; see
+# bench/peer_wheels.sh): Liger (.whl-peers/liger) and two of the three
+# cu13 parts in the first call, QuACK (.whl-peers/quack) and the third
+# part in the next call on the same warm machine with PEERS=quack.
+#
+# First the GPU tests of SwiGLUExperts (python/tests/gpu/test_moe.py; log in
+# $OUT/moe-tests.log; TESTS=0 skips them). Writes $OUT/moe-perf.json (command, revision, GPU, date, every record)
+# and $OUT/moe-perf.tgz (the workers' logs); prints the table last and a
+# PASS/FAIL line (FAIL: a peer raised, or an error above tolerance).
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/swigen-out}
+mkdir -p "$OUT"
+START=$(date +%s)
+LIMIT=${LIMIT:-450}
+LOG=$(mktemp -d)
+trap 'tar -czf "$OUT/moe-perf.tgz" -C "$LOG" .' EXIT
+PEERS=${PEERS:-loop,loopgraph,grouped,swigen,liger}
+MODELS=${MODELS:-qwen3,deepseek}
+export MOE_CMD="MODELS=$MODELS PEERS=$PEERS TOKENS=${TOKENS:-} ROUTINGS=${ROUTINGS:-uniform,zipf} REPS=${REPS:-30} LIMIT=$LIMIT GPUS=${GPUS:-all} bash bench/moe_perf.sh"
+export SWIGEN_REV=${SWIGEN_REV:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | head -1
+python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
+# shellcheck source=bench/peer_wheels.sh
+. bench/peer_wheels.sh
+install_wheels
+export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages${PYTHONPATH:+:$PYTHONPATH}
+
+# The GPU tests of SwiGLUExperts first (python/tests/gpu/test_moe.py, ~1 min;
+# TESTS=0 skips them).
+trc=skipped
+if [[ ${TESTS:-1} == 1 ]]; then
+	(cd python/tests && CUDA_VISIBLE_DEVICES=0 timeout "${TEST_LIMIT:-240}" python3 -m unittest -v gpu.test_moe) >"$OUT/moe-tests.log" 2>&1
+	trc=$?
+	grep -E " \.\.\. |^(FAIL|ERROR)|Error:|^Ran |^OK|^FAILED" "$OUT/moe-tests.log" | head -40
+fi
+
+NG=${GPUS:-$(nvidia-smi -L | wc -l)}
+((NG < 1)) && NG=1
+IFS=',' read -ra models <<<"$MODELS"
+args=(--peers "$PEERS" --routings "${ROUTINGS:-uniform,zipf}" --reps "${REPS:-30}" --deadline $((START + LIMIT)))
+[[ -n ${TOKENS:-} ]] && args+=(--tokens "$TOKENS")
+echo "models: $MODELS on $NG GPU(s); peers: $PEERS; limit ${LIMIT}s"
+pids=()
+for ((g = 0; g < NG && g < ${#models[@]}; g++)); do
+	mine=""
+	for ((j = g; j < ${#models[@]}; j += NG)); do mine="${mine:+$mine,}${models[j]}"; done
+	CUDA_VISIBLE_DEVICES=$g python3 bench/moe_perf.py --models "$mine" "${args[@]}" --json "$LOG/moe-$g.json" \
+		>"$LOG/worker$g.log" 2>&1 &
+	pids+=($!)
+done
+rc=0
+for p in "${pids[@]}"; do wait "$p" || rc=1; done
+grep -hE '^(qwen3|deepseek) ' "$LOG"/worker*.log
+grep -hE 'Error|error' "$LOG"/worker*.log | sort | uniq -c | sort -rn | head -5
+# One record of every worker's results, then the table of all of them.
+python3 - "$OUT/moe-perf.json" "$LOG"/moe-*.json <<'PY'
+import json, os, sys
+sys.path.insert(0, "bench")
+import moe_perf
+recs = [json.load(open(f)) for f in sys.argv[2:] if os.path.exists(f)]  # a worker that died wrote none
+if not recs:
+    print("FAIL: no worker wrote a record (see the workers' logs in moe-perf.tgz)")
+    sys.exit(1)
+out = dict(recs[0], command=os.environ["MOE_CMD"], results=[r for rec in recs for r in rec["results"]],
+           workers=[rec["command"] for rec in recs])
+json.dump(out, open(sys.argv[1], "w"), indent=1)
+moe_perf.summary(out["results"])
+sys.exit(0 if all("error" not in r and r.get("ok", True) for r in out["results"]) else 1)
+PY
+brc=$?
+echo
+printf '%-10s %s\n' "tests" "$([[ $trc == skipped ]] && echo skipped || { [[ $trc == 0 ]] && echo PASS || echo "FAIL (rc $trc, $OUT/moe-tests.log)"; })"
+printf '%-10s %s\n' "bench" "$([[ $rc == 0 && $brc == 0 ]] && echo PASS || echo "FAIL (workers rc $rc, table rc $brc)")"
+echo "$(($(date +%s) - START)) s"
+[[ $rc == 0 && $brc == 0 && ($trc == 0 || $trc == skipped) ]]

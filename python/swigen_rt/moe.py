@@ -1,0 +1,345 @@
+"""SwiGLUExperts: a mixture-of-experts layer's SwiGLU experts over tokens sorted by expert (needs torch).
+
+Layout (moe_plan's docstring owns it): x [T, H] sorted by expert, offs [E]
+int32 cumulative ends (torch._grouped_mm's convention), W [E, 2I, H] each
+expert's [up ; gate], W_down [E, H, I]. The ops:
+
+    torch.ops.swigen.moe_gateup(x, W, offs) -> out [T, I]
+    torch.ops.swigen.moe_gateup_train(x, W, offs) -> (out [T, I], de [T, 2I])
+    torch.ops.swigen.moe_dswiglu_out(dy, W_down, de, offs) -> (grad_de [T, 2I], out [T, I])
+    torch.ops.swigen.moe_down(out, W_down, offs) -> y [T, H]
+
+The first three are the grouped kinds of moe_plan.GROUPED_KINDS. Until a
+package of that kind is registered they run the reference path
+(moe_path says which, and why): torch._grouped_mm for the GEMMs and
+torch elementwise ops in fp32 for SwiGLU and its derivative. A registered
+grouped package is refused with an error rather than ignored: this
+runtime has no launcher for the grouped kinds yet. The down projection
+and the weight gradients are torch._grouped_mm. No op reads offs on the
+host: they capture in CUDA graphs. Each op has a fake kernel (shapes from
+x and W alone) and the gate-up and down ops an autograd formula; the
+layer's own autograd.Function runs moe_dswiglu_out in its backward.
+torch._grouped_mm reads bf16 on sm_90 (other dtypes go to a fallback that
+copies offs to the host), so the ops take bf16 only.
+"""
+
+# No `from __future__ import annotations`: torch.library.custom_op reads the
+# ops' type hints to build their schemas, so they stay evaluated objects.
+import math
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from . import moe_plan, opspec
+from . import ops as _ops
+
+__all__ = ["SwiGLUExperts", "swiglu_experts", "moe_path", "convert_experts", "convert_experts_state_dict"]
+
+_DTYPES = (torch.bfloat16,)
+
+
+def _check(op: str, x_shape: Tuple[int, ...], W_shape: Tuple[int, ...], offs: Tensor, tensors: Dict[str, Tensor],
+           W_down: Optional[Tensor] = None) -> moe_plan.MoeShape:
+    """Sizes (moe_plan.check_shapes on x's and W's shapes), dtypes and
+    devices (tensors' first is x's place) of one call; ValueError naming
+    the tensor and the rule."""
+    s = moe_plan.check_shapes(op, x_shape, W_shape, tuple(offs.shape), None if W_down is None else tuple(W_down.shape))
+    x = next(iter(tensors.values()))
+    if offs.dtype != torch.int32:
+        raise ValueError("swigen::%s: offs is %s: want int32 (cumulative ends, torch._grouped_mm's)" % (op, offs.dtype))
+    if offs.device != x.device:
+        raise ValueError("swigen::%s: offs on %s, x on %s: want one device" % (op, offs.device, x.device))
+    for n, t in tensors.items():
+        if t.dtype not in _DTYPES:
+            raise ValueError("swigen::%s: %s is %s: want bfloat16 (torch._grouped_mm's fast path reads bf16)"
+                             % (op, n, t.dtype))
+        if t.device != x.device:
+            raise ValueError("swigen::%s: %s on %s, x on %s: want one device" % (op, n, t.device, x.device))
+    return s
+
+
+def _check_gateup(op: str, x: Tensor, W: Tensor, offs: Tensor) -> moe_plan.MoeShape:
+    return _check(op, tuple(x.shape), tuple(W.shape), offs, {"x": x, "W": W})
+
+
+def moe_path(op: str, device: torch.device, dtype: torch.dtype = torch.bfloat16) -> Tuple[str, str]:
+    """(path, why) of a grouped op (moe_plan.GROUPED_KINDS) on device:
+    moe_plan.KERNEL naming the registered package, or moe_plan.REFERENCE
+    naming the kind it would run."""
+    kind, variant = moe_plan.GROUPED_KINDS[op]
+    arch = _ops.arch_of(device) if device.type == "cuda" else "cpu"
+    got = opspec.REGISTRY.candidates(kind, variant, arch, str(dtype).replace("torch.", ""))
+    return moe_plan.grouped_path(op, [e.package for e in got])
+
+
+def _reference_only(op: str, x: Tensor) -> None:
+    """Refuses a call where a grouped kernel is registered: running the
+    reference then would hide that the kernel never ran."""
+    if not x.is_cuda:
+        return
+    path, why = moe_path(op, x.device, x.dtype)
+    if path == moe_plan.KERNEL:
+        raise NotImplementedError("swigen::%s: %s is registered, but this swigen_rt has no launcher for the grouped "
+                                  "kinds yet (unregister the package to run the torch._grouped_mm reference)"
+                                  % (op, why))
+
+
+def _gmm(a: Tensor, b: Tensor, offs: Tensor, shape: Tuple[int, ...]) -> Tensor:
+    """torch._grouped_mm(a, b, offs); zeros of shape where the contraction
+    or the rows are empty (T = 0: torch._grouped_mm rejects a zero-length
+    operand)."""
+    if a.numel() == 0 or b.numel() == 0:
+        return a.new_zeros(shape)
+    return torch._grouped_mm(a, b, offs=offs)
+
+
+def _gateup(x: Tensor, W: Tensor, offs: Tensor) -> Tensor:
+    """de = [x_e @ up_e^T | x_e @ gate_e^T] per expert: [T, 2I]."""
+    return _gmm(x, W.transpose(1, 2), offs, (x.shape[0], W.shape[1]))
+
+
+def _swiglu(de: Tensor) -> Tensor:
+    i = de.shape[1] // 2
+    return (de[:, :i].float() * F.silu(de[:, i:].float())).to(de.dtype)
+
+
+def _dswiglu(dout: Tensor, de: Tensor) -> Tuple[Tensor, Tensor]:
+    """(grad_de, out) of out = left * silu(gate), in fp32, cast to de's dtype."""
+    i = de.shape[1] // 2
+    left, gate, d = de[:, :i].float(), de[:, i:].float(), dout.float()
+    s = torch.sigmoid(gate)
+    f = gate * s
+    grad = torch.cat([d * f, d * left * s * (1 + gate * (1 - s))], 1)
+    return grad.to(de.dtype), (left * f).to(de.dtype)
+
+
+@torch.library.custom_op("swigen::moe_gateup", mutates_args=())
+def moe_gateup(x: Tensor, W: Tensor, offs: Tensor) -> Tensor:
+    """out = up(x) * silu(gate(x)) per expert, [T, I]."""
+    _check_gateup("moe_gateup", x, W, offs)
+    _reference_only("moe_gateup", x)
+    return _swiglu(_gateup(x, W, offs))
+
+
+@torch.library.custom_op("swigen::moe_gateup_train", mutates_args=())
+def moe_gateup_train(x: Tensor, W: Tensor, offs: Tensor) -> Tuple[Tensor, Tensor]:
+    """(out [T, I], de [T, 2I]): de the pre-activations [up | gate] the backward reads."""
+    _check_gateup("moe_gateup_train", x, W, offs)
+    _reference_only("moe_gateup_train", x)
+    de = _gateup(x, W, offs)
+    return _swiglu(de), de
+
+
+@torch.library.custom_op("swigen::moe_dswiglu_out", mutates_args=())
+def moe_dswiglu_out(dy: Tensor, W_down: Tensor, de: Tensor, offs: Tensor) -> Tuple[Tensor, Tensor]:
+    """(grad_de [T, 2I], out [T, I]): dout = dy_e @ W_down_e per expert,
+    then dSwiGLU against de; out recomputed (for dW_down)."""
+    _check_bwd("moe_dswiglu_out", dy, W_down, de, offs)
+    _reference_only("moe_dswiglu_out", dy)
+    dout = _gmm(dy, W_down, offs, (dy.shape[0], W_down.shape[2]))
+    return _dswiglu(dout, de)
+
+
+@torch.library.custom_op("swigen::moe_down", mutates_args=())
+def moe_down(out: Tensor, W_down: Tensor, offs: Tensor) -> Tensor:
+    """y = out_e @ W_down_e^T per expert, [T, H] (torch._grouped_mm)."""
+    _check_down("moe_down", out, W_down, offs)
+    return _gmm(out, W_down.transpose(1, 2), offs, (out.shape[0], W_down.shape[1]))
+
+
+def _w_of(op: str, W_down: Tensor) -> Tuple[int, ...]:
+    """The gate-up weight's shape [E, 2I, H] that W_down [E, H, I] pairs with."""
+    if W_down.dim() != 3:
+        raise ValueError("swigen::%s: W_down is %s: want [E, H, I]" % (op, list(W_down.shape)))
+    E, H, I = W_down.shape  # noqa: E741
+    return (E, 2 * I, H)
+
+
+def _check_bwd(op: str, dy: Tensor, W_down: Tensor, de: Tensor, offs: Tensor) -> None:
+    s = _check(op, tuple(dy.shape), _w_of(op, W_down), offs, {"dy": dy, "W_down": W_down, "de": de}, W_down)
+    if list(de.shape) != [s.T, 2 * s.I]:
+        raise ValueError("swigen::%s: de is %s: want [T, 2I] = %s" % (op, list(de.shape), [s.T, 2 * s.I]))
+
+
+def _check_down(op: str, out: Tensor, W_down: Tensor, offs: Tensor) -> None:
+    w = _w_of(op, W_down)
+    if out.dim() != 2 or out.shape[1] != w[1] // 2:
+        raise ValueError("swigen::%s: out is %s, W_down %s: want out [T, I] with W_down [E, H, I]"
+                         % (op, list(out.shape), list(W_down.shape)))
+    # out [T, I] stands where x [T, H] does in the shared rule: its T, W_down's H.
+    _check(op, (out.shape[0], w[2]), w, offs, {"out": out, "W_down": W_down}, W_down)
+
+
+@moe_gateup.register_fake
+def _(x: Tensor, W: Tensor, offs: Tensor) -> Tensor:
+    s = _check_gateup("moe_gateup", x, W, offs)
+    return x.new_empty((s.T, s.I))
+
+
+@moe_gateup_train.register_fake
+def _(x: Tensor, W: Tensor, offs: Tensor) -> Tuple[Tensor, Tensor]:
+    s = _check_gateup("moe_gateup_train", x, W, offs)
+    return x.new_empty((s.T, s.I)), x.new_empty((s.T, 2 * s.I))
+
+
+@moe_dswiglu_out.register_fake
+def _(dy: Tensor, W_down: Tensor, de: Tensor, offs: Tensor) -> Tuple[Tensor, Tensor]:
+    _check_bwd("moe_dswiglu_out", dy, W_down, de, offs)
+    return de.new_empty(de.shape), de.new_empty((de.shape[0], de.shape[1] // 2))
+
+
+@moe_down.register_fake
+def _(out: Tensor, W_down: Tensor, offs: Tensor) -> Tensor:
+    _check_down("moe_down", out, W_down, offs)
+    return out.new_empty((out.shape[0], W_down.shape[1]))
+
+
+def _wgrad(g: Tensor, a: Tensor, offs: Tensor) -> Tensor:
+    """Per expert g_e^T @ a_e: [E, g's N, a's N] (torch._grouped_mm with
+    the groups along the contraction; an empty expert's slice is zero)."""
+    return _gmm(g.t(), a, offs, (offs.shape[0], g.shape[1], a.shape[1]))
+
+
+def _gateup_grads(x: Tensor, W: Tensor, offs: Tensor, grad_de: Tensor) -> Tuple[Tensor, Tensor]:
+    """(dx, dW) of de = x_e @ W_e^T."""
+    return _gmm(grad_de, W, offs, tuple(x.shape)), _wgrad(grad_de, x, offs)
+
+
+def _gateup_setup(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
+    ctx.save_for_backward(*inputs)
+
+
+def _gateup_bwd(ctx: Any, g_out: Tensor) -> Tuple[Optional[Tensor], ...]:
+    # The inference op keeps no de: recomputed here (the layer trains with moe_gateup_train).
+    x, W, offs = ctx.saved_tensors
+    grad_de, _ = _dswiglu(g_out, _gateup(x, W, offs))
+    return _gateup_grads(x, W, offs, grad_de) + (None,)
+
+
+def _gateup_train_setup(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
+    ctx.save_for_backward(inputs[0], inputs[1], inputs[2], output[1])
+
+
+def _gateup_train_bwd(ctx: Any, g_out: Optional[Tensor], g_de: Optional[Tensor]) -> Tuple[Optional[Tensor], ...]:
+    x, W, offs, de = ctx.saved_tensors
+    grad_de = torch.zeros_like(de) if g_out is None else _dswiglu(g_out, de)[0]
+    if g_de is not None:
+        grad_de = grad_de + g_de
+    return _gateup_grads(x, W, offs, grad_de) + (None,)
+
+
+def _down_bwd(ctx: Any, dy: Tensor) -> Tuple[Optional[Tensor], ...]:
+    out, W_down, offs = ctx.saved_tensors
+    return _gmm(dy, W_down, offs, tuple(out.shape)), _wgrad(dy, out, offs), None
+
+
+torch.library.register_autograd("swigen::moe_gateup", _gateup_bwd, setup_context=_gateup_setup)
+torch.library.register_autograd("swigen::moe_gateup_train", _gateup_train_bwd, setup_context=_gateup_train_setup)
+torch.library.register_autograd("swigen::moe_down", _down_bwd, setup_context=_gateup_setup)
+
+
+class _ExpertsFunction(torch.autograd.Function):
+    """The layer's step: the forward keeps x, the weights, offs and de
+    (not out: moe_dswiglu_out recomputes it for dW_down)."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, W: Tensor, W_down: Tensor, offs: Tensor) -> Tensor:  # type: ignore[override]
+        out, de = moe_gateup_train(x, W, offs)
+        y = moe_down(out, W_down, offs)
+        ctx.save_for_backward(x, W, W_down, offs, de)
+        return y
+
+    @staticmethod
+    def backward(ctx: Any, dy: Tensor) -> Tuple[Optional[Tensor], ...]:  # type: ignore[override]
+        x, W, W_down, offs, de = ctx.saved_tensors
+        dy = dy.contiguous()
+        grad_de, out = moe_dswiglu_out(dy, W_down, de, offs)
+        del de
+        dW_down = _wgrad(dy, out, offs)
+        del out
+        dx, dW = _gateup_grads(x, W, offs, grad_de)
+        return dx, dW, dW_down, None
+
+
+def swiglu_experts(x: Tensor, W: Tensor, W_down: Tensor, offs: Tensor) -> Tensor:
+    """y [T, H] = per expert e, down_e(up_e(x_e) * silu(gate_e(x_e))) for
+    x [T, H] sorted by expert, W [E, 2I, H] ([up ; gate]), W_down [E, H, I],
+    offs [E] int32 cumulative ends; differentiable in x, W and W_down.
+    With a gradient to compute, the training ops (de kept, out recomputed
+    in the backward); otherwise the inference op."""
+    if not x.is_contiguous():
+        x = x.contiguous()
+    grad = torch.is_grad_enabled() and (x.requires_grad or W.requires_grad or W_down.requires_grad)
+    if grad:
+        y: Tensor = _ExpertsFunction.apply(x, W, W_down, offs)
+        return y
+    return moe_down(moe_gateup(x, W, offs), W_down, offs)
+
+
+def convert_experts(gates: List[Tensor], ups: List[Tensor], downs: List[Tensor]) -> Tuple[Tensor, Tensor]:
+    """(W [E, 2I, H], W_down [E, H, I]) from per-expert gate_proj, up_proj
+    ([I, H] each) and down_proj ([H, I]) weights; each expert's rows as
+    moe_plan.gate_up_rows says ([up ; gate])."""
+    if not (len(gates) == len(ups) == len(downs)) or not gates:
+        raise ValueError("convert_experts: %d gate, %d up, %d down weights: want one of each per expert, E >= 1"
+                         % (len(gates), len(ups), len(downs)))
+    i, h = gates[0].shape
+    for e, (g, u, d) in enumerate(zip(gates, ups, downs)):
+        if list(g.shape) != [i, h] or list(u.shape) != [i, h] or list(d.shape) != [h, i]:
+            raise ValueError("convert_experts: expert %d: gate %s, up %s, down %s: want [I, H], [I, H], [H, I] = "
+                             "[%d, %d], [%d, %d], [%d, %d] (expert 0's)" % (e, list(g.shape), list(u.shape),
+                                                                            list(d.shape), i, h, i, h, h, i))
+    W = torch.stack([torch.cat([u, g], 0) for g, u in zip(gates, ups)]).contiguous()
+    return W, torch.stack(list(downs)).contiguous()
+
+
+def convert_experts_state_dict(sd: Mapping[str, Tensor], num_experts: int, prefix: str = "") -> Dict[str, Tensor]:
+    """A SwiGLUExperts state dict (W, W_down) from a Hugging Face MoE
+    block's per-expert weights (moe_plan.hf_expert_keys)."""
+    keys = [moe_plan.hf_expert_keys(prefix, e) for e in range(num_experts)]
+    missing = [k for ks in keys for k in ks if k not in sd]
+    if missing:
+        raise ValueError("convert_experts_state_dict: %d keys missing, first %s (prefix %r, E=%d)"
+                         % (len(missing), missing[0], prefix, num_experts))
+    W, W_down = convert_experts([sd[g] for g, _, _ in keys], [sd[u] for _, u, _ in keys], [sd[d] for _, _, d in keys])
+    return {"W": W, "W_down": W_down}
+
+
+class SwiGLUExperts(nn.Module):
+    """E SwiGLU experts of hidden H and intermediate I over tokens sorted
+    by expert: forward(x_sorted [T, H], offs [E] int32 cumulative ends).
+
+    W [E, 2I, H] holds each expert's [up ; gate], W_down [E, H, I] (load a
+    checkpoint with load_hf_experts or convert_experts_state_dict). H and
+    I must be multiples of 8; bf16. Runs torch._grouped_mm until a grouped
+    kernel package is registered (moe_path says which path runs)."""
+
+    def __init__(self, num_experts: int, hidden: int, intermediate: int, *, device: Any = None,
+                 dtype: Any = torch.bfloat16) -> None:
+        super().__init__()
+        self.num_experts, self.hidden, self.intermediate = num_experts, hidden, intermediate
+        self.W = nn.Parameter(torch.empty(num_experts, 2 * intermediate, hidden, device=device, dtype=dtype))
+        self.W_down = nn.Parameter(torch.empty(num_experts, hidden, intermediate, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """nn.Linear's default initialisation of each expert's projections."""
+        with torch.no_grad():
+            for w in (self.W, self.W_down):
+                bound = 1.0 / math.sqrt(w.shape[2])  # kaiming_uniform(a=sqrt(5)) of a [out, in] weight
+                w.uniform_(-bound, bound)
+
+    @torch.no_grad()
+    def load_hf_experts(self, sd: Mapping[str, Tensor], prefix: str = "") -> None:
+        """Copies a Hugging Face MoE block's per-expert weights in."""
+        got = convert_experts_state_dict(sd, self.num_experts, prefix)
+        self.W.copy_(got["W"])
+        self.W_down.copy_(got["W_down"])
+
+    def forward(self, x_sorted: Tensor, offs: Tensor) -> Tensor:
+        return swiglu_experts(x_sorted, self.W, self.W_down, offs)
+
+    def extra_repr(self) -> str:
+        return "num_experts=%d, hidden=%d, intermediate=%d" % (self.num_experts, self.hidden, self.intermediate)

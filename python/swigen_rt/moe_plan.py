@@ -1,0 +1,171 @@
+"""The pure parts of SwiGLUExperts (moe.py): shape rules, the checkpoint
+converter's index math, routing helpers and which path each op runs.
+
+No torch here, so the rules are tested without torch or a GPU
+(tests/test_moe_plan.py). Layout (one owner: this module's docstring):
+tokens sorted by expert, x [T, H]; offs [E] int32, the cumulative end of
+each expert's rows (torch._grouped_mm's convention: expert e holds rows
+offs[e-1] .. offs[e], offs[-1] == T); W [E, 2I, H], each expert's
+[up ; gate] as the fused fwd_gateup kind reads it (left = up, silu on
+gate); W_down [E, H, I], each expert's nn.Linear [out, in].
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+__all__ = ["MoeShape", "check_shapes", "GROUPED_KINDS", "grouped_path", "REFERENCE", "KERNEL",
+           "gate_up_rows", "hf_expert_keys", "counts_to_offs", "offs_to_counts", "zipf_counts",
+           "uniform_counts", "sort_by_expert"]
+
+REFERENCE = "reference"
+"""The path that runs torch._grouped_mm and torch elementwise ops."""
+KERNEL = "kernel"
+"""The path that runs a registered grouped swigen kernel."""
+
+GROUPED_KINDS: Dict[str, Tuple[str, str]] = {
+    "moe_gateup": ("moe_gateup", ""),
+    "moe_gateup_train": ("moe_gateup", "train"),
+    "moe_dswiglu_out": ("moe_dswiglu", "out"),
+}
+"""op -> (kind, variant) of the grouped kernel package the op would run."""
+
+
+@dataclass(frozen=True)
+class MoeShape:
+    """T rows (tokens x top-k, sorted by expert), E experts, hidden H, intermediate I."""
+
+    T: int
+    E: int
+    H: int
+    I: int  # noqa: E741
+
+
+def check_shapes(op: str, x: Sequence[int], W: Sequence[int], offs: Sequence[int],
+                 W_down: Optional[Sequence[int]] = None) -> MoeShape:
+    """The problem's sizes from x [T, H], W [E, 2I, H], offs [E] (and
+    W_down [E, H, I] where given); ValueError naming the op, the tensor and
+    the rule otherwise."""
+    if len(x) != 2:
+        raise ValueError("swigen::%s: x is %s: want [T, H] (tokens sorted by expert)" % (op, list(x)))
+    if len(W) != 3 or W[1] % 2 != 0:
+        raise ValueError("swigen::%s: W is %s: want [E, 2I, H] (each expert's [up ; gate])" % (op, list(W)))
+    T, H = x
+    E, I = W[0], W[1] // 2  # noqa: E741
+    if W[2] != H:
+        raise ValueError("swigen::%s: W is %s, x is %s: want W's last dim == x's H = %d" % (op, list(W), list(x), H))
+    if E < 1 or I < 1 or H < 1:
+        raise ValueError("swigen::%s: E=%d, I=%d, H=%d: want each >= 1" % (op, E, I, H))
+    if H % 8 or I % 8:
+        raise ValueError("swigen::%s: H=%d, I=%d: want multiples of 8 (16-byte rows for TMA and torch._grouped_mm)"
+                         % (op, H, I))
+    if list(offs) != [E]:
+        raise ValueError("swigen::%s: offs is %s: want [E] = [%d] (int32 cumulative ends)" % (op, list(offs), E))
+    if W_down is not None and list(W_down) != [E, H, I]:
+        raise ValueError("swigen::%s: W_down is %s: want [E, H, I] = %s" % (op, list(W_down), [E, H, I]))
+    return MoeShape(T=T, E=E, H=H, I=I)
+
+
+def grouped_path(op: str, registered: Sequence[str]) -> Tuple[str, str]:
+    """(path, why) for op given the packages registered for its kind (their
+    names): KERNEL naming the first, or REFERENCE saying which kind and
+    variant would run and how to get it."""
+    kind, variant = GROUPED_KINDS[op]
+    what = kind + ("" if not variant else " (%s)" % variant)
+    if registered:
+        return KERNEL, "%s from package %s" % (what, registered[0])
+    return REFERENCE, ("torch._grouped_mm + torch elementwise ops: no %s package is registered "
+                       "(emit one with swigen emit --kernel %s%s --py-package NAME and register it)"
+                       % (what, kind, " --store-out" if variant else ""))
+
+
+def gate_up_rows(I: int) -> List[Tuple[str, int]]:  # noqa: E741
+    """Where each row of one expert's stacked [up ; gate] W [2I, H] comes
+    from: ("up", r) for rows 0..I-1, ("gate", r) for rows I..2I-1."""
+    return [("up", r) for r in range(I)] + [("gate", r) for r in range(I)]
+
+
+def hf_expert_keys(prefix: str, e: int) -> Tuple[str, str, str]:
+    """A Hugging Face MoE checkpoint's per-expert keys (Mixtral/Qwen3-MoE/
+    DeepSeek-V3: <prefix>experts.<e>.{gate,up,down}_proj.weight)."""
+    p = "%sexperts.%d." % (prefix, e)
+    return p + "gate_proj.weight", p + "up_proj.weight", p + "down_proj.weight"
+
+
+def counts_to_offs(counts: Sequence[int]) -> List[int]:
+    """Cumulative ends of per-expert row counts (offs); ValueError on a negative count."""
+    out, s = [], 0
+    for e, c in enumerate(counts):
+        if c < 0:
+            raise ValueError("counts_to_offs: expert %d has %d rows: want >= 0" % (e, c))
+        s += c
+        out.append(s)
+    return out
+
+
+def offs_to_counts(offs: Sequence[int]) -> List[int]:
+    """Per-expert row counts from cumulative ends; ValueError where offs decreases."""
+    out, prev = [], 0
+    for e, o in enumerate(offs):
+        if o < prev:
+            raise ValueError("offs_to_counts: offs[%d] = %d < offs[%d] = %d: want non-decreasing" % (e, o, e - 1, prev))
+        out.append(o - prev)
+        prev = o
+    return out
+
+
+def _spread(total: int, weights: Sequence[float]) -> List[int]:
+    """total split in proportion to weights, largest remainders first (ties
+    to the lower index): the counts sum to total exactly."""
+    s = sum(weights)
+    raw = [total * w / s for w in weights]
+    counts = [int(r) for r in raw]
+    left = total - sum(counts)
+    order = sorted(range(len(raw)), key=lambda i: (-(raw[i] - counts[i]), i))
+    for i in order[:left]:
+        counts[i] += 1
+    return counts
+
+
+def uniform_counts(rows: int, E: int) -> List[int]:
+    """rows split as evenly as possible over E experts."""
+    if E < 1 or rows < 0:
+        raise ValueError("uniform_counts: rows=%d, E=%d: want rows >= 0, E >= 1" % (rows, E))
+    return _spread(rows, [1.0] * E)
+
+
+def zipf_counts(rows: int, E: int, s: float = 1.2, cap: Optional[int] = None) -> List[int]:
+    """rows split over E experts by a Zipf law of exponent s (expert e gets
+    a share of 1/(e+1)^s): a skewed routing. cap (e.g. the tokens T when
+    each token picks top-k distinct experts) bounds each expert's count,
+    the excess spread over the others in turn."""
+    if E < 1 or rows < 0 or s < 0:
+        raise ValueError("zipf_counts: rows=%d, E=%d, s=%g: want rows >= 0, E >= 1, s >= 0" % (rows, E, s))
+    if cap is not None and cap * E < rows:
+        raise ValueError("zipf_counts: cap=%d x E=%d < rows=%d: cannot place every row" % (cap, E, rows))
+    counts = _spread(rows, [1.0 / (e + 1) ** s for e in range(E)])
+    if cap is None:
+        return counts
+    excess = sum(max(0, c - cap) for c in counts)
+    counts = [min(c, cap) for c in counts]
+    e = 0
+    while excess:
+        room = min(cap - counts[e], excess)
+        counts[e] += room
+        excess -= room
+        e += 1
+    return counts
+
+
+def sort_by_expert(expert_of_row: Sequence[int], E: int) -> Tuple[List[int], List[int]]:
+    """(order, offs): a stable permutation putting rows in expert order
+    (row order[j] goes to sorted position j) and the cumulative ends; the
+    host reference of what a router's sort does on the device."""
+    counts = [0] * E
+    for r, e in enumerate(expert_of_row):
+        if not 0 <= e < E:
+            raise ValueError("sort_by_expert: row %d routes to expert %d: want 0 <= e < %d" % (r, e, E))
+        counts[e] += 1
+    order = sorted(range(len(expert_of_row)), key=lambda r: (expert_of_row[r], r))
+    return order, counts_to_offs(counts)

@@ -1,0 +1,114 @@
+"""swigen_rt.moe_plan: SwiGLUExperts' shape rules, checkpoint index math,
+routing helpers and path choice; pure (no torch, no GPU)."""
+
+from __future__ import annotations
+
+import random
+import unittest
+
+import support  # noqa: F401
+
+from swigen_rt import moe_plan
+from swigen_rt.moe_plan import KERNEL, REFERENCE, MoeShape
+
+
+class CheckShapesTest(unittest.TestCase):
+    def test_good(self) -> None:
+        self.assertEqual(moe_plan.check_shapes("moe_gateup", (24, 64), (4, 32, 64), (4,)), MoeShape(T=24, E=4, H=64, I=16))
+        self.assertEqual(moe_plan.check_shapes("moe_gateup", (0, 64), (4, 32, 64), (4,), (4, 64, 16)).T, 0)
+
+    def test_bad(self) -> None:
+        cases = [  # x, W, offs, W_down -> words the error must hold
+            ((24, 64, 1), (4, 32, 64), (4,), None, "x is [24, 64, 1]: want [T, H]"),
+            ((24, 64), (4, 31, 64), (4,), None, "want [E, 2I, H]"),
+            ((24, 64), (32, 64), (4,), None, "want [E, 2I, H]"),
+            ((24, 64), (4, 32, 48), (4,), None, "last dim == x's H = 64"),
+            ((24, 60), (4, 32, 60), (4,), None, "multiples of 8"),
+            ((24, 64), (4, 12, 64), (4,), None, "I=6: want multiples of 8"),
+            ((24, 64), (4, 32, 64), (5,), None, "offs is [5]: want [E] = [4]"),
+            ((24, 64), (4, 32, 64), (4, 1), None, "offs is [4, 1]"),
+            ((24, 64), (4, 32, 64), (4,), (4, 16, 64), "W_down is [4, 16, 64]: want [E, H, I] = [4, 64, 16]"),
+            ((24, 64), (0, 32, 64), (0,), None, "E=0"),
+        ]
+        for x, W, offs, wd, words in cases:
+            with self.subTest(x=x, W=W, offs=offs, W_down=wd):
+                with self.assertRaises(ValueError) as cm:
+                    moe_plan.check_shapes("moe_gateup", x, W, offs, wd)
+                self.assertIn("swigen::moe_gateup", str(cm.exception))
+                self.assertIn(words, str(cm.exception))
+
+
+class PathTest(unittest.TestCase):
+    def test_reference_names_kind(self) -> None:
+        for op, (kind, variant) in moe_plan.GROUPED_KINDS.items():
+            with self.subTest(op=op):
+                path, why = moe_plan.grouped_path(op, [])
+                self.assertEqual(path, REFERENCE)
+                self.assertIn("torch._grouped_mm", why)
+                self.assertIn("--kernel %s" % kind, why)
+                self.assertEqual("--store-out" in why, bool(variant))
+
+    def test_kernel_names_package(self) -> None:
+        path, why = moe_plan.grouped_path("moe_gateup_train", ["pkg_a", "pkg_b"])
+        self.assertEqual(path, KERNEL)
+        self.assertIn("pkg_a", why)
+        self.assertIn("moe_gateup (train)", why)
+
+
+class ConverterTest(unittest.TestCase):
+    def test_gate_up_rows(self) -> None:
+        rows = moe_plan.gate_up_rows(3)
+        self.assertEqual(rows, [("up", 0), ("up", 1), ("up", 2), ("gate", 0), ("gate", 1), ("gate", 2)])
+
+    def test_hf_keys(self) -> None:
+        self.assertEqual(moe_plan.hf_expert_keys("model.layers.3.mlp.", 17),
+                         ("model.layers.3.mlp.experts.17.gate_proj.weight", "model.layers.3.mlp.experts.17.up_proj.weight",
+                          "model.layers.3.mlp.experts.17.down_proj.weight"))
+
+
+class RoutingTest(unittest.TestCase):
+    def test_offs_round_trip(self) -> None:
+        rng = random.Random(5)
+        for _ in range(50):
+            counts = [rng.choice([0, 0, 1, rng.randrange(200)]) for _ in range(rng.randrange(1, 40))]
+            offs = moe_plan.counts_to_offs(counts)
+            self.assertEqual(len(offs), len(counts))
+            self.assertEqual(offs[-1], sum(counts))
+            self.assertEqual(moe_plan.offs_to_counts(offs), counts)
+
+    def test_offs_bad(self) -> None:
+        with self.assertRaisesRegex(ValueError, "expert 1 has -2 rows"):
+            moe_plan.counts_to_offs([3, -2])
+        with self.assertRaisesRegex(ValueError, r"offs\[2\] = 4 < offs\[1\] = 5"):
+            moe_plan.offs_to_counts([1, 5, 4])
+
+    def test_uniform(self) -> None:
+        self.assertEqual(moe_plan.uniform_counts(10, 4), [3, 3, 2, 2])
+        self.assertEqual(moe_plan.uniform_counts(0, 3), [0, 0, 0])
+        self.assertEqual(sum(moe_plan.uniform_counts(65536, 128)), 65536)
+
+    def test_zipf(self) -> None:
+        c = moe_plan.zipf_counts(65536, 128)
+        self.assertEqual(sum(c), 65536)
+        self.assertEqual(c, sorted(c, reverse=True))
+        self.assertGreater(c[0], 20 * c[-1])
+
+    def test_zipf_cap(self) -> None:
+        # 8192 tokens, top-8 of 128: no expert can hold more than 8192 rows.
+        c = moe_plan.zipf_counts(8192 * 8, 128, cap=8192)
+        self.assertEqual(sum(c), 8192 * 8)
+        self.assertEqual(max(c), 8192)
+        self.assertTrue(all(x >= 0 for x in c))
+        with self.assertRaisesRegex(ValueError, "cannot place every row"):
+            moe_plan.zipf_counts(100, 4, cap=24)
+
+    def test_sort_by_expert(self) -> None:
+        order, offs = moe_plan.sort_by_expert([2, 0, 2, 1, 0], 4)
+        self.assertEqual(order, [1, 4, 3, 0, 2])  # stable within an expert
+        self.assertEqual(offs, [2, 3, 5, 5])  # expert 3 empty
+        with self.assertRaisesRegex(ValueError, "row 1 routes to expert 4"):
+            moe_plan.sort_by_expert([0, 4], 4)
+
+
+if __name__ == "__main__":
+    unittest.main()
