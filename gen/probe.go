@@ -52,6 +52,10 @@ var probes = []Probe{
 			v.Trace = manifest.DefaultTraceLayout
 			v.Epi.Matrix = false // the counters take the registers ldmatrix addressing needs
 		}},
+	// epitrace keeps two counters, none in the mainloop, so the product's
+	// ldmatrix path builds without spills at 128x192, where trace spills.
+	{Name: "epitrace", ResultsRight: true, Doc: "records every consumer's per-tile epilogue and de-wait times only, on the product's data path, for swigen bench",
+		supports: tileProbe, trace: &manifest.DefaultTraceLayout, adjust: func(v *view.SM90) { v.Trace = manifest.DefaultTraceLayout }},
 }
 
 // Probes lists the probes, by name.

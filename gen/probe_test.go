@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/templates"
 	"github.com/swigen/swigen/tiling"
 )
@@ -31,6 +32,8 @@ func TestProbesRender(t *testing.T) {
 			"tr_dew += sw_clock() - tq;", "tr_mmaw += sw_clock() - tq1;", "sw_trace_put(c, turn, tr_t0, tr_a,",
 			"lv[q] = sw_lds32(slot + off);"}, // 32-bit epilogue accesses: the counters take ldmatrix's registers
 			[]string{"sw_ldsm4(sw_frag4_row(slot, wl", "printf("}},
+		{"epitrace", []string{"__device__ sw_u64 sw_trace[kTraceCtas * 2 * kTraceTiles * kTraceWords];", "tr_dew += sw_clock() - tq;",
+			"r[5] = tr_e;"}, []string{"tr_opw", "tr_t0", "lv[q] = sw_lds32(", "printf("}},
 	} {
 		t.Run(tt.probe, func(t *testing.T) {
 			a, err := renderProbeCfg(cfg, tt.probe)
@@ -47,6 +50,25 @@ func TestProbesRender(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEpitraceKeepsProductPath: the epitrace probe changes the product
+// kernel's source only by its hooks; its epilogue keeps ldmatrix/stmatrix
+// (the trace probe's 32-bit accesses are what made its times differ).
+func TestEpitraceKeepsProductPath(t *testing.T) {
+	t.Parallel()
+	cfg, err := tiling.ParseName("bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := renderProbeCfg(cfg, "epitrace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSource(t, string(a.Source), []string{"sw_ldsm4(sw_frag4_row(slot, wl", "sw_stsm4(sw_frag4_row(slot, wl"}, nil)
+	if a.Manifest.Trace == nil || *a.Manifest.Trace != manifest.DefaultTraceLayout {
+		t.Errorf("manifest trace layout %v, want %v", a.Manifest.Trace, manifest.DefaultTraceLayout)
 	}
 }
 

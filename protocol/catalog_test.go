@@ -435,3 +435,25 @@ func TestProtocolSpecAdapter(t *testing.T) {
 		})
 	}
 }
+
+// TestProtocolSeedRound2 runs the model on the configs bench/seed_epi_ab2.sh
+// times beside the product ones (none in the catalog): a third de slot per
+// consumer at 128x192 (paid for by a third operand stage fewer) and at
+// 128x128, and the fused forward's training kernel with five operand stages
+// and one epilogue slot per consumer.
+func TestProtocolSeedRound2(t *testing.T) {
+	var cfgs []tiling.Config
+	for _, name := range []string{
+		"bwd_dswiglu_sm90a_bf16_m128n192k64_s3_c1x1_pingpong_rn_g4_e64x64s3_l2k",
+		"bwd_dswiglu_sm90a_bf16_m128n192k64_s3_c1x1_pingpong_e64x64s3",
+		"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_e64x64s3",
+		"fwd_gateup_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_e64x64s1_out",
+	} {
+		c, err := tiling.ParseName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfgs = append(cfgs, c)
+	}
+	verifyAll(t, specsOf(t, cfgs))
+}

@@ -24,7 +24,7 @@ type Job struct {
 type RunOptions struct {
 	Options
 	// Probe is the probe every kernel was built with ("" for none); with
-	// "trace" each shape's per-tile timings follow its report, and with
+	// "trace" or "epitrace" each shape's per-tile timings follow its report, and with
 	// any probe the unfused path is not timed.
 	Probe string
 	// Path is the dispatch path the plan line and the plan speedups
@@ -130,7 +130,7 @@ func (r *run) job(ctx context.Context, job Job) error {
 
 // shape times k, cfg's kernel, at sh with the plan's unfused path.
 func (r *run) shape(ctx context.Context, k *launch.Kernel, cfg tiling.Config, sh tiling.Shape, c Ceilings) error {
-	trace := r.o.Probe == "trace"
+	trace := k.Man.Trace != nil // the trace and epitrace probes
 	if trace {
 		if err := k.ClearTrace(); err != nil {
 			return err
