@@ -27,18 +27,18 @@ func Implemented(c Config) (bool, string) {
 		// Clusters of two CTAs share one operand by TMA multicast (2x1: B,
 		// 1x2: A), each CTA loading half of it. An MN-major operand is split
 		// by 64-column slabs.
-		if c.Schedule == Overlap && (c.Kernel != KernelBwdDSwiGLU || c.StoreOut) {
+		if c.Schedule == Overlap && (!spec(c.Kernel).Overlap || c.StoreOut) {
 			// Experimental: the first version of the schedule runs the plain
 			// bwd_dswiglu epilogue only.
 			return false, "sm_90a overlap is implemented for bwd_dswiglu without store_out"
 		}
-		if c.Kernel != KernelBwdDSwiGLU && c.WideAccumulator() {
+		if !spec(c.Kernel).WideAcc && c.WideAccumulator() {
 			// Only bwd_dswiglu's ping-pong is measured above 128
 			// accumulators (128x192: no spills at 40/232 registers, verified
 			// and timed on the H200: docs/PERFORMANCE.md#tile-128x192).
 			return false, fmt.Sprintf("sm_90a pingpong with %d accumulator registers per thread (tile %dx%d) is implemented for bwd_dswiglu only; use tile_n <= 128", c.AccRegsPerThread(), c.TileM, c.TileN)
 		}
-		if c.EpiN != 64 && (c.Kernel != KernelBwdDSwiGLU || c.Schedule == Overlap || c.StoreOut && c.WideAccumulator()) {
+		if c.EpiN != 64 && (!spec(c.Kernel).NarrowEpi || c.Schedule == Overlap || c.StoreOut && c.WideAccumulator()) {
 			// 64x32 sub-tiles (a 64-byte swizzle) deepen the de ring at the
 			// same shared memory (docs/PERFORMANCE.md#seed-epilogue-levers);
 			// only the bwd_dswiglu ldmatrix/stmatrix epilogue has them (wide

@@ -1,0 +1,129 @@
+package tiling
+
+// The kind registry: every declarative fact about a kernel kind lives in
+// its KindSpec below, and packages look kinds up here instead of
+// switching on them. Behaviour a higher package owns (a parameter table,
+// a sm_90a/sm_100a view, a float64 reference, a cost) stays there in one
+// map keyed by Kernel, with a test that every registered kind has an
+// entry. Adding a kind: its constant and KindSpec here, then the entries
+// listed in docs/DESIGN.md#adding-a-kind. tests/kinds_test.go fails when
+// a package outside the allowed files names a kind constant.
+
+// Kernel is a kernel kind of the catalog (docs/DESIGN.md#kernel-catalog).
+type Kernel string
+
+// The kernel kinds.
+const (
+	KernelBwdDSwiGLU Kernel = "bwd_dswiglu" // dout = dy @ W_down^T, dSwiGLU epilogue
+	KernelFwdGateUp  Kernel = "fwd_gateup"  // de = x @ W, SwiGLU epilogue
+	KernelFwdDown    Kernel = "fwd_down"    // y = out @ W_down (+ residual)
+	KernelGEMM       Kernel = "gemm"        // plain C = A @ B
+)
+
+// KindSpec is one kernel kind's declarative facts.
+type KindSpec struct {
+	Kernel Kernel
+	// shape is how the kind reads a positional --shape and names its sizes.
+	shape shapeForm
+	// Options legal for the kind: the per-kind fields of Config.
+	StoreOut    bool // a second output to store (Config.StoreOut)
+	FastSigmoid bool // the tanh sigmoid (Config.FastSigmoid)
+	EpiPipe     bool // the pipelined epilogue (Config.EpiPipe)
+	Residual    bool // a residual add (Config.Residual)
+	Overlap     bool // the sm_90a overlap schedule
+	WideAcc     bool // sm_90a pingpong above 128 accumulators per thread
+	NarrowEpi   bool // sm_90a 64x32 epilogue sub-tiles (Config.EpiN)
+	// MajorA reports whether the A operand may be MN-major (else k only).
+	MajorA bool
+	// UnfusedN is the unfused path's GEMM N in units of I (1 for dout
+	// [M,I], 2 for de [M,2I]); 0 means the kind has no unfused path.
+	UnfusedN int
+	// GoName prefixes the kind's Go launcher types and names its
+	// dispatcher; GoArgs is its argument type (an alias of runtime/launch's
+	// type of the same name). GoOrder is its place in the bindings (the
+	// MLP's data flow, then the backward).
+	GoName, GoArgs string
+	GoOrder        int
+	// Benched is the positional word `swigen bench` times the kind under,
+	// or "" when bench bwd/gateup does not time it.
+	Benched string
+	// Tunable reports whether `swigen tune` can measure the kind.
+	Tunable bool
+}
+
+// kinds is the registry, in catalog order.
+var kinds = []KindSpec{
+	{Kernel: KernelBwdDSwiGLU, shape: mlpShapeForm, StoreOut: true, FastSigmoid: true, EpiPipe: true, Overlap: true, WideAcc: true, NarrowEpi: true,
+		UnfusedN: 1, GoName: "BwdDswiglu", GoArgs: "BwdArgs", GoOrder: 3, Benched: "bwd", Tunable: true},
+	{Kernel: KernelFwdGateUp, shape: mlpShapeForm, StoreOut: true,
+		UnfusedN: 2, GoName: "FwdGateUp", GoArgs: "FwdGateUpArgs", GoOrder: 1, Benched: "gateup", Tunable: true},
+	{Kernel: KernelFwdDown, shape: mlpShapeForm, Residual: true,
+		GoName: "FwdDown", GoArgs: "FwdDownArgs", GoOrder: 2},
+	{Kernel: KernelGEMM, shape: gemmShapeForm, MajorA: true,
+		GoName: "Gemm", GoArgs: "GemmArgs", GoOrder: 0, Tunable: true},
+}
+
+// Kinds returns the registry's specs in catalog order.
+func Kinds() []KindSpec { return append([]KindSpec(nil), kinds...) }
+
+// KindOf returns kind k's spec; ok is false for an unregistered kind.
+func KindOf(k Kernel) (spec KindSpec, ok bool) {
+	for _, s := range kinds {
+		if s.Kernel == k {
+			return s, true
+		}
+	}
+	return KindSpec{}, false
+}
+
+// Kernels returns the kernel kinds in catalog order.
+func Kernels() []Kernel {
+	ks := make([]Kernel, len(kinds))
+	for i, s := range kinds {
+		ks[i] = s.Kernel
+	}
+	return ks
+}
+
+// kindsWith returns the kinds whose spec satisfies has, in catalog order.
+func kindsWith(has func(KindSpec) bool) []Kernel {
+	var ks []Kernel
+	for _, s := range kinds {
+		if has(s) {
+			ks = append(ks, s.Kernel)
+		}
+	}
+	return ks
+}
+
+// UnfusedKinds returns the kinds with an unfused path.
+func UnfusedKinds() []Kernel { return kindsWith(func(s KindSpec) bool { return s.UnfusedN > 0 }) }
+
+// BenchedKinds returns the kinds bench bwd/gateup times.
+func BenchedKinds() []Kernel { return kindsWith(func(s KindSpec) bool { return s.Benched != "" }) }
+
+// TunableKinds returns the kinds tune measures.
+func TunableKinds() []Kernel { return kindsWith(func(s KindSpec) bool { return s.Tunable }) }
+
+// spec is KindOf without the ok: the zero spec (no options legal) for an
+// unregistered kind, which validation reports separately.
+func spec(k Kernel) KindSpec {
+	s, _ := KindOf(k)
+	return s
+}
+
+// Words lists kinds in prose: "a", "a and b", "a, b and c".
+func Words(ks []Kernel) string {
+	s := ""
+	for i, k := range ks {
+		switch {
+		case i == 0:
+		case i == len(ks)-1:
+			s += " and "
+		default:
+			s += ", "
+		}
+		s += string(k)
+	}
+	return s
+}
