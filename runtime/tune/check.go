@@ -15,7 +15,7 @@ func CheckKernel(k tiling.Kernel, storeOut bool) error {
 	if !Measurable(k) {
 		return &InputError{Err: fmt.Errorf("tune: --kernel %s: only bwd_dswiglu, fwd_gateup and gemm can be measured so far", k)}
 	}
-	if storeOut && k != tiling.KernelBwdDSwiGLU && k != tiling.KernelFwdGateUp {
+	if s, _ := tiling.KindOf(k); storeOut && !s.StoreOut {
 		return &InputError{Err: fmt.Errorf("tune: --store-out with --kernel %s: only bwd_dswiglu (out) and fwd_gateup (de, training) have a second output to store", k)}
 	}
 	return nil

@@ -74,7 +74,8 @@ func finite(v float64) float64 {
 
 // Measurable reports whether Measure can time kernels of kind k.
 func Measurable(k tiling.Kernel) bool {
-	return k == tiling.KernelBwdDSwiGLU || k == tiling.KernelFwdGateUp || k == tiling.KernelGEMM
+	s, ok := tiling.KindOf(k)
+	return ok && s.Tunable
 }
 
 // Measure runs one job on the worker's GPU: build and load (a build cache
