@@ -69,7 +69,7 @@ func Implemented(c Config) (bool, string) {
 			// kinds with epilogue loads or two halves walk whole sub-tiles.
 			return false, fmt.Sprintf("sm_90a tile_n=%d, not a multiple of epi_n=%d, is implemented for gemm with cluster 1x1 only", c.TileN, c.EpiN)
 		}
-		if c.Kernel == KernelFwdGateUp && c.TileN%128 != 0 {
+		if spec(c.Kernel).Paired && c.TileN%128 != 0 {
 			// The accumulator is [left | gate], each half whole 64-column
 			// epilogue sub-tiles.
 			return false, fmt.Sprintf("sm_90a fwd_gateup tile_n=%d is not implemented: it must be a multiple of 128 (TileN/2 left and TileN/2 gate columns, whole 64-column sub-tiles)", c.TileN)
@@ -97,7 +97,7 @@ func Implemented(c Config) (bool, string) {
 		if c.EpiN != 64 {
 			return false, fmt.Sprintf("sm_100a epilogue sub-tile width epi_n=%d is not implemented yet; use epi_n=64", c.EpiN)
 		}
-		if c.Kernel == KernelFwdGateUp && c.TileN%128 != 0 {
+		if spec(c.Kernel).Paired && c.TileN%128 != 0 {
 			// The accumulator is [left | gate], each half whole 64-column
 			// epilogue sub-tiles (and, in a CTA pair, one CTA's B rows).
 			return false, fmt.Sprintf("sm_100a fwd_gateup tile_n=%d is not implemented: it must be a multiple of 128 (TileN/2 left and TileN/2 gate columns, whole 64-column sub-tiles)", c.TileN)

@@ -33,6 +33,11 @@ type KindSpec struct {
 	Overlap     bool // the sm_90a overlap schedule
 	WideAcc     bool // sm_90a pingpong above 128 accumulators per thread
 	NarrowEpi   bool // sm_90a 64x32 epilogue sub-tiles (Config.EpiN)
+	// Paired reports whether a tile's B rows are two halves of the
+	// weight, [left | gate] (TileN/2 each).
+	Paired bool
+	// NName is the name of the GEMM's N among the kind's sizes.
+	NName string
 	// MajorA reports whether the A operand may be MN-major (else k only).
 	MajorA bool
 	// UnfusedN is the unfused path's GEMM N in units of I (1 for dout
@@ -53,13 +58,13 @@ type KindSpec struct {
 
 // kinds is the registry, in catalog order.
 var kinds = []KindSpec{
-	{Kernel: KernelBwdDSwiGLU, shape: mlpShapeForm, StoreOut: true, FastSigmoid: true, EpiPipe: true, Overlap: true, WideAcc: true, NarrowEpi: true,
+	{Kernel: KernelBwdDSwiGLU, shape: mlpShapeForm, StoreOut: true, FastSigmoid: true, EpiPipe: true, Overlap: true, WideAcc: true, NarrowEpi: true, NName: "I",
 		UnfusedN: 1, GoName: "BwdDswiglu", GoArgs: "BwdArgs", GoOrder: 3, Benched: "bwd", Tunable: true},
-	{Kernel: KernelFwdGateUp, shape: mlpShapeForm, StoreOut: true,
+	{Kernel: KernelFwdGateUp, shape: mlpShapeForm, StoreOut: true, Paired: true, NName: "I",
 		UnfusedN: 2, GoName: "FwdGateUp", GoArgs: "FwdGateUpArgs", GoOrder: 1, Benched: "gateup", Tunable: true},
-	{Kernel: KernelFwdDown, shape: mlpShapeForm, Residual: true,
+	{Kernel: KernelFwdDown, shape: mlpShapeForm, Residual: true, NName: "N",
 		GoName: "FwdDown", GoArgs: "FwdDownArgs", GoOrder: 2},
-	{Kernel: KernelGEMM, shape: gemmShapeForm, MajorA: true,
+	{Kernel: KernelGEMM, shape: gemmShapeForm, MajorA: true, NName: "N",
 		GoName: "Gemm", GoArgs: "GemmArgs", GoOrder: 0, Tunable: true},
 }
 
