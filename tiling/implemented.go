@@ -63,7 +63,7 @@ func Implemented(c Config) (bool, string) {
 		// stepping to its second 64-column slab uses
 		// (docs/PERFORMANCE.md#wgmma-descriptor-mask). With the mask, 2x1
 		// and 1x2 with MN-major A and/or B pass verify on the H200.
-		if c.TileN%c.EpiN != 0 && (c.Kernel != KernelGEMM || c.ClusterM*c.ClusterN != 1) {
+		if c.TileN%c.EpiN != 0 && (!spec(c.Kernel).RaggedEpi || c.ClusterM*c.ClusterN != 1) {
 			// Only the gemm epilogue stores a narrower last sub-tile (as the
 			// tile's last 64 columns, overlapping the one before); the
 			// kinds with epilogue loads or two halves walk whole sub-tiles.

@@ -38,11 +38,25 @@ type KindSpec struct {
 	Paired bool
 	// NName is the name of the GEMM's N among the kind's sizes.
 	NName string
+	// RaggedEpi reports whether the sm_90a epilogue stores a narrower last
+	// sub-tile (TileN not a multiple of EpiN, one CTA per cluster).
+	RaggedEpi bool
+	// Plain marks the plain GEMM: the unfused paths' GEMM, the kind
+	// `swigen bench gemm` times. Exactly one kind has it.
+	Plain bool
 	// MajorA reports whether the A operand may be MN-major (else k only).
 	MajorA bool
 	// UnfusedN is the unfused path's GEMM N in units of I (1 for dout
 	// [M,I], 2 for de [M,2I]); 0 means the kind has no unfused path.
 	UnfusedN int
+	// Elementwise names the elementwise kernel of the kind's unfused path
+	// and baseline ("dswiglu" or "swiglu"), "" for none.
+	Elementwise string
+	// Baseline is what tune times the kind against, in words.
+	Baseline string
+	// ModeDefault and ModeStoreOut say what the kind's kernels store
+	// without and with StoreOut ("" where the mode needs no word).
+	ModeDefault, ModeStoreOut string
 	// GoName prefixes the kind's Go launcher types and names its
 	// dispatcher; GoArgs is its argument type (an alias of runtime/launch's
 	// type of the same name). GoOrder is its place in the bindings (the
@@ -59,13 +73,16 @@ type KindSpec struct {
 // kinds is the registry, in catalog order.
 var kinds = []KindSpec{
 	{Kernel: KernelBwdDSwiGLU, shape: mlpShapeForm, StoreOut: true, FastSigmoid: true, EpiPipe: true, Overlap: true, WideAcc: true, NarrowEpi: true, NName: "I",
-		UnfusedN: 1, GoName: "BwdDswiglu", GoArgs: "BwdArgs", GoOrder: 3, Benched: "bwd", Tunable: true},
+		UnfusedN: 1, Elementwise: "dswiglu", Baseline: "cuBLAS GEMM + elementwise",
+		ModeStoreOut: "the recomputed out also stored (--store-out)", GoName: "BwdDswiglu", GoArgs: "BwdArgs", GoOrder: 3, Benched: "bwd", Tunable: true},
 	{Kernel: KernelFwdGateUp, shape: mlpShapeForm, StoreOut: true, Paired: true, NName: "I",
-		UnfusedN: 2, GoName: "FwdGateUp", GoArgs: "FwdGateUpArgs", GoOrder: 1, Benched: "gateup", Tunable: true},
+		UnfusedN: 2, Elementwise: "swiglu", Baseline: "cuBLAS GEMM + SwiGLU elementwise",
+		ModeDefault: "inference: only out stored (--store-out for training)", ModeStoreOut: "training: de and out stored (--store-out)",
+		GoName: "FwdGateUp", GoArgs: "FwdGateUpArgs", GoOrder: 1, Benched: "gateup", Tunable: true},
 	{Kernel: KernelFwdDown, shape: mlpShapeForm, Residual: true, NName: "N",
-		GoName: "FwdDown", GoArgs: "FwdDownArgs", GoOrder: 2},
-	{Kernel: KernelGEMM, shape: gemmShapeForm, MajorA: true, NName: "N",
-		GoName: "Gemm", GoArgs: "GemmArgs", GoOrder: 0, Tunable: true},
+		Baseline: "cuBLAS GEMM + elementwise", GoName: "FwdDown", GoArgs: "FwdDownArgs", GoOrder: 2},
+	{Kernel: KernelGEMM, shape: gemmShapeForm, MajorA: true, RaggedEpi: true, Plain: true, NName: "N",
+		Baseline: "cuBLAS GEMM on the same layouts", GoName: "Gemm", GoArgs: "GemmArgs", GoOrder: 0, Tunable: true},
 }
 
 // Kinds returns the registry's specs in catalog order.
@@ -80,6 +97,13 @@ func KindOf(k Kernel) (spec KindSpec, ok bool) {
 	}
 	return KindSpec{}, false
 }
+
+// DefaultKernel is the kind commands act on without --kernel: the first
+// of the catalog.
+func DefaultKernel() Kernel { return kinds[0].Kernel }
+
+// PlainGEMM is the plain GEMM kind (KindSpec.Plain).
+func PlainGEMM() Kernel { return kindsWith(func(s KindSpec) bool { return s.Plain })[0] }
 
 // Kernels returns the kernel kinds in catalog order.
 func Kernels() []Kernel {

@@ -122,7 +122,7 @@ func (p PlanMeasure) check(k Kernel) error {
 			return fmt.Errorf("plan: %s %v: want a positive time in microseconds", v.n, v.v)
 		}
 	}
-	if c, err := ParseName(p.Gemm); err != nil || c.Kernel != KernelGEMM {
+	if c, err := ParseName(p.Gemm); err != nil || c.Kernel != PlainGEMM() {
 		return fmt.Errorf("plan: gemm %q is not a gemm config name", p.Gemm)
 	}
 	if c, err := ParseName(p.Fused); err != nil || c.Kernel != k {
@@ -226,7 +226,7 @@ func UnfusedGemm(fused Config, s Shape) (Config, string, error) {
 	if err != nil {
 		return Config{}, "", err
 	}
-	c, why, err := HeuristicWhy(KernelGEMM, fused.Arch, fused.DType, gs, false)
+	c, why, err := HeuristicWhy(PlainGEMM(), fused.Arch, fused.DType, gs, false)
 	if err != nil {
 		return Config{}, "", err
 	}

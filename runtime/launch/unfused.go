@@ -39,7 +39,7 @@ func NewUnfused(fused tiling.Config, gemm *Kernel, ew *elementwise.Module) (*Unf
 		return nil, fmt.Errorf("launch: unfused %s: nil gemm kernel or elementwise module", fused.Name())
 	}
 	g := gemm.Man.Config
-	if g.Kernel != tiling.KernelGEMM || g.Arch != fused.Arch || g.DType != fused.DType || g.MajorA != tiling.KMajor || g.MajorB != fused.MajorB {
+	if g.Kernel != tiling.PlainGEMM() || g.Arch != fused.Arch || g.DType != fused.DType || g.MajorA != tiling.KMajor || g.MajorB != fused.MajorB {
 		return nil, fmt.Errorf("launch: unfused %s: %s is not a %s %s gemm with A K-major and B %s-major", fused.Name(), g.Name(), fused.Arch, fused.DType, fused.MajorB)
 	}
 	return &Unfused{Fused: fused, Gemm: gemm, EW: ew}, nil

@@ -9,6 +9,12 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
+// elementwiseOf is kind k's elementwise kernel (tiling.KindSpec).
+func elementwiseOf(k tiling.Kernel) string {
+	s, _ := tiling.KindOf(k)
+	return s.Elementwise
+}
+
 // CheckKernel fails, as an *InputError, for a kind that cannot be
 // measured, or StoreOut for a kind without a second output.
 func CheckKernel(k tiling.Kernel, storeOut bool) error {
