@@ -30,7 +30,6 @@ var kindImplMaps = map[string]bool{
 	"runtime/ref/gpu.go":              true, // the naive GPU references
 	"runtime/check/gemm.go":           true, // the float64 references
 	"runtime/tune/measure.go":         true, // the baselines tune times against
-	"tiling/selection.go":             true, // the default selection's variants
 	"tiling/tilingtest/tilingtest.go": true,
 }
 

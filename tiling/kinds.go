@@ -63,6 +63,9 @@ type KindSpec struct {
 	// MLP's data flow, then the backward).
 	GoName, GoArgs string
 	GoOrder        int
+	// Ops are the kind's PyTorch op variants (OpVariant; Kernel is filled
+	// in by OpVariants).
+	Ops []OpVariant
 	// Benched is the positional word `swigen bench` times the kind under,
 	// or "" when bench bwd/gateup does not time it.
 	Benched string
@@ -70,19 +73,58 @@ type KindSpec struct {
 	Tunable bool
 }
 
-// kinds is the registry, in catalog order.
+// kinds is the registry, in catalog order (the first is the default).
+// A new kind is one more entry; docs/DESIGN.md#adding-a-kind lists the
+// implementation maps it also needs.
 var kinds = []KindSpec{
-	{Kernel: KernelBwdDSwiGLU, shape: mlpShapeForm, StoreOut: true, FastSigmoid: true, EpiPipe: true, Overlap: true, WideAcc: true, NarrowEpi: true, NName: "I",
+	{
+		Kernel: KernelBwdDSwiGLU, shape: mlpShapeForm, NName: "I",
+		StoreOut: true, FastSigmoid: true, EpiPipe: true, Overlap: true, WideAcc: true, NarrowEpi: true,
 		UnfusedN: 1, Elementwise: "dswiglu", Baseline: "cuBLAS GEMM + elementwise",
-		ModeStoreOut: "the recomputed out also stored (--store-out)", GoName: "BwdDswiglu", GoArgs: "BwdArgs", GoOrder: 3, Benched: "bwd", Tunable: true},
-	{Kernel: KernelFwdGateUp, shape: mlpShapeForm, StoreOut: true, Paired: true, NName: "I",
+		ModeStoreOut: "the recomputed out also stored (--store-out)",
+		GoName:       "BwdDswiglu", GoArgs: "BwdArgs", GoOrder: 3,
+		Ops: []OpVariant{
+			{Op: "bwd_dswiglu", Inputs: []string{"dy", "W_down", "de"}, Outputs: []string{"grad_de"}},
+			// SwiGLUMLP's backward: W_down [K, I] (nn.Linear's layout) is the
+			// MN-major B of dout = dy @ W_down, so no call transposes it.
+			{Name: "out", StoreOut: true, MajorB: MNMajor, Marker: "out",
+				Op: "bwd_dswiglu_out", Inputs: []string{"dy", "W_down", "de"}, Outputs: []string{"grad_de", "out"}},
+		},
+		Benched: "bwd", Tunable: true,
+	},
+	{
+		Kernel: KernelFwdGateUp, shape: mlpShapeForm, NName: "I",
+		StoreOut: true, Paired: true,
 		UnfusedN: 2, Elementwise: "swiglu", Baseline: "cuBLAS GEMM + SwiGLU elementwise",
-		ModeDefault: "inference: only out stored (--store-out for training)", ModeStoreOut: "training: de and out stored (--store-out)",
-		GoName: "FwdGateUp", GoArgs: "FwdGateUpArgs", GoOrder: 1, Benched: "gateup", Tunable: true},
-	{Kernel: KernelFwdDown, shape: mlpShapeForm, Residual: true, NName: "N",
-		Baseline: "cuBLAS GEMM + elementwise", GoName: "FwdDown", GoArgs: "FwdDownArgs", GoOrder: 2},
-	{Kernel: KernelGEMM, shape: gemmShapeForm, MajorA: true, RaggedEpi: true, Plain: true, NName: "N",
-		Baseline: "cuBLAS GEMM on the same layouts", GoName: "Gemm", GoArgs: "GemmArgs", GoOrder: 0, Tunable: true},
+		ModeDefault:  "inference: only out stored (--store-out for training)",
+		ModeStoreOut: "training: de and out stored (--store-out)",
+		GoName:       "FwdGateUp", GoArgs: "FwdGateUpArgs", GoOrder: 1,
+		Ops: []OpVariant{
+			{Op: "fwd_gateup", Inputs: []string{"x", "W"}, Outputs: []string{"out"}},
+			{Name: "train", StoreOut: true, Marker: "de",
+				Op: "fwd_gateup_train", Inputs: []string{"x", "W"}, Outputs: []string{"out", "de"}},
+		},
+		Benched: "gateup", Tunable: true,
+	},
+	{
+		Kernel: KernelFwdDown, shape: mlpShapeForm, NName: "N",
+		Residual: true,
+		Baseline: "cuBLAS GEMM + elementwise",
+		GoName:   "FwdDown", GoArgs: "FwdDownArgs", GoOrder: 2,
+		Ops: []OpVariant{
+			{Op: "fwd_down", Inputs: []string{"out", "W_down"}, Outputs: []string{"y"}},
+			{Name: "residual", Residual: true, Marker: "residual",
+				Op: "fwd_down_residual", Inputs: []string{"out", "W_down", "residual"}, Outputs: []string{"y"}},
+		},
+	},
+	{
+		Kernel: KernelGEMM, shape: gemmShapeForm, NName: "N",
+		MajorA: true, RaggedEpi: true, Plain: true,
+		Baseline: "cuBLAS GEMM on the same layouts",
+		GoName:   "Gemm", GoArgs: "GemmArgs", GoOrder: 0,
+		Ops:     []OpVariant{{Op: "gemm", Inputs: []string{"A", "B"}, Outputs: []string{"C"}}},
+		Tunable: true,
+	},
 }
 
 // Kinds returns the registry's specs in catalog order.
