@@ -10,7 +10,8 @@ import (
 const SelectionFormat = "swigen-select-v1"
 
 // OpVariant is a kernel kind as one op of the Python runtime runs it
-// (swigen_rt.opspec.OPS; the variant's name is swigen_rt.package.variant_of's):
+// (swigen_rt.opspec.OPS and swigen_rt.package.variant_of read these from
+// swigen_rt/kinds_gen.py, which TestPythonKinds keeps current):
 // the heuristic's config with StoreOut, or with Residual added, or with
 // the weight operand MN-major.
 type OpVariant struct {
