@@ -49,6 +49,10 @@ type KindSpec struct {
 	// UnfusedN is the unfused path's GEMM N in units of I (1 for dout
 	// [M,I], 2 for de [M,2I]); 0 means the kind has no unfused path.
 	UnfusedN int
+	// EpiTensors and EpiTensorsStoreOut are the EpiM x EpiN buffers of
+	// one epilogue slot without and with StoreOut (Config.EpiTensors; 0
+	// means 1).
+	EpiTensors, EpiTensorsStoreOut int
 	// Elementwise names the elementwise kernel of the kind's unfused path
 	// and baseline ("dswiglu" or "swiglu"), "" for none.
 	Elementwise string
@@ -80,6 +84,7 @@ var kinds = []KindSpec{
 	{
 		Kernel: KernelBwdDSwiGLU, shape: mlpShapeForm, NName: "I",
 		StoreOut: true, FastSigmoid: true, EpiPipe: true, Overlap: true, WideAcc: true, NarrowEpi: true,
+		EpiTensors: 2, EpiTensorsStoreOut: 3,
 		UnfusedN: 1, Elementwise: "dswiglu", Baseline: "cuBLAS GEMM + elementwise",
 		ModeStoreOut: "the recomputed out also stored (--store-out)",
 		GoName:       "BwdDswiglu", GoArgs: "BwdArgs", GoOrder: 3,
@@ -95,6 +100,7 @@ var kinds = []KindSpec{
 	{
 		Kernel: KernelFwdGateUp, shape: mlpShapeForm, NName: "I",
 		StoreOut: true, Paired: true,
+		EpiTensors: 1, EpiTensorsStoreOut: 3,
 		UnfusedN: 2, Elementwise: "swiglu", Baseline: "cuBLAS GEMM + SwiGLU elementwise",
 		ModeDefault:  "inference: only out stored (--store-out for training)",
 		ModeStoreOut: "training: de and out stored (--store-out)",
