@@ -42,7 +42,6 @@ var kindDebt = map[string]int{
 	"gen/probe.go":              1,  // the probes exist for bwd_dswiglu
 	"perfmodel/tile.go":         1,  // the per-tile model covers sm_100a bwd_dswiglu
 	"runtime/bench/print.go":    1,  // fwd_gateup's mode words
-	"runtime/launch/unfused.go": 1,  // the unfused path's intermediate
 	"runtime/mlp/gateup.go":     1,  // the MLP bench's fwd_gateup step
 	"runtime/tune/suite.go":     1,  // the suite row's size order
 	"tiling/heuristic.go":       4,  // the no-tune defaults per kind

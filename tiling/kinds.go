@@ -49,6 +49,10 @@ type KindSpec struct {
 	// UnfusedN is the unfused path's GEMM N in units of I (1 for dout
 	// [M,I], 2 for de [M,2I]); 0 means the kind has no unfused path.
 	UnfusedN int
+	// UnfusedIntoOutput reports whether, with StoreOut, the unfused GEMM
+	// writes straight into a stored output (fwd_gateup's de), so the
+	// path needs no intermediate.
+	UnfusedIntoOutput bool
 	// EpiTensors and EpiTensorsStoreOut are the EpiM x EpiN buffers of
 	// one epilogue slot without and with StoreOut (Config.EpiTensors; 0
 	// means 1).
@@ -101,7 +105,7 @@ var kinds = []KindSpec{
 		Kernel: KernelFwdGateUp, shape: mlpShapeForm, NName: "I",
 		StoreOut: true, Paired: true,
 		EpiTensors: 1, EpiTensorsStoreOut: 3,
-		UnfusedN: 2, Elementwise: "swiglu", Baseline: "cuBLAS GEMM + SwiGLU elementwise",
+		UnfusedN: 2, UnfusedIntoOutput: true, Elementwise: "swiglu", Baseline: "cuBLAS GEMM + SwiGLU elementwise",
 		ModeDefault:  "inference: only out stored (--store-out for training)",
 		ModeStoreOut: "training: de and out stored (--store-out)",
 		GoName:       "FwdGateUp", GoArgs: "FwdGateUpArgs", GoOrder: 1,
