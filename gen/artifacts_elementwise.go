@@ -67,7 +67,7 @@ func dispatchArches(ds []manifest.Dispatch, kernels []EmittedKernel) ([]tiling.A
 		switch {
 		case !okF || !okG:
 			return nil, fmt.Errorf("emit: dispatch %s: its fused kernel and gemm %s must both be emitted", d.Fused, d.Gemm)
-		case !tiling.HasUnfused(f.Kernel) || g.Kernel != tiling.KernelGEMM || g.Arch != f.Arch:
+		case !tiling.HasUnfused(f.Kernel) || g.Kernel != tiling.PlainGEMM() || g.Arch != f.Arch:
 			return nil, fmt.Errorf("emit: dispatch %s: %s is not an unfused path's gemm of its arch", d.Fused, d.Gemm)
 		case d.Elementwise != ElementwiseCubin(f.Arch):
 			return nil, fmt.Errorf("emit: dispatch %s: elementwise %q, want %s", d.Fused, d.Elementwise, ElementwiseCubin(f.Arch))

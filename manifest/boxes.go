@@ -34,7 +34,7 @@ func BoxesOf(cfg tiling.Config) (Boxes, error) {
 	switch cfg.Arch {
 	case tiling.ArchSM90a:
 		halves := 1
-		if cfg.Kernel == tiling.KernelFwdGateUp {
+		if s, _ := tiling.KindOf(cfg.Kernel); s.Paired {
 			halves = 2
 		}
 		b.A = [3]int{64, cfg.TileM / max(1, cfg.ClusterN)}
@@ -44,7 +44,7 @@ func BoxesOf(cfg tiling.Config) (Boxes, error) {
 	case tiling.ArchSM100a:
 		b.A = [3]int{64, cfg.TileMPerCTA()}
 		b.B = [3]int{64, cfg.TileNPerCTA()}
-		if cfg.Kernel == tiling.KernelFwdGateUp {
+		if s, _ := tiling.KindOf(cfg.Kernel); s.Paired {
 			// One CTA loads both halves of its B rows, or a pair one half
 			// each: either way a load is TileN/2 rows.
 			b.B = [3]int{64, cfg.TileN / 2}

@@ -9,17 +9,19 @@ import (
 // The kinds' parameter tables. How each GEMM operand maps onto the MLP
 // tensors is in gen's sm90KindOf; here is what the host passes.
 
+// kindTables holds each registered kind's parameter table (the test
+// checks that every kind of tiling.Kinds has one).
+var kindTables = map[tiling.Kernel]func(tiling.Config, Boxes) table{
+	tiling.KernelBwdDSwiGLU: bwdTable,
+	tiling.KernelGEMM:       gemmTable,
+	tiling.KernelFwdGateUp:  gateUpTable,
+	tiling.KernelFwdDown:    downTable,
+}
+
 // kindTable returns cfg's kind's table.
 func kindTable(cfg tiling.Config, b Boxes) (table, error) {
-	switch cfg.Kernel {
-	case tiling.KernelBwdDSwiGLU:
-		return bwdTable(cfg, b), nil
-	case tiling.KernelGEMM:
-		return gemmTable(cfg, b), nil
-	case tiling.KernelFwdGateUp:
-		return gateUpTable(cfg, b), nil
-	case tiling.KernelFwdDown:
-		return downTable(cfg, b), nil
+	if f, ok := kindTables[cfg.Kernel]; ok {
+		return f(cfg, b), nil
 	}
 	return table{}, fmt.Errorf("manifest: kernel %q has no parameter table", cfg.Kernel)
 }

@@ -152,18 +152,23 @@ func GemmCost(M, N, K int) (flops, bytes float64) {
 // the kernel's optional output; ok is false for a kind without a cost
 // model (fwd_down).
 func KernelCost(k tiling.Kernel, sh tiling.Shape, storeOut bool) (flops, bytes float64, ok bool) {
-	switch k {
-	case tiling.KernelBwdDSwiGLU:
-		flops, bytes = BwdCost(sh, storeOut)
-		return flops, bytes, true
-	case tiling.KernelFwdGateUp:
-		p := FwdGateUpCost(sh, storeOut)
-		return p.FLOPs, p.Bytes, true
-	case tiling.KernelGEMM:
-		flops, bytes = GemmCost(sh.M, sh.I, sh.K)
-		return flops, bytes, true
+	f, ok := kernelCosts[k]
+	if !ok {
+		return 0, 0, false
 	}
-	return 0, 0, false
+	flops, bytes = f(sh, storeOut)
+	return flops, bytes, true
+}
+
+// kernelCosts is the cost model of each kind that has one (the test
+// checks that every kind tune measures has one).
+var kernelCosts = map[tiling.Kernel]func(sh tiling.Shape, storeOut bool) (flops, bytes float64){
+	tiling.KernelBwdDSwiGLU: BwdCost,
+	tiling.KernelFwdGateUp: func(sh tiling.Shape, storeOut bool) (float64, float64) {
+		p := FwdGateUpCost(sh, storeOut)
+		return p.FLOPs, p.Bytes
+	},
+	tiling.KernelGEMM: func(sh tiling.Shape, _ bool) (float64, float64) { return GemmCost(sh.M, sh.I, sh.K) },
 }
 
 // BaselineParts are the kernels of the unfused baseline of segment s: the

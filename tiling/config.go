@@ -3,17 +3,6 @@
 // tuning Space, procedural names and the no-tune Heuristic.
 package tiling
 
-// Kernel is a kernel kind of the catalog (docs/DESIGN.md#kernel-catalog).
-type Kernel string
-
-// The kernel kinds.
-const (
-	KernelBwdDSwiGLU Kernel = "bwd_dswiglu" // dout = dy @ W_down^T, dSwiGLU epilogue
-	KernelFwdGateUp  Kernel = "fwd_gateup"  // de = x @ W, SwiGLU epilogue
-	KernelFwdDown    Kernel = "fwd_down"    // y = out @ W_down (+ residual)
-	KernelGEMM       Kernel = "gemm"        // plain C = A @ B
-)
-
 // Arch is a compilation target.
 type Arch string
 

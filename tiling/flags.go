@@ -8,11 +8,6 @@ import (
 	"github.com/swigen/swigen/internal/join"
 )
 
-// Kernels returns the kernel kinds in catalog order.
-func Kernels() []Kernel {
-	return []Kernel{KernelBwdDSwiGLU, KernelFwdGateUp, KernelFwdDown, KernelGEMM}
-}
-
 // Arches returns the compilation targets.
 func Arches() []Arch { return []Arch{ArchSM90a, ArchSM100a} }
 

@@ -27,18 +27,18 @@ func Implemented(c Config) (bool, string) {
 		// Clusters of two CTAs share one operand by TMA multicast (2x1: B,
 		// 1x2: A), each CTA loading half of it. An MN-major operand is split
 		// by 64-column slabs.
-		if c.Schedule == Overlap && (c.Kernel != KernelBwdDSwiGLU || c.StoreOut) {
+		if c.Schedule == Overlap && (!spec(c.Kernel).Overlap || c.StoreOut) {
 			// Experimental: the first version of the schedule runs the plain
 			// bwd_dswiglu epilogue only.
 			return false, "sm_90a overlap is implemented for bwd_dswiglu without store_out"
 		}
-		if c.Kernel != KernelBwdDSwiGLU && c.WideAccumulator() {
+		if !spec(c.Kernel).WideAcc && c.WideAccumulator() {
 			// Only bwd_dswiglu's ping-pong is measured above 128
 			// accumulators (128x192: no spills at 40/232 registers, verified
 			// and timed on the H200: docs/PERFORMANCE.md#tile-128x192).
 			return false, fmt.Sprintf("sm_90a pingpong with %d accumulator registers per thread (tile %dx%d) is implemented for bwd_dswiglu only; use tile_n <= 128", c.AccRegsPerThread(), c.TileM, c.TileN)
 		}
-		if c.EpiN != 64 && (c.Kernel != KernelBwdDSwiGLU || c.Schedule == Overlap || c.StoreOut && c.WideAccumulator()) {
+		if c.EpiN != 64 && (!spec(c.Kernel).NarrowEpi || c.Schedule == Overlap || c.StoreOut && c.WideAccumulator()) {
 			// 64x32 sub-tiles (a 64-byte swizzle) deepen the de ring at the
 			// same shared memory (docs/PERFORMANCE.md#seed-epilogue-levers);
 			// only the bwd_dswiglu ldmatrix/stmatrix epilogue has them (wide
@@ -63,13 +63,13 @@ func Implemented(c Config) (bool, string) {
 		// stepping to its second 64-column slab uses
 		// (docs/PERFORMANCE.md#wgmma-descriptor-mask). With the mask, 2x1
 		// and 1x2 with MN-major A and/or B pass verify on the H200.
-		if c.TileN%c.EpiN != 0 && (c.Kernel != KernelGEMM || c.ClusterM*c.ClusterN != 1) {
+		if c.TileN%c.EpiN != 0 && (!spec(c.Kernel).RaggedEpi || c.ClusterM*c.ClusterN != 1) {
 			// Only the gemm epilogue stores a narrower last sub-tile (as the
 			// tile's last 64 columns, overlapping the one before); the
 			// kinds with epilogue loads or two halves walk whole sub-tiles.
 			return false, fmt.Sprintf("sm_90a tile_n=%d, not a multiple of epi_n=%d, is implemented for gemm with cluster 1x1 only", c.TileN, c.EpiN)
 		}
-		if c.Kernel == KernelFwdGateUp && c.TileN%128 != 0 {
+		if spec(c.Kernel).Paired && c.TileN%128 != 0 {
 			// The accumulator is [left | gate], each half whole 64-column
 			// epilogue sub-tiles.
 			return false, fmt.Sprintf("sm_90a fwd_gateup tile_n=%d is not implemented: it must be a multiple of 128 (TileN/2 left and TileN/2 gate columns, whole 64-column sub-tiles)", c.TileN)
@@ -97,7 +97,7 @@ func Implemented(c Config) (bool, string) {
 		if c.EpiN != 64 {
 			return false, fmt.Sprintf("sm_100a epilogue sub-tile width epi_n=%d is not implemented yet; use epi_n=64", c.EpiN)
 		}
-		if c.Kernel == KernelFwdGateUp && c.TileN%128 != 0 {
+		if spec(c.Kernel).Paired && c.TileN%128 != 0 {
 			// The accumulator is [left | gate], each half whole 64-column
 			// epilogue sub-tiles (and, in a CTA pair, one CTA's B rows).
 			return false, fmt.Sprintf("sm_100a fwd_gateup tile_n=%d is not implemented: it must be a multiple of 128 (TileN/2 left and TileN/2 gate columns, whole 64-column sub-tiles)", c.TileN)

@@ -30,7 +30,13 @@ func ParsePath(s string) (Path, error) {
 }
 
 // HasUnfused reports whether kind k has an unfused path.
-func HasUnfused(k Kernel) bool { return k == KernelBwdDSwiGLU || k == KernelFwdGateUp }
+func HasUnfused(k Kernel) bool { return spec(k).UnfusedN > 0 }
+
+// noUnfused is the error for kind k without an unfused path, naming the
+// kinds that have one.
+func noUnfused(op string, k Kernel) error {
+	return fmt.Errorf("%s: %s has no unfused path (only %s)", op, k, Words(UnfusedKinds()))
+}
 
 // The dispatch rule's model of its own uncertainty
 // (docs/DESIGN.md#dispatch-plan). The quantity is a point's log margin for
@@ -116,7 +122,7 @@ func (p PlanMeasure) check(k Kernel) error {
 			return fmt.Errorf("plan: %s %v: want a positive time in microseconds", v.n, v.v)
 		}
 	}
-	if c, err := ParseName(p.Gemm); err != nil || c.Kernel != KernelGEMM {
+	if c, err := ParseName(p.Gemm); err != nil || c.Kernel != PlainGEMM() {
 		return fmt.Errorf("plan: gemm %q is not a gemm config name", p.Gemm)
 	}
 	if c, err := ParseName(p.Fused); err != nil || c.Kernel != k {
@@ -204,13 +210,10 @@ func (t *MeasuredTable) PlanPoints(fused, gemm Config) []PlanPoint {
 // kind's Shape (M, K, I: N): bwd_dswiglu's dout [M,I] over K, fwd_gateup's
 // de [M,2I] over K.
 func UnfusedGemmShape(k Kernel, s Shape) (Shape, error) {
-	switch k {
-	case KernelBwdDSwiGLU:
-		return Shape{M: s.M, K: s.K, I: s.I}, nil
-	case KernelFwdGateUp:
-		return Shape{M: s.M, K: s.K, I: 2 * s.I}, nil
+	if n := spec(k).UnfusedN; n > 0 {
+		return Shape{M: s.M, K: s.K, I: n * s.I}, nil
 	}
-	return Shape{}, fmt.Errorf("tiling: %s has no unfused path (only %s and %s)", k, KernelBwdDSwiGLU, KernelFwdGateUp)
+	return Shape{}, noUnfused("tiling", k)
 }
 
 // UnfusedGemm is the gemm config of fused's unfused path at shape s: the
@@ -223,7 +226,7 @@ func UnfusedGemm(fused Config, s Shape) (Config, string, error) {
 	if err != nil {
 		return Config{}, "", err
 	}
-	c, why, err := HeuristicWhy(KernelGEMM, fused.Arch, fused.DType, gs, false)
+	c, why, err := HeuristicWhy(PlainGEMM(), fused.Arch, fused.DType, gs, false)
 	if err != nil {
 		return Config{}, "", err
 	}
@@ -250,7 +253,7 @@ func PlanFor(fused Config, s Shape, force Path) (Plan, error) {
 	p := Plan{Path: PathFused, Fused: fused}
 	if !HasUnfused(fused.Kernel) {
 		if force == PathUnfused {
-			return Plan{}, fmt.Errorf("tiling: plan: %s has no unfused path (only %s and %s)", fused.Kernel, KernelBwdDSwiGLU, KernelFwdGateUp)
+			return Plan{}, noUnfused("tiling: plan", fused.Kernel)
 		}
 		p.Why = "fused: the kind is one GEMM"
 		return p, nil

@@ -200,19 +200,11 @@ func (c Config) TMEMColumns() int {
 // gate of de when StoreOut (training); fwd_down stages y (the residual
 // is loaded into the same buffer and rewritten in place); gemm stages C.
 func (c Config) EpiTensors() int {
-	switch c.Kernel {
-	case KernelBwdDSwiGLU:
-		if c.StoreOut {
-			return 3
-		}
-		return 2
-	case KernelFwdGateUp:
-		if c.StoreOut {
-			return 3
-		}
-		return 1
+	s := spec(c.Kernel)
+	if c.StoreOut && s.EpiTensorsStoreOut > 0 {
+		return s.EpiTensorsStoreOut
 	}
-	return 1
+	return max(1, s.EpiTensors)
 }
 
 // AccStages is the number of TMEM accumulator buffers of the sm_100a

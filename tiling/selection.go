@@ -10,7 +10,8 @@ import (
 const SelectionFormat = "swigen-select-v1"
 
 // OpVariant is a kernel kind as one op of the Python runtime runs it
-// (swigen_rt.opspec.OPS; the variant's name is swigen_rt.package.variant_of's):
+// (swigen_rt.opspec.OPS and swigen_rt.package.variant_of read these from
+// swigen_rt/kinds_gen.py, which TestPythonKinds keeps current):
 // the heuristic's config with StoreOut, or with Residual added, or with
 // the weight operand MN-major.
 type OpVariant struct {
@@ -25,21 +26,30 @@ type OpVariant struct {
 	// chosen and at K = I the shapes cannot tell the layouts apart.
 	// Elsewhere every config stays K-major and Selection.Note says why.
 	MajorB Major
+	// Op is the torch op (torch.ops.swigen.<Op>); Inputs and Outputs are
+	// its arguments and results, buffers of the kernel's manifest.
+	Op              string
+	Inputs, Outputs []string
+	// Marker is the buffer only this variant's kernels have, by which
+	// swigen_rt.package.variant_of tells it from the plain one ("" for
+	// the plain variant).
+	Marker string
 }
 
-// OpVariants are the kinds and variants the PyTorch ops run.
+// OpVariants are the kinds and variants the PyTorch ops run: the
+// registry's KindSpec.Ops, kinds in GoOrder (the MLP's data flow, then
+// the backward).
 func OpVariants() []OpVariant {
-	return []OpVariant{
-		{Kernel: KernelGEMM},
-		{Kernel: KernelFwdGateUp},
-		{Kernel: KernelFwdGateUp, Name: "train", StoreOut: true},
-		{Kernel: KernelFwdDown},
-		{Kernel: KernelFwdDown, Name: "residual", Residual: true},
-		{Kernel: KernelBwdDSwiGLU},
-		// SwiGLUMLP's backward: W_down [K, I] (nn.Linear's layout) is the
-		// MN-major B of dout = dy @ W_down, so no call transposes it.
-		{Kernel: KernelBwdDSwiGLU, Name: "out", StoreOut: true, MajorB: MNMajor},
+	specs := Kinds()
+	slices.SortStableFunc(specs, func(a, b KindSpec) int { return a.GoOrder - b.GoOrder })
+	var vs []OpVariant
+	for _, s := range specs {
+		for _, v := range s.Ops {
+			v.Kernel = s.Kernel
+			vs = append(vs, v)
+		}
 	}
+	return vs
 }
 
 // HeuristicVariant is HeuristicWhy for op variant v: the heuristic's

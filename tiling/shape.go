@@ -55,9 +55,11 @@ var (
 	gemmShapeForm = shapeForm{names: [3]string{"M", "K", "N"}, order: [3]int{0, 2, 1}}
 )
 
+// formOf is kind k's form: its registry entry's, the MLP kinds' for an
+// unregistered kind.
 func formOf(k Kernel) shapeForm {
-	if k == KernelGEMM {
-		return gemmShapeForm
+	if s, ok := KindOf(k); ok {
+		return s.shape
 	}
 	return mlpShapeForm
 }
@@ -142,8 +144,8 @@ func keyIndex(key string) int {
 // ShapeDims names s's sizes for kind k in words: "M=.. N=.. K=.." for
 // gemm (N is Shape.I), "M=.. K=.. I=.." for the MLP kinds.
 func ShapeDims(k Kernel, s Shape) string {
-	if k == KernelGEMM {
-		return fmt.Sprintf("M=%d N=%d K=%d", s.M, s.I, s.K)
-	}
-	return fmt.Sprintf("M=%d K=%d I=%d", s.M, s.K, s.I)
+	f := formOf(k)
+	v := [3]int{s.M, s.K, s.I}
+	o := f.order
+	return fmt.Sprintf("%s=%d %s=%d %s=%d", f.names[o[0]], v[o[0]], f.names[o[1]], v[o[1]], f.names[o[2]], v[o[2]])
 }

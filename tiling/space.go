@@ -53,7 +53,7 @@ func Space(k Kernel, a Arch, d DType) []Config {
 // deepest operand rings that fit with them. Kinds without a second output
 // (gemm, fwd_down) give nil.
 func SpaceStoreOut(k Kernel, a Arch, d DType) []Config {
-	if k != KernelBwdDSwiGLU && k != KernelFwdGateUp {
+	if !spec(k).StoreOut {
 		return nil
 	}
 	return implementedOnly(legalSpace(k, a, d, true))
@@ -149,7 +149,7 @@ func legalSpace(k Kernel, a Arch, d DType, storeOut bool) []Config {
 			c.Schedule, c.TileM, c.TileN, c.ClusterM, c.ClusterN = Overlap, 128, n, 1, 1
 			c = c.WithDefaults()
 			for _, st := range []int{c.MaxStages(), c.MaxStages() - 1} {
-				if k == KernelBwdDSwiGLU && !storeOut && slices.Contains(spaceStages, st) {
+				if spec(k).Overlap && !storeOut && slices.Contains(spaceStages, st) {
 					c.Stages = st
 					add(c)
 				}

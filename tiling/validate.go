@@ -99,13 +99,13 @@ func (c Config) Validate() error {
 	switch {
 	case !slices.Contains(Majors(), c.MajorA):
 		ch.add("major_a", c.MajorA, "must be one of %s", join.Strings(Majors()))
-	case kernelOK && c.Kernel != KernelGEMM && c.MajorA != KMajor:
+	case kernelOK && !spec(c.Kernel).MajorA && c.MajorA != KMajor:
 		ch.add("major_a", c.MajorA, "must be k for %s (the activation operand is [M,K] row-major)", c.Kernel)
 	}
 	if !slices.Contains(Majors(), c.MajorB) {
 		ch.add("major_b", c.MajorB, "must be one of %s", join.Strings(Majors()))
 	}
-	if c.StoreOut && kernelOK && c.Kernel != KernelBwdDSwiGLU && c.Kernel != KernelFwdGateUp {
+	if c.StoreOut && kernelOK && !spec(c.Kernel).StoreOut {
 		ch.add("store_out", c.StoreOut, "only bwd_dswiglu (the recomputed out) and fwd_gateup (de for training) have a second output to store")
 	}
 	if c.SliceFrags != 0 {
@@ -130,13 +130,13 @@ func (c Config) Validate() error {
 			ch.add("clc_stages", c.CLCStages, "must be in [2,%d] (a ring of one serializes each CLC request behind the last tile's epilogue)", maxCLCStages)
 		}
 	}
-	if c.FastSigmoid && kernelOK && c.Kernel != KernelBwdDSwiGLU {
+	if c.FastSigmoid && kernelOK && !spec(c.Kernel).FastSigmoid {
 		ch.add("fast_sigmoid", c.FastSigmoid, "only bwd_dswiglu has the tanh sigmoid")
 	}
-	if c.EpiPipe && kernelOK && c.Kernel != KernelBwdDSwiGLU {
+	if c.EpiPipe && kernelOK && !spec(c.Kernel).EpiPipe {
 		ch.add("epi_pipe", c.EpiPipe, "only bwd_dswiglu has the pipelined epilogue")
 	}
-	if c.Residual && kernelOK && c.Kernel != KernelFwdDown {
+	if c.Residual && kernelOK && !spec(c.Kernel).Residual {
 		ch.add("residual", c.Residual, "only fwd_down adds a residual")
 	}
 

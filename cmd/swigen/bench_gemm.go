@@ -53,7 +53,7 @@ func newBenchGemmCmd(e *env, runF func(context.Context, *benchGemmOptions) error
 func gemmShapes(cmd string, vals []string) ([][3]int, error) {
 	var out [][3]int
 	for _, v := range vals {
-		s, err := tiling.ParseKindShape(tiling.KernelGEMM, v)
+		s, err := tiling.ParseKindShape(tiling.PlainGEMM(), v)
 		if err != nil {
 			return nil, usageError(fmt.Errorf("%s: --shape %q: %w", cmd, v, err))
 		}
@@ -85,7 +85,7 @@ func (o *benchGemmOptions) validate() (shapes [][3]int, d tiling.DType, named []
 		if err != nil {
 			return nil, "", nil, usageError(fmt.Errorf("bench gemm: %w", err))
 		}
-		if c.Kernel != tiling.KernelGEMM {
+		if c.Kernel != tiling.PlainGEMM() {
 			return nil, "", nil, usageError(fmt.Errorf("bench gemm: --name %s: a %s config, not a gemm one", n, c.Kernel))
 		}
 		if _, err := tiling.Check(c); err != nil {

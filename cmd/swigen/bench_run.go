@@ -39,8 +39,8 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 			fmt.Fprintln(e.stderr, n)
 		}
 	}
-	gateup := o.Select.Kernel() == string(tiling.KernelFwdGateUp)
-	benv, release, err := s.benchEnv(!gateup) // bwd: the dSwiGLU elementwise kernel
+	spec, _ := tiling.KindOf(tiling.Kernel(o.Select.Kernel()))
+	benv, release, err := s.benchEnv(spec.Elementwise == "dswiglu") // bwd: the dSwiGLU elementwise kernel
 	if err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func runBench(ctx context.Context, e *env, o *benchOptions) error {
 	defer gemms.Close()
 	ro := bench.RunOptions{Options: bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: uint64(time.Now().UnixNano())},
 		Probe: o.Probe, Path: o.path, Gemm: gemms.Get, Build: buildFunc(cenv, o.Probe), Out: e.stdout, Log: e.stderr}
-	if gateup {
+	if spec.Elementwise == "swiglu" {
 		// fwd_gateup's baseline: the cuBLAS GEMM, then the SwiGLU
 		// elementwise kernel.
 		menv := &mlp.Env{Ctx: s.ctx, Dev: s.dev, BLAS: benv.Base.BLAS, Cmp: benv.Cmp}

@@ -70,7 +70,7 @@ func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.C
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Kernel, "kernel", string(tiling.KernelBwdDSwiGLU), "kernel kind: bwd_dswiglu, fwd_gateup, or gemm (then --shape is M,N,K, as every command reads a gemm shape)")
+	f.StringVar(&o.Kernel, "kernel", string(tiling.DefaultKernel()), "kernel kind: bwd_dswiglu, fwd_gateup, or gemm (then --shape is M,N,K, as every command reads a gemm shape)")
 	f.StringVar(&o.Arch, "arch", "auto", "target: auto (the GPU's), "+join.Strings(tiling.Arches()))
 	f.StringVar(&o.DType, "dtype", string(tiling.BF16), "operand type: "+join.Strings(tiling.DTypes()))
 	f.BoolVar(&o.Suite, "suite", false, "tune every shape of the model-shape suite in turn (public model MLPs; for gemm each one's dout GEMM, M x I over K) into --db; swigen tune table turns such DBs into the heuristic's table")

@@ -72,7 +72,7 @@ func addSelectFlags(cmd *cobra.Command, s *pick.Request) {
 	f.StringSliceVar(&s.Names, "name", nil, "configs by procedural name (repeatable; see swigen list)")
 	f.BoolVar(&s.Catalog, "catalog", false, "every catalog config of the GPU's arch")
 	f.BoolVar(&s.Space, "space", false, "every config of the tuning space of the GPU's arch")
-	s.Kernels = []string{string(tiling.KernelBwdDSwiGLU)}
+	s.Kernels = []string{string(tiling.DefaultKernel())}
 	f.Var(oneKernel{&s.Kernels}, "kernel", "kernel kind")
 	f.StringVar(&s.DType, "dtype", string(tiling.BF16), "operand type (for --space and the heuristic)")
 	f.StringVar(&s.Shape, "heuristic-shape", seedShape, "shape the heuristic config is picked for: M,K,I, or M,N,K for gemm")
@@ -121,7 +121,7 @@ func (o *verifyOptions) validate() ([]tiling.Shape, error) {
 		return nil, usageError(fmt.Errorf("verify: --path unfused with --probe %s: probes instrument the fused kernel", o.Probe))
 	}
 	if !o.paths.fused && len(o.Select.Names) == 0 && !tiling.HasUnfused(tiling.Kernel(o.Select.Kernel())) {
-		return nil, usageError(fmt.Errorf("verify: --path unfused: %s has no unfused path (only %s and %s)", o.Select.Kernel(), tiling.KernelBwdDSwiGLU, tiling.KernelFwdGateUp))
+		return nil, usageError(fmt.Errorf("verify: --path unfused: %s has no unfused path (only %s)", o.Select.Kernel(), tiling.Words(tiling.UnfusedKinds())))
 	}
 	if len(shapes) == 0 {
 		shapes = check.RaggedShapes()

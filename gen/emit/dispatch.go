@@ -28,7 +28,7 @@ func dispatchPlans(o *Options, cfgs []tiling.Config) ([]manifest.Dispatch, []til
 	if force == tiling.PathUnfused {
 		for _, k := range o.Kernels {
 			if !tiling.HasUnfused(tiling.Kernel(k)) {
-				return nil, nil, nil, fmt.Errorf("--path unfused: %s has no unfused path (only %s and %s)", k, tiling.KernelBwdDSwiGLU, tiling.KernelFwdGateUp)
+				return nil, nil, nil, fmt.Errorf("--path unfused: %s has no unfused path (only %s)", k, tiling.Words(tiling.UnfusedKinds()))
 			}
 		}
 	}

@@ -58,7 +58,7 @@ type Options struct {
 // AddFlags defines emit's flags on f, parsed into o: the flags of emit,
 // of diff, and of the command diff reads from an index.
 func AddFlags(f *pflag.FlagSet, o *Options) {
-	f.StringSliceVar(&o.Kernels, "kernel", []string{string(tiling.KernelBwdDSwiGLU)}, "kernel kinds, repeatable or comma-separated: "+join.Strings(tiling.Kernels()))
+	f.StringSliceVar(&o.Kernels, "kernel", []string{string(tiling.DefaultKernel())}, "kernel kinds, repeatable or comma-separated: "+join.Strings(tiling.Kernels()))
 	f.StringSliceVar(&o.Arches, "arch", []string{string(tiling.ArchSM100a), string(tiling.ArchSM90a)}, "targets, repeatable or comma-separated: "+join.Strings(tiling.Arches()))
 	f.StringVar(&o.DType, "dtype", string(tiling.BF16), "operand type: "+join.Strings(tiling.DTypes()))
 	f.StringVar(&o.Shape, "shape", SeedShape, "problem size the heuristic picks tiles for: M,K,I, or M,N,K for gemm (keyed M=..,K=..,I=.. for every kind)")

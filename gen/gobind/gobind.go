@@ -104,14 +104,21 @@ type goKind struct {
 	args  string // argument type: an alias of the launch type of the same name
 }
 
-// goKinds lists the kinds with Go launchers, in the order the bindings
-// declare their argument types and dispatchers (the MLP's data flow, then
-// the backward).
-var goKinds = []goKind{
-	{tiling.KernelGEMM, "Gemm", "GemmArgs"},
-	{tiling.KernelFwdGateUp, "FwdGateUp", "FwdGateUpArgs"},
-	{tiling.KernelFwdDown, "FwdDown", "FwdDownArgs"},
-	{tiling.KernelBwdDSwiGLU, "BwdDswiglu", "BwdArgs"},
+// goKinds lists the kinds with Go launchers (the registry's GoName and
+// GoArgs), in the order the bindings declare their argument types and
+// dispatchers (GoOrder: the MLP's data flow, then the backward).
+var goKinds = registryGoKinds()
+
+func registryGoKinds() []goKind {
+	specs := tiling.Kinds()
+	slices.SortStableFunc(specs, func(a, b tiling.KindSpec) int { return a.GoOrder - b.GoOrder })
+	gs := make([]goKind, 0, len(specs))
+	for _, s := range specs {
+		if s.GoName != "" {
+			gs = append(gs, goKind{kind: s.Kernel, ident: s.GoName, args: s.GoArgs})
+		}
+	}
+	return gs
 }
 
 func goKindOf(k tiling.Kernel) (goKind, bool) {
@@ -402,28 +409,39 @@ func stored(name string, m tiling.Major, k, mn string) string {
 // docs: what goes in which field of the kind's argument type.
 func convention(c tiling.Config) string {
 	parts := []string{string(c.DType)}
-	switch c.Kernel {
-	case tiling.KernelGEMM:
-		parts = append(parts, stored("A", c.MajorA, "[M,K]", "[K,M]"), stored("B", c.MajorB, "[N,K]", "[K,N]"))
-	case tiling.KernelFwdGateUp:
-		parts = append(parts, stored("W", c.MajorB, "[2I,K]", "[K,2I]"))
+	if conv, ok := conventions[c.Kernel]; ok {
+		parts = append(parts, conv(c)...)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// conventions says, per kind, how its operands are stored and what its
+// options ask of the caller (one entry per registered kind: the test
+// checks).
+var conventions = map[tiling.Kernel]func(c tiling.Config) []string{
+	tiling.KernelGEMM: func(c tiling.Config) []string {
+		return []string{stored("A", c.MajorA, "[M,K]", "[K,M]"), stored("B", c.MajorB, "[N,K]", "[K,N]")}
+	},
+	tiling.KernelFwdGateUp: func(c tiling.Config) []string {
 		if c.StoreOut {
-			parts = append(parts, "training: also stores de (FwdGateUpArgs.De required)")
-		} else {
-			parts = append(parts, "inference: FwdGateUpArgs.De unused")
+			return []string{stored("W", c.MajorB, "[2I,K]", "[K,2I]"), "training: also stores de (FwdGateUpArgs.De required)"}
 		}
-	case tiling.KernelFwdDown:
-		parts = append(parts, stored("W_down", c.MajorB, "[K,I]", "[I,K]"))
+		return []string{stored("W", c.MajorB, "[2I,K]", "[K,2I]"), "inference: FwdGateUpArgs.De unused"}
+	},
+	tiling.KernelFwdDown: func(c tiling.Config) []string {
+		parts := []string{stored("W_down", c.MajorB, "[K,I]", "[I,K]")}
 		if c.Residual {
 			parts = append(parts, "adds a residual (FwdDownArgs.Residual required)")
 		}
-	case tiling.KernelBwdDSwiGLU:
-		parts = append(parts, stored("W_down", c.MajorB, "[I,K]", "[K,I]"))
+		return parts
+	},
+	tiling.KernelBwdDSwiGLU: func(c tiling.Config) []string {
+		parts := []string{stored("W_down", c.MajorB, "[I,K]", "[K,I]")}
 		if c.StoreOut {
 			parts = append(parts, "also stores out (BwdArgs.Out required)")
 		}
-	}
-	return strings.Join(parts, ", ")
+		return parts
+	},
 }
 
 func kernelDecls(f *jen.File, k *bindKernel) {

@@ -26,21 +26,8 @@ type sm100Docs struct {
 func sm100DocsOf(c tiling.Config) sm100Docs {
 	d := sm100Docs{accCols: "kTileN", rankNOff: "kTileNPerCTA"}
 	var a, bShare string
-	switch c.Kernel {
-	case tiling.KernelBwdDSwiGLU:
-		d.ring, a, bShare = "dy/W_down", "dy", fmt.Sprintf("%d rows of W_down", c.TileNPerCTA())
-		d.warp2 = " and TMA-loads the left/gate sub-tiles of de"
-	case tiling.KernelGEMM:
-		d.ring, a, bShare = "A/B", "A", fmt.Sprintf("%d columns (N) of B", c.TileNPerCTA())
-	case tiling.KernelFwdGateUp:
-		d.ring, a = "x/W", "x"
-		bShare = fmt.Sprintf("one %d-row half of the B tile (the even CTA W's left rows, the odd CTA the gate rows)", c.TileNPerCTA())
-		d.accCols, d.rankNOff = "kAccN", "I"
-	case tiling.KernelFwdDown:
-		d.ring, a, bShare = "out/W_down", "out", fmt.Sprintf("%d columns (N) of W_down", c.TileNPerCTA())
-		if c.Residual {
-			d.warp2 = " and TMA-loads the residual sub-tiles"
-		}
+	if f, ok := sm100KindDocs[c.Kernel]; ok {
+		a, bShare = f(c, &d)
 	}
 	switch c.Schedule {
 	case tiling.OneCTA:
@@ -49,4 +36,29 @@ func sm100DocsOf(c tiling.Config) sm100Docs {
 		d.schedule = fmt.Sprintf("Schedule 2cta: tcgen05.mma.cta_group::2 M=256 N=%d over the CTA pair; each CTA loads 128 rows of %s and %s, holds 128 rows of the accumulator and runs their epilogue.", c.TileN, a, bShare)
 	}
 	return d
+}
+
+// sm100KindDocs fills each registered kind's part of d and returns the
+// names of its A operand and of the B share of one CTA of a pair (the
+// test checks that every kind of tiling.Kinds has an entry).
+var sm100KindDocs = map[tiling.Kernel]func(c tiling.Config, d *sm100Docs) (a, bShare string){
+	tiling.KernelBwdDSwiGLU: func(c tiling.Config, d *sm100Docs) (string, string) {
+		d.ring, d.warp2 = "dy/W_down", " and TMA-loads the left/gate sub-tiles of de"
+		return "dy", fmt.Sprintf("%d rows of W_down", c.TileNPerCTA())
+	},
+	tiling.KernelGEMM: func(c tiling.Config, d *sm100Docs) (string, string) {
+		d.ring = "A/B"
+		return "A", fmt.Sprintf("%d columns (N) of B", c.TileNPerCTA())
+	},
+	tiling.KernelFwdGateUp: func(c tiling.Config, d *sm100Docs) (string, string) {
+		d.ring, d.accCols, d.rankNOff = "x/W", "kAccN", "I"
+		return "x", fmt.Sprintf("one %d-row half of the B tile (the even CTA W's left rows, the odd CTA the gate rows)", c.TileNPerCTA())
+	},
+	tiling.KernelFwdDown: func(c tiling.Config, d *sm100Docs) (string, string) {
+		d.ring = "out/W_down"
+		if c.Residual {
+			d.warp2 = " and TMA-loads the residual sub-tiles"
+		}
+		return "out", fmt.Sprintf("%d columns (N) of W_down", c.TileNPerCTA())
+	},
 }

@@ -75,17 +75,25 @@ type Kind struct {
 //     K is I); B = W_down [I,K] is B stored [K,N] (major_b=mn), or W_down
 //     stored [K,I] (nn.Linear's down_proj) is major_b=k; N = K (model).
 func kindOf(c tiling.Config) (Kind, int, error) {
-	switch c.Kernel {
-	case tiling.KernelBwdDSwiGLU:
-		return Kind{Bwd: true, NName: "I"}, 1, nil
-	case tiling.KernelGEMM:
-		return Kind{Gemm: true, NName: "N"}, 1, nil
-	case tiling.KernelFwdGateUp:
-		return Kind{GateUp: true, NName: "I"}, 2, nil
-	case tiling.KernelFwdDown:
-		return Kind{Down: true, NName: "N"}, 1, nil
+	k, ok := kindFlags[c.Kernel]
+	s, reg := tiling.KindOf(c.Kernel)
+	if !ok || !reg {
+		return Kind{}, 0, fmt.Errorf("view: kernel %q has no view", c.Kernel)
 	}
-	return Kind{}, 0, fmt.Errorf("view: kernel %q has no view", c.Kernel)
+	k.NName = s.NName
+	if s.Paired {
+		return k, 2, nil
+	}
+	return k, 1, nil
+}
+
+// kindFlags is the flag each registered kind's templates test (the test
+// checks that every kind of tiling.Kinds has one).
+var kindFlags = map[tiling.Kernel]Kind{
+	tiling.KernelBwdDSwiGLU: {Bwd: true},
+	tiling.KernelGEMM:       {Gemm: true},
+	tiling.KernelFwdGateUp:  {GateUp: true},
+	tiling.KernelFwdDown:    {Down: true},
 }
 
 // Elem names the element type for the templates: its PTX type and the

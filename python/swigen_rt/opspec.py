@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-from . import expr
+from . import expr, kinds_gen
 from .manifest import Manifest, ShapeError
 from .package import REGISTRY, Entry, Registry
 
@@ -35,15 +35,9 @@ class OpSpec:
     outputs: Tuple[str, ...]
 
 
-OPS: Dict[str, OpSpec] = {s.name: s for s in (
-    OpSpec("gemm", "gemm", "", ("A", "B"), ("C",)),
-    OpSpec("fwd_gateup", "fwd_gateup", "", ("x", "W"), ("out",)),
-    OpSpec("fwd_gateup_train", "fwd_gateup", "train", ("x", "W"), ("out", "de")),
-    OpSpec("fwd_down", "fwd_down", "", ("out", "W_down"), ("y",)),
-    OpSpec("fwd_down_residual", "fwd_down", "residual", ("out", "W_down", "residual"), ("y",)),
-    OpSpec("bwd_dswiglu", "bwd_dswiglu", "", ("dy", "W_down", "de"), ("grad_de",)),
-    OpSpec("bwd_dswiglu_out", "bwd_dswiglu", "out", ("dy", "W_down", "de"), ("grad_de", "out")),
-)}
+# The ops are the kind registry's (tiling.KindSpec.Ops), generated into
+# kinds_gen.
+OPS: Dict[str, OpSpec] = {s[0]: OpSpec(*s) for s in kinds_gen.OPS}
 
 _SCALED = re.compile(r"^\s*(\d+)\s*\*\s*([A-Za-z][A-Za-z0-9_]*)\s*$")
 

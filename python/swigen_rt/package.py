@@ -24,7 +24,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
-from . import files, schema
+from . import files, kinds_gen, schema
 from .dispatch import DispatchPlan
 from .elementwise import Module as ElementwiseModule
 from .kernel import Kernel, LoadError
@@ -52,16 +52,14 @@ def check_runtime(version: int) -> None:
 
 
 def variant_of(m: Manifest) -> str:
-    """The op variant a kernel implements, from its buffers: bwd_dswiglu
-    "out" (StoreOut) or "", fwd_gateup "train" (stores de) or "", fwd_down
-    "residual" or "", gemm ""."""
+    """The op variant a kernel implements, from its buffers: the variant
+    whose marker buffer it has (kinds_gen.MARKERS, from the kind registry:
+    bwd_dswiglu "out", fwd_gateup "train" (stores de), fwd_down
+    "residual"), else ""."""
     names = {b.name for b in m.buffers}
-    if m.kernel == "bwd_dswiglu":
-        return "out" if "out" in names else ""
-    if m.kernel == "fwd_gateup":
-        return "train" if "de" in names else ""
-    if m.kernel == "fwd_down":
-        return "residual" if "residual" in names else ""
+    for variant, marker in kinds_gen.MARKERS.get(m.kernel, ()):
+        if marker in names:
+            return variant
     return ""
 
 

@@ -388,7 +388,7 @@ func UnfusedPlans[S any](u *launch.Unfused, sets []S, args func(S) launch.Args) 
 // set (args gives the set's GemmArgs) and returns the launch of set
 // rep % len(sets).
 func UnfusedGemm[S any](g *launch.Kernel, sets []S, args func(S) launch.GemmArgs) (func(int) error, error) {
-	if g.Man.Config.Kernel != tiling.KernelGEMM {
+	if g.Man.Config.Kernel != tiling.PlainGEMM() {
 		return nil, fmt.Errorf("bench: unfused path: %s is not a gemm kernel", g.Man.Name)
 	}
 	plans := make([]*launch.Plan, len(sets))

@@ -36,7 +36,7 @@ func cublasTranspose(cfg tiling.Config) (transA, transB bool) {
 func BenchGemm(env *Env, k *launch.Kernel, M, N, K int, ceil Ceilings, o Options) (*GemmReport, error) {
 	o.defaults()
 	cfg := k.Man.Config
-	if cfg.Kernel != tiling.KernelGEMM {
+	if cfg.Kernel != tiling.PlainGEMM() {
 		return nil, fmt.Errorf("bench: gemm: %s is a %s kernel", k.Man.Name, cfg.Kernel)
 	}
 	if err := launch.CheckShape(cfg, launch.GemmArgs{M: M, N: N, K: K}); err != nil {

@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"slices"
+
 	"fmt"
 
 	"github.com/swigen/swigen/tiling"
@@ -13,7 +15,8 @@ import (
 // positional one; other kinds have their own commands. Every error is
 // bad input.
 func ParseKind(args []string, kernel string, kernelSet bool) (tiling.Kernel, error) {
-	kind := tiling.KernelBwdDSwiGLU
+	benched := tiling.BenchedKinds() // the first is the default
+	kind := benched[0]
 	if kernelSet {
 		kind = tiling.Kernel(kernel)
 	}
@@ -21,29 +24,26 @@ func ParseKind(args []string, kernel string, kernelSet bool) (tiling.Kernel, err
 		return "", fmt.Errorf("bench: %d kinds given: want one of bwd or gateup", len(args))
 	}
 	if len(args) == 1 {
-		pos := tiling.KernelBwdDSwiGLU
-		switch args[0] {
-		case "bwd":
-		case "gateup":
-			pos = tiling.KernelFwdGateUp
-		default:
+		i := slices.IndexFunc(benched, func(k tiling.Kernel) bool { return KindArg(k) == args[0] })
+		if i < 0 {
 			return "", fmt.Errorf("bench %q: want bwd or gateup, or the mlp or gemm subcommand", args[0])
 		}
-		if kernelSet && kind != pos {
+		if kernelSet && kind != benched[i] {
 			return "", fmt.Errorf("bench %s: --kernel %s names another kind", args[0], kernel)
 		}
-		kind = pos
+		kind = benched[i]
 	}
-	if kind != tiling.KernelBwdDSwiGLU && kind != tiling.KernelFwdGateUp {
+	if !slices.Contains(benched, kind) {
 		return "", fmt.Errorf("bench: --kernel %s: bench times bwd_dswiglu (bench bwd) and fwd_gateup (bench gateup); gemm has bench gemm", kernel)
 	}
 	return kind, nil
 }
 
-// KindArg is the positional word that names kind k: gateup or bwd.
+// KindArg is the positional word that names kind k (the registry's
+// Benched): gateup or bwd.
 func KindArg(k tiling.Kernel) string {
-	if k == tiling.KernelFwdGateUp {
-		return "gateup"
+	if s, ok := tiling.KindOf(k); ok && s.Benched != "" {
+		return s.Benched
 	}
 	return "bwd"
 }

@@ -45,14 +45,14 @@ func RunGemm(ctx context.Context, env *Env, o GemmRun) error {
 		M, N, K := sh[0], sh[1], sh[2]
 		cfgs := o.Configs
 		if len(cfgs) == 0 {
-			c, err := tiling.Heuristic(tiling.KernelGEMM, o.Arch, o.DType, tiling.Shape{M: M, K: K, I: N})
+			c, err := tiling.Heuristic(tiling.PlainGEMM(), o.Arch, o.DType, tiling.Shape{M: M, K: K, I: N})
 			if err != nil {
 				return err
 			}
 			cfgs = append(cfgs, c)
 		}
 		for _, cfg := range cfgs {
-			if cfg.Kernel != tiling.KernelGEMM || cfg.Arch != o.Arch {
+			if cfg.Kernel != tiling.PlainGEMM() || cfg.Arch != o.Arch {
 				return &InputError{Err: fmt.Errorf("bench gemm: %s is not a %s gemm config", cfg.Name(), o.Arch)}
 			}
 			k, err := o.Build(ctx, cfg)

@@ -24,15 +24,19 @@ const cpuRefMaxMACsFwd = 1 << 35
 // reference, dispatching on the kernel kind: VerifyBwd, VerifyGemm,
 // VerifyFwdGateUp or VerifyFwdDown.
 func Verify(env *Env, k *launch.Kernel, shapes []tiling.Shape, o Options) []ShapeResult {
-	switch k.Man.Config.Kernel {
-	case tiling.KernelGEMM:
-		return VerifyGemm(env, k, shapes, o)
-	case tiling.KernelFwdGateUp:
-		return VerifyFwdGateUp(env, k, shapes, o)
-	case tiling.KernelFwdDown:
-		return VerifyFwdDown(env, k, shapes, o)
+	if v, ok := verifiers[k.Man.Config.Kernel]; ok {
+		return v(env, k, shapes, o)
 	}
 	return VerifyBwd(env, k, shapes, o)
+}
+
+// verifiers checks each registered kind against its reference (the test
+// checks that every kind of tiling.Kinds has one).
+var verifiers = map[tiling.Kernel]func(env *Env, k *launch.Kernel, shapes []tiling.Shape, o Options) []ShapeResult{
+	tiling.KernelBwdDSwiGLU: VerifyBwd,
+	tiling.KernelGEMM:       VerifyGemm,
+	tiling.KernelFwdGateUp:  VerifyFwdGateUp,
+	tiling.KernelFwdDown:    VerifyFwdDown,
 }
 
 // shapeCheck verifies a loaded kernel on one shape.

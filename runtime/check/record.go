@@ -39,7 +39,7 @@ func Verdict(name, path string, r ShapeResult) (string, Record) {
 	if path != "" {
 		label = name + " [" + path + "]"
 	}
-	kind := tiling.KernelBwdDSwiGLU // an unparsable name: the MLP kinds' M,K,I
+	kind := tiling.DefaultKernel() // an unparsable name: the MLP kinds' M,K,I
 	if c, err := tiling.ParseName(name); err == nil {
 		kind = c.Kernel
 	}

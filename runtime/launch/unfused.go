@@ -39,7 +39,7 @@ func NewUnfused(fused tiling.Config, gemm *Kernel, ew *elementwise.Module) (*Unf
 		return nil, fmt.Errorf("launch: unfused %s: nil gemm kernel or elementwise module", fused.Name())
 	}
 	g := gemm.Man.Config
-	if g.Kernel != tiling.KernelGEMM || g.Arch != fused.Arch || g.DType != fused.DType || g.MajorA != tiling.KMajor || g.MajorB != fused.MajorB {
+	if g.Kernel != tiling.PlainGEMM() || g.Arch != fused.Arch || g.DType != fused.DType || g.MajorA != tiling.KMajor || g.MajorB != fused.MajorB {
 		return nil, fmt.Errorf("launch: unfused %s: %s is not a %s %s gemm with A K-major and B %s-major", fused.Name(), g.Name(), fused.Arch, fused.DType, fused.MajorB)
 	}
 	return &Unfused{Fused: fused, Gemm: gemm, EW: ew}, nil
@@ -100,13 +100,11 @@ func (u *Unfused) WorkspaceBytes(a Args) (int, error) {
 	if M < 1 || I < 1 {
 		return 0, fmt.Errorf("launch: unfused %s: M=%d I=%d: sizes must be positive", u.Fused.Name(), M, I)
 	}
-	switch {
-	case u.Fused.Kernel == tiling.KernelBwdDSwiGLU:
-		return 2 * M * I, nil
-	case u.Fused.StoreOut:
+	s, _ := tiling.KindOf(u.Fused.Kernel)
+	if u.Fused.StoreOut && s.UnfusedIntoOutput {
 		return 0, nil
 	}
-	return 4 * M * I, nil
+	return 2 * s.UnfusedN * M * I, nil // the GEMM's 16-bit [M, UnfusedN*I]
 }
 
 // UnfusedPlan is a planned call of the unfused path.

@@ -9,13 +9,19 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
+// elementwiseOf is kind k's elementwise kernel (tiling.KindSpec).
+func elementwiseOf(k tiling.Kernel) string {
+	s, _ := tiling.KindOf(k)
+	return s.Elementwise
+}
+
 // CheckKernel fails, as an *InputError, for a kind that cannot be
 // measured, or StoreOut for a kind without a second output.
 func CheckKernel(k tiling.Kernel, storeOut bool) error {
 	if !Measurable(k) {
 		return &InputError{Err: fmt.Errorf("tune: --kernel %s: only bwd_dswiglu, fwd_gateup and gemm can be measured so far", k)}
 	}
-	if storeOut && k != tiling.KernelBwdDSwiGLU && k != tiling.KernelFwdGateUp {
+	if s, _ := tiling.KindOf(k); storeOut && !s.StoreOut {
 		return &InputError{Err: fmt.Errorf("tune: --store-out with --kernel %s: only bwd_dswiglu (out) and fwd_gateup (de, training) have a second output to store", k)}
 	}
 	return nil

@@ -74,7 +74,8 @@ func finite(v float64) float64 {
 
 // Measurable reports whether Measure can time kernels of kind k.
 func Measurable(k tiling.Kernel) bool {
-	return k == tiling.KernelBwdDSwiGLU || k == tiling.KernelFwdGateUp || k == tiling.KernelGEMM
+	s, ok := tiling.KindOf(k)
+	return ok && s.Tunable
 }
 
 // Measure runs one job on the worker's GPU: build and load (a build cache
@@ -121,7 +122,7 @@ func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Outp
 	if !Measurable(kind) {
 		return fail(StatusCompile, "tune measures bwd_dswiglu, fwd_gateup and gemm, not %s", kind)
 	}
-	if kind == tiling.KernelFwdGateUp && env.SwiGLU == nil {
+	if elementwiseOf(kind) == "swiglu" && env.SwiGLU == nil {
 		return fail(StatusFault, "fwd_gateup: the worker has no SwiGLU elementwise kernel (the baseline's second half)")
 	}
 
@@ -160,7 +161,7 @@ func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Outp
 		phase("ceilings")
 	}
 
-	if kind == tiling.KernelGEMM {
+	if kind == tiling.PlainGEMM() {
 		// A gemm's shape is M, K and N (in I's place); its baseline is
 		// cuBLAS on the same layouts. No probe: a gemm run is short.
 		rep, err := bench.BenchGemm(env.Bench, k, j.Shape.M, j.Shape.I, j.Shape.K,
@@ -199,7 +200,7 @@ func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Outp
 	var rows []bench.Row
 	var relErr float64
 	var warnings []string
-	if kind == tiling.KernelFwdGateUp {
+	if elementwiseOf(kind) == "swiglu" {
 		menv := &mlp.Env{Ctx: env.Bench.Ctx, Dev: env.Bench.Dev, BLAS: env.Bench.Base.BLAS, SwiGLU: env.SwiGLU, Cmp: env.Bench.Cmp}
 		rep, err := mlp.BenchFwdGateUp(menv, k, j.Shape, ceil, o.Bench)
 		if err != nil {

@@ -14,15 +14,15 @@ import (
 // nothing for kinds whose mode needs no word (bwd_dswiglu and gemm without
 // StoreOut). fwd_gateup always says, since its default is inference.
 func ModeNote(k tiling.Kernel, storeOut bool, sep string) string {
-	switch {
-	case k == tiling.KernelFwdGateUp && storeOut:
-		return sep + "training: de and out stored (--store-out)"
-	case k == tiling.KernelFwdGateUp:
-		return sep + "inference: only out stored (--store-out for training)"
-	case storeOut:
-		return sep + "the recomputed out also stored (--store-out)"
+	s, _ := tiling.KindOf(k)
+	note := s.ModeDefault
+	if storeOut {
+		note = s.ModeStoreOut
 	}
-	return ""
+	if note == "" {
+		return ""
+	}
+	return sep + note
 }
 
 // StoreOutFlag is the --store-out flag of a command line that asks for
@@ -83,13 +83,8 @@ func WriteReport(path string, e *Entry) error {
 func WriteSummary(w io.Writer, res *SweepResult, dbPath string, took time.Duration) {
 	en := res.Entry
 	k := en.Key
-	base := "cuBLAS GEMM + elementwise"
-	switch k.Kernel {
-	case tiling.KernelGEMM:
-		base = "cuBLAS GEMM on the same layouts"
-	case tiling.KernelFwdGateUp:
-		base = "cuBLAS GEMM + SwiGLU elementwise"
-	}
+	spec, _ := tiling.KindOf(k.Kernel)
+	base := spec.Baseline
 	fmt.Fprintf(w, "\n%s %s %s %s on %s, driver %d, %s, templates %.12s%s\n",
 		k.Kernel, k.Arch, k.DType, ShapeDims(k.Kernel, k.Shape), k.GPU, k.Driver, k.Compiler, k.Templates, ModeNote(k.Kernel, k.StoreOut, "; "))
 	if en.Ceilings.Known() {
@@ -108,7 +103,7 @@ func WriteSummary(w io.Writer, res *SweepResult, dbPath string, took time.Durati
 	// emit's --shape is in the kind's order (tiling.ShapeOrder: M,N,K for
 	// gemm), the order tune read it in.
 	kind := ""
-	if k.Kernel != tiling.KernelBwdDSwiGLU {
+	if k.Kernel != tiling.DefaultKernel() {
 		kind = " --kernel " + string(k.Kernel)
 	}
 	fmt.Fprintf(w, "DB: %s  (use it: swigen emit --tuned %s%s --arch %s --dtype %s --shape %s%s)\n",

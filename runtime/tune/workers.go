@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/swigen/swigen/runtime/bench"
-	"github.com/swigen/swigen/tiling"
 )
 
 // WorkerTiming is how every worker times its jobs (a screening job's own
@@ -96,7 +95,7 @@ func (w *Worker) Job(ctx context.Context, line string) Output {
 	case w.Env == nil:
 		return fail(job.Name(), StatusFault, fmt.Errorf("tune-worker: device %d: no measurement environment", w.Device))
 	}
-	if job.Config.Kernel == tiling.KernelFwdGateUp && w.SwiGLU != nil {
+	if w.SwiGLU != nil && elementwiseOf(job.Config.Kernel) == "swiglu" {
 		if err := w.SwiGLU(ctx); err != nil {
 			return fail(job.Name(), Classify(err), err)
 		}

@@ -1,0 +1,210 @@
+package tiling
+
+// The kind registry: every declarative fact about a kernel kind lives in
+// its KindSpec below, and packages look kinds up here instead of
+// switching on them. Behaviour a higher package owns (a parameter table,
+// a sm_90a/sm_100a view, a float64 reference, a cost) stays there in one
+// map keyed by Kernel, with a test that every registered kind has an
+// entry. Adding a kind: its constant and KindSpec here, then the entries
+// listed in docs/DESIGN.md#adding-a-kind. tests/kinds_test.go fails when
+// a package outside the allowed files names a kind constant.
+
+// Kernel is a kernel kind of the catalog (docs/DESIGN.md#kernel-catalog).
+type Kernel string
+
+// The kernel kinds.
+const (
+	KernelBwdDSwiGLU Kernel = "bwd_dswiglu" // dout = dy @ W_down^T, dSwiGLU epilogue
+	KernelFwdGateUp  Kernel = "fwd_gateup"  // de = x @ W, SwiGLU epilogue
+	KernelFwdDown    Kernel = "fwd_down"    // y = out @ W_down (+ residual)
+	KernelGEMM       Kernel = "gemm"        // plain C = A @ B
+)
+
+// KindSpec is one kernel kind's declarative facts.
+type KindSpec struct {
+	Kernel Kernel
+	// shape is how the kind reads a positional --shape and names its sizes.
+	shape shapeForm
+	// Options legal for the kind: the per-kind fields of Config.
+	StoreOut    bool // a second output to store (Config.StoreOut)
+	FastSigmoid bool // the tanh sigmoid (Config.FastSigmoid)
+	EpiPipe     bool // the pipelined epilogue (Config.EpiPipe)
+	Residual    bool // a residual add (Config.Residual)
+	Overlap     bool // the sm_90a overlap schedule
+	WideAcc     bool // sm_90a pingpong above 128 accumulators per thread
+	NarrowEpi   bool // sm_90a 64x32 epilogue sub-tiles (Config.EpiN)
+	// Paired reports whether a tile's B rows are two halves of the
+	// weight, [left | gate] (TileN/2 each).
+	Paired bool
+	// NName is the name of the GEMM's N among the kind's sizes.
+	NName string
+	// RaggedEpi reports whether the sm_90a epilogue stores a narrower last
+	// sub-tile (TileN not a multiple of EpiN, one CTA per cluster).
+	RaggedEpi bool
+	// Plain marks the plain GEMM: the unfused paths' GEMM, the kind
+	// `swigen bench gemm` times. Exactly one kind has it.
+	Plain bool
+	// MajorA reports whether the A operand may be MN-major (else k only).
+	MajorA bool
+	// UnfusedN is the unfused path's GEMM N in units of I (1 for dout
+	// [M,I], 2 for de [M,2I]); 0 means the kind has no unfused path.
+	UnfusedN int
+	// UnfusedIntoOutput reports whether, with StoreOut, the unfused GEMM
+	// writes straight into a stored output (fwd_gateup's de), so the
+	// path needs no intermediate.
+	UnfusedIntoOutput bool
+	// EpiTensors and EpiTensorsStoreOut are the EpiM x EpiN buffers of
+	// one epilogue slot without and with StoreOut (Config.EpiTensors; 0
+	// means 1).
+	EpiTensors, EpiTensorsStoreOut int
+	// Elementwise names the elementwise kernel of the kind's unfused path
+	// and baseline ("dswiglu" or "swiglu"), "" for none.
+	Elementwise string
+	// Baseline is what tune times the kind against, in words.
+	Baseline string
+	// ModeDefault and ModeStoreOut say what the kind's kernels store
+	// without and with StoreOut ("" where the mode needs no word).
+	ModeDefault, ModeStoreOut string
+	// GoName prefixes the kind's Go launcher types and names its
+	// dispatcher; GoArgs is its argument type (an alias of runtime/launch's
+	// type of the same name). GoOrder is its place in the bindings (the
+	// MLP's data flow, then the backward).
+	GoName, GoArgs string
+	GoOrder        int
+	// Ops are the kind's PyTorch op variants (OpVariant; Kernel is filled
+	// in by OpVariants).
+	Ops []OpVariant
+	// Benched is the positional word `swigen bench` times the kind under,
+	// or "" when bench bwd/gateup does not time it.
+	Benched string
+	// Tunable reports whether `swigen tune` can measure the kind.
+	Tunable bool
+}
+
+// kinds is the registry, in catalog order (the first is the default).
+// A new kind is one more entry; docs/DESIGN.md#adding-a-kind lists the
+// implementation maps it also needs.
+var kinds = []KindSpec{
+	{
+		Kernel: KernelBwdDSwiGLU, shape: mlpShapeForm, NName: "I",
+		StoreOut: true, FastSigmoid: true, EpiPipe: true, Overlap: true, WideAcc: true, NarrowEpi: true,
+		EpiTensors: 2, EpiTensorsStoreOut: 3,
+		UnfusedN: 1, Elementwise: "dswiglu", Baseline: "cuBLAS GEMM + elementwise",
+		ModeStoreOut: "the recomputed out also stored (--store-out)",
+		GoName:       "BwdDswiglu", GoArgs: "BwdArgs", GoOrder: 3,
+		Ops: []OpVariant{
+			{Op: "bwd_dswiglu", Inputs: []string{"dy", "W_down", "de"}, Outputs: []string{"grad_de"}},
+			// SwiGLUMLP's backward: W_down [K, I] (nn.Linear's layout) is the
+			// MN-major B of dout = dy @ W_down, so no call transposes it.
+			{Name: "out", StoreOut: true, MajorB: MNMajor, Marker: "out",
+				Op: "bwd_dswiglu_out", Inputs: []string{"dy", "W_down", "de"}, Outputs: []string{"grad_de", "out"}},
+		},
+		Benched: "bwd", Tunable: true,
+	},
+	{
+		Kernel: KernelFwdGateUp, shape: mlpShapeForm, NName: "I",
+		StoreOut: true, Paired: true,
+		EpiTensors: 1, EpiTensorsStoreOut: 3,
+		UnfusedN: 2, UnfusedIntoOutput: true, Elementwise: "swiglu", Baseline: "cuBLAS GEMM + SwiGLU elementwise",
+		ModeDefault:  "inference: only out stored (--store-out for training)",
+		ModeStoreOut: "training: de and out stored (--store-out)",
+		GoName:       "FwdGateUp", GoArgs: "FwdGateUpArgs", GoOrder: 1,
+		Ops: []OpVariant{
+			{Op: "fwd_gateup", Inputs: []string{"x", "W"}, Outputs: []string{"out"}},
+			{Name: "train", StoreOut: true, Marker: "de",
+				Op: "fwd_gateup_train", Inputs: []string{"x", "W"}, Outputs: []string{"out", "de"}},
+		},
+		Benched: "gateup", Tunable: true,
+	},
+	{
+		Kernel: KernelFwdDown, shape: mlpShapeForm, NName: "N",
+		Residual: true,
+		Baseline: "cuBLAS GEMM + elementwise",
+		GoName:   "FwdDown", GoArgs: "FwdDownArgs", GoOrder: 2,
+		Ops: []OpVariant{
+			{Op: "fwd_down", Inputs: []string{"out", "W_down"}, Outputs: []string{"y"}},
+			{Name: "residual", Residual: true, Marker: "residual",
+				Op: "fwd_down_residual", Inputs: []string{"out", "W_down", "residual"}, Outputs: []string{"y"}},
+		},
+	},
+	{
+		Kernel: KernelGEMM, shape: gemmShapeForm, NName: "N",
+		MajorA: true, RaggedEpi: true, Plain: true,
+		Baseline: "cuBLAS GEMM on the same layouts",
+		GoName:   "Gemm", GoArgs: "GemmArgs", GoOrder: 0,
+		Ops:     []OpVariant{{Op: "gemm", Inputs: []string{"A", "B"}, Outputs: []string{"C"}}},
+		Tunable: true,
+	},
+}
+
+// Kinds returns the registry's specs in catalog order.
+func Kinds() []KindSpec { return append([]KindSpec(nil), kinds...) }
+
+// KindOf returns kind k's spec; ok is false for an unregistered kind.
+func KindOf(k Kernel) (spec KindSpec, ok bool) {
+	for _, s := range kinds {
+		if s.Kernel == k {
+			return s, true
+		}
+	}
+	return KindSpec{}, false
+}
+
+// DefaultKernel is the kind commands act on without --kernel: the first
+// of the catalog.
+func DefaultKernel() Kernel { return kinds[0].Kernel }
+
+// PlainGEMM is the plain GEMM kind (KindSpec.Plain).
+func PlainGEMM() Kernel { return kindsWith(func(s KindSpec) bool { return s.Plain })[0] }
+
+// Kernels returns the kernel kinds in catalog order.
+func Kernels() []Kernel {
+	ks := make([]Kernel, len(kinds))
+	for i, s := range kinds {
+		ks[i] = s.Kernel
+	}
+	return ks
+}
+
+// kindsWith returns the kinds whose spec satisfies has, in catalog order.
+func kindsWith(has func(KindSpec) bool) []Kernel {
+	var ks []Kernel
+	for _, s := range kinds {
+		if has(s) {
+			ks = append(ks, s.Kernel)
+		}
+	}
+	return ks
+}
+
+// UnfusedKinds returns the kinds with an unfused path.
+func UnfusedKinds() []Kernel { return kindsWith(func(s KindSpec) bool { return s.UnfusedN > 0 }) }
+
+// BenchedKinds returns the kinds bench bwd/gateup times.
+func BenchedKinds() []Kernel { return kindsWith(func(s KindSpec) bool { return s.Benched != "" }) }
+
+// TunableKinds returns the kinds tune measures.
+func TunableKinds() []Kernel { return kindsWith(func(s KindSpec) bool { return s.Tunable }) }
+
+// spec is KindOf without the ok: the zero spec (no options legal) for an
+// unregistered kind, which validation reports separately.
+func spec(k Kernel) KindSpec {
+	s, _ := KindOf(k)
+	return s
+}
+
+// Words lists kinds in prose: "a", "a and b", "a, b and c".
+func Words(ks []Kernel) string {
+	s := ""
+	for i, k := range ks {
+		switch {
+		case i == 0:
+		case i == len(ks)-1:
+			s += " and "
+		default:
+			s += ", "
+		}
+		s += string(k)
+	}
+	return s
+}
