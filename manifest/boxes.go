@@ -34,7 +34,7 @@ func BoxesOf(cfg tiling.Config) (Boxes, error) {
 	switch cfg.Arch {
 	case tiling.ArchSM90a:
 		halves := 1
-		if cfg.Kernel == tiling.KernelFwdGateUp {
+		if cfg.Kernel == tiling.KernelFwdGateUp || cfg.Kernel == tiling.KernelMoEFwdGateUp {
 			halves = 2
 		}
 		b.A = [3]int{64, cfg.TileM / max(1, cfg.ClusterN)}

@@ -20,6 +20,8 @@ func kindTable(cfg tiling.Config, b Boxes) (table, error) {
 		return gateUpTable(cfg, b), nil
 	case tiling.KernelFwdDown:
 		return downTable(cfg, b), nil
+	case tiling.KernelMoEFwdGateUp:
+		return moeGateUpTable(cfg, b), nil
 	}
 	return table{}, fmt.Errorf("manifest: kernel %q has no parameter table", cfg.Kernel)
 }

@@ -12,6 +12,10 @@ const (
 	KernelFwdGateUp  Kernel = "fwd_gateup"  // de = x @ W, SwiGLU epilogue
 	KernelFwdDown    Kernel = "fwd_down"    // y = out @ W_down (+ residual)
 	KernelGEMM       Kernel = "gemm"        // plain C = A @ B
+	// KernelMoEFwdGateUp is fwd_gateup over experts (tokens sorted by
+	// expert, weights stacked [E,2I,K], device-side cumulative offsets),
+	// on the grouped scheduler (docs/DESIGN.md#tile-scheduler).
+	KernelMoEFwdGateUp Kernel = "moe_fwd_gateup"
 )
 
 // Arch is a compilation target.
@@ -70,6 +74,10 @@ const (
 	StaticScheduler  Scheduler = "static"
 	CLCScheduler     Scheduler = "clc"
 	StreamKScheduler Scheduler = "streamk"
+	// GroupedScheduler walks the tiles of every expert of a grouped (MoE)
+	// kind; it is the only scheduler of those kinds, implied by the kind
+	// (no name suffix).
+	GroupedScheduler Scheduler = "grouped"
 )
 
 // Raster is the order in which the tile scheduler walks output tiles: along M

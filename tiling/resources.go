@@ -206,7 +206,7 @@ func (c Config) EpiTensors() int {
 			return 3
 		}
 		return 2
-	case KernelFwdGateUp:
+	case KernelFwdGateUp, KernelMoEFwdGateUp:
 		if c.StoreOut {
 			return 3
 		}

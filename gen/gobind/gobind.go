@@ -112,6 +112,7 @@ var goKinds = []goKind{
 	{tiling.KernelFwdGateUp, "FwdGateUp", "FwdGateUpArgs"},
 	{tiling.KernelFwdDown, "FwdDown", "FwdDownArgs"},
 	{tiling.KernelBwdDSwiGLU, "BwdDswiglu", "BwdArgs"},
+	{tiling.KernelMoEFwdGateUp, "MoEFwdGateUp", "MoEFwdGateUpArgs"},
 }
 
 func goKindOf(k tiling.Kernel) (goKind, bool) {
@@ -417,6 +418,8 @@ func convention(c tiling.Config) string {
 		if c.Residual {
 			parts = append(parts, "adds a residual (FwdDownArgs.Residual required)")
 		}
+	case tiling.KernelMoEFwdGateUp:
+		parts = append(parts, "W stored [E,2I,K], offs [E] int32 cumulative row ends (device only), inference: out")
 	case tiling.KernelBwdDSwiGLU:
 		parts = append(parts, stored("W_down", c.MajorB, "[I,K]", "[K,I]"))
 		if c.StoreOut {

@@ -80,7 +80,7 @@ func kindOf(c tiling.Config) (Kind, int, error) {
 		return Kind{Bwd: true, NName: "I"}, 1, nil
 	case tiling.KernelGEMM:
 		return Kind{Gemm: true, NName: "N"}, 1, nil
-	case tiling.KernelFwdGateUp:
+	case tiling.KernelFwdGateUp, tiling.KernelMoEFwdGateUp:
 		return Kind{GateUp: true, NName: "I"}, 2, nil
 	case tiling.KernelFwdDown:
 		return Kind{Down: true, NName: "N"}, 1, nil
