@@ -41,7 +41,7 @@ func TimeMoEFwdGateUp(env *Env, k *launch.Kernel, sh [4]int, reps int) (float64,
 	defer dev.free()
 	rt := Routing{K: K, I: I, Counts: UniformCounts(1, T, E)}
 	args := launch.MoEFwdGateUpArgs{T: T, K: K, I: I, E: E,
-		X: dev.upload(rng.Normal(dt, T*K, 1)), W: dev.upload(rng.Normal(dt, E*2*I*K, 2/math.Sqrt(float64(K))))}
+		X: dev.uploadTiled(T*K, rng.Normal(dt, 1<<22, 1)), W: dev.uploadTiled(E*2*I*K, rng.Normal(dt, 1<<22, 2/math.Sqrt(float64(K))))}
 	args.Offs = dev.uploadI32(rt.Offs())
 	args.Out = dev.poisoned(T * I)
 	if dev.err != nil {
@@ -94,4 +94,20 @@ func timeOne(env *Env, plan *launch.Plan) (float64, error) {
 	}
 	ms, err := cu.Elapsed(a, b)
 	return float64(ms) * 1e3, err
+}
+
+// uploadTiled fills a new device buffer of n elements with chunk repeated
+// (random inputs for timing without generating gigabytes on the host).
+func (r *run) uploadTiled(n int, chunk []float32) cu.DevicePtr {
+	if r.err != nil {
+		return 0
+	}
+	raw := num.Encode(r.dt, chunk)
+	p, err := r.b.Alloc(2 * n)
+	for off := 0; err == nil && off < 2*n; off += len(raw) {
+		m := min(len(raw), 2*n-off)
+		err = r.env.Ctx.MemcpyHtoD(p+cu.DevicePtr(off), raw[:m])
+	}
+	r.err = err
+	return p
 }
