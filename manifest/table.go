@@ -50,11 +50,18 @@ type scalar struct {
 	value Expr
 }
 
+// ptrSpec is one ptr parameter: its C name and the buffer it points to.
+type ptrSpec struct {
+	param  string
+	buffer Buffer
+}
+
 // table is what one kernel kind contributes to its manifest.
 type table struct {
 	sizes   []string
 	maps    []mapSpec
 	scalars []scalar
+	ptrs    []ptrSpec // after the scalars
 	rules   []Rule
 	tiles   Expr
 }
@@ -71,6 +78,9 @@ func (t *table) params(dt DType, elemBytes int) []Param {
 	}
 	for _, s := range t.scalars {
 		ps = append(ps, Param{Name: s.param, Kind: KindI32, Size: 4, Align: 4, Value: s.value})
+	}
+	for _, p := range t.ptrs {
+		ps = append(ps, Param{Name: p.param, Kind: KindPtr, Size: 8, Align: 8, Buffer: p.buffer.Name, Doc: p.buffer.Doc})
 	}
 	return ps
 }
@@ -89,6 +99,12 @@ func (t *table) buffers() []Buffer {
 			shape[i] = d.expr()
 		}
 		bs = append(bs, Buffer{Name: s.buffer, Shape: shape, Doc: s.doc})
+	}
+	for _, p := range t.ptrs {
+		if !seen[p.buffer.Name] {
+			seen[p.buffer.Name] = true
+			bs = append(bs, p.buffer)
+		}
 	}
 	return bs
 }

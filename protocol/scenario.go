@@ -16,6 +16,9 @@ type Scenario struct {
 	// try_cancel requests cancel, in order (it takes their tiles); the
 	// request after the last fails.
 	Steals []int
+	// Counts (the grouped scheduler) are the experts' rows, in order; M
+	// is their sum.
+	Counts []int
 }
 
 func (sc Scenario) validate(sp *Spec) error {
@@ -91,6 +94,9 @@ func Scenarios(sp Spec) []Scenario {
 			{Name: "deep-k", M: tm, N: 2 * tn, K: (4*sp.Ring.Stages + 1) * tk, Grid: 1},
 			{Name: "tiny", M: 1, N: 1, K: 1, Grid: 1},
 			{Name: "idle", M: tm, N: tn, K: 2 * tk, Grid: 3},
+		}
+		if sp.SM90 != nil && sp.SM90.Grouped {
+			return groupedScenarios(sp)
 		}
 		if sp.SM90 != nil && sp.SM90.StreamKMinKBlocks > 0 {
 			mk := sp.SM90.StreamKMinKBlocks

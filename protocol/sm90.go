@@ -39,6 +39,9 @@ type geom90 struct {
 	// and whole tiles' run the epilogue.
 	kbs, before []int
 	epi         []bool
+	// rows (grouped scheduler) are each local item's first row and its
+	// expert's end.
+	rows [][2]int
 }
 
 func buildSM90(sp *Spec, sc Scenario, cluster int, pol Policy) *sim {
@@ -74,6 +77,15 @@ func (g *geom90) items(cluster int) {
 		um, un := rasterTile(sp.Raster, t, g.unitsM, g.unitsN, sp.SwizzleGroup)
 		g.tiles = append(g.tiles, [2]int{um * sp.ClusterM, un * sp.ClusterN})
 		g.kbs, g.before, g.epi = append(g.kbs, kbs), append(g.before, before), append(g.epi, epi)
+	}
+	if g.m.Grouped {
+		all := GroupedTiles(sc.Counts, sp.TileM, g.tilesN)
+		for j, t := 0, cluster; t < len(all); j, t = j+1, t+sc.Grid {
+			g.tiles = append(g.tiles, [2]int{0, all[t].TN})
+			g.kbs, g.before, g.epi = append(g.kbs, g.kblocks), append(g.before, j*g.kblocks), append(g.epi, true)
+			g.rows = append(g.rows, [2]int{all[t].Row0, all[t].RowEnd})
+		}
+		return
 	}
 	if min := g.m.StreamKMinKBlocks; min > 0 {
 		for _, it := range StreamKItems(g.unitsM*g.unitsN, g.kblocks, sc.Grid, cluster, min) {
@@ -146,12 +158,16 @@ func (g *geom90) tileOf(j, r int) (tm, tn int) {
 func (g *geom90) subtiles(j, r, c int) int {
 	tm, tn := g.tileOf(j, r)
 	r0, n0 := tm*g.sp.TileM+c*g.m.ConsumerRowStride, tn*g.sp.TileN
+	end := g.sc.M
+	if g.rows != nil {
+		r0, end = g.rows[j][0]+c*g.m.ConsumerRowStride, g.rows[j][1]
+	}
 	n := 0
 	for mb := 0; mb < g.m.MB; mb++ {
 		for nb := 0; nb < g.m.NB; nb++ {
 			// The last sub-tile of a tile narrower than NB whole ones is
 			// its last SubN columns (kSubCol).
-			if r0+mb*g.sp.SubM < g.sc.M && n0+min(nb*g.sp.SubN, g.sp.TileN-g.sp.SubN) < g.sc.N {
+			if r0+mb*g.sp.SubM < end && n0+min(nb*g.sp.SubN, g.sp.TileN-g.sp.SubN) < g.sc.N {
 				n++
 			}
 		}

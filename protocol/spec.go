@@ -166,6 +166,10 @@ type SM90 struct {
 	// (tiling.StreamKMinKBlocks): each CTA runs its StreamKItems, the
 	// split parts without an epilogue. 0: the static scheduler.
 	StreamKMinKBlocks int
+	// Grouped is the grouped (MoE) scheduler: the scenario's Counts are
+	// the experts' rows, each expert's tiles in turn (GroupedTiles), and
+	// a tile's sub-tiles stop at its expert's last row.
+	Grouped bool
 }
 
 // SM100 is what the sm_100a skeleton adds: the MMA issuer, the TMEM

@@ -27,6 +27,7 @@ var kindImplMaps = map[string]bool{
 	"gen/gobind/gobind.go":            true, // conventions: the launcher docs
 	"perfmodel/segment.go":            true, // kernelCosts, Segment.Kernel
 	"runtime/launch/args.go":          true, // each kind's argument type
+	"runtime/launch/args_moe.go":      true, // the grouped kinds' argument types
 	"runtime/ref/gpu.go":              true, // the naive GPU references
 	"runtime/check/gemm.go":           true, // the float64 references
 	"runtime/tune/measure.go":         true, // the baselines tune times against

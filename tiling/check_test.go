@@ -68,7 +68,7 @@ var checkRejects = []struct {
 	{"sm100 epi_m 64", func() Config { c := good(ArchSM100a); c.EpiM = 64; return c }, []string{"epi_m"}, "epi_m=64: must be 128 on sm_100a (the rows per CTA: one TMEM lane per row)"},
 	{"sm100 cluster 2x2", func() Config { c := good(ArchSM100a); c.ClusterM, c.ClusterN = 2, 2; return c }, []string{"cluster"}, "cluster=2x2: at most 2 CTAs per cluster (one operand is multicast to a CTA pair)"},
 	{"sm100 2cta cluster 1x1", func() Config { c := cfg100(256, 256, 5, TwoCTA); c.ClusterM = 1; return c }, []string{"cluster"}, "cluster=1x1: must be 2x1 for 2cta (the CTA pair of cta_group::2)"},
-	{"sm100 scheduler unknown", func() Config { c := good(ArchSM100a); c.Scheduler = "dynamic"; return c }, []string{"scheduler"}, "scheduler=dynamic: must be one of static, clc, streamk"},
+	{"sm100 scheduler unknown", func() Config { c := good(ArchSM100a); c.Scheduler = "dynamic"; return c }, []string{"scheduler"}, "scheduler=dynamic: must be one of static, clc, streamk, grouped"},
 	{"sm100 clc ring of one", func() Config { c := good(ArchSM100a); c.Scheduler, c.CLCStages = CLCScheduler, 1; return c }, []string{"clc_stages"}, "clc_stages=1: must be in [2,8] (a ring of one serializes each CLC request behind the last tile's epilogue)"},
 	{"sm100 tcgen05 n", func() Config { c := good(ArchSM100a); c.TileN = 264; return c }, []string{"tile_n"}, "tile_n=264: must be a multiple of 8 in [8,256] (tcgen05 N)"},
 	{"sm100 major_b mn slab", func() Config {
@@ -79,7 +79,7 @@ var checkRejects = []struct {
 	{"sm100 fwd_gateup tile_n 64", func() Config { c := good(ArchSM100a); c.Kernel, c.TileN, c.Stages = KernelFwdGateUp, 64, 4; return c }, nil, "not implemented: sm_100a fwd_gateup tile_n=64 is not implemented: it must be a multiple of 128 (TileN/2 left and TileN/2 gate columns, whole 64-column sub-tiles)"},
 	{"sm100 fwd_down major_a mn", func() Config { c := good(ArchSM100a); c.Kernel, c.MajorA = KernelFwdDown, MNMajor; return c }, []string{"major_a"}, "major_a=mn: must be k for fwd_down (the activation operand is [M,K] row-major)"},
 	{"sm100 l2k", func() Config { c := good(ArchSM100a); c.L2KeepOperands = true; return c }, nil, "not implemented: l2k (the operands' L2 evict_last policy) is implemented for sm_90a only"},
-	{"unknown kernel", func() Config { c := good(ArchSM100a); c.Kernel = "conv"; return c }, []string{"kernel"}, "kernel=conv: must be one of bwd_dswiglu, fwd_gateup, fwd_down, gemm"},
+	{"unknown kernel", func() Config { c := good(ArchSM100a); c.Kernel = "conv"; return c }, []string{"kernel"}, "kernel=conv: must be one of bwd_dswiglu, fwd_gateup, fwd_down, gemm, moe_fwd_gateup"},
 	{"unknown dtype", func() Config { c := good(ArchSM90a); c.DType = "fp8"; return c }, []string{"dtype"}, "dtype=fp8: must be one of bf16, fp16"},
 }
 

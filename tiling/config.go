@@ -59,6 +59,10 @@ const (
 	StaticScheduler  Scheduler = "static"
 	CLCScheduler     Scheduler = "clc"
 	StreamKScheduler Scheduler = "streamk"
+	// GroupedScheduler walks the tiles of every expert of a grouped (MoE)
+	// kind; it is the only scheduler of those kinds, implied by the kind
+	// (no name suffix).
+	GroupedScheduler Scheduler = "grouped"
 )
 
 // Raster is the order in which the tile scheduler walks output tiles: along M

@@ -31,7 +31,9 @@ func SchedulesFor(a Arch) []Schedule {
 }
 
 // Schedulers returns the tile schedulers.
-func Schedulers() []Scheduler { return []Scheduler{StaticScheduler, CLCScheduler, StreamKScheduler} }
+func Schedulers() []Scheduler {
+	return []Scheduler{StaticScheduler, CLCScheduler, StreamKScheduler, GroupedScheduler}
+}
 
 // Rasters returns the raster orders.
 func Rasters() []Raster { return []Raster{RasterM, RasterN} }
@@ -66,7 +68,7 @@ func parseEnum[T ~string](what, s string, valid []T) (T, error) {
 
 // ParseKernel parses a kernel kind ("bwd_dswiglu", "fwd_gateup",
 // "fwd_down", "gemm").
-func ParseKernel(s string) (Kernel, error) { return parseEnum("kernel", s, Kernels()) }
+func ParseKernel(s string) (Kernel, error) { return parseEnum("kernel", s, AllKernels()) }
 
 // ParseArch parses a target. "sm_90a", "sm90a" and "90a" all mean
 // ArchSM90a; likewise for sm_100a.

@@ -45,7 +45,7 @@ func TestParseEnums(t *testing.T) {
 	want := map[string]result{
 		"kernel gemm":   {V: "gemm"},
 		"kernel BWD":    {V: "bwd_dswiglu"},
-		"kernel bad":    {Err: `tiling: parse kernel "conv": must be one of bwd_dswiglu, fwd_gateup, fwd_down, gemm`},
+		"kernel bad":    {Err: `tiling: parse kernel "conv": must be one of bwd_dswiglu, fwd_gateup, fwd_down, gemm, moe_fwd_gateup`},
 		"arch sm_90a":   {V: "sm_90a"},
 		"arch sm90a":    {V: "sm_90a"},
 		"arch 90a":      {V: "sm_90a"},
@@ -58,7 +58,7 @@ func TestParseEnums(t *testing.T) {
 		"schedule 2cta": {V: "2cta"},
 		"schedule bad":  {Err: `tiling: parse schedule "ws": must be one of cooperative, pingpong, overlap, 1cta, 2cta`},
 		"scheduler clc": {V: "clc"},
-		"scheduler bad": {Err: `tiling: parse scheduler "dyn": must be one of static, clc, streamk`},
+		"scheduler bad": {Err: `tiling: parse scheduler "dyn": must be one of static, clc, streamk, grouped`},
 		"raster n":      {V: "n"},
 		"raster bad":    {Err: `tiling: parse raster "k": must be one of m, n`},
 		"major mn":      {V: "mn"},

@@ -14,6 +14,11 @@ import "fmt"
 // rules. The reason is a user-facing sentence that names the way out when
 // there is one.
 func Implemented(c Config) (bool, string) {
+	if c.Kernel.Grouped() {
+		if ok, why := groupedImplemented(c); !ok {
+			return false, why
+		}
+	}
 	if c.Scheduler == StreamKScheduler {
 		if ok, why := streamKImplemented(c); !ok {
 			return false, why

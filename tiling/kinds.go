@@ -18,6 +18,10 @@ const (
 	KernelFwdGateUp  Kernel = "fwd_gateup"  // de = x @ W, SwiGLU epilogue
 	KernelFwdDown    Kernel = "fwd_down"    // y = out @ W_down (+ residual)
 	KernelGEMM       Kernel = "gemm"        // plain C = A @ B
+	// KernelMoEFwdGateUp is fwd_gateup over experts (tokens sorted by
+	// expert, weights stacked [E,2I,K], device-side cumulative offsets),
+	// on the grouped scheduler (docs/DESIGN.md#tile-scheduler).
+	KernelMoEFwdGateUp Kernel = "moe_fwd_gateup"
 )
 
 // KindSpec is one kernel kind's declarative facts.
@@ -79,6 +83,12 @@ type KindSpec struct {
 	Benched string
 	// Tunable reports whether `swigen tune` can measure the kind.
 	Tunable bool
+	// Grouped marks a mixture-of-experts kind: tokens sorted by expert,
+	// weights stacked with a leading expert dimension, per-expert token
+	// counts as device-side cumulative offsets, tiles walked by the grouped
+	// scheduler. Grouped kinds are not in Kernels (the catalog, the tuning
+	// space, the heuristic) yet: their configs are taken by name.
+	Grouped bool
 }
 
 // kinds is the registry, in catalog order (the first is the default).
@@ -135,6 +145,14 @@ var kinds = []KindSpec{
 		Ops:     []OpVariant{{Op: "gemm", Inputs: []string{"A", "B"}, Outputs: []string{"C"}}},
 		Tunable: true,
 	},
+	{
+		Kernel: KernelMoEFwdGateUp, shape: mlpShapeForm, NName: "I",
+		Paired: true, EpiTensors: 1, EpiTensorsStoreOut: 3,
+		Baseline:    "a per-expert loop of cuBLAS GEMMs + SwiGLU (bench/moe_perf.py)",
+		ModeDefault: "inference: only out stored",
+		GoName:      "MoEFwdGateUp", GoArgs: "MoEFwdGateUpArgs", GoOrder: 4,
+		Grouped: true,
+	},
 }
 
 // Kinds returns the registry's specs in catalog order.
@@ -157,14 +175,19 @@ func DefaultKernel() Kernel { return kinds[0].Kernel }
 // PlainGEMM is the plain GEMM kind (KindSpec.Plain).
 func PlainGEMM() Kernel { return kindsWith(func(s KindSpec) bool { return s.Plain })[0] }
 
-// Kernels returns the kernel kinds in catalog order.
-func Kernels() []Kernel {
-	ks := make([]Kernel, len(kinds))
-	for i, s := range kinds {
-		ks[i] = s.Kernel
-	}
-	return ks
-}
+// Kernels returns the catalog's kernel kinds (every kind but the grouped
+// ones), in catalog order.
+func Kernels() []Kernel { return kindsWith(func(s KindSpec) bool { return !s.Grouped }) }
+
+// AllKernels returns every kind a config may have: Kernels, then the
+// grouped kinds.
+func AllKernels() []Kernel { return append(Kernels(), GroupedKernels()...) }
+
+// GroupedKernels returns the grouped kinds (KindSpec.Grouped).
+func GroupedKernels() []Kernel { return kindsWith(func(s KindSpec) bool { return s.Grouped }) }
+
+// Grouped reports whether k is a grouped (mixture-of-experts) kind.
+func (k Kernel) Grouped() bool { return spec(k).Grouped }
 
 // kindsWith returns the kinds whose spec satisfies has, in catalog order.
 func kindsWith(has func(KindSpec) bool) []Kernel {

@@ -41,7 +41,7 @@ var knobs = []Knob{
 		val: enumValue(func(c *Config) *Scheduler { return &c.Scheduler }, ParseScheduler),
 		tok: litSuffix("sk", func(c Config) bool { return c.Scheduler == StreamKScheduler },
 			func(c *Config) { c.Scheduler = StreamKScheduler }),
-		fill: func(c *Config) { fillEnum(&c.Scheduler, DefaultScheduler) },
+		fill: func(c *Config) { fillEnum(&c.Scheduler, DefaultSchedulerOf(c.Kernel)) },
 	},
 	{
 		flag: "raster", usage: "raster order of the tile scheduler: " + join.Strings(Rasters()),

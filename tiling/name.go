@@ -93,14 +93,14 @@ func ParseName(s string) (Config, error) {
 func parseName(s string) (Config, error) {
 	var c Config
 	rest := ""
-	for _, k := range Kernels() {
+	for _, k := range AllKernels() {
 		if r, ok := strings.CutPrefix(s, string(k)+"_"); ok {
 			c.Kernel, rest = k, r
 			break
 		}
 	}
 	if c.Kernel == "" {
-		return c, fmt.Errorf("must start with a kernel kind (%s)", join.Strings(Kernels()))
+		return c, fmt.Errorf("must start with a kernel kind (%s)", join.Strings(AllKernels()))
 	}
 	heads, _ := nameKnobs()
 	tok := strings.Split(rest, "_")

@@ -62,9 +62,9 @@ func (ch *checker) add(field string, value any, format string, args ...any) {
 func (c Config) Validate() error {
 	var ch checker
 
-	kernelOK := slices.Contains(Kernels(), c.Kernel)
+	kernelOK := slices.Contains(AllKernels(), c.Kernel)
 	if !kernelOK {
-		ch.add("kernel", c.Kernel, "must be one of %s", join.Strings(Kernels()))
+		ch.add("kernel", c.Kernel, "must be one of %s", join.Strings(AllKernels()))
 	}
 	lim, archErr := LimitsFor(c.Arch)
 	archOK := archErr == nil
@@ -89,6 +89,8 @@ func (c Config) Validate() error {
 		ch.add("scheduler", c.Scheduler, "must be one of %s", join.Strings(Schedulers()))
 	case c.Scheduler == CLCScheduler && archOK && c.Arch != ArchSM100a:
 		ch.add("scheduler", c.Scheduler, "cluster launch control exists on sm_100a only")
+	case kernelOK && (c.Scheduler == GroupedScheduler) != c.Kernel.Grouped():
+		ch.add("scheduler", c.Scheduler, "the grouped scheduler is the one scheduler of the grouped kinds (%s), and theirs only", Words(GroupedKernels()))
 	}
 	if !slices.Contains(Rasters(), c.Raster) {
 		ch.add("raster", c.Raster, "must be one of %s", join.Strings(Rasters()))

@@ -442,6 +442,9 @@ var conventions = map[tiling.Kernel]func(c tiling.Config) []string{
 		}
 		return parts
 	},
+	tiling.KernelMoEFwdGateUp: func(c tiling.Config) []string {
+		return []string{"W stored [E,2I,K], offs [E] int32 cumulative row ends (device only), inference: out"}
+	},
 }
 
 func kernelDecls(f *jen.File, k *bindKernel) {

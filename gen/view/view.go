@@ -90,10 +90,11 @@ func kindOf(c tiling.Config) (Kind, int, error) {
 // kindFlags is the flag each registered kind's templates test (the test
 // checks that every kind of tiling.Kinds has one).
 var kindFlags = map[tiling.Kernel]Kind{
-	tiling.KernelBwdDSwiGLU: {Bwd: true},
-	tiling.KernelGEMM:       {Gemm: true},
-	tiling.KernelFwdGateUp:  {GateUp: true},
-	tiling.KernelFwdDown:    {Down: true},
+	tiling.KernelBwdDSwiGLU:   {Bwd: true},
+	tiling.KernelGEMM:         {Gemm: true},
+	tiling.KernelFwdGateUp:    {GateUp: true},
+	tiling.KernelFwdDown:      {Down: true},
+	tiling.KernelMoEFwdGateUp: {GateUp: true},
 }
 
 // Elem names the element type for the templates: its PTX type and the

@@ -51,7 +51,7 @@ func ProtocolSpec(k tiling.Checked) (protocol.Spec, error) {
 		if err != nil {
 			return protocol.Spec{}, err
 		}
-		return sm90ProtocolSpec(v, m.Boxes)
+		return sm90ProtocolSpec(v, m.Boxes, k.Config().Scheduler == tiling.GroupedScheduler)
 	case tiling.ArchSM100a:
 		v, err := view.NewSM100(k, m)
 		if err != nil {
@@ -87,7 +87,7 @@ func protoLoads(v view.Operand, box [3]int) ([]protocol.Load, error) {
 // sm90ProtocolSpec reads the sm_90a protocol off v: the loads of a stage
 // with their multicast ranks, the epilogue's loads and releases, the
 // schedule, the cluster-wide releases and the setmaxnreg split.
-func sm90ProtocolSpec(v *view.SM90, b manifest.Boxes) (protocol.Spec, error) {
+func sm90ProtocolSpec(v *view.SM90, b manifest.Boxes, grouped bool) (protocol.Spec, error) {
 	aLoads, err := protoLoads(v.A, b.A)
 	if err != nil {
 		return protocol.Spec{}, fmt.Errorf("view: %s: A load ranks: %w", v.Name, err)
@@ -130,6 +130,7 @@ func sm90ProtocolSpec(v *view.SM90, b manifest.Boxes) (protocol.Spec, error) {
 			ReleaseWarps: protoConsumerWarps, ReleaseAllCTAs: v.Cluster.ReleaseLocalCond == "kClusterSize == 1" && v.Cluster.Size > 1,
 			Threads: s.Threads, ProducerRegs: s.ProducerRegs, ConsumerRegs: s.ConsumerRegs,
 			StreamKMinKBlocks: v.Scheduler.MinKBlocks,
+			Grouped:           grouped,
 		},
 	}
 	if s.Overlap.On {

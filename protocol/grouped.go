@@ -1,0 +1,48 @@
+package protocol
+
+// GroupedTile is one tile of the grouped scheduler's sequence: its first
+// row, its expert's end row and its n-block.
+type GroupedTile struct {
+	Row0, RowEnd, TN int
+}
+
+// GroupedTiles is the grouped scheduler's tile sequence (sw_gr_tile in
+// templates/cuda/sched_grouped_sm90a.sched.tmpl): expert by expert (counts
+// are the experts' rows), each expert's ceil(rows/tileM) m-blocks by
+// tilesN n-blocks, n fastest; an empty expert has none.
+func GroupedTiles(counts []int, tileM, tilesN int) []GroupedTile {
+	var out []GroupedTile
+	row0 := 0
+	for _, n := range counts {
+		end := row0 + max(n, 0)
+		for m := 0; m < ceilDiv(end-row0, tileM); m++ {
+			for tn := 0; tn < tilesN; tn++ {
+				out = append(out, GroupedTile{Row0: row0 + m*tileM, RowEnd: end, TN: tn})
+			}
+		}
+		row0 = end
+	}
+	return out
+}
+
+// groupedScenarios are the grouped scheduler's cases: empty experts
+// around a ragged one, one-token experts, expert sizes TileM-1, TileM and
+// TileM+1 over two clusters, one expert holding every row with CTAs left
+// idle, and deep K so the rings wrap inside a tile.
+func groupedScenarios(sp Spec) []Scenario {
+	tm, tn, tk := sp.TileM, sp.TileN, sp.TileK
+	mk := func(name string, n, k, grid int, counts ...int) Scenario {
+		m := 0
+		for _, c := range counts {
+			m += c
+		}
+		return Scenario{Name: name, M: m, N: n, K: k, Grid: grid, Counts: counts}
+	}
+	return []Scenario{
+		mk("gr-empty", 2*tn-5, 3*tk-7, 2, 0, tm+37, 0, 0, 5),
+		mk("gr-one-token", tn, tk, 2, 1, 1, 1),
+		mk("gr-edges", tn, 2*tk, 2, tm-1, tm, tm+1),
+		mk("gr-all-one", 2*tn, tk, 5, 0, 0, 2*tm-3, 0),
+		mk("gr-deep-k", tn, (4*sp.Ring.Stages+1)*tk, 1, tm/2, 3),
+	}
+}

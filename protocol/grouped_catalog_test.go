@@ -1,0 +1,39 @@
+package protocol_test
+
+import (
+	"testing"
+
+	"github.com/swigen/swigen/protocol"
+	"github.com/swigen/swigen/tiling"
+)
+
+// TestGroupedConfigs runs the grouped (MoE) configs' protocol over the
+// grouped scenarios (empty experts, one-token experts, sizes TileM-1,
+// TileM, TileM+1, one expert holding every row with idle CTAs, deep K)
+// under every policy.
+func TestGroupedConfigs(t *testing.T) {
+	var cfgs []tiling.Config
+	for _, n := range []string{
+		"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong",
+		"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_cooperative",
+		"moe_fwd_gateup_sm90a_bf16_m64n128k64_s8_c1x1_pingpong",
+	} {
+		c, err := tiling.ParseName(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfgs = append(cfgs, c)
+	}
+	specs := specsOf(t, cfgs)
+	for _, sp := range specs {
+		if sp.SM90 == nil || !sp.SM90.Grouped {
+			t.Fatalf("%s: the spec does not model the grouped scheduler", sp.Name)
+		}
+		for _, sc := range protocol.Scenarios(sp) {
+			if len(sc.Counts) == 0 {
+				t.Errorf("%s: scenario %s has no expert counts", sp.Name, sc.Name)
+			}
+		}
+	}
+	verifyAll(t, specs)
+}

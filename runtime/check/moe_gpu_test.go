@@ -1,0 +1,96 @@
+//go:build gpu
+
+package check
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/swigen/swigen/runtime/launch"
+	"github.com/swigen/swigen/tests/gputest"
+	"github.com/swigen/swigen/tiling"
+)
+
+// moeConfigs are the grouped configs the GPU tests run: ping-pong and
+// cooperative, bf16 and fp16, tile M 128 and 64.
+var moeConfigs = []string{
+	"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong",
+	"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_cooperative",
+	"moe_fwd_gateup_sm90a_bf16_m64n128k64_s8_c1x1_pingpong",
+	"moe_fwd_gateup_sm90a_fp16_m128n128k64_s6_c1x1_pingpong",
+}
+
+func moeKernel(t *testing.T, env *Env, name string) *launch.Kernel {
+	t.Helper()
+	cfg, err := tiling.ParseName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, _, err := BuildAndLoad(context.Background(), env, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// TestGPUMoEFwdGateUp verifies every grouped config on every routing of
+// MoERoutings against the float64 per-expert reference, each launch
+// repeated three times with the output compared bit for bit, and checks
+// that T = 0 is refused by the shape rule that names it.
+func TestGPUMoEFwdGateUp(t *testing.T) {
+	ctx, tc := gputest.Open(t)
+	env := &Env{Ctx: ctx, Dev: ctx.Device(), Builder: tc}
+	for _, name := range moeConfigs {
+		t.Run(name, func(t *testing.T) {
+			k := moeKernel(t, env, name)
+			defer k.Close()
+			routings := MoERoutings(k.Man.Config.TileM)
+			if n, err := strconv.Atoi(os.Getenv("SWIGEN_MOE_ROUTINGS")); err == nil && n < len(routings) {
+				routings = routings[:n] // a short run (under compute-sanitizer)
+			}
+			rs := VerifyMoEFwdGateUp(env, k, routings, Options{Seed: 3, Repeat: 3, Timeout: 60 * time.Second})
+			for i, r := range rs {
+				rt := routings[i]
+				if r.Err != nil || !r.Pass {
+					t.Errorf("%s T=%d K=%d I=%d counts %v: pass %v, err %v, %v", rt.Name, r.Shape.M, r.Shape.K, r.Shape.I, rt.Counts, r.Pass, r.Err, r.Outputs)
+					continue
+				}
+				t.Logf("PASS %s T=%d K=%d I=%d E=%d: %v", rt.Name, r.Shape.M, r.Shape.K, r.Shape.I, len(rt.Counts), r.Outputs[0].Stats)
+			}
+			err := launch.CheckShape(k.Man.Config, launch.MoEFwdGateUpArgs{T: 0, K: 64, I: 64, E: 4})
+			if err == nil || !strings.Contains(err.Error(), "T=0") {
+				t.Errorf("T=0: CheckShape = %v, want the rule naming T=0", err)
+			}
+		})
+	}
+}
+
+// TestGPUMoETiming times moe_fwd_gateup at the expert shapes of
+// SWIGEN_MOE_TIME ("T,K,I,E;..."), uniform routing, with the median of 30
+// launches (L2 not flushed); skipped when unset.
+func TestGPUMoETiming(t *testing.T) {
+	spec := os.Getenv("SWIGEN_MOE_TIME")
+	if spec == "" {
+		t.Skip("SWIGEN_MOE_TIME unset")
+	}
+	ctx, tc := gputest.Open(t)
+	env := &Env{Ctx: ctx, Dev: ctx.Device(), Builder: tc}
+	k := moeKernel(t, env, moeConfigs[0])
+	defer k.Close()
+	for _, s := range strings.Split(spec, ";") {
+		sh, err := parseMoETime(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		us, err := TimeMoEFwdGateUp(env, k, sh, 30)
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		flops := 4 * float64(sh[0]) * float64(sh[1]) * float64(sh[2])
+		t.Logf("TIME moe_fwd_gateup T=%d K=%d I=%d E=%d uniform: median %.1f us, %.0f TFLOP/s", sh[0], sh[1], sh[2], sh[3], us, flops/us/1e6)
+	}
+}

@@ -1,0 +1,49 @@
+package ref
+
+import (
+	"math"
+	"testing"
+)
+
+// TestMoEFwdGateUpPerExpert checks the grouped reference against the dense
+// one row by row: each row of out is FwdGateUp of that row with its
+// expert's weight, empty experts included.
+func TestMoEFwdGateUpPerExpert(t *testing.T) {
+	const K, I, E = 16, 8, 4
+	offs := []int32{0, 3, 3, 7} // experts 0 and 2 empty
+	T := int(offs[E-1])
+	x, w := make([]float64, T*K), make([]float64, E*2*I*K)
+	for i := range x {
+		x[i] = math.Sin(float64(i))
+	}
+	for i := range w {
+		w[i] = math.Cos(float64(3 * i))
+	}
+	got := MoEFwdGateUp(MoEFwdGateUpProblem{T: T, K: K, I: I, E: E, X: x, W: w, Offs: offs})
+	if len(got) != T*I {
+		t.Fatalf("out has %d elements, want %d", len(got), T*I)
+	}
+	expertOf := []int{1, 1, 1, 3, 3, 3, 3}
+	for r := 0; r < T; r++ {
+		e := expertOf[r]
+		want := FwdGateUp(FwdGateUpProblem{M: 1, K: K, I: I, X: x[r*K : (r+1)*K], W: w[e*2*I*K : (e+1)*2*I*K]}).Out
+		for i := 0; i < I; i++ {
+			if got[r*I+i] != want[i] {
+				t.Fatalf("out[%d,%d] = %v, want %v (expert %d)", r, i, got[r*I+i], want[i], e)
+			}
+		}
+	}
+}
+
+// TestMoEFwdGateUpValidate rejects offsets that decrease or miss T.
+func TestMoEFwdGateUpValidate(t *testing.T) {
+	for _, offs := range [][]int32{{2, 1}, {1, 1}} {
+		p := MoEFwdGateUpProblem{T: 2, K: 8, I: 8, E: 2, X: make([]float64, 16), W: make([]float64, 2*16*8), Offs: offs}
+		if p.Validate() == nil {
+			t.Errorf("offs %v: Validate passed, want an error", offs)
+		}
+		if MoEFwdGateUp(p) != nil {
+			t.Errorf("offs %v: MoEFwdGateUp returned an answer for an invalid problem", offs)
+		}
+	}
+}

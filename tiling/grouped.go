@@ -1,0 +1,37 @@
+package tiling
+
+import "fmt"
+
+// DefaultSchedulerOf is the tile scheduler a config of kind k gets when
+// none is given: the grouped one for grouped kinds, else DefaultScheduler.
+func DefaultSchedulerOf(k Kernel) Scheduler {
+	if k.Grouped() {
+		return GroupedScheduler
+	}
+	return DefaultScheduler
+}
+
+// groupedImplemented is where the grouped kinds have code
+// (templates/cuda/moe_fwd_gateup_sm90a.cu.tmpl on
+// sched_grouped_sm90a.sched.tmpl).
+func groupedImplemented(c Config) (bool, string) {
+	switch {
+	case c.Arch != ArchSM90a:
+		return false, fmt.Sprintf("%s is implemented for sm_90a only, not %s (the %s skeleton has no grouped scheduler yet)", c.Kernel, c.Arch, c.Arch)
+	case c.Schedule == Overlap:
+		return false, fmt.Sprintf("%s runs the cooperative or pingpong schedule, not overlap", c.Kernel)
+	case c.ClusterM*c.ClusterN != 1:
+		return false, fmt.Sprintf("%s needs cluster 1x1, not %dx%d: neighbouring tiles may belong to different experts, so no peer shares an operand", c.Kernel, c.ClusterM, c.ClusterN)
+	case c.MajorB != KMajor:
+		return false, fmt.Sprintf("%s needs major_b=k (W [E,2I,K], nn.Linear's layout per expert): the experts are stacked along W's rows, and an MN-major W would put the next expert's rows into a ragged K", c.Kernel)
+	case c.StoreOut:
+		return false, fmt.Sprintf("%s with store_out (training: de) is not implemented yet; the inference variant stores out only", c.Kernel)
+	case c.TileN%128 != 0:
+		return false, fmt.Sprintf("%s tile_n=%d is not implemented: it must be a multiple of 128 (TileN/2 left and TileN/2 gate columns)", c.Kernel, c.TileN)
+	case c.WideAccumulator():
+		return false, fmt.Sprintf("%s with %d accumulator registers per thread is not implemented; use tile_n <= 128", c.Kernel, c.AccRegsPerThread())
+	case c.EpiN != 64:
+		return false, fmt.Sprintf("%s epi_n=%d is not implemented; use 64", c.Kernel, c.EpiN)
+	}
+	return true, ""
+}

@@ -1,0 +1,46 @@
+package tiling
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestGroupedRules: a grouped kind's name round-trips with the grouped
+// scheduler implied; the grouped scheduler is refused for other kinds and
+// another scheduler for grouped ones; sm_100a, clusters, MN-major W and
+// store_out are refused with a reason naming the kind and the value.
+func TestGroupedRules(t *testing.T) {
+	const name = "moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong"
+	c, err := ParseName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Scheduler != GroupedScheduler || c.Name() != name {
+		t.Fatalf("ParseName(%s): scheduler %s, name %s", name, c.Scheduler, c.Name())
+	}
+	if _, err := Check(c); err != nil {
+		t.Fatalf("Check(%s): %v", name, err)
+	}
+	bad := []struct {
+		what string
+		edit func(*Config)
+		want string
+	}{
+		{"static scheduler", func(c *Config) { c.Scheduler = StaticScheduler }, "scheduler=static"},
+		{"grouped on gemm", func(c *Config) { c.Kernel = KernelGEMM }, "scheduler=grouped"},
+		{"sm_100a", func(c *Config) {
+			c.Arch, c.Schedule, c.TileN, c.Stages, c.EpiM, c.EpiN, c.EpiStages = ArchSM100a, OneCTA, 256, 4, 0, 0, 0
+			*c = c.WithDefaults()
+		}, "moe_fwd_gateup is implemented for sm_90a only, not sm_100a"},
+		{"cluster", func(c *Config) { c.ClusterM = 2 }, "needs cluster 1x1, not 2x1"},
+		{"mn-major W", func(c *Config) { c.MajorB = MNMajor }, "needs major_b=k"},
+		{"store_out", func(c *Config) { c.StoreOut = true }, "store_out"},
+	}
+	for _, b := range bad {
+		x := c
+		b.edit(&x)
+		if _, err := Check(x); err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("%s: Check = %v, want an error containing %q", b.what, err, b.want)
+		}
+	}
+}
