@@ -49,6 +49,53 @@ def parse_shapes(s: str) -> List[Tuple[int, int, int]]:
     return out
 
 
+# The time arithmetic of one shape in py_perf.py --compare (seconds; H200,
+# measured 2026-12-04): the first calls (compile 6-9 s, max-autotune ~73 s,
+# Liger's two MLPs 8-35 s together, QuACK untuned ~30 s of JIT, tuned ~105 s
+# of autotuning), then per variant the step and the inference forward, each
+# timed alone and back-to-back: 2 x max(budget, reps x GPU time) each, the
+# forward a third of the step, plus ~1 s of checks and memory.
+FIRST_S = {"swigen": 1.0, "eager": 1.0, "compile": 9.0, "liger": 30.0, "quack": 30.0}
+TUNED_S = {"compile": 73.0, "quack": 105.0}
+VARIANTS = {"swigen": 2, "eager": 1, "compile": 1, "liger": 2, "quack": 1}  # untuned variants per family
+STEP_TFLOPS = 600.0  # what the fastest variants reach over a step at the suite's shapes
+
+
+def step_ms(m: int, k: int, i: int) -> float:
+    """GPU ms of one training step at STEP_TFLOPS: 3 forward GEMMs of
+    2*M*K*I flops, twice that in the backward."""
+    return 18.0 * m * k * i / (STEP_TFLOPS * 1e9)
+
+
+def estimate_s(shape: Tuple[int, int, int], tuned: bool, families: Sequence[str], budget_ms: float = 300.0) -> float:
+    """Seconds py_perf.py --compare spends at one shape with these families."""
+    t = step_ms(*shape)
+    timing = 2 * (max(budget_ms, MIN_REPS * t) + max(budget_ms, MIN_REPS * t / 3)) / 1e3
+    total = 0.0
+    for f in families:
+        n = VARIANTS.get(f, 1) + (1 if tuned and f in TUNED_S else 0)
+        total += FIRST_S.get(f, 10.0) + (TUNED_S.get(f, 0.0) if tuned else 0.0) + n * (timing + 1.0)
+    return total
+
+
+def plan(shapes: Sequence[Tuple[int, int, int]], tune: Sequence[Tuple[int, int, int]], families: Sequence[str],
+         n: int) -> List[List[Tuple[int, int, int]]]:
+    """shapes spread over n workers (or shards), longest first onto the
+    least loaded (LPT: the longest worker is within 4/3 of the best
+    split); each worker's shapes in the order given."""
+    if n < 1:
+        raise ValueError("plan: %d workers: at least 1" % n)
+    cost = {s: estimate_s(s, s in tune, families) for s in shapes}
+    load = [0.0] * n
+    got: List[List[Tuple[int, int, int]]] = [[] for _ in range(n)]
+    for s in sorted(shapes, key=lambda s: -cost[s]):
+        w = min(range(n), key=lambda j: (load[j], j))
+        load[w] += cost[s]
+        got[w].append(s)
+    order = {s: j for j, s in enumerate(shapes)}
+    return [sorted(g, key=lambda s: order[s]) for g in got]
+
+
 def best(peers: Dict[str, Any], key: str, timing: str = QUOTED) -> Tuple[str, float]:
     """The fastest correct peer (not swigen) at key ("step", "infer") in timing."""
     vals = [(n, us(v, key, timing)) for n, v in peers.items() if not n.startswith("swigen") and key in v and v.get("ok")]
@@ -56,17 +103,24 @@ def best(peers: Dict[str, Any], key: str, timing: str = QUOTED) -> Tuple[str, fl
 
 
 def load_records(dirs: Sequence[str]) -> List[Dict[str, Any]]:
-    """The peers-*.json records of dirs (one per shard), sorted by shape;
-    a shape recorded by two shards is an error (the shards overlap)."""
+    """The records of dirs (directories of peers-*.json, or files that
+    summarize wrote: one per shard or device call), sorted by shape; a shape
+    recorded twice is an error (the shards overlap)."""
     recs: Dict[Tuple[int, int, int], Dict[str, Any]] = {}
+    found: List[Tuple[str, Dict[str, Any]]] = []
     for d in dirs:
+        if os.path.isfile(d):
+            with open(d) as f:
+                found += [(d, r) for r in json.load(f)["records"]]
+            continue
         for p in sorted(glob.glob(os.path.join(d, "peers-*.json"))):
             with open(p) as f:
-                r = json.load(f)
-            s = (r["shape"]["M"], r["shape"]["K"], r["shape"]["I"])
-            if s in recs:
-                raise ValueError("load_records: shape %d,%d,%d recorded twice (%s): the shards overlap" % (s + (p,)))
-            recs[s] = r
+                found.append((p, json.load(f)))
+    for p, r in found:
+        s = (r["shape"]["M"], r["shape"]["K"], r["shape"]["I"])
+        if s in recs:
+            raise ValueError("load_records: shape %d,%d,%d recorded twice (%s): the shards overlap" % (s + (p,)))
+        recs[s] = r
     return [recs[s] for s in sorted(recs)]
 
 
@@ -127,12 +181,52 @@ def summarize(dir_: str, out_json: str, seed: Tuple[int, int, int]) -> int:
     return 0
 
 
+def parse_shard(s: str) -> Tuple[int, int]:
+    """"i/n" (1 <= i <= n) -> (i, n)."""
+    try:
+        i, n = (int(v) for v in s.split("/"))
+    except ValueError:
+        raise ValueError("shard %r: want i/n, e.g. 2/4" % s) from None
+    if not 1 <= i <= n:
+        raise ValueError("shard %r: want 1 <= i <= n" % s)
+    return i, n
+
+
+def worker_lines(shapes: str, tune: str, families: str, workers: int, shard: str = "") -> List[str]:
+    """py_perf.sh's plan: the shapes of this call (shard i of n, or all),
+    one ';'-joined line per worker (GPU), empty lines for idle ones, then a
+    comment line with the estimate of the longest worker."""
+    all_ = parse_shapes(shapes)
+    tuned = parse_shapes(tune)
+    fams = [f for f in families.split(",") if f]
+    if shard:
+        i, n = parse_shard(shard)
+        all_ = plan(all_, tuned, fams, n)[i - 1]
+    got = plan(all_, tuned, fams, workers)
+    longest = max(sum(estimate_s(s, s in tuned, fams) for s in g) for g in got)
+    return [";".join("%d,%d,%d" % s for s in g) for g in got] + ["# longest worker ~%.0f s" % longest]
+
+
 if __name__ == "__main__":
     import argparse
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("records", help="the directory of py_perf.py --compare's peers-*.json")
-    ap.add_argument("--json", required=True, help="all records in one file")
+    ap.add_argument("records", nargs="?", help="directories of py_perf.py --compare's peers-*.json (or files "
+                    "this wrote), %s-separated" % os.pathsep)
+    ap.add_argument("--json", help="all records in one file")
     ap.add_argument("--seed-shape", default="16384,768,4608", help="the shape whose speed target is 1.10x")
+    ap.add_argument("--plan", help="';'-separated M,K,I: print each worker's shapes instead")
+    ap.add_argument("--tune", default="", help="--plan: the shapes that also run the tuned peers")
+    ap.add_argument("--families", default="swigen,eager,compile,liger,quack", help="--plan: the peer families")
+    ap.add_argument("--workers", type=int, default=1, help="--plan: worker processes (GPUs)")
+    ap.add_argument("--shard", default="", help="--plan: i/n: only this call's part of the shapes")
     a = ap.parse_args()
+    if a.plan:
+        try:
+            print("\n".join(worker_lines(a.plan, a.tune, a.families, a.workers, a.shard)))
+        except ValueError as e:
+            ap.exit(2, "py_table.py --plan: %s\n" % e)
+        raise SystemExit(0)
+    if not (a.records and a.json):
+        ap.error("records and --json are needed (or --plan)")
     raise SystemExit(summarize(a.records, a.json, parse_shapes(a.seed_shape)[0]))

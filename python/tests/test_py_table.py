@@ -109,5 +109,56 @@ class Merge(unittest.TestCase):
                 py_table.load_records([a, b])
 
 
+SUITE = [(16384, 768, 4608), (8192, 4096, 14336), (4096, 4096, 7168), (2048, 4096, 3584), (128, 4096, 14336),
+         (8192, 8192, 28672), (8192, 8192, 14336), (8192, 8192, 7168), (8192, 8192, 3584), (32768, 8192, 3584),
+         (8192, 3584, 18944), (4096, 3584, 9472), (4096, 4096, 14336), (4096, 7168, 2048), (512, 7168, 2048),
+         (2048, 2048, 768), (8192, 3584, 14336), (16384, 3584, 7168), (4096, 3072, 8192), (3000, 2048, 5632)]
+TUNE = [(16384, 768, 4608), (8192, 4096, 14336)]
+CALL_A = ["swigen", "eager", "compile", "liger"]
+
+
+class Plan(unittest.TestCase):
+    def test_every_shape_once_in_given_order(self) -> None:
+        for n in (1, 3, 8, 30):
+            got = py_table.plan(SUITE, TUNE, CALL_A, n)
+            self.assertEqual(len(got), n)
+            flat = [s for g in got for s in g]
+            self.assertEqual(sorted(flat), sorted(SUITE), n)
+            for g in got:
+                self.assertEqual(g, sorted(g, key=SUITE.index), n)
+
+    def test_balanced(self) -> None:
+        # LPT: the longest worker is within 4/3 of the perfect split, or is one shape alone.
+        for fams in (CALL_A, ["swigen", "quack"]):
+            got = py_table.plan(SUITE, TUNE, fams, 8)
+            cost = [sum(py_table.estimate_s(s, s in TUNE, fams) for s in g) for g in got]
+            ideal = max(sum(cost) / 8, max(py_table.estimate_s(s, s in TUNE, fams) for s in SUITE))
+            self.assertLessEqual(max(cost), ideal * 4 / 3, fams)
+
+    def test_suite_fits_ten_minutes_on_eight_gpus(self) -> None:
+        # The arithmetic py_perf.sh's LIMIT (530 s) rests on: each call's longest worker.
+        for fams in (CALL_A, ["swigen", "quack"]):
+            got = py_table.plan(SUITE, TUNE, fams, 8)
+            longest = max(sum(py_table.estimate_s(s, s in TUNE, fams) for s in g) for g in got)
+            self.assertLess(longest, 400, fams)
+
+    def test_estimate_grows_with_tuning_and_size(self) -> None:
+        s = (8192, 4096, 14336)
+        self.assertGreater(py_table.estimate_s(s, True, CALL_A), py_table.estimate_s(s, False, CALL_A) + 70)
+        self.assertGreater(py_table.estimate_s((8192, 8192, 28672), False, CALL_A),
+                           py_table.estimate_s((2048, 2048, 768), False, CALL_A))
+
+    def test_shards(self) -> None:
+        parts = [py_table.worker_lines(";".join("%d,%d,%d" % s for s in SUITE), "16384,768,4608", "swigen,eager",
+                                       1, "%d/3" % i)[0] for i in (1, 2, 3)]
+        got = sorted(py_table.parse_shapes(";".join(parts)))
+        self.assertEqual(got, sorted(SUITE))
+        for bad in ("0/3", "4/3", "x", "1/0"):
+            with self.assertRaisesRegex(ValueError, "shard"):
+                py_table.parse_shard(bad)
+        with self.assertRaises(ValueError):
+            py_table.plan(SUITE, TUNE, CALL_A, 0)
+
+
 if __name__ == "__main__":
     unittest.main()
