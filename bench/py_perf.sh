@@ -18,10 +18,17 @@
 # peer whose package is missing is skipped with a line saying so.
 #
 # The shapes are spread over the GPUs (GPUS, default all), one worker
-# process each, TUNE shapes first; LIMIT (default 530 s) bounds the whole
-# run: shapes and peers that would start after it are skipped with a
-# line. One H200 runs about six shapes with every peer in that time
-# (SHAPES=core); the whole suite needs nvidia-h200-x8.
+# process each (CUDA_VISIBLE_DEVICES), by bench/py_table.py --plan: each
+# shape's estimated seconds (py_table.estimate_s: first calls, tuning at the
+# TUNE shapes, >= 30 reps alone and back-to-back), longest first onto the
+# least loaded GPU. SHARD=i/n keeps only the i-th of n such parts (the
+# suite on one GPU over several calls; py_table.py merges their
+# py-peers.json files). LIMIT (default 530 s) bounds the whole run: shapes
+# and peers that would start after it are skipped with a line. One H200
+# runs the core shapes in one call per peer group; the suite (20 shapes)
+# on nvidia-h200-x8 plans to ~150 s for the longest GPU (the TUNE shapes
+# alone on theirs). BREAKDOWN (';'-separated M,K,I) adds torch.profiler's
+# kernels and gaps of one step of each variant there ($OUT/py-breakdown.txt).
 #
 # Wheels (the machine has no network): WHEELS (default .whl-peers) holds
 # *.whl files, installed with pip --no-deps --target into /tmp/site, and
@@ -130,7 +137,23 @@ IFS=';' read -ra all <<<"$SHAPES"
 order=()
 for s in "${tune[@]}"; do [[ ";$SHAPES;" == *";$s;"* ]] && order+=("$s"); done
 for s in "${all[@]}"; do [[ ";$TUNE;" == *";$s;"* ]] || order+=("$s"); done
-echo "shapes: ${#order[@]} on $NG GPU(s), tuned peers at: $TUNE (QuACK tuned autotunes ~105 s a shape: only there); limit ${LIMIT}s; peers: $PEERS"
+# Each GPU's shapes (bench/py_table.py --plan: longest first onto the least
+# loaded GPU, by its estimate of each shape's seconds); SHARD=i/n keeps the
+# i-th of n parts of the shapes for this call (a suite over several calls).
+mapfile -t plan < <(python3 bench/py_table.py --plan "$(IFS=';'; echo "${order[*]}")" --tune "$TUNE" \
+	--families "$PEERS" --workers "$NG" ${SHARD:+--shard "$SHARD"}) || exit 2
+((${#plan[@]} == NG + 1)) || { echo "py_table.py --plan: ${plan[*]}"; exit 2; }
+# The emit order: every GPU's first shape, then every GPU's second, ...
+order=()
+for ((j = 0; ; j++)); do
+	more=0
+	for ((g = 0; g < NG; g++)); do
+		IFS=';' read -ra mine <<<"${plan[g]}"
+		((j < ${#mine[@]})) && order+=("${mine[j]}") && more=1
+	done
+	((more)) || break
+done
+echo "shapes: ${#order[@]} on $NG GPU(s)${SHARD:+ (shard $SHARD)}, tuned peers at: $TUNE (QuACK tuned autotunes ~105 s a shape: only there); limit ${LIMIT}s; peers: $PEERS; ${plan[NG]#\# }"
 
 # Emit every shape's packages in the background, in the workers' order;
 # each shape's <tag>.ready tells py_perf.py its packages are there.
@@ -154,11 +177,11 @@ EMITTER=$!
 
 pids=()
 for ((g = 0; g < NG; g++)); do
-	mine=""
-	for ((j = g; j < ${#order[@]}; j += NG)); do mine="${mine:+$mine;}${order[j]}"; done
+	mine=${plan[g]:-}
 	[[ -z $mine ]] && continue
 	CUDA_VISIBLE_DEVICES=$g python3 bench/py_perf.py --compare "$mine" --tune "$TUNE" --families "$PEERS" \
 		--packages "$PKG" --deadline "$DEADLINE" --json-dir "$LOG/records" $([[ ${DOWN_AB:-0} == 1 ]] && echo --down-ab) \
+		${BREAKDOWN:+--breakdown "$BREAKDOWN"} \
 		>"$LOG/worker$g.log" 2>&1 &
 	pids+=($!)
 done
@@ -167,6 +190,7 @@ for p in "${pids[@]}"; do wait "$p" || rc=1; done
 kill "$EMITTER" 2>/dev/null
 grep -hE 'rror|^sm_90a' "$LOG"/emit-*.log | sort | uniq -c | sort -rn | head -8
 cat "$LOG"/worker*.log | grep -vE '^\s*$' | grep -E '^[0-9]+,|skipped|FAILED|Error' | sort -t, -k1,1n -s >&2
+cat "$LOG"/worker*.log | grep '^breakdown' | tee "$OUT/py-breakdown.txt"
 echo
 python3 bench/py_table.py "$LOG/records" --json "$OUT/py-peers.json"
 echo "workers rc=$rc; $(($(date +%s) - START)) s"

@@ -8,9 +8,12 @@ inference_mode, autocast) is modes.forward_kernel's rule.
 Backward: bwd_dswiglu with StoreOut (out recomputed for dW_down) writing
 grad_de over de when autograd alone holds de (modes.grad_de_in_place; out
 of place under retain_graph, saved-tensor hooks or torch.compile), then
-torch matmuls in the order that frees each buffer soonest: dW_down =
-dy^T @ out (out freed), dx = grad_de @ W (one GEMM or two halves,
-dx="halves"), dW = grad_de^T @ x. Double backward is refused.
+torch matmuls: dx = grad_de @ W (one GEMM or two halves, dx="halves"),
+dW = grad_de^T @ x and dW_down = dy^T @ out, dW_down first (out freed
+before dx and dW are allocated) or, where M < K, last: into grad_de's
+storage where grad_de is de (autograd holds it to the end) and it fits,
+after freeing grad_de where it is its own buffer (modes.dw_down_order).
+Double backward is refused.
 Weights: W [2I, K] = [W_up ; W_gate] (swigen's [left | gate]: left is the
 up projection, silu applies to gate), W_down [K, I] (nn.Linear's layout).
 The backward's kernel reads W_down as it is where that kernel is MN-major
@@ -230,16 +233,26 @@ class _SwiGLUFunction(torch.autograd.Function):
         dy = dy.contiguous()
         wd = W_down if _w_down_kn(_index(dy), _dtype_name(dy)) else W_down.t().contiguous()
         grad_de, out = _grad_de(ctx, dy, wd, de)
+        in_place = grad_de is de
         del de
-        dW_down = dy.t() @ out
-        del out
+        i = W.shape[0] // 2
+        order = modes.dw_down_order(x2.shape[0], x2.shape[1], i, in_place)  # the lowest peak's
+        if order == modes.DW_DOWN_FIRST:
+            dW_down = dy.t() @ out
+            del out
         if ctx.halves:
-            i = W.shape[0] // 2
             dx = grad_de[:, :i] @ W[:i]
             dx.addmm_(grad_de[:, i:], W[i:])
         else:
             dx = grad_de @ W
         dW = grad_de.t() @ x2
+        if order == modes.DW_DOWN_OVER_GRAD_DE:  # grad_de is read: its storage takes dW_down
+            dW_down = torch.mm(dy.t(), out, out=grad_de.view(-1)[:W_down.numel()].view(W_down.shape))
+            del out
+        elif order == modes.DW_DOWN_LAST:
+            del grad_de
+            dW_down = dy.t() @ out
+            del out
         return dx, dW, dW_down, (dy if ctx.has_residual else None), None, None
 
 

@@ -9,10 +9,11 @@ torch is not imported.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 __all__ = ["FWD_TRAIN", "FWD_INFER", "FWD_TRAIN_DROP_DE", "DX_PATHS", "Kernels", "MissingKernel", "forward_kernel",
-           "grad_de_in_place", "autocast_dtype", "DOUBLE_BACKWARD", "dx_halves"]
+           "grad_de_in_place", "autocast_dtype", "DOUBLE_BACKWARD", "dx_halves", "dw_down_order", "backward_peak",
+           "DW_DOWN_FIRST", "DW_DOWN_LAST", "DW_DOWN_OVER_GRAD_DE"]
 
 FWD_TRAIN = "train"
 """fwd_gateup_train: out and de, de saved for the backward."""
@@ -119,3 +120,67 @@ def dx_halves(choice: str) -> bool:
     if choice not in DX_PATHS:
         raise ValueError("swiglu_mlp: dx=%r: want one of %s" % (choice, ", ".join(DX_PATHS)))
     return choice == "halves"
+
+
+DW_DOWN_FIRST = "first"
+"""dW_down = dy^T @ out before dx and dW: out is freed before they are allocated."""
+DW_DOWN_LAST = "last"
+"""dW_down after dx and dW, grad_de (a buffer of its own) freed before it."""
+DW_DOWN_OVER_GRAD_DE = "last, over grad_de"
+"""dW_down after dx and dW, written into grad_de's storage (de's, which
+autograd holds until the backward returns: it cannot be freed sooner)."""
+
+
+def dw_down_order(m: int, k: int, i: int, in_place: bool) -> str:
+    """When the backward computes dW_down, and where, for the lowest peak.
+
+    Beside the step's results (y, dx [M,K], dW [2I,K], dW_down [K,I]: R
+    elements) the backward holds grad_de [M,2I] and the recomputed out
+    [M,I]. dW is one tensor reading both halves of grad_de, and dx reads
+    both too, so grad_de lives until both are allocated. Peaks:
+    first: R + 2MI (grad_de at the last of dx and dW; out already freed).
+    last (grad_de its own buffer, freed before dW_down): max(R - KI + 3MI,
+      R + MI), below R + 2MI iff M < K.
+    in place, grad_de is de, which autograd frees only after the backward
+    returns: a new dW_down after it would cost R + 3MI; written into
+    grad_de's storage it allocates nothing: R - KI + 3MI, below R + 2MI iff
+    M < K, and it fits iff KI <= 2MI (K <= 2M). The result then keeps all of
+    de's storage (2MI >= KI) alive as long as dW_down lives.
+    At M == K first: the same peak, and out is freed soonest."""
+    if m >= k:
+        return DW_DOWN_FIRST
+    if not in_place:
+        return DW_DOWN_LAST
+    return DW_DOWN_OVER_GRAD_DE if k <= 2 * m else DW_DOWN_FIRST
+
+
+def backward_peak(m: int, k: int, i: int, order: str, in_place: bool) -> int:
+    """The backward's peak in elements beyond what the step holds before it
+    (y, x, weights, dy, and de where in place), by simulating its
+    allocations and frees in order: the rule dw_down_order is checked
+    against (tests)."""
+    live: Dict[str, int] = {}
+    peak = 0
+
+    def alloc(name: str, n: int) -> None:
+        nonlocal peak
+        live[name] = n
+        peak = max(peak, sum(live.values()))
+
+    if not in_place:
+        alloc("grad_de", 2 * m * i)
+    alloc("out", m * i)
+    if order == DW_DOWN_FIRST:
+        alloc("dW_down", k * i)
+        del live["out"]
+    alloc("dx", m * k)
+    alloc("dW", 2 * i * k)
+    if order != DW_DOWN_FIRST:
+        if not in_place:
+            del live["grad_de"]
+        if order == DW_DOWN_OVER_GRAD_DE:
+            live["dW_down"] = 0  # in de's storage: counted in the baseline
+        else:
+            alloc("dW_down", k * i)
+        del live["out"]
+    return peak

@@ -126,5 +126,49 @@ class OptionsTest(unittest.TestCase):
         self.assertIn("not supported", modes.DOUBLE_BACKWARD)
 
 
+
+MIB = 2 ** 20 // 2  # bf16 elements a MiB
+SHAPES = [(16384, 768, 4608), (8192, 4096, 14336), (4096, 4096, 7168), (2048, 4096, 3584), (128, 4096, 14336),
+          (8192, 8192, 28672), (512, 7168, 2048), (2048, 2048, 768), (4096, 7168, 2048), (3000, 2048, 5632),
+          (4096, 3072, 8192), (1000, 4096, 1024), (64, 64, 64)]
+
+
+class DwDownOrderTest(unittest.TestCase):
+    def valid(self, m: int, k: int, in_place: bool) -> list:
+        orders = [modes.DW_DOWN_FIRST, modes.DW_DOWN_LAST]
+        if in_place and k <= 2 * m:
+            orders.append(modes.DW_DOWN_OVER_GRAD_DE)
+        return orders
+
+    def test_chosen_order_has_the_lowest_peak(self) -> None:
+        for m, k, i in SHAPES:
+            for in_place in (True, False):
+                got = modes.dw_down_order(m, k, i, in_place)
+                self.assertIn(got, self.valid(m, k, in_place))
+                peaks = {o: modes.backward_peak(m, k, i, o, in_place) for o in self.valid(m, k, in_place)}
+                self.assertEqual(peaks[got], min(peaks.values()), (m, k, i, in_place, peaks))
+                # Never above today's order (dW_down first) at any shape.
+                self.assertLessEqual(peaks[got], peaks[modes.DW_DOWN_FIRST], (m, k, i, in_place))
+
+    def test_lower_exactly_where_m_below_k(self) -> None:
+        for m, k, i in SHAPES:
+            first = modes.backward_peak(m, k, i, modes.DW_DOWN_FIRST, False)
+            got = modes.backward_peak(m, k, i, modes.dw_down_order(m, k, i, False), False)
+            self.assertEqual(got < first, m < k, (m, k, i))
+
+    def test_2048_4096_3584_in_place(self) -> None:
+        # y 16 MiB and de 28 MiB before the backward; torch.compile's step peaks at 130 MiB there.
+        m, k, i = 2048, 4096, 3584
+        before = (m * k + 2 * m * i) // MIB
+        self.assertEqual(modes.dw_down_order(m, k, i, True), modes.DW_DOWN_OVER_GRAD_DE)
+        self.assertEqual(before + modes.backward_peak(m, k, i, modes.DW_DOWN_FIRST, True) // MIB, 144)
+        self.assertEqual(before + modes.backward_peak(m, k, i, modes.DW_DOWN_OVER_GRAD_DE, True) // MIB, 130)
+
+    def test_k_above_2m_keeps_first_in_place(self) -> None:
+        # dW_down does not fit in de's storage, and a new one beside the held de costs more.
+        self.assertEqual(modes.dw_down_order(128, 4096, 14336, True), modes.DW_DOWN_FIRST)
+        self.assertEqual(modes.dw_down_order(128, 4096, 14336, False), modes.DW_DOWN_LAST)
+        self.assertEqual(modes.dw_down_order(4096, 4096, 7168, True), modes.DW_DOWN_FIRST)
+
 if __name__ == "__main__":
     unittest.main()

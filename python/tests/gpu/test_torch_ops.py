@@ -23,7 +23,7 @@ DIRS = [d for d in os.environ.get("SWIGEN_PY_PACKAGES", "").split(os.pathsep) if
 READY = torch is not None and torch.cuda.is_available() and bool(DIRS)
 
 if READY:
-    from swigen_rt import eval_expr, load_dir, opspec
+    from swigen_rt import eval_expr, load_dir, modes, opspec
     from swigen_rt import mlp as smlp
     from swigen_rt import ops as sops
 
@@ -220,10 +220,10 @@ class MLPTest(unittest.TestCase):
             yr = yr + r.detach().float()
         return yr, xr, ws
 
-    def check_step(self, m: Any, residual: bool, retain: bool = False) -> str:
-        x = torch.randn(2, M // 2, K, device="cuda")
+    def check_step(self, m: Any, residual: bool, retain: bool = False, rows: int = M) -> str:
+        x = torch.randn(2, rows // 2, K, device="cuda")
         xs = x.to(BF).requires_grad_()
-        r = torch.randn(2, M // 2, K, device="cuda").to(BF).requires_grad_() if residual else None
+        r = torch.randn(2, rows // 2, K, device="cuda").to(BF).requires_grad_() if residual else None
         y = m(xs, r)
         dy = torch.randn_like(y)
         y.backward(dy, retain_graph=retain)
@@ -266,6 +266,19 @@ class MLPTest(unittest.TestCase):
         with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
             how = self.check_step(self.model(), False)
         self.assertTrue(how.startswith("out of place") and "hooks" in how, how)
+
+    def test_each_dw_down_order(self) -> None:
+        # modes.dw_down_order by rows (M) against K=256: over grad_de (M < K <= 2M, in place), last (out of
+        # place, M < K), first (M >= K; K > 2M in place).
+        cases = [(200, False, modes.DW_DOWN_OVER_GRAD_DE), (200, True, modes.DW_DOWN_LAST),
+                 (600, False, modes.DW_DOWN_FIRST), (600, True, modes.DW_DOWN_FIRST),
+                 (100, False, modes.DW_DOWN_FIRST), (100, True, modes.DW_DOWN_LAST)]
+        for rows, retain, order in cases:
+            with self.subTest(rows=rows, retain=retain):
+                self.assertEqual(modes.dw_down_order(rows, K, I, not retain), order)
+                for dx in ("one", "halves"):
+                    how = self.check_step(self.model(dx=dx), False, retain=retain, rows=rows)
+                    self.assertEqual(how.startswith("in place"), not retain, how)
 
     def test_in_place_saves_memory(self) -> None:
         # The in-place backward's peak is at least grad_de (2*M*I) below
