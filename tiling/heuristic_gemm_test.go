@@ -68,3 +68,24 @@ func TestHeuristicGemmRules(t *testing.T) {
 		t.Errorf("Heuristic vs HeuristicGemm(k, k) (-want +got):\n%s", diff)
 	}
 }
+
+// TestGemmSelectionKMajorRows: the PyTorch gemm op's selection (K-major
+// both) lists only the table's K-major gemm rows.
+func TestGemmSelectionKMajorRows(t *testing.T) {
+	t.Parallel()
+	row := func(cfg string, m int) MeasuredRow {
+		return MeasuredRow{Kernel: KernelGEMM, Arch: ArchSM90a, DType: BF16, Shape: Shape{M: m, K: 4096, I: 4096}, Config: cfg, US: 1, BaselineUS: 1, GPU: "NVIDIA H200"}
+	}
+	tab := &MeasuredTable{Rows: []MeasuredRow{
+		row("gemm_sm90a_bf16_m128n176k64_s5_c1x1_cooperative", 2048),
+		row("gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_amn_bmn", 4096),
+	}}
+	sel, err := selectionOf(tab, OpVariant{Kernel: KernelGEMM}, ArchSM90a, BF16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []SelectRow{{Shape: Shape{M: 2048, K: 4096, I: 4096}, Config: "gemm_sm90a_bf16_m128n176k64_s5_c1x1_cooperative"}}
+	if diff := cmp.Diff(want, sel.Measured); diff != "" {
+		t.Errorf("measured rows (-want +got):\n%s", diff)
+	}
+}
