@@ -211,3 +211,39 @@ func Activations(sh tiling.Shape, recomputeOut bool) (kept, saved float64) {
 	}
 	return kept + outBytes, 0
 }
+
+// GemmDims is a plain GEMM C[M,N] = op(A) @ op(B) with the operand majors
+// its storage gives: A K-major is [M,K], MN-major [K,M]; B K-major is
+// [N,K], MN-major [K,N].
+type GemmDims struct {
+	M, N, K        int
+	MajorA, MajorB tiling.Major
+}
+
+// Shape is g as the gemm kind keeps a shape: {M, K, I: N}.
+func (g GemmDims) Shape() tiling.Shape { return tiling.Shape{M: g.M, K: g.K, I: g.N} }
+
+// Gemm is the GEMM of segment s at sh in the step's storage (x [M,K], W
+// [2I,K], W_down [I,K], dy [M,K]; the package doc of runtime/mlp): for the
+// three weight- and input-gradient segments the GEMM swigen's gemm kernel
+// runs, for the fused segments the GEMM of their unfused path (fwd gate-up,
+// bwd dout) or of the fwd_down kernel.
+func (s Segment) Gemm(sh tiling.Shape) GemmDims {
+	M, K, I := sh.M, sh.K, sh.I
+	k, mn := tiling.KMajor, tiling.MNMajor
+	switch s {
+	case FwdGateUp: // de = x @ W^T_stored: W [2I,K] is B [N,K]
+		return GemmDims{M: M, N: 2 * I, K: K, MajorA: k, MajorB: k}
+	case FwdDown: // y = out @ W_down: W_down [I,K] is B [K',N]
+		return GemmDims{M: M, N: K, K: I, MajorA: k, MajorB: mn}
+	case BwdDSwiGLU: // dout = dy @ W_down^T: W_down [I,K] is B [N,K]
+		return GemmDims{M: M, N: I, K: K, MajorA: k, MajorB: k}
+	case DWDown: // out [M,I] read as [K'=M, M'=I]; dy [M,K] as [K'=M, N'=K]
+		return GemmDims{M: I, N: K, K: M, MajorA: mn, MajorB: mn}
+	case DX: // grad_de [M,2I]; W [2I,K] as [K'=2I, N'=K]
+		return GemmDims{M: M, N: K, K: 2 * I, MajorA: k, MajorB: mn}
+	case DW: // grad_de [M,2I] as [K'=M, M'=2I]; x [M,K] as [K'=M, N'=K]
+		return GemmDims{M: 2 * I, N: K, K: M, MajorA: mn, MajorB: mn}
+	}
+	return GemmDims{}
+}

@@ -88,6 +88,11 @@ func HeuristicStoreOut(k Kernel, a Arch, d DType, s Shape) (Config, error) {
 // which no GPU here runs, and kinds not yet tuned) the rules below
 // (RuleHeuristic).
 func HeuristicWhy(k Kernel, a Arch, d DType, s Shape, storeOut bool) (Config, string, error) {
+	if k == PlainGEMM() && !storeOut {
+		// A gemm's winner depends on its majors: K-major both here
+		// (HeuristicGemm takes others).
+		return HeuristicGemm(a, d, s, KMajor, KMajor)
+	}
 	if err := s.Validate(); err != nil {
 		return Config{}, "", fmt.Errorf("tiling: heuristic: %w", err)
 	}

@@ -226,11 +226,10 @@ func UnfusedGemm(fused Config, s Shape) (Config, string, error) {
 	if err != nil {
 		return Config{}, "", err
 	}
-	c, why, err := HeuristicWhy(PlainGEMM(), fused.Arch, fused.DType, gs, false)
+	c, why, err := HeuristicGemm(fused.Arch, fused.DType, gs, KMajor, orK(fused.MajorB))
 	if err != nil {
 		return Config{}, "", err
 	}
-	c.MajorA, c.MajorB = KMajor, fused.MajorB
 	if err := legality(c); err != nil {
 		return Config{}, "", fmt.Errorf("tiling: unfused gemm for %s: %w", fused.Name(), err)
 	}

@@ -177,6 +177,11 @@ func selectionOf(t *MeasuredTable, v OpVariant, a Arch, d DType) (Selection, err
 	sel := Selection{Kernel: v.Kernel, Variant: v.Name, Arch: a, DType: d, Measured: []SelectRow{}}
 	rows, _ := t.rowsFor(v.Kernel, a, d, v.StoreOut)
 	for _, r := range rows {
+		if v.Kernel == PlainGEMM() && !kMajorBoth(r.Config) {
+			// The op's gemm is K-major both; the table's other rows
+			// are the step's weight- and input-gradient GEMMs.
+			continue
+		}
 		row := SelectRow{Shape: r.Shape}
 		if c, err := (MeasuredChoice{Row: r}).config(d); err == nil {
 			if c, err = v.apply(c); err != nil {
@@ -307,4 +312,10 @@ func (t *SelectionTable) Configs() ([]Config, error) {
 		return 0
 	})
 	return out, nil
+}
+
+// kMajorBoth reports whether config name has both operands K-major.
+func kMajorBoth(name string) bool {
+	c, err := ParseName(name)
+	return err == nil && c.MajorA == KMajor && c.MajorB == KMajor
 }

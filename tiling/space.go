@@ -25,11 +25,8 @@ var spaceStages = []int{3, 4, 5, 6}
 // inference also ping-pong 128x128 1x1 in the heuristic's tile order
 // (raster n, group 4), for bwd_dswiglu ping-pong 128x128 and 128x192 in
 // raster n, group 2 or 4, with the operands kept in L2 (_l2k), also with
-// StoreOut at 128x128; for gemm also cooperative 128x256 and 256x128
-// (cluster 1x1, deepest ring) in raster m and n with swizzle groups 4, 8
-// and 16, those two and ping-pong 128x128 with one staging slot per
-// sub-tile of a consumer, and cooperative 128x176, 128x208, 128x224 and
-// 128x240 (gemmExtras).
+// StoreOut at 128x128. gemm has its own list instead (gemmCands: the
+// tiles, clusters, orders and stream-K that win some step GEMM).
 //
 // sm_100a: 1cta 128 x {64,128,256} with clusters 1x1, 2x1, 1x2; 2cta 256 x
 // {128,256} on the 2x1 pair; the operand ring as deep as shared memory
@@ -85,8 +82,12 @@ func legalSpace(k Kernel, a Arch, d DType, storeOut bool) []Config {
 			out = append(out, c)
 		}
 	}
-	switch a {
-	case ArchSM90a:
+	switch {
+	case a == ArchSM90a && k == KernelGEMM:
+		for _, c := range gemmSpace(base) {
+			add(c)
+		}
+	case a == ArchSM90a:
 		tiles := []struct {
 			s Schedule
 			m int
@@ -155,7 +156,7 @@ func legalSpace(k Kernel, a Arch, d DType, storeOut bool) []Config {
 				}
 			}
 		}
-	case ArchSM100a:
+	case a == ArchSM100a:
 		var cands []Config
 		for _, n := range []int{64, 128, 256} {
 			for _, cl := range [][2]int{{1, 1}, {2, 1}, {1, 2}} {
@@ -183,75 +184,7 @@ func legalSpace(k Kernel, a Arch, d DType, storeOut bool) []Config {
 	default:
 		return nil
 	}
-	if k == KernelGEMM && a == ArchSM90a {
-		for _, c := range gemmExtras(base) {
-			add(c)
-		}
-	}
 	sortByName(out)
-	return out
-}
-
-// gemmOrderTiles are the sm_90a gemm tiles that also get the other tile
-// orders and the whole-tile epilogue staging (gemmExtras): the heuristic's
-// 128x256 and the two that win some step GEMMs
-// (docs/PERFORMANCE.md#dispatch-plan), each at cluster 1x1.
-var gemmOrderTiles = []struct {
-	s    Schedule
-	m, n int
-}{{Cooperative, 128, 256}, {Cooperative, 256, 128}, {PingPong, 128, 128}}
-
-// gemmOrderGroups are the swizzle groups gemmExtras pairs with each raster.
-var gemmOrderGroups = []int{4, 8, 16}
-
-// gemmNarrowN are the widths between 128 and 256 that are not multiples
-// of the epilogue's 64 columns, which cuBLAS's kernels use at the shapes
-// where 128x256 leaves the last wave short (docs/PERFORMANCE.md#gemm-epilogue):
-// more, narrower tiles, and still one wgmma per k16 step.
-var gemmNarrowN = []int{176, 208, 224, 240}
-
-// gemmExtras are the sm_90a gemm candidates beyond the tile grid, built on
-// base (kind, arch, dtype): each of gemmOrderTiles at its deepest ring in
-// the other tile orders (raster m and n, groups gemmOrderGroups; the
-// cooperative ones, which the heuristic picks: the space stays under a
-// hundred), and with
-// a staging slot for every sub-tile of a consumer (EpiStages = its
-// sub-tiles, at most 4) at the deepest ring that still fits: its epilogue
-// never waits for its own stores, which overlap the next tile's mainloop,
-// at the price of an operand stage (docs/PERFORMANCE.md#gemm-epilogue).
-// Also cooperative 128 x gemmNarrowN, cluster 1x1, deepest ring. The
-// caller drops those that do not validate.
-func gemmExtras(base Config) []Config {
-	var out []Config
-	for _, t := range gemmOrderTiles {
-		c := base
-		c.Schedule, c.TileM, c.TileN, c.ClusterM, c.ClusterN = t.s, t.m, t.n, 1, 1
-		c = c.WithDefaults()
-		c.Stages = c.MaxStages()
-		for _, r := range Rasters() {
-			for _, g := range gemmOrderGroups {
-				if r == DefaultRaster && g == DefaultSwizzleGroup || t.s != Cooperative {
-					continue
-				}
-				o := c
-				o.Raster, o.SwizzleGroup = r, g
-				out = append(out, o)
-			}
-		}
-		w := c
-		w.EpiStages = c.RowsPerConsumer() / c.EpiM * (c.TileN / c.EpiN)
-		w.Stages = w.MaxStages()
-		if w.EpiStages > DefaultEpiStages {
-			out = append(out, w)
-		}
-	}
-	for _, n := range gemmNarrowN {
-		c := base
-		c.Schedule, c.TileM, c.TileN, c.ClusterM, c.ClusterN = Cooperative, 128, n, 1, 1
-		c = c.WithDefaults()
-		c.Stages = c.MaxStages()
-		out = append(out, c)
-	}
 	return out
 }
 

@@ -292,36 +292,54 @@ func TestSpaceStoreOut(t *testing.T) {
 	}
 }
 
-// TestGEMMSpaceExtras pins gemmExtras: the sm_90a gemm space holds the
-// cooperative gemmOrderTiles in the five other tile orders, each of them
-// with whole-tile epilogue staging one operand stage shallower, and the
-// narrow widths; no other kind gets them.
-func TestGEMMSpaceExtras(t *testing.T) {
+// TestGEMMSpace pins the sm_90a gemm space (gemmCands): each candidate at
+// its deepest ring, stream-K, clusters and tile orders only where listed,
+// and no other kind gets the gemm-only candidates. WithMajors keeps what is
+// implemented in the step GEMMs' majors: no narrow width with an MN-major B.
+func TestGEMMSpace(t *testing.T) {
 	t.Parallel()
-	names := map[string]bool{}
-	for _, c := range Space(KernelGEMM, ArchSM90a, BF16) {
-		names[c.Name()] = true
-	}
-	for _, n := range []string{
-		"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_rn",
-		"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_rn_g4",
-		"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_g16",
-		"gemm_sm90a_bf16_m256n128k64_s4_c1x1_cooperative_rn_g16",
-		"gemm_sm90a_bf16_m128n256k64_s3_c1x1_cooperative_e64x64s4",
-		"gemm_sm90a_bf16_m256n128k64_s3_c1x1_cooperative_e64x64s4",
-		"gemm_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_e64x64s4",
-		"gemm_sm90a_bf16_m128n176k64_s5_c1x1_cooperative",
-		"gemm_sm90a_bf16_m128n208k64_s4_c1x1_cooperative",
-		"gemm_sm90a_bf16_m128n224k64_s4_c1x1_cooperative",
-		"gemm_sm90a_bf16_m128n240k64_s4_c1x1_cooperative",
-	} {
-		if !names[n] {
-			t.Errorf("%s: not in the gemm space", n)
+	names := func(cs []Config) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.Name())
 		}
+		return out
+	}
+	sp := Space(KernelGEMM, ArchSM90a, BF16)
+	want := []string{
+		"gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong",
+		"gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_sk",
+		"gemm_sm90a_bf16_m128n128k64_s6_c1x2_pingpong",
+		"gemm_sm90a_bf16_m128n176k64_s5_c1x1_cooperative",
+		"gemm_sm90a_bf16_m128n192k64_s4_c1x1_cooperative",
+		"gemm_sm90a_bf16_m128n192k64_s4_c1x1_cooperative_sk",
+		"gemm_sm90a_bf16_m128n240k64_s4_c1x1_cooperative",
+		"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative",
+		"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_g16",
+		"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_rn",
+		"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_sk",
+		"gemm_sm90a_bf16_m128n256k64_s4_c1x2_cooperative",
+		"gemm_sm90a_bf16_m128n256k64_s4_c2x1_cooperative",
+		"gemm_sm90a_bf16_m256n128k64_s4_c1x1_cooperative",
+		"gemm_sm90a_bf16_m256n128k64_s4_c1x2_cooperative",
+		"gemm_sm90a_bf16_m256n128k64_s4_c2x1_cooperative",
+		"gemm_sm90a_bf16_m64n128k64_s6_c1x1_pingpong",
+		"gemm_sm90a_bf16_m64n256k64_s4_c1x1_pingpong",
+	}
+	if diff := cmp.Diff(want, names(sp)); diff != "" {
+		t.Errorf("gemm space (-want +got):\n%s", diff)
+	}
+	for _, c := range WithMajors(sp, MNMajor, MNMajor) {
+		if c.TileN%64 != 0 || c.MajorA != MNMajor || c.MajorB != MNMajor {
+			t.Errorf("WithMajors(mn, mn): %s", c.Name())
+		}
+	}
+	if got := len(WithMajors(sp, KMajor, KMajor)); got != len(sp) {
+		t.Errorf("WithMajors(k, k) kept %d of %d", got, len(sp))
 	}
 	for _, k := range []Kernel{KernelBwdDSwiGLU, KernelFwdGateUp, KernelFwdDown} {
 		for _, c := range Space(k, ArchSM90a, BF16) {
-			if c.EpiStages != DefaultEpiStages || c.SwizzleGroup == 16 || c.TileN%64 != 0 {
+			if c.Scheduler == StreamKScheduler || c.SwizzleGroup == 16 || c.TileN%64 != 0 {
 				t.Errorf("%s: a gemm-only candidate in the %s space", c.Name(), k)
 			}
 		}

@@ -19,6 +19,8 @@ type benchGemmOptions struct {
 	Warmup time.Duration
 	NVCC   string
 	Device int
+	MajorA string
+	MajorB string
 }
 
 func newBenchGemmCmd(e *env, runF func(context.Context, *benchGemmOptions) error) *cobra.Command {
@@ -45,6 +47,8 @@ func newBenchGemmCmd(e *env, runF func(context.Context, *benchGemmOptions) error
 	f.DurationVar(&o.Warmup, "warmup", 300*time.Millisecond, "warm-up time per variant")
 	f.StringVar(&o.NVCC, "nvcc", "", "nvcc to use (default: search)")
 	f.IntVar(&o.Device, "device", 0, "GPU ordinal")
+	f.StringVar(&o.MajorA, "major-a", string(tiling.KMajor), "the heuristic config's A major without --name: k (A stored [M,K]) or mn ([K,M]); the measured gemm winners are per majors")
+	f.StringVar(&o.MajorB, "major-b", string(tiling.KMajor), "the heuristic config's B major without --name: k (B stored [N,K]) or mn ([K,N])")
 	return cmd
 }
 
@@ -80,6 +84,11 @@ func (o *benchGemmOptions) validate() (shapes [][3]int, d tiling.DType, named []
 	if err := checkNVCC("bench gemm", o.NVCC); err != nil {
 		return nil, "", nil, err
 	}
+	for _, m := range []string{o.MajorA, o.MajorB} {
+		if m != string(tiling.KMajor) && m != string(tiling.MNMajor) {
+			return nil, "", nil, usageError(fmt.Errorf("bench gemm: --major-a/--major-b %q: want k or mn", m))
+		}
+	}
 	for _, n := range o.Names {
 		c, err := tiling.ParseName(n)
 		if err != nil {
@@ -114,6 +123,6 @@ func runBenchGemm(ctx context.Context, e *env, o *benchGemmOptions) error {
 	defer release()
 	err = bench.RunGemm(ctx, benv, bench.GemmRun{
 		Options: bench.Options{Reps: o.Reps, Warmup: o.Warmup, Seed: uint64(time.Now().UnixNano())},
-		Shapes:  shapes, Configs: named, Arch: s.arch, DType: d, Build: buildFunc(s.checkEnv(), ""), Out: e.stdout})
+		Shapes:  shapes, Configs: named, Arch: s.arch, DType: d, MajorA: tiling.Major(o.MajorA), MajorB: tiling.Major(o.MajorB), Build: buildFunc(s.checkEnv(), ""), Out: e.stdout})
 	return err
 }

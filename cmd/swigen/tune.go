@@ -73,7 +73,7 @@ func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.C
 	f.StringVar(&o.Kernel, "kernel", string(tiling.DefaultKernel()), "kernel kind: bwd_dswiglu, fwd_gateup, or gemm (then --shape is M,N,K, as every command reads a gemm shape)")
 	f.StringVar(&o.Arch, "arch", "auto", "target: auto (the GPU's), "+join.Strings(tiling.Arches()))
 	f.StringVar(&o.DType, "dtype", string(tiling.BF16), "operand type: "+join.Strings(tiling.DTypes()))
-	f.BoolVar(&o.Suite, "suite", false, "tune every shape of the model-shape suite in turn (public model MLPs; for gemm each one's dout GEMM, M x I over K) into --db; swigen tune table turns such DBs into the heuristic's table")
+	f.BoolVar(&o.Suite, "suite", false, "tune every shape of the model-shape suite in turn (public model MLPs; for gemm the training step's GEMMs on swigen's gemm at each: gate-up, dout, dx, dW, dW_down, in their operand majors) into --db; swigen tune table turns such DBs into the heuristic's table")
 	f.StringVar(&o.Shape, "shape", seedShape, "problem size to tune for: M,K,I (bwd_dswiglu, fwd_gateup) or M,N,K (gemm), as emit --tuned reads it")
 	f.BoolVar(&o.StoreOut, "store-out", false, "set StoreOut on every candidate: fwd_gateup also stores de (training; default: inference, only out), bwd_dswiglu also stores the recomputed out; recorded under its own DB key, never mixed with runs without it")
 	f.StringArrayVar(&o.Filters, "filter", nil, "keep candidates whose name contains this (repeatable: all must match)")
@@ -150,7 +150,7 @@ func (o *tuneOptions) validate() (tune.RunOptions, error) {
 	if ro.DType, err = tiling.ParseDType(o.DType); err != nil {
 		return ro, usageError(fmt.Errorf("tune: %w", err))
 	}
-	if ro.Shapes, err = o.tuneShapes(ro.Kernel); err != nil {
+	if ro.Shapes, ro.Majors, err = o.tuneShapes(ro.Kernel); err != nil {
 		return ro, err
 	}
 	if ro.Shard, ro.Shards, err = tune.ParseShard(o.Shard); err != nil {
@@ -190,16 +190,24 @@ func (o *tuneOptions) validate() (tune.RunOptions, error) {
 // tuneShapes is the shape --shape names, in kind k's order
 // (tiling.ShapeOrder: M,N,K for gemm, as swigen bench gemm and emit read
 // it, M,K,I otherwise), or with --suite every shape of the model-shape
-// suite: M,K,I for the fused kinds; for gemm the suite entry's dout GEMM
-// (M x I, reduced over K: the bwd_dswiglu baseline's), kept as the DB
-// keeps a gemm shape, {M, K, I=N}.
-func (o *tuneOptions) tuneShapes(k tiling.Kernel) ([]tiling.Shape, error) {
+// suite: M,K,I for the fused kinds; for gemm the training step's GEMMs
+// that run on swigen's gemm at every suite shape (bench.SuiteGemms), each
+// with its operand majors (majors, one per shape; nil otherwise), kept as
+// the DB keeps a gemm shape, {M, K, I=N}.
+func (o *tuneOptions) tuneShapes(k tiling.Kernel) (shapes []tiling.Shape, majors [][2]tiling.Major, err error) {
+	if o.Suite && k == tiling.PlainGEMM() {
+		for _, g := range bench.SuiteGemms() {
+			shapes = append(shapes, g.Shape())
+			majors = append(majors, [2]tiling.Major{g.MajorA, g.MajorB})
+		}
+		return shapes, majors, nil
+	}
 	if o.Suite {
-		return bench.SuiteShapes(), nil
+		return bench.SuiteShapes(), nil, nil
 	}
 	s, err := tiling.ParseKindShape(k, o.Shape)
 	if err != nil {
-		return nil, usageError(fmt.Errorf("tune: %w", err))
+		return nil, nil, usageError(fmt.Errorf("tune: %w", err))
 	}
-	return []tiling.Shape{s}, nil
+	return []tiling.Shape{s}, nil, nil
 }

@@ -19,6 +19,9 @@ type GemmRun struct {
 	Configs []tiling.Config
 	Arch    tiling.Arch
 	DType   tiling.DType
+	// MajorA and MajorB are the heuristic config's operand majors (""
+	// is K-major): the measured gemm winners are per majors.
+	MajorA, MajorB tiling.Major
 	// Build builds and loads a gemm config's kernel.
 	Build func(ctx context.Context, cfg tiling.Config) (*launch.Kernel, error)
 	// Ceilings measures the ceilings of DType; nil is MeasureCeilings.
@@ -45,7 +48,7 @@ func RunGemm(ctx context.Context, env *Env, o GemmRun) error {
 		M, N, K := sh[0], sh[1], sh[2]
 		cfgs := o.Configs
 		if len(cfgs) == 0 {
-			c, err := tiling.Heuristic(tiling.PlainGEMM(), o.Arch, o.DType, tiling.Shape{M: M, K: K, I: N})
+			c, _, err := tiling.HeuristicGemm(o.Arch, o.DType, tiling.Shape{M: M, K: K, I: N}, o.MajorA, o.MajorB)
 			if err != nil {
 				return err
 			}

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 
+	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -69,4 +70,26 @@ func SuiteModel(s tiling.Shape) string {
 // String is "M,K,I (model)".
 func (s SuiteShape) String() string {
 	return fmt.Sprintf("%d,%d,%d (%s)", s.Shape.M, s.Shape.K, s.Shape.I, s.Model)
+}
+
+// SuiteGemms is the gemm tune's suite: the training step's GEMMs that run
+// on swigen's gemm kind at every suite shape (perfmodel.Segment.Gemm, in
+// the storage of runtime/mlp): the unfused paths' fwd gate-up [M,2I,K] and
+// bwd dout [M,I,K] (both K-major), dx [M,K,2I] (B MN-major), dW [2I,K,M]
+// and dW_down [I,K,M] (both MN-major), without repeats, in suite order.
+// The fwd down GEMM is left out: the step runs it on the fwd_down kind
+// (Go) or torch (Python), never on gemm.
+func SuiteGemms() []perfmodel.GemmDims {
+	var out []perfmodel.GemmDims
+	seen := map[perfmodel.GemmDims]bool{}
+	for _, s := range SuiteShapes() {
+		for _, seg := range []perfmodel.Segment{perfmodel.FwdGateUp, perfmodel.BwdDSwiGLU, perfmodel.DX, perfmodel.DW, perfmodel.DWDown} {
+			g := seg.Gemm(s)
+			if !seen[g] {
+				seen[g] = true
+				out = append(out, g)
+			}
+		}
+	}
+	return out
 }

@@ -3,6 +3,8 @@ package bench
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -42,5 +44,26 @@ func TestSuite(t *testing.T) {
 	}
 	if len(SuiteShapes()) != len(Suite) {
 		t.Error("SuiteShapes length")
+	}
+}
+
+// TestSuiteGemms: the gemm suite is five GEMMs a suite shape less the
+// repeats, the seed's first in segment order with their majors.
+func TestSuiteGemms(t *testing.T) {
+	t.Parallel()
+	got := SuiteGemms()
+	if len(got) != 82 {
+		t.Errorf("%d gemm problems, want 82 (90 less 8 repeats)", len(got))
+	}
+	k, mn := tiling.KMajor, tiling.MNMajor
+	want := []perfmodel.GemmDims{
+		{M: 16384, N: 9216, K: 768, MajorA: k, MajorB: k},
+		{M: 16384, N: 4608, K: 768, MajorA: k, MajorB: k},
+		{M: 16384, N: 768, K: 9216, MajorA: k, MajorB: mn},
+		{M: 9216, N: 768, K: 16384, MajorA: mn, MajorB: mn},
+		{M: 4608, N: 768, K: 16384, MajorA: mn, MajorB: mn},
+	}
+	if diff := cmp.Diff(want, got[:5]); diff != "" {
+		t.Errorf("the seed's GEMMs (-want +got):\n%s", diff)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/runtime/check"
 	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/tiling"
@@ -62,23 +63,14 @@ func (s *Swigen) Close() error {
 	return errors.Join(errs...)
 }
 
-// gemmDims are the plain GEMM C[M,N] = op(A) @ op(B) of a weight- or
-// input-gradient segment, with the operand majors its storage implies:
-// A K-major is [M,K], MN-major [K,M]; B K-major is [N,K], MN-major [K,N].
-type gemmDims struct {
-	M, N, K        int
-	MajorA, MajorB tiling.Major
-}
+// gemmDims are the plain GEMM of a weight- or input-gradient segment with
+// the majors its storage implies (perfmodel.Segment.Gemm owns them).
+type gemmDims = perfmodel.GemmDims
 
 func segmentGemm(seg Segment, sh tiling.Shape) (gemmDims, bool) {
-	M, K, I := sh.M, sh.K, sh.I
 	switch seg {
-	case DWDown: // out [M,I] read as [K'=M, M'=I]; dy [M,K] as [K'=M, N'=K]
-		return gemmDims{M: I, N: K, K: M, MajorA: tiling.MNMajor, MajorB: tiling.MNMajor}, true
-	case DX: // grad_de [M,2I]; W [2I,K] as [K'=2I, N'=K]
-		return gemmDims{M: M, N: K, K: 2 * I, MajorA: tiling.KMajor, MajorB: tiling.MNMajor}, true
-	case DW: // grad_de [M,2I] as [K'=M, M'=2I]; x [M,K] as [K'=M, N'=K]
-		return gemmDims{M: 2 * I, N: K, K: M, MajorA: tiling.MNMajor, MajorB: tiling.MNMajor}, true
+	case DWDown, DX, DW:
+		return seg.Gemm(sh), true
 	}
 	return gemmDims{}, false
 }
@@ -102,7 +94,12 @@ func (s *Swigen) Config(seg Segment, sh tiling.Shape) (tiling.Config, error) {
 			h = tiling.HeuristicStoreOut
 		}
 		var err error
-		cfg, err = h(seg.Kernel(), s.arch, s.dtype, ksh)
+		if isGemm {
+			// The gemm table's winners are per operand majors.
+			cfg, _, err = tiling.HeuristicGemm(s.arch, s.dtype, ksh, g.MajorA, g.MajorB)
+		} else {
+			cfg, err = h(seg.Kernel(), s.arch, s.dtype, ksh)
+		}
 		if err != nil {
 			return tiling.Config{}, fmt.Errorf("%w for %s: %w", ErrNoKernel, seg, err)
 		}

@@ -44,6 +44,12 @@ type Key struct {
 	// an entry: no winner, baseline median or early stop mixes them. Left
 	// out of the JSON when false, so the keys of earlier DBs are unchanged.
 	StoreOut bool `json:"store_out,omitempty"`
+	// MajorA and MajorB are a gemm key's operand majors (every candidate
+	// runs in them, and the cuBLAS baseline on the same layouts): a step
+	// GEMM's winner depends on them. Empty for the fused kinds and for
+	// gemm DBs written before majors were keyed (K-major both).
+	MajorA tiling.Major `json:"major_a,omitempty"`
+	MajorB tiling.Major `json:"major_b,omitempty"`
 }
 
 // String is a one-line form of k, also its sort key in the DB.
@@ -52,6 +58,9 @@ func (k Key) String() string {
 		k.Shape.M, k.Shape.K, k.Shape.I, k.GPU, k.Driver, k.Compiler, k.Templates)
 	if k.StoreOut {
 		s += "|store_out"
+	}
+	if k.MajorA != "" || k.MajorB != "" {
+		s += fmt.Sprintf("|a=%s,b=%s", k.MajorA, k.MajorB)
 	}
 	return s
 }

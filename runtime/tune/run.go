@@ -12,10 +12,14 @@ import (
 // RunOptions are a whole tune: every shape of Shapes tuned in turn with
 // one runner (swigen tune, or tune --suite).
 type RunOptions struct {
-	Kernel   tiling.Kernel
-	Arch     tiling.Arch
-	DType    tiling.DType
-	Shapes   []tiling.Shape
+	Kernel tiling.Kernel
+	Arch   tiling.Arch
+	DType  tiling.DType
+	Shapes []tiling.Shape
+	// Majors, when set (gemm only), has one entry per shape: the operand
+	// majors every candidate at that shape runs in (tiling.WithMajors),
+	// part of its key.
+	Majors   [][2]tiling.Major
 	StoreOut bool
 	// GPU names the machine in every key; its SMs size the prune model.
 	GPU GPU
@@ -116,10 +120,17 @@ func Run(ctx context.Context, o RunOptions) ([]*SweepResult, error) {
 	}
 	start := now()
 	var done []*SweepResult
-	for _, shape := range o.Shapes {
-		key := o.key(shape)
+	for i, shape := range o.Shapes {
+		key, sel := o.key(shape), selected
+		if o.Majors != nil {
+			key.MajorA, key.MajorB = o.Majors[i][0], o.Majors[i][1]
+			sel = tiling.WithMajors(selected, key.MajorA, key.MajorB)
+			if len(sel) == 0 {
+				return done, &SelectionError{Err: fmt.Errorf("tune: no candidate of the selection is implemented with majors a=%s b=%s", key.MajorA, key.MajorB)}
+			}
+		}
 		st := o.shapeTune(runner, key, rep.Events(key, len(space), without))
-		res, err := st.Run(ctx, selected)
+		res, err := st.Run(ctx, sel)
 		if res == nil && err == nil {
 			continue // this shard has nothing to run at this shape
 		}

@@ -145,6 +145,10 @@ func Finalists(e *Entry, cands []tiling.Config, keep int, key Key) []tiling.Conf
 // StoreOut heuristic that does not validate or is not implemented is an
 // error.
 func HeuristicFor(k Key) (tiling.Config, error) {
+	if k.MajorA != "" || k.MajorB != "" {
+		c, _, err := tiling.HeuristicGemm(k.Arch, k.DType, k.Shape, k.MajorA, k.MajorB)
+		return c, err
+	}
 	if !k.StoreOut {
 		return tiling.Heuristic(k.Kernel, k.Arch, k.DType, k.Shape)
 	}

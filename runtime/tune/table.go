@@ -79,5 +79,15 @@ func compareRows(a, b tiling.MeasuredRow) int {
 	}
 	return cmp.Or(cmp.Compare(a.Kernel, b.Kernel), cmp.Compare(a.Arch, b.Arch), cmp.Compare(a.DType, b.DType),
 		cmp.Compare(storeOut(a), storeOut(b)), cmp.Compare(a.Shape.M, b.Shape.M), cmp.Compare(a.Shape.K, b.Shape.K),
-		cmp.Compare(a.Shape.I, b.Shape.I))
+		cmp.Compare(a.Shape.I, b.Shape.I), cmp.Compare(rowMajors(a), rowMajors(b)))
+}
+
+// rowMajors is the operand majors of r's config ("k/k" for every fused
+// row): a gemm shape has one winner per pair of majors.
+func rowMajors(r tiling.MeasuredRow) string {
+	c, err := tiling.ParseName(r.Config)
+	if err != nil {
+		return ""
+	}
+	return string(c.MajorA) + "/" + string(c.MajorB)
 }

@@ -107,3 +107,36 @@ func TestTable(t *testing.T) {
 		t.Errorf("two GPUs: %v", err)
 	}
 }
+
+// TestTableGemmMajors: a gemm shape tuned in two pairs of operand majors
+// (two keys) gives two rows, ordered by majors; a key's string names its
+// majors.
+func TestTableGemmMajors(t *testing.T) {
+	t.Parallel()
+	sh := tiling.Shape{M: 4096, K: 4096, I: 7168}
+	var dbs []*DB
+	var want []string
+	for _, m := range [][2]tiling.Major{{tiling.MNMajor, tiling.MNMajor}, {tiling.KMajor, tiling.KMajor}} {
+		k := testKey()
+		k.Kernel, k.Shape, k.MajorA, k.MajorB = tiling.KernelGEMM, sh, m[0], m[1]
+		c := tiling.WithMajors(tiling.Space(tiling.KernelGEMM, tiling.ArchSM90a, tiling.BF16), m[0], m[1])[0]
+		db := NewDB()
+		db.Upsert(k).Set(Result{Config: c.Name(), Status: StatusOK, US: 100, BaselineUS: 101})
+		dbs = append(dbs, db)
+		want = append([]string{c.Name()}, want...)
+	}
+	tab, err := Table(dbs, nil, "src")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range tab.Rows {
+		got = append(got, r.Config)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+	if k := (Key{Kernel: tiling.KernelGEMM, MajorA: tiling.KMajor, MajorB: tiling.MNMajor}); !strings.HasSuffix(k.String(), "|a=k,b=mn") {
+		t.Errorf("key %s: the majors are not in its string", k)
+	}
+}
