@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One device call (carry .bin/swigen, no wheels): the grouped forward's
+# One device call (carry .bin/swigen and .bin/check.test, no wheels): the
+# grouped forward (moe_fwd_gateup, Go's event timing) and its
 # peers at the Go timing's shapes (bench/moe_perf.sh, uniform routing, the
 # per-expert loop eager and graphed and torch._grouped_mm), then
 # `swigen tune --kernel gemm` at the suite's K-major step GEMMs (the
@@ -11,6 +12,8 @@ export PATH=/usr/local/cuda/bin:$PATH
 OUT=${OUT:-/tmp/swigen-out}
 mkdir -p "$OUT"
 START=$(date +%s)
+(cd runtime/check && SWIGEN_MOE_TIME='65536,2048,768,128;32768,7168,2048,256' timeout 90 ../../.bin/check.test -test.v -test.count=1 -test.run 'TestGPUMoETiming$') >"$OUT/moe-time.log" 2>&1
+grep -o 'TIME .*' "$OUT/moe-time.log"
 TESTS=${TESTS:-1} PEERS=${PEERS:-loop,loopgraph,grouped,swigen} ROUTINGS=uniform LIMIT=${MOE_LIMIT:-170} \
   bash bench/moe_perf.sh >"$OUT/moe-perf.log" 2>&1
 echo "moe_perf: exit $? in $(( $(date +%s) - START )) s"
