@@ -214,7 +214,7 @@ def _gateup_setup(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
 def _gateup_bwd(ctx: Any, g_out: Tensor) -> Tuple[Optional[Tensor], ...]:
     # The inference op keeps no de: recomputed here (the layer trains with moe_gateup_train).
     x, W, offs = ctx.saved_tensors
-    grad_de, _ = _dswiglu(g_out, _gateup(x, W, offs))
+    grad_de, _ = _dswiglu(g_out.contiguous(), _gateup(x, W, offs))
     return _gateup_grads(x, W, offs, grad_de) + (None,)
 
 
@@ -224,7 +224,7 @@ def _gateup_train_setup(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
 
 def _gateup_train_bwd(ctx: Any, g_out: Optional[Tensor], g_de: Optional[Tensor]) -> Tuple[Optional[Tensor], ...]:
     x, W, offs, de = ctx.saved_tensors
-    grad_de = torch.zeros_like(de) if g_out is None else _dswiglu(g_out, de)[0]
+    grad_de = torch.zeros_like(de) if g_out is None else _dswiglu(g_out.contiguous(), de)[0]
     if g_de is not None:
         grad_de = grad_de + g_de
     return _gateup_grads(x, W, offs, grad_de) + (None,)
@@ -232,6 +232,9 @@ def _gateup_train_bwd(ctx: Any, g_out: Optional[Tensor], g_de: Optional[Tensor])
 
 def _down_bwd(ctx: Any, dy: Tensor) -> Tuple[Optional[Tensor], ...]:
     out, W_down, offs = ctx.saved_tensors
+    # Autograd may hand in an expanded gradient (stride 0, e.g. of a sum);
+    # torch._grouped_mm needs real strides.
+    dy = dy.contiguous()
     return _gmm(dy, W_down, offs, tuple(out.shape)), _wgrad(dy, out, offs), None
 
 

@@ -12,6 +12,7 @@ Skipped without torch or CUDA.
 
 from __future__ import annotations
 
+import re
 import unittest
 from typing import Any, Dict, List, Tuple
 
@@ -141,7 +142,7 @@ class ReferenceTest(unittest.TestCase):
         ]
         for args, words in cases:
             with self.subTest(words=words):
-                with self.assertRaisesRegex(ValueError, words):
+                with self.assertRaisesRegex(ValueError, re.escape(words)):
                     torch.ops.swigen.moe_gateup(*args)
 
     def test_opcheck(self) -> None:
