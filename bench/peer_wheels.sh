@@ -1,7 +1,7 @@
-# Sourced by bench/moe_perf.sh: install_wheels puts the peers' wheels from
-# $WHEELS (default .whl-peers; the machine has no network) into /tmp/site,
-# as bench/py_perf.sh's function of the same name does (the same rules:
-# *.whl with pip --no-deps --target, only distributions this Python lacks;
+# Sourced by bench/py_perf.sh and bench/moe_perf.sh: install_wheels puts
+# the peers' wheels from $WHEELS (default .whl-peers; the machine has no
+# network) into /tmp/site (*.whl with pip --no-deps --target, only
+# distributions this Python lacks;
 # NAME.tar.xz.partKofN unpacked once all N parts are here, which may take
 # two device calls on one warm machine). Needs LOG (a directory) set.
 WHEELS=${WHEELS:-.whl-peers}
