@@ -56,8 +56,21 @@ MARKERS: Dict[str, Tuple[Tuple[str, str], ...]] = {
 	for _, k := range order {
 		fmt.Fprintf(&b, "    %q: (%s,),\n", k, strings.Join(markers[k], ", "))
 	}
-	b.WriteString("}\n")
+	b.WriteString(`}
+
+# GROUPED: the grouped (mixture-of-experts) kinds swigen emit builds
+# (tiling.GroupedKernels); no op variant of theirs is registered yet.
+GROUPED: Tuple[str, ...] = `)
+	b.WriteString(pyStrs(stringsOf(GroupedKernels())) + "\n")
 	return b.String()
+}
+
+func stringsOf(ks []Kernel) []string {
+	ss := make([]string, len(ks))
+	for i, k := range ks {
+		ss[i] = string(k)
+	}
+	return ss
 }
 
 // TestPythonKinds checks that python/swigen_rt/kinds_gen.py is current;

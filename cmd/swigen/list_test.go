@@ -30,6 +30,23 @@ func TestList(t *testing.T) {
 	}
 }
 
+// TestListGroupedKind checks that list --kernel of a grouped kind says
+// why it lists none of its configs.
+func TestListGroupedKind(t *testing.T) {
+	t.Parallel()
+	k := string(tiling.GroupedKernels()[0])
+	code, out, errOut := runCLI(t, "list", "--space", "--kernel", k)
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut, k+" is a grouped kind: not in the catalog or the tuning space") {
+		t.Errorf("no note on the grouped kind; stderr:\n%s", errOut)
+	}
+	if strings.Contains(out, k+"_") {
+		t.Errorf("list printed a %s config:\n%s", k, out)
+	}
+}
+
 func TestListJSON(t *testing.T) {
 	t.Parallel()
 	k, a, d := tiling.KernelBwdDSwiGLU, tiling.ArchSM90a, tiling.BF16

@@ -96,6 +96,9 @@ func (o *verifyOptions) validate() ([]tiling.Shape, error) {
 	if err := o.Select.Check(); err != nil {
 		return nil, err
 	}
+	if k, ok := o.groupedSelected(); ok && len(shapes) > 0 {
+		return nil, usageError(fmt.Errorf("verify: --shape with %s: a grouped kind is verified on its routings (check.MoERoutings), not on M,K,I shapes; drop --shape", k))
+	}
 	if !(o.Tol > 0) || math.IsInf(o.Tol, 0) {
 		return nil, usageError(fmt.Errorf("verify: --tol %g: must be a finite positive number", o.Tol))
 	}
@@ -127,6 +130,22 @@ func (o *verifyOptions) validate() ([]tiling.Shape, error) {
 		shapes = check.RaggedShapes()
 	}
 	return shapes, nil
+}
+
+// groupedSelected returns the first grouped kind among the configs
+// selected (--name, else --kernel); ok is false when there is none.
+// Names that do not parse are Select.Check's to report.
+func (o *verifyOptions) groupedSelected() (tiling.Kernel, bool) {
+	if len(o.Select.Names) == 0 {
+		k := tiling.Kernel(o.Select.Kernel())
+		return k, k.Grouped()
+	}
+	for _, n := range o.Select.Names {
+		if c, err := tiling.ParseName(n); err == nil && c.Kernel.Grouped() {
+			return c.Kernel, true
+		}
+	}
+	return "", false
 }
 
 func runVerify(ctx context.Context, e *env, o *verifyOptions) error {

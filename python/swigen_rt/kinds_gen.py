@@ -21,3 +21,7 @@ MARKERS: Dict[str, Tuple[Tuple[str, str], ...]] = {
     "fwd_down": (("residual", "residual"),),
     "bwd_dswiglu": (("out", "out"),),
 }
+
+# GROUPED: the grouped (mixture-of-experts) kinds swigen emit builds
+# (tiling.GroupedKernels); no op variant of theirs is registered yet.
+GROUPED: Tuple[str, ...] = ("moe_fwd_gateup",)

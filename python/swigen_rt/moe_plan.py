@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from . import kinds_gen
+
 __all__ = ["MoeShape", "check_shapes", "GROUPED_KINDS", "grouped_path", "REFERENCE", "KERNEL",
            "gate_up_rows", "hf_expert_keys", "counts_to_offs", "offs_to_counts", "zipf_counts",
            "uniform_counts", "sort_by_expert"]
@@ -25,11 +27,14 @@ KERNEL = "kernel"
 """The path that runs a registered grouped swigen kernel."""
 
 GROUPED_KINDS: Dict[str, Tuple[str, str]] = {
-    "moe_gateup": ("moe_gateup", ""),
-    "moe_gateup_train": ("moe_gateup", "train"),
-    "moe_dswiglu_out": ("moe_dswiglu", "out"),
+    "moe_gateup": ("moe_fwd_gateup", ""),
+    "moe_gateup_train": ("moe_fwd_gateup", "train"),
+    "moe_dswiglu_out": ("moe_bwd_dswiglu", "out"),
 }
-"""op -> (kind, variant) of the grouped kernel package the op would run."""
+"""op -> (kind, variant) of the grouped kernel package the op would run:
+the kernel kinds' names (a package's manifests name them), so a registered
+package of the kind is found. Only the variants of kinds_gen.GROUPED
+without a variant word have a swigen kernel yet."""
 
 
 @dataclass(frozen=True)
@@ -75,9 +80,11 @@ def grouped_path(op: str, registered: Sequence[str]) -> Tuple[str, str]:
     what = kind + ("" if not variant else " (%s)" % variant)
     if registered:
         return KERNEL, "%s from package %s" % (what, registered[0])
-    return REFERENCE, ("torch._grouped_mm + torch elementwise ops: no %s package is registered "
-                       "(emit one with swigen emit --kernel %s%s --py-package NAME and register it)"
-                       % (what, kind, " --store-out" if variant else ""))
+    if kind in kinds_gen.GROUPED and not variant:
+        how = "emit one with swigen emit --kernel %s --py-package NAME and register it" % kind
+    else:
+        how = "swigen has no %s kernel yet" % what
+    return REFERENCE, "torch._grouped_mm + torch elementwise ops: no %s package is registered (%s)" % (what, how)
 
 
 def gate_up_rows(I: int) -> List[Tuple[str, int]]:  # noqa: E741

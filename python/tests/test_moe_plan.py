@@ -8,7 +8,7 @@ import unittest
 
 import support  # noqa: F401
 
-from swigen_rt import moe_plan
+from swigen_rt import kinds_gen, moe_plan
 from swigen_rt.moe_plan import KERNEL, REFERENCE, MoeShape
 
 
@@ -45,14 +45,21 @@ class PathTest(unittest.TestCase):
                 path, why = moe_plan.grouped_path(op, [])
                 self.assertEqual(path, REFERENCE)
                 self.assertIn("torch._grouped_mm", why)
-                self.assertIn("--kernel %s" % kind, why)
-                self.assertEqual("--store-out" in why, bool(variant))
+                emittable = kind in kinds_gen.GROUPED and not variant
+                self.assertEqual("swigen emit --kernel %s --py-package" % kind in why, emittable, why)
+                self.assertEqual("has no %s" % kind in why, not emittable, why)
+
+    def test_kinds_are_the_kernels(self) -> None:
+        """The inference op runs the registry's grouped kind (a package
+        registers its kernels under their manifests' kind names)."""
+        self.assertEqual(moe_plan.GROUPED_KINDS["moe_gateup"], ("moe_fwd_gateup", ""))
+        self.assertIn("moe_fwd_gateup", kinds_gen.GROUPED)
 
     def test_kernel_names_package(self) -> None:
         path, why = moe_plan.grouped_path("moe_gateup_train", ["pkg_a", "pkg_b"])
         self.assertEqual(path, KERNEL)
         self.assertIn("pkg_a", why)
-        self.assertIn("moe_gateup (train)", why)
+        self.assertIn("moe_fwd_gateup (train)", why)
 
 
 class ConverterTest(unittest.TestCase):

@@ -22,21 +22,36 @@ const cpuRefMaxMACsFwd = 1 << 35
 
 // Verify runs a loaded kernel of any kind on each shape against its
 // reference, dispatching on the kernel kind: VerifyBwd, VerifyGemm,
-// VerifyFwdGateUp or VerifyFwdDown.
+// VerifyFwdGateUp or VerifyFwdDown; a grouped kind runs on its routings
+// (VerifyGroupedRoutings) instead of shapes. A kind without a verifier
+// fails every shape, naming the kind.
 func Verify(env *Env, k *launch.Kernel, shapes []tiling.Shape, o Options) []ShapeResult {
 	if v, ok := verifiers[k.Man.Config.Kernel]; ok {
 		return v(env, k, shapes, o)
 	}
-	return VerifyBwd(env, k, shapes, o)
+	res := make([]ShapeResult, len(shapes))
+	for i, s := range shapes {
+		res[i] = ShapeResult{Shape: s, Err: fmt.Errorf("check: %s: kind %q has no verifier", k.Man.Name, k.Man.Config.Kernel)}
+	}
+	return res
 }
 
 // verifiers checks each registered kind against its reference (the test
 // checks that every kind of tiling.Kinds has one).
 var verifiers = map[tiling.Kernel]func(env *Env, k *launch.Kernel, shapes []tiling.Shape, o Options) []ShapeResult{
-	tiling.KernelBwdDSwiGLU: VerifyBwd,
-	tiling.KernelGEMM:       VerifyGemm,
-	tiling.KernelFwdGateUp:  VerifyFwdGateUp,
-	tiling.KernelFwdDown:    VerifyFwdDown,
+	tiling.KernelBwdDSwiGLU:   VerifyBwd,
+	tiling.KernelGEMM:         VerifyGemm,
+	tiling.KernelFwdGateUp:    VerifyFwdGateUp,
+	tiling.KernelFwdDown:      VerifyFwdDown,
+	tiling.KernelMoEFwdGateUp: VerifyGroupedRoutings,
+}
+
+// VerifyGroupedRoutings verifies a loaded moe_fwd_gateup kernel on
+// MoERoutings for its TileM: a grouped problem is a routing, not an M,K,I
+// shape, so shapes are not read (swigen verify refuses --shape for the
+// grouped kinds).
+func VerifyGroupedRoutings(env *Env, k *launch.Kernel, _ []tiling.Shape, o Options) []ShapeResult {
+	return VerifyMoEFwdGateUp(env, k, MoERoutings(k.Man.Config.TileM), o)
 }
 
 // shapeCheck verifies a loaded kernel on one shape.

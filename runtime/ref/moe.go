@@ -24,6 +24,9 @@ func (p MoEFwdGateUpProblem) Validate() error {
 	}
 	prev := int32(0)
 	for e, o := range p.Offs {
+		if o < prev && e == 0 {
+			return fmt.Errorf("ref: moe_fwd_gateup offs[0]=%d: must be >= 0 (cumulative ends)", o)
+		}
 		if o < prev {
 			return fmt.Errorf("ref: moe_fwd_gateup offs[%d]=%d: must not be below offs[%d]=%d (cumulative ends)", e, o, e-1, prev)
 		}

@@ -2,6 +2,7 @@ package ref
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -45,5 +46,15 @@ func TestMoEFwdGateUpValidate(t *testing.T) {
 		if MoEFwdGateUp(p) != nil {
 			t.Errorf("offs %v: MoEFwdGateUp returned an answer for an invalid problem", offs)
 		}
+	}
+}
+
+// TestMoEFwdGateUpValidateNegativeFirst checks that a negative first offset
+// is refused with the rule it breaks, naming offs[0] (not an offs[-1]).
+func TestMoEFwdGateUpValidateNegativeFirst(t *testing.T) {
+	p := MoEFwdGateUpProblem{T: 2, K: 8, I: 8, E: 2, X: make([]float64, 16), W: make([]float64, 2*16*8), Offs: []int32{-1, 2}}
+	err := p.Validate()
+	if err == nil || !strings.Contains(err.Error(), "offs[0]=-1: must be >= 0") {
+		t.Errorf("Validate = %v, want an error naming offs[0]=-1 and the rule", err)
 	}
 }
