@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call (carry .bin/, built by bash bench/build.sh): the grouped
 # (MoE) fwd gate-up + SwiGLU kernel, moe_fwd_gateup, on the H200.
-#   1. verify: runtime/check TestGPUMoEFwdGateUp, four configs (bf16
+#   1. verify: lab/check TestGPUMoEFwdGateUp, four configs (bf16
 #      ping-pong and cooperative 128x128, ping-pong 64x128, fp16) on every
 #      routing of check.MoERoutings (empty experts, one-token experts, one
 #      expert holding every token, sizes TileM-1/TileM/TileM+1, a single
@@ -31,7 +31,7 @@ record() { # name, ok (0/1), log
 
 # 1. verify (each config builds once with the machine's nvcc).
 log="$OUT/moe-verify.log"
-(cd runtime/check && timeout 120 $T -test.v -test.count=1 -test.run 'TestGPUMoEFwdGateUp$') >"$log" 2>&1
+(cd lab/check && timeout 120 $T -test.v -test.count=1 -test.run 'TestGPUMoEFwdGateUp$') >"$log" 2>&1
 rc=$?
 ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoEFwdGateUp ' "$log" && ! grep -q -- '--- SKIP' "$log" && ok=0
 record "verify moe_fwd_gateup, 4 configs x 8 routings, repeat 3 (bitwise)" $ok "rc=$rc, $log"
@@ -40,7 +40,7 @@ grep -E '^\s+moe_gpu_test.go:[0-9]+: (PASS|.*pass false)' "$log" | sed 's/^ *//'
 # 2. compute-sanitizer on one small config (the kernel is built first, outside the tool's timing).
 for tool in memcheck racecheck; do
   log="$OUT/moe-sanitize-$tool.log"
-  (cd runtime/check && SWIGEN_MOE_ROUTINGS=3 timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 \
+  (cd lab/check && SWIGEN_MOE_ROUTINGS=3 timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 \
     $T -test.v -test.count=1 -test.run 'TestGPUMoEFwdGateUp$/moe_fwd_gateup_sm90a_bf16_m64n128k64_s8_c1x1_pingpong$') >"$log" 2>&1
   rc=$?
   ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoEFwdGateUp/' "$log" && grep -qE '(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)' "$log" && ok=0
@@ -49,7 +49,7 @@ done
 
 # 3. timing.
 log="$OUT/moe-time.log"
-(cd runtime/check && SWIGEN_MOE_TIME='65536,2048,768,128;32768,7168,2048,256' timeout 60 $T -test.v -test.count=1 -test.run 'TestGPUMoETiming$') >"$log" 2>&1
+(cd lab/check && SWIGEN_MOE_TIME='65536,2048,768,128;32768,7168,2048,256' timeout 60 $T -test.v -test.count=1 -test.run 'TestGPUMoETiming$') >"$log" 2>&1
 rc=$?
 ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoETiming' "$log" && ok=0
 record "timing (Qwen3-30B-A3B, DeepSeek-V3 experts, uniform)" $ok "rc=$rc, $log"

@@ -12,7 +12,7 @@ export PATH=/usr/local/cuda/bin:$PATH
 OUT=${OUT:-/tmp/swigen-out}
 mkdir -p "$OUT"
 START=$(date +%s)
-(cd runtime/check && SWIGEN_MOE_TIME='65536,2048,768,128;32768,7168,2048,256' timeout 90 ../../.bin/check.test -test.v -test.count=1 -test.run 'TestGPUMoETiming$') >"$OUT/moe-time.log" 2>&1
+(cd lab/check && SWIGEN_MOE_TIME='65536,2048,768,128;32768,7168,2048,256' timeout 90 ../../.bin/check.test -test.v -test.count=1 -test.run 'TestGPUMoETiming$') >"$OUT/moe-time.log" 2>&1
 grep -o 'TIME .*' "$OUT/moe-time.log"
 TESTS=${TESTS:-1} PEERS=${PEERS:-loop,loopgraph,grouped,swigen} ROUTINGS=uniform LIMIT=${MOE_LIMIT:-170} \
   bash bench/moe_perf.sh >"$OUT/moe-perf.log" 2>&1

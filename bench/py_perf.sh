@@ -3,7 +3,7 @@
 # .bin/ (bench/build.sh) and the peers' wheels (.whl-peers/, see below).
 #
 # For each shape of SHAPES (';'-separated M,K,I; "suite": the model-shape
-# suite, runtime/bench/suite.go, then two shapes outside it, the default
+# suite, lab/bench/suite.go, then two shapes outside it, the default
 # on 4 GPUs or more; "core", the default below that: the issue's four
 # shapes and the two outside the suite) it emits the
 # kernels SwiGLUMLP runs with that shape's heuristic (fwd_gateup training

@@ -5,7 +5,7 @@ const TraceSymbol = "sw_trace"
 
 // TraceLayout sizes the trace probe's record buffer (TraceSymbol): one
 // record of Words 8-byte words per CTA (up to Ctas), consumer (2) and tile
-// (up to Tiles); later CTAs and tiles are not recorded. runtime/bench's
+// (up to Tiles); later CTAs and tiles are not recorded. lab/bench's
 // ParseTrace reads it.
 type TraceLayout struct {
 	Ctas  int `json:"ctas"`

@@ -3,7 +3,7 @@
 // bwd_dswiglu and of its unfused baseline (BwdRoofline) and, for a GPU
 // with a Pipeline, the per-tile pipeline of one sm_100a config
 // (Project). Everything here is a projection, never a measurement;
-// runtime/bench measures.
+// lab/bench measures.
 //
 // The datasheet numbers: B200 148 SMs, ~2250 TFLOP/s dense bf16, ~8 TB/s
 // HBM3e; H200 132 SMs, ~990 TFLOP/s, ~4.8 TB/s. The B200's per-tile

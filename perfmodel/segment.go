@@ -224,7 +224,7 @@ type GemmDims struct {
 func (g GemmDims) Shape() tiling.Shape { return tiling.Shape{M: g.M, K: g.K, I: g.N} }
 
 // Gemm is the GEMM of segment s at sh in the step's storage (x [M,K], W
-// [2I,K], W_down [I,K], dy [M,K]; the package doc of runtime/mlp): for the
+// [2I,K], W_down [I,K], dy [M,K]; the package doc of lab/mlp): for the
 // three weight- and input-gradient segments the GEMM swigen's gemm kernel
 // runs, for the fused segments the GEMM of their unfused path (fwd gate-up,
 // bwd dout) or of the fwd_down kernel.

@@ -20,11 +20,11 @@ var generatorDeps = []string{
 	"text/template",
 }
 
-// TestRuntimeDoesNotImportGen runs go list -deps over the runtime and the
-// generated example packages and fails on any generator package; the
-// bindings, which end up in users' binaries, must not start processes
-// either (os/exec). runtime/tune, which runs its measurement workers as
-// processes, is the one runtime package allowed os/exec. perfmodel, whose
+// TestRuntimeDoesNotImportGen runs go list -deps over the runtime, the lab
+// and the generated example packages and fails on any generator package;
+// the runtime and the bindings, which end up in users' binaries, must not
+// start processes either (os/exec). lab/tune, which runs its measurement
+// workers as processes, is the one lab package allowed os/exec. perfmodel, whose
 // projections run anywhere, links neither the generator nor the driver;
 // the generator links no driver; the generator and the CLI do not link
 // the protocol model.
@@ -36,8 +36,9 @@ func TestRuntimeDoesNotImportGen(t *testing.T) {
 		allowExec string // a package that may depend on os/exec
 	}{
 		{[]string{"./examples/kernels", "./examples/matmul"}, append([]string{"os/exec"}, generatorDeps...), ""},
-		{[]string{"./runtime/..."}, generatorDeps, ""},
-		{[]string{"./runtime/..."}, []string{"os/exec"}, "github.com/swigen/swigen/runtime/tune"},
+		{[]string{"./runtime/..."}, append([]string{"os/exec"}, generatorDeps...), ""},
+		{[]string{"./lab/..."}, generatorDeps, ""},
+		{[]string{"./lab/..."}, []string{"os/exec"}, "github.com/swigen/swigen/lab/tune"},
 		// Projections need no GPU: perfmodel links neither the driver nor the generator.
 		{[]string{"./perfmodel"}, append([]string{"github.com/swigen/swigen/runtime/cu", "github.com/ebitengine/purego", "os/exec"}, generatorDeps...), ""},
 		// The generator reads the elementwise module's CUDA text from
@@ -59,6 +60,36 @@ func TestRuntimeDoesNotImportGen(t *testing.T) {
 					t.Errorf("%s depends on %s", pkg, f)
 				}
 			}
+		}
+	}
+}
+
+// TestRuntimeIsWhatUsersLink keeps runtime/ to the packages a user's
+// binary links: nothing under runtime/ depends on lab/ (verification,
+// benchmarks, tuning, references and their numerics), and every runtime
+// package is one the generated bindings (examples/) link, so a package
+// only the lab needs lives under lab/.
+func TestRuntimeIsWhatUsersLink(t *testing.T) {
+	t.Parallel()
+	const mod = "github.com/swigen/swigen/"
+	runtime := listDeps(t, "./runtime/...")
+	for pkg, deps := range runtime {
+		for d := range deps {
+			if strings.HasPrefix(d, mod+"lab/") {
+				t.Errorf("%s depends on %s: runtime/ must not link lab/", pkg, d)
+			}
+		}
+	}
+	linked := map[string]bool{}
+	for pkg, deps := range listDeps(t, "./examples/kernels", "./examples/matmul") {
+		linked[pkg] = true
+		for d := range deps {
+			linked[d] = true
+		}
+	}
+	for pkg := range runtime {
+		if !linked[pkg] {
+			t.Errorf("%s is under runtime/ but the generated bindings do not link it: move it to lab/", pkg)
 		}
 	}
 }
@@ -105,12 +136,12 @@ func listDeps(t *testing.T, patterns ...string) map[string]map[string]bool {
 var layers = [][]string{
 	{"internal/join", "internal/textdiff", "internal/atomicfile", "internal/badinput", "internal/dirlock", "internal/proc", "internal/readfile", "internal/tty", "protocol", "runtime/cu", "templates", "templates/kernelsrc", "python"},
 	{"tiling", "gen/toolchain"},
-	{"tiling/tilingtest", "tiling/pick", "manifest", "runtime/num", "runtime/elementwise", "gen/doctor", "gen/toolchain/install", "gen/toolchain/toolchaintest"},
+	{"tiling/tilingtest", "tiling/pick", "manifest", "lab/num", "runtime/elementwise", "gen/doctor", "gen/toolchain/install", "gen/toolchain/toolchaintest"},
 	{"perfmodel", "runtime/launch", "gen/view"},
-	{"gen", "runtime/ref", "runtime/baseline", "protocol/fromview"},
-	{"gen/gobind", "gen/pybind", "gen/builder", "runtime/check", "runtime/bench"},
-	{"runtime/mlp", "tests/gputest", "gen/emit"},
-	{"runtime/tune", "gen/wheel"},
+	{"gen", "lab/ref", "lab/baseline", "protocol/fromview"},
+	{"gen/gobind", "gen/pybind", "gen/builder", "lab/check", "lab/bench"},
+	{"lab/mlp", "tests/gputest", "gen/emit"},
+	{"lab/tune", "gen/wheel"},
 	{"cmd/swigen", "examples/kernels", "examples/matmul", "examples", "tests"},
 }
 

@@ -12,9 +12,9 @@ import (
 
 	"github.com/swigen/swigen/examples/kernels"
 	"github.com/swigen/swigen/examples/matmul"
+	"github.com/swigen/swigen/lab/num"
+	"github.com/swigen/swigen/lab/ref"
 	"github.com/swigen/swigen/runtime/cu"
-	"github.com/swigen/swigen/runtime/num"
-	"github.com/swigen/swigen/runtime/ref"
 	"github.com/swigen/swigen/tests/gputest"
 	"github.com/swigen/swigen/tiling"
 )

@@ -28,9 +28,9 @@ var kindImplMaps = map[string]bool{
 	"perfmodel/segment.go":            true, // kernelCosts, Segment.Kernel
 	"runtime/launch/args.go":          true, // each kind's argument type
 	"runtime/launch/args_moe.go":      true, // the grouped kinds' argument types
-	"runtime/ref/gpu.go":              true, // the naive GPU references
-	"runtime/check/gemm.go":           true, // the float64 references
-	"runtime/tune/measure.go":         true, // the baselines tune times against
+	"lab/ref/gpu.go":                  true, // the naive GPU references
+	"lab/check/gemm.go":               true, // the float64 references
+	"lab/tune/measure.go":             true, // the baselines tune times against
 	"tiling/tilingtest/tilingtest.go": true,
 }
 
@@ -42,9 +42,9 @@ var kindDebt = map[string]int{
 	"cmd/swigen/bench_model.go": 1,  // the datasheet model covers bwd_dswiglu only
 	"gen/probe.go":              1,  // the probes exist for bwd_dswiglu
 	"perfmodel/tile.go":         1,  // the per-tile model covers sm_100a bwd_dswiglu
-	"runtime/bench/print.go":    1,  // fwd_gateup's mode words
-	"runtime/mlp/gateup.go":     1,  // the MLP bench's fwd_gateup step
-	"runtime/tune/suite.go":     1,  // the suite row's size order
+	"lab/bench/print.go":        1,  // fwd_gateup's mode words
+	"lab/mlp/gateup.go":         1,  // the MLP bench's fwd_gateup step
+	"lab/tune/suite.go":         1,  // the suite row's size order
 	"tiling/heuristic.go":       4,  // the no-tune defaults per kind
 	"tiling/space.go":           16, // the tuning space's per-kind axes and catalog configs
 }

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swigen/swigen/lab/num"
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/launch"
-	"github.com/swigen/swigen/runtime/num"
 )
 
 // launchRequest is what TestLaunchFromFiles reads from

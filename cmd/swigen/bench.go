@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swigen/swigen/gen"
+	"github.com/swigen/swigen/lab/bench"
+	"github.com/swigen/swigen/lab/tune"
 	"github.com/swigen/swigen/perfmodel"
-	"github.com/swigen/swigen/runtime/bench"
-	"github.com/swigen/swigen/runtime/tune"
 	"github.com/swigen/swigen/tiling"
 	"github.com/swigen/swigen/tiling/pick"
 )

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/swigen/swigen/runtime/bench"
+	"github.com/swigen/swigen/lab/bench"
 	"github.com/swigen/swigen/tiling"
 )
 

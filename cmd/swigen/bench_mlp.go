@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/swigen/swigen/runtime/mlp"
+	"github.com/swigen/swigen/lab/mlp"
 	"github.com/swigen/swigen/tiling"
 )
 

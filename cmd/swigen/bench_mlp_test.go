@@ -14,9 +14,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/swigen/swigen/lab/bench"
+	"github.com/swigen/swigen/lab/mlp"
 	"github.com/swigen/swigen/perfmodel"
-	"github.com/swigen/swigen/runtime/bench"
-	"github.com/swigen/swigen/runtime/mlp"
 	"github.com/swigen/swigen/tiling"
 )
 

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/swigen/swigen/lab/bench"
 	"github.com/swigen/swigen/perfmodel"
-	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/tiling"
 )
 

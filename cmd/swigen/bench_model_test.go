@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/swigen/swigen/lab/bench"
 	"github.com/swigen/swigen/perfmodel"
-	"github.com/swigen/swigen/runtime/bench"
 	"github.com/swigen/swigen/tiling"
 )
 

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/swigen/swigen/runtime/bench"
+	"github.com/swigen/swigen/lab/bench"
 	"github.com/swigen/swigen/tiling"
 )
 

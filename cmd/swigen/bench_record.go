@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/swigen/swigen/runtime/bench"
-	"github.com/swigen/swigen/runtime/mlp"
+	"github.com/swigen/swigen/lab/bench"
+	"github.com/swigen/swigen/lab/mlp"
 )
 
 // gitRevision is set with -ldflags "-X main.gitRevision=..." by

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/swigen/swigen/runtime/bench"
-	"github.com/swigen/swigen/runtime/check"
+	"github.com/swigen/swigen/lab/bench"
+	"github.com/swigen/swigen/lab/check"
+	"github.com/swigen/swigen/lab/mlp"
 	"github.com/swigen/swigen/runtime/launch"
-	"github.com/swigen/swigen/runtime/mlp"
 	"github.com/swigen/swigen/tiling"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/swigen/swigen/runtime/bench"
+	"github.com/swigen/swigen/lab/bench"
 	"github.com/swigen/swigen/tiling"
 	"github.com/swigen/swigen/tiling/pick"
 )

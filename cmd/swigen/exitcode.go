@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/swigen/swigen/internal/badinput"
-	"github.com/swigen/swigen/runtime/tune"
+	"github.com/swigen/swigen/lab/tune"
 	"github.com/swigen/swigen/tiling"
 )
 

@@ -9,9 +9,9 @@ import (
 
 	"github.com/swigen/swigen/gen/builder"
 	"github.com/swigen/swigen/gen/toolchain"
-	"github.com/swigen/swigen/runtime/baseline"
-	"github.com/swigen/swigen/runtime/bench"
-	"github.com/swigen/swigen/runtime/check"
+	"github.com/swigen/swigen/lab/baseline"
+	"github.com/swigen/swigen/lab/bench"
+	"github.com/swigen/swigen/lab/check"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/tiling"
 )
@@ -117,7 +117,7 @@ func (s *gpuSession) benchEnv(elementwise bool) (env *bench.Env, release func(),
 	}, nil
 }
 
-// checkEnv is the session as runtime/check's build-and-load environment.
+// checkEnv is the session as lab/check's build-and-load environment.
 func (s *gpuSession) checkEnv() *check.Env {
 	return &check.Env{Ctx: s.ctx, Dev: s.dev, Builder: s.build}
 }

@@ -107,7 +107,7 @@ func TestHelpListsEnvironment(t *testing.T) {
 	for _, m := range regexp.MustCompile(`(?m)^  ([A-Z][A-Z0-9_]+) `).FindAllStringSubmatch(env, -1) {
 		listed[m[1]] = true
 	}
-	reads := envReads(t, "../../cmd", "../../gen", "../../runtime", "../../tiling", "../../manifest", "../../internal")
+	reads := envReads(t, "../../cmd", "../../gen", "../../runtime", "../../lab", "../../tiling", "../../manifest", "../../internal")
 	for _, v := range []string{"SWIGEN_CUDA_VENV", "CUDA_HOME", "VIRTUAL_ENV", "SWIGEN_CUBLAS"} {
 		if reads[v] == nil {
 			t.Errorf("the scan finds no read of %s: it misses a way the code reads the environment", v)

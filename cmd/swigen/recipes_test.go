@@ -15,7 +15,7 @@ import (
 	"unicode"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/swigen/swigen/runtime/tune"
+	"github.com/swigen/swigen/lab/tune"
 )
 
 // recipeDir holds the multi-host tuning recipes

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/swigen/swigen/runtime/tune"
+	"github.com/swigen/swigen/lab/tune"
 	"github.com/swigen/swigen/templates"
 	"github.com/swigen/swigen/tiling"
 )

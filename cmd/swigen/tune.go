@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swigen/swigen/internal/join"
-	"github.com/swigen/swigen/runtime/bench"
-	"github.com/swigen/swigen/runtime/tune"
+	"github.com/swigen/swigen/lab/bench"
+	"github.com/swigen/swigen/lab/tune"
 	"github.com/swigen/swigen/templates"
 	"github.com/swigen/swigen/tiling"
 )

@@ -7,7 +7,7 @@ import (
 
 	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/gen/toolchain"
-	"github.com/swigen/swigen/runtime/tune"
+	"github.com/swigen/swigen/lab/tune"
 	"github.com/swigen/swigen/tiling"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"github.com/swigen/swigen/runtime/tune"
+	"github.com/swigen/swigen/lab/tune"
 	"github.com/swigen/swigen/templates"
 	"github.com/swigen/swigen/tiling"
 )

@@ -17,7 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/swigen/swigen/gen/toolchain"
-	"github.com/swigen/swigen/runtime/tune"
+	"github.com/swigen/swigen/lab/tune"
 	"github.com/swigen/swigen/templates"
 	"github.com/swigen/swigen/tiling"
 )

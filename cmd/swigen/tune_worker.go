@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/swigen/swigen/runtime/tune"
+	"github.com/swigen/swigen/lab/tune"
 )
 
 // workerOptions are the flags of the hidden `swigen tune-worker`: the GPU

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/swigen/swigen/runtime/tune"
+	"github.com/swigen/swigen/lab/tune"
 	"github.com/swigen/swigen/tiling"
 )
 

@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swigen/swigen/gen"
-	"github.com/swigen/swigen/runtime/check"
-	"github.com/swigen/swigen/runtime/ref"
+	"github.com/swigen/swigen/lab/check"
+	"github.com/swigen/swigen/lab/ref"
 	"github.com/swigen/swigen/tiling"
 	"github.com/swigen/swigen/tiling/pick"
 )

@@ -5,7 +5,7 @@
 // prepended to each kernel's source so that every kernel is still one
 // self-contained compile unit. It imports nothing of swigen: the generator
 // reads the module's text here without linking the CUDA driver, and the
-// runtime (runtime/elementwise, runtime/bench) compiles it.
+// runtime (runtime/elementwise, lab/bench) compiles it.
 //
 // The .cu texts' opening comments still name runtime/elementwise and
 // runtime/kernelsrc, where they lived: any byte of them, comments too,

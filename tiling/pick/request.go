@@ -13,7 +13,7 @@ import (
 )
 
 // TunedFunc looks up the winner of a results DB at path for the
-// heuristic's config heur at shape (runtime/tune's DB, which this
+// heuristic's config heur at shape (lab/tune's DB, which this
 // package cannot link): the config to use and a note saying which it is.
 type TunedFunc func(path string, heur tiling.Config, shape tiling.Shape, storeOut bool) (tiling.Config, string, error)
 

@@ -1,0 +1,113 @@
+package check
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/swigen/swigen/lab/num"
+	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/runtime/launch"
+)
+
+// parseMoETime reads "T,K,I,E".
+func parseMoETime(s string) ([4]int, error) {
+	var v [4]int
+	parts := strings.Split(strings.TrimSpace(s), ",")
+	if len(parts) != 4 {
+		return v, fmt.Errorf("moe timing shape %q: want T,K,I,E", s)
+	}
+	for i, p := range parts {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n <= 0 {
+			return v, fmt.Errorf("moe timing shape %q: size %q must be a positive integer", s, p)
+		}
+		v[i] = n
+	}
+	return v, nil
+}
+
+// TimeMoEFwdGateUp launches k reps times at sh = (T, K, I, E) with uniform
+// routing and returns the median wall time of one launch in microseconds
+// (each launch between two events on the default stream).
+func TimeMoEFwdGateUp(env *Env, k *launch.Kernel, sh [4]int, reps int) (float64, error) {
+	T, K, I, E := sh[0], sh[1], sh[2], sh[3]
+	dt := k.Man.Config.DType
+	rng := num.NewRand(1)
+	dev := newRun(env, dt)
+	defer dev.free()
+	rt := Routing{K: K, I: I, Counts: UniformCounts(1, T, E)}
+	args := launch.MoEFwdGateUpArgs{T: T, K: K, I: I, E: E,
+		X: dev.uploadTiled(T*K, rng.Normal(dt, 1<<22, 1)), W: dev.uploadTiled(E*2*I*K, rng.Normal(dt, 1<<22, 2/math.Sqrt(float64(K))))}
+	args.Offs = dev.uploadI32(rt.Offs())
+	args.Out = dev.poisoned(T * I)
+	if dev.err != nil {
+		return 0, dev.err
+	}
+	plan, err := k.Plan(args)
+	if err != nil {
+		return 0, err
+	}
+	for i := 0; i < 3; i++ { // warm-up
+		if err := launchWait(plan, 30*time.Second); err != nil {
+			return 0, err
+		}
+	}
+	us := make([]float64, 0, reps)
+	for i := 0; i < reps; i++ {
+		t, err := timeOne(env, plan)
+		if err != nil {
+			return 0, err
+		}
+		us = append(us, t)
+	}
+	slices.Sort(us)
+	return us[len(us)/2], nil
+}
+
+// timeOne is one launch of plan between two events, in microseconds.
+func timeOne(env *Env, plan *launch.Plan) (float64, error) {
+	a, err := env.Ctx.NewEvent()
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = a.Destroy() }()
+	b, err := env.Ctx.NewEvent()
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = b.Destroy() }()
+	if err := a.Record(nil); err != nil {
+		return 0, err
+	}
+	if err := plan.Launch(); err != nil {
+		return 0, err
+	}
+	if err := b.Record(nil); err != nil {
+		return 0, err
+	}
+	if err := plan.Sync(30 * time.Second); err != nil {
+		return 0, err
+	}
+	ms, err := cu.Elapsed(a, b)
+	return float64(ms) * 1e3, err
+}
+
+// uploadTiled fills a new device buffer of n elements with chunk repeated
+// (random inputs for timing without generating gigabytes on the host).
+func (r *run) uploadTiled(n int, chunk []float32) cu.DevicePtr {
+	if r.err != nil {
+		return 0
+	}
+	raw := num.Encode(r.dt, chunk)
+	p, err := r.b.Alloc(2 * n)
+	for off := 0; err == nil && off < 2*n; off += len(raw) {
+		m := min(len(raw), 2*n-off)
+		err = r.env.Ctx.MemcpyHtoD(p+cu.DevicePtr(off), raw[:m])
+	}
+	r.err = err
+	return p
+}
