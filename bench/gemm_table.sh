@@ -27,7 +27,9 @@ PHASE=${PHASE:-1}
 
 if [ "$PHASE" = 1 ]; then
   start=$(date +%s)
-  $SW tune --kernel gemm --suite --db "$OUT/suite-gemm.json" --screen-keep 2 --reps 30 --warmup 100ms \
+  # The call's limit is 600 s: tune stops at LIMIT so the DB (written as
+  # results come) and the logs come back even when the suite runs long.
+  timeout "${LIMIT:-570}" $SW tune --kernel gemm --suite --db "$OUT/suite-gemm.json" --screen-keep 2 --reps 30 --warmup 100ms \
     >"$OUT/tune-gemm.log" 2>"$OUT/tune-gemm.err"
   rc=$?
   echo "tune --kernel gemm --suite: exit $rc in $(( $(date +%s) - start )) s"
