@@ -22,7 +22,7 @@ export PATH=/usr/local/cuda/bin:$PATH
 OUT=${OUT:-/tmp/swigen-out}
 W=${WORK:-/tmp/swigen-gemmtab}
 mkdir -p "$W" "$OUT"
-SW=./.bin/swigen
+SW=${SW:-./.bin/swigen}
 PHASE=${PHASE:-1}
 
 if [ "$PHASE" = 1 ]; then
