@@ -64,3 +64,27 @@ func TestGroupedRules(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupedHeuristicStoreOut: emit --kernel moe_fwd_gateup picks its
+// config by the heuristic; with --store-out that is the training variant,
+// its operand ring as deep as fits beside de's buffers, and implemented.
+func TestGroupedHeuristicStoreOut(t *testing.T) {
+	for _, tc := range []struct {
+		storeOut bool
+		want     string
+	}{
+		{false, "moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong"},
+		{true, "moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out"},
+	} {
+		c, _, err := HeuristicWhy(KernelMoEFwdGateUp, ArchSM90a, BF16, Shape{M: 16384, K: 768, I: 4608}, tc.storeOut)
+		if err != nil {
+			t.Fatalf("store_out=%v: %v", tc.storeOut, err)
+		}
+		if c.Name() != tc.want {
+			t.Errorf("store_out=%v: heuristic %s, want %s", tc.storeOut, c.Name(), tc.want)
+		}
+		if _, err := Check(c); err != nil {
+			t.Errorf("store_out=%v: Check(%s): %v", tc.storeOut, c.Name(), err)
+		}
+	}
+}
