@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
 # One device call (carry .bin/, built by bash bench/build.sh): the grouped
-# (MoE) fwd gate-up + SwiGLU kernel, moe_fwd_gateup, on the H200.
-#   1. verify: lab/check TestGPUMoEFwdGateUp, four configs (bf16
-#      ping-pong and cooperative 128x128, ping-pong 64x128, fp16) on every
-#      routing of check.MoERoutings (empty experts, one-token experts, one
-#      expert holding every token, sizes TileM-1/TileM/TileM+1, a single
-#      expert, uniform and Zipf over 16 experts, an empty last expert)
-#      against the float64 per-expert reference, out poisoned before each
-#      launch, each launch run three times and compared bit for bit; T = 0
-#      refused by the shape rule;
+# (MoE) fwd gate-up + SwiGLU kernel, moe_fwd_gateup, inference (out) and
+# training (_out: de = [left | gate] too), on the H200.
+#   1. verify: lab/check TestGPUMoEFwdGateUp, eight configs, each inference
+#      and training (bf16 ping-pong and cooperative 128x128, ping-pong
+#      64x128, fp16) on every routing of check.MoERoutings (empty experts,
+#      one-token experts, one expert holding every token, sizes
+#      TileM-1/TileM/TileM+1, a single expert, uniform and Zipf over 16
+#      experts, an empty last expert) against the float64 per-expert
+#      reference (out; training: de's left and gate halves too), every
+#      output poisoned before each launch, each launch run three times and
+#      every output compared bit for bit; T = 0 refused by the shape rule;
 #   2. compute-sanitizer memcheck and racecheck on the ping-pong 64x128
-#      config, first three routings (SWIGEN_MOE_ROUTINGS=3);
-#   3. timing (CUDA events, median of 30, L2 warm), uniform routing:
-#      Qwen3-30B-A3B experts (T = 8192*8 routed rows, K 2048, I 768, E 128)
-#      and DeepSeek-V3 (T = 4096*8, K 7168, I 2048, E 256). No peer here: the
-#      per-expert cuBLAS loop and torch._grouped_mm are left to the Python
-#      side.
-# At most 380 s of timeouts (a passing run takes about 1-2 minutes). Logs go
+#      configs, inference and training, first three routings
+#      (SWIGEN_MOE_ROUTINGS=3);
+#   3. timing (CUDA events, median of 30, L2 warm), uniform routing,
+#      inference and training at 128x128 ping-pong: Qwen3-30B-A3B experts
+#      (T = 8192*8 routed rows, K 2048, I 768, E 128) and DeepSeek-V3 (T =
+#      4096*8, K 7168, I 2048, E 256). No peer here: the per-expert cuBLAS
+#      loop and torch._grouped_mm are left to the Python side.
+# At most 570 s of timeouts (a passing run takes about 2-3 minutes). Logs go
 # to $OUT; a PASS/FAIL table is printed last.
 set -u
 export PATH=/usr/local/cuda/bin:$PATH
@@ -31,28 +34,31 @@ record() { # name, ok (0/1), log
 
 # 1. verify (each config builds once with the machine's nvcc).
 log="$OUT/moe-verify.log"
-(cd lab/check && timeout 120 $T -test.v -test.count=1 -test.run 'TestGPUMoEFwdGateUp$') >"$log" 2>&1
+(cd lab/check && timeout 180 $T -test.v -test.count=1 -test.run 'TestGPUMoEFwdGateUp$') >"$log" 2>&1
 rc=$?
-ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoEFwdGateUp ' "$log" && ! grep -q -- '--- SKIP' "$log" && ok=0
-record "verify moe_fwd_gateup, 4 configs x 8 routings, repeat 3 (bitwise)" $ok "rc=$rc, $log"
-grep -E '^\s+moe_gpu_test.go:[0-9]+: (PASS|.*pass false)' "$log" | sed 's/^ *//' | cut -c1-150 > "$OUT/moe-verify-lines.txt"
+ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoEFwdGateUp ' "$log" && ! grep -q -- '--- SKIP' "$log" \
+  && [ "$(grep -c -- '--- PASS: TestGPUMoEFwdGateUp/.*_out ' "$log")" = 4 ] && ok=0
+record "verify moe_fwd_gateup, 8 configs (4 training) x 8 routings, repeat 3 (bitwise)" $ok "rc=$rc, $log"
+grep -E '^\s+moe_gpu_test.go:[0-9]+: (PASS|.*pass false)' "$log" | sed 's/^ *//' | cut -c1-320 > "$OUT/moe-verify-lines.txt"
 
-# 2. compute-sanitizer on one small config (the kernel is built first, outside the tool's timing).
+# 2. compute-sanitizer on the small configs, inference and training.
+sanitized='TestGPUMoEFwdGateUp$/^moe_fwd_gateup_sm90a_bf16_m64n128k64_(s8_c1x1_pingpong|s5_c1x1_pingpong_out)$'
 for tool in memcheck racecheck; do
   log="$OUT/moe-sanitize-$tool.log"
-  (cd lab/check && SWIGEN_MOE_ROUTINGS=3 timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 \
-    $T -test.v -test.count=1 -test.run 'TestGPUMoEFwdGateUp$/moe_fwd_gateup_sm90a_bf16_m64n128k64_s8_c1x1_pingpong$') >"$log" 2>&1
+  (cd lab/check && SWIGEN_MOE_ROUTINGS=3 timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 \
+    $T -test.v -test.count=1 -test.run "$sanitized") >"$log" 2>&1
   rc=$?
-  ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoEFwdGateUp/' "$log" && grep -qE '(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)' "$log" && ok=0
-  record "compute-sanitizer $tool (m64n128 ping-pong, 3 routings)" $ok "rc=$rc, $log"
+  ok=1; [ $rc = 0 ] && [ "$(grep -c -- '--- PASS: TestGPUMoEFwdGateUp/' "$log")" = 2 ] \
+    && grep -qE '(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)' "$log" && ok=0
+  record "compute-sanitizer $tool (m64n128 ping-pong, inference and training, 3 routings)" $ok "rc=$rc, $log"
 done
 
 # 3. timing.
 log="$OUT/moe-time.log"
-(cd lab/check && SWIGEN_MOE_TIME='65536,2048,768,128;32768,7168,2048,256' timeout 60 $T -test.v -test.count=1 -test.run 'TestGPUMoETiming$') >"$log" 2>&1
+(cd lab/check && SWIGEN_MOE_TIME='65536,2048,768,128;32768,7168,2048,256' timeout 90 $T -test.v -test.count=1 -test.run 'TestGPUMoETiming$') >"$log" 2>&1
 rc=$?
 ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoETiming' "$log" && ok=0
-record "timing (Qwen3-30B-A3B, DeepSeek-V3 experts, uniform)" $ok "rc=$rc, $log"
+record "timing (Qwen3-30B-A3B, DeepSeek-V3 experts, uniform; inference and training)" $ok "rc=$rc, $log"
 
 echo "== verify lines"; cat "$OUT/moe-verify-lines.txt"
 echo "== timing"; grep -o 'TIME .*' "$log" || true

@@ -13,9 +13,16 @@ import (
 // inside the expert; the rows a ragged I reads past the expert's 2I feed
 // only accumulator columns past I, which are never stored); offs [E] are
 // the experts' cumulative token ends (int32, offs[E-1] = T), read by the
-// kernel only. out [T,I]. The kernel's M is T.
+// kernel only. out [T,I]; with StoreOut (training) also de [T,2I] = [left
+// | gate]. out and de each come as a tensor map (sub-tiles wholly inside
+// an expert) and a pointer (an expert's ragged last rows, stored row by
+// row). The kernel's M is T.
 func moeGateUpTable(cfg tiling.Config, b Boxes) table {
-	return table{
+	outs := "out"
+	if cfg.StoreOut {
+		outs = "out and de's halves"
+	}
+	t := table{
 		sizes: []string{"T", "K", "I", "E"},
 		maps: []mapSpec{
 			matrix("tmap_a", "x", size("T"), size("K"), b.A, "x [T,K] (rows sorted by expert)"),
@@ -30,10 +37,17 @@ func moeGateUpTable(cfg tiling.Config, b Boxes) table {
 			{param: "out_ptr", buffer: Buffer{Name: "out", Shape: []Expr{"T", "I"}, Doc: "out [T,I]"}}},
 		rules: []Rule{
 			{Size: "T", Min: 1, Message: "must be >= 1 (with no tokens there is nothing to launch)"},
-			pitch("K", "x and W"), pitch("I", "out"), positive("E")},
+			pitch("K", "x and W"), pitch("I", outs), positive("E")},
 		// An upper bound: sum over experts of cdiv(rows_e, TileM) is at most
 		// cdiv(T, TileM) + E - 1; the static grid rule launches at most one
 		// CTA per SM and a CTA past the last tile finds no work.
 		tiles: Expr(fmt.Sprintf("(cdiv(T,%d)+E)*cdiv(2*I,%d)", cfg.TileM, cfg.TileN)),
 	}
+	if cfg.StoreOut {
+		t.maps = append(t.maps, mapSpec{param: "tmap_de", buffer: "de", shape: []mono{size("T"), scaled(2, "I")},
+			dims: []mono{size("I"), num(2), size("T")}, box: b.De, doc: "de [T,2I] as [T][2][I] (dims I, 2, T)"})
+		t.ptrs = append(t.ptrs, ptrSpec{param: "de_ptr", buffer: Buffer{Name: "de", Shape: []Expr{"T", "2*I"},
+			Doc: "de [T,2I] = [left | gate] (training)"}})
+	}
+	return t
 }

@@ -7,7 +7,8 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-// TestGroupedConfigs runs the grouped (MoE) configs' protocol over the
+// TestGroupedConfigs runs the grouped (MoE) configs' protocol, inference
+// and training (StoreOut: three buffers per epilogue slot), over the
 // grouped scenarios (empty experts, one-token experts, sizes TileM-1,
 // TileM, TileM+1, one expert holding every row with idle CTAs, deep K)
 // under every policy.
@@ -17,6 +18,9 @@ func TestGroupedConfigs(t *testing.T) {
 		"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong",
 		"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_cooperative",
 		"moe_fwd_gateup_sm90a_bf16_m64n128k64_s8_c1x1_pingpong",
+		"moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out",
+		"moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_cooperative_out",
+		"moe_fwd_gateup_sm90a_bf16_m64n128k64_s5_c1x1_pingpong_out",
 	} {
 		c, err := tiling.ParseName(n)
 		if err != nil {

@@ -24,8 +24,6 @@ func groupedImplemented(c Config) (bool, string) {
 		return false, fmt.Sprintf("%s needs cluster 1x1, not %dx%d: neighbouring tiles may belong to different experts, so no peer shares an operand", c.Kernel, c.ClusterM, c.ClusterN)
 	case c.MajorB != KMajor:
 		return false, fmt.Sprintf("%s needs major_b=k (W [E,2I,K], nn.Linear's layout per expert): the experts are stacked along W's rows, and an MN-major W would put the next expert's rows into a ragged K", c.Kernel)
-	case c.StoreOut:
-		return false, fmt.Sprintf("%s with store_out (training: de) is not implemented yet; the inference variant stores out only", c.Kernel)
 	case c.TileN%128 != 0:
 		return false, fmt.Sprintf("%s tile_n=%d is not implemented: it must be a multiple of 128 (TileN/2 left and TileN/2 gate columns)", c.Kernel, c.TileN)
 	case c.WideAccumulator():

@@ -7,8 +7,10 @@ import (
 
 // TestGroupedRules: a grouped kind's name round-trips with the grouped
 // scheduler implied; the grouped scheduler is refused for other kinds and
-// another scheduler for grouped ones; sm_100a, clusters, MN-major W and
-// store_out are refused with a reason naming the kind and the value.
+// another scheduler for grouped ones; sm_100a, clusters and MN-major W
+// are refused with a reason naming the kind and the value. store_out (the
+// training variant) is implemented, within the shared-memory budget: its
+// two de buffers per epilogue slot take a shallower operand ring.
 func TestGroupedRules(t *testing.T) {
 	const name = "moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong"
 	c, err := ParseName(name)
@@ -34,13 +36,55 @@ func TestGroupedRules(t *testing.T) {
 		}, "moe_fwd_gateup is implemented for sm_90a only, not sm_100a"},
 		{"cluster", func(c *Config) { c.ClusterM = 2 }, "needs cluster 1x1, not 2x1"},
 		{"mn-major W", func(c *Config) { c.MajorB = MNMajor }, "needs major_b=k"},
-		{"store_out", func(c *Config) { c.StoreOut = true }, "store_out"},
+		{"store_out, 6 stages", func(c *Config) { c.StoreOut = true }, "smem_bytes=296192"},
+		{"store_out on sm_100a", func(c *Config) {
+			c.Arch, c.Schedule, c.TileN, c.Stages, c.EpiM, c.EpiN, c.EpiStages = ArchSM100a, OneCTA, 256, 2, 0, 0, 0
+			c.StoreOut = true
+			*c = c.WithDefaults()
+		}, "moe_fwd_gateup is implemented for sm_90a only, not sm_100a"},
+	}
+	for _, n := range []string{
+		"moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out",
+		"moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_cooperative_out",
+		"moe_fwd_gateup_sm90a_bf16_m64n128k64_s5_c1x1_pingpong_out",
+	} {
+		x, err := ParseName(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Check(x); err != nil || !x.StoreOut || x.Name() != n {
+			t.Errorf("%s: Check = %v, StoreOut %v, name %s: want the training variant implemented", n, err, x.StoreOut, x.Name())
+		}
 	}
 	for _, b := range bad {
 		x := c
 		b.edit(&x)
 		if _, err := Check(x); err == nil || !strings.Contains(err.Error(), b.want) {
 			t.Errorf("%s: Check = %v, want an error containing %q", b.what, err, b.want)
+		}
+	}
+}
+
+// TestGroupedHeuristicStoreOut: emit --kernel moe_fwd_gateup picks its
+// config by the heuristic; with --store-out that is the training variant,
+// its operand ring as deep as fits beside de's buffers, and implemented.
+func TestGroupedHeuristicStoreOut(t *testing.T) {
+	for _, tc := range []struct {
+		storeOut bool
+		want     string
+	}{
+		{false, "moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong"},
+		{true, "moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out"},
+	} {
+		c, _, err := HeuristicWhy(KernelMoEFwdGateUp, ArchSM90a, BF16, Shape{M: 16384, K: 768, I: 4608}, tc.storeOut)
+		if err != nil {
+			t.Fatalf("store_out=%v: %v", tc.storeOut, err)
+		}
+		if c.Name() != tc.want {
+			t.Errorf("store_out=%v: heuristic %s, want %s", tc.storeOut, c.Name(), tc.want)
+		}
+		if _, err := Check(c); err != nil {
+			t.Errorf("store_out=%v: Check(%s): %v", tc.storeOut, c.Name(), err)
 		}
 	}
 }

@@ -147,11 +147,11 @@ var kinds = []KindSpec{
 	},
 	{
 		Kernel: KernelMoEFwdGateUp, shape: mlpShapeForm, NName: "I",
-		Paired: true, EpiTensors: 1, EpiTensorsStoreOut: 3,
+		StoreOut: true, Paired: true, EpiTensors: 1, EpiTensorsStoreOut: 3,
 		Baseline:    "a per-expert loop of cuBLAS GEMMs + SwiGLU (bench/moe_perf.py)",
 		ModeDefault: "inference: only out stored",
 		GoName:      "MoEFwdGateUp", GoArgs: "MoEFwdGateUpArgs", GoOrder: 4,
-		Grouped: true,
+		Grouped: true, ModeStoreOut: "training: de and out stored (_out)",
 	},
 }
 

@@ -443,6 +443,9 @@ var conventions = map[tiling.Kernel]func(c tiling.Config) []string{
 		return parts
 	},
 	tiling.KernelMoEFwdGateUp: func(c tiling.Config) []string {
+		if c.StoreOut {
+			return []string{"W stored [E,2I,K], offs [E] int32 cumulative row ends (device only), training: out and de (MoEFwdGateUpArgs.De required)"}
+		}
 		return []string{"W stored [E,2I,K], offs [E] int32 cumulative row ends (device only), inference: out"}
 	},
 }

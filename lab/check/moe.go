@@ -91,10 +91,11 @@ func MoERoutings(tileM int) []Routing {
 }
 
 // VerifyMoEFwdGateUp runs a loaded moe_fwd_gateup kernel on each routing
-// and compares out with the float64 per-expert reference (ref.MoEFwdGateUp);
-// out is poisoned before each launch, so a row the kernel leaves or a row
-// of another expert it overwrites shows up, and with Options.Repeat the
-// launch repeats and must give the same bits.
+// and compares out and, with StoreOut (training), both halves of de with
+// the float64 per-expert reference (ref.MoEFwdGateUpTrain); out and de are
+// poisoned before each launch, so a row the kernel leaves or a row of
+// another expert it overwrites shows up, and with Options.Repeat the
+// launch repeats and must give the same bits in every output.
 func VerifyMoEFwdGateUp(env *Env, k *launch.Kernel, routings []Routing, o Options) []ShapeResult {
 	o = o.defaults()
 	rng := num.NewRand(o.Seed)
@@ -106,7 +107,7 @@ func VerifyMoEFwdGateUp(env *Env, k *launch.Kernel, routings []Routing, o Option
 }
 
 func verifyMoEFwdGateUp(env *Env, k *launch.Kernel, rt Routing, rng *num.Rand, o Options) ShapeResult {
-	dt := k.Man.Config.DType
+	dt, train := k.Man.Config.DType, k.Man.Config.StoreOut
 	T, K, I, E := rt.T(), rt.K, rt.I, len(rt.Counts)
 	r := ShapeResult{Shape: tiling.Shape{M: T, K: K, I: I}, Ref: refCPU}
 	fail := func(err error) ShapeResult { r.Err = fmt.Errorf("%s (E=%d): %w", rt.Name, E, err); return r }
@@ -122,6 +123,9 @@ func verifyMoEFwdGateUp(env *Env, k *launch.Kernel, rt Routing, rng *num.Rand, o
 	args.X, args.W = dev.upload(x), dev.upload(w)
 	args.Offs = dev.uploadI32(offs)
 	args.Out = dev.poisoned(T * I)
+	if train {
+		args.De = dev.poisoned(T * 2 * I)
+	}
 	if dev.err != nil {
 		return fail(dev.err)
 	}
@@ -130,19 +134,62 @@ func verifyMoEFwdGateUp(env *Env, k *launch.Kernel, rt Routing, rng *num.Rand, o
 		return fail(err)
 	}
 	dev.exec(plan, o.Timeout)
-	got := dev.download(args.Out, T*I)
+	outs := []repeated{{"out", args.Out, dev.download(args.Out, T*I)}}
+	if train {
+		outs = append(outs, repeated{"de", args.De, dev.download(args.De, T*2*I)})
+	}
 	if dev.err != nil {
 		return fail(dev.err)
 	}
-	if err := dev.sameOnRepeat(plan, o, args.Out, got); err != nil {
+	if err := dev.sameOnRepeatAll(plan, o, outs); err != nil {
 		return fail(err)
 	}
-	want := ref.MoEFwdGateUp(ref.MoEFwdGateUpProblem{T: T, K: K, I: I, E: E, X: num.Float64s(x), W: num.Float64s(w), Offs: offs})
-	if want == nil {
+	want := ref.MoEFwdGateUpTrain(ref.MoEFwdGateUpProblem{T: T, K: K, I: I, E: E, X: num.Float64s(x), W: num.Float64s(w), Offs: offs})
+	if want.Out == nil {
 		return fail(fmt.Errorf("the reference refused the problem"))
 	}
-	r.Outputs = []OutputResult{{Name: "out", Stats: expect{f64: want}.compare(dt, got)}}
+	r.Outputs = []OutputResult{{Name: "out", Stats: expect{f64: want.Out}.compare(dt, outs[0].first)}}
+	if train {
+		left, gate := splitHalves(outs[1].first, T, I)
+		wl, wg := expect{f64: want.De}.halves(T, I)
+		r.Outputs = append(r.Outputs,
+			OutputResult{Name: "left", Stats: wl.compare(dt, left)},
+			OutputResult{Name: "gate", Stats: wg.compare(dt, gate)})
+	}
 	return finish(r, o.Tol)
+}
+
+// repeated is one output checked on repeat: its name, its buffer and the
+// first launch's bytes of it.
+type repeated struct {
+	name  string
+	p     cu.DevicePtr
+	first []byte
+}
+
+// sameOnRepeatAll is sameOnRepeat over several outputs: before each of
+// the o.Repeat-1 more launches every output is poisoned again, and after
+// it each must equal its first launch's bytes.
+func (r *run) sameOnRepeatAll(plan launchWaiter, o Options, outs []repeated) error {
+	for i := 2; i <= o.Repeat && r.err == nil; i++ {
+		for _, out := range outs {
+			if r.err == nil {
+				r.err = r.env.Ctx.MemsetD16(out.p, num.Poison(r.dt), uint64(len(out.first)/2))
+			}
+		}
+		r.exec(plan, o.Timeout)
+		for _, out := range outs {
+			again := r.download(out.p, len(out.first)/2)
+			if r.err != nil {
+				break
+			}
+			if d := firstDiff(out.first, again); d >= 0 {
+				return fmt.Errorf("not deterministic: launch %d's %s differs from launch 1's at element %d (%#04x%02x, then %#04x%02x)",
+					i, out.name, d/2, out.first[d|1], out.first[d&^1], again[d|1], again[d&^1])
+			}
+		}
+	}
+	return r.err
 }
 
 // uploadI32 copies v into a new device buffer as little-endian int32s.

@@ -16,13 +16,22 @@ import (
 )
 
 // moeConfigs are the grouped configs the GPU tests run: ping-pong and
-// cooperative, bf16 and fp16, tile M 128 and 64.
+// cooperative, bf16 and fp16, tile M 128 and 64, inference and training
+// (_out: de stored too, in a shallower operand ring).
 var moeConfigs = []string{
 	"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong",
 	"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_cooperative",
 	"moe_fwd_gateup_sm90a_bf16_m64n128k64_s8_c1x1_pingpong",
 	"moe_fwd_gateup_sm90a_fp16_m128n128k64_s6_c1x1_pingpong",
+	"moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out",
+	"moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_cooperative_out",
+	"moe_fwd_gateup_sm90a_bf16_m64n128k64_s5_c1x1_pingpong_out",
+	"moe_fwd_gateup_sm90a_fp16_m128n128k64_s4_c1x1_pingpong_out",
 }
+
+// moeTimed are the configs TestGPUMoETiming times: inference and training
+// at the same tile.
+var moeTimed = []string{moeConfigs[0], moeConfigs[4]}
 
 func moeKernel(t *testing.T, env *Env, name string) *launch.Kernel {
 	t.Helper()
@@ -38,9 +47,10 @@ func moeKernel(t *testing.T, env *Env, name string) *launch.Kernel {
 }
 
 // TestGPUMoEFwdGateUp verifies every grouped config on every routing of
-// MoERoutings against the float64 per-expert reference, each launch
-// repeated three times with the output compared bit for bit, and checks
-// that T = 0 is refused by the shape rule that names it.
+// MoERoutings against the float64 per-expert reference (out; training: de's
+// left and gate halves too), each launch repeated three times with every
+// output compared bit for bit, and checks that T = 0 is refused by the
+// shape rule that names it.
 func TestGPUMoEFwdGateUp(t *testing.T) {
 	ctx, tc := gputest.Open(t)
 	env := &Env{Ctx: ctx, Dev: ctx.Device(), Builder: tc}
@@ -59,7 +69,11 @@ func TestGPUMoEFwdGateUp(t *testing.T) {
 					t.Errorf("%s T=%d K=%d I=%d counts %v: pass %v, err %v, %v", rt.Name, r.Shape.M, r.Shape.K, r.Shape.I, rt.Counts, r.Pass, r.Err, r.Outputs)
 					continue
 				}
-				t.Logf("PASS %s T=%d K=%d I=%d E=%d: %v", rt.Name, r.Shape.M, r.Shape.K, r.Shape.I, len(rt.Counts), r.Outputs[0].Stats)
+				var stats []string
+				for _, o := range r.Outputs {
+					stats = append(stats, o.Name+" "+o.Stats.String())
+				}
+				t.Logf("PASS %s T=%d K=%d I=%d E=%d: %s", rt.Name, r.Shape.M, r.Shape.K, r.Shape.I, len(rt.Counts), strings.Join(stats, "; "))
 			}
 			err := launch.CheckShape(k.Man.Config, launch.MoEFwdGateUpArgs{T: 0, K: 64, I: 64, E: 4})
 			if err == nil || !strings.Contains(err.Error(), "T=0") {
@@ -69,9 +83,10 @@ func TestGPUMoEFwdGateUp(t *testing.T) {
 	}
 }
 
-// TestGPUMoETiming times moe_fwd_gateup at the expert shapes of
-// SWIGEN_MOE_TIME ("T,K,I,E;..."), uniform routing, with the median of 30
-// launches (L2 not flushed); skipped when unset.
+// TestGPUMoETiming times moe_fwd_gateup, inference and training (moeTimed),
+// at the expert shapes of SWIGEN_MOE_TIME ("T,K,I,E;..."), uniform
+// routing, with the median of 30 launches (L2 not flushed); skipped when
+// unset.
 func TestGPUMoETiming(t *testing.T) {
 	spec := os.Getenv("SWIGEN_MOE_TIME")
 	if spec == "" {
@@ -79,18 +94,25 @@ func TestGPUMoETiming(t *testing.T) {
 	}
 	ctx, tc := gputest.Open(t)
 	env := &Env{Ctx: ctx, Dev: ctx.Device(), Builder: tc}
-	k := moeKernel(t, env, moeConfigs[0])
-	defer k.Close()
-	for _, s := range strings.Split(spec, ";") {
-		sh, err := parseMoETime(s)
-		if err != nil {
-			t.Fatal(err)
+	for _, name := range moeTimed {
+		k := moeKernel(t, env, name)
+		mode := "inference"
+		if k.Man.Config.StoreOut {
+			mode = "training"
 		}
-		us, err := TimeMoEFwdGateUp(env, k, sh, 30)
-		if err != nil {
-			t.Fatalf("%s: %v", s, err)
+		for _, s := range strings.Split(spec, ";") {
+			sh, err := parseMoETime(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			us, err := TimeMoEFwdGateUp(env, k, sh, 30)
+			if err != nil {
+				t.Fatalf("%s %s: %v", name, s, err)
+			}
+			flops := 4 * float64(sh[0]) * float64(sh[1]) * float64(sh[2])
+			t.Logf("TIME moe_fwd_gateup %s (%s) T=%d K=%d I=%d E=%d uniform: median %.1f us, %.0f TFLOP/s",
+				mode, name, sh[0], sh[1], sh[2], sh[3], us, flops/us/1e6)
 		}
-		flops := 4 * float64(sh[0]) * float64(sh[1]) * float64(sh[2])
-		t.Logf("TIME moe_fwd_gateup T=%d K=%d I=%d E=%d uniform: median %.1f us, %.0f TFLOP/s", sh[0], sh[1], sh[2], sh[3], us, flops/us/1e6)
+		k.Close()
 	}
 }

@@ -30,8 +30,9 @@ func parseMoETime(s string) ([4]int, error) {
 	return v, nil
 }
 
-// TimeMoEFwdGateUp launches k reps times at sh = (T, K, I, E) with uniform
-// routing and returns the median wall time of one launch in microseconds
+// TimeMoEFwdGateUp launches k (inference, or training with StoreOut: de
+// stored too) reps times at sh = (T, K, I, E) with uniform routing and
+// returns the median wall time of one launch in microseconds
 // (each launch between two events on the default stream).
 func TimeMoEFwdGateUp(env *Env, k *launch.Kernel, sh [4]int, reps int) (float64, error) {
 	T, K, I, E := sh[0], sh[1], sh[2], sh[3]
@@ -44,6 +45,9 @@ func TimeMoEFwdGateUp(env *Env, k *launch.Kernel, sh [4]int, reps int) (float64,
 		X: dev.uploadTiled(T*K, rng.Normal(dt, 1<<22, 1)), W: dev.uploadTiled(E*2*I*K, rng.Normal(dt, 1<<22, 2/math.Sqrt(float64(K))))}
 	args.Offs = dev.uploadI32(rt.Offs())
 	args.Out = dev.poisoned(T * I)
+	if k.Man.Config.StoreOut {
+		args.De = dev.poisoned(T * 2 * I)
+	}
 	if dev.err != nil {
 		return 0, dev.err
 	}

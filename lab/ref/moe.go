@@ -41,20 +41,29 @@ func (p MoEFwdGateUpProblem) Validate() error {
 // MoEFwdGateUp computes out [T,I] expert by expert: the rows of expert e
 // get FwdGateUp with W[e]. It returns nil for an invalid problem.
 func MoEFwdGateUp(p MoEFwdGateUpProblem) []float64 {
+	return MoEFwdGateUpTrain(p).Out
+}
+
+// MoEFwdGateUpTrain computes what the training variant (StoreOut) stores,
+// expert by expert: De [T,2I] = [left | gate] and Out [T,I], the rows of
+// expert e getting FwdGateUp with W[e]. An invalid problem gives an empty
+// result (nil slices).
+func MoEFwdGateUpTrain(p MoEFwdGateUpProblem) FwdGateUpResult {
 	if p.Validate() != nil {
-		return nil
+		return FwdGateUpResult{}
 	}
 	K, I := p.K, p.I
-	out := make([]float64, p.T*I)
+	res := FwdGateUpResult{De: make([]float64, p.T*2*I), Out: make([]float64, p.T*I)}
 	row0 := 0
 	for e := 0; e < p.E; e++ {
 		row1 := int(p.Offs[e])
 		if row1 > row0 {
 			r := FwdGateUp(FwdGateUpProblem{M: row1 - row0, K: K, I: I,
 				X: p.X[row0*K : row1*K], W: p.W[e*2*I*K : (e+1)*2*I*K]})
-			copy(out[row0*I:row1*I], r.Out)
+			copy(res.De[row0*2*I:row1*2*I], r.De)
+			copy(res.Out[row0*I:row1*I], r.Out)
 		}
 		row0 = row1
 	}
-	return out
+	return res
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestMoEFwdGateUpPerExpert checks the grouped reference against the dense
@@ -56,5 +58,47 @@ func TestMoEFwdGateUpValidateNegativeFirst(t *testing.T) {
 	err := p.Validate()
 	if err == nil || !strings.Contains(err.Error(), "offs[0]=-1: must be >= 0") {
 		t.Errorf("Validate = %v, want an error naming offs[0]=-1 and the rule", err)
+	}
+}
+
+// TestMoEFwdGateUpTrain checks the training reference against the dense
+// one row by row (de and out, empty experts included), that its out is
+// MoEFwdGateUp's, and that an invalid problem gives no answer while T = 0
+// gives an empty one.
+func TestMoEFwdGateUpTrain(t *testing.T) {
+	const K, I, E = 16, 8, 4
+	offs := []int32{2, 2, 5, 5} // experts 1 and 3 empty
+	T := int(offs[E-1])
+	x, w := make([]float64, T*K), make([]float64, E*2*I*K)
+	for i := range x {
+		x[i] = math.Sin(float64(2 * i))
+	}
+	for i := range w {
+		w[i] = math.Cos(float64(5 * i))
+	}
+	p := MoEFwdGateUpProblem{T: T, K: K, I: I, E: E, X: x, W: w, Offs: offs}
+	got := MoEFwdGateUpTrain(p)
+	if len(got.De) != T*2*I || len(got.Out) != T*I {
+		t.Fatalf("de has %d elements (want %d), out %d (want %d)", len(got.De), T*2*I, len(got.Out), T*I)
+	}
+	var want FwdGateUpResult
+	for r, e := range []int{0, 0, 2, 2, 2} {
+		d := FwdGateUp(FwdGateUpProblem{M: 1, K: K, I: I, X: x[r*K : (r+1)*K], W: w[e*2*I*K : (e+1)*2*I*K]})
+		want.De, want.Out = append(want.De, d.De...), append(want.Out, d.Out...)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("MoEFwdGateUpTrain (-per row +grouped):\n%s", d)
+	}
+	if d := cmp.Diff(got.Out, MoEFwdGateUp(p)); d != "" {
+		t.Errorf("MoEFwdGateUp differs from MoEFwdGateUpTrain's out:\n%s", d)
+	}
+	bad := p
+	bad.Offs = []int32{2, 1, 5, 5}
+	if r := MoEFwdGateUpTrain(bad); r.De != nil || r.Out != nil {
+		t.Errorf("offs %v: an answer for an invalid problem", bad.Offs)
+	}
+	empty := MoEFwdGateUpTrain(MoEFwdGateUpProblem{K: K, I: I, E: 2, W: make([]float64, 2*2*I*K), Offs: []int32{0, 0}})
+	if empty.De == nil || empty.Out == nil || len(empty.De)+len(empty.Out) != 0 {
+		t.Errorf("T=0: de %v, out %v, want empty (not nil)", empty.De, empty.Out)
 	}
 }

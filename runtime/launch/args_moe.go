@@ -13,15 +13,17 @@ import (
 // left rows, then gate rows); Offs [E] int32 are the experts' cumulative
 // row ends (expert e owns rows Offs[e-1]..Offs[e]-1, Offs[E-1] = T), read
 // by the kernel only, so a launch needs no host copy of them and can be
-// captured in a CUDA graph; Out [T,I]. T = 0 is refused by the shape rule:
-// there is nothing to launch.
+// captured in a CUDA graph; Out [T,I]; De [T,2I] = [left | gate] (the
+// pre-activation, for the backward), written only by configs with
+// StoreOut (training) and ignored otherwise. T = 0 is refused by the shape
+// rule: there is nothing to launch.
 type MoEFwdGateUpArgs struct {
-	T, K, I, E      int
-	X, W, Offs, Out cu.DevicePtr
-	Stream          *cu.Stream
+	T, K, I, E          int
+	X, W, Offs, Out, De cu.DevicePtr
+	Stream              *cu.Stream
 }
 
 func (a MoEFwdGateUpArgs) call() (tiling.Kernel, Call) {
 	return tiling.KernelMoEFwdGateUp, Call{Sizes: manifest.Sizes{"T": a.T, "K": a.K, "I": a.I, "E": a.E}, Stream: a.Stream,
-		Buffers: map[string]cu.DevicePtr{"x": a.X, "W": a.W, "offs": a.Offs, "out": a.Out}}
+		Buffers: map[string]cu.DevicePtr{"x": a.X, "W": a.W, "offs": a.Offs, "out": a.Out, "de": a.De}}
 }
