@@ -135,6 +135,32 @@ class SelectTest(unittest.TestCase):
                 self.assertIn(words, str(cm.exception))
 
 
+class ManifestTest(unittest.TestCase):
+    """The grouped manifest's own fields broken (test_malformed walks every
+    field's types): a ManifestError naming the parameter and the rule."""
+
+    def test_bad_pointer_params(self) -> None:
+        base = golden_moe()[0]["manifest"]
+        names = [p["name"] for p in base["params"]]
+        offs, e = names.index("offs"), names.index("E")
+        cases: List[Tuple[str, Any, str]] = [  # what, edit, words
+            ("offs to an unlisted buffer", lambda d: d["params"][offs].update(buffer="offsets"),
+             'parameter %d (offs): pointer to buffer "offsets", which is not listed' % offs),
+            ("offs of 4 bytes", lambda d: d["params"][offs].update(size=4), "parameter %d (offs): size 4: a ptr is 8 bytes" % offs),
+            ("offs buffer dropped", lambda d: d["buffers"].pop([b["name"] for b in d["buffers"]].index("offs")),
+             'parameter %d (offs): pointer to buffer "offs", which is not listed' % offs),
+            ("E without a value", lambda d: d["params"][e].pop("value"), "parameter %d (E): an i32 without a value" % e),
+            ("size E dropped", lambda d: d["sizes"].remove("E"), 'parameter %d (E): expression "E": size E not given' % e),
+        ]
+        for what, edit, words in cases:
+            with self.subTest(what):
+                d = copy.deepcopy(base)
+                edit(d)
+                with self.assertRaises(ValueError) as cm:
+                    Manifest.from_dict(d)
+                self.assertIn(words, str(cm.exception))
+
+
 class LaunchArgsTest(unittest.TestCase):
     """What a launch of the op packs (swigen_rt.kernel's _prepare: the
     sized plan, each map's descriptor, then the pointer slots from the
