@@ -106,7 +106,9 @@ def grouped_path(op: str, registered: Sequence[str], unlaunchable: Optional[Sequ
                 return KERNEL, "%s from package %s" % (what, name)
         return REFUSED, "%s from package %s is registered but cannot be launched: %s" % (what, registered[0], unlaunchable[0])
     if launchable(op):
-        how = "emit one with swigen emit --kernel %s --py-package NAME and register it" % kind
+        # A variant's kernels store another output (train: de; out: out).
+        how = "emit one with swigen emit --kernel %s%s --py-package NAME and register it" % (
+            kind, " --store-out" if variant else "")
     else:
         how = "swigen has no %s kernel yet" % what
     return REFERENCE, "torch._grouped_mm + torch elementwise ops: no %s package is registered (%s)" % (what, how)
