@@ -4,10 +4,16 @@
 # training step, bf16) at Qwen3-30B-A3B and DeepSeek-V3 shapes, uniform
 # and Zipf routing, for the peers of PEERS (default
 # loop,loopgraph,grouped,swigen,liger; quack needs its own call, below)
-# and checks each against an fp32 per-expert reference. Builds nothing,
-# needs no .bin/: swigen's entry is SwiGLUExperts, which runs its
-# torch._grouped_mm reference path until a grouped kernel package is
-# registered.
+# and checks each against an fp32 per-expert reference. swigen's entry is
+# SwiGLUExperts. With .bin/swigen (carry .bin/, built by bash
+# bench/build.sh) it first emits the grouped kernel package
+# (swigen emit --kernel moe_fwd_gateup --arch sm_90a --py-package, the
+# machine's nvcc; MOE_EMIT overrides those flags, MOE_PKG=0 skips it): the
+# GPU tests' KernelTest runs on it and the swigen peer's inference
+# gate-up launches its kernel (moe_perf.py --package); the training ops
+# and the down projection stay on the torch._grouped_mm reference path.
+# Without .bin/swigen everything is the reference path, as the records
+# say.
 #
 # MODELS (default qwen3,deepseek) are spread over the GPUs (GPUS, default
 # all), one worker each; on one GPU they run in turn. TOKENS (default each
@@ -34,7 +40,7 @@ LOG=$(mktemp -d)
 trap 'tar -czf "$OUT/moe-perf.tgz" -C "$LOG" .' EXIT
 PEERS=${PEERS:-loop,loopgraph,grouped,swigen,liger}
 MODELS=${MODELS:-qwen3,deepseek}
-export MOE_CMD="MODELS=$MODELS PEERS=$PEERS TOKENS=${TOKENS:-} ROUTINGS=${ROUTINGS:-uniform,zipf} REPS=${REPS:-30} LIMIT=$LIMIT GPUS=${GPUS:-all} bash bench/moe_perf.sh"
+export MOE_CMD="MOE_PKG=${MOE_PKG:-1} MODELS=$MODELS PEERS=$PEERS TOKENS=${TOKENS:-} ROUTINGS=${ROUTINGS:-uniform,zipf} REPS=${REPS:-30} LIMIT=$LIMIT GPUS=${GPUS:-all} bash bench/moe_perf.sh"
 export SWIGEN_REV=${SWIGEN_REV:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | head -1
 python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
@@ -42,6 +48,27 @@ python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
 . bench/peer_wheels.sh
 install_wheels
 export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages${PYTHONPATH:+:$PYTHONPATH}
+
+# The grouped kernel package, where .bin/swigen is here.
+export PATH=/usr/local/cuda/bin:$PATH
+MOE_DIR=""
+erc=skipped
+if [[ ${MOE_PKG:-1} == 1 && -x .bin/swigen ]]; then
+	PKG=$(mktemp -d)
+	# shellcheck disable=SC2086  # MOE_EMIT is a list of flags
+	if .bin/swigen emit ${MOE_EMIT:---kernel moe_fwd_gateup --arch sm_90a} --py-package swigen_moe -o "$PKG/swigen_moe" >"$OUT/moe-emit.log" 2>&1; then
+		MOE_DIR=$PKG/swigen_moe
+		erc=0
+		grep -E '^sm_90a' "$OUT/moe-emit.log"
+	else
+		erc=1
+		echo "FAIL: swigen emit of the moe_fwd_gateup package (log $OUT/moe-emit.log):"
+		tail -5 "$OUT/moe-emit.log"
+	fi
+else
+	echo "no grouped kernel package (MOE_PKG=${MOE_PKG:-1}, .bin/swigen $([[ -x .bin/swigen ]] && echo present || echo absent)): swigen runs the reference path"
+fi
+export SWIGEN_MOE_PACKAGE=$MOE_DIR
 
 # The GPU tests of SwiGLUExperts first (python/tests/gpu/test_moe.py, ~1 min;
 # TESTS=0 skips them).
@@ -56,6 +83,7 @@ NG=${GPUS:-$(nvidia-smi -L | wc -l)}
 ((NG < 1)) && NG=1
 IFS=',' read -ra models <<<"$MODELS"
 args=(--peers "$PEERS" --routings "${ROUTINGS:-uniform,zipf}" --reps "${REPS:-30}" --deadline $((START + LIMIT)))
+[[ -n $MOE_DIR ]] && args+=(--package "$MOE_DIR")
 [[ -n ${TOKENS:-} ]] && args+=(--tokens "$TOKENS")
 echo "models: $MODELS on $NG GPU(s); peers: $PEERS; limit ${LIMIT}s"
 pids=()
@@ -87,7 +115,8 @@ sys.exit(0 if all("error" not in r and r.get("ok", True) for r in out["results"]
 PY
 brc=$?
 echo
+printf '%-10s %s\n' "emit" "$([[ $erc == skipped ]] && echo "skipped (reference path only)" || { [[ $erc == 0 ]] && echo "PASS ($MOE_DIR)" || echo "FAIL ($OUT/moe-emit.log)"; })"
 printf '%-10s %s\n' "tests" "$([[ $trc == skipped ]] && echo skipped || { [[ $trc == 0 ]] && echo PASS || echo "FAIL (rc $trc, $OUT/moe-tests.log)"; })"
 printf '%-10s %s\n' "bench" "$([[ $rc == 0 && $brc == 0 ]] && echo PASS || echo "FAIL (workers rc $rc, table rc $brc)")"
 echo "$(($(date +%s) - START)) s"
-[[ $rc == 0 && $brc == 0 && ($trc == 0 || $trc == skipped) ]]
+[[ $rc == 0 && $brc == 0 && ($trc == 0 || $trc == skipped) && $erc != 1 ]]

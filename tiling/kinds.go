@@ -151,6 +151,13 @@ var kinds = []KindSpec{
 		Baseline:    "a per-expert loop of cuBLAS GEMMs + SwiGLU (bench/moe_perf.py)",
 		ModeDefault: "inference: only out stored",
 		GoName:      "MoEFwdGateUp", GoArgs: "MoEFwdGateUpArgs", GoOrder: 4,
+		// swigen_rt.moe's ops, not swigen_rt.ops': offs [E] (int32) is a
+		// device pointer the kernel reads, not a tensor map.
+		Ops: []OpVariant{
+			{Op: "moe_gateup", Inputs: []string{"x", "W", "offs"}, Outputs: []string{"out"}},
+			{Name: "train", StoreOut: true, Marker: "de",
+				Op: "moe_gateup_train", Inputs: []string{"x", "W", "offs"}, Outputs: []string{"out", "de"}},
+		},
 		Grouped: true, ModeStoreOut: "training: de and out stored (_out)",
 	},
 }

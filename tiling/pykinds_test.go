@@ -59,7 +59,9 @@ MARKERS: Dict[str, Tuple[Tuple[str, str], ...]] = {
 	b.WriteString(`}
 
 # GROUPED: the grouped (mixture-of-experts) kinds swigen emit builds
-# (tiling.GroupedKernels); no op variant of theirs is registered yet.
+# (tiling.GroupedKernels): their ops are swigen_rt.moe's (not defined by
+# swigen_rt.ops), and only where OPS has a row of theirs can a package of
+# theirs be launched.
 GROUPED: Tuple[str, ...] = `)
 	b.WriteString(pyStrs(stringsOf(GroupedKernels())) + "\n")
 	return b.String()

@@ -146,8 +146,9 @@ type RuleBranch struct {
 	Config string    `json:"config"`
 }
 
-// Selections is the SelectionTable of every op variant (OpVariants) on
-// each arch in arches and dtype in dtypes, in that order.
+// Selections is the SelectionTable of every op variant (OpVariants) but
+// the grouped kinds' on each arch in arches and dtype in dtypes, in that
+// order.
 func Selections(arches []Arch, dtypes []DType) (*SelectionTable, error) {
 	t, err := Measured()
 	if err != nil {
@@ -162,6 +163,11 @@ func Selections(arches []Arch, dtypes []DType) (*SelectionTable, error) {
 	for _, a := range arches {
 		for _, d := range dtypes {
 			for _, v := range OpVariants() {
+				if v.Kernel.Grouped() {
+					// Not in the heuristic: a grouped kind's package names
+					// its config, and its op runs what is registered.
+					continue
+				}
 				sel, err := selectionOf(t, v, a, d)
 				if err != nil {
 					return nil, err

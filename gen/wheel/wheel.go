@@ -69,6 +69,9 @@ func Check(o Options) error {
 		if !slices.ContainsFunc(tiling.OpVariants(), func(v tiling.OpVariant) bool { return v.Kernel == k }) {
 			return fmt.Errorf("wheel: --kernel %s: not a kind the PyTorch ops run", k)
 		}
+		if k.Grouped() {
+			return fmt.Errorf("wheel: --kernel %s: a grouped kind is not in the wheel's selection table: emit its package with swigen emit --kernel %s --py-package NAME", k, k)
+		}
 	}
 	return nil
 }

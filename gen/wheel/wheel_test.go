@@ -227,6 +227,7 @@ func TestCheck(t *testing.T) {
 		{Options{DTypes: []tiling.DType{tiling.BF16}}, "no arch"},
 		{Options{Arches: []tiling.Arch{tiling.ArchSM90a}}, "no dtype"},
 		{Options{Arches: []tiling.Arch{tiling.ArchSM90a}, DTypes: []tiling.DType{tiling.BF16}, Kernels: []tiling.Kernel{"nope"}}, "not a kind"},
+		{Options{Arches: []tiling.Arch{tiling.ArchSM90a}, DTypes: []tiling.DType{tiling.BF16}, Kernels: tiling.GroupedKernels()}, "a grouped kind"},
 	} {
 		if err := Check(tt.o); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Check(%+v) = %v, want %q", tt.o, err, tt.want)

@@ -13,6 +13,8 @@ OPS: Tuple[Tuple[str, str, str, Tuple[str, ...], Tuple[str, ...]], ...] = (
     ("fwd_down_residual", "fwd_down", "residual", ("out", "W_down", "residual"), ("y",)),
     ("bwd_dswiglu", "bwd_dswiglu", "", ("dy", "W_down", "de"), ("grad_de",)),
     ("bwd_dswiglu_out", "bwd_dswiglu", "out", ("dy", "W_down", "de"), ("grad_de", "out")),
+    ("moe_gateup", "moe_fwd_gateup", "", ("x", "W", "offs"), ("out",)),
+    ("moe_gateup_train", "moe_fwd_gateup", "train", ("x", "W", "offs"), ("out", "de")),
 )
 
 # MARKERS: per kind, (variant, the buffer only that variant's kernels have).
@@ -20,8 +22,11 @@ MARKERS: Dict[str, Tuple[Tuple[str, str], ...]] = {
     "fwd_gateup": (("train", "de"),),
     "fwd_down": (("residual", "residual"),),
     "bwd_dswiglu": (("out", "out"),),
+    "moe_fwd_gateup": (("train", "de"),),
 }
 
 # GROUPED: the grouped (mixture-of-experts) kinds swigen emit builds
-# (tiling.GroupedKernels); no op variant of theirs is registered yet.
+# (tiling.GroupedKernels): their ops are swigen_rt.moe's (not defined by
+# swigen_rt.ops), and only where OPS has a row of theirs can a package of
+# theirs be launched.
 GROUPED: Tuple[str, ...] = ("moe_fwd_gateup",)

@@ -9,15 +9,21 @@ expert's [up ; gate], W_down [E, H, I]. The ops:
     torch.ops.swigen.moe_dswiglu_out(dy, W_down, de, offs) -> (grad_de [T, 2I], out [T, I])
     torch.ops.swigen.moe_down(out, W_down, offs) -> y [T, H]
 
-The first three are the grouped kinds of moe_plan.GROUPED_KINDS. Until a
-package of that kind is registered they run the reference path
-(moe_path says which, and why): torch._grouped_mm for the GEMMs and
-torch elementwise ops in fp32 for SwiGLU and its derivative. A registered
-grouped package is refused with an error rather than ignored: this
-runtime has no launcher for the grouped kinds yet. The down projection
-and the weight gradients are torch._grouped_mm. No op reads offs on the
-host: they capture in CUDA graphs. Each op has a fake kernel (shapes from
-x and W alone) and the gate-up and down ops an autograd formula; the
+The first three are the grouped kinds of moe_plan.GROUPED_KINDS. Where a
+package of the op's kind, variant, arch and dtype is registered (swigen
+emit --kernel moe_fwd_gateup --py-package NAME, imported), the op
+launches its kernel (swigen_rt.ops' launch path: offs [E] int32 passed
+by its device address); otherwise it runs the reference path:
+torch._grouped_mm for the GEMMs and torch elementwise ops in fp32 for
+SwiGLU and its derivative. moe_path says which, and why. An op launches
+a kernel where kinds_gen.OPS has its row: today moe_gateup
+(moe_fwd_gateup); the training and backward ops keep the reference
+until their kernels' Ops entries exist. A registered package an op
+cannot launch is refused with NotImplementedError rather than ignored.
+The down projection and the weight gradients are torch._grouped_mm. No
+op reads offs on the host: they capture in CUDA graphs. Each op has a
+fake kernel (shapes from x and W alone) and the gate-up and down ops an
+autograd formula (the reference's, whichever path ran forward); the
 layer's own autograd.Function runs moe_dswiglu_out in its backward.
 torch._grouped_mm reads bf16 on sm_90 (other dtypes go to a fallback that
 copies offs to the host), so the ops take bf16 only.
@@ -64,26 +70,48 @@ def _check_gateup(op: str, x: Tensor, W: Tensor, offs: Tensor) -> moe_plan.MoeSh
     return _check(op, tuple(x.shape), tuple(W.shape), offs, {"x": x, "W": W})
 
 
+_paths: Dict[Tuple[str, str, str, int], Tuple[str, str]] = {}
+_PATHS_LIMIT = 256
+
+
 def moe_path(op: str, device: torch.device, dtype: torch.dtype = torch.bfloat16) -> Tuple[str, str]:
     """(path, why) of a grouped op (moe_plan.GROUPED_KINDS) on device:
-    moe_plan.KERNEL naming the registered package, or moe_plan.REFERENCE
-    naming the kind it would run."""
-    kind, variant = moe_plan.GROUPED_KINDS[op]
+    moe_plan.KERNEL naming the package whose kernel it launches,
+    moe_plan.REFUSED where a package of its kind is registered that it
+    cannot launch (the op raises), or moe_plan.REFERENCE naming the kind
+    it would run. Cached per registry generation: a call pays one dict
+    lookup."""
     arch = _ops.arch_of(device) if device.type == "cuda" else "cpu"
-    got = opspec.REGISTRY.candidates(kind, variant, arch, str(dtype).replace("torch.", ""))
-    return moe_plan.grouped_path(op, [e.package for e in got])
+    dt = str(dtype).replace("torch.", "")
+    key = (op, arch, dt, opspec.REGISTRY.generation)
+    got = _paths.get(key)
+    if got is None:
+        got = moe_plan.registered_path(op, arch, dt)
+        if len(_paths) >= _PATHS_LIMIT:
+            _paths.clear()
+        _paths[key] = got
+    return got
 
 
-def _reference_only(op: str, x: Tensor) -> None:
-    """Refuses a call where a grouped kernel is registered: running the
-    reference then would hide that the kernel never ran."""
+def _kernel(op: str, T: int, args: Tuple[Tensor, ...]) -> Optional[List[Tensor]]:
+    """The op's outputs from its registered kernel (moe_path KERNEL), or
+    None where the reference runs: no package of its kind is registered,
+    the inputs are not on a GPU, or T = 0 (nothing to launch: the
+    reference's empty outputs). Raises NotImplementedError where a
+    registered package cannot be launched: running the reference then
+    would hide that the kernel never ran. The launch is swigen_rt.ops'
+    (its checks, its cache of prepared launches, torch's current
+    stream): offs is passed by address, never read on the host."""
+    x = args[0]
     if not x.is_cuda:
-        return
+        return None
     path, why = moe_path(op, x.device, x.dtype)
-    if path == moe_plan.KERNEL:
-        raise NotImplementedError("swigen::%s: %s is registered, but this swigen_rt has no launcher for the grouped "
-                                  "kinds yet (unregister the package to run the torch._grouped_mm reference)"
+    if path == moe_plan.REFUSED:
+        raise NotImplementedError("swigen::%s: %s (unregister the package to run the torch._grouped_mm reference)"
                                   % (op, why))
+    if path != moe_plan.KERNEL or T == 0:
+        return None
+    return _ops._run(op, args)
 
 
 def _gmm(a: Tensor, b: Tensor, offs: Tensor, shape: Tuple[int, ...]) -> Tensor:
@@ -118,16 +146,20 @@ def _dswiglu(dout: Tensor, de: Tensor) -> Tuple[Tensor, Tensor]:
 @torch.library.custom_op("swigen::moe_gateup", mutates_args=())
 def moe_gateup(x: Tensor, W: Tensor, offs: Tensor) -> Tensor:
     """out = up(x) * silu(gate(x)) per expert, [T, I]."""
-    _check_gateup("moe_gateup", x, W, offs)
-    _reference_only("moe_gateup", x)
+    s = _check_gateup("moe_gateup", x, W, offs)
+    got = _kernel("moe_gateup", s.T, (x, W, offs))
+    if got is not None:
+        return got[0]
     return _swiglu(_gateup(x, W, offs))
 
 
 @torch.library.custom_op("swigen::moe_gateup_train", mutates_args=())
 def moe_gateup_train(x: Tensor, W: Tensor, offs: Tensor) -> Tuple[Tensor, Tensor]:
     """(out [T, I], de [T, 2I]): de the pre-activations [up | gate] the backward reads."""
-    _check_gateup("moe_gateup_train", x, W, offs)
-    _reference_only("moe_gateup_train", x)
+    s = _check_gateup("moe_gateup_train", x, W, offs)
+    got = _kernel("moe_gateup_train", s.T, (x, W, offs))
+    if got is not None:
+        return got[0], got[1]
     de = _gateup(x, W, offs)
     return _swiglu(de), de
 
@@ -136,8 +168,10 @@ def moe_gateup_train(x: Tensor, W: Tensor, offs: Tensor) -> Tuple[Tensor, Tensor
 def moe_dswiglu_out(dy: Tensor, W_down: Tensor, de: Tensor, offs: Tensor) -> Tuple[Tensor, Tensor]:
     """(grad_de [T, 2I], out [T, I]): dout = dy_e @ W_down_e per expert,
     then dSwiGLU against de; out recomputed (for dW_down)."""
-    _check_bwd("moe_dswiglu_out", dy, W_down, de, offs)
-    _reference_only("moe_dswiglu_out", dy)
+    s = _check_bwd("moe_dswiglu_out", dy, W_down, de, offs)
+    got = _kernel("moe_dswiglu_out", s.T, (dy, W_down, de, offs))
+    if got is not None:
+        return got[0], got[1]
     dout = _gmm(dy, W_down, offs, (dy.shape[0], W_down.shape[2]))
     return _dswiglu(dout, de)
 
@@ -157,10 +191,11 @@ def _w_of(op: str, W_down: Tensor) -> Tuple[int, ...]:
     return (E, 2 * I, H)
 
 
-def _check_bwd(op: str, dy: Tensor, W_down: Tensor, de: Tensor, offs: Tensor) -> None:
+def _check_bwd(op: str, dy: Tensor, W_down: Tensor, de: Tensor, offs: Tensor) -> moe_plan.MoeShape:
     s = _check(op, tuple(dy.shape), _w_of(op, W_down), offs, {"dy": dy, "W_down": W_down, "de": de}, W_down)
     if list(de.shape) != [s.T, 2 * s.I]:
         raise ValueError("swigen::%s: de is %s: want [T, 2I] = %s" % (op, list(de.shape), [s.T, 2 * s.I]))
+    return s
 
 
 def _check_down(op: str, out: Tensor, W_down: Tensor, offs: Tensor) -> None:

@@ -15,9 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import kinds_gen
+from . import kinds_gen, opspec, package
+from .package import Registry
 
-__all__ = ["MoeShape", "check_shapes", "GROUPED_KINDS", "grouped_path", "REFERENCE", "KERNEL",
+__all__ = ["MoeShape", "check_shapes", "GROUPED_KINDS", "grouped_path", "REFERENCE", "KERNEL", "REFUSED", "registered_path", "launchable",
            "gate_up_rows", "hf_expert_keys", "counts_to_offs", "offs_to_counts", "zipf_counts",
            "uniform_counts", "sort_by_expert"]
 
@@ -25,6 +26,11 @@ REFERENCE = "reference"
 """The path that runs torch._grouped_mm and torch elementwise ops."""
 KERNEL = "kernel"
 """The path that runs a registered grouped swigen kernel."""
+REFUSED = "refused"
+"""A registered grouped package that the op cannot launch (swigen_rt has
+no op spec of its variant yet, or its kernel's buffers are another
+variant's): the op raises rather than run the reference and hide that
+the kernel never ran."""
 
 GROUPED_KINDS: Dict[str, Tuple[str, str]] = {
     "moe_gateup": ("moe_fwd_gateup", ""),
@@ -33,8 +39,11 @@ GROUPED_KINDS: Dict[str, Tuple[str, str]] = {
 }
 """op -> (kind, variant) of the grouped kernel package the op would run:
 the kernel kinds' names (a package's manifests name them), so a registered
-package of the kind is found. Only the variants of kinds_gen.GROUPED
-without a variant word have a swigen kernel yet."""
+package of the kind is found. An op launches its kernel where kinds_gen.OPS
+has its row (the kind registry's Ops: its inputs and outputs, buffers of
+the kernel's manifest, listed in the torch op's argument and result
+order, as swigen_rt.ops launches them); a new grouped kernel is one Ops
+entry there (and, for a variant, its Marker)."""
 
 
 @dataclass(frozen=True)
@@ -72,19 +81,49 @@ def check_shapes(op: str, x: Sequence[int], W: Sequence[int], offs: Sequence[int
     return MoeShape(T=T, E=E, H=H, I=I)
 
 
-def grouped_path(op: str, registered: Sequence[str]) -> Tuple[str, str]:
-    """(path, why) for op given the packages registered for its kind (their
-    names): KERNEL naming the first, or REFERENCE saying which kind and
-    variant would run and how to get it."""
+def launchable(op: str) -> bool:
+    """Whether swigen_rt can launch op's kernel: kinds_gen.OPS has its row."""
+    return any(row[0] == op for row in kinds_gen.OPS)
+
+
+def grouped_path(op: str, registered: Sequence[str], unlaunchable: Optional[Sequence[str]] = None) -> Tuple[str, str]:
+    """(path, why) for op given the packages registered for its kind, arch
+    and dtype (their names) and, one per package, why the op cannot
+    launch its kernel ("" where it can; None: each can where
+    launchable(op)): KERNEL naming the first it can launch; REFUSED where
+    packages are registered and it can launch none, saying why; else
+    REFERENCE saying which kind and variant would run and how to get it."""
     kind, variant = GROUPED_KINDS[op]
     what = kind + ("" if not variant else " (%s)" % variant)
+    if unlaunchable is None:
+        no_spec = "" if launchable(op) else "this swigen_rt has no op spec of %s (no Ops entry in tiling/kinds.go)" % what
+        unlaunchable = [no_spec] * len(registered)
+    if len(unlaunchable) != len(registered):
+        raise ValueError("grouped_path: %d reasons for %d packages: want one each" % (len(unlaunchable), len(registered)))
     if registered:
-        return KERNEL, "%s from package %s" % (what, registered[0])
-    if kind in kinds_gen.GROUPED and not variant:
-        how = "emit one with swigen emit --kernel %s --py-package NAME and register it" % kind
+        for name, why in zip(registered, unlaunchable):
+            if not why:
+                return KERNEL, "%s from package %s" % (what, name)
+        return REFUSED, "%s from package %s is registered but cannot be launched: %s" % (what, registered[0], unlaunchable[0])
+    if launchable(op):
+        # A variant's kernels store another output (train: de; out: out).
+        how = "emit one with swigen emit --kernel %s%s --py-package NAME and register it" % (
+            kind, " --store-out" if variant else "")
     else:
         how = "swigen has no %s kernel yet" % what
     return REFERENCE, "torch._grouped_mm + torch elementwise ops: no %s package is registered (%s)" % (what, how)
+
+
+def registered_path(op: str, arch: str, dtype: str, registry: Optional[Registry] = None) -> Tuple[str, str]:
+    """grouped_path of op on arch and dtype (torch's name: bfloat16) over
+    the packages registry (package.REGISTRY by default) holds of its kind
+    and variant, each judged by the op's spec (opspec.OpSpec.unlaunchable)."""
+    kind, variant = GROUPED_KINDS[op]
+    reg = package.REGISTRY if registry is None else registry
+    cands = reg.candidates(kind, variant, arch, dtype)
+    spec = opspec.OPS.get(op)
+    whys = None if spec is None else [spec.unlaunchable(e) for e in cands]
+    return grouped_path(op, [e.package for e in cands], whys)
 
 
 def gate_up_rows(I: int) -> List[Tuple[str, int]]:  # noqa: E741

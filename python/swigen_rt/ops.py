@@ -1,7 +1,7 @@
 """torch.ops.swigen.*: the registered kernels as PyTorch custom ops (needs torch).
 
 Importing this module defines one op (torch.library.Library) per opspec.OPS
-entry, each with a register_fake that computes the outputs' shapes from
+entry but the grouped kinds' (swigen_rt.moe defines those), each with a register_fake that computes the outputs' shapes from
 the manifest (so torch.compile sees no graph break). The op's kernel is
 opspec.select's; fwd_gateup and bwd_dswiglu follow the kernel's dispatch
 plan where its package has one (the unfused path: torch's matmul, cuBLAS,
@@ -292,7 +292,9 @@ def _define(spec: opspec.OpSpec) -> "torch._ops.OpOverload":
     return getattr(torch.ops.swigen, op).default
 
 
-_OP = {name: _define(spec) for name, spec in opspec.OPS.items()}
+# The grouped kinds' ops are swigen_rt.moe's (their reference path and
+# autograd); moe launches their kernels through _run.
+_OP = {name: _define(spec) for name, spec in opspec.OPS.items() if not spec.grouped}
 
 
 _functorch_active = getattr(torch._C, "_are_functorch_transforms_active", lambda: False)

@@ -26,18 +26,33 @@ ARCH_OF_CC: Dict[Tuple[int, int], str] = {(9, 0): "sm_90a", (10, 0): "sm_100a"}
 
 @dataclass(frozen=True)
 class OpSpec:
-    """One op: torch.ops.swigen.<name>."""
+    """One op: torch.ops.swigen.<name>. A grouped kind's op (grouped) is
+    swigen_rt.moe's, which defines it with its reference path; ops defines
+    the others."""
 
     name: str
     kind: str
     variant: str
     inputs: Tuple[str, ...]
     outputs: Tuple[str, ...]
+    grouped: bool = False
+
+    def unlaunchable(self, e: Entry) -> str:
+        """Why this op cannot launch e's kernel ("" where it can): the
+        kernel's buffers must be the op's inputs and outputs, no more and
+        no fewer (a kernel of the kind with another variant's buffer, say
+        a stored de the registry has no marker for yet, is not this op's)."""
+        have = {b.name for b in e.kernel.manifest.buffers}
+        want = set(self.inputs + self.outputs)
+        if have == want:
+            return ""
+        return ("%s's buffers are %s, swigen::%s takes %s and returns %s"
+                % (e.name, ", ".join(sorted(have)), self.name, ", ".join(self.inputs), ", ".join(self.outputs)))
 
 
 # The ops are the kind registry's (tiling.KindSpec.Ops), generated into
 # kinds_gen.
-OPS: Dict[str, OpSpec] = {s[0]: OpSpec(*s) for s in kinds_gen.OPS}
+OPS: Dict[str, OpSpec] = {s[0]: OpSpec(*s, grouped=s[1] in kinds_gen.GROUPED) for s in kinds_gen.OPS}
 
 _SCALED = re.compile(r"^\s*(\d+)\s*\*\s*([A-Za-z][A-Za-z0-9_]*)\s*$")
 
@@ -117,6 +132,10 @@ def select(op: str, arch: str, dtype: str, shapes: Mapping[str, Sequence[int]],
     if missing:
         raise ValueError("swigen::%s: inputs %s not given" % (op, ", ".join(missing)))
     cands = reg.candidates(spec.kind, spec.variant, arch, dtype)
+    if spec.grouped:
+        # A grouped kind's package names its config: no heuristic, no
+        # bundled wheel; only kernels of the op's buffers.
+        return _select_grouped(spec, arch, dtype, shapes, cands)
     if not cands and registry is None:
         # No imported package registers the op: the installed wheel's
         # kernels (swigen_kernels), picked per shape by the heuristic.
@@ -136,3 +155,19 @@ def select(op: str, arch: str, dtype: str, shapes: Mapping[str, Sequence[int]],
                             " --store-out" if spec.variant in ("out", "train") else "", arch))
     e = cands[0]
     return e, solve_sizes(e.kernel.manifest, shapes, "swigen::%s (%s)" % (op, e.name))
+
+
+def _select_grouped(spec: OpSpec, arch: str, dtype: str, shapes: Mapping[str, Sequence[int]],
+                    cands: Sequence[Entry]) -> Tuple[Entry, Dict[str, int]]:
+    """select for a grouped kind's op: the first registered candidate the
+    op can launch (OpSpec.unlaunchable)."""
+    ok = [e for e in cands if not spec.unlaunchable(e)]
+    if not ok:
+        if cands:
+            raise ValueError("swigen::%s: %s" % (spec.name, spec.unlaunchable(cands[0])))
+        raise ValueError("swigen::%s: no %s%s kernel for %s and %s is registered: import a package emitted with "
+                         "swigen emit --py-package NAME --kernel %s --arch %s"
+                         % (spec.name, spec.kind, " (" + spec.variant + ")" if spec.variant else "", arch, dtype,
+                            spec.kind, arch))
+    e = ok[0]
+    return e, solve_sizes(e.kernel.manifest, shapes, "swigen::%s (%s)" % (spec.name, e.name))

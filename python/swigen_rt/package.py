@@ -133,6 +133,17 @@ class Registry:
             self._entries.extend(e for _, e in sorted(p.kernels.items()))
             self.generation += 1
 
+    def remove_package(self, name: str) -> bool:
+        """Unregisters the package name (its kernels leave the candidates);
+        whether it was registered."""
+        with self._lock:
+            if name not in self.packages:
+                return False
+            del self.packages[name]
+            self._entries = [e for e in self._entries if e.package != name]
+            self.generation += 1
+            return True
+
     def candidates(self, kind: str, variant: str, arch: Optional[str] = None, dtype: Optional[str] = None) -> List[Entry]:
         """The registered kernels of kind and variant (and arch, dtype when
         given): K-major weights first, then by package registration order

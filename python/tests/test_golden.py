@@ -14,9 +14,9 @@ import unittest
 from typing import Any, Dict, List
 
 import support
-from swigen_rt import tensormap
+from swigen_rt import moe_plan, opspec, tensormap
 from swigen_rt.manifest import Device, Manifest
-from swigen_rt.plan import make_plan
+from swigen_rt.plan import make_plan, pack_pointers, pointer_slots
 
 
 def fake_descriptor(j: int) -> bytes:
@@ -42,7 +42,7 @@ class GoldenTest(unittest.TestCase):
         self.assertEqual(names, ["golden_sm_100a.json", "golden_sm_90a.json"])
 
     def test_launches_equal_go(self) -> None:
-        launches = errors = 0
+        launches = errors = grouped = 0
         for path in golden_files():
             with open(path, encoding="utf-8") as f:
                 g = json.load(f)
@@ -55,6 +55,9 @@ class GoldenTest(unittest.TestCase):
                 for i, want in enumerate(c["launches"]):
                     launches += 1
                     with self.subTest(config=c["name"], launch=i, sizes=want["sizes"]):
+                        if "counts" in want:
+                            grouped += 1
+                            self.check_routing(m, want["counts"], want["sizes"])
                         if "error" in want:
                             errors += 1
                             with self.assertRaises(ValueError) as cm:
@@ -66,6 +69,8 @@ class GoldenTest(unittest.TestCase):
                         self.assertEqual([map_record(mc) for mc in p.maps], want["maps"])
                         self.assertEqual(list(p.offsets), want["param_offsets"])
                         packed = p.packed([fake_descriptor(j) for j in range(len(p.maps))])
+                        # The pointer slots (a grouped kernel's offs and out_ptr) as a launch packs them.
+                        pack_pointers(m.name, packed, p.offsets, pointer_slots(p.launch), want["buffers"])
                         self.assertEqual(packed.hex(), want["params_hex"])
                         self.assertEqual(list(p.grid), want["grid"])
                         self.assertEqual(list(p.block), want["block"])
@@ -75,6 +80,22 @@ class GoldenTest(unittest.TestCase):
         self.assertGreaterEqual(launches, 6 * 33)
         self.assertGreater(errors, 0)
         self.assertLess(errors, launches)
+        # The grouped configs (sm_90a): 4 configs at 6 routings.
+        self.assertGreaterEqual(grouped, 4 * 6)
+
+    def check_routing(self, m: Manifest, counts: List[int], sizes: Dict[str, int]) -> None:
+        """A grouped launch's sizes are what its routing and the op's
+        tensors give: T the last of offs, E its length, and solve_sizes on
+        x [T, K], W [E, 2I, K], offs [E] (swigen::moe_gateup's call)."""
+        offs = moe_plan.counts_to_offs(counts)
+        T, E, K, I = offs[-1], len(offs), sizes["K"], sizes["I"]  # noqa: E741
+        self.assertEqual((sizes["T"], sizes["E"]), (T, E))
+        shapes = {"x": (T, K), "W": (E, 2 * I, K), "offs": (E,)}
+        if T == 0:
+            with self.assertRaisesRegex(ValueError, "T=0: must be >= 1"):
+                opspec.solve_sizes(m, shapes)
+            return
+        self.assertEqual(opspec.solve_sizes(m, shapes), sizes)
 
 
 if __name__ == "__main__":

@@ -177,6 +177,22 @@ class GeneratedTest(unittest.TestCase):
                 n += 1
         self.assertGreaterEqual(n, 600)
 
+    def test_grouped_manifest(self) -> None:
+        """A grouped kind's manifest (moe_fwd_gateup: the offs and out
+        pointers, E), as Go wrote it into the sm_90a launch golden."""
+        with open(os.path.join(support.TESTDATA, "golden_sm_90a.json"), encoding="utf-8") as f:
+            g = json.load(f)
+        doc = next(c["manifest"] for c in g["configs"] if c["manifest"]["kernel"] == "moe_fwd_gateup")
+        del doc["config"]
+        Manifest.from_dict(doc)
+        self.assertIn("ptr", [p["kind"] for p in doc["params"]])
+        n = 0
+        for case in mutations(doc):
+            with self.subTest(manifest=doc["name"], case=case[0]):
+                self.check_case(Manifest.from_dict, doc, case, ManifestError)
+            n += 1
+        self.assertGreaterEqual(n, 400)
+
     def test_plans(self) -> None:
         doc = {"fused": "f", "gemm": "g", "elementwise": "e.cubin", "rule": "r", "force": "",
                "points": [{"shape": {"M": 128, "K": 64, "I": 64}, "path": "unfused", "unfused_speedup": 1.2},

@@ -9,7 +9,7 @@ import unittest
 import support  # noqa: F401
 
 from swigen_rt import kinds_gen, moe_plan
-from swigen_rt.moe_plan import KERNEL, REFERENCE, MoeShape
+from swigen_rt.moe_plan import KERNEL, REFERENCE, REFUSED, MoeShape
 
 
 class CheckShapesTest(unittest.TestCase):
@@ -45,8 +45,9 @@ class PathTest(unittest.TestCase):
                 path, why = moe_plan.grouped_path(op, [])
                 self.assertEqual(path, REFERENCE)
                 self.assertIn("torch._grouped_mm", why)
-                emittable = kind in kinds_gen.GROUPED and not variant
-                self.assertEqual("swigen emit --kernel %s --py-package" % kind in why, emittable, why)
+                emittable = kind in kinds_gen.GROUPED and moe_plan.launchable(op)
+                flags = " --store-out" if variant else ""
+                self.assertEqual("swigen emit --kernel %s%s --py-package" % (kind, flags) in why, emittable, why)
                 self.assertEqual("has no %s" % kind in why, not emittable, why)
 
     def test_kinds_are_the_kernels(self) -> None:
@@ -56,10 +57,36 @@ class PathTest(unittest.TestCase):
         self.assertIn("moe_fwd_gateup", kinds_gen.GROUPED)
 
     def test_kernel_names_package(self) -> None:
-        path, why = moe_plan.grouped_path("moe_gateup_train", ["pkg_a", "pkg_b"])
+        path, why = moe_plan.grouped_path("moe_gateup", ["pkg_a", "pkg_b"])
         self.assertEqual(path, KERNEL)
-        self.assertIn("pkg_a", why)
-        self.assertIn("moe_fwd_gateup (train)", why)
+        self.assertIn("moe_fwd_gateup from package pkg_a", why)
+
+    def test_launchable_ops(self) -> None:
+        """An op launches its kernel where kinds_gen.OPS has its row (the
+        registry's Ops entry); the backward op has none yet."""
+        self.assertEqual({op: moe_plan.launchable(op) for op in moe_plan.GROUPED_KINDS},
+                         {"moe_gateup": True, "moe_gateup_train": True, "moe_dswiglu_out": False})
+        for op in moe_plan.GROUPED_KINDS:
+            row = [r for r in kinds_gen.OPS if r[0] == op]
+            if row:
+                self.assertEqual(row[0][1:3], moe_plan.GROUPED_KINDS[op])
+
+    def test_refused(self) -> None:
+        cases = [  # op, packages, reasons -> path, words of why
+            ("moe_gateup_train", ["pkg_a"], None, KERNEL, "moe_fwd_gateup (train) from package pkg_a"),
+            ("moe_dswiglu_out", ["p"], None, REFUSED, "no op spec of moe_bwd_dswiglu (out)"),
+            ("moe_gateup", ["pkg_a", "pkg_b"], ["de extra", ""], KERNEL, "moe_fwd_gateup from package pkg_b"),
+            ("moe_gateup", ["pkg_a", "pkg_b"], ["de extra", "no"], REFUSED, "from package pkg_a is registered but cannot be "
+             "launched: de extra"),
+            ("moe_gateup", [], [], REFERENCE, "swigen emit --kernel moe_fwd_gateup --py-package NAME"),
+        ]
+        for op, pkgs, whys, want, words in cases:
+            with self.subTest(op=op, packages=pkgs, reasons=whys):
+                path, why = moe_plan.grouped_path(op, pkgs, whys)
+                self.assertEqual(path, want)
+                self.assertIn(words, why)
+        with self.assertRaisesRegex(ValueError, "grouped_path: 1 reasons for 2 packages: want one each"):
+            moe_plan.grouped_path("moe_gateup", ["a", "b"], [""])
 
 
 class ConverterTest(unittest.TestCase):

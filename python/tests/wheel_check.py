@@ -58,6 +58,8 @@ def main() -> int:
     n, picked = 0, set()
     for arch in sorted(b.compile_only):
         for op, spec in opspec.OPS.items():
+            if spec.grouped:
+                continue  # not in the wheel: a grouped kind's package is emitted on its own
             # Each op's weight layout is its selection's (one per arch and
             # dtype), the one SwiGLUMLP passes (select.weight_mn_major).
             mn = select.weight_mn_major(spec.kind, spec.variant, arch, "bfloat16")

@@ -22,7 +22,8 @@ import (
 const pyGoldenDir = "../../python/tests/testdata"
 
 const pyGoldenDoc = "Written by go test ./runtime/launch -run PythonGolden -update; do not edit. " +
-	"For every catalog config (and the contract test's extra cluster configs) of this arch, the manifest and, per launch, " +
+	"For every catalog config (and the contract test's extra cluster configs, and on sm_90a the grouped configs, planned at " +
+	"routings whose rows per expert counts gives) of this arch, the manifest and, per launch, " +
 	"the sizes and fake device buffers given and what runtime/launch's Plan passes the driver: each cuTensorMapEncodeTiled " +
 	"call (enumerators as the driver's integers, arrays innermost first, strides in bytes), the packed parameters " +
 	"(manifest.Pack; the descriptor of the j-th tensor map, counted in parameter order from 0, is 128 bytes of value j+1) " +
@@ -38,6 +39,43 @@ var pyShapes = []tiling.Shape{
 	{M: 4000, K: 264, I: 3000},
 	{M: 16384, K: 768, I: 4608},
 	{M: 0, K: 12, I: 100},
+}
+
+// pyGroupedNames are the grouped (MoE) configs the sm_90a golden adds:
+// ping-pong and cooperative, two tile heights, both dtypes.
+var pyGroupedNames = []string{
+	"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong",
+	"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_cooperative",
+	"moe_fwd_gateup_sm90a_bf16_m64n128k64_s8_c1x1_pingpong",
+	"moe_fwd_gateup_sm90a_fp16_m128n128k64_s6_c1x1_pingpong",
+}
+
+// pyRouting is one grouped launch: the rows each expert gets (offs is
+// their cumulative sums: T = the last, E = the count) and K, I. The
+// parameters hold offs' address, not its values, so the routings differ
+// in T and E; the Python test checks each sizes entry against its counts.
+type pyRouting struct {
+	Counts []int
+	K, I   int
+}
+
+// pyRoutings: empty experts, one-token experts, ragged expert sizes
+// around a tile (K and I off the tile grid), one expert of one row, and
+// no rows at all, which the shape rule refuses.
+var pyRoutings = []pyRouting{
+	{Counts: []int{0, 37, 0, 0, 256, 5, 0, 90}, K: 264, I: 200},
+	{Counts: []int{1, 1, 1, 1, 1, 1}, K: 72, I: 136},
+	{Counts: []int{127, 128, 129, 255, 256, 257, 0}, K: 520, I: 1000},
+	{Counts: []int{1}, K: 64, I: 64},
+	{Counts: []int{0, 0, 0}, K: 64, I: 64},
+}
+
+func (r pyRouting) sizes() manifest.Sizes {
+	t := 0
+	for _, c := range r.Counts {
+		t += c
+	}
+	return manifest.Sizes{"T": t, "K": r.K, "I": r.I, "E": len(r.Counts)}
 }
 
 // pyMisaligned is the seed shape again with the first buffer 8 bytes off
@@ -61,7 +99,9 @@ type pyMap struct {
 }
 
 type pyLaunch struct {
-	Sizes        manifest.Sizes    `json:"sizes"`
+	Sizes manifest.Sizes `json:"sizes"`
+	// Counts are a grouped launch's rows per expert (offs' differences).
+	Counts       []int             `json:"counts,omitempty"`
 	Buffers      map[string]uint64 `json:"buffers"`
 	Error        string            `json:"error,omitempty"`
 	Maps         []pyMap           `json:"maps,omitempty"`
@@ -128,6 +168,12 @@ func pyRecord(t *testing.T, man manifest.Manifest, sms int, s tiling.Shape, misa
 	if man.Kernel == tiling.KernelGEMM {
 		sizes = manifest.Sizes{"M": s.M, "N": s.I, "K": s.K}
 	}
+	return pyRecordSizes(t, man, sms, sizes, misalign)
+}
+
+// pyRecordSizes is pyRecord at sizes given by name.
+func pyRecordSizes(t *testing.T, man manifest.Manifest, sms int, sizes manifest.Sizes, misalign bool) pyLaunch {
+	t.Helper()
 	bufs := pyBuffers(&man, misalign)
 	out := pyLaunch{Sizes: sizes, Buffers: bufs}
 	rec := &pyRecorder{}
@@ -163,7 +209,15 @@ func pyGoldens(t *testing.T) map[tiling.Arch][]byte {
 	t.Helper()
 	files := map[tiling.Arch]*pyGolden{}
 	var archs []tiling.Arch
-	for _, cfg := range contractConfigs(t) {
+	cfgs := contractConfigs(t)
+	for _, n := range pyGroupedNames {
+		c, err := tiling.ParseName(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfgs = append(cfgs, c)
+	}
+	for _, cfg := range cfgs {
 		g := files[cfg.Arch]
 		if g == nil {
 			g = &pyGolden{Doc: pyGoldenDoc, Arch: cfg.Arch}
@@ -176,6 +230,11 @@ func pyGoldens(t *testing.T) map[tiling.Arch][]byte {
 			t.Fatal(err)
 		}
 		c := pyConfig{Name: cfg.Name(), Manifest: man}
+		if cfg.Kernel.Grouped() {
+			c.Launches = pyGroupedLaunches(t, man, g.Device.SMs)
+			g.Configs = append(g.Configs, c)
+			continue
+		}
 		for _, s := range pyShapes {
 			c.Launches = append(c.Launches, pyRecord(t, man, g.Device.SMs, s, false))
 		}
@@ -191,6 +250,21 @@ func pyGoldens(t *testing.T) map[tiling.Arch][]byte {
 		out[a] = append(b, '\n')
 	}
 	return out
+}
+
+// pyGroupedLaunches records a grouped kernel at every routing of
+// pyRoutings, then at the first again with x misaligned.
+func pyGroupedLaunches(t *testing.T, man manifest.Manifest, sms int) []pyLaunch {
+	t.Helper()
+	var out []pyLaunch
+	for _, r := range pyRoutings {
+		l := pyRecordSizes(t, man, sms, r.sizes(), false)
+		l.Counts = r.Counts
+		out = append(out, l)
+	}
+	l := pyRecordSizes(t, man, sms, pyRoutings[0].sizes(), true)
+	l.Counts = pyRoutings[0].Counts
+	return append(out, l)
 }
 
 func pyGoldenPath(a tiling.Arch) string {

@@ -1,17 +1,30 @@
 """SwiGLUExperts and torch.ops.swigen.moe_* on a GPU (sm_90: torch._grouped_mm's bf16 path).
 
-No kernel packages: the ops run their torch._grouped_mm reference path
-(moe_path says so, checked here). Outputs and gradients are checked
-against a float64 per-expert loop on random routings, empty experts,
-one-token experts, one expert holding every token, T = 0 and expert
-sizes of 128 +- 1; then torch.compile(fullgraph=True), a CUDA graph
-replayed with a new routing in the captured offs buffer, opcheck of each
-op (schema, fake kernel, autograd registration) and the HF converter.
-Skipped without torch or CUDA.
+Without kernel packages (ReferenceTest, CaptureTest, ConverterTest) the
+ops run their torch._grouped_mm reference path (moe_path says so,
+checked here). Outputs and gradients are checked against a float64
+per-expert loop on random routings, empty experts, one-token experts,
+one expert holding every token, T = 0 and expert sizes of 128 +- 1; then
+torch.compile(fullgraph=True), a CUDA graph replayed with a new routing
+in the captured offs buffer, opcheck of each op (schema, fake kernel,
+autograd registration) and the HF converter.
+
+KernelTest, where SWIGEN_MOE_PACKAGE names the directory of a package
+emitted with swigen emit --kernel moe_fwd_gateup --arch sm_90a
+--py-package NAME (bench/moe_perf.sh builds one): registered for that
+class only, swigen::moe_gateup launches its kernel (moe_path KERNEL),
+checked against the float64 loop and the reference path on the same
+routings, in a CUDA graph replayed with new offs, under
+torch.compile(fullgraph=True) and opcheck; the training and backward ops
+keep the reference path. TrainKernelTest, where SWIGEN_MOE_TRAIN_PACKAGE
+names a package emitted with --store-out as well: swigen::moe_gateup_train
+(out and de) on its kernel against the float64 loop, and the layer's
+training step with its forward on it. Skipped without torch or CUDA.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import unittest
 from typing import Any, Dict, List, Tuple
@@ -28,7 +41,12 @@ except ImportError:  # CI: no torch
 READY = torch is not None and torch.cuda.is_available() and torch.cuda.get_device_capability() >= (9, 0)
 
 if READY:
-    from swigen_rt import moe, moe_plan
+    from swigen_rt import moe, moe_plan, package
+    from swigen_rt.kernel import Kernel
+    from swigen_rt.manifest import Manifest
+
+MOE_PACKAGE = os.environ.get("SWIGEN_MOE_PACKAGE", "")
+MOE_TRAIN_PACKAGE = os.environ.get("SWIGEN_MOE_TRAIN_PACKAGE", "")
 
 E, H, I = 8, 256, 136
 TOL = 2e-2  # bf16 operands and outputs, fp32 accumulation vs float64
@@ -213,6 +231,239 @@ class CaptureTest(unittest.TestCase):
             for what, got, want in (("y", y, y_ref), ("dx", xs.grad, dx_ref), ("dW", Ws.grad, dW_ref),
                                     ("dW_down", Wds.grad, dWd_ref)):
                 self.assertLess(rel(got, want), TOL, "%s after replay with %s" % (what, counts))
+
+
+def gateup_reference(x: Any, W: Any, counts: List[int]) -> Any:
+    """out [T, I] in float64, one expert at a time."""
+    outs, start = [x.new_zeros((0, I), dtype=torch.float64)], 0
+    for e, c in enumerate(counts):
+        de = x[start:start + c].double() @ W[e].double().t()
+        outs.append(de[:, :I] * F.silu(de[:, I:]))
+        start += c
+    return torch.cat(outs, 0)
+
+
+@unittest.skipUnless(READY and MOE_PACKAGE, "needs torch, an sm_90 GPU and SWIGEN_MOE_PACKAGE")
+class KernelTest(unittest.TestCase):
+    """swigen::moe_gateup on the registered moe_fwd_gateup kernel."""
+
+    NAME = "swigen_moe_test_pkg"
+    pkg: Any = None
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        package.load_dir(MOE_PACKAGE, cls.NAME)
+        cls.pkg = package.REGISTRY.packages[cls.NAME]
+        if not cls.pkg.by_kind("moe_fwd_gateup"):
+            raise unittest.SkipTest("%s has no compiled moe_fwd_gateup kernel (uncompiled: %s)"
+                                    % (MOE_PACKAGE, ", ".join(cls.pkg.uncompiled) or "none"))
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        package.REGISTRY.remove_package(cls.NAME)  # the other classes test the reference path
+
+    def test_paths(self) -> None:
+        dev = torch.device("cuda")
+        path, why = moe.moe_path("moe_gateup", dev)
+        self.assertEqual(path, moe_plan.KERNEL, why)
+        self.assertIn(self.NAME, why)
+        for op in ("moe_gateup_train", "moe_dswiglu_out"):
+            path, why = moe.moe_path(op, dev)
+            self.assertEqual(path, moe_plan.REFERENCE, "%s: %s" % (op, why))
+
+    def test_routings(self) -> None:
+        """out against the float64 loop and against the reference path
+        (torch._grouped_mm + fp32 SwiGLU) at each routing, out's memory
+        poisoned with NaN first (a row the kernel leaves shows up)."""
+        W, _ = weights()
+        for name, counts in routings().items():
+            with self.subTest(routing=name):
+                x, _, offs = case(counts)
+                want = gateup_reference(x, W, counts)
+                ref = moe._swiglu(moe._gateup(x, W, offs))
+                poison = torch.full((sum(counts), I), float("nan"), device="cuda", dtype=torch.bfloat16)
+                del poison  # its block is the next allocation of that size: out's
+                got = torch.ops.swigen.moe_gateup(x, W, offs)
+                torch.cuda.synchronize()
+                self.assertEqual(tuple(got.shape), (sum(counts), I))
+                if sum(counts) == 0:
+                    continue
+                self.assertFalse(bool(got.isnan().any()), name)
+                self.assertLess(rel(got, want), TOL, name)
+                self.assertLess(rel(got, ref.double()), TOL, name)
+                again = torch.ops.swigen.moe_gateup(x, W, offs)
+                self.assertTrue(torch.equal(got, again), "%s: two launches differ" % name)
+
+    def test_layer_inference_and_training(self) -> None:
+        """SwiGLUExperts: no_grad runs the kernel, the training step the
+        reference ops; both against the float64 loop."""
+        W, Wd = weights()
+        counts = routings()["one-token experts"]
+        x, dy, offs = case(counts)
+        y_ref, dx_ref, dW_ref, dWd_ref = reference(x, W, Wd, counts, dy)
+        with torch.no_grad():
+            self.assertLess(rel(moe.swiglu_experts(x, W, Wd, offs), y_ref), TOL)
+        xs, Ws, Wds = (t.detach().clone().requires_grad_(True) for t in (x, W, Wd))
+        y = moe.swiglu_experts(xs, Ws, Wds, offs)
+        y.backward(dy)
+        for what, got, want in (("y", y, y_ref), ("dx", xs.grad, dx_ref), ("dW", Ws.grad, dW_ref),
+                                ("dW_down", Wds.grad, dWd_ref)):
+            self.assertLess(rel(got, want), TOL, what)
+
+    def test_cuda_graph_new_routing(self) -> None:
+        """moe_gateup captured on one routing and replayed on others written
+        into the same offs buffer (same T): the kernel reads offs on the device."""
+        W, _ = weights()
+        first = routings()["uniform"]
+        T = sum(first)
+        others = [routings()["empty experts"][:], [1] * (E - 1) + [T - (E - 1)], [0] * (E - 1) + [T]]
+        others[0][0] += T - sum(others[0])
+        x, _, offs = case(first)
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for _ in range(3):
+                torch.ops.swigen.moe_gateup(x, W, offs)
+        torch.cuda.current_stream().wait_stream(s)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            out = torch.ops.swigen.moe_gateup(x, W, offs)
+        for counts in others + [first]:
+            self.assertEqual(sum(counts), T)
+            offs.copy_(torch.tensor(moe_plan.counts_to_offs(counts), dtype=torch.int32))
+            g.replay()
+            torch.cuda.synchronize()
+            self.assertLess(rel(out, gateup_reference(x, W, counts)), TOL, "after replay with %s" % counts)
+
+    def test_compile_fullgraph(self) -> None:
+        torch._dynamo.reset()
+        W, _ = weights()
+        x, _, offs = case(routings()["TileM +- 1"])
+        f = torch.compile(lambda x, W, offs: torch.ops.swigen.moe_gateup(x, W, offs), fullgraph=True)
+        eager = torch.ops.swigen.moe_gateup(x, W, offs)
+        self.assertTrue(torch.equal(f(x, W, offs), eager))  # the same kernel on the same inputs
+
+    def test_opcheck(self) -> None:
+        W, _ = weights()
+        x, _, offs = case(routings()["one-token experts"])
+        torch.library.opcheck(torch.ops.swigen.moe_gateup.default, (x, W.requires_grad_(True), offs))
+
+    def test_bad_inputs(self) -> None:
+        """What only the kernel path refuses: a ValueError naming the tensor and the rule."""
+        W, _ = weights()
+        x, _, offs = case(routings()["uniform"])
+        wide = torch.zeros(E + 1, dtype=torch.int32, device="cuda")
+        wide[1:].copy_(offs)
+        cases = [
+            ((x, W.transpose(1, 2).contiguous().transpose(1, 2), offs), "tensor W has strides"),
+            ((x, W, wide[1:]), "tensor offs at"),  # 4 bytes past a 16-byte boundary
+        ]
+        for args, words in cases:
+            with self.subTest(words=words):
+                with self.assertRaisesRegex(ValueError, re.escape(words)):
+                    torch.ops.swigen.moe_gateup(*args)
+
+    def test_refused(self) -> None:
+        """A registered package the op cannot launch (a kernel with a de
+        buffer the registry has no variant marker for) is refused, not
+        passed over for the reference."""
+        e = self.pkg.by_kind("moe_fwd_gateup")[0]
+        d = dict(e.kernel.manifest.raw)
+        d["buffers"] = list(d["buffers"]) + [{"name": "de", "shape": ["T", "2*I"]}]
+        bad = package.Entry(kernel=Kernel(Manifest.from_dict(d), b"\0"), kind=e.kind, variant="",
+                            arch=e.arch, dtype=e.dtype, package="swigen_moe_unlaunchable")
+        p = package.Package(name=bad.package, dir=MOE_PACKAGE)
+        p.kernels[bad.name] = bad
+        package.REGISTRY.remove_package(self.NAME)
+        package.REGISTRY.add_package(p)
+        try:
+            W, _ = weights()
+            x, _, offs = case(routings()["uniform"])
+            with self.assertRaisesRegex(NotImplementedError, "swigen_moe_unlaunchable is registered but cannot be launched"):
+                torch.ops.swigen.moe_gateup(x, W, offs)
+        finally:
+            package.REGISTRY.remove_package(bad.package)
+            package.REGISTRY.add_package(self.pkg)
+
+
+def gateup_train_reference(x: Any, W: Any, counts: List[int]) -> Tuple[Any, Any]:
+    """out [T, I] and de [T, 2I] in float64, one expert at a time."""
+    des, start = [x.new_zeros((0, 2 * I), dtype=torch.float64)], 0
+    for e, c in enumerate(counts):
+        des.append(x[start:start + c].double() @ W[e].double().t())
+        start += c
+    de = torch.cat(des, 0)
+    return de[:, :I] * F.silu(de[:, I:]), de
+
+
+@unittest.skipUnless(READY and MOE_TRAIN_PACKAGE, "needs torch, an sm_90 GPU and SWIGEN_MOE_TRAIN_PACKAGE")
+class TrainKernelTest(unittest.TestCase):
+    """swigen::moe_gateup_train on the registered moe_fwd_gateup --store-out
+    kernel (the train variant: out and de), alone and inside the layer's
+    training step."""
+
+    NAME = "swigen_moe_train_test_pkg"
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        package.load_dir(MOE_TRAIN_PACKAGE, cls.NAME)
+        pkg = package.REGISTRY.packages[cls.NAME]
+        if not [e for e in pkg.by_kind("moe_fwd_gateup") if e.variant == "train"]:
+            package.REGISTRY.remove_package(cls.NAME)
+            raise unittest.SkipTest("%s has no compiled moe_fwd_gateup train kernel" % MOE_TRAIN_PACKAGE)
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        package.REGISTRY.remove_package(cls.NAME)
+
+    def test_paths(self) -> None:
+        path, why = moe.moe_path("moe_gateup_train", torch.device("cuda"))
+        self.assertEqual(path, moe_plan.KERNEL, why)
+        self.assertIn(self.NAME, why)
+
+    def test_routings(self) -> None:
+        """out and de against the float64 loop at each routing, their
+        memory poisoned with NaN first; two launches bitwise equal."""
+        W, _ = weights()
+        for name, counts in routings().items():
+            with self.subTest(routing=name):
+                x, _, offs = case(counts)
+                T = sum(counts)
+                want_out, want_de = gateup_train_reference(x, W, counts)
+                for shape in ((T, 2 * I), (T, I)):
+                    poison = torch.full(shape, float("nan"), device="cuda", dtype=torch.bfloat16)
+                    del poison
+                out, de = torch.ops.swigen.moe_gateup_train(x, W, offs)
+                torch.cuda.synchronize()
+                self.assertEqual((tuple(out.shape), tuple(de.shape)), ((T, I), (T, 2 * I)))
+                if T == 0:
+                    continue
+                for what, got, want in (("out", out, want_out), ("de", de, want_de)):
+                    self.assertFalse(bool(got.isnan().any()), "%s: %s" % (name, what))
+                    self.assertLess(rel(got, want), TOL, "%s: %s" % (name, what))
+                out2, de2 = torch.ops.swigen.moe_gateup_train(x, W, offs)
+                self.assertTrue(torch.equal(out, out2) and torch.equal(de, de2), "%s: two launches differ" % name)
+
+    def test_layer_training_step(self) -> None:
+        """SwiGLUExperts' training step with the forward on the kernel:
+        y and every gradient against the float64 loop."""
+        W, Wd = weights()
+        for name in ("TileM +- 1", "empty experts"):
+            with self.subTest(routing=name):
+                counts = routings()[name]
+                x, dy, offs = case(counts)
+                y_ref, dx_ref, dW_ref, dWd_ref = reference(x, W, Wd, counts, dy)
+                xs, Ws, Wds = (t.detach().clone().requires_grad_(True) for t in (x, W, Wd))
+                y = moe.swiglu_experts(xs, Ws, Wds, offs)
+                y.backward(dy)
+                for what, got, want in (("y", y, y_ref), ("dx", xs.grad, dx_ref), ("dW", Ws.grad, dW_ref),
+                                        ("dW_down", Wds.grad, dWd_ref)):
+                    self.assertLess(rel(got, want), TOL, what)
+
+    def test_opcheck(self) -> None:
+        W, _ = weights()
+        x, _, offs = case(routings()["one-token experts"])
+        torch.library.opcheck(torch.ops.swigen.moe_gateup_train.default, (x, W.requires_grad_(True), offs))
 
 
 @unittest.skipUnless(READY, "needs torch and an sm_90+ GPU")

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# One device call (carry .bin/swigen): the PyTorch side of the grouped
+# kinds on the GPU. Emits two packages with the machine's nvcc
+# (moe_fwd_gateup inference, and --store-out: the train variant storing
+# out and de), then runs python/tests/gpu/test_moe.py with both: the
+# reference path, KernelTest (swigen::moe_gateup on its kernel: routings
+# against float64, CUDA-graph replay with new offs, compile fullgraph,
+# opcheck, bad inputs) and TrainKernelTest (swigen::moe_gateup_train's out
+# and de, the layer's training step with its forward on the kernel).
+# Logs go to $OUT; a PASS/FAIL table is printed last.
+set -u
+export PATH=/usr/local/cuda/bin:$PATH
+OUT=${OUT:-/tmp/swigen-out}
+mkdir -p "$OUT"
+SW=./.bin/swigen
+PKG=$(mktemp -d)
+rows=()
+emit() { # emit NAME FLAGS...
+  local n=$1; shift
+  if timeout 180 $SW emit --kernel moe_fwd_gateup --arch sm_90a "$@" --py-package "$n" -o "$PKG/$n" >"$OUT/emit-$n.log" 2>&1; then
+    rows+=("PASS  emit $n ($*)")
+  else
+    rows+=("FAIL  emit $n (rc=$?; $(tail -1 "$OUT/emit-$n.log" | cut -c1-100))")
+  fi
+}
+emit swigen_moe
+emit swigen_moe_train --store-out
+log="$OUT/py-moe.log"
+(cd python/tests && SWIGEN_MOE_PACKAGE="$PKG/swigen_moe" SWIGEN_MOE_TRAIN_PACKAGE="$PKG/swigen_moe_train" \
+  timeout 300 python3 -m unittest -v gpu.test_moe) >"$log" 2>&1
+rc=$?
+skips=$(grep -c "skipped" "$log")
+if [ $rc = 0 ] && grep -q '^OK' "$log"; then rows+=("PASS  gpu.test_moe ($(grep -E '^Ran' "$log"); $skips skipped)")
+else rows+=("FAIL  gpu.test_moe (rc=$rc; $(grep -E '^(FAIL|ERROR):' "$log" | head -3 | tr '\n' ' ' | cut -c1-200))"); fi
+grep -E "(ok|FAIL|ERROR|skipped.*)$" "$log" | grep -E "^test_" | cut -c1-140
+echo "== summary"
+for r in "${rows[@]}"; do echo "$r"; done
+for r in "${rows[@]}"; do case $r in FAIL*) exit 1;; esac; done
+exit 0

@@ -1,0 +1,224 @@
+"""swigen::moe_gateup's kernel path without a GPU or torch: which path a
+registered package gives (moe_plan.registered_path), the kernel and sizes
+the op selects (opspec.select), the checks of its tensors and the
+parameters a launch packs, on manifests Go wrote (the sm_90a golden's
+moe_fwd_gateup configs, go test ./runtime/launch -run PythonGolden)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import unittest
+from typing import Any, Dict, List, Tuple
+
+import support
+from swigen_rt import ShapeError, moe_plan, opspec
+from swigen_rt.kernel import Kernel
+from swigen_rt.manifest import Device, Manifest
+from swigen_rt.moe_plan import KERNEL, REFERENCE, REFUSED
+from swigen_rt.package import Entry, Package, Registry, variant_of
+from swigen_rt.plan import pack_pointers, plan_sizes
+from swigen_rt.tensors import check_tensors
+
+
+def golden_moe() -> List[Dict[str, Any]]:
+    """The golden's grouped configs (name, manifest, launches)."""
+    with open(os.path.join(support.TESTDATA, "golden_sm_90a.json"), encoding="utf-8") as f:
+        g = json.load(f)
+    return [c for c in g["configs"] if c["manifest"]["kernel"] == "moe_fwd_gateup"]
+
+
+def entry(m: Manifest, pkg: str) -> Entry:
+    """m registered as a package's kernel would be (its cubin a placeholder: nothing loads it)."""
+    dts = {p.map.dtype for p in m.params if p.map is not None}
+    return Entry(kernel=Kernel(m, b"\0"), kind=m.kernel, variant=variant_of(m), arch=m.arch, dtype=dts.pop(), package=pkg)
+
+
+def registry(*entries: Entry) -> Registry:
+    reg = Registry()
+    for e in entries:
+        p = Package(name=e.package, dir="/nonexistent")
+        p.kernels[e.name] = e
+        reg.add_package(p)
+    return reg
+
+
+def with_de(d: Dict[str, Any]) -> Manifest:
+    """The manifest d with a de [T, 2I] buffer (a training kernel's, which
+    the registry has no marker for yet)."""
+    d = copy.deepcopy(d)
+    d["buffers"].append({"name": "de", "shape": ["T", "2*I"]})
+    return Manifest.from_dict(d)
+
+
+def shapes(T: int, K: int, I: int, E: int) -> Dict[str, Tuple[int, ...]]:  # noqa: E741
+    return {"x": (T, K), "W": (E, 2 * I, K), "offs": (E,)}
+
+
+class PathTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.configs = golden_moe()
+        self.bf16 = Manifest.from_dict(self.configs[0]["manifest"])
+        self.assertEqual(self.configs[0]["name"], "moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong")
+
+    def test_golden_has_configs(self) -> None:
+        self.assertEqual(len(self.configs), 4)
+
+    def test_paths(self) -> None:
+        good = entry(self.bf16, "pkg_moe")
+        train = entry(with_de(self.configs[0]["manifest"]), "pkg_train")
+        cases = [  # registry, op, arch, dtype -> path, words of why
+            (registry(), "moe_gateup", "sm_90a", "bfloat16", REFERENCE, "no moe_fwd_gateup package is registered"),
+            (registry(good), "moe_gateup", "sm_90a", "bfloat16", KERNEL, "moe_fwd_gateup from package pkg_moe"),
+            (registry(good), "moe_gateup", "sm_90a", "float16", REFERENCE, "no moe_fwd_gateup package"),
+            (registry(good), "moe_gateup", "sm_100a", "bfloat16", REFERENCE, "no moe_fwd_gateup package"),
+            (registry(good), "moe_gateup_train", "sm_90a", "bfloat16", REFERENCE, "moe_fwd_gateup (train)"),
+            # A package with de is the train variant (kinds_gen.MARKERS): the
+            # training op launches it, the inference op does not.
+            (registry(train), "moe_gateup_train", "sm_90a", "bfloat16", KERNEL, "moe_fwd_gateup (train) from package pkg_train"),
+            (registry(train), "moe_gateup", "sm_90a", "bfloat16", REFERENCE, "no moe_fwd_gateup package"),
+            (registry(train, good), "moe_gateup", "sm_90a", "bfloat16", KERNEL, "from package pkg_moe"),
+        ]
+        for reg, op, arch, dt, want, words in cases:
+            with self.subTest(op=op, arch=arch, dtype=dt, packages=list(reg.packages)):
+                path, why = moe_plan.registered_path(op, arch, dt, reg)
+                self.assertEqual(path, want, why)
+                self.assertIn(words, why)
+
+
+    def test_unregister(self) -> None:
+        reg = registry(entry(self.bf16, "pkg_moe"))
+        gen = reg.generation
+        self.assertEqual(moe_plan.registered_path("moe_gateup", "sm_90a", "bfloat16", reg)[0], KERNEL)
+        self.assertTrue(reg.remove_package("pkg_moe"))
+        self.assertFalse(reg.remove_package("pkg_moe"))
+        self.assertEqual(reg.generation, gen + 1)  # the ops' caches of what a call selected drop
+        self.assertEqual(moe_plan.registered_path("moe_gateup", "sm_90a", "bfloat16", reg)[0], REFERENCE)
+
+
+class SelectTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.configs = golden_moe()
+        self.ms = [Manifest.from_dict(c["manifest"]) for c in self.configs]
+        self.reg = registry(*[entry(m, "pkg%d" % i) for i, m in enumerate(self.ms)])
+
+    def test_sizes_and_outputs(self) -> None:
+        for counts, K, I in [([0, 37, 0, 0, 256, 5, 0, 90], 264, 200), ([1] * 6, 72, 136), ([300], 1032, 264)]:  # noqa: E741
+            T, E = sum(counts), len(counts)
+            for dt in ("bfloat16", "float16"):
+                with self.subTest(counts=counts, dtype=dt):
+                    e, sizes = opspec.select("moe_gateup", "sm_90a", dt, shapes(T, K, I, E), self.reg)
+                    self.assertEqual(e.dtype, dt)
+                    self.assertEqual(sizes, {"T": T, "K": K, "I": I, "E": E})
+                    self.assertEqual(opspec.output_shapes(e.kernel.manifest, ["out"], sizes), ((T, I),))
+
+    def test_bad_inputs_name_the_field(self) -> None:
+        T, K, I, E = 100, 64, 64, 4  # noqa: E741
+        cases = [  # shapes, dtype, registry -> words
+            ({"x": (T, K), "W": (E, 2 * I, K), "offs": (E + 1,)}, "bfloat16", None,
+             "size E: tensor W says 4, tensor offs says 5"),
+            ({"x": (T, K), "W": (E, 2 * I + 2, K), "offs": (E,)}, "bfloat16", None, "I=65: must be a positive multiple of 8"),
+            ({"x": (T, K), "W": (E, 2 * I, K + 8), "offs": (E,)}, "bfloat16", None, "size K: tensor x says 64, tensor W says 72"),
+            (shapes(T, 12, I, E), "bfloat16", None, "K=12: must be a positive multiple of 8"),
+            (shapes(0, K, I, E), "bfloat16", None, "T=0: must be >= 1"),
+            ({"x": (T, K), "W": (E, 2 * I, K)}, "bfloat16", None, "inputs offs not given"),
+            (shapes(T, K, I, E), "float32", None, "no moe_fwd_gateup kernel for sm_90a and float32 is registered"),
+            (shapes(T, K, I, E), "bfloat16", registry(), "swigen emit --py-package NAME --kernel moe_fwd_gateup --arch sm_90a"),
+            (shapes(T, K, I, E), "bfloat16", registry(entry(with_de(self.configs[0]["manifest"]), "p")),
+             "no moe_fwd_gateup kernel for sm_90a and bfloat16 is registered"),
+        ]
+        for sh, dt, reg, words in cases:
+            with self.subTest(shapes=sh, dtype=dt):
+                with self.assertRaises(ValueError) as cm:
+                    opspec.select("moe_gateup", "sm_90a", dt, sh, self.reg if reg is None else reg)
+                self.assertIn("swigen::moe_gateup", str(cm.exception))
+                self.assertIn(words, str(cm.exception))
+
+
+class ManifestTest(unittest.TestCase):
+    """The grouped manifest's own fields broken (test_malformed walks every
+    field's types): a ManifestError naming the parameter and the rule."""
+
+    def test_bad_pointer_params(self) -> None:
+        base = golden_moe()[0]["manifest"]
+        names = [p["name"] for p in base["params"]]
+        offs, e = names.index("offs"), names.index("E")
+        cases: List[Tuple[str, Any, str]] = [  # what, edit, words
+            ("offs to an unlisted buffer", lambda d: d["params"][offs].update(buffer="offsets"),
+             'parameter %d (offs): pointer to buffer "offsets", which is not listed' % offs),
+            ("offs of 4 bytes", lambda d: d["params"][offs].update(size=4), "parameter %d (offs): size 4: a ptr is 8 bytes" % offs),
+            ("offs buffer dropped", lambda d: d["buffers"].pop([b["name"] for b in d["buffers"]].index("offs")),
+             'parameter %d (offs): pointer to buffer "offs", which is not listed' % offs),
+            ("E without a value", lambda d: d["params"][e].pop("value"), "parameter %d (E): an i32 without a value" % e),
+            ("size E dropped", lambda d: d["sizes"].remove("E"), 'parameter %d (E): expression "E": size E not given' % e),
+        ]
+        for what, edit, words in cases:
+            with self.subTest(what):
+                d = copy.deepcopy(base)
+                edit(d)
+                with self.assertRaises(ValueError) as cm:
+                    Manifest.from_dict(d)
+                self.assertIn(words, str(cm.exception))
+
+
+class LaunchArgsTest(unittest.TestCase):
+    """What a launch of the op packs (swigen_rt.kernel's _prepare: the
+    sized plan, each map's descriptor, then the pointer slots from the
+    checked tensors' addresses) is Go's bytes, with offs passed by address."""
+
+    def test_params_equal_go(self) -> None:
+        n = 0
+        for c in golden_moe():
+            m = Manifest.from_dict(c["manifest"])
+            for want in c["launches"]:
+                if "error" in want:
+                    continue
+                with self.subTest(config=c["name"], counts=want["counts"]):
+                    sizes, bufs = want["sizes"], want["buffers"]
+                    T, K, I, E = sizes["T"], sizes["K"], sizes["I"], sizes["E"]  # noqa: E741
+                    tensors = {
+                        "x": support.FakeTensor((T, K), bufs["x"]), "W": support.FakeTensor((E, 2 * I, K), bufs["W"]),
+                        "offs": support.FakeTensor((E,), bufs["offs"], dtype="torch.int32", elem=4),
+                        "out": support.FakeTensor((T, I), bufs["out"])}
+                    for t in tensors.values():
+                        if t is not tensors["offs"]:
+                            t.dtype = "torch.%s" % c["manifest"]["params"][0]["map"]["dtype"]
+                    ptrs, dev = check_tensors(m, tensors, sizes)
+                    self.assertEqual((ptrs, dev), (bufs, 0))
+                    p = plan_sizes(m, sizes, Device(sms=132)).at(ptrs)
+                    params = p.packed([bytes([j + 1]) * 128 for j in range(len(p.maps))])
+                    pack_pointers(m.name, params, p.offsets, plan_sizes(m, sizes, Device(sms=132)).pointers, ptrs)
+                    self.assertEqual(params.hex(), want["params_hex"])
+                    self.assertEqual(list(p.grid), want["grid"])
+                    n += 1
+        self.assertEqual(n, 4 * 4)
+
+    def test_tensor_errors_name_the_tensor(self) -> None:
+        m = Manifest.from_dict(golden_moe()[0]["manifest"])
+        sizes = {"T": 10, "K": 64, "I": 64, "E": 3}
+
+        def tensors(**over: Any) -> Dict[str, Any]:
+            t = {"x": support.FakeTensor((10, 64), 1 << 20), "W": support.FakeTensor((3, 128, 64), 2 << 20),
+                 "offs": support.FakeTensor((3,), 3 << 20, dtype="torch.int32", elem=4),
+                 "out": support.FakeTensor((10, 64), 4 << 20)}
+            t.update(over)
+            return {k: v for k, v in t.items() if v is not None}
+
+        cases: List[Tuple[Dict[str, Any], str]] = [  # replaced tensors -> words
+            ({"offs": None}, "tensor offs not given"),
+            ({"offs": support.FakeTensor((4,), 3 << 20, dtype="torch.int32", elem=4)}, "tensor offs has shape [4], want [E] = [3]"),
+            ({"offs": support.FakeTensor((3,), (3 << 20) + 4, dtype="torch.int32", elem=4)}, "tensor offs at 0x300004 is not 16-byte aligned"),
+            ({"offs": support.FakeTensor((3,), 3 << 20, dtype="torch.int32", elem=4, device=support.FakeDevice("cuda", 1))},
+             "tensor offs is on cuda:1, tensor x on cuda:0"),
+            ({"x": support.FakeTensor((10, 64), 1 << 20, dtype="torch.float16")}, "tensor x is float16: the kernel reads bfloat16"),
+        ]
+        for over, words in cases:
+            with self.subTest(words=words):
+                with self.assertRaises(ShapeError) as cm:
+                    check_tensors(m, tensors(**over), sizes)
+                self.assertIn(words, str(cm.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
