@@ -408,7 +408,7 @@ class TrainKernelTest(unittest.TestCase):
     def setUpClass(cls) -> None:
         package.load_dir(MOE_TRAIN_PACKAGE, cls.NAME)
         pkg = package.REGISTRY.packages[cls.NAME]
-        if not [e for e in pkg.by_kind("moe_fwd_gateup") if e.variant == "train"]:
+        if not pkg.by_kind("moe_fwd_gateup", "train"):
             package.REGISTRY.remove_package(cls.NAME)
             raise unittest.SkipTest("%s has no compiled moe_fwd_gateup train kernel" % MOE_TRAIN_PACKAGE)
 
