@@ -24,4 +24,4 @@ MARKERS: Dict[str, Tuple[Tuple[str, str], ...]] = {
 
 # GROUPED: the grouped (mixture-of-experts) kinds swigen emit builds
 # (tiling.GroupedKernels); no op variant of theirs is registered yet.
-GROUPED: Tuple[str, ...] = ("moe_fwd_gateup",)
+GROUPED: Tuple[str, ...] = ("moe_fwd_gateup", "moe_bwd_dswiglu")
