@@ -54,3 +54,18 @@ func TestGroupedBwdRules(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupedBwdHeuristic: the rules give moe_bwd_dswiglu an implemented
+// config (MN-major W_down), without and with store_out, so `swigen verify
+// --kernel moe_bwd_dswiglu` and `emit --kernel` need no --name.
+func TestGroupedBwdHeuristic(t *testing.T) {
+	for _, storeOut := range []bool{false, true} {
+		c, err := RuleHeuristic(KernelMoEBwdDSwiGLU, ArchSM90a, BF16, Shape{M: 16384, K: 768, I: 4608}, storeOut)
+		if err != nil {
+			t.Fatalf("store_out=%v: %v", storeOut, err)
+		}
+		if _, err := Check(c); err != nil || c.MajorB != MNMajor || c.Scheduler != GroupedScheduler {
+			t.Errorf("store_out=%v: %s: Check = %v, major_b %s, scheduler %s; want an implemented MN-major grouped config", storeOut, c.Name(), err, c.MajorB, c.Scheduler)
+		}
+	}
+}

@@ -165,7 +165,8 @@ type SM90Epilogue struct {
 	// mainloop, each sub-tile's de loaded before the previous one's math.
 	Pipe bool
 	// RowEnd (moe_bwd_dswiglu): a tile's rows start at row0 and its
-	// expert's end at row_end (the grouped scheduler's coordinates); the
+	// expert's end at row_end (the grouped scheduler's coordinates): the
+	// epilogue loader and the consumer skip sub-tiles from row_end on, the
 	// producer TMA-stores only sub-tiles whose 64 rows are all the
 	// expert's, the consumer stores an expert's ragged last one row by row.
 	RowEnd bool

@@ -592,7 +592,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) moe_bwd_dswiglu_sm90a_bf16_
 #pragma unroll 1
           for (int nb = 0; nb < kNB; ++nb) {
             const int rr = r0 + mb * 64, cc = n0 + nb * 64;
-            if (rr >= M || cc >= I) continue;  // the consumer skips it too
+            if (rr >= row_end || cc >= I) continue;  // the consumer skips it too
             const sw_u32 s = e % kEpiStages;
             sw_mbar_wait(smem + kBarEEmpty + 8 * (c * kEpiStages + s), ((e / kEpiStages) & 1u) ^ 1u);
             const sw_u32 full = smem + kBarEFull + 8 * (c * kEpiStages + s);
@@ -706,7 +706,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) moe_bwd_dswiglu_sm90a_bf16_
 #pragma unroll
         for (int nb = 0; nb < kNB; ++nb) {
           const int rr = r0 + mb * 64, cc = n0 + nb * 64;
-          if (rr >= M || cc >= I) continue;
+          if (rr >= row_end || cc >= I) continue;
           const sw_u32 s = e % kEpiStages;
           sw_mbar_wait_nt(smem + kBarEFull + 8 * (c * kEpiStages + s), (e / kEpiStages) & 1u, hung);
           const sw_u32 slot = ebase + s * kEpiSlotBytes;
