@@ -447,9 +447,10 @@ SW_DEV void sw_load_b_mnmajor_e_mc(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int
 // reads it: row r at r*128, 16-byte chunk ch at (ch ^ (r & 7)) << 4), whose
 // rows are rr.. and columns cc.., to dst [*,ld] with its column 0 at
 // dst_col, rows below row_end and columns below col_end only: the 128
-// threads of a consumer each move 16-byte chunks. An expert's ragged last sub-tile goes through here (a TMA
-// store would write the next expert's rows). The caller orders the slot's
-// writes before these reads.
+// threads of a consumer each move 16-byte chunks. An expert's ragged last
+// sub-tile goes through here (a TMA store would write the next expert's
+// rows); col_end keeps each half of a [T,2I] output inside its I columns.
+// The caller orders the slot's writes before these reads.
 SW_DEV void sw_gr_store_rows_cols(const unsigned char* dst_c, sw_u32 src, int rr, int row_end, int cc, int col_end, int dst_col, int ld, int tid) {
   unsigned char* const dst = const_cast<unsigned char*>(dst_c);  // ptr parameters are typed const
 #pragma unroll 1
