@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# One device call (carry .bin/, built by bash bench/build.sh): the grouped
-# (MoE) fwd gate-up + SwiGLU kernel, moe_fwd_gateup, inference (out) and
-# training (_out: de = [left | gate] too), on the H200.
+# One device call (carry .bin/, built by bash bench/build.sh) per kind:
+#   bash bench/moe_check.sh       the grouped (MoE) fwd gate-up + SwiGLU
+#                                 kernel, moe_fwd_gateup (below);
+#   bash bench/moe_check.sh bwd   the grouped backward, moe_bwd_dswiglu
+#                                 (the same three steps on its five configs,
+#                                 see check_bwd; at most 430 s of timeouts).
+# moe_fwd_gateup, inference (out) and training (_out: de = [left | gate]
+# too):
 #   1. verify: lab/check TestGPUMoEFwdGateUp, eight configs, each inference
 #      and training (bf16 ping-pong and cooperative 128x128, ping-pong
 #      64x128, fp16) on every routing of check.MoERoutings (empty experts,
@@ -22,6 +27,7 @@
 # At most 570 s of timeouts (a passing run takes about 2-3 minutes). Logs go
 # to $OUT; a PASS/FAIL table is printed last.
 set -u
+KIND=${1:-fwd}
 export PATH=/usr/local/cuda/bin:$PATH
 OUT=${OUT:-/tmp/swigen-out}
 mkdir -p "$OUT"
@@ -32,6 +38,42 @@ record() { # name, ok (0/1), log
   if [ "$2" = 0 ]; then rows+=("PASS  $1"); else rows+=("FAIL  $1 ($3)"); fi
 }
 
+# moe_bwd_dswiglu: 1. verify (lab/check TestGPUMoEBwd: ping-pong 128x128
+# with and without store_out, cooperative with store_out, ping-pong 64x128
+# with store_out, fp16 with the tanh sigmoid, on every routing of
+# check.MoERoutings against the float64 per-expert reference, grad_de and
+# out poisoned, each launch run three times and compared bit for bit in
+# every output; T = 0 refused); 2. compute-sanitizer memcheck and racecheck
+# on ping-pong 64x128 with store_out, first three routings; 3. timing at
+# the same two expert shapes, ping-pong 128x128 without and with store_out.
+check_bwd() {
+  log="$OUT/moe-bwd-verify.log"
+  (cd lab/check && timeout 150 $T -test.v -test.count=1 -test.run 'TestGPUMoEBwd$') >"$log" 2>&1
+  rc=$?
+  ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoEBwd ' "$log" && ! grep -q -- '--- SKIP' "$log" && ok=0
+  record "verify moe_bwd_dswiglu, 5 configs x 8 routings, repeat 3 (bitwise)" $ok "rc=$rc, $log"
+  grep -E '^\s+moe_bwd_gpu_test.go:[0-9]+: (PASS|.*pass false)' "$log" | sed 's/^ *//' | cut -c1-200 > "$OUT/moe-verify-lines.txt"
+  for tool in memcheck racecheck; do
+    log="$OUT/moe-bwd-sanitize-$tool.log"
+    (cd lab/check && SWIGEN_MOE_ROUTINGS=3 timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 \
+      $T -test.v -test.count=1 -test.run 'TestGPUMoEBwd$/moe_bwd_dswiglu_sm90a_bf16_m64n128k64_s4_c1x1_pingpong_bmn_out$') >"$log" 2>&1
+    rc=$?
+    ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoEBwd/' "$log" && grep -qE '(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)' "$log" && ok=0
+    record "compute-sanitizer $tool (moe_bwd m64n128 ping-pong _out, 3 routings)" $ok "rc=$rc, $log"
+  done
+  log="$OUT/moe-bwd-time.log"
+  (cd lab/check && SWIGEN_MOE_TIME='65536,2048,768,128;32768,7168,2048,256' timeout 80 $T -test.v -test.count=1 -test.run 'TestGPUMoEBwdTiming$') >"$log" 2>&1
+  rc=$?
+  ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoEBwdTiming' "$log" && ok=0
+  record "timing moe_bwd_dswiglu (Qwen3-30B-A3B, DeepSeek-V3 experts, uniform; without and with out)" $ok "rc=$rc, $log"
+}
+
+case $KIND in
+fwd) ;;
+bwd) check_bwd ;;
+*) echo "usage: bash bench/moe_check.sh [fwd|bwd]" >&2; exit 2 ;;
+esac
+if [ "$KIND" = fwd ]; then
 # 1. verify (each config builds once with the machine's nvcc).
 log="$OUT/moe-verify.log"
 (cd lab/check && timeout 180 $T -test.v -test.count=1 -test.run 'TestGPUMoEFwdGateUp$') >"$log" 2>&1
@@ -59,6 +101,8 @@ log="$OUT/moe-time.log"
 rc=$?
 ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoETiming' "$log" && ok=0
 record "timing (Qwen3-30B-A3B, DeepSeek-V3 experts, uniform; inference and training)" $ok "rc=$rc, $log"
+
+fi
 
 echo "== verify lines"; cat "$OUT/moe-verify-lines.txt"
 echo "== timing"; grep -o 'TIME .*' "$log" || true

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # One device call (carry .bin/swigen): the PyTorch side of the grouped
-# kinds on the GPU. Emits two packages with the machine's nvcc
-# (moe_fwd_gateup inference, and --store-out: the train variant storing
-# out and de), then runs python/tests/gpu/test_moe.py with both: the
+# kinds on the GPU. Emits three packages with the machine's nvcc
+# (moe_fwd_gateup inference; --store-out: the train variant storing out
+# and de; moe_bwd_dswiglu --store-out: grad_de and the recomputed out),
+# then runs python/tests/gpu/test_moe.py with them: the
 # reference path, KernelTest (swigen::moe_gateup on its kernel: routings
 # against float64, CUDA-graph replay with new offs, compile fullgraph,
 # opcheck, bad inputs) and TrainKernelTest (swigen::moe_gateup_train's out
-# and de, the layer's training step with its forward on the kernel).
+# and de, the layer's training step with its forward on the kernel) and
+# BwdKernelTest (swigen::moe_dswiglu_out, the whole step on both kernels).
 # Logs go to $OUT; a PASS/FAIL table is printed last.
 set -u
 export PATH=/usr/local/cuda/bin:$PATH
@@ -17,20 +19,23 @@ PKG=$(mktemp -d)
 rows=()
 emit() { # emit NAME FLAGS...
   local n=$1; shift
-  if timeout 180 $SW emit --kernel moe_fwd_gateup --arch sm_90a "$@" --py-package "$n" -o "$PKG/$n" >"$OUT/emit-$n.log" 2>&1; then
+  if timeout 180 $SW emit --arch sm_90a "$@" --py-package "$n" -o "$PKG/$n" >"$OUT/emit-$n.log" 2>&1; then
     rows+=("PASS  emit $n ($*)")
   else
     rows+=("FAIL  emit $n (rc=$?; $(tail -1 "$OUT/emit-$n.log" | cut -c1-100))")
   fi
 }
-emit swigen_moe
-emit swigen_moe_train --store-out
+emit swigen_moe --kernel moe_fwd_gateup
+emit swigen_moe_train --kernel moe_fwd_gateup --store-out
+emit swigen_moe_bwd --kernel moe_bwd_dswiglu --store-out
 log="$OUT/py-moe.log"
 (cd python/tests && SWIGEN_MOE_PACKAGE="$PKG/swigen_moe" SWIGEN_MOE_TRAIN_PACKAGE="$PKG/swigen_moe_train" \
+  SWIGEN_MOE_BWD_PACKAGE="$PKG/swigen_moe_bwd" \
   timeout 300 python3 -m unittest -v gpu.test_moe) >"$log" 2>&1
 rc=$?
 skips=$(grep -c "skipped" "$log")
-if [ $rc = 0 ] && grep -q '^OK' "$log"; then rows+=("PASS  gpu.test_moe ($(grep -E '^Ran' "$log"); $skips skipped)")
+# Every package is given, so no kernel class may skip itself.
+if [ $rc = 0 ] && grep -q '^OK' "$log" && ! grep -q "^setUpClass.*skipped" "$log"; then rows+=("PASS  gpu.test_moe ($(grep -E '^Ran' "$log"); $skips skipped)")
 else rows+=("FAIL  gpu.test_moe (rc=$rc; $(grep -E '^(FAIL|ERROR):' "$log" | head -3 | tr '\n' ' ' | cut -c1-200))"); fi
 grep -E "(ok|FAIL|ERROR|skipped.*)$" "$log" | grep -E "^test_" | cut -c1-140
 echo "== summary"

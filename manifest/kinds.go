@@ -12,11 +12,12 @@ import (
 // kindTables holds each registered kind's parameter table (the test
 // checks that every kind of tiling.Kinds has one).
 var kindTables = map[tiling.Kernel]func(tiling.Config, Boxes) table{
-	tiling.KernelBwdDSwiGLU:   bwdTable,
-	tiling.KernelGEMM:         gemmTable,
-	tiling.KernelFwdGateUp:    gateUpTable,
-	tiling.KernelFwdDown:      downTable,
-	tiling.KernelMoEFwdGateUp: moeGateUpTable,
+	tiling.KernelBwdDSwiGLU:    bwdTable,
+	tiling.KernelGEMM:          gemmTable,
+	tiling.KernelFwdGateUp:     gateUpTable,
+	tiling.KernelFwdDown:       downTable,
+	tiling.KernelMoEFwdGateUp:  moeGateUpTable,
+	tiling.KernelMoEBwdDSwiGLU: moeBwdTable,
 }
 
 // kindTable returns cfg's kind's table.

@@ -28,7 +28,8 @@ const goldenDir = "testdata/golden"
 // change of the catalog's stage counts moves the goldens along (run with
 // -update) instead of silently testing configs the catalog dropped. More
 // are pinned by name: the overlap schedule's heuristic pick, a stream-K
-// gemm, and the 64x32 epilogue sub-tiles (plain and _pipe).
+// gemm, the 64x32 epilogue sub-tiles (plain and _pipe), and the grouped
+// backward with store_out.
 func goldenConfigs(t *testing.T) []tiling.Config {
 	t.Helper()
 	roles := []struct {
@@ -64,6 +65,7 @@ func goldenConfigs(t *testing.T) []tiling.Config {
 		"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_sk",
 		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_e64x32s4_l2k",
 		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_e64x32s4_pipe_l2k",
+		"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out",
 	} {
 		c, err := tiling.ParseName(name)
 		if err != nil {

@@ -81,12 +81,30 @@ func kindConfigs(t *testing.T) []tiling.Config {
 	return out
 }
 
+// groupedConfigs are one config of each grouped kind, by name: their
+// launchers take the grouped argument types (MoEFwdGateUpArgs, MoEBwdArgs).
+func groupedConfigs(t *testing.T) []tiling.Config {
+	t.Helper()
+	var out []tiling.Config
+	for _, name := range []string{
+		"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong",
+		"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out",
+	} {
+		c, err := tiling.ParseName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // TestGoBindingsGolden pins the generated Go bindings: the seed kernels
 // for both archs compiled (per-name launchers plus the arch-dispatching
 // BwdDswiglu) and sources only (no cubin embedded), one sm_90a kernel of
 // every kind (a launcher per kind, each with its argument type, and a
-// dispatcher per kind), and the sm_90a catalog (several kernels per arch
-// and kind: no dispatcher). Regenerate with
+// dispatcher per kind), the sm_90a catalog (several kernels per arch
+// and kind: no dispatcher) and one kernel of each grouped kind. Regenerate with
 //
 //	go test ./tests -run GoBindingsGolden -update
 func TestGoBindingsGolden(t *testing.T) {
@@ -106,6 +124,7 @@ func TestGoBindingsGolden(t *testing.T) {
 		{"seed_sources_only", "kernels", seedConfigs(t), false},
 		{"kinds_sm90a", "mlp", kindConfigs(t), true},
 		{"catalog_sm90a", "sm90", sm90, true},
+		{"grouped_sm90a", "moe", groupedConfigs(t), true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			idx, mans := bindIndex(t, tt.cfgs, tt.compiled)

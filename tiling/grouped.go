@@ -15,6 +15,9 @@ func DefaultSchedulerOf(k Kernel) Scheduler {
 // (templates/cuda/moe_fwd_gateup_sm90a.cu.tmpl on
 // sched_grouped_sm90a.sched.tmpl).
 func groupedImplemented(c Config) (bool, string) {
+	if spec(c.Kernel).ExpertsAlongK {
+		return groupedBwdImplemented(c)
+	}
 	switch {
 	case c.Arch != ArchSM90a:
 		return false, fmt.Sprintf("%s is implemented for sm_90a only, not %s (the %s skeleton has no grouped scheduler yet)", c.Kernel, c.Arch, c.Arch)

@@ -189,6 +189,11 @@ func ruleConfig(k Kernel, a Arch, d DType, storeOut bool, f RuleFacts) (Config, 
 				c.Raster, c.SwizzleGroup, c.L2KeepOperands = RasterN, l2KeepGroup(c.TileN), true
 			}
 		}
+		if spec(k).ExpertsAlongK {
+			// W_down [E,K,I] is the GEMM's B stored [K,N], the only major
+			// groupedBwdImplemented takes.
+			c.MajorB = MNMajor
+		}
 	case ArchSM100a:
 		if f.TwoCTA {
 			c.Schedule, c.TileM, c.TileN, c.ClusterM = TwoCTA, 256, 256, 2

@@ -22,6 +22,11 @@ const (
 	// expert, weights stacked [E,2I,K], device-side cumulative offsets),
 	// on the grouped scheduler (docs/DESIGN.md#tile-scheduler).
 	KernelMoEFwdGateUp Kernel = "moe_fwd_gateup"
+	// KernelMoEBwdDSwiGLU is bwd_dswiglu over experts (tokens sorted by
+	// expert, W_down stacked [E,K,I], device-side cumulative offsets), on
+	// the grouped scheduler: grad_de, and with StoreOut the recomputed out
+	// for dW_down.
+	KernelMoEBwdDSwiGLU Kernel = "moe_bwd_dswiglu"
 )
 
 // KindSpec is one kernel kind's declarative facts.
@@ -89,6 +94,12 @@ type KindSpec struct {
 	// scheduler. Grouped kinds are not in Kernels (the catalog, the tuning
 	// space, the heuristic) yet: their configs are taken by name.
 	Grouped bool
+	// ExpertsAlongK (grouped kinds): the experts' weights are stacked along
+	// the GEMM's K (moe_bwd_dswiglu's W_down [E,K,I]), read through a 3-D
+	// map whose outer coordinate is the expert, so a ragged K zero-fills
+	// inside the expert; otherwise they are stacked along N (rows of a 2-D
+	// map, e*rows + n).
+	ExpertsAlongK bool
 }
 
 // kinds is the registry, in catalog order (the first is the default).
@@ -159,6 +170,19 @@ var kinds = []KindSpec{
 				Op: "moe_gateup_train", Inputs: []string{"x", "W", "offs"}, Outputs: []string{"out", "de"}},
 		},
 		Grouped: true, ModeStoreOut: "training: de and out stored (_out)",
+	},
+	{
+		Kernel: KernelMoEBwdDSwiGLU, shape: mlpShapeForm, NName: "I",
+		StoreOut: true, FastSigmoid: true,
+		EpiTensors: 2, EpiTensorsStoreOut: 3,
+		Baseline:     "a per-expert loop of cuBLAS GEMMs + dSwiGLU (bench/moe_perf.py)",
+		ModeStoreOut: "the recomputed out also stored (for dW_down)",
+		GoName:       "MoEBwdDswiglu", GoArgs: "MoEBwdArgs", GoOrder: 5,
+		// SwiGLUExperts' backward: W_down [E,H,I] (nn.Linear's layout per
+		// expert) is the MN-major B of dout = dy @ W_down[e].
+		Ops: []OpVariant{{Name: "out", StoreOut: true, MajorB: MNMajor, Marker: "out",
+			Op: "moe_dswiglu_out", Inputs: []string{"dy", "W_down", "de", "offs"}, Outputs: []string{"grad_de", "out"}}},
+		Grouped: true, ExpertsAlongK: true,
 	},
 }
 

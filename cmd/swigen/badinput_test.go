@@ -107,6 +107,7 @@ var badInputs = []struct {
 	{[]string{"verify", "--kernel", "gemm", "--path", "unfused"}, "gemm has no unfused path"},
 	{[]string{"verify", "--kernel", "moe_fwd_gateup", "--shape", "100,256,512"}, "--shape with moe_fwd_gateup"},
 	{[]string{"verify", "--name", "moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong", "--shape", "100,256,512"}, "--shape with moe_fwd_gateup"},
+	{[]string{"verify", "--kernel", "moe_bwd_dswiglu", "--shape", "100,256,512"}, "--shape with moe_bwd_dswiglu"},
 	{[]string{"bench", "bwd", "--reps", "-1"}, "--reps -1"},
 	{[]string{"bench", "bwd", "--reps", "19"}, "--reps 19"},
 	{[]string{"bench", "bwd", "--warmup", "-1s"}, "--warmup -1s"},

@@ -448,6 +448,13 @@ var conventions = map[tiling.Kernel]func(c tiling.Config) []string{
 		}
 		return []string{"W stored [E,2I,K], offs [E] int32 cumulative row ends (device only), inference: out"}
 	},
+	tiling.KernelMoEBwdDSwiGLU: func(c tiling.Config) []string {
+		parts := []string{"W_down stored [E,K,I], offs [E] int32 cumulative row ends (device only)"}
+		if c.StoreOut {
+			parts = append(parts, "also stores out (MoEBwdArgs.Out required)")
+		}
+		return parts
+	},
 }
 
 func kernelDecls(f *jen.File, k *bindKernel) {

@@ -164,6 +164,12 @@ type SM90Epilogue struct {
 	// Pipe (tiling.Config.EpiPipe, bwd_dswiglu): dout rounded after the
 	// mainloop, each sub-tile's de loaded before the previous one's math.
 	Pipe bool
+	// RowEnd (moe_bwd_dswiglu): a tile's rows start at row0 and its
+	// expert's end at row_end (the grouped scheduler's coordinates): the
+	// epilogue loader and the consumer skip sub-tiles from row_end on, the
+	// producer TMA-stores only sub-tiles whose 64 rows are all the
+	// expert's, the consumer stores an expert's ragged last one row by row.
+	RowEnd bool
 }
 
 // Wgmma is the shape of a consumer's wgmmas and their inline-asm operand
@@ -221,6 +227,10 @@ func NewSM90(k tiling.Checked, m manifest.Manifest) (*SM90, error) {
 	}
 	if v.B, err = sm90OperandB(c, boxes, halves); err != nil {
 		return nil, err
+	}
+	if s, _ := tiling.KindOf(c.Kernel); s.ExpertsAlongK {
+		// tiling.Implemented admits MN-major B only, without _l2k.
+		v.B.Expert, v.B.Func = true, "sw_load_b_mnmajor_e"
 	}
 	if v.Epi, err = sm90Epilogue(c, kind, v.Smem); err != nil {
 		return nil, err
@@ -347,6 +357,7 @@ func sm90Epilogue(c tiling.Config, k Kind, lay tiling.SmemLayout) (SM90Epilogue,
 		// third x4 takes the registers that the x4 addresses need at
 		// 128x192 (8 bytes of stack).
 		e.Matrix = c.Schedule != tiling.Overlap && !(c.StoreOut && c.WideAccumulator())
+		e.RowEnd = c.Kernel.Grouped()
 	}
 	return e, nil
 }

@@ -90,11 +90,12 @@ func kindOf(c tiling.Config) (Kind, int, error) {
 // kindFlags is the flag each registered kind's templates test (the test
 // checks that every kind of tiling.Kinds has one).
 var kindFlags = map[tiling.Kernel]Kind{
-	tiling.KernelBwdDSwiGLU:   {Bwd: true},
-	tiling.KernelGEMM:         {Gemm: true},
-	tiling.KernelFwdGateUp:    {GateUp: true},
-	tiling.KernelFwdDown:      {Down: true},
-	tiling.KernelMoEFwdGateUp: {GateUp: true},
+	tiling.KernelBwdDSwiGLU:    {Bwd: true},
+	tiling.KernelGEMM:          {Gemm: true},
+	tiling.KernelFwdGateUp:     {GateUp: true},
+	tiling.KernelFwdDown:       {Down: true},
+	tiling.KernelMoEFwdGateUp:  {GateUp: true},
+	tiling.KernelMoEBwdDSwiGLU: {Bwd: true},
 }
 
 // Elem names the element type for the templates: its PTX type and the
@@ -227,6 +228,11 @@ type Operand struct {
 	// Func is the load helper the template calls (sm_90a, and B on
 	// sm_100a): it knows the major and, on sm_90a, the L2 policy.
 	Func string
+	// Expert (sm_90a B of a grouped kind whose experts are stacked along
+	// K, tiling.KindSpec.ExpertsAlongK): the map is 3-D [E][K][N] and Func
+	// takes the tile's expert as a last argument (b_expert, which the
+	// grouped scheduler's producer defines).
+	Expert bool
 	// MNMajor: the operand is stored MN-major ([K,M] for A), a load is one
 	// 64-wide slab of the tile; Trans is the descriptor's transpose flag
 	// (0 or 1).

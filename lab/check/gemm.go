@@ -39,11 +39,12 @@ func Verify(env *Env, k *launch.Kernel, shapes []tiling.Shape, o Options) []Shap
 // verifiers checks each registered kind against its reference (the test
 // checks that every kind of tiling.Kinds has one).
 var verifiers = map[tiling.Kernel]func(env *Env, k *launch.Kernel, shapes []tiling.Shape, o Options) []ShapeResult{
-	tiling.KernelBwdDSwiGLU:   VerifyBwd,
-	tiling.KernelGEMM:         VerifyGemm,
-	tiling.KernelFwdGateUp:    VerifyFwdGateUp,
-	tiling.KernelFwdDown:      VerifyFwdDown,
-	tiling.KernelMoEFwdGateUp: VerifyGroupedRoutings,
+	tiling.KernelBwdDSwiGLU:    VerifyBwd,
+	tiling.KernelGEMM:          VerifyGemm,
+	tiling.KernelFwdGateUp:     VerifyFwdGateUp,
+	tiling.KernelFwdDown:       VerifyFwdDown,
+	tiling.KernelMoEFwdGateUp:  VerifyGroupedRoutings,
+	tiling.KernelMoEBwdDSwiGLU: VerifyGroupedBwdRoutings,
 }
 
 // VerifyGroupedRoutings verifies a loaded moe_fwd_gateup kernel on

@@ -15,6 +15,7 @@ OPS: Tuple[Tuple[str, str, str, Tuple[str, ...], Tuple[str, ...]], ...] = (
     ("bwd_dswiglu_out", "bwd_dswiglu", "out", ("dy", "W_down", "de"), ("grad_de", "out")),
     ("moe_gateup", "moe_fwd_gateup", "", ("x", "W", "offs"), ("out",)),
     ("moe_gateup_train", "moe_fwd_gateup", "train", ("x", "W", "offs"), ("out", "de")),
+    ("moe_dswiglu_out", "moe_bwd_dswiglu", "out", ("dy", "W_down", "de", "offs"), ("grad_de", "out")),
 )
 
 # MARKERS: per kind, (variant, the buffer only that variant's kernels have).
@@ -23,10 +24,11 @@ MARKERS: Dict[str, Tuple[Tuple[str, str], ...]] = {
     "fwd_down": (("residual", "residual"),),
     "bwd_dswiglu": (("out", "out"),),
     "moe_fwd_gateup": (("train", "de"),),
+    "moe_bwd_dswiglu": (("out", "out"),),
 }
 
 # GROUPED: the grouped (mixture-of-experts) kinds swigen emit builds
 # (tiling.GroupedKernels): their ops are swigen_rt.moe's (not defined by
 # swigen_rt.ops), and only where OPS has a row of theirs can a package of
 # theirs be launched.
-GROUPED: Tuple[str, ...] = ("moe_fwd_gateup",)
+GROUPED: Tuple[str, ...] = ("moe_fwd_gateup", "moe_bwd_dswiglu")

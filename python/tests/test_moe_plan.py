@@ -63,9 +63,9 @@ class PathTest(unittest.TestCase):
 
     def test_launchable_ops(self) -> None:
         """An op launches its kernel where kinds_gen.OPS has its row (the
-        registry's Ops entry); the backward op has none yet."""
+        registry's Ops entry): every grouped op has one."""
         self.assertEqual({op: moe_plan.launchable(op) for op in moe_plan.GROUPED_KINDS},
-                         {"moe_gateup": True, "moe_gateup_train": True, "moe_dswiglu_out": False})
+                         {"moe_gateup": True, "moe_gateup_train": True, "moe_dswiglu_out": True})
         for op in moe_plan.GROUPED_KINDS:
             row = [r for r in kinds_gen.OPS if r[0] == op]
             if row:
@@ -74,7 +74,7 @@ class PathTest(unittest.TestCase):
     def test_refused(self) -> None:
         cases = [  # op, packages, reasons -> path, words of why
             ("moe_gateup_train", ["pkg_a"], None, KERNEL, "moe_fwd_gateup (train) from package pkg_a"),
-            ("moe_dswiglu_out", ["p"], None, REFUSED, "no op spec of moe_bwd_dswiglu (out)"),
+            ("moe_dswiglu_out", ["p"], None, KERNEL, "moe_bwd_dswiglu (out) from package p"),
             ("moe_gateup", ["pkg_a", "pkg_b"], ["de extra", ""], KERNEL, "moe_fwd_gateup from package pkg_b"),
             ("moe_gateup", ["pkg_a", "pkg_b"], ["de extra", "no"], REFUSED, "from package pkg_a is registered but cannot be "
              "launched: de extra"),

@@ -93,8 +93,9 @@ class PackageTest(unittest.TestCase):
         reg = Registry()
         self.assertEqual(reg.candidates("gemm", ""), [])
         self.assertEqual(set(opspec.OPS), {"gemm", "fwd_gateup", "fwd_gateup_train", "fwd_down", "fwd_down_residual",
-                                           "bwd_dswiglu", "bwd_dswiglu_out", "moe_gateup", "moe_gateup_train"})
-        self.assertEqual({n for n, s in opspec.OPS.items() if s.grouped}, {"moe_gateup", "moe_gateup_train"})
+                                           "bwd_dswiglu", "bwd_dswiglu_out", "moe_gateup", "moe_gateup_train", "moe_dswiglu_out"})
+        self.assertEqual({n for n, s in opspec.OPS.items() if s.grouped},
+                         {"moe_gateup", "moe_gateup_train", "moe_dswiglu_out"})
 
 
 if __name__ == "__main__":

@@ -19,7 +19,11 @@ torch.compile(fullgraph=True) and opcheck; the training and backward ops
 keep the reference path. TrainKernelTest, where SWIGEN_MOE_TRAIN_PACKAGE
 names a package emitted with --store-out as well: swigen::moe_gateup_train
 (out and de) on its kernel against the float64 loop, and the layer's
-training step with its forward on it. Skipped without torch or CUDA.
+training step with its forward on it. BwdKernelTest, where
+SWIGEN_MOE_BWD_PACKAGE names a package emitted with swigen emit --kernel
+moe_bwd_dswiglu --store-out: swigen::moe_dswiglu_out (grad_de and out) on
+its kernel, and the layer's whole step with both kernels. Skipped without
+torch or CUDA.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ if READY:
 
 MOE_PACKAGE = os.environ.get("SWIGEN_MOE_PACKAGE", "")
 MOE_TRAIN_PACKAGE = os.environ.get("SWIGEN_MOE_TRAIN_PACKAGE", "")
+MOE_BWD_PACKAGE = os.environ.get("SWIGEN_MOE_BWD_PACKAGE", "")
 
 E, H, I = 8, 256, 136
 TOL = 2e-2  # bf16 operands and outputs, fp32 accumulation vs float64
@@ -464,6 +469,97 @@ class TrainKernelTest(unittest.TestCase):
         W, _ = weights()
         x, _, offs = case(routings()["one-token experts"])
         torch.library.opcheck(torch.ops.swigen.moe_gateup_train.default, (x, W.requires_grad_(True), offs))
+
+
+def dswiglu_reference(dy: Any, Wd: Any, de: Any, counts: List[int]) -> Tuple[Any, Any]:
+    """grad_de [T, 2I] and out [T, I] in float64: dout = dy_e @ W_down_e
+    per expert, then dSwiGLU against de = [up | gate]."""
+    douts, start = [dy.new_zeros((0, I), dtype=torch.float64)], 0
+    for e, c in enumerate(counts):
+        douts.append(dy[start:start + c].double() @ Wd[e].double())
+        start += c
+    dout = torch.cat(douts, 0)
+    up, gate = de.double()[:, :I], de.double()[:, I:]
+    sig = torch.sigmoid(gate)
+    grad_up = dout * gate * sig
+    grad_gate = dout * up * sig * (1 + gate * (1 - sig))
+    return torch.cat([grad_up, grad_gate], 1), up * gate * sig
+
+
+@unittest.skipUnless(READY and MOE_BWD_PACKAGE, "needs torch, an sm_90 GPU and SWIGEN_MOE_BWD_PACKAGE")
+class BwdKernelTest(unittest.TestCase):
+    """swigen::moe_dswiglu_out on the registered moe_bwd_dswiglu --store-out
+    kernel (grad_de and the recomputed out), alone and inside the layer's
+    training step (with the train package's forward when one is given)."""
+
+    NAMES = ("swigen_moe_bwd_test_pkg", "swigen_moe_bwd_test_train_pkg")
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        package.load_dir(MOE_BWD_PACKAGE, cls.NAMES[0])
+        if not package.REGISTRY.packages[cls.NAMES[0]].by_kind("moe_bwd_dswiglu", "out"):
+            package.REGISTRY.remove_package(cls.NAMES[0])
+            raise unittest.SkipTest("%s has no compiled moe_bwd_dswiglu out kernel" % MOE_BWD_PACKAGE)
+        if MOE_TRAIN_PACKAGE:
+            package.load_dir(MOE_TRAIN_PACKAGE, cls.NAMES[1])
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        for n in cls.NAMES:
+            package.REGISTRY.remove_package(n)
+
+    def test_paths(self) -> None:
+        path, why = moe.moe_path("moe_dswiglu_out", torch.device("cuda"))
+        self.assertEqual(path, moe_plan.KERNEL, why)
+        self.assertIn(self.NAMES[0], why)
+
+    def test_routings(self) -> None:
+        """grad_de and out against the float64 loop at each routing, their
+        memory poisoned with NaN first; two launches bitwise equal."""
+        _, Wd = weights()
+        for name, counts in routings().items():
+            with self.subTest(routing=name):
+                _, dy, offs = case(counts)
+                T = sum(counts)
+                g = torch.Generator(device="cuda").manual_seed(7)
+                de = torch.randn(T, 2 * I, device="cuda", generator=g).to(torch.bfloat16)
+                want_gde, want_out = dswiglu_reference(dy, Wd, de, counts)
+                for shape in ((T, 2 * I), (T, I)):
+                    poison = torch.full(shape, float("nan"), device="cuda", dtype=torch.bfloat16)
+                    del poison
+                gde, out = torch.ops.swigen.moe_dswiglu_out(dy, Wd, de, offs)
+                torch.cuda.synchronize()
+                self.assertEqual((tuple(gde.shape), tuple(out.shape)), ((T, 2 * I), (T, I)))
+                if T == 0:
+                    continue
+                for what, got, want in (("grad_de", gde, want_gde), ("out", out, want_out)):
+                    self.assertFalse(bool(got.isnan().any()), "%s: %s" % (name, what))
+                    self.assertLess(rel(got, want), TOL, "%s: %s" % (name, what))
+                gde2, out2 = torch.ops.swigen.moe_dswiglu_out(dy, Wd, de, offs)
+                self.assertTrue(torch.equal(gde, gde2) and torch.equal(out, out2), "%s: two launches differ" % name)
+
+    def test_layer_training_step(self) -> None:
+        """SwiGLUExperts' training step with the backward's dout + dSwiGLU on
+        the kernel (and the forward too with the train package): y and
+        every gradient against the float64 loop."""
+        W, Wd = weights()
+        for name in ("TileM +- 1", "empty experts", "zipf"):
+            with self.subTest(routing=name):
+                counts = routings()[name]
+                x, dy, offs = case(counts)
+                y_ref, dx_ref, dW_ref, dWd_ref = reference(x, W, Wd, counts, dy)
+                xs, Ws, Wds = (t.detach().clone().requires_grad_(True) for t in (x, W, Wd))
+                y = moe.swiglu_experts(xs, Ws, Wds, offs)
+                y.backward(dy)
+                for what, got, want in (("y", y, y_ref), ("dx", xs.grad, dx_ref), ("dW", Ws.grad, dW_ref),
+                                        ("dW_down", Wds.grad, dWd_ref)):
+                    self.assertLess(rel(got, want), TOL, what)
+
+    def test_opcheck(self) -> None:
+        W, Wd = weights()
+        _, dy, offs = case(routings()["one-token experts"])
+        de = torch.randn(dy.shape[0], 2 * I, device="cuda").to(torch.bfloat16)
+        torch.library.opcheck(torch.ops.swigen.moe_dswiglu_out.default, (dy, Wd, de, offs))
 
 
 @unittest.skipUnless(READY, "needs torch and an sm_90+ GPU")

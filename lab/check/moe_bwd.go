@@ -1,0 +1,96 @@
+package check
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/swigen/swigen/lab/num"
+	"github.com/swigen/swigen/lab/ref"
+	"github.com/swigen/swigen/runtime/launch"
+	"github.com/swigen/swigen/tiling"
+)
+
+// VerifyGroupedBwdRoutings verifies a loaded moe_bwd_dswiglu kernel on
+// MoERoutings for its TileM (shapes are not read, as for
+// VerifyGroupedRoutings).
+func VerifyGroupedBwdRoutings(env *Env, k *launch.Kernel, _ []tiling.Shape, o Options) []ShapeResult {
+	return VerifyMoEBwd(env, k, MoERoutings(k.Man.Config.TileM), o)
+}
+
+// VerifyMoEBwd runs a loaded moe_bwd_dswiglu kernel on each routing and
+// compares grad_de's halves (and, with StoreOut, out) with the float64
+// per-expert reference (ref.MoEBwdDSwiGLU); the outputs are poisoned before
+// each launch, so a row the kernel leaves or a row of another expert it
+// overwrites shows up, and with Options.Repeat the launch repeats and must
+// give the same bits in every output.
+func VerifyMoEBwd(env *Env, k *launch.Kernel, routings []Routing, o Options) []ShapeResult {
+	o = o.defaults()
+	rng := num.NewRand(o.Seed)
+	var res []ShapeResult
+	for _, r := range routings {
+		res = append(res, verifyMoEBwd(env, k, r, rng, o))
+	}
+	return res
+}
+
+func verifyMoEBwd(env *Env, k *launch.Kernel, rt Routing, rng *num.Rand, o Options) ShapeResult {
+	cfg := k.Man.Config
+	dt := cfg.DType
+	T, K, I, E := rt.T(), rt.K, rt.I, len(rt.Counts)
+	r := ShapeResult{Shape: tiling.Shape{M: T, K: K, I: I}, Ref: refCPU}
+	fail := func(err error) ShapeResult { r.Err = fmt.Errorf("%s (E=%d): %w", rt.Name, E, err); return r }
+	args := launch.MoEBwdArgs{T: T, K: K, I: I, E: E}
+	if err := launch.CheckShape(cfg, args); err != nil {
+		return fail(err)
+	}
+	// As bwd_dswiglu's check: de of standard deviation 2 puts saturated
+	// gates into the sigmoid too.
+	dy := rng.Normal(dt, T*K, 1)
+	w := rng.Normal(dt, E*K*I, 1/math.Sqrt(float64(K))) // [E,K,I]
+	de := rng.Normal(dt, T*2*I, 2)
+	offs := rt.Offs()
+	dev := newRun(env, dt)
+	defer dev.free()
+	args.Dy, args.WDown, args.De = dev.upload(dy), dev.upload(w), dev.upload(de)
+	args.Offs = dev.uploadI32(offs)
+	args.GradDe = dev.poisoned(T * 2 * I)
+	if cfg.StoreOut {
+		args.Out = dev.poisoned(T * I)
+	}
+	if dev.err != nil {
+		return fail(dev.err)
+	}
+	plan, err := k.Plan(args)
+	if err != nil {
+		return fail(err)
+	}
+	dev.exec(plan, o.Timeout)
+	gotG := dev.download(args.GradDe, T*2*I)
+	var gotO []byte
+	if cfg.StoreOut {
+		gotO = dev.download(args.Out, T*I)
+	}
+	if dev.err != nil {
+		return fail(dev.err)
+	}
+	if err := dev.sameOnRepeat(plan, o, args.GradDe, gotG); err != nil {
+		return fail(fmt.Errorf("grad_de: %w", err))
+	}
+	if cfg.StoreOut {
+		if err := dev.sameOnRepeat(plan, o, args.Out, gotO); err != nil {
+			return fail(fmt.Errorf("out: %w", err))
+		}
+	}
+	want := ref.MoEBwdDSwiGLU(ref.MoEBwdProblem{T: T, K: K, I: I, E: E,
+		Dy: num.Float64s(dy), WDown: num.Float64s(w), De: num.Float64s(de), Offs: offs})
+	if want.GradDe == nil {
+		return fail(fmt.Errorf("the reference refused the problem"))
+	}
+	left, gate := splitHalves(gotG, T, I)
+	wl, wg := expect{f64: want.GradDe}.halves(T, I)
+	r.Outputs = []OutputResult{{Name: "dleft", Stats: wl.compare(dt, left)}, {Name: "dgate", Stats: wg.compare(dt, gate)}}
+	if cfg.StoreOut {
+		r.Outputs = append(r.Outputs, OutputResult{Name: "out", Stats: expect{f64: want.Out}.compare(dt, gotO)})
+	}
+	return finish(r, o.Tol)
+}

@@ -1,0 +1,71 @@
+package tiling
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestGroupedBwdRules: moe_bwd_dswiglu's names round-trip with the grouped
+// scheduler implied and pass Check (with and without store_out); what it
+// does not implement is refused with a reason naming the kind and the rule.
+func TestGroupedBwdRules(t *testing.T) {
+	names := []string{
+		"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn",
+		"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out",
+		"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_cooperative_bmn",
+		"moe_bwd_dswiglu_sm90a_fp16_m64n128k64_s4_c1x1_pingpong_bmn_out",
+	}
+	for _, name := range names {
+		c, err := ParseName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Scheduler != GroupedScheduler || c.Name() != name {
+			t.Fatalf("ParseName(%s): scheduler %s, name %s", name, c.Scheduler, c.Name())
+		}
+		if _, err := Check(c); err != nil {
+			t.Fatalf("Check(%s): %v", name, err)
+		}
+	}
+	c, _ := ParseName(names[0])
+	bad := []struct {
+		what string
+		edit func(*Config)
+		want string
+	}{
+		{"static scheduler", func(c *Config) { c.Scheduler = StaticScheduler }, "scheduler=static"},
+		{"sm_100a", func(c *Config) {
+			c.Arch, c.Schedule, c.TileN, c.Stages, c.EpiM, c.EpiN, c.EpiStages = ArchSM100a, OneCTA, 256, 3, 0, 0, 0
+			*c = c.WithDefaults()
+		}, "moe_bwd_dswiglu is implemented for sm_90a only, not sm_100a"},
+		{"overlap", func(c *Config) { c.Schedule = Overlap }, "not overlap"},
+		{"cluster", func(c *Config) { c.ClusterM = 2 }, "needs cluster 1x1, not 2x1"},
+		{"k-major W_down", func(c *Config) { c.MajorB = KMajor }, "needs major_b=mn"},
+		{"epi_pipe", func(c *Config) { c.EpiPipe, c.EpiN = true, 32 }, "only bwd_dswiglu has the pipelined epilogue"},
+		{"narrow epilogue", func(c *Config) { c.EpiN = 32 }, "moe_bwd_dswiglu epi_n=32 is not implemented"},
+		{"wide accumulator", func(c *Config) { c.TileN = 192 }, "accumulator registers per thread is not implemented"},
+		{"l2k", func(c *Config) { c.L2KeepOperands = true }, "moe_bwd_dswiglu with l2k is not implemented"},
+	}
+	for _, b := range bad {
+		x := c
+		b.edit(&x)
+		if _, err := Check(x); err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("%s: Check = %v, want an error containing %q", b.what, err, b.want)
+		}
+	}
+}
+
+// TestGroupedBwdHeuristic: the rules give moe_bwd_dswiglu an implemented
+// config (MN-major W_down), without and with store_out, so `swigen verify
+// --kernel moe_bwd_dswiglu` and `emit --kernel` need no --name.
+func TestGroupedBwdHeuristic(t *testing.T) {
+	for _, storeOut := range []bool{false, true} {
+		c, err := RuleHeuristic(KernelMoEBwdDSwiGLU, ArchSM90a, BF16, Shape{M: 16384, K: 768, I: 4608}, storeOut)
+		if err != nil {
+			t.Fatalf("store_out=%v: %v", storeOut, err)
+		}
+		if _, err := Check(c); err != nil || c.MajorB != MNMajor || c.Scheduler != GroupedScheduler {
+			t.Errorf("store_out=%v: %s: Check = %v, major_b %s, scheduler %s; want an implemented MN-major grouped config", storeOut, c.Name(), err, c.MajorB, c.Scheduler)
+		}
+	}
+}
