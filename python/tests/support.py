@@ -46,3 +46,15 @@ class FakeTensor:
 
     def element_size(self) -> int:
         return self._elem
+
+
+def op_buffers(m):  # type: ignore[no-untyped-def]
+    """(inputs, outputs) of the PyTorch op that runs m's kernel: its kind
+    and variant's row of kinds_gen.OPS."""
+    from swigen_rt import kinds_gen
+    from swigen_rt.package import variant_of
+    rows = [r for r in kinds_gen.OPS if r[1] == m.kernel and r[2] == variant_of(m)]
+    if not rows:
+        raise AssertionError("%s: no op of kind %s variant %r" % (m.name, m.kernel, variant_of(m)))
+    return rows[0][3], rows[0][4]
+

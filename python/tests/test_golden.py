@@ -86,11 +86,13 @@ class GoldenTest(unittest.TestCase):
     def check_routing(self, m: Manifest, counts: List[int], sizes: Dict[str, int]) -> None:
         """A grouped launch's sizes are what its routing and the op's
         tensors give: T the last of offs, E its length, and solve_sizes on
-        x [T, K], W [E, 2I, K], offs [E] (swigen::moe_gateup's call)."""
+        the op's inputs (swigen::moe_gateup's x [T, K], W [E, 2I, K], offs
+        [E]; moe_dswiglu_out's dy, W_down, de, offs)."""
         offs = moe_plan.counts_to_offs(counts)
-        T, E, K, I = offs[-1], len(offs), sizes["K"], sizes["I"]  # noqa: E741
+        T, E = offs[-1], len(offs)
         self.assertEqual((sizes["T"], sizes["E"]), (T, E))
-        shapes = {"x": (T, K), "W": (E, 2 * I, K), "offs": (E,)}
+        inputs = support.op_buffers(m)[0]
+        shapes = dict(zip(inputs, opspec.output_shapes(m, inputs, sizes)))
         if T == 0:
             with self.assertRaisesRegex(ValueError, "T=0: must be >= 1"):
                 opspec.solve_sizes(m, shapes)

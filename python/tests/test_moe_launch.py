@@ -13,7 +13,7 @@ import unittest
 from typing import Any, Dict, List, Tuple
 
 import support
-from swigen_rt import ShapeError, moe_plan, opspec
+from swigen_rt import ShapeError, kinds_gen, moe_plan, opspec
 from swigen_rt.kernel import Kernel
 from swigen_rt.manifest import Device, Manifest
 from swigen_rt.moe_plan import KERNEL, REFERENCE, REFUSED
@@ -22,11 +22,14 @@ from swigen_rt.plan import pack_pointers, plan_sizes
 from swigen_rt.tensors import check_tensors
 
 
-def golden_moe() -> List[Dict[str, Any]]:
-    """The golden's grouped configs (name, manifest, launches)."""
+def golden_moe(kind: str = "moe_fwd_gateup", variant: str = "") -> List[Dict[str, Any]]:
+    """The golden's grouped configs (name, manifest, launches) of kind and
+    variant; kind "" for every grouped config."""
     with open(os.path.join(support.TESTDATA, "golden_sm_90a.json"), encoding="utf-8") as f:
         g = json.load(f)
-    return [c for c in g["configs"] if c["manifest"]["kernel"] == "moe_fwd_gateup"]
+    return [c for c in g["configs"] if c["manifest"]["kernel"] in kinds_gen.GROUPED
+            and (not kind or c["manifest"]["kernel"] == kind
+                 and variant_of(Manifest.from_dict(c["manifest"])) == variant)]
 
 
 def entry(m: Manifest, pkg: str) -> Entry:
@@ -64,6 +67,7 @@ class PathTest(unittest.TestCase):
 
     def test_golden_has_configs(self) -> None:
         self.assertEqual(len(self.configs), 4)
+        self.assertEqual([len(golden_moe(k, v)) for k, v in (("moe_fwd_gateup", "train"), ("moe_bwd_dswiglu", "out"))], [1, 1])
 
     def test_paths(self) -> None:
         good = entry(self.bf16, "pkg_moe")
@@ -169,21 +173,18 @@ class LaunchArgsTest(unittest.TestCase):
 
     def test_params_equal_go(self) -> None:
         n = 0
-        for c in golden_moe():
+        for c in golden_moe(""):
             m = Manifest.from_dict(c["manifest"])
+            names = [b.name for b in m.buffers]
             for want in c["launches"]:
                 if "error" in want:
                     continue
                 with self.subTest(config=c["name"], counts=want["counts"]):
                     sizes, bufs = want["sizes"], want["buffers"]
-                    T, K, I, E = sizes["T"], sizes["K"], sizes["I"], sizes["E"]  # noqa: E741
-                    tensors = {
-                        "x": support.FakeTensor((T, K), bufs["x"]), "W": support.FakeTensor((E, 2 * I, K), bufs["W"]),
-                        "offs": support.FakeTensor((E,), bufs["offs"], dtype="torch.int32", elem=4),
-                        "out": support.FakeTensor((T, I), bufs["out"])}
-                    for t in tensors.values():
-                        if t is not tensors["offs"]:
-                            t.dtype = "torch.%s" % c["manifest"]["params"][0]["map"]["dtype"]
+                    dt = "torch.%s" % c["manifest"]["params"][0]["map"]["dtype"]
+                    tensors = {n: support.FakeTensor(sh, bufs[n], dtype="torch.int32", elem=4) if n == "offs"
+                               else support.FakeTensor(sh, bufs[n], dtype=dt)
+                               for n, sh in zip(names, opspec.output_shapes(m, names, sizes))}
                     ptrs, dev = check_tensors(m, tensors, sizes)
                     self.assertEqual((ptrs, dev), (bufs, 0))
                     p = plan_sizes(m, sizes, Device(sms=132)).at(ptrs)
@@ -192,7 +193,7 @@ class LaunchArgsTest(unittest.TestCase):
                     self.assertEqual(params.hex(), want["params_hex"])
                     self.assertEqual(list(p.grid), want["grid"])
                     n += 1
-        self.assertEqual(n, 4 * 4)
+        self.assertEqual(n, 6 * 4)  # 4 inference, 1 training, 1 backward config; 4 routings each
 
     def test_tensor_errors_name_the_tensor(self) -> None:
         m = Manifest.from_dict(golden_moe()[0]["manifest"])

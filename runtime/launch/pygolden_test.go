@@ -42,12 +42,16 @@ var pyShapes = []tiling.Shape{
 }
 
 // pyGroupedNames are the grouped (MoE) configs the sm_90a golden adds:
-// ping-pong and cooperative, two tile heights, both dtypes.
+// ping-pong and cooperative, two tile heights, both dtypes, the forward's
+// training variant and the backward's out variant (the op SwiGLUExperts
+// runs; its variant without out has no PyTorch op).
 var pyGroupedNames = []string{
 	"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong",
 	"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_cooperative",
 	"moe_fwd_gateup_sm90a_bf16_m64n128k64_s8_c1x1_pingpong",
 	"moe_fwd_gateup_sm90a_fp16_m128n128k64_s6_c1x1_pingpong",
+	"moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out",
+	"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out",
 }
 
 // pyRouting is one grouped launch: the rows each expert gets (offs is
