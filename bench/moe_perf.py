@@ -14,11 +14,12 @@ training step (forward, then backward of dy to x and every weight):
   loop graph     the same captured in a CUDA graph (one graph per mode), replayed
   grouped        torch._grouped_mm (offs) for gate-up and down + a torch.compile'd SwiGLU; autograd through
                  torch's own _grouped_mm derivatives
-  swigen         swigen_rt.SwiGLUExperts; with --package DIR (a package of swigen emit --kernel
-                 moe_fwd_gateup --py-package NAME) its inference gate-up (moe_gateup) launches that
-                 kernel, the training ops and the down projection run the torch._grouped_mm
-                 reference path; without it everything is the reference (the record's note says
-                 which path each op took)
+  swigen         swigen_rt.SwiGLUExperts; with --package DIR (repeatable: packages of swigen emit
+                 --py-package of moe_fwd_gateup, moe_fwd_gateup --store-out, moe_bwd_dswiglu
+                 --store-out) the inference gate-up, the training forward and the backward's dout +
+                 dSwiGLU launch those kernels; the down projection and the weight gradients are
+                 torch._grouped_mm; an op with no package runs the reference path (the record's
+                 note says which path each op took)
   liger          Liger-Kernel 0.8.5's LigerFusedMoEFunction (Triton: routing metadata, fused gather +
                  gate-up + SwiGLU, down, weighted combine; its backward fuses dSwiGLU). Its input is the
                  unsorted x [T, H] with top-k indices and weights (all 1), its output the combined
@@ -492,15 +493,16 @@ def summary(results: List[Dict[str, Any]]) -> None:
     print("\n%s: %d records, %d failed or over tolerance %g" % ("PASS" if not bad else "FAIL", len(results), len(bad), TOL))
 
 
-def load_package(d: str) -> str:
-    """Registers the emitted package in d; its kernels' names, for the record."""
+def load_package(d: str, i: int) -> str:
+    """Registers the emitted package in d (the i-th given); its kernels'
+    names, for the record."""
     from swigen_rt import package  # noqa: PLC0415
 
-    mod = package.load_dir(d, "swigen_moe_bench")
+    mod = package.load_dir(d, "swigen_moe_bench%d" % i)
     pkg = mod.package  # type: ignore[attr-defined]
     names = sorted(pkg.kernels)
-    if not any(e.kind == "moe_fwd_gateup" for e in pkg.kernels.values()):
-        raise SystemExit("--package %s: no compiled moe_fwd_gateup kernel (uncompiled: %s)"
+    if not any(e.kind in ("moe_fwd_gateup", "moe_bwd_dswiglu") for e in pkg.kernels.values()):
+        raise SystemExit("--package %s: no compiled grouped kernel (uncompiled: %s)"
                          % (d, ", ".join(pkg.uncompiled) or "none"))
     print("package %s: %s" % (d, ", ".join(names)), flush=True)
     return "%s (%s)" % (d, ", ".join(names))
@@ -515,14 +517,16 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--deadline", type=float, default=0, help="unix time after which peers are skipped")
     ap.add_argument("--json", default="")
-    ap.add_argument("--package", default="", help="directory of a swigen emit --kernel moe_fwd_gateup --py-package "
-                    "package: the swigen peer's gate-up runs its kernel")
+    ap.add_argument("--package", action="append", default=[],
+                    help="directory of a swigen emit --py-package package of a grouped kind (repeatable): the swigen "
+                    "peer's ops run its kernels (moe_fwd_gateup: the gate-up; --store-out: the training forward; "
+                    "moe_bwd_dswiglu --store-out: the backward's dout + dSwiGLU)")
     a = ap.parse_args()
     peers = [x for x in a.peers.split(",") if x]
     for x in peers:
         if x not in BUILDERS:
             ap.error("--peers: %r: want some of %s" % (x, ",".join(BUILDERS)))
-    pkg = load_package(a.package) if a.package else ""
+    pkg = "; ".join(load_package(d, i) for i, d in enumerate(a.package))
     deadline = a.deadline or time.time() + 1e9
     flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")  # > the H200's L2
     results: List[Dict[str, Any]] = []

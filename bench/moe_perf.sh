@@ -7,11 +7,12 @@
 # and checks each against an fp32 per-expert reference. swigen's entry is
 # SwiGLUExperts. With .bin/swigen (carry .bin/, built by bash
 # bench/build.sh) it first emits the grouped kernel package
-# (swigen emit --kernel moe_fwd_gateup --arch sm_90a --py-package, the
-# machine's nvcc; MOE_EMIT overrides those flags, MOE_PKG=0 skips it): the
-# GPU tests' KernelTest runs on it and the swigen peer's inference
-# gate-up launches its kernel (moe_perf.py --package); the training ops
-# and the down projection stay on the torch._grouped_mm reference path.
+# packages (swigen emit --arch sm_90a --py-package of moe_fwd_gateup, its
+# --store-out training variant and moe_bwd_dswiglu --store-out, the
+# machine's nvcc; MOE_EMIT replaces the three with one, MOE_PKG=0 skips
+# them): the GPU tests' KernelTest runs on the first and the swigen peer
+# launches their kernels (moe_perf.py --package); the down projection and
+# the weight gradients stay on torch._grouped_mm.
 # Without .bin/swigen everything is the reference path, as the records
 # say.
 #
@@ -52,19 +53,26 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages${PYTHONPAT
 # The grouped kernel package, where .bin/swigen is here.
 export PATH=/usr/local/cuda/bin:$PATH
 MOE_DIR=""
+MOE_DIRS=()
 erc=skipped
 if [[ ${MOE_PKG:-1} == 1 && -x .bin/swigen ]]; then
 	PKG=$(mktemp -d)
-	# shellcheck disable=SC2086  # MOE_EMIT is a list of flags
-	if .bin/swigen emit ${MOE_EMIT:---kernel moe_fwd_gateup --arch sm_90a} --py-package swigen_moe -o "$PKG/swigen_moe" >"$OUT/moe-emit.log" 2>&1; then
-		MOE_DIR=$PKG/swigen_moe
-		erc=0
-		grep -E '^sm_90a' "$OUT/moe-emit.log"
-	else
-		erc=1
-		echo "FAIL: swigen emit of the moe_fwd_gateup package (log $OUT/moe-emit.log):"
-		tail -5 "$OUT/moe-emit.log"
-	fi
+	erc=0
+	# One package per grouped op; MOE_EMIT (flags) replaces the three with one.
+	if [[ -n ${MOE_EMIT:-} ]]; then emits=("$MOE_EMIT"); else
+		emits=("--kernel moe_fwd_gateup" "--kernel moe_fwd_gateup --store-out" "--kernel moe_bwd_dswiglu --store-out"); fi
+	for i in "${!emits[@]}"; do
+		# shellcheck disable=SC2086  # each entry is a list of flags
+		if .bin/swigen emit ${emits[$i]} --arch sm_90a --py-package swigen_moe$i -o "$PKG/swigen_moe$i" >"$OUT/moe-emit-$i.log" 2>&1; then
+			MOE_DIRS+=("$PKG/swigen_moe$i")
+			grep -E '^sm_90a' "$OUT/moe-emit-$i.log"
+		else
+			erc=1
+			echo "FAIL: swigen emit ${emits[$i]} (log $OUT/moe-emit-$i.log):"
+			tail -5 "$OUT/moe-emit-$i.log"
+		fi
+	done
+	MOE_DIR=${MOE_DIRS[0]:-}
 else
 	echo "no grouped kernel package (MOE_PKG=${MOE_PKG:-1}, .bin/swigen $([[ -x .bin/swigen ]] && echo present || echo absent)): swigen runs the reference path"
 fi
@@ -83,7 +91,7 @@ NG=${GPUS:-$(nvidia-smi -L | wc -l)}
 ((NG < 1)) && NG=1
 IFS=',' read -ra models <<<"$MODELS"
 args=(--peers "$PEERS" --routings "${ROUTINGS:-uniform,zipf}" --reps "${REPS:-30}" --deadline $((START + LIMIT)))
-[[ -n $MOE_DIR ]] && args+=(--package "$MOE_DIR")
+for d in "${MOE_DIRS[@]}"; do args+=(--package "$d"); done
 [[ -n ${TOKENS:-} ]] && args+=(--tokens "$TOKENS")
 echo "models: $MODELS on $NG GPU(s); peers: $PEERS; limit ${LIMIT}s"
 pids=()
@@ -115,7 +123,7 @@ sys.exit(0 if all("error" not in r and r.get("ok", True) for r in out["results"]
 PY
 brc=$?
 echo
-printf '%-10s %s\n' "emit" "$([[ $erc == skipped ]] && echo "skipped (reference path only)" || { [[ $erc == 0 ]] && echo "PASS ($MOE_DIR)" || echo "FAIL ($OUT/moe-emit.log)"; })"
+printf '%-10s %s\n' "emit" "$([[ $erc == skipped ]] && echo "skipped (reference path only)" || { [[ $erc == 0 ]] && echo "PASS ($MOE_DIR)" || echo "FAIL ($OUT/moe-emit-*.log)"; })"
 printf '%-10s %s\n' "tests" "$([[ $trc == skipped ]] && echo skipped || { [[ $trc == 0 ]] && echo PASS || echo "FAIL (rc $trc, $OUT/moe-tests.log)"; })"
 printf '%-10s %s\n' "bench" "$([[ $rc == 0 && $brc == 0 ]] && echo PASS || echo "FAIL (workers rc $rc, table rc $brc)")"
 echo "$(($(date +%s) - START)) s"
