@@ -77,6 +77,10 @@ else
 	echo "no grouped kernel package (MOE_PKG=${MOE_PKG:-1}, .bin/swigen $([[ -x .bin/swigen ]] && echo present || echo absent)): swigen runs the reference path"
 fi
 export SWIGEN_MOE_PACKAGE=$MOE_DIR
+# The three default packages: the training and backward kernel tests too.
+if [[ -z ${MOE_EMIT:-} && ${#MOE_DIRS[@]} == 3 ]]; then
+	export SWIGEN_MOE_TRAIN_PACKAGE=${MOE_DIRS[1]} SWIGEN_MOE_BWD_PACKAGE=${MOE_DIRS[2]}
+fi
 
 # The GPU tests of SwiGLUExperts first (python/tests/gpu/test_moe.py, ~1 min;
 # TESTS=0 skips them).

@@ -28,7 +28,8 @@ func GroupedTiles(counts []int, tileM, tilesN int) []GroupedTile {
 // groupedScenarios are the grouped scheduler's cases: empty experts
 // around a ragged one, one-token experts, expert sizes TileM-1, TileM and
 // TileM+1 over two clusters, one expert holding every row with CTAs left
-// idle, and deep K so the rings wrap inside a tile.
+// idle, deep K so the rings wrap inside a tile, and ragged sub-tiles right
+// after whole ones in one ring.
 func groupedScenarios(sp Spec) []Scenario {
 	tm, tn, tk := sp.TileM, sp.TileN, sp.TileK
 	mk := func(name string, n, k, grid int, counts ...int) Scenario {
@@ -44,5 +45,9 @@ func groupedScenarios(sp Spec) []Scenario {
 		mk("gr-edges", tn, 2*tk, 2, tm-1, tm, tm+1),
 		mk("gr-all-one", 2*tn, tk, 5, 0, 0, 2*tm-3, 0),
 		mk("gr-deep-k", tn, (4*sp.Ring.Stages+1)*tk, 1, tm/2, 3),
+		// One CTA: in each consumer's ring, whole sub-tiles (TMA-stored)
+		// are followed by ragged ones (stored row by row, no bulk group)
+		// and then by more sub-tiles reusing the whole ones' slots.
+		mk("gr-ragged-after-full", tn, tk, 1, tm, tm, tm-5, tm-5, 7, 7),
 	}
 }

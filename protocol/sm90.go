@@ -155,24 +155,30 @@ func (g *geom90) tileOf(j, r int) (tm, tn int) {
 
 // subtiles are the epilogue sub-tiles of local tile j that consumer c
 // runs in CTA r (rows and columns inside the tensor), in order.
-func (g *geom90) subtiles(j, r, c int) int {
+func (g *geom90) subtiles(j, r, c int) int { return len(g.subtileRows(j, r, c)) }
+
+// subtileRows lists the sub-tiles subtiles counts, in order: true where
+// not all SubM rows are the expert's (grouped scheduler), so the consumer
+// stores the expert's rows row by row instead of TMA-storing the slot.
+func (g *geom90) subtileRows(j, r, c int) []bool {
 	tm, tn := g.tileOf(j, r)
 	r0, n0 := tm*g.sp.TileM+c*g.m.ConsumerRowStride, tn*g.sp.TileN
 	end := g.sc.M
 	if g.rows != nil {
 		r0, end = g.rows[j][0]+c*g.m.ConsumerRowStride, g.rows[j][1]
 	}
-	n := 0
+	var ragged []bool
 	for mb := 0; mb < g.m.MB; mb++ {
 		for nb := 0; nb < g.m.NB; nb++ {
 			// The last sub-tile of a tile narrower than NB whole ones is
 			// its last SubN columns (kSubCol).
-			if r0+mb*g.sp.SubM < end && n0+min(nb*g.sp.SubN, g.sp.TileN-g.sp.SubN) < g.sc.N {
-				n++
+			rr := r0 + mb*g.sp.SubM
+			if rr < end && n0+min(nb*g.sp.SubN, g.sp.TileN-g.sp.SubN) < g.sc.N {
+				ragged = append(ragged, g.rows != nil && rr+g.sp.SubM > end)
 			}
 		}
 	}
-	return n
+	return ragged
 }
 
 // pingPongConsumer is the ping-pong consumer that runs local tile j.
@@ -371,26 +377,37 @@ func (g *geom90) tileConsumer(s *sim, r, c int) []op {
 			panic("protocol: consumer and epilogue tile orders disagree")
 		}
 		epiTurn++
-		for q := 0; q < g.subtiles(j, r, c); q++ {
-			ops = append(ops, g.subtileEpilogue(s, r, c, e)...)
+		for _, ragged := range g.subtileRows(j, r, c) {
+			ops = append(ops, g.subtileEpilogue(s, r, c, e, ragged)...)
 			e++
 		}
 	}
 	return ops
 }
 
-// subtileEpilogue is sub-tile e of consumer c's epilogue.
-func (g *geom90) subtileEpilogue(s *sim, r, c, e int) []op {
+// subtileEpilogue is sub-tile e of consumer c's epilogue; ragged: an
+// expert's ragged last sub-tile (subtileRows).
+func (g *geom90) subtileEpilogue(s *sim, r, c, e int, ragged bool) []op {
 	sp, ring, E := g.sp, g.ring(c), g.ringSize
 	st, u := e%E, e/E
 	slot := s.buf(nm(r, ring+"slot", st))
 	if len(sp.Epi.Loads) == 0 {
 		// Store-only: the slot's store of EpiStages sub-tiles ago has read it.
-		return []op{
+		ops := []op{
 			{kind: opWaitRead, n: sp.Epi.StoreLag},
 			{kind: opWrite, buf: slot, tag: u},
-			{kind: opStore, buf: slot, tag: u},
 		}
+		if ragged {
+			// Stored row by row: the consumer's generic loads of the
+			// slot, in program order, and no bulk group, so the next
+			// sub-tile's wait_group.read StoreLag would count one group
+			// too few: wait for them all here.
+			return append(ops,
+				op{kind: opAcquire, bufs: []int{slot}, tag: u, mode: holdRead},
+				op{kind: opRelease, buf: slot},
+				op{kind: opWaitRead, n: 0})
+		}
+		return append(ops, op{kind: opStore, buf: slot, tag: u})
 	}
 	ops := []op{
 		{kind: opWait, bar: s.bar(nm(r, ring+"full", st)), want: u + 1, parity: sp.Epi.FullParity.of(e), wk: waitNT},

@@ -15,6 +15,11 @@ func DefaultSchedulerOf(k Kernel) Scheduler {
 // (templates/cuda/moe_fwd_gateup_sm90a.cu.tmpl on
 // sched_grouped_sm90a.sched.tmpl).
 func groupedImplemented(c Config) (bool, string) {
+	if c.Raster != DefaultRaster || c.SwizzleGroup != DefaultSwizzleGroup {
+		// The knobs would name a distinct kernel identical to the default.
+		return false, fmt.Sprintf("%s runs the grouped scheduler, which walks the tiles expert by expert (n fastest): raster=%s swizzle_group=%d would change nothing; leave them at raster=%s swizzle_group=%d",
+			c.Kernel, c.Raster, c.SwizzleGroup, DefaultRaster, DefaultSwizzleGroup)
+	}
 	if spec(c.Kernel).ExpertsAlongK {
 		return groupedBwdImplemented(c)
 	}

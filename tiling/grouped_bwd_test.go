@@ -45,6 +45,7 @@ func TestGroupedBwdRules(t *testing.T) {
 		{"narrow epilogue", func(c *Config) { c.EpiN = 32 }, "moe_bwd_dswiglu epi_n=32 is not implemented"},
 		{"wide accumulator", func(c *Config) { c.TileN = 192 }, "accumulator registers per thread is not implemented"},
 		{"l2k", func(c *Config) { c.L2KeepOperands = true }, "moe_bwd_dswiglu with l2k is not implemented"},
+		{"raster n", func(c *Config) { c.Raster, c.SwizzleGroup = RasterN, 4 }, "raster=n swizzle_group=4 would change nothing"},
 	}
 	for _, b := range bad {
 		x := c

@@ -36,6 +36,8 @@ func TestGroupedRules(t *testing.T) {
 		}, "moe_fwd_gateup is implemented for sm_90a only, not sm_100a"},
 		{"cluster", func(c *Config) { c.ClusterM = 2 }, "needs cluster 1x1, not 2x1"},
 		{"mn-major W", func(c *Config) { c.MajorB = MNMajor }, "needs major_b=k"},
+		{"raster n", func(c *Config) { c.Raster, c.SwizzleGroup = RasterN, 4 }, "raster=n swizzle_group=4 would change nothing"},
+		{"swizzle group", func(c *Config) { c.SwizzleGroup = 16 }, "raster=m swizzle_group=16 would change nothing"},
 		{"store_out, 6 stages", func(c *Config) { c.StoreOut = true }, "smem_bytes=296192"},
 		{"store_out on sm_100a", func(c *Config) {
 			c.Arch, c.Schedule, c.TileN, c.Stages, c.EpiM, c.EpiN, c.EpiStages = ArchSM100a, OneCTA, 256, 2, 0, 0, 0

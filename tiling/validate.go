@@ -108,7 +108,8 @@ func (c Config) Validate() error {
 		ch.add("major_b", c.MajorB, "must be one of %s", join.Strings(Majors()))
 	}
 	if c.StoreOut && kernelOK && !spec(c.Kernel).StoreOut {
-		ch.add("store_out", c.StoreOut, "only bwd_dswiglu (the recomputed out), fwd_gateup and moe_fwd_gateup (de for training) have a second output to store")
+		ch.add("store_out", c.StoreOut, "only %s have a second output to store (the recomputed out, or de for training)",
+			join.Strings(kindsWith(func(s KindSpec) bool { return s.StoreOut })))
 	}
 	if c.SliceFrags != 0 {
 		switch {

@@ -199,3 +199,25 @@ func FuzzValidate(f *testing.F) {
 		}
 	})
 }
+
+// TestStoreOutRefusalNamesKinds: store_out on a kind without a second
+// output is refused naming every kind that has one (the registry's, so a
+// new kind with StoreOut cannot be left out of the message).
+func TestStoreOutRefusalNamesKinds(t *testing.T) {
+	t.Parallel()
+	c := good(ArchSM90a)
+	c.Kernel, c.StoreOut = KernelGEMM, true
+	err := c.Validate()
+	if err == nil {
+		t.Fatal("store_out on gemm: no error")
+	}
+	var missing []Kernel
+	for _, k := range AllKernels() {
+		if s, _ := KindOf(k); s.StoreOut && !strings.Contains(err.Error(), string(k)) {
+			missing = append(missing, k)
+		}
+	}
+	if diff := cmp.Diff([]Kernel(nil), missing); diff != "" {
+		t.Errorf("%v\ndoes not name the kinds with store_out (-want +got):\n%s", err, diff)
+	}
+}

@@ -116,3 +116,27 @@ func TestGPUMoETiming(t *testing.T) {
 		k.Close()
 	}
 }
+
+// TestGPUMoEBadOffs launches two moe_fwd_gateup configs (inference and
+// training) on offs outside the contract (MoEBadOffs: decreasing,
+// negative, past T) and on the offs the scheduler clamps them to: the
+// outputs must be the same bits (the clamp keeps every store inside its
+// buffer and every row with one expert).
+func TestGPUMoEBadOffs(t *testing.T) {
+	ctx, tc := gputest.Open(t)
+	env := &Env{Ctx: ctx, Dev: ctx.Device(), Builder: tc}
+	for _, name := range []string{moeConfigs[0], moeConfigs[4]} {
+		t.Run(name, func(t *testing.T) {
+			k := moeKernel(t, env, name)
+			defer k.Close()
+			cases := MoEBadOffs(k.Man.Config.TileM)
+			for i, err := range VerifyMoEFwdBadOffs(env, k, cases, 11) {
+				if err != nil {
+					t.Error(err)
+					continue
+				}
+				t.Logf("PASS %s: offs %v as %v", cases[i].Name, cases[i].Raw, ClampOffs(cases[i].Raw, cases[i].T))
+			}
+		})
+	}
+}

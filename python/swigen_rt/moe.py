@@ -11,14 +11,14 @@ expert's [up ; gate], W_down [E, H, I]. The ops:
 
 The first three are the grouped kinds of moe_plan.GROUPED_KINDS. Where a
 package of the op's kind, variant, arch and dtype is registered (swigen
-emit --kernel moe_fwd_gateup --py-package NAME, imported), the op
-launches its kernel (swigen_rt.ops' launch path: offs [E] int32 passed
-by its device address); otherwise it runs the reference path:
-torch._grouped_mm for the GEMMs and torch elementwise ops in fp32 for
-SwiGLU and its derivative. moe_path says which, and why. An op launches
-a kernel where kinds_gen.OPS has its row: today moe_gateup
-(moe_fwd_gateup); the training and backward ops keep the reference
-until their kernels' Ops entries exist. A registered package an op
+emit --kernel moe_fwd_gateup --py-package NAME, imported; --store-out
+for moe_gateup_train; --kernel moe_bwd_dswiglu --store-out for
+moe_dswiglu_out), the op launches its kernel (swigen_rt.ops' launch
+path: offs [E] int32 passed by its device address); otherwise it runs
+the reference path: torch._grouped_mm for the GEMMs and torch
+elementwise ops in fp32 for SwiGLU and its derivative. moe_path says
+which, and why. An op launches a kernel where kinds_gen.OPS has its row
+(all three have one). A registered package an op
 cannot launch is refused with NotImplementedError rather than ignored.
 The down projection and the weight gradients are torch._grouped_mm. No
 op reads offs on the host: they capture in CUDA graphs. Each op has a
