@@ -20,9 +20,26 @@ func groupedImplemented(c Config) (bool, string) {
 		return false, fmt.Sprintf("%s runs the grouped scheduler, which walks the tiles expert by expert (n fastest): raster=%s swizzle_group=%d would change nothing; leave them at raster=%s swizzle_group=%d",
 			c.Kernel, c.Raster, c.SwizzleGroup, DefaultRaster, DefaultSwizzleGroup)
 	}
+	if ok, why := groupedCommon(c); !ok {
+		return false, why
+	}
 	if spec(c.Kernel).ExpertsAlongK {
 		return groupedBwdImplemented(c)
 	}
+	switch {
+	case c.MajorB != KMajor:
+		return false, fmt.Sprintf("%s needs major_b=k (W [E,2I,K], nn.Linear's layout per expert): the experts are stacked along W's rows, and an MN-major W would put the next expert's rows into a ragged K", c.Kernel)
+	case c.TileN%128 != 0:
+		return false, fmt.Sprintf("%s tile_n=%d is not implemented: it must be a multiple of 128 (TileN/2 left and TileN/2 gate columns)", c.Kernel, c.TileN)
+	}
+	return true, ""
+}
+
+// groupedCommon holds the rules every grouped kind shares: the grouped
+// scheduler exists in the sm_90a skeleton only, one CTA per cluster, the
+// ping-pong or cooperative schedule, 64x64 epilogue sub-tiles and at most
+// 128 accumulators per thread.
+func groupedCommon(c Config) (bool, string) {
 	switch {
 	case c.Arch != ArchSM90a:
 		return false, fmt.Sprintf("%s is implemented for sm_90a only, not %s (the %s skeleton has no grouped scheduler yet)", c.Kernel, c.Arch, c.Arch)
@@ -30,10 +47,6 @@ func groupedImplemented(c Config) (bool, string) {
 		return false, fmt.Sprintf("%s runs the cooperative or pingpong schedule, not overlap", c.Kernel)
 	case c.ClusterM*c.ClusterN != 1:
 		return false, fmt.Sprintf("%s needs cluster 1x1, not %dx%d: neighbouring tiles may belong to different experts, so no peer shares an operand", c.Kernel, c.ClusterM, c.ClusterN)
-	case c.MajorB != KMajor:
-		return false, fmt.Sprintf("%s needs major_b=k (W [E,2I,K], nn.Linear's layout per expert): the experts are stacked along W's rows, and an MN-major W would put the next expert's rows into a ragged K", c.Kernel)
-	case c.TileN%128 != 0:
-		return false, fmt.Sprintf("%s tile_n=%d is not implemented: it must be a multiple of 128 (TileN/2 left and TileN/2 gate columns)", c.Kernel, c.TileN)
 	case c.WideAccumulator():
 		return false, fmt.Sprintf("%s with %d accumulator registers per thread is not implemented; use tile_n <= 128", c.Kernel, c.AccRegsPerThread())
 	case c.EpiN != 64:

@@ -10,21 +10,12 @@ import "fmt"
 // ragged K zero-fills inside the expert and no k-block reads the next
 // expert's rows; the dense bwd_dswiglu epilogue (64x64 sub-tiles, de loaded
 // and grad_de stored by the producer's epilogue warps), with an expert's
-// ragged last sub-tile stored row by row by the consumer.
+// ragged last sub-tile stored row by row by the consumer. The rules every
+// grouped kind shares are groupedCommon's, checked first.
 func groupedBwdImplemented(c Config) (bool, string) {
 	switch {
-	case c.Arch != ArchSM90a:
-		return false, fmt.Sprintf("%s is implemented for sm_90a only, not %s (the %s skeleton has no grouped scheduler yet)", c.Kernel, c.Arch, c.Arch)
-	case c.Schedule == Overlap:
-		return false, fmt.Sprintf("%s runs the cooperative or pingpong schedule, not overlap", c.Kernel)
-	case c.ClusterM*c.ClusterN != 1:
-		return false, fmt.Sprintf("%s needs cluster 1x1, not %dx%d: neighbouring tiles may belong to different experts, so no peer shares an operand", c.Kernel, c.ClusterM, c.ClusterN)
 	case c.MajorB != MNMajor:
 		return false, fmt.Sprintf("%s needs major_b=mn (W_down [E,K,I], nn.Linear(I,K).weight per expert, is the GEMM's B stored [K,N]); a K-major [E,I,K] W_down is not implemented", c.Kernel)
-	case c.EpiN != 64:
-		return false, fmt.Sprintf("%s epi_n=%d is not implemented; use 64", c.Kernel, c.EpiN)
-	case c.WideAccumulator():
-		return false, fmt.Sprintf("%s with %d accumulator registers per thread is not implemented; use tile_n <= 128", c.Kernel, c.AccRegsPerThread())
 	case c.L2KeepOperands:
 		return false, fmt.Sprintf("%s with l2k is not implemented: the 3-D W_down load has no L2 evict_last form", c.Kernel)
 	}

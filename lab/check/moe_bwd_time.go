@@ -2,8 +2,6 @@ package check
 
 import (
 	"math"
-	"slices"
-	"time"
 
 	"github.com/swigen/swigen/lab/num"
 	"github.com/swigen/swigen/runtime/launch"
@@ -36,19 +34,5 @@ func TimeMoEBwd(env *Env, k *launch.Kernel, sh [4]int, reps int) (float64, error
 	if err != nil {
 		return 0, err
 	}
-	for i := 0; i < 3; i++ { // warm-up
-		if err := launchWait(plan, 30*time.Second); err != nil {
-			return 0, err
-		}
-	}
-	us := make([]float64, 0, reps)
-	for i := 0; i < reps; i++ {
-		t, err := timeOne(env, plan)
-		if err != nil {
-			return 0, err
-		}
-		us = append(us, t)
-	}
-	slices.Sort(us)
-	return us[len(us)/2], nil
+	return medianUs(env, plan, reps)
 }

@@ -55,6 +55,12 @@ func TimeMoEFwdGateUp(env *Env, k *launch.Kernel, sh [4]int, reps int) (float64,
 	if err != nil {
 		return 0, err
 	}
+	return medianUs(env, plan, reps)
+}
+
+// medianUs is the median of reps timed launches of plan (timeOne), after
+// three untimed ones.
+func medianUs(env *Env, plan *launch.Plan, reps int) (float64, error) {
 	for i := 0; i < 3; i++ { // warm-up
 		if err := launchWait(plan, 30*time.Second); err != nil {
 			return 0, err
