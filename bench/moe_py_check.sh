@@ -7,7 +7,9 @@
 # reference path, KernelTest (swigen::moe_gateup on its kernel: routings
 # against float64, CUDA-graph replay with new offs, compile fullgraph,
 # opcheck, bad inputs) and TrainKernelTest (swigen::moe_gateup_train's out
-# and de, the layer's training step with its forward on the kernel) and
+# and de, the layer's training step with its forward on the kernel; alone,
+# the train package also runs swigen::moe_gateup and the layer under
+# no_grad, de dropped) and
 # BwdKernelTest (swigen::moe_dswiglu_out, the whole step on both kernels).
 # Logs go to $OUT; a PASS/FAIL table is printed last.
 set -u

@@ -17,8 +17,11 @@ moe_dswiglu_out), the op launches its kernel (swigen_rt.ops' launch
 path: offs [E] int32 passed by its device address); otherwise it runs
 the reference path: torch._grouped_mm for the GEMMs and torch
 elementwise ops in fp32 for SwiGLU and its derivative. moe_path says
-which, and why. An op launches a kernel where kinds_gen.OPS has its row
-(all three have one). A registered package an op
+which, and why. With no inference package registered, moe_gateup (so
+the layer under no_grad) runs the training kernel and drops de
+(moe_plan.TRAIN_FOR: SwiGLUMLP's rule, modes.forward_kernel); the
+inference package keeps priority. An op launches a kernel where
+kinds_gen.OPS has its row (all three have one). A registered package an op
 cannot launch is refused with NotImplementedError rather than ignored.
 The down projection and the weight gradients are torch._grouped_mm. No
 op reads offs on the host: they capture in CUDA graphs. Each op has a
@@ -70,31 +73,40 @@ def _check_gateup(op: str, x: Tensor, W: Tensor, offs: Tensor) -> moe_plan.MoeSh
     return _check(op, tuple(x.shape), tuple(W.shape), offs, {"x": x, "W": W})
 
 
-_paths: Dict[Tuple[str, str, str, int], Tuple[str, str]] = {}
+_paths: Dict[Tuple[str, str, str, int], Tuple[str, str, str]] = {}
 _PATHS_LIMIT = 256
 
 
-def moe_path(op: str, device: torch.device, dtype: torch.dtype = torch.bfloat16) -> Tuple[str, str]:
-    """(path, why) of a grouped op (moe_plan.GROUPED_KINDS) on device:
-    moe_plan.KERNEL naming the package whose kernel it launches,
-    moe_plan.REFUSED where a package of its kind is registered that it
-    cannot launch (the op raises), or moe_plan.REFERENCE naming the kind
-    it would run. Cached per registry generation: a call pays one dict
-    lookup."""
+def _plan(op: str, device: torch.device, dtype: torch.dtype) -> Tuple[str, str, str]:
+    """moe_plan.registered_plan of op on device and dtype: (path, why, the
+    op whose kernel runs). Cached per registry generation: a call pays
+    one dict lookup."""
     arch = _ops.arch_of(device) if device.type == "cuda" else "cpu"
     dt = str(dtype).replace("torch.", "")
     key = (op, arch, dt, opspec.REGISTRY.generation)
     got = _paths.get(key)
     if got is None:
-        got = moe_plan.registered_path(op, arch, dt)
+        got = moe_plan.registered_plan(op, arch, dt)
         if len(_paths) >= _PATHS_LIMIT:
             _paths.clear()
         _paths[key] = got
     return got
 
 
+def moe_path(op: str, device: torch.device, dtype: torch.dtype = torch.bfloat16) -> Tuple[str, str]:
+    """(path, why) of a grouped op (moe_plan.GROUPED_KINDS) on device:
+    moe_plan.KERNEL naming the package whose kernel it launches (for
+    moe_gateup with no inference package, the training one's, de dropped:
+    why starts with moe_plan.TRAIN_DROP_DE), moe_plan.REFUSED where a
+    package it would launch cannot be launched (the op raises), or
+    moe_plan.REFERENCE naming the kind it would run."""
+    path, why, _ = _plan(op, device, dtype)
+    return path, why
+
+
 def _kernel(op: str, T: int, args: Tuple[Tensor, ...]) -> Optional[List[Tensor]]:
-    """The op's outputs from its registered kernel (moe_path KERNEL), or
+    """The op's outputs from a registered kernel (moe_path KERNEL: its
+    own, or its moe_plan.TRAIN_FOR op's with the extra outputs dropped), or
     None where the reference runs: no package of its kind is registered,
     the inputs are not on a GPU, or T = 0 (nothing to launch: the
     reference's empty outputs). Raises NotImplementedError where a
@@ -105,13 +117,16 @@ def _kernel(op: str, T: int, args: Tuple[Tensor, ...]) -> Optional[List[Tensor]]
     x = args[0]
     if not x.is_cuda:
         return None
-    path, why = moe_path(op, x.device, x.dtype)
+    path, why, run = _plan(op, x.device, x.dtype)
     if path == moe_plan.REFUSED:
         raise NotImplementedError("swigen::%s: %s (unregister the package to run the torch._grouped_mm reference)"
                                   % (op, why))
     if path != moe_plan.KERNEL or T == 0:
         return None
-    return _ops._run(op, args)
+    outs = _ops._run(run, args)
+    # run is op or its moe_plan.TRAIN_FOR op (its outputs op's, then de):
+    # the extras are dropped here, freed as the op returns.
+    return outs[:len(opspec.OPS[op].outputs)]
 
 
 def _gmm(a: Tensor, b: Tensor, offs: Tensor, shape: Tuple[int, ...]) -> Tensor:
@@ -352,7 +367,8 @@ class SwiGLUExperts(nn.Module):
     W [E, 2I, H] holds each expert's [up ; gate], W_down [E, H, I] (load a
     checkpoint with load_hf_experts or convert_experts_state_dict). H and
     I must be multiples of 8; bf16. Runs torch._grouped_mm until a grouped
-    kernel package is registered (moe_path says which path runs)."""
+    kernel package is registered (moe_path says which path runs); without
+    a gradient the inference kernel, else the training one, de dropped."""
 
     def __init__(self, num_experts: int, hidden: int, intermediate: int, *, device: Any = None,
                  dtype: Any = torch.bfloat16) -> None:

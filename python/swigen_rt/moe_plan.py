@@ -15,10 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import kinds_gen, opspec, package
+from . import kinds_gen, modes, opspec, package
 from .package import Registry
 
 __all__ = ["MoeShape", "check_shapes", "GROUPED_KINDS", "grouped_path", "REFERENCE", "KERNEL", "REFUSED", "registered_path", "launchable",
+           "TRAIN_FOR", "TRAIN_DROP_DE", "choose_path", "registered_plan",
            "gate_up_rows", "hf_expert_keys", "counts_to_offs", "offs_to_counts", "zipf_counts",
            "uniform_counts", "sort_by_expert"]
 
@@ -44,6 +45,18 @@ has its row (the kind registry's Ops: its inputs and outputs, buffers of
 the kernel's manifest, listed in the torch op's argument and result
 order, as swigen_rt.ops launches them); a new grouped kernel is one Ops
 entry there (and, for a variant, its Marker)."""
+
+
+TRAIN_FOR: Dict[str, str] = {"moe_gateup": "moe_gateup_train"}
+"""op -> the training op whose kernel runs op where no package of op's
+own variant is registered: the same kind and inputs, its outputs op's
+followed by more (de), which are dropped. SwiGLUMLP's rule for a forward
+without a gradient (modes.forward_kernel: the inference kernel, else the
+training one with de dropped), applied to the grouped inference op."""
+
+TRAIN_DROP_DE = "the train kernel, de dropped"
+"""The start of the why of an op running its TRAIN_FOR op's kernel
+(modes.FWD_TRAIN_DROP_DE's mode)."""
 
 
 @dataclass(frozen=True)
@@ -114,16 +127,56 @@ def grouped_path(op: str, registered: Sequence[str], unlaunchable: Optional[Sequ
     return REFERENCE, "torch._grouped_mm + torch elementwise ops: no %s package is registered (%s)" % (what, how)
 
 
-def registered_path(op: str, arch: str, dtype: str, registry: Optional[Registry] = None) -> Tuple[str, str]:
-    """grouped_path of op on arch and dtype (torch's name: bfloat16) over
-    the packages registry (package.REGISTRY by default) holds of its kind
-    and variant, each judged by the op's spec (opspec.OpSpec.unlaunchable)."""
+def choose_path(op: str, own: Tuple[str, str], train: Optional[Tuple[str, str]] = None) -> Tuple[str, str, str]:
+    """(path, why, run) of op given grouped_path of op (own) and, where op
+    has a TRAIN_FOR op, of that op (train); run is the op whose kernel
+    launches (op, or its training op with the extra outputs dropped).
+    modes.forward_kernel chooses between registered kernels: op's own
+    first, else the training one (why starts with TRAIN_DROP_DE). A
+    registered package that cannot be launched is refused, not passed
+    over: op's own (it has priority), else, where op has no package of
+    its own, the training op's (the reference then would hide that the
+    kernel the user registered never ran). REFERENCE where neither has a
+    package, saying how to get either."""
+    if train is None or op not in TRAIN_FOR or own[0] == REFUSED:
+        return own[0], own[1], op
+    fb = TRAIN_FOR[op]
+    have = modes.Kernels(train=train[0] == KERNEL, infer=own[0] == KERNEL, bwd=False)
+    if have.train or have.infer:
+        # No gradient through op's own outputs: forward_kernel's no-grad
+        # rule (arch and dtype only name a missing kernel, never here).
+        if modes.forward_kernel(False, have, "", "") == modes.FWD_INFER:
+            return own[0], own[1], op
+        return KERNEL, "%s: %s (no inference %s package is registered)" % (TRAIN_DROP_DE, train[1], GROUPED_KINDS[op][0]), fb
+    if train[0] == REFUSED:
+        return REFUSED, "%s would run: %s" % (TRAIN_DROP_DE, train[1]), fb
+    kind = GROUPED_KINDS[fb][0]
+    return REFERENCE, "%s; a package of --kernel %s --store-out (training) runs it too, de dropped" % (own[1], kind), op
+
+
+def _registered(op: str, arch: str, dtype: str, reg: Registry) -> Tuple[str, str]:
     kind, variant = GROUPED_KINDS[op]
-    reg = package.REGISTRY if registry is None else registry
     cands = reg.candidates(kind, variant, arch, dtype)
     spec = opspec.OPS.get(op)
     whys = None if spec is None else [spec.unlaunchable(e) for e in cands]
     return grouped_path(op, [e.package for e in cands], whys)
+
+
+def registered_plan(op: str, arch: str, dtype: str, registry: Optional[Registry] = None) -> Tuple[str, str, str]:
+    """choose_path of op on arch and dtype (torch's name: bfloat16) over
+    the packages registry (package.REGISTRY by default) holds of its kind
+    and variant, and of its TRAIN_FOR op's, each judged by its op's spec
+    (opspec.OpSpec.unlaunchable): (path, why, the op whose kernel runs)."""
+    reg = package.REGISTRY if registry is None else registry
+    own = _registered(op, arch, dtype, reg)
+    fb = TRAIN_FOR.get(op)
+    return choose_path(op, own, None if fb is None else _registered(fb, arch, dtype, reg))
+
+
+def registered_path(op: str, arch: str, dtype: str, registry: Optional[Registry] = None) -> Tuple[str, str]:
+    """registered_plan's path and why."""
+    path, why, _ = registered_plan(op, arch, dtype, registry)
+    return path, why
 
 
 def gate_up_rows(I: int) -> List[Tuple[str, int]]:  # noqa: E741

@@ -81,8 +81,12 @@ class PathTest(unittest.TestCase):
             # A package with de is the train variant (kinds_gen.MARKERS): the
             # training op launches it, the inference op does not.
             (registry(train), "moe_gateup_train", "sm_90a", "bfloat16", KERNEL, "moe_fwd_gateup (train) from package pkg_train"),
-            (registry(train), "moe_gateup", "sm_90a", "bfloat16", REFERENCE, "no moe_fwd_gateup package"),
-            (registry(train, good), "moe_gateup", "sm_90a", "bfloat16", KERNEL, "from package pkg_moe"),
+            # With no inference package the inference op runs it too, de dropped.
+            (registry(train), "moe_gateup", "sm_90a", "bfloat16", KERNEL,
+             "the train kernel, de dropped: moe_fwd_gateup (train) from package pkg_train"),
+            (registry(train), "moe_gateup", "sm_90a", "float16", REFERENCE, "no moe_fwd_gateup package"),
+            (registry(train, good), "moe_gateup", "sm_90a", "bfloat16", KERNEL, "moe_fwd_gateup from package pkg_moe"),
+            (registry(good, train), "moe_gateup", "sm_90a", "bfloat16", KERNEL, "moe_fwd_gateup from package pkg_moe"),
         ]
         for reg, op, arch, dt, want, words in cases:
             with self.subTest(op=op, arch=arch, dtype=dt, packages=list(reg.packages)):
@@ -90,6 +94,46 @@ class PathTest(unittest.TestCase):
                 self.assertEqual(path, want, why)
                 self.assertIn(words, why)
 
+
+    def test_train_package_alone(self) -> None:
+        """Go's moe_fwd_gateup --store-out config (out and de) registered
+        alone: swigen::moe_gateup runs it (moe_gateup_train's kernel, de
+        dropped); the inference package keeps priority; a registered
+        package that cannot launch is refused, not passed over."""
+        configs = golden_moe("moe_fwd_gateup", "train")
+        self.assertEqual(configs[0]["name"], "moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out")
+        train = entry(Manifest.from_dict(configs[0]["manifest"]), "pkg_train")
+        self.assertEqual(train.variant, "train")
+        good = entry(self.bf16, "pkg_moe")
+        # A variant-"" kernel with buffers swigen::moe_gateup does not take.
+        unl = entry(with_de(self.configs[0]["manifest"]), "pkg_bad")
+        unl = Entry(kernel=unl.kernel, kind=unl.kind, variant="", arch=unl.arch, dtype=unl.dtype, package="pkg_bad")
+        d = copy.deepcopy(configs[0]["manifest"])
+        d["buffers"].append({"name": "extra", "shape": ["T"]})  # a train kernel of buffers moe_gateup_train does not return
+        bad_train = entry(Manifest.from_dict(d), "pkg_bad_train")
+        cases = [  # registry -> path, run, words of why
+            (registry(train), KERNEL, "moe_gateup_train", "the train kernel, de dropped: moe_fwd_gateup (train) from "
+             "package pkg_train (no inference moe_fwd_gateup package is registered)"),
+            (registry(train, good), KERNEL, "moe_gateup", "moe_fwd_gateup from package pkg_moe"),
+            (registry(unl, train), REFUSED, "moe_gateup", "pkg_bad is registered but cannot be launched"),
+            (registry(bad_train), REFUSED, "moe_gateup_train", "the train kernel, de dropped would run: moe_fwd_gateup "
+             "(train) from package pkg_bad_train is registered but cannot be launched"),
+            (registry(), REFERENCE, "moe_gateup", "--kernel moe_fwd_gateup --store-out (training) runs it too, de dropped"),
+        ]
+        for reg, want, run, words in cases:
+            with self.subTest(packages=list(reg.packages)):
+                path, why, got_run = moe_plan.registered_plan("moe_gateup", "sm_90a", "bfloat16", reg)
+                self.assertEqual((path, got_run), (want, run), why)
+                self.assertIn(words, why)
+                self.assertEqual(moe_plan.registered_path("moe_gateup", "sm_90a", "bfloat16", reg), (path, why))
+        # What the launch then selects: the train kernel, whose outputs
+        # start with moe_gateup's out at moe_gateup's shape.
+        T, K, I, E = 300, 256, 136, 8  # noqa: E741
+        e, sizes = opspec.select("moe_gateup_train", "sm_90a", "bfloat16", shapes(T, K, I, E), registry(train))
+        self.assertEqual(e.package, "pkg_train")
+        outs = opspec.output_shapes(e.kernel.manifest, opspec.OPS["moe_gateup_train"].outputs, sizes)
+        self.assertEqual(outs, ((T, I), (T, 2 * I)))
+        self.assertEqual(opspec.OPS["moe_gateup_train"].outputs[:1], opspec.OPS["moe_gateup"].outputs)
 
     def test_unregister(self) -> None:
         reg = registry(entry(self.bf16, "pkg_moe"))

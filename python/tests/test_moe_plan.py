@@ -89,6 +89,57 @@ class PathTest(unittest.TestCase):
             moe_plan.grouped_path("moe_gateup", ["a", "b"], [""])
 
 
+class TrainForTest(unittest.TestCase):
+    """moe_gateup with only the training package: its kernel, de dropped
+    (SwiGLUMLP's no-grad rule, modes.forward_kernel)."""
+
+    def test_train_ops_fit(self) -> None:
+        """A TRAIN_FOR op has the op's kind and inputs, and its outputs
+        start with the op's (the kernel's extras are dropped from the end)."""
+        self.assertEqual(moe_plan.TRAIN_FOR, {"moe_gateup": "moe_gateup_train"})
+        ops = {r[0]: r for r in kinds_gen.OPS}
+        for op, train in moe_plan.TRAIN_FOR.items():
+            with self.subTest(op=op):
+                self.assertEqual(ops[op][1], ops[train][1])
+                self.assertEqual(ops[op][3], ops[train][3])
+                self.assertEqual(ops[train][4][:len(ops[op][4])], ops[op][4])
+                self.assertGreater(len(ops[train][4]), len(ops[op][4]))
+                self.assertEqual(moe_plan.GROUPED_KINDS[train][1], "train")
+
+    def test_choose(self) -> None:
+        ref = moe_plan.grouped_path("moe_gateup", [])
+        ref_train = moe_plan.grouped_path("moe_gateup_train", [])
+        inf = moe_plan.grouped_path("moe_gateup", ["pkg_inf"])
+        inf_bad = moe_plan.grouped_path("moe_gateup", ["pkg_inf"], ["buffers differ"])
+        tr = moe_plan.grouped_path("moe_gateup_train", ["pkg_tr"])
+        tr_bad = moe_plan.grouped_path("moe_gateup_train", ["pkg_tr"], ["no de"])
+        cases = [  # own, train -> path, the op that runs, words of why
+            (ref, ref_train, REFERENCE, "moe_gateup", "--kernel moe_fwd_gateup --store-out (training) runs it too"),
+            (inf, ref_train, KERNEL, "moe_gateup", "moe_fwd_gateup from package pkg_inf"),
+            (inf, tr, KERNEL, "moe_gateup", "moe_fwd_gateup from package pkg_inf"),  # inference keeps priority
+            (ref, tr, KERNEL, "moe_gateup_train", "the train kernel, de dropped: moe_fwd_gateup (train) from package pkg_tr"),
+            # A registered package that cannot launch is refused, not passed over.
+            (inf_bad, tr, REFUSED, "moe_gateup", "pkg_inf is registered but cannot be launched: buffers differ"),
+            (ref, tr_bad, REFUSED, "moe_gateup_train", "the train kernel, de dropped would run: moe_fwd_gateup (train) "
+             "from package pkg_tr is registered but cannot be launched: no de"),
+            (inf, tr_bad, KERNEL, "moe_gateup", "from package pkg_inf"),
+        ]
+        for own, train, want, run, words in cases:
+            with self.subTest(own=own[0], train=train[0], words=words):
+                path, why, got_run = moe_plan.choose_path("moe_gateup", own, train)
+                self.assertEqual((path, got_run), (want, run), why)
+                self.assertIn(words, why)
+        self.assertTrue(moe_plan.choose_path("moe_gateup", ref, tr)[1].startswith(moe_plan.TRAIN_DROP_DE))
+
+    def test_other_ops_run_their_own(self) -> None:
+        for op in ("moe_gateup_train", "moe_dswiglu_out"):
+            with self.subTest(op=op):
+                own = moe_plan.grouped_path(op, [])
+                self.assertEqual(moe_plan.choose_path(op, own, None), own + (op,))
+                self.assertEqual(moe_plan.choose_path(op, own, moe_plan.grouped_path("moe_gateup_train", ["p"])),
+                                 own + (op,))
+
+
 class ConverterTest(unittest.TestCase):
     def test_gate_up_rows(self) -> None:
         rows = moe_plan.gate_up_rows(3)

@@ -18,8 +18,10 @@ routings, in a CUDA graph replayed with new offs, under
 torch.compile(fullgraph=True) and opcheck; the training and backward ops
 keep the reference path. TrainKernelTest, where SWIGEN_MOE_TRAIN_PACKAGE
 names a package emitted with --store-out as well: swigen::moe_gateup_train
-(out and de) on its kernel against the float64 loop, and the layer's
-training step with its forward on it. BwdKernelTest, where
+(out and de) on its kernel against the float64 loop, the layer's
+training step with its forward on it, and, with no inference package
+registered, swigen::moe_gateup and the layer under no_grad on it (de
+dropped; out equal to moe_gateup_train's bitwise). BwdKernelTest, where
 SWIGEN_MOE_BWD_PACKAGE names a package emitted with swigen emit --kernel
 moe_bwd_dswiglu --store-out: swigen::moe_dswiglu_out (grad_de and out) on
 its kernel, and the layer's whole step with both kernels. Skipped without
@@ -425,6 +427,76 @@ class TrainKernelTest(unittest.TestCase):
         path, why = moe.moe_path("moe_gateup_train", torch.device("cuda"))
         self.assertEqual(path, moe_plan.KERNEL, why)
         self.assertIn(self.NAME, why)
+        # No inference package: the inference op runs this kernel, de dropped.
+        path, why = moe.moe_path("moe_gateup", torch.device("cuda"))
+        self.assertEqual(path, moe_plan.KERNEL, why)
+        self.assertTrue(why.startswith(moe_plan.TRAIN_DROP_DE), why)
+        self.assertIn(self.NAME, why)
+
+    def test_inference_op_drops_de(self) -> None:
+        """swigen::moe_gateup on the train kernel: its out is
+        moe_gateup_train's bitwise, at moe_gateup's shape, and de is freed
+        when it returns (it holds what an out alone would)."""
+        W, _ = weights()
+        for name, counts in routings().items():
+            with self.subTest(routing=name):
+                x, _, offs = case(counts)
+                T = sum(counts)
+                want, _ = torch.ops.swigen.moe_gateup_train(x, W, offs)
+                torch.cuda.synchronize()
+                base = torch.cuda.memory_allocated()
+                got = torch.ops.swigen.moe_gateup(x, W, offs)
+                torch.cuda.synchronize()
+                held = torch.cuda.memory_allocated() - base
+                self.assertEqual(tuple(got.shape), (T, I))
+                self.assertTrue(torch.equal(got, want), "%s: moe_gateup's out differs from moe_gateup_train's" % name)
+                del got
+                alone = x.new_empty((T, I))
+                self.assertEqual(held, torch.cuda.memory_allocated() - base, "%s: de outlived the call" % name)
+                del alone
+
+    def test_layer_inference(self) -> None:
+        """SwiGLUExperts under no_grad and inference_mode, the forward on
+        the train kernel (de dropped): y against the float64 loop."""
+        W, Wd = weights()
+        m = moe.SwiGLUExperts(E, H, I, device="cuda")
+        with torch.no_grad():
+            m.W.copy_(W)
+            m.W_down.copy_(Wd)
+        for name in ("TileM +- 1", "empty experts", "zipf", "T = 0"):
+            counts = routings()[name]
+            x, dy, offs = case(counts)
+            y_ref = reference(x, W, Wd, counts, dy)[0]
+            for mode in ("no_grad", "inference_mode"):
+                with self.subTest(routing=name, mode=mode):
+                    with (torch.no_grad() if mode == "no_grad" else torch.inference_mode()):
+                        y = m(x, offs)
+                    self.assertEqual(tuple(y.shape), (sum(counts), H))
+                    if sum(counts):
+                        self.assertLess(rel(y, y_ref), TOL, "%s, %s" % (name, mode))
+
+    def test_inference_cuda_graph(self) -> None:
+        """moe_gateup on the train kernel captured once and replayed on a
+        new routing in the captured offs: equal to moe_gateup_train's out."""
+        W, _ = weights()
+        first, other = routings()["uniform"], routings()["one expert holds all"][:]
+        other[3] += sum(first) - sum(other)
+        x, _, offs = case(first)
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for _ in range(3):
+                torch.ops.swigen.moe_gateup(x, W, offs)
+        torch.cuda.current_stream().wait_stream(s)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            out = torch.ops.swigen.moe_gateup(x, W, offs)
+        for counts in (other, first):
+            offs.copy_(torch.tensor(moe_plan.counts_to_offs(counts), dtype=torch.int32))
+            g.replay()
+            want, _ = torch.ops.swigen.moe_gateup_train(x, W, offs)
+            torch.cuda.synchronize()
+            self.assertTrue(torch.equal(out, want), "after replay with %s" % counts)
 
     def test_routings(self) -> None:
         """out and de against the float64 loop at each routing, their
