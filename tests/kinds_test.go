@@ -43,9 +43,7 @@ var kindDebt = map[string]int{
 	"cmd/swigen/bench_model.go": 1,  // the datasheet model covers bwd_dswiglu only
 	"gen/probe.go":              1,  // the probes exist for bwd_dswiglu
 	"perfmodel/tile.go":         1,  // the per-tile model covers sm_100a bwd_dswiglu
-	"lab/bench/print.go":        1,  // fwd_gateup's mode words
 	"lab/mlp/gateup.go":         1,  // the MLP bench's fwd_gateup step
-	"lab/tune/suite.go":         1,  // the suite row's size order
 	"tiling/heuristic.go":       4,  // the no-tune defaults per kind
 	"tiling/space.go":           16, // the tuning space's per-kind axes and catalog configs
 }

@@ -218,6 +218,15 @@ func AllKernels() []Kernel { return append(Kernels(), GroupedKernels()...) }
 // GroupedKernels returns the grouped kinds (KindSpec.Grouped).
 func GroupedKernels() []Kernel { return kindsWith(func(s KindSpec) bool { return s.Grouped }) }
 
+// Mode says what k's kernels store with and without StoreOut, in words
+// (ModeStoreOut or ModeDefault), "" where the mode needs no word.
+func (k Kernel) Mode(storeOut bool) string {
+	if storeOut {
+		return spec(k).ModeStoreOut
+	}
+	return spec(k).ModeDefault
+}
+
 // Grouped reports whether k is a grouped (mixture-of-experts) kind.
 func (k Kernel) Grouped() bool { return spec(k).Grouped }
 

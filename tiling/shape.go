@@ -81,9 +81,16 @@ func ShapeOrder(k Kernel) string { return formOf(k).positional() }
 // FormatKindShape writes s positionally in kind k's order (ShapeOrder),
 // so ParseKindShape(k, ...) reads it back.
 func FormatKindShape(k Kernel, s Shape) string {
+	v := KindShapeSizes(k, s)
+	return fmt.Sprintf("%d,%d,%d", v[0], v[1], v[2])
+}
+
+// KindShapeSizes is s's three sizes in kind k's positional order
+// (ShapeOrder), for callers that format them themselves.
+func KindShapeSizes(k Kernel, s Shape) [3]int {
 	v := [3]int{s.M, s.K, s.I}
 	o := formOf(k).order
-	return fmt.Sprintf("%d,%d,%d", v[o[0]], v[o[1]], v[o[2]])
+	return [3]int{v[o[0]], v[o[1]], v[o[2]]}
 }
 
 // ParseShape parses "M,K,I" (e.g. "16384,768,4608") or the keyed form

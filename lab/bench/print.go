@@ -12,12 +12,9 @@ import (
 // Write prints r, cfg's bench at one shape: its rows, floor and speedup
 // to w, its warnings to log.
 func (r *BwdReport) Write(w, log io.Writer, cfg tiling.Config) {
-	mode := ""
-	if cfg.Kernel == tiling.KernelFwdGateUp {
-		mode = "  inference: out stored"
-		if cfg.StoreOut {
-			mode = "  training: de and out stored"
-		}
+	mode := cfg.Kernel.Mode(cfg.StoreOut)
+	if mode != "" {
+		mode = "  " + mode
 	}
 	fmt.Fprintf(w, "\n%s M=%d K=%d I=%d  config %s  (grid %d CTAs, %d rotated input sets)%s\n", cfg.Kernel, r.Shape.M, r.Shape.K, r.Shape.I, r.Config, r.Grid, r.Sets, mode)
 	fmt.Fprintf(w, "floor %.1f us = max(FLOPs / %.0f TFLOP/s, bytes / %.0f GB/s)\n", r.FloorUS, r.Ceil.GemmTFLOPs, r.Ceil.CopyGBs)

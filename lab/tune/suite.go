@@ -3,6 +3,7 @@ package tune
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/swigen/swigen/tiling"
@@ -13,11 +14,16 @@ import (
 // --shape order (tiling.ShapeOrder: M,N,K for gemm), so a row can be
 // pasted into emit --tuned.
 func SuiteRow(en *Entry) string {
-	sh := en.Key.Shape
-	dims := fmt.Sprintf("%6d,%5d,%6d", sh.M, sh.K, sh.I)
-	if en.Key.Kernel == tiling.KernelGEMM {
-		dims = fmt.Sprintf("%6d,%6d,%5d", sh.M, sh.I, sh.K)
+	v := tiling.KindShapeSizes(en.Key.Kernel, en.Key.Shape)
+	cols := make([]string, 3)
+	for j, name := range strings.Split(tiling.ShapeOrder(en.Key.Kernel), ",") {
+		w := 6
+		if name == "K" { // the hidden size: at most 5 digits in the suite
+			w = 5
+		}
+		cols[j] = fmt.Sprintf("%*d", w, v[j])
 	}
+	dims := strings.Join(cols, ",")
 	best, ok := en.Best()
 	label := ""
 	if !ok {

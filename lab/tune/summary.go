@@ -14,11 +14,7 @@ import (
 // nothing for kinds whose mode needs no word (bwd_dswiglu and gemm without
 // StoreOut). fwd_gateup always says, since its default is inference.
 func ModeNote(k tiling.Kernel, storeOut bool, sep string) string {
-	s, _ := tiling.KindOf(k)
-	note := s.ModeDefault
-	if storeOut {
-		note = s.ModeStoreOut
-	}
+	note := k.Mode(storeOut)
 	if note == "" {
 		return ""
 	}
