@@ -11,6 +11,7 @@ import (
 
 	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/tests/gputest"
+	"github.com/swigen/swigen/tiling"
 )
 
 // moeBwdConfigs are the moe_bwd_dswiglu configs the GPU tests run:
@@ -58,7 +59,7 @@ func TestGPUMoEBwd(t *testing.T) {
 }
 
 // TestGPUMoEBwdTiming times moe_bwd_dswiglu (ping-pong 128x128, without
-// and with store_out) at the expert shapes of SWIGEN_MOE_TIME
+// and with store_out, or SWIGEN_MOE_TIMED's: timedConfigs) at the expert shapes of SWIGEN_MOE_TIME
 // ("T,K,I,E;..."), uniform routing, with the median of 30 launches (L2 not
 // flushed); skipped when unset.
 func TestGPUMoEBwdTiming(t *testing.T) {
@@ -68,7 +69,7 @@ func TestGPUMoEBwdTiming(t *testing.T) {
 	}
 	ctx, tc := gputest.Open(t)
 	env := &Env{Ctx: ctx, Dev: ctx.Device(), Builder: tc}
-	for _, name := range moeBwdConfigs[:2] {
+	for _, name := range timedConfigs(tiling.KernelMoEBwdDSwiGLU, moeBwdConfigs[:2]) {
 		k := moeKernel(t, env, name)
 		for _, s := range strings.Split(spec, ";") {
 			sh, err := parseMoETime(s)

@@ -33,6 +33,25 @@ var moeConfigs = []string{
 // at the same tile.
 var moeTimed = []string{moeConfigs[0], moeConfigs[4]}
 
+// timedConfigs is what a timing test of kind times: the names of
+// SWIGEN_MOE_TIMED (comma-separated, any kinds) that are of kind, else
+// defaults. An A/B of configs the verify lists do not hold (other ring
+// depths) names them there, and verifies them first with swigen verify
+// --name (bench/moe_stages_ab.sh): timing checks no output.
+func timedConfigs(kind tiling.Kernel, defaults []string) []string {
+	env := os.Getenv("SWIGEN_MOE_TIMED")
+	if env == "" {
+		return defaults
+	}
+	var names []string
+	for _, n := range strings.Split(env, ",") {
+		if strings.HasPrefix(n, string(kind)+"_") {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
 func moeKernel(t *testing.T, env *Env, name string) *launch.Kernel {
 	t.Helper()
 	cfg, err := tiling.ParseName(name)
@@ -83,7 +102,8 @@ func TestGPUMoEFwdGateUp(t *testing.T) {
 	}
 }
 
-// TestGPUMoETiming times moe_fwd_gateup, inference and training (moeTimed),
+// TestGPUMoETiming times moe_fwd_gateup, inference and training (moeTimed,
+// or SWIGEN_MOE_TIMED's: timedConfigs),
 // at the expert shapes of SWIGEN_MOE_TIME ("T,K,I,E;..."), uniform
 // routing, with the median of 30 launches (L2 not flushed); skipped when
 // unset.
@@ -94,7 +114,7 @@ func TestGPUMoETiming(t *testing.T) {
 	}
 	ctx, tc := gputest.Open(t)
 	env := &Env{Ctx: ctx, Dev: ctx.Device(), Builder: tc}
-	for _, name := range moeTimed {
+	for _, name := range timedConfigs(tiling.KernelMoEFwdGateUp, moeTimed) {
 		k := moeKernel(t, env, name)
 		mode := "inference"
 		if k.Man.Config.StoreOut {
