@@ -103,6 +103,9 @@ type SelectionTable struct {
 	// Rules are the constants RuleFacts are computed with.
 	Rules     RuleParams  `json:"rules"`
 	Selection []Selection `json:"selection"`
+	// Skipped says, per op variant with no selection on an arch and dtype
+	// asked for, why: a grouped kind with no code there (GroupedMissing).
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // RuleParams are the constants of factsOf.
@@ -146,9 +149,12 @@ type RuleBranch struct {
 	Config string    `json:"config"`
 }
 
-// Selections is the SelectionTable of every op variant (OpVariants) but
-// the grouped kinds' on each arch in arches and dtype in dtypes, in that
-// order.
+// Selections is the SelectionTable of every op variant (OpVariants) on
+// each arch in arches and dtype in dtypes, in that order. A grouped kind
+// is not in the measured table, so its selection has no measured rows
+// and every rule branch names the one rule config emit --kernel takes;
+// where that config has no code (GroupedMissing: sm_100a) the variant is
+// left out and Skipped says why.
 func Selections(arches []Arch, dtypes []DType) (*SelectionTable, error) {
 	t, err := Measured()
 	if err != nil {
@@ -163,9 +169,8 @@ func Selections(arches []Arch, dtypes []DType) (*SelectionTable, error) {
 	for _, a := range arches {
 		for _, d := range dtypes {
 			for _, v := range OpVariants() {
-				if v.Kernel.Grouped() {
-					// Not in the heuristic: a grouped kind's package names
-					// its config, and its op runs what is registered.
+				if why := GroupedMissing(v, a, d); why != "" {
+					out.Skipped = append(out.Skipped, fmt.Sprintf("%s %s %s %s: %s", v.Op, v.Kernel, a, d, why))
 					continue
 				}
 				sel, err := selectionOf(t, v, a, d)
@@ -177,6 +182,23 @@ func Selections(arches []Arch, dtypes []DType) (*SelectionTable, error) {
 		}
 	}
 	return out, nil
+}
+
+// GroupedMissing is why grouped op variant v has no kernel on arch a and
+// dtype d: its rule config is not implemented there (tiling.Implemented's
+// reason); "" where it has one, and for every kind that is not grouped.
+func GroupedMissing(v OpVariant, a Arch, d DType) string {
+	if !v.Kernel.Grouped() {
+		return ""
+	}
+	c, err := ruleConfig(v.Kernel, a, d, v.StoreOut, RuleFacts{})
+	if err != nil {
+		return err.Error()
+	}
+	if ok, why := Implemented(c); !ok {
+		return why
+	}
+	return ""
 }
 
 func selectionOf(t *MeasuredTable, v OpVariant, a Arch, d DType) (Selection, error) {

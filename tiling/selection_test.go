@@ -2,8 +2,10 @@ package tiling
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -221,5 +223,56 @@ func TestTakeMajorB(t *testing.T) {
 	sel := Selection{Rules: rules(n160)}
 	if err := sel.takeMajorB(KMajor); err != nil || sel.MajorB != KMajor || sel.Note != "" || sel.Rules[0].Config != n160 {
 		t.Errorf("K-major preferred: %+v, %v", sel, err)
+	}
+}
+
+// TestSelectionsGrouped checks each grouped op variant's selection: no
+// measured rows and one config, the rule config emit --kernel takes,
+// on every arch and dtype it has code for; elsewhere left out with the
+// reason in Skipped.
+func TestSelectionsGrouped(t *testing.T) {
+	tab, err := Selections(Arches(), DTypes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Selection{}
+	for _, sel := range tab.Selection {
+		got[string(sel.Kernel)+" "+sel.Variant+" "+string(sel.Arch)+" "+string(sel.DType)] = sel
+	}
+	n := 0
+	for _, v := range OpVariants() {
+		if !v.Kernel.Grouped() {
+			continue
+		}
+		for _, a := range Arches() {
+			for _, d := range DTypes() {
+				sel, ok := got[string(v.Kernel)+" "+v.Name+" "+string(a)+" "+string(d)]
+				skipped := slices.ContainsFunc(tab.Skipped, func(s string) bool {
+					return strings.HasPrefix(s, fmt.Sprintf("%s %s %s %s: ", v.Op, v.Kernel, a, d))
+				})
+				if want := a == ArchSM90a; ok != want || skipped == want {
+					t.Errorf("%s on %s %s: selected %v, skipped %v; want selected only on sm_90a", v.Op, a, d, ok, skipped)
+				}
+				if !ok {
+					continue
+				}
+				n++
+				want, _, err := HeuristicVariant(v, a, d, Shape{M: 4096, K: 4096, I: 1024})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(sel.Measured) != 0 || slices.ContainsFunc(sel.Rules, func(b RuleBranch) bool { return b.Config != want.Name() }) {
+					t.Errorf("%s on %s %s: measured %v, rules %v; want none and %s in every branch", v.Op, a, d, sel.Measured, sel.Rules, want.Name())
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no grouped selection")
+	}
+	for _, s := range tab.Skipped {
+		if !strings.Contains(s, "sm_90a only") {
+			t.Errorf("skipped %q: want the reason (implemented for sm_90a only)", s)
+		}
 	}
 }
