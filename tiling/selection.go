@@ -103,9 +103,18 @@ type SelectionTable struct {
 	// Rules are the constants RuleFacts are computed with.
 	Rules     RuleParams  `json:"rules"`
 	Selection []Selection `json:"selection"`
-	// Skipped says, per op variant with no selection on an arch and dtype
-	// asked for, why: a grouped kind with no code there (GroupedMissing).
-	Skipped []string `json:"skipped,omitempty"`
+	// Skipped are the op variants with no selection on an arch and dtype
+	// asked for: a grouped kind with no code there (GroupedMissing).
+	Skipped []Skipped `json:"skipped,omitempty"`
+}
+
+// Skipped is an op variant, arch and dtype a SelectionTable leaves out, and why.
+type Skipped struct {
+	Kernel  Kernel `json:"kernel"`
+	Variant string `json:"variant"`
+	Arch    Arch   `json:"arch"`
+	DType   DType  `json:"dtype"`
+	Why     string `json:"why"`
 }
 
 // RuleParams are the constants of factsOf.
@@ -170,7 +179,7 @@ func Selections(arches []Arch, dtypes []DType) (*SelectionTable, error) {
 		for _, d := range dtypes {
 			for _, v := range OpVariants() {
 				if why := GroupedMissing(v, a, d); why != "" {
-					out.Skipped = append(out.Skipped, fmt.Sprintf("%s %s %s %s: %s", v.Op, v.Kernel, a, d, why))
+					out.Skipped = append(out.Skipped, Skipped{Kernel: v.Kernel, Variant: v.Name, Arch: a, DType: d, Why: why})
 					continue
 				}
 				sel, err := selectionOf(t, v, a, d)

@@ -2,7 +2,6 @@ package tiling
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -247,8 +246,8 @@ func TestSelectionsGrouped(t *testing.T) {
 		for _, a := range Arches() {
 			for _, d := range DTypes() {
 				sel, ok := got[string(v.Kernel)+" "+v.Name+" "+string(a)+" "+string(d)]
-				skipped := slices.ContainsFunc(tab.Skipped, func(s string) bool {
-					return strings.HasPrefix(s, fmt.Sprintf("%s %s %s %s: ", v.Op, v.Kernel, a, d))
+				skipped := slices.ContainsFunc(tab.Skipped, func(s Skipped) bool {
+					return s.Kernel == v.Kernel && s.Variant == v.Name && s.Arch == a && s.DType == d
 				})
 				if want := a == ArchSM90a; ok != want || skipped == want {
 					t.Errorf("%s on %s %s: selected %v, skipped %v; want selected only on sm_90a", v.Op, a, d, ok, skipped)
@@ -271,8 +270,8 @@ func TestSelectionsGrouped(t *testing.T) {
 		t.Error("no grouped selection")
 	}
 	for _, s := range tab.Skipped {
-		if !strings.Contains(s, "sm_90a only") {
-			t.Errorf("skipped %q: want the reason (implemented for sm_90a only)", s)
+		if !strings.Contains(s.Why, "sm_90a only") {
+			t.Errorf("skipped %+v: want the reason (implemented for sm_90a only)", s)
 		}
 	}
 }
