@@ -113,7 +113,7 @@ def grouped_path(op: str, registered: Sequence[str], unlaunchable: Optional[Sequ
         return KERNEL, "%s from package swigen_kernels (the installed wheel: %s)" % (what, ", ".join(bundled))
     if launchable(op):
         # A variant's kernels store another output (train: de; out: out).
-        how = "emit one with swigen emit --kernel %s%s --py-package NAME and register it" % (
+        how = "emit one with swigen emit --kernel %s%s --py-package NAME and register it, or install the wheel of swigen wheel" % (
             kind, " --store-out" if variant else "")
     else:
         how = "swigen has no %s kernel yet" % what
