@@ -275,3 +275,30 @@ func TestSelectionsGrouped(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupedMissing checks which op variants have no kernel where.
+func TestGroupedMissing(t *testing.T) {
+	for _, tt := range []struct {
+		kernel Kernel
+		arch   Arch
+		want   string
+	}{
+		{KernelBwdDSwiGLU, ArchSM100a, ""},
+		{KernelMoEFwdGateUp, ArchSM90a, ""},
+		{KernelMoEBwdDSwiGLU, ArchSM90a, ""},
+		{KernelMoEFwdGateUp, ArchSM100a, "moe_fwd_gateup is implemented for sm_90a only, not sm_100a"},
+		{KernelMoEBwdDSwiGLU, ArchSM100a, "moe_bwd_dswiglu is implemented for sm_90a only, not sm_100a"},
+	} {
+		for _, v := range OpVariants() {
+			if v.Kernel != tt.kernel {
+				continue
+			}
+			for _, d := range DTypes() {
+				got := GroupedMissing(v, tt.arch, d)
+				if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+					t.Errorf("GroupedMissing(%s %s, %s, %s) = %q, want %q", v.Kernel, v.Name, tt.arch, d, got, tt.want)
+				}
+			}
+		}
+	}
+}
