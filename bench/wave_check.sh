@@ -61,7 +61,7 @@ extra)
 	;;
 users)
 	part frontdoor 150 10 bash bench/frontdoor_gpu_check.sh
-	part wheel 240 34 bash bench/wheel_check.sh
+	part wheel 330 36 bash bench/wheel_check.sh # ~1 min of it test_moe.py on the wheel
 	;;
 *)
 	echo "PHASE=$PHASE: want verify, perf, extra or users" >&2

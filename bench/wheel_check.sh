@@ -13,8 +13,14 @@
 # packages emitted for the shape (emitted: py_perf.sh's recipe,
 # bwd_dswiglu W_down MN-major, as the wheel's: wheel/emitted ~1.00;
 # emitted-k: every kernel K-major, so SwiGLUMLP transposes W_down each
-# backward) at TIME_SHAPES (wheel_prep.sh's). Logs and the JSON record go to $OUT;
-# a PASS/FAIL table is printed last.
+# backward) at TIME_SHAPES (wheel_prep.sh's). Before the timing, the
+# grouped (mixture-of-experts) ops on the wheel's kernels alone:
+# python/tests/gpu/test_moe.py with SWIGEN_MOE_WHEEL=1 (its kernel classes
+# on the wheel's moe_fwd_gateup, its train and moe_bwd_dswiglu out kernels,
+# the layer's checks on them too), from outside the repository on the
+# venv's swigen_rt (MOE=0 skips it, MOE_LIMIT bounds it; STEP=0 skips
+# wheel_step.py). Logs and the JSON record go to $OUT; a PASS/FAIL table is
+# printed last.
 set -u
 export PATH=/usr/local/cuda/bin:$PATH
 OUT=${OUT:-/tmp/swigen-out}
@@ -41,6 +47,25 @@ table+=("PASS install $(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}")s (pi
 # Import time of the runtime and the bundle, from a directory outside the repository.
 imp=$(cd "$V" && "$V/venv/bin/python" -c 'import time; t=time.perf_counter(); import swigen_rt, swigen_rt.ops; from swigen_rt import select; b=select.bundle(); print("%.2fs %s %d kernels" % (time.perf_counter()-t, swigen_rt.__file__, len(b.kernels)))' 2>&1 | tail -1)
 [[ $imp == *"$V/venv/"*site-packages* ]] && table+=("PASS import $imp") || table+=("FAIL import $imp")
+# The grouped ops on the wheel alone. test_moe.py's support import would
+# put the repository's python/ first on sys.path: a stub stands in for it.
+if [[ ${MOE:-1} == 1 ]]; then
+	T=$V/moe
+	mkdir -p "$T" && cp "$REPO/python/tests/gpu/test_moe.py" "$T/" &&
+		echo '"""The installed swigen_rt: no sys.path change."""' >"$T/support.py"
+	(cd "$T" && SWIGEN_MOE_WHEEL=1 timeout "${MOE_LIMIT:-240}" "$V/venv/bin/python" -m unittest -v test_moe) >"$OUT/wheel-moe.log" 2>&1
+	rc=$?
+	ran=$(grep -E '^Ran [0-9]+ tests' "$OUT/wheel-moe.log")
+	# The kernel classes must run, not skip: the wheel ships their kernels
+	# (a class skipped for want of torch, a GPU or a kernel says "needs").
+	skipped=$(grep -c "skipped 'needs" "$OUT/wheel-moe.log")
+	if [[ $rc == 0 && $skipped == 0 ]]; then
+		table+=("PASS moe ops on the wheel's kernels: $ran, $(tail -1 "$OUT/wheel-moe.log") (wheel-moe.log)")
+	else
+		table+=("FAIL moe ops on the wheel's kernels: rc=$rc, $skipped tests skipped (needs torch, a GPU or a kernel), $ran: $(grep -E '^(FAIL|ERROR):' "$OUT/wheel-moe.log" | head -3 | tr '\n' ' ')(wheel-moe.log)")
+	fi
+fi
+[[ ${STEP:-1} == 1 ]] || { printf '\n%s\n' "${table[@]}"; ! printf '%s\n' "${table[@]}" | grep -q '^FAIL'; exit; }
 # The packages each timed shape is compared with (bench/wheel_prep.sh
 # emitted them with the wheel's compiler).
 emitted=()

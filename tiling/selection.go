@@ -103,6 +103,18 @@ type SelectionTable struct {
 	// Rules are the constants RuleFacts are computed with.
 	Rules     RuleParams  `json:"rules"`
 	Selection []Selection `json:"selection"`
+	// Skipped are the op variants with no selection on an arch and dtype
+	// asked for: a grouped kind with no code there (GroupedMissing).
+	Skipped []Skipped `json:"skipped,omitempty"`
+}
+
+// Skipped is an op variant, arch and dtype a SelectionTable leaves out, and why.
+type Skipped struct {
+	Kernel  Kernel `json:"kernel"`
+	Variant string `json:"variant"`
+	Arch    Arch   `json:"arch"`
+	DType   DType  `json:"dtype"`
+	Why     string `json:"why"`
 }
 
 // RuleParams are the constants of factsOf.
@@ -146,9 +158,12 @@ type RuleBranch struct {
 	Config string    `json:"config"`
 }
 
-// Selections is the SelectionTable of every op variant (OpVariants) but
-// the grouped kinds' on each arch in arches and dtype in dtypes, in that
-// order.
+// Selections is the SelectionTable of every op variant (OpVariants) on
+// each arch in arches and dtype in dtypes, in that order. A grouped kind
+// is not in the measured table, so its selection has no measured rows
+// and every rule branch names the one rule config emit --kernel takes;
+// where that config has no code (GroupedMissing: sm_100a) the variant is
+// left out and Skipped says why.
 func Selections(arches []Arch, dtypes []DType) (*SelectionTable, error) {
 	t, err := Measured()
 	if err != nil {
@@ -163,9 +178,8 @@ func Selections(arches []Arch, dtypes []DType) (*SelectionTable, error) {
 	for _, a := range arches {
 		for _, d := range dtypes {
 			for _, v := range OpVariants() {
-				if v.Kernel.Grouped() {
-					// Not in the heuristic: a grouped kind's package names
-					// its config, and its op runs what is registered.
+				if why := GroupedMissing(v, a, d); why != "" {
+					out.Skipped = append(out.Skipped, Skipped{Kernel: v.Kernel, Variant: v.Name, Arch: a, DType: d, Why: why})
 					continue
 				}
 				sel, err := selectionOf(t, v, a, d)
@@ -177,6 +191,25 @@ func Selections(arches []Arch, dtypes []DType) (*SelectionTable, error) {
 		}
 	}
 	return out, nil
+}
+
+// GroupedMissing is why grouped op variant v has no kernel on arch a and
+// dtype d: its rule config is not implemented there (tiling.Implemented's
+// reason); "" where it has one, and for every kind that is not grouped.
+// A rule config that does not validate is no gap but a bug: "" here, and
+// Selections returns the error.
+func GroupedMissing(v OpVariant, a Arch, d DType) string {
+	if !v.Kernel.Grouped() {
+		return ""
+	}
+	c, err := ruleConfig(v.Kernel, a, d, v.StoreOut, RuleFacts{})
+	if err != nil {
+		return ""
+	}
+	if ok, why := Implemented(c); !ok {
+		return why
+	}
+	return ""
 }
 
 func selectionOf(t *MeasuredTable, v OpVariant, a Arch, d DType) (Selection, error) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -221,5 +222,83 @@ func TestTakeMajorB(t *testing.T) {
 	sel := Selection{Rules: rules(n160)}
 	if err := sel.takeMajorB(KMajor); err != nil || sel.MajorB != KMajor || sel.Note != "" || sel.Rules[0].Config != n160 {
 		t.Errorf("K-major preferred: %+v, %v", sel, err)
+	}
+}
+
+// TestSelectionsGrouped checks each grouped op variant's selection: no
+// measured rows and one config, the rule config emit --kernel takes,
+// on every arch and dtype it has code for; elsewhere left out with the
+// reason in Skipped.
+func TestSelectionsGrouped(t *testing.T) {
+	tab, err := Selections(Arches(), DTypes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Selection{}
+	for _, sel := range tab.Selection {
+		got[string(sel.Kernel)+" "+sel.Variant+" "+string(sel.Arch)+" "+string(sel.DType)] = sel
+	}
+	n := 0
+	for _, v := range OpVariants() {
+		if !v.Kernel.Grouped() {
+			continue
+		}
+		for _, a := range Arches() {
+			for _, d := range DTypes() {
+				sel, ok := got[string(v.Kernel)+" "+v.Name+" "+string(a)+" "+string(d)]
+				skipped := slices.ContainsFunc(tab.Skipped, func(s Skipped) bool {
+					return s.Kernel == v.Kernel && s.Variant == v.Name && s.Arch == a && s.DType == d
+				})
+				if want := a == ArchSM90a; ok != want || skipped == want {
+					t.Errorf("%s on %s %s: selected %v, skipped %v; want selected only on sm_90a", v.Op, a, d, ok, skipped)
+				}
+				if !ok {
+					continue
+				}
+				n++
+				want, _, err := HeuristicVariant(v, a, d, Shape{M: 4096, K: 4096, I: 1024})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(sel.Measured) != 0 || slices.ContainsFunc(sel.Rules, func(b RuleBranch) bool { return b.Config != want.Name() }) {
+					t.Errorf("%s on %s %s: measured %v, rules %v; want none and %s in every branch", v.Op, a, d, sel.Measured, sel.Rules, want.Name())
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no grouped selection")
+	}
+	for _, s := range tab.Skipped {
+		if !strings.Contains(s.Why, "sm_90a only") {
+			t.Errorf("skipped %+v: want the reason (implemented for sm_90a only)", s)
+		}
+	}
+}
+
+// TestGroupedMissing checks which op variants have no kernel where.
+func TestGroupedMissing(t *testing.T) {
+	for _, tt := range []struct {
+		kernel Kernel
+		arch   Arch
+		want   string
+	}{
+		{KernelBwdDSwiGLU, ArchSM100a, ""},
+		{KernelMoEFwdGateUp, ArchSM90a, ""},
+		{KernelMoEBwdDSwiGLU, ArchSM90a, ""},
+		{KernelMoEFwdGateUp, ArchSM100a, "moe_fwd_gateup is implemented for sm_90a only, not sm_100a"},
+		{KernelMoEBwdDSwiGLU, ArchSM100a, "moe_bwd_dswiglu is implemented for sm_90a only, not sm_100a"},
+	} {
+		for _, v := range OpVariants() {
+			if v.Kernel != tt.kernel {
+				continue
+			}
+			for _, d := range DTypes() {
+				got := GroupedMissing(v, tt.arch, d)
+				if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+					t.Errorf("GroupedMissing(%s %s, %s, %s) = %q, want %q", v.Kernel, v.Name, tt.arch, d, got, tt.want)
+				}
+			}
+		}
 	}
 }

@@ -47,7 +47,7 @@ func newWheelCmd(e *env, runF func(context.Context, *wheelOptions) error) *cobra
 	f.StringVarP(&o.out, "out", "o", "dist", "directory the wheel is written into")
 	f.StringSliceVar(&o.arches, "arch", []string{string(tiling.ArchSM90a)}, "targets, repeatable or comma-separated: "+join.Strings(tiling.Arches()))
 	f.StringSliceVar(&o.dtypes, "dtype", []string{string(tiling.BF16)}, "operand types, repeatable or comma-separated: "+join.Strings(tiling.DTypes()))
-	f.StringSliceVar(&o.kernels, "kernel", nil, "ship only these kinds (default: every kind the PyTorch ops run): "+join.Strings(tiling.Kernels()))
+	f.StringSliceVar(&o.kernels, "kernel", nil, "ship only these kinds (default: every kind the PyTorch ops run): "+join.Strings(tiling.AllKernels()))
 	f.StringVar(&o.nvcc, "nvcc", "", "nvcc to use (path or directory); default: search CUDA_HOME, PATH, SWIGEN_CUDA_VENV, ...")
 	f.BoolVar(&o.list, "list", false, "also print the wheel's files (name, size, sha256)")
 	return cmd
@@ -111,6 +111,9 @@ func runWheel(ctx context.Context, e *env, o *wheelOptions) error {
 		}
 	}
 	fmt.Fprintf(e.stdout, "%s: %d kernels, %d files, %d bytes\n", path, whl.Kernels, len(whl.Files), len(whl.Data))
+	for _, n := range whl.Notes {
+		fmt.Fprintf(e.stderr, "note: %s\n", n)
+	}
 	if slices.Contains(w.Arches, tiling.ArchSM100a) {
 		fmt.Fprintf(e.stderr, "note: %s (marked so in the wheel)\n", emit.SM100Note)
 	}

@@ -21,6 +21,7 @@ func TestWheelUsageErrors(t *testing.T) {
 		{[]string{"--arch", "sm_80"}, "--arch"},
 		{[]string{"--dtype", "fp8"}, "--dtype"},
 		{[]string{"--kernel", "nope"}, "--kernel"},
+		{[]string{"--kernel", "moe_fwd_gateup", "--arch", "sm_100a"}, "--kernel moe_fwd_gateup: no kernel of it on --arch sm_100a: moe_fwd_gateup is implemented for sm_90a only"},
 		{[]string{"--arch", ""}, "arch"},
 		{[]string{"stray"}, "stray"},
 		{[]string{"--bogus"}, "bogus"},
@@ -65,8 +66,9 @@ func TestWheelNoCompiler(t *testing.T) {
 	}
 }
 
-// TestWheelBuilds builds the gemm-only wheel twice into one directory:
-// one file, the same bytes.
+// TestWheelBuilds builds a one-kind wheel twice into one directory: one
+// file, the same bytes; the grouped kind's on sm_100a too, which it
+// skips with a note.
 func TestWheelBuilds(t *testing.T) {
 	if _, err := toolchain.Find(toolchain.FindOptions{}); err != nil {
 		if os.Getenv("SWIGEN_REQUIRE_COMPILER") == "1" {
@@ -74,12 +76,30 @@ func TestWheelBuilds(t *testing.T) {
 		}
 		t.Skipf("no CUDA compiler: %v", err)
 	}
+	for _, tt := range []struct {
+		args          []string
+		kernels, note string
+	}{
+		{[]string{"--kernel", "gemm"}, "", ""},
+		{[]string{"--kernel", "moe_fwd_gateup", "--arch", "sm_90a,sm_100a"}, ": 2 kernels,",
+			"note: skipped moe_fwd_gateup for sm_100a: moe_fwd_gateup is implemented for sm_90a only"},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) { wheelBuildsTwice(t, tt.args, tt.kernels, tt.note) })
+	}
+}
+
+// wheelBuildsTwice runs swigen wheel args twice into one directory and
+// checks one file, the same bytes, stdout holding kernels and stderr note.
+func wheelBuildsTwice(t *testing.T, args []string, kernels, note string) {
 	out := filepath.Join(t.TempDir(), "dist")
 	var first []byte
 	for range 2 {
-		code, stdout, errOut := runCLI(t, "wheel", "-o", out, "--kernel", "gemm")
+		code, stdout, errOut := runCLI(t, append([]string{"wheel", "-o", out}, args...)...)
 		if code != exitOK {
 			t.Fatalf("exit %d:\n%s", code, errOut)
+		}
+		if !strings.Contains(stdout, kernels) || !strings.Contains(errOut, note) {
+			t.Errorf("stdout (want %q):\n%s\nstderr (want %q):\n%s", kernels, stdout, note, errOut)
 		}
 		ents, err := os.ReadDir(out)
 		if err != nil || len(ents) != 1 || !strings.HasSuffix(ents[0].Name(), "-py3-none-any.whl") {

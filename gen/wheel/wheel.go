@@ -2,7 +2,8 @@
 // prebuilt kernels: the pure-Python runtime swigen_rt and, per arch, the
 // cubins and manifests of every config the heuristic picks for the
 // PyTorch ops at any shape (tiling.Selections: the measured table's
-// winners and every outcome of the rules), the elementwise module and the
+// winners and every outcome of the rules; a grouped kind's one rule
+// config per op variant, on the arches it has code for), the elementwise module and the
 // dispatch plans, with the selection data swigen_rt.select picks a config
 // by per call shape. Kernels are rendered, compiled and laid out by the
 // emit path (gen.EmitArtifacts, its build cache included); the wheel is a
@@ -21,6 +22,7 @@ import (
 	"github.com/swigen/swigen/gen"
 	"github.com/swigen/swigen/gen/emit"
 	"github.com/swigen/swigen/gen/toolchain"
+	"github.com/swigen/swigen/internal/join"
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
 )
@@ -54,6 +56,9 @@ type Wheel struct {
 	Files []File
 	// Kernels counts the kernels compiled into it.
 	Kernels int
+	// Notes say which kinds it leaves out on which arch, and why (a
+	// grouped kind on sm_100a).
+	Notes []string
 }
 
 // Check checks o's arches, dtypes and kinds before any work: an error
@@ -69,11 +74,36 @@ func Check(o Options) error {
 		if !slices.ContainsFunc(tiling.OpVariants(), func(v tiling.OpVariant) bool { return v.Kernel == k }) {
 			return fmt.Errorf("wheel: --kernel %s: not a kind the PyTorch ops run", k)
 		}
-		if k.Grouped() {
-			return fmt.Errorf("wheel: --kernel %s: a grouped kind is not in the wheel's selection table: emit its package with swigen emit --kernel %s --py-package NAME", k, k)
+		if err := checkGrouped(k, o); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// checkGrouped refuses --kernel k where k is a grouped kind with code on
+// no arch and dtype of o (tiling.GroupedMissing): the wheel would ship
+// none of its kernels.
+func checkGrouped(k tiling.Kernel, o Options) error {
+	why := ""
+	for _, v := range tiling.OpVariants() {
+		if v.Kernel != k {
+			continue
+		}
+		for _, a := range o.Arches {
+			for _, d := range o.DTypes {
+				w := tiling.GroupedMissing(v, a, d)
+				if w == "" {
+					return nil
+				}
+				why = w
+			}
+		}
+	}
+	if why == "" {
+		return nil
+	}
+	return fmt.Errorf("wheel: --kernel %s: no kernel of it on --arch %s: %s", k, join.Strings(o.Arches), why)
 }
 
 // Build selects, renders and compiles every kernel of the wheel and
@@ -135,7 +165,19 @@ func Build(ctx context.Context, o Options) (*Wheel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Wheel{Name: name, Data: data, Files: listing, Kernels: len(arts)}, nil
+	return &Wheel{Name: name, Data: data, Files: listing, Kernels: len(arts), Notes: skipNotes(sel)}, nil
+}
+
+// skipNotes says, once per kind and arch, which kinds sel leaves out and why.
+func skipNotes(sel *tiling.SelectionTable) []string {
+	var notes []string
+	for _, s := range sel.Skipped {
+		n := fmt.Sprintf("skipped %s for %s: %s", s.Kernel, s.Arch, s.Why)
+		if !slices.Contains(notes, n) {
+			notes = append(notes, n)
+		}
+	}
+	return notes
 }
 
 // selections is the heuristic's data for o's arches, dtypes and kinds.
@@ -146,6 +188,7 @@ func selections(o Options) (*tiling.SelectionTable, error) {
 	}
 	if len(o.Kernels) > 0 {
 		t.Selection = slices.DeleteFunc(t.Selection, func(s tiling.Selection) bool { return !slices.Contains(o.Kernels, s.Kernel) })
+		t.Skipped = slices.DeleteFunc(t.Skipped, func(s tiling.Skipped) bool { return !slices.Contains(o.Kernels, s.Kernel) })
 	}
 	return t, nil
 }

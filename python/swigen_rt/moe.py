@@ -13,7 +13,8 @@ The first three are the grouped kinds of moe_plan.GROUPED_KINDS. Where a
 package of the op's kind, variant, arch and dtype is registered (swigen
 emit --kernel moe_fwd_gateup --py-package NAME, imported; --store-out
 for moe_gateup_train; --kernel moe_bwd_dswiglu --store-out for
-moe_dswiglu_out), the op launches its kernel (swigen_rt.ops' launch
+moe_dswiglu_out), or else the installed swigen wheel ships one (its
+one config per op, sm_90a), the op launches that kernel (swigen_rt.ops' launch
 path: offs [E] int32 passed by its device address); otherwise it runs
 the reference path: torch._grouped_mm for the GEMMs and torch
 elementwise ops in fp32 for SwiGLU and its derivative. moe_path says
@@ -105,9 +106,10 @@ def moe_path(op: str, device: torch.device, dtype: torch.dtype = torch.bfloat16)
 
 
 def _kernel(op: str, T: int, args: Tuple[Tensor, ...]) -> Optional[List[Tensor]]:
-    """The op's outputs from a registered kernel (moe_path KERNEL: its
-    own, or its moe_plan.TRAIN_FOR op's with the extra outputs dropped), or
-    None where the reference runs: no package of its kind is registered,
+    """The op's outputs from a registered (or the wheel's) kernel (moe_path
+    KERNEL: its own, or its moe_plan.TRAIN_FOR op's with the extra outputs
+    dropped), or None where the reference runs: no package of its kind is
+    registered and no wheel ships one,
     the inputs are not on a GPU, or T = 0 (nothing to launch: the
     reference's empty outputs). Raises NotImplementedError where a
     registered package cannot be launched: running the reference then
@@ -367,8 +369,9 @@ class SwiGLUExperts(nn.Module):
     W [E, 2I, H] holds each expert's [up ; gate], W_down [E, H, I] (load a
     checkpoint with load_hf_experts or convert_experts_state_dict). H and
     I must be multiples of 8; bf16. Runs torch._grouped_mm until a grouped
-    kernel package is registered (moe_path says which path runs); without
-    a gradient the inference kernel, else the training one, de dropped."""
+    kernel package is registered or the swigen wheel is installed
+    (moe_path says which path runs); without a gradient the inference
+    kernel, else the training one, de dropped."""
 
     def __init__(self, num_experts: int, hidden: int, intermediate: int, *, device: Any = None,
                  dtype: Any = torch.bfloat16) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import kinds_gen, modes, opspec, package
+from . import kinds_gen, modes, opspec, package, select
 from .package import Registry
 
 __all__ = ["MoeShape", "check_shapes", "GROUPED_KINDS", "grouped_path", "REFERENCE", "KERNEL", "REFUSED", "registered_path", "launchable",
@@ -99,13 +99,17 @@ def launchable(op: str) -> bool:
     return any(row[0] == op for row in kinds_gen.OPS)
 
 
-def grouped_path(op: str, registered: Sequence[str], unlaunchable: Optional[Sequence[str]] = None) -> Tuple[str, str]:
+def grouped_path(op: str, registered: Sequence[str], unlaunchable: Optional[Sequence[str]] = None,
+                 bundled: Sequence[str] = ()) -> Tuple[str, str]:
     """(path, why) for op given the packages registered for its kind, arch
     and dtype (their names) and, one per package, why the op cannot
     launch its kernel ("" where it can; None: each can where
     launchable(op)): KERNEL naming the first it can launch; REFUSED where
-    packages are registered and it can launch none, saying why; else
-    REFERENCE saying which kind and variant would run and how to get it."""
+    packages are registered and it can launch none, saying why; else,
+    where the installed wheel ships the op's kernel (bundled: its config
+    names, select.bundled_configs) and the op is launchable, KERNEL naming
+    the wheel's package; else REFERENCE saying which kind and variant
+    would run and how to get it."""
     kind, variant = GROUPED_KINDS[op]
     what = kind + ("" if not variant else " (%s)" % variant)
     if unlaunchable is None:
@@ -118,9 +122,11 @@ def grouped_path(op: str, registered: Sequence[str], unlaunchable: Optional[Sequ
             if not why:
                 return KERNEL, "%s from package %s" % (what, name)
         return REFUSED, "%s from package %s is registered but cannot be launched: %s" % (what, registered[0], unlaunchable[0])
+    if bundled and launchable(op):
+        return KERNEL, "%s from package swigen_kernels (the installed wheel: %s)" % (what, ", ".join(bundled))
     if launchable(op):
         # A variant's kernels store another output (train: de; out: out).
-        how = "emit one with swigen emit --kernel %s%s --py-package NAME and register it" % (
+        how = "emit one with swigen emit --kernel %s%s --py-package NAME and register it, or install the wheel of swigen wheel" % (
             kind, " --store-out" if variant else "")
     else:
         how = "swigen has no %s kernel yet" % what
@@ -154,28 +160,41 @@ def choose_path(op: str, own: Tuple[str, str], train: Optional[Tuple[str, str]] 
     return REFERENCE, "%s; a package of --kernel %s --store-out (training) runs it too, de dropped" % (own[1], kind), op
 
 
-def _registered(op: str, arch: str, dtype: str, reg: Registry) -> Tuple[str, str]:
+def _registered(op: str, arch: str, dtype: str, reg: Registry, use_bundle: bool,
+                bundle: Optional[select.Bundle]) -> Tuple[str, str]:
+    """grouped_path of op over reg's packages of its kind and variant, each
+    judged by the op's spec (opspec.OpSpec.unlaunchable), then, where none
+    is registered and use_bundle, the wheel bundle's configs (the installed
+    one where bundle is None, as opspec.select takes it)."""
     kind, variant = GROUPED_KINDS[op]
     cands = reg.candidates(kind, variant, arch, dtype)
     spec = opspec.OPS.get(op)
     whys = None if spec is None else [spec.unlaunchable(e) for e in cands]
-    return grouped_path(op, [e.package for e in cands], whys)
+    bundled: Tuple[str, ...] = ()
+    if not cands and use_bundle:
+        bundled = select.bundled_configs(kind, variant, arch, dtype, bundle)
+    return grouped_path(op, [e.package for e in cands], whys, bundled)
 
 
-def registered_plan(op: str, arch: str, dtype: str, registry: Optional[Registry] = None) -> Tuple[str, str, str]:
+def registered_plan(op: str, arch: str, dtype: str, registry: Optional[Registry] = None,
+                    bundle: Optional[select.Bundle] = None) -> Tuple[str, str, str]:
     """choose_path of op on arch and dtype (torch's name: bfloat16) over
     the packages registry (package.REGISTRY by default) holds of its kind
     and variant, and of its TRAIN_FOR op's, each judged by its op's spec
-    (opspec.OpSpec.unlaunchable): (path, why, the op whose kernel runs)."""
+    (opspec.OpSpec.unlaunchable), and the wheel bundle where no package of
+    an op is registered (the installed one where registry is None):
+    (path, why, the op whose kernel runs)."""
     reg = package.REGISTRY if registry is None else registry
-    own = _registered(op, arch, dtype, reg)
+    use_bundle = registry is None or bundle is not None
+    own = _registered(op, arch, dtype, reg, use_bundle, bundle)
     fb = TRAIN_FOR.get(op)
-    return choose_path(op, own, None if fb is None else _registered(fb, arch, dtype, reg))
+    return choose_path(op, own, None if fb is None else _registered(fb, arch, dtype, reg, use_bundle, bundle))
 
 
-def registered_path(op: str, arch: str, dtype: str, registry: Optional[Registry] = None) -> Tuple[str, str]:
+def registered_path(op: str, arch: str, dtype: str, registry: Optional[Registry] = None,
+                    bundle: Optional[select.Bundle] = None) -> Tuple[str, str]:
     """registered_plan's path and why."""
-    path, why, _ = registered_plan(op, arch, dtype, registry)
+    path, why, _ = registered_plan(op, arch, dtype, registry, bundle)
     return path, why
 
 

@@ -133,9 +133,10 @@ def select(op: str, arch: str, dtype: str, shapes: Mapping[str, Sequence[int]],
         raise ValueError("swigen::%s: inputs %s not given" % (op, ", ".join(missing)))
     cands = reg.candidates(spec.kind, spec.variant, arch, dtype)
     if spec.grouped:
-        # A grouped kind's package names its config: no heuristic, no
-        # bundled wheel; only kernels of the op's buffers.
-        return _select_grouped(spec, arch, dtype, shapes, cands)
+        # A registered grouped package names its config: no heuristic; the
+        # wheel's one config where none is registered; only kernels of the
+        # op's buffers.
+        return _select_grouped(spec, arch, dtype, shapes, cands, bundled=registry is None)
     if not cands and registry is None:
         # No imported package registers the op: the installed wheel's
         # kernels (swigen_kernels), picked per shape by the heuristic.
@@ -158,9 +159,16 @@ def select(op: str, arch: str, dtype: str, shapes: Mapping[str, Sequence[int]],
 
 
 def _select_grouped(spec: OpSpec, arch: str, dtype: str, shapes: Mapping[str, Sequence[int]],
-                    cands: Sequence[Entry]) -> Tuple[Entry, Dict[str, int]]:
+                    cands: Sequence[Entry], bundled: bool = False) -> Tuple[Entry, Dict[str, int]]:
     """select for a grouped kind's op: the first registered candidate the
-    op can launch (OpSpec.unlaunchable)."""
+    op can launch (OpSpec.unlaunchable), or, where none is registered and
+    bundled, the installed wheel's kernel of the op's kind and variant."""
+    if not cands and bundled:
+        from .select import select_bundled
+
+        got = select_bundled(spec.kind, spec.variant, arch, dtype, shapes, "swigen::%s" % spec.name)
+        if got is not None:
+            cands = [got[0]]
     ok = [e for e in cands if not spec.unlaunchable(e)]
     if not ok:
         if cands:

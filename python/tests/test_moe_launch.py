@@ -7,18 +7,22 @@ moe_fwd_gateup configs, go test ./runtime/launch -run PythonGolden)."""
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import os
+import tempfile
 import unittest
+from unittest import mock
 from typing import Any, Dict, List, Tuple
 
 import support
-from swigen_rt import ShapeError, kinds_gen, moe_plan, opspec
+from swigen_rt import ShapeError, kinds_gen, moe_plan, opspec, select
 from swigen_rt.kernel import Kernel
 from swigen_rt.manifest import Device, Manifest
 from swigen_rt.moe_plan import KERNEL, REFERENCE, REFUSED
 from swigen_rt.package import Entry, Package, Registry, variant_of
 from swigen_rt.plan import pack_pointers, plan_sizes
+from swigen_rt.select import Bundle
 from swigen_rt.tensors import check_tensors
 
 
@@ -263,6 +267,90 @@ class LaunchArgsTest(unittest.TestCase):
                 with self.assertRaises(ShapeError) as cm:
                     check_tensors(m, tensors(**over), sizes)
                 self.assertIn(words, str(cm.exception))
+
+
+def wheel_bundle(directory: str) -> Bundle:
+    """A swigen_kernels bundle in directory as swigen wheel lays it out for
+    the grouped ops on sm_90a bf16: select.json's selections of them, each
+    config's manifest from the launch golden, a placeholder cubin."""
+    with open(os.path.join(support.TESTDATA, "select.json"), encoding="utf-8") as f:
+        table = json.load(f)["table"]
+    table["selection"] = [s for s in table["selection"]
+                          if s["kernel"] in kinds_gen.GROUPED and (s["arch"], s["dtype"]) == ("sm_90a", "bf16")]
+    want = {b["config"] for s in table["selection"] for b in s["rules"]}
+    cubin = b"\0"
+    kernels = []
+    for c in golden_moe(""):
+        if c["name"] not in want:
+            continue
+        with open(os.path.join(directory, c["name"] + ".json"), "w", encoding="utf-8") as f:
+            json.dump(c["manifest"], f)
+        with open(os.path.join(directory, c["name"] + ".sm_90a.cubin"), "wb") as f:
+            f.write(cubin)
+        kernels.append({"name": c["name"], "kernel": c["manifest"]["kernel"], "arch": "sm_90a", "manifest": c["name"] + ".json",
+                        "cubin": c["name"] + ".sm_90a.cubin", "sha256": hashlib.sha256(cubin).hexdigest()})
+    return Bundle(directory, {"format": "swigen-bundle-v1", "runtime_version": 1, "version": "0", "toolchain": "",
+                              "arches": [{"arch": "sm_90a", "compile_only": False}], "selection": table,
+                              "kernels": kernels, "elementwise": [], "dispatch": []})
+
+
+class WheelTest(unittest.TestCase):
+    """The grouped ops on the installed wheel's kernels (swigen wheel ships
+    one config per op variant) where no package is registered: the path
+    names the wheel, opspec.select takes its kernel; a registered
+    package, launchable or not, comes first."""
+
+    WANT = {"moe_gateup": "moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong",
+            "moe_gateup_train": "moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out",
+            "moe_dswiglu_out": "moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out"}
+
+    def setUp(self) -> None:
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.b = wheel_bundle(self.tmp.name)
+        self.good = entry(Manifest.from_dict(golden_moe()[0]["manifest"]), "pkg_moe")
+
+    def test_paths(self) -> None:
+        bad = entry(with_de(golden_moe()[0]["manifest"]), "pkg_bad")
+        bad.variant = ""  # a de buffer the inference op does not take
+        cases = [  # registry, op, dtype -> path, words of why
+            (registry(), "moe_gateup", "bfloat16", KERNEL, "moe_fwd_gateup from package swigen_kernels (the installed wheel: %s)"
+             % self.WANT["moe_gateup"]),
+            (registry(), "moe_gateup_train", "bfloat16", KERNEL, "(train) from package swigen_kernels (the installed wheel: %s)"
+             % self.WANT["moe_gateup_train"]),
+            (registry(), "moe_dswiglu_out", "bfloat16", KERNEL, "(out) from package swigen_kernels (the installed wheel: %s)"
+             % self.WANT["moe_dswiglu_out"]),
+            (registry(), "moe_gateup", "float16", REFERENCE, "no moe_fwd_gateup package"),
+            (registry(self.good), "moe_gateup", "bfloat16", KERNEL, "from package pkg_moe"),
+            (registry(self.good), "moe_gateup_train", "bfloat16", KERNEL, "from package swigen_kernels"),
+            (registry(bad), "moe_gateup", "bfloat16", REFUSED, "pkg_bad is registered but cannot be launched"),
+        ]
+        for reg, op, dt, want, words in cases:
+            with self.subTest(op=op, dtype=dt, packages=list(reg.packages)):
+                path, why = moe_plan.registered_path(op, "sm_90a", dt, reg, self.b)
+                self.assertEqual(path, want, why)
+                self.assertIn(words, why)
+        # No bundle given with a registry of its own: the installed wheel is not asked.
+        self.assertEqual(moe_plan.registered_path("moe_gateup", "sm_90a", "bfloat16", registry())[0], REFERENCE)
+
+    def test_select(self) -> None:
+        T, K, I, E = 300, 264, 200, 8  # noqa: E741
+        given = {"moe_gateup": shapes(T, K, I, E), "moe_gateup_train": shapes(T, K, I, E),
+                 "moe_dswiglu_out": {"dy": (T, K), "W_down": (E, K, I), "de": (T, 2 * I), "offs": (E,)}}
+        with mock.patch.object(select, "_bundle", self.b), mock.patch.object(select, "_bundle_looked", True):
+            for op, sh in given.items():
+                with self.subTest(op=op):
+                    e, sizes = opspec.select(op, "sm_90a", "bfloat16", sh)
+                    self.assertEqual((e.name, e.package), (self.WANT[op], "swigen_kernels"))
+                    self.assertEqual(sizes, {"T": T, "K": K, "I": I, "E": E})
+            with self.assertRaisesRegex(ValueError, "swigen::moe_gateup: .*T=0: must be >= 1"):
+                opspec.select("moe_gateup", "sm_90a", "bfloat16", shapes(0, K, I, E))
+            with self.assertRaisesRegex(ValueError, "no moe_fwd_gateup kernel for sm_90a and float16 is registered"):
+                opspec.select("moe_gateup", "sm_90a", "float16", shapes(T, K, I, E))
+            # A registered package takes precedence.
+            with mock.patch.object(opspec, "REGISTRY", registry(self.good)):
+                e, _ = opspec.select("moe_gateup", "sm_90a", "bfloat16", shapes(T, K, I, E))
+                self.assertEqual(e.package, "pkg_moe")
 
 
 if __name__ == "__main__":

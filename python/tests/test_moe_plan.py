@@ -88,6 +88,21 @@ class PathTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "grouped_path: 1 reasons for 2 packages: want one each"):
             moe_plan.grouped_path("moe_gateup", ["a", "b"], [""])
 
+    def test_wheel(self) -> None:
+        """The installed wheel's kernel (bundled) runs where no package is
+        registered; a registered one, launchable or not, comes first."""
+        cases = [  # op, packages, reasons -> path, words of why
+            ("moe_gateup", [], [], KERNEL, "moe_fwd_gateup from package swigen_kernels (the installed wheel: cfg)"),
+            ("moe_dswiglu_out", [], [], KERNEL, "moe_bwd_dswiglu (out) from package swigen_kernels (the installed wheel: cfg)"),
+            ("moe_gateup", ["p"], [""], KERNEL, "moe_fwd_gateup from package p"),
+            ("moe_gateup", ["p"], ["de extra"], REFUSED, "from package p is registered but cannot be launched: de extra"),
+        ]
+        for op, pkgs, whys, want, words in cases:
+            with self.subTest(op=op, packages=pkgs, reasons=whys):
+                path, why = moe_plan.grouped_path(op, pkgs, whys, ["cfg"])
+                self.assertEqual(path, want)
+                self.assertIn(words, why)
+
 
 class TrainForTest(unittest.TestCase):
     """moe_gateup with only the training package: its kernel, de dropped

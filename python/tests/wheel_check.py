@@ -6,8 +6,11 @@ the venv's python from outside the repository (.ci/run does).
 swigen_rt must come from site-packages, not the repository; every op's
 selection at the suite shapes, ragged and far shapes must be the
 bundle's heuristic choice and load (cubin checked against its sha256);
-a shape no config takes is a ValueError naming the rule; a registered
-package takes precedence over the wheel. Prints one line per check.
+each grouped (mixture-of-experts) op on sm_90a must take the wheel's one
+config at routing shapes and its path (moe_plan.registered_path) name
+the wheel; a shape no config takes is a ValueError naming the rule; a
+registered package takes precedence over the wheel. Prints one line per
+check.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import sys
 import sysconfig
 
 import swigen_rt
-from swigen_rt import opspec, select
+from swigen_rt import moe_plan, opspec, select
 from swigen_rt.package import REGISTRY, Package
 
 SUITE = [(16384, 768, 4608), (8192, 4096, 14336), (4096, 4096, 7168), (2048, 4096, 3584), (128, 4096, 14336),
@@ -43,6 +46,47 @@ def shapes_of(op: str, m: int, k: int, i: int, mn: bool = False):  # type: ignor
     }[op]
 
 
+# T, H, I, E of the grouped ops' calls: ragged T, one expert, many.
+GROUPED = [(1, 8, 8, 1), (777, 4096, 1032, 8), (16384, 7168, 2048, 256), (300, 264, 200, 8)]
+
+
+def grouped_shapes(op: str, T: int, H: int, I: int, E: int):  # type: ignore[no-untyped-def]  # noqa: E741
+    """The inputs' shapes of grouped op (swigen_rt.moe's layout)."""
+    if op == "moe_dswiglu_out":
+        return {"dy": (T, H), "W_down": (E, H, I), "de": (T, 2 * I), "offs": (E,)}
+    return {"x": (T, H), "W": (E, 2 * I, H), "offs": (E,)}
+
+
+def check_grouped(b: select.Bundle) -> bool:
+    """Each grouped op on each arch the wheel runs on (sm_90a: the grouped
+    kinds' one arch) takes the wheel's one config, loaded and checked,
+    and its path names the wheel."""
+    n = 0
+    for arch in sorted(a for a, co in b.compile_only.items() if not co):
+        for op, spec in opspec.OPS.items():
+            if not spec.grouped:
+                continue
+            names = select.bundled_configs(spec.kind, spec.variant, arch, "bfloat16")
+            if len(names) != 1:
+                print("FAIL %s on %s: the wheel's selection names %s, want one config" % (op, arch, list(names)))
+                return False
+            path, why = moe_plan.registered_path(op, arch, "bfloat16")
+            if path != moe_plan.KERNEL or "swigen_kernels" not in why:
+                print("FAIL %s on %s: path %s (%s), want the wheel's kernel" % (op, arch, path, why))
+                return False
+            for (T, H, I, E) in GROUPED:  # noqa: E741
+                e, sizes = opspec.select(op, arch, "bfloat16", grouped_shapes(op, T, H, I, E))
+                if e.name != names[0] or sizes != {"T": T, "K": H, "I": I, "E": E}:
+                    print("FAIL %s on %s at T,H,I,E=%s: got %s sizes %s, want %s" % (op, arch, (T, H, I, E), e.name, sizes, names[0]))
+                    return False
+                n += 1
+            print("ok   %s on %s: %s (%s)" % (op, arch, names[0], why))
+    if n == 0:
+        print("FAIL no grouped op selected a kernel: the wheel ships none for sm_90a")
+        return False
+    return True
+
+
 def main() -> int:
     site = sysconfig.get_paths()["purelib"]
     where = os.path.dirname(os.path.abspath(swigen_rt.__file__))
@@ -59,7 +103,7 @@ def main() -> int:
     for arch in sorted(b.compile_only):
         for op, spec in opspec.OPS.items():
             if spec.grouped:
-                continue  # not in the wheel: a grouped kind's package is emitted on its own
+                continue  # check_grouped's
             # Each op's weight layout is its selection's (one per arch and
             # dtype), the one SwiGLUMLP passes (select.weight_mn_major).
             mn = select.weight_mn_major(spec.kind, spec.variant, arch, "bfloat16")
@@ -73,6 +117,8 @@ def main() -> int:
                 n += 1
                 picked.add(e.name)
     print("ok   %d selections, %d distinct kernels loaded and checked" % (n, len(picked)))
+    if not check_grouped(b):
+        return 1
     # SwiGLUMLP's backward reads W_down [K, I] as nn.Linear holds it: no
     # per-call transpose with the wheel alone (mlp.bwd_takes_w_down_kn).
     for arch in sorted(a for a, co in b.compile_only.items() if not co):

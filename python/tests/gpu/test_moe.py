@@ -24,7 +24,11 @@ registered, swigen::moe_gateup and the layer under no_grad on it (de
 dropped; out equal to moe_gateup_train's bitwise). BwdKernelTest, where
 SWIGEN_MOE_BWD_PACKAGE names a package emitted with swigen emit --kernel
 moe_bwd_dswiglu --store-out: swigen::moe_dswiglu_out (grad_de and out) on
-its kernel, and the layer's whole step with both kernels. Skipped without
+its kernel, and the layer's whole step with both kernels. With
+SWIGEN_MOE_WHEEL=1 (bench/wheel_check.sh, the swigen wheel installed)
+each kernel class whose package variable is unset runs on the wheel's
+kernel instead (moe_path names swigen_kernels), and ReferenceTest's and
+CaptureTest's layer checks run on the wheel's kernels too. Skipped without
 torch or CUDA.
 """
 
@@ -47,13 +51,15 @@ except ImportError:  # CI: no torch
 READY = torch is not None and torch.cuda.is_available() and torch.cuda.get_device_capability() >= (9, 0)
 
 if READY:
-    from swigen_rt import moe, moe_plan, package
+    from swigen_rt import moe, moe_plan, package, select
     from swigen_rt.kernel import Kernel
     from swigen_rt.manifest import Manifest
 
 MOE_PACKAGE = os.environ.get("SWIGEN_MOE_PACKAGE", "")
 MOE_TRAIN_PACKAGE = os.environ.get("SWIGEN_MOE_TRAIN_PACKAGE", "")
 MOE_BWD_PACKAGE = os.environ.get("SWIGEN_MOE_BWD_PACKAGE", "")
+WHEEL = os.environ.get("SWIGEN_MOE_WHEEL", "") == "1"
+"""The installed wheel's grouped kernels stand in for an unset package."""
 
 E, H, I = 8, 256, 136
 TOL = 2e-2  # bf16 operands and outputs, fp32 accumulation vs float64
@@ -111,6 +117,8 @@ def reference(x: Any, W: Any, Wd: Any, counts: List[int], dy: Any) -> Tuple[Any,
 @unittest.skipUnless(READY, "needs torch and an sm_90+ GPU")
 class ReferenceTest(unittest.TestCase):
     def test_path_is_reference(self) -> None:
+        if WHEEL:
+            self.skipTest("SWIGEN_MOE_WHEEL: the wheel's kernels run (the kernel classes check the paths)")
         for op in moe_plan.GROUPED_KINDS:
             path, why = moe.moe_path(op, torch.device("cuda"))
             self.assertEqual(path, moe_plan.REFERENCE, why)
@@ -250,7 +258,7 @@ def gateup_reference(x: Any, W: Any, counts: List[int]) -> Any:
     return torch.cat(outs, 0)
 
 
-@unittest.skipUnless(READY and MOE_PACKAGE, "needs torch, an sm_90 GPU and SWIGEN_MOE_PACKAGE")
+@unittest.skipUnless(READY and (MOE_PACKAGE or WHEEL), "needs torch, an sm_90 GPU and SWIGEN_MOE_PACKAGE or SWIGEN_MOE_WHEEL")
 class KernelTest(unittest.TestCase):
     """swigen::moe_gateup on the registered moe_fwd_gateup kernel."""
 
@@ -259,6 +267,9 @@ class KernelTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls) -> None:
+        if not MOE_PACKAGE:  # SWIGEN_MOE_WHEEL
+            cls.NAME = select.BUNDLE_PACKAGE
+            return
         package.load_dir(MOE_PACKAGE, cls.NAME)
         cls.pkg = package.REGISTRY.packages[cls.NAME]
         if not cls.pkg.by_kind("moe_fwd_gateup"):
@@ -276,7 +287,7 @@ class KernelTest(unittest.TestCase):
         self.assertIn(self.NAME, why)
         for op in ("moe_gateup_train", "moe_dswiglu_out"):
             path, why = moe.moe_path(op, dev)
-            self.assertEqual(path, moe_plan.REFERENCE, "%s: %s" % (op, why))
+            self.assertEqual(path, moe_plan.KERNEL if WHEEL else moe_plan.REFERENCE, "%s: %s" % (op, why))
 
     def test_routings(self) -> None:
         """out against the float64 loop and against the reference path
@@ -374,12 +385,17 @@ class KernelTest(unittest.TestCase):
         """A registered package the op cannot launch (a kernel with a de
         buffer the registry has no variant marker for) is refused, not
         passed over for the reference."""
-        e = self.pkg.by_kind("moe_fwd_gateup")[0]
+        if self.pkg is None:  # the wheel's kernel
+            b = select.bundle()
+            assert b is not None
+            e = b.entry(select.bundled_configs("moe_fwd_gateup", "", "sm_90a", "bfloat16")[0])
+        else:
+            e = self.pkg.by_kind("moe_fwd_gateup")[0]
         d = dict(e.kernel.manifest.raw)
         d["buffers"] = list(d["buffers"]) + [{"name": "de", "shape": ["T", "2*I"]}]
         bad = package.Entry(kernel=Kernel(Manifest.from_dict(d), b"\0"), kind=e.kind, variant="",
                             arch=e.arch, dtype=e.dtype, package="swigen_moe_unlaunchable")
-        p = package.Package(name=bad.package, dir=MOE_PACKAGE)
+        p = package.Package(name=bad.package, dir=MOE_PACKAGE or "/nonexistent")
         p.kernels[bad.name] = bad
         package.REGISTRY.remove_package(self.NAME)
         package.REGISTRY.add_package(p)
@@ -390,7 +406,8 @@ class KernelTest(unittest.TestCase):
                 torch.ops.swigen.moe_gateup(x, W, offs)
         finally:
             package.REGISTRY.remove_package(bad.package)
-            package.REGISTRY.add_package(self.pkg)
+            if self.pkg is not None:
+                package.REGISTRY.add_package(self.pkg)
 
 
 def gateup_train_reference(x: Any, W: Any, counts: List[int]) -> Tuple[Any, Any]:
@@ -403,7 +420,7 @@ def gateup_train_reference(x: Any, W: Any, counts: List[int]) -> Tuple[Any, Any]
     return de[:, :I] * F.silu(de[:, I:]), de
 
 
-@unittest.skipUnless(READY and MOE_TRAIN_PACKAGE, "needs torch, an sm_90 GPU and SWIGEN_MOE_TRAIN_PACKAGE")
+@unittest.skipUnless(READY and (MOE_TRAIN_PACKAGE or WHEEL), "needs torch, an sm_90 GPU and SWIGEN_MOE_TRAIN_PACKAGE or SWIGEN_MOE_WHEEL")
 class TrainKernelTest(unittest.TestCase):
     """swigen::moe_gateup_train on the registered moe_fwd_gateup --store-out
     kernel (the train variant: out and de), alone and inside the layer's
@@ -413,6 +430,9 @@ class TrainKernelTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls) -> None:
+        if not MOE_TRAIN_PACKAGE:  # SWIGEN_MOE_WHEEL
+            cls.NAME = select.BUNDLE_PACKAGE
+            return
         package.load_dir(MOE_TRAIN_PACKAGE, cls.NAME)
         pkg = package.REGISTRY.packages[cls.NAME]
         if not pkg.by_kind("moe_fwd_gateup", "train"):
@@ -558,7 +578,7 @@ def dswiglu_reference(dy: Any, Wd: Any, de: Any, counts: List[int]) -> Tuple[Any
     return torch.cat([grad_up, grad_gate], 1), up * gate * sig
 
 
-@unittest.skipUnless(READY and MOE_BWD_PACKAGE, "needs torch, an sm_90 GPU and SWIGEN_MOE_BWD_PACKAGE")
+@unittest.skipUnless(READY and (MOE_BWD_PACKAGE or WHEEL), "needs torch, an sm_90 GPU and SWIGEN_MOE_BWD_PACKAGE or SWIGEN_MOE_WHEEL")
 class BwdKernelTest(unittest.TestCase):
     """swigen::moe_dswiglu_out on the registered moe_bwd_dswiglu --store-out
     kernel (grad_de and the recomputed out), alone and inside the layer's
@@ -568,6 +588,11 @@ class BwdKernelTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls) -> None:
+        if not MOE_BWD_PACKAGE:  # SWIGEN_MOE_WHEEL
+            cls.NAMES = (select.BUNDLE_PACKAGE, cls.NAMES[1])
+            if MOE_TRAIN_PACKAGE:
+                package.load_dir(MOE_TRAIN_PACKAGE, cls.NAMES[1])
+            return
         package.load_dir(MOE_BWD_PACKAGE, cls.NAMES[0])
         if not package.REGISTRY.packages[cls.NAMES[0]].by_kind("moe_bwd_dswiglu", "out"):
             package.REGISTRY.remove_package(cls.NAMES[0])
