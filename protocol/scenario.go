@@ -50,6 +50,11 @@ func (sc Scenario) clusters(sp *Spec) []int {
 
 func (s *Spec) isCLC() bool { return s.SM100 != nil && s.SM100.CLC }
 
+// isGrouped: the grouped (MoE) scheduler, on either architecture.
+func (s *Spec) isGrouped() bool {
+	return s.SM90 != nil && s.SM90.Grouped || s.SM100 != nil && s.SM100.Grouped
+}
+
 // ctasPerTile is the CTAs that share a scheduled tile.
 func (s *Spec) ctasPerTile() int {
 	if s.SM100 != nil {
@@ -95,7 +100,7 @@ func Scenarios(sp Spec) []Scenario {
 			{Name: "tiny", M: 1, N: 1, K: 1, Grid: 1},
 			{Name: "idle", M: tm, N: tn, K: 2 * tk, Grid: 3},
 		}
-		if sp.SM90 != nil && sp.SM90.Grouped {
+		if sp.isGrouped() {
 			return groupedScenarios(sp)
 		}
 		if sp.SM90 != nil && sp.SM90.StreamKMinKBlocks > 0 {
