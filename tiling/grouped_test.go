@@ -99,3 +99,21 @@ func TestGroupedHeuristicStoreOut(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupedRuleSM100: the sm_100a rule gives a grouped kind 1cta even
+// where a dense kind would take the CTA pair, and the result is
+// implemented.
+func TestGroupedRuleSM100(t *testing.T) {
+	for _, storeOut := range []bool{false, true} {
+		c, err := ruleConfig(KernelMoEFwdGateUp, ArchSM100a, BF16, storeOut, RuleFacts{TwoCTA: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Schedule != OneCTA || c.ClusterM*c.ClusterN != 1 {
+			t.Errorf("ruleConfig(store_out=%v) = %s, want 1cta on cluster 1x1", storeOut, c.Name())
+		}
+		if _, err := Check(c); err != nil {
+			t.Errorf("Check(%s): %v", c.Name(), err)
+		}
+	}
+}
