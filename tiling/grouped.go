@@ -13,7 +13,8 @@ func DefaultSchedulerOf(k Kernel) Scheduler {
 
 // groupedImplemented is where the grouped kinds have code
 // (templates/cuda/moe_fwd_gateup_sm90a.cu.tmpl on
-// sched_grouped_sm90a.sched.tmpl).
+// sched_grouped_sm90a.sched.tmpl, moe_fwd_gateup_sm100a.cu.tmpl on
+// sched_grouped_sm100a.sched.tmpl).
 func groupedImplemented(c Config) (bool, string) {
 	if c.Raster != DefaultRaster || c.SwizzleGroup != DefaultSwizzleGroup {
 		// The knobs would name a distinct kernel identical to the default.
