@@ -83,6 +83,9 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 //     edges, two whole waves then one split tile, and many tiles split
 //     over few CTAs.
 //
+// The grouped scheduler (sm_90a, and the sm_100a grouped walk) takes the
+// grouped scenarios instead (groupedScenarios: expert row counts).
+//
 // With the clc scheduler the grid holds a cluster per tile and the
 // scenarios are the CLC cases: the first request fails; a cluster steals
 // every other one (more responses than the ring has slots); stealing in
