@@ -68,7 +68,7 @@ func groupedSM100(c Config) (bool, string) {
 	case spec(c.Kernel).ExpertsAlongK:
 		return false, fmt.Sprintf("%s is implemented for sm_90a only, not %s (the sm_100a grouped walk has no 3-D expert map for B)", c.Kernel, c.Arch)
 	case c.Schedule != OneCTA:
-		return false, fmt.Sprintf("%s on %s needs schedule %s, not %s: a CTA pair's two tiles may belong to different experts, and the pair's rows would straddle an expert's end", c.Kernel, c.Arch, OneCTA, c.Schedule)
+		return false, fmt.Sprintf("%s on %s needs schedule %s, not %s: the grouped walk runs one CTA per tile (a CTA pair's 256-row tile, the odd CTA's rows possibly past the expert's end, is not implemented)", c.Kernel, c.Arch, OneCTA, c.Schedule)
 	case c.ClusterM*c.ClusterN != 1:
 		return false, fmt.Sprintf("%s needs cluster 1x1, not %dx%d: neighbouring tiles may belong to different experts, so no peer shares an operand", c.Kernel, c.ClusterM, c.ClusterN)
 	}
