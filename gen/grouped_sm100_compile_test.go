@@ -2,11 +2,14 @@ package gen
 
 import (
 	"context"
+	"maps"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/tilingtest"
 )
 
 // groupedSM100Configs are the sm_100a moe_fwd_gateup configs compiled
@@ -19,11 +22,13 @@ var groupedSM100Configs = []string{
 	"moe_fwd_gateup_sm100a_bf16_m128n256k64_s2_c1x1_1cta_out",
 }
 
-// TestCompileGroupedSM100 renders the sm_100a moe_fwd_gateup configs and
-// compiles them with ptxas for sm_100a (no spills, no stack frame, no
-// hazard notes); the SASS has the skeleton's opcodes (sm100Opcodes) and
-// the 128-bit global stores of an expert's ragged last rows. No sm_100
-// GPU runs these kernels: this is the compile-verification tier.
+// TestCompileGroupedSM100 renders the sm_100a grouped configs (the named
+// ones and every grouped config of tilingtest.SM100: each tile of the
+// tuning space the grouped walk implements) and compiles them with ptxas
+// for sm_100a (no spills, no stack frame, no hazard notes); the SASS has
+// the skeleton's opcodes (sm100Opcodes) and the 128-bit global stores of
+// an expert's ragged last rows. No sm_100 GPU runs these kernels: this is
+// the compile-verification tier.
 func TestCompileGroupedSM100(t *testing.T) {
 	tc := realToolchain(t)
 	haveSASS := tc.CUObjdump != "" && tc.NVDisasm != ""
@@ -31,13 +36,23 @@ func TestCompileGroupedSM100(t *testing.T) {
 		t.Fatalf("toolchain %v lacks cuobjdump/nvdisasm", tc)
 	}
 	cache := t.TempDir()
+	cfgs := map[string]tiling.Config{}
 	for _, name := range groupedSM100Configs {
+		c, err := tiling.ParseName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfgs[name] = c
+	}
+	for _, c := range tilingtest.SM100() {
+		if c.Kernel.Grouped() {
+			cfgs[c.Name()] = c
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(cfgs)) {
+		c := cfgs[name]
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			c, err := tiling.ParseName(name)
-			if err != nil {
-				t.Fatal(err)
-			}
 			a, err := renderCfg(c)
 			if err != nil {
 				t.Fatalf("Render: %v", err)
