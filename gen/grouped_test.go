@@ -51,8 +51,6 @@ func TestRenderMoEFwdGateUp(t *testing.T) {
 		"sw_prefetch_tmap(&tmap_de);",
 		"Training: de = [left | gate] is stored as well",
 	}
-	ctype := map[string]manifest.Kind{"const __grid_constant__ sw_tmap": manifest.KindTensorMap, "int": manifest.KindI32,
-		"const unsigned char*": manifest.KindPtr}
 	for _, name := range moeGateUpConfigs {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -72,31 +70,92 @@ func TestRenderMoEFwdGateUp(t *testing.T) {
 				absent = append(absent, "tmap_de", "de_ptr", "kEpiLeftOff")
 			}
 			checkSource(t, src, want, absent)
-			m := signatureRE.FindStringSubmatch(src)
-			if m == nil {
-				t.Fatal("no kernel signature in the source")
+			checkGroupedSignature(t, a)
+		})
+	}
+}
+
+// checkGroupedSignature: the kernel of a declares exactly the manifest's
+// parameters in its order.
+func checkGroupedSignature(t *testing.T, a *Artifact) {
+	t.Helper()
+	ctype := map[string]manifest.Kind{"const __grid_constant__ sw_tmap": manifest.KindTensorMap, "int": manifest.KindI32,
+		"const unsigned char*": manifest.KindPtr}
+	m := signatureRE.FindStringSubmatch(string(a.Source))
+	if m == nil {
+		t.Fatal("no kernel signature in the source")
+	}
+	type decl struct {
+		Name string
+		Kind manifest.Kind
+	}
+	var got, wantDecls []decl
+	for _, line := range strings.Split(m[1], "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "//") {
+			continue
+		}
+		d := groupedDeclRE.FindStringSubmatch(line)
+		if d == nil {
+			t.Fatalf("parameter line %q", line)
+		}
+		got = append(got, decl{d[2], ctype[d[1]]})
+	}
+	for _, p := range a.Manifest.Params {
+		wantDecls = append(wantDecls, decl{p.Name, p.Kind})
+	}
+	if d := cmp.Diff(wantDecls, got); d != "" {
+		t.Errorf("signature (-manifest +source):\n%s", d)
+	}
+}
+
+// TestRenderMoEFwdGateUpSM100 renders the sm_100a grouped configs
+// (groupedSM100Configs): the manifest's parameters in order, every role
+// walking the grouped cursor (the static scheduler's functions gone), the
+// producer's W rows at the expert's block, and the epilogue TMA-storing a
+// sub-tile inside the expert and storing the ragged last one's rows from
+// registers, bounded by the expert's end and I, then waiting for every
+// bulk store.
+func TestRenderMoEFwdGateUpSM100(t *testing.T) {
+	t.Parallel()
+	both := []string{
+		"n0 = gc.e * kBExpertRows * I + tn * kTileN;",
+		"const bool ragged = r0 + kRowsPerCTA > row_end;",
+		"const bool mine = r0 + row < row_end;",
+		"} else if (mine && cc + 8 * j < I) {",
+		"sw_gr_stg128(out_ptr, r0 + row, cc + 8 * j, I, ow);",
+		"sw_tma_store_2d(&tmap_out, slot + kEpiOutOff, cc, r0);",
+		"sw_bulk_wait_read<0>();",
+	}
+	training := []string{
+		"sw_gr_stg128(de_ptr, r0 + row, cc + 8 * j, 2 * I, lw);",
+		"sw_gr_stg128(de_ptr, r0 + row, I + cc + 8 * j, 2 * I, gw);",
+		"sw_tma_store_3d(&tmap_de, slot + kEpiLeftOff, cc, 0, r0);",
+		"sw_tma_store_3d(&tmap_de, slot + kEpiGateOff, cc, 1, r0);",
+	}
+	for _, name := range groupedSM100Configs {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c, err := tiling.ParseName(name)
+			if err != nil {
+				t.Fatal(err)
 			}
-			type decl struct {
-				Name string
-				Kind manifest.Kind
+			a, err := renderCfg(c)
+			if err != nil {
+				t.Fatal(err)
 			}
-			var got, wantDecls []decl
-			for _, line := range strings.Split(m[1], "\n") {
-				if strings.HasPrefix(strings.TrimSpace(line), "//") {
-					continue
-				}
-				d := groupedDeclRE.FindStringSubmatch(line)
-				if d == nil {
-					t.Fatalf("parameter line %q", line)
-				}
-				got = append(got, decl{d[2], ctype[d[1]]})
+			src := string(a.Source)
+			want, absent := both, []string{"<no value>", "sw_first_tile", "sw_next_tile", "kClcStages"}
+			if c.StoreOut {
+				want = append(append([]string(nil), both...), training...)
+			} else {
+				absent = append(absent, "tmap_de", "de_ptr", "kEpiLeftOff")
 			}
-			for _, p := range a.Manifest.Params {
-				wantDecls = append(wantDecls, decl{p.Name, p.Kind})
+			checkSource(t, src, want, absent)
+			// One cursor walk per role: producer, MMA issuer, epilogue.
+			if n := strings.Count(src, "sw_gr_tile(gc, goffs, E, M, tiles_n, t, tm, tn)"); n != 3 {
+				t.Errorf("%d roles walk the grouped cursor, want 3", n)
 			}
-			if d := cmp.Diff(wantDecls, got); d != "" {
-				t.Errorf("signature (-manifest +source):\n%s", d)
-			}
+			checkGroupedSignature(t, a)
 		})
 	}
 }

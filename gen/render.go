@@ -89,12 +89,16 @@ func parseKind(file, sched string) (*template.Template, error) {
 }
 
 // schedulerTemplate names the file of cfg's tile scheduler blocks, or ""
-// where the arch's skeleton has its scheduler built in (sm_100a).
+// where the arch's shared files define them: sm_100a's static and CLC
+// schedulers (sched_sm100a.cuh.tmpl), which the grouped one redefines.
 func schedulerTemplate(cfg tiling.Config) string {
-	if cfg.Arch != tiling.ArchSM90a {
-		return ""
+	switch {
+	case cfg.Arch == tiling.ArchSM90a:
+		return fmt.Sprintf("sched_%s_sm90a.sched.tmpl", cfg.Scheduler)
+	case cfg.Arch == tiling.ArchSM100a && cfg.Scheduler == tiling.GroupedScheduler:
+		return "sched_grouped_sm100a.sched.tmpl"
 	}
-	return fmt.Sprintf("sched_%s_sm90a.sched.tmpl", cfg.Scheduler)
+	return ""
 }
 
 // kernelTemplate names the template that renders cfg.

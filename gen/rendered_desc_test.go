@@ -614,3 +614,28 @@ func TestRenderedDescriptorChecksFail(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderedDescriptorsGroupedSM100 checks the descriptors of the sm_100a
+// grouped configs (not in the catalog; gen's TestCompileGroupedSM100
+// compiles the same ones).
+func TestRenderedDescriptorsGroupedSM100(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{
+		"moe_fwd_gateup_sm100a_bf16_m128n256k64_s4_c1x1_1cta",
+		"moe_fwd_gateup_sm100a_bf16_m128n128k64_s6_c1x1_1cta",
+		"moe_fwd_gateup_sm100a_fp16_m128n256k64_s4_c1x1_1cta",
+		"moe_fwd_gateup_sm100a_bf16_m128n256k64_s2_c1x1_1cta_out",
+	} {
+		c, err := tiling.ParseName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := gen.Render(tilingtest.Check(t, c))
+		if err != nil {
+			t.Fatalf("render %s: %v", name, err)
+		}
+		for _, p := range checkSM100Descriptors(a.Config, string(a.Source)) {
+			t.Errorf("%s: %s", a.Name, p)
+		}
+	}
+}

@@ -305,8 +305,8 @@ func keys(m map[string]bool) []string {
 }
 
 // lintConfigs is the sm_100a catalog plus variants it lacks: CLC rings of 2
-// and 8, a 1cta CLC kernel on a 2x1 cluster, and the padded config of the
-// audit's D1.
+// and 8, a 1cta CLC kernel on a 2x1 cluster, the padded config of the
+// audit's D1, and the grouped moe_fwd_gateup (inference and training).
 func lintConfigs(t *testing.T) []*gen.Artifact {
 	t.Helper()
 	arts := renderCatalog(t, tiling.ArchSM100a)
@@ -315,6 +315,8 @@ func lintConfigs(t *testing.T) []*gen.Artifact {
 		"bwd_dswiglu_sm100a_bf16_m128n128k64_s5_c1x2_1cta_clc8",
 		"fwd_gateup_sm100a_bf16_m128n256k64_s2_c2x1_1cta_out_clc",
 		"gemm_sm100a_bf16_m128n192k64_s2_c2x1_1cta_e128x64s1",
+		"moe_fwd_gateup_sm100a_bf16_m128n256k64_s4_c1x1_1cta",
+		"moe_fwd_gateup_sm100a_bf16_m128n256k64_s2_c1x1_1cta_out",
 	} {
 		c, err := tiling.ParseName(name)
 		if err != nil {

@@ -116,6 +116,7 @@ var bugConfigs = []string{
 	"bwd_dswiglu_sm100a_bf16_m256n256k64_s5_c2x1_2cta_bmn_clc",
 	"bwd_dswiglu_sm100a_bf16_m128n128k64_s5_c1x2_1cta_clc",
 	"gemm_sm100a_bf16_m256n256k64_s6_c2x1_2cta_amn_bmn_clc",
+	"moe_fwd_gateup_sm100a_bf16_m128n128k64_s6_c1x1_1cta",
 }
 
 func specNamed(t *testing.T, name string) protocol.Spec {
@@ -237,6 +238,10 @@ func TestProtocolSeededBugs(t *testing.T) {
 			s.SM100.CLCFullParity.Div++
 			return s.SM100.CLC
 		}, protocol.CheckParity},
+		{"grouped ragged sub-tile waits for all but StoreLag stores only", sm100, func(s *protocol.Spec) bool {
+			s.SM100.RaggedWaitRead = s.Epi.StoreLag
+			return s.SM100.Grouped
+		}, protocol.CheckOverwrite},
 		{"clc response expect-tx short", sm100, func(s *protocol.Spec) bool { s.SM100.CLCTxBytes -= 8; return s.SM100.CLC }, protocol.CheckDeadlock},
 	}
 	specs := map[string]protocol.Spec{}

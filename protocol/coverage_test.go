@@ -45,6 +45,23 @@ func pairSpec() Spec {
 	}
 }
 
+// groupedSpec is moe_fwd_gateup's sm_100a 1cta 128x128 (output columns)
+// store-only protocol on the grouped walk, by hand.
+func groupedSpec() Spec {
+	return Spec{
+		Name: "grouped-1cta-128x128-s4", Arch: SM100a,
+		TileM: 128, TileN: 128, TileK: 64, SubM: 128, SubN: 64, Raster: "m", SwizzleGroup: 1, ClusterM: 1, ClusterN: 1,
+		Ring: Ring{Stages: 4, FullInit: 1, EmptyInit: 1, TxBytes: 49152, StageBytes: 49152,
+			Loads:      []Load{{16384, -1}, {16384, -1}, {16384, -1}},
+			FullParity: Parity{Div: 4}, EmptyParity: Parity{Div: 4, Xor: 1}},
+		Epi: Epi{Stages: 2, FullInit: 1, EmptyInit: 1, ReleaseArrivals: 1, StoreLag: 1,
+			FullParity: Parity{Div: 2}, EmptyParity: Parity{Div: 2, Xor: 1}},
+		SM100: &SM100{CTAsPerTile: 1, AccStages: 2, TFullInit: 1, TEmptyInit: 128,
+			TFullParity: Parity{Div: 2}, TEmptyParity: Parity{Div: 2, Xor: 1},
+			EpiThreads: 128, ProducerDrain: true, Grouped: true},
+	}
+}
+
 // scenarioNamed is the standard scenario name of sp.
 func scenarioNamed(t *testing.T, sp Spec, name string) Scenario {
 	t.Helper()
@@ -76,7 +93,7 @@ func ran(t *testing.T, sp Spec, sc Scenario, cl int) *sim {
 // TestProtocolHandSpecs checks the hand-written specs pass, so that the
 // coverage below is of correct runs.
 func TestProtocolHandSpecs(t *testing.T) {
-	for _, sp := range []Spec{pingPongSpec(), pairSpec()} {
+	for _, sp := range []Spec{pingPongSpec(), pairSpec(), groupedSpec()} {
 		res, err := Verify(sp, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -90,9 +107,10 @@ func TestProtocolHandSpecs(t *testing.T) {
 // TestProtocolScenarioCoverage checks that the standard scenarios reach
 // the situations they are named for: rings that wrap, one k-block and
 // many, sub-tiles skipped at the edges, a 2-CTA peer with no rows, a
-// cluster with no work, CLC rings that wrap and responses that fail.
+// cluster with no work, CLC rings that wrap and responses that fail, and
+// (sm_100a grouped walk) empty experts and a CTA past the last tile.
 func TestProtocolScenarioCoverage(t *testing.T) {
-	pp, pair := pingPongSpec(), pairSpec()
+	pp, pair, gr := pingPongSpec(), pairSpec(), groupedSpec()
 	static := pair.Clone()
 	static.SM100.CLC = false
 	completed := func(s *sim, bar string) int { return s.bars[s.bar(bar)].completed }
@@ -128,6 +146,15 @@ func TestProtocolScenarioCoverage(t *testing.T) {
 		{"first clc request fails", pair, "clc-first-fails", 0, func(s *sim) bool { return completed(s, "cta0/clcfull[0]") == 1 && completed(s, "cta0/clcfull[1]") == 0 }},
 		{"stolen tiles with a peer holding no rows", pair, "clc-edge-reverse", 0, func(s *sim) bool {
 			return completed(s, "cta0/tfull[0]")+completed(s, "cta0/tfull[1]") == 3 && completed(s, "cta1/efull[0]") == 0
+		}},
+		// Experts of 0, TileM+37, 0, 0 and 5 rows: 2 + 1 m-blocks by two
+		// n-blocks, 6 tiles; CTA 0 of two runs tiles 0, 2 and 4.
+		{"grouped: empty experts add no tiles", gr, "gr-empty", 0, func(s *sim) bool {
+			return completed(s, "cta0/tfull[0]")+completed(s, "cta0/tfull[1]") == 3
+		}},
+		// One expert of 2*TileM-3 rows, two n-blocks: 4 tiles on 5 CTAs.
+		{"grouped: a CTA past the last tile", gr, "gr-all-one", 4, func(s *sim) bool {
+			return completed(s, "cta0/full[0]") == 0 && completed(s, "cta0/tfull[0]") == 0
 		}},
 	}
 	for _, tt := range tests {

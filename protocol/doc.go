@@ -80,7 +80,9 @@
 // cluster peer with no rows), idle clusters, and for CLC: the first
 // request failing, one cluster stealing all others (more responses than
 // the ring holds), stealing a cluster whose odd CTA's tile lies past the
-// last, and the last cluster alone.
+// last, and the last cluster alone. The grouped scheduler's scenarios
+// (both architectures) are expert row counts: empty and one-token experts,
+// sizes around TileM, idle CTAs, whole and ragged sub-tiles in one ring.
 //
 // # What it reproduces from the H200
 //

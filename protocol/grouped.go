@@ -28,8 +28,8 @@ func GroupedTiles(counts []int, tileM, tilesN int) []GroupedTile {
 // groupedScenarios are the grouped scheduler's cases: empty experts
 // around a ragged one, one-token experts, expert sizes TileM-1, TileM and
 // TileM+1 over two clusters, one expert holding every row with CTAs left
-// idle, deep K so the rings wrap inside a tile, and ragged sub-tiles right
-// after whole ones in one ring.
+// idle, deep K so the rings wrap inside a tile, ragged sub-tiles right
+// after whole ones in one ring, and whole and ragged ones alternating.
 func groupedScenarios(sp Spec) []Scenario {
 	tm, tn, tk := sp.TileM, sp.TileN, sp.TileK
 	mk := func(name string, n, k, grid int, counts ...int) Scenario {
@@ -49,5 +49,10 @@ func groupedScenarios(sp Spec) []Scenario {
 		// are followed by ragged ones (stored row by row, no bulk group)
 		// and then by more sub-tiles reusing the whole ones' slots.
 		mk("gr-ragged-after-full", tn, tk, 1, tm, tm, tm-5, tm-5, 7, 7),
+		// One CTA: three whole sub-tiles in a row (any ring depth's guard
+		// then has a store to wait for), then whole and ragged ones
+		// alternating, so a whole one's slot guard counts the groups a
+		// ragged one did not commit.
+		mk("gr-alternate", tn, tk, 1, tm, tm, tm, 5, tm, 5, tm),
 	}
 }

@@ -41,3 +41,33 @@ func TestGroupedConfigs(t *testing.T) {
 	}
 	verifyAll(t, specs)
 }
+
+// TestGroupedSM100Configs runs the sm_100a moe_fwd_gateup configs'
+// protocol (the grouped walk on the tcgen05 skeleton: one CTA per tile,
+// inference and training) over the grouped scenarios under every policy.
+func TestGroupedSM100Configs(t *testing.T) {
+	var cfgs []tiling.Config
+	for _, n := range []string{
+		"moe_fwd_gateup_sm100a_bf16_m128n256k64_s4_c1x1_1cta",
+		"moe_fwd_gateup_sm100a_bf16_m128n128k64_s6_c1x1_1cta",
+		"moe_fwd_gateup_sm100a_bf16_m128n256k64_s2_c1x1_1cta_out",
+	} {
+		c, err := tiling.ParseName(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfgs = append(cfgs, c)
+	}
+	specs := specsOf(t, cfgs)
+	for _, sp := range specs {
+		if sp.SM100 == nil || !sp.SM100.Grouped {
+			t.Fatalf("%s: the spec does not model the grouped walk", sp.Name)
+		}
+		for _, sc := range protocol.Scenarios(sp) {
+			if len(sc.Counts) == 0 {
+				t.Errorf("%s: scenario %s has no expert counts", sp.Name, sc.Name)
+			}
+		}
+	}
+	verifyAll(t, specs)
+}

@@ -50,6 +50,11 @@ func (sc Scenario) clusters(sp *Spec) []int {
 
 func (s *Spec) isCLC() bool { return s.SM100 != nil && s.SM100.CLC }
 
+// isGrouped: the grouped (MoE) scheduler, on either architecture.
+func (s *Spec) isGrouped() bool {
+	return s.SM90 != nil && s.SM90.Grouped || s.SM100 != nil && s.SM100.Grouped
+}
+
 // ctasPerTile is the CTAs that share a scheduled tile.
 func (s *Spec) ctasPerTile() int {
 	if s.SM100 != nil {
@@ -78,6 +83,9 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 //     edges, two whole waves then one split tile, and many tiles split
 //     over few CTAs.
 //
+// The grouped scheduler (sm_90a, and the sm_100a grouped walk) takes the
+// grouped scenarios instead (groupedScenarios: expert row counts).
+//
 // With the clc scheduler the grid holds a cluster per tile and the
 // scenarios are the CLC cases: the first request fails; a cluster steals
 // every other one (more responses than the ring has slots); stealing in
@@ -95,7 +103,7 @@ func Scenarios(sp Spec) []Scenario {
 			{Name: "tiny", M: 1, N: 1, K: 1, Grid: 1},
 			{Name: "idle", M: tm, N: tn, K: 2 * tk, Grid: 3},
 		}
-		if sp.SM90 != nil && sp.SM90.Grouped {
+		if sp.isGrouped() {
 			return groupedScenarios(sp)
 		}
 		if sp.SM90 != nil && sp.SM90.StreamKMinKBlocks > 0 {

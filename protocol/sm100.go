@@ -35,12 +35,18 @@ type geom100 struct {
 	tilesM, tilesN int
 	tiles, kblocks int
 	ctas           int
+	// gt (grouped walk) is the experts' tile sequence: tile id t is gt[t].
+	gt []GroupedTile
 }
 
 func buildSM100(sp *Spec, sc Scenario, cluster int, pol Policy) *sim {
 	g := &geom100{sp: sp, m: sp.SM100, sc: sc, cluster: cluster, ctas: sp.clusterSize()}
 	g.tilesM, g.tilesN = ceilDiv(sc.M, sp.TileM), ceilDiv(sc.N, sp.TileN)
 	g.tiles = g.tilesM * g.tilesN
+	if g.m.Grouped {
+		g.gt = GroupedTiles(sc.Counts, sp.TileM, g.tilesN)
+		g.tiles = len(g.gt)
+	}
 	g.kblocks = ceilDiv(sc.K, sp.TileK)
 	s := newSim(pol, g.ctas)
 	g.declare(s)
@@ -240,8 +246,18 @@ func (g *geom100) mma(s *sim, r int, seq []int) []op {
 
 // rows is the first row of tile t that CTA r holds, and its first column.
 func (g *geom100) rows(t, r int) (r0, n0 int) {
+	if g.gt != nil {
+		return g.gt[t].Row0, g.gt[t].TN * g.sp.TileN
+	}
 	tm, tn := rasterTile(g.sp.Raster, t, g.tilesM, g.tilesN, g.sp.SwizzleGroup)
 	return tm*g.sp.TileM + g.pairRank(r)*g.sp.SubM, tn * g.sp.TileN
+}
+
+// ragged: tile t's sub-tiles in CTA r are not all SubM rows their
+// expert's (grouped walk), so they are stored row by row.
+func (g *geom100) ragged(t, r int) bool {
+	r0, _ := g.rows(t, r)
+	return g.gt != nil && r0+g.sp.SubM > g.gt[t].RowEnd
 }
 
 // valid is the number of tile t's sub-tiles that CTA r holds inside the
@@ -322,7 +338,7 @@ func (g *geom100) epilogue(s *sim, r int, seq []int) []op {
 					// The last TMEM read of the tile (tcgen05.wait::ld done).
 					ops = append(ops, free...)
 				}
-				ops = append(ops, g.subtileEpilogue(s, r, e)...)
+				ops = append(ops, g.subtileEpilogue(s, r, e, g.ragged(t, r))...)
 				e++
 			}
 		}
@@ -332,17 +348,22 @@ func (g *geom100) epilogue(s *sim, r int, seq []int) []op {
 	return append(ops, g.finalSync()...)
 }
 
-// subtileEpilogue is the smem/TMA part of sub-tile e.
-func (g *geom100) subtileEpilogue(s *sim, r, e int) []op {
+// subtileEpilogue is the smem/TMA part of sub-tile e; ragged: an
+// expert's ragged last sub-tile (grouped walk).
+func (g *geom100) subtileEpilogue(s *sim, r, e int, ragged bool) []op {
 	sp := g.sp
 	st, u := e%sp.Epi.Stages, e/sp.Epi.Stages
 	slot := s.buf(nm(r, "slot", st))
 	if len(sp.Epi.Loads) == 0 {
-		return []op{
-			{kind: opWaitRead, n: sp.Epi.StoreLag},
-			{kind: opWrite, buf: slot, tag: u},
-			{kind: opStore, buf: slot, tag: u},
+		ops := []op{{kind: opWaitRead, n: sp.Epi.StoreLag}}
+		if ragged {
+			// Each thread stores its row from its registers, the slot
+			// untouched: no bulk group, so the next sub-tile's
+			// wait_group.read StoreLag would count one group too few; wait
+			// for them here.
+			return append(ops, op{kind: opWaitRead, n: g.m.RaggedWaitRead})
 		}
+		return append(ops, op{kind: opWrite, buf: slot, tag: u}, op{kind: opStore, buf: slot, tag: u})
 	}
 	return []op{
 		{kind: opWait, bar: s.bar(nm(r, "efull", st)), want: u + 1, parity: sp.Epi.FullParity.of(e), wk: waitTrap},

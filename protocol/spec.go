@@ -190,6 +190,13 @@ type SM100 struct {
 	// ProducerDrain: the operand loader waits for the last Stages
 	// releases before the CTA may exit, so no commit arrives after it.
 	ProducerDrain bool
+	// Grouped is the grouped (MoE) walk (sched_grouped_sm100a.sched.tmpl):
+	// the scenario's Counts are the experts' rows, each expert's tiles in
+	// turn (GroupedTiles); an expert's ragged last sub-tile (not all SubM
+	// rows the expert's) is stored row by row, with no bulk group, then
+	// waits until at most RaggedWaitRead bulk groups still read (0).
+	Grouped        bool
+	RaggedWaitRead int
 
 	// CLC is the cluster-launch-control scheduler with a response ring of
 	// CLCStages slots.

@@ -7,8 +7,9 @@ import (
 
 // TestGroupedRules: a grouped kind's name round-trips with the grouped
 // scheduler implied; the grouped scheduler is refused for other kinds and
-// another scheduler for grouped ones; sm_100a, clusters and MN-major W
-// are refused with a reason naming the kind and the value. store_out (the
+// another scheduler for grouped ones; sm_100a 1cta is implemented, its
+// 2cta, clusters and MN-major W are refused with a reason naming the kind
+// and the value. store_out (the
 // training variant) is implemented, within the shared-memory budget: its
 // two de buffers per epilogue slot take a shallower operand ring.
 func TestGroupedRules(t *testing.T) {
@@ -20,8 +21,14 @@ func TestGroupedRules(t *testing.T) {
 	if c.Scheduler != GroupedScheduler || c.Name() != name {
 		t.Fatalf("ParseName(%s): scheduler %s, name %s", name, c.Scheduler, c.Name())
 	}
-	if _, err := Check(c); err != nil {
-		t.Fatalf("Check(%s): %v", name, err)
+	for _, n := range []string{name, "moe_fwd_gateup_sm100a_bf16_m128n256k64_s4_c1x1_1cta"} {
+		x, err := ParseName(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Check(x); err != nil {
+			t.Fatalf("Check(%s): %v", n, err)
+		}
 	}
 	bad := []struct {
 		what string
@@ -30,25 +37,27 @@ func TestGroupedRules(t *testing.T) {
 	}{
 		{"static scheduler", func(c *Config) { c.Scheduler = StaticScheduler }, "scheduler=static"},
 		{"grouped on gemm", func(c *Config) { c.Kernel = KernelGEMM }, "scheduler=grouped"},
-		{"sm_100a", func(c *Config) {
-			c.Arch, c.Schedule, c.TileN, c.Stages, c.EpiM, c.EpiN, c.EpiStages = ArchSM100a, OneCTA, 256, 4, 0, 0, 0
+		{"sm_100a 2cta", func(c *Config) {
+			c.Arch, c.Schedule, c.TileM, c.TileN, c.Stages, c.EpiM, c.EpiN, c.EpiStages = ArchSM100a, TwoCTA, 256, 256, 4, 0, 0, 0
+			c.ClusterM = 2
 			*c = c.WithDefaults()
-		}, "moe_fwd_gateup is implemented for sm_90a only, not sm_100a"},
+		}, "moe_fwd_gateup on sm_100a needs schedule 1cta, not 2cta"},
+		{"sm_100a cluster", func(c *Config) {
+			c.Arch, c.Schedule, c.TileN, c.Stages, c.EpiM, c.EpiN, c.EpiStages = ArchSM100a, OneCTA, 256, 4, 0, 0, 0
+			c.ClusterN = 2
+			*c = c.WithDefaults()
+		}, "needs cluster 1x1, not 1x2"},
 		{"cluster", func(c *Config) { c.ClusterM = 2 }, "needs cluster 1x1, not 2x1"},
 		{"mn-major W", func(c *Config) { c.MajorB = MNMajor }, "needs major_b=k"},
 		{"raster n", func(c *Config) { c.Raster, c.SwizzleGroup = RasterN, 4 }, "raster=n swizzle_group=4 would change nothing"},
 		{"swizzle group", func(c *Config) { c.SwizzleGroup = 16 }, "raster=m swizzle_group=16 would change nothing"},
 		{"store_out, 6 stages", func(c *Config) { c.StoreOut = true }, "smem_bytes=296192"},
-		{"store_out on sm_100a", func(c *Config) {
-			c.Arch, c.Schedule, c.TileN, c.Stages, c.EpiM, c.EpiN, c.EpiStages = ArchSM100a, OneCTA, 256, 2, 0, 0, 0
-			c.StoreOut = true
-			*c = c.WithDefaults()
-		}, "moe_fwd_gateup is implemented for sm_90a only, not sm_100a"},
 	}
 	for _, n := range []string{
 		"moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out",
 		"moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_cooperative_out",
 		"moe_fwd_gateup_sm90a_bf16_m64n128k64_s5_c1x1_pingpong_out",
+		"moe_fwd_gateup_sm100a_bf16_m128n256k64_s2_c1x1_1cta_out",
 	} {
 		x, err := ParseName(n)
 		if err != nil {
@@ -87,6 +96,24 @@ func TestGroupedHeuristicStoreOut(t *testing.T) {
 		}
 		if _, err := Check(c); err != nil {
 			t.Errorf("store_out=%v: Check(%s): %v", tc.storeOut, c.Name(), err)
+		}
+	}
+}
+
+// TestGroupedRuleSM100: the sm_100a rule gives a grouped kind 1cta even
+// where a dense kind would take the CTA pair, and the result is
+// implemented.
+func TestGroupedRuleSM100(t *testing.T) {
+	for _, storeOut := range []bool{false, true} {
+		c, err := ruleConfig(KernelMoEFwdGateUp, ArchSM100a, BF16, storeOut, RuleFacts{TwoCTA: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Schedule != OneCTA || c.ClusterM*c.ClusterN != 1 {
+			t.Errorf("ruleConfig(store_out=%v) = %s, want 1cta on cluster 1x1", storeOut, c.Name())
+		}
+		if _, err := Check(c); err != nil {
+			t.Errorf("Check(%s): %v", c.Name(), err)
 		}
 	}
 }

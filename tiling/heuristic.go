@@ -195,7 +195,8 @@ func ruleConfig(k Kernel, a Arch, d DType, storeOut bool, f RuleFacts) (Config, 
 			c.MajorB = MNMajor
 		}
 	case ArchSM100a:
-		if f.TwoCTA {
+		// The grouped walk runs one CTA per tile (groupedSM100).
+		if f.TwoCTA && !k.Grouped() {
 			c.Schedule, c.TileM, c.TileN, c.ClusterM = TwoCTA, 256, 256, 2
 		} else {
 			c.Schedule, c.TileM, c.TileN = OneCTA, 128, 256

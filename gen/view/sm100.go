@@ -150,11 +150,12 @@ func NewSM100(k tiling.Checked, m manifest.Manifest) (*SM100, error) {
 func sm100Schedule(c tiling.Config, threads int, epiLoads bool, d sm100Docs) (SM100Schedule, error) {
 	s := SM100Schedule{Threads: threads, Doc: d.schedule}
 	switch c.Scheduler {
-	case tiling.StaticScheduler:
+	case tiling.StaticScheduler, tiling.GroupedScheduler:
+		// The grouped walk is static over the experts' tile sequence.
 		return s, nil
 	case tiling.CLCScheduler:
 	default:
-		return s, fmt.Errorf("view: scheduler %q: want static or clc", c.Scheduler)
+		return s, fmt.Errorf("view: scheduler %q: want static, clc or grouped", c.Scheduler)
 	}
 	s.CLC, s.CLCStages = true, c.CLCDepth()
 	roles := sm100RoleConsumers

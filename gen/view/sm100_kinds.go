@@ -54,6 +54,11 @@ var sm100KindDocs = map[tiling.Kernel]func(c tiling.Config, d *sm100Docs) (a, bS
 		d.ring, d.accCols, d.rankNOff = "x/W", "kAccN", "I"
 		return "x", fmt.Sprintf("one %d-row half of the B tile (the even CTA W's left rows, the odd CTA the gate rows)", c.TileNPerCTA())
 	},
+	// The grouped fwd_gateup: one CTA per tile (no pair), so no B share.
+	tiling.KernelMoEFwdGateUp: func(c tiling.Config, d *sm100Docs) (string, string) {
+		d.ring, d.accCols, d.rankNOff = "x/W", "kAccN", "I"
+		return "x", ""
+	},
 	tiling.KernelFwdDown: func(c tiling.Config, d *sm100Docs) (string, string) {
 		d.ring = "out/W_down"
 		if c.Residual {

@@ -57,7 +57,7 @@ func ProtocolSpec(k tiling.Checked) (protocol.Spec, error) {
 		if err != nil {
 			return protocol.Spec{}, err
 		}
-		return sm100ProtocolSpec(v, m.Boxes)
+		return sm100ProtocolSpec(v, m.Boxes, k.Config().Scheduler == tiling.GroupedScheduler)
 	default:
 		return protocol.Spec{}, fmt.Errorf("protocol spec: arch %s has no protocol spec", arch)
 	}
@@ -142,8 +142,9 @@ func sm90ProtocolSpec(v *view.SM90, b manifest.Boxes, grouped bool) (protocol.Sp
 
 // sm100ProtocolSpec reads the sm_100a protocol off v: each CTA's loads
 // completing on the leader's barrier, the pair's commit mask and
-// accumulator release count, and the CLC ring and its readers.
-func sm100ProtocolSpec(v *view.SM100, b manifest.Boxes) (protocol.Spec, error) {
+// accumulator release count, the CLC ring and its readers, and (grouped)
+// the grouped walk.
+func sm100ProtocolSpec(v *view.SM100, b manifest.Boxes, grouped bool) (protocol.Spec, error) {
 	aLoads, err := protoLoads(v.A, b.A)
 	if err != nil {
 		return protocol.Spec{}, err
@@ -187,6 +188,9 @@ func sm100ProtocolSpec(v *view.SM100, b manifest.Boxes) (protocol.Spec, error) {
 			TFullParity:  protocol.Parity{Div: protoAccParityDiv},
 			TEmptyParity: protocol.Parity{Div: protoAccParityDiv, Xor: 1},
 			EpiThreads:   view.SM100EpiThreads, CommitMask: mask, ProducerDrain: true,
+			// sched_grouped_sm100a.sched.tmpl; the kind's ragged sub-tile
+			// ends with wait_group.read 0.
+			Grouped: grouped, RaggedWaitRead: 0,
 		},
 	}
 	if s := v.Sched; s.CLC {

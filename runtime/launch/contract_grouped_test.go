@@ -22,12 +22,14 @@ import (
 // map [E][K][I] with a one-expert box), parameters and grid.
 const contractGroupedGolden = "testdata/contract_grouped.golden.jsonl"
 
-// contractGroupedNames are the grouped configs planned: each kind, and the
-// backward with and without store_out.
+// contractGroupedNames are the grouped configs planned: each kind, the
+// backward with and without store_out, and the sm_100a forward (its grid
+// and shared memory from the sm_100a launch rules).
 var contractGroupedNames = []string{
 	"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong",
 	"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_bmn",
 	"moe_bwd_dswiglu_sm90a_bf16_m64n128k64_s4_c1x1_pingpong_bmn_out",
+	"moe_fwd_gateup_sm100a_bf16_m128n256k64_s4_c1x1_1cta",
 }
 
 // groupedSize is one grouped launch's sizes: T tokens, K, I, E experts.

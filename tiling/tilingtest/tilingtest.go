@@ -40,7 +40,7 @@ func SM90Kind(k tiling.Kernel, s tiling.Schedule, m, n int, edit func(*tiling.Co
 // SM100 returns the sm_100a configs of every kind in the tuning space and
 // the catalog, plus the variants the space leaves out (StoreOut, MN-major
 // operands, a residual, raster n) of each space config that the generator
-// implements.
+// implements, and the grouped kinds on those tiles where implemented.
 func SM100() []tiling.Config {
 	var cfgs []tiling.Config
 	seen := map[string]bool{}
@@ -75,6 +75,21 @@ func SM100() []tiling.Config {
 	for _, c := range tiling.Catalog() {
 		if c.Arch == tiling.ArchSM100a {
 			add(c)
+		}
+	}
+	// Each grouped kind on every tile above that its sm_100a grouped walk
+	// implements (tiling.Check decides: 1cta on cluster 1x1).
+	for _, s := range tiling.Kinds() {
+		if !s.Grouped {
+			continue
+		}
+		for _, c := range append([]tiling.Config(nil), cfgs...) {
+			x := c
+			x.Kernel, x.Scheduler, x.Residual = s.Kernel, tiling.GroupedScheduler, false
+			x.Raster, x.SwizzleGroup = tiling.DefaultRaster, tiling.DefaultSwizzleGroup
+			if _, err := tiling.Check(x); err == nil {
+				add(x)
+			}
 		}
 	}
 	return cfgs

@@ -1,0 +1,80 @@
+package gen
+
+import (
+	"context"
+	"maps"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/swigen/swigen/gen/toolchain"
+	"github.com/swigen/swigen/tiling"
+	"github.com/swigen/swigen/tiling/tilingtest"
+)
+
+// groupedSM100Configs are the sm_100a moe_fwd_gateup configs compiled
+// here: inference at two ring depths and both dtypes, and training
+// (StoreOut), all 1cta on cluster 1x1 (what tiling.Implemented accepts).
+var groupedSM100Configs = []string{
+	"moe_fwd_gateup_sm100a_bf16_m128n256k64_s4_c1x1_1cta",
+	"moe_fwd_gateup_sm100a_bf16_m128n128k64_s6_c1x1_1cta",
+	"moe_fwd_gateup_sm100a_fp16_m128n256k64_s4_c1x1_1cta",
+	"moe_fwd_gateup_sm100a_bf16_m128n256k64_s2_c1x1_1cta_out",
+}
+
+// TestCompileGroupedSM100 renders the sm_100a grouped configs (the named
+// ones and every grouped config of tilingtest.SM100: each tile of the
+// tuning space the grouped walk implements) and compiles them with ptxas
+// for sm_100a (no spills, no stack frame, no hazard notes); the SASS has
+// the skeleton's opcodes (sm100Opcodes) and the 128-bit global stores of
+// an expert's ragged last rows. No sm_100 GPU runs these kernels: this is
+// the compile-verification tier.
+func TestCompileGroupedSM100(t *testing.T) {
+	tc := realToolchain(t)
+	haveSASS := tc.CUObjdump != "" && tc.NVDisasm != ""
+	if !haveSASS && os.Getenv("SWIGEN_REQUIRE_COMPILER") == "1" {
+		t.Fatalf("toolchain %v lacks cuobjdump/nvdisasm", tc)
+	}
+	cache := t.TempDir()
+	cfgs := map[string]tiling.Config{}
+	for _, name := range groupedSM100Configs {
+		c, err := tiling.ParseName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfgs[name] = c
+	}
+	for _, c := range tilingtest.SM100() {
+		if c.Kernel.Grouped() {
+			cfgs[c.Name()] = c
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(cfgs)) {
+		c := cfgs[name]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			a, err := renderCfg(c)
+			if err != nil {
+				t.Fatalf("Render: %v", err)
+			}
+			ctx := context.Background()
+			r, err := tc.Compile(ctx, a.Name, a.Source, toolchain.CompileOptions{Arch: "sm_100a", CacheDir: cache})
+			if err != nil {
+				t.Fatalf("Compile: %v", err)
+			}
+			if f := r.Report.Function(a.Name); f == nil {
+				t.Errorf("ptxas report has no entry %s", a.Name)
+			}
+			if !haveSASS {
+				t.Skipf("compiled; skipping SASS check: %v has no cuobjdump/nvdisasm", tc)
+			}
+			sass, err := tc.SASS(ctx, r.Cubin)
+			if err != nil {
+				t.Fatalf("SASS: %v", err)
+			}
+			if err := toolchain.CheckOpcodes(sass, append(sm100Opcodes(c), "STG.E.128")); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
