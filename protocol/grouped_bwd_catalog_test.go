@@ -2,9 +2,6 @@ package protocol_test
 
 import (
 	"testing"
-
-	"github.com/swigen/swigen/protocol"
-	"github.com/swigen/swigen/tiling"
 )
 
 // TestGroupedBwdConfigs runs the moe_bwd_dswiglu configs' protocol (the
@@ -13,29 +10,15 @@ import (
 // policy; the spec must model the grouped scheduler and the epilogue
 // loads.
 func TestGroupedBwdConfigs(t *testing.T) {
-	var cfgs []tiling.Config
-	for _, n := range []string{
+	specs := groupedSpecs(t, []string{
 		"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_bmn",
 		"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out",
 		"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_cooperative_bmn_out",
 		"moe_bwd_dswiglu_sm90a_bf16_m64n128k64_s4_c1x1_pingpong_bmn_out",
-	} {
-		c, err := tiling.ParseName(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfgs = append(cfgs, c)
-	}
-	specs := specsOf(t, cfgs)
+	}, groupedSM90)
 	for _, sp := range specs {
-		if sp.SM90 == nil || !sp.SM90.Grouped {
-			t.Fatalf("%s: the spec does not model the grouped scheduler", sp.Name)
-		}
 		if len(sp.Epi.Loads) == 0 {
 			t.Fatalf("%s: the spec does not model the epilogue's de loads", sp.Name)
-		}
-		if len(protocol.Scenarios(sp)) == 0 {
-			t.Fatalf("%s: no scenarios", sp.Name)
 		}
 	}
 	verifyAll(t, specs)
