@@ -27,6 +27,9 @@ func groupedImplemented(c Config) (bool, string) {
 	if spec(c.Kernel).ExpertsAlongK {
 		return groupedBwdImplemented(c)
 	}
+	if spec(c.Kernel).ExpertMapB {
+		return groupedGemmImplemented(c)
+	}
 	switch {
 	case c.MajorB != KMajor:
 		return false, fmt.Sprintf("%s needs major_b=k (W [E,2I,K], nn.Linear's layout per expert): the experts are stacked along W's rows, and an MN-major W would put the next expert's rows into a ragged K", c.Kernel)
@@ -65,7 +68,7 @@ func groupedCommon(c Config) (bool, string) {
 // (cta_group::1), cluster 1x1; the rest is refused with the reason.
 func groupedSM100(c Config) (bool, string) {
 	switch {
-	case spec(c.Kernel).ExpertsAlongK:
+	case spec(c.Kernel).ExpertsAlongK, spec(c.Kernel).ExpertMapB:
 		return false, fmt.Sprintf("%s is implemented for sm_90a only, not %s (the sm_100a grouped walk has no 3-D expert map for B)", c.Kernel, c.Arch)
 	case c.Schedule != OneCTA:
 		return false, fmt.Sprintf("%s on %s needs schedule %s, not %s: the grouped walk runs one CTA per tile (a CTA pair's 256-row tile, the odd CTA's rows possibly past the expert's end, is not implemented)", c.Kernel, c.Arch, OneCTA, c.Schedule)
