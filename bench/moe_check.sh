@@ -75,17 +75,19 @@ check_bwd() {
 # 128x128, ping-pong 64x128 with K-major B, ping-pong 128x128 with MN-major
 # B, fp16, on every routing of check.MoERoutings (the routing's K as K, its
 # I as N) against the float64 per-expert reference, C poisoned, each launch
-# run three times and compared bit for bit; T = 0 refused); 2.
+# run three times and compared bit for bit; T = 0 refused; offs outside
+# the contract give the clamped offs' bits, TestGPUMoEGemmBadOffs); 2.
 # compute-sanitizer memcheck and racecheck on ping-pong 64x128, first three
 # routings; 3. timing of the down projection (C [T,H] = h [T,I] @
 # W_down[e]^T, K-major W_down [E,H,I]) of the same two layers, ping-pong and
 # cooperative 128x128.
 check_gemm() {
   log="$OUT/moe-gemm-verify.log"
-  (cd lab/check && timeout 120 $T -test.v -test.count=1 -test.run 'TestGPUMoEGemm$') >"$log" 2>&1
+  (cd lab/check && timeout 120 $T -test.v -test.count=1 -test.run 'TestGPUMoEGemm$|TestGPUMoEGemmBadOffs$') >"$log" 2>&1
   rc=$?
-  ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoEGemm ' "$log" && ! grep -q -- '--- SKIP' "$log" && ok=0
-  record "verify moe_gemm, 5 configs x 8 routings, repeat 3 (bitwise)" $ok "rc=$rc, $log"
+  ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoEGemm ' "$log" && grep -q -- '--- PASS: TestGPUMoEGemmBadOffs ' "$log" \
+    && ! grep -q -- '--- SKIP' "$log" && ok=0
+  record "verify moe_gemm, 5 configs x 8 routings, repeat 3 (bitwise); bad offs = clamped offs (2 configs)" $ok "rc=$rc, $log"
   grep -E '^\s+moe_gemm_gpu_test.go:[0-9]+: (PASS|.*pass false)' "$log" | sed 's/^ *//' | cut -c1-200 > "$OUT/moe-verify-lines.txt"
   for tool in memcheck racecheck; do
     log="$OUT/moe-gemm-sanitize-$tool.log"

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/swigen/swigen/lab/num"
 	"github.com/swigen/swigen/lab/ref"
@@ -100,4 +101,50 @@ func TimeMoEGemm(env *Env, k *launch.Kernel, sh [4]int, reps int) (float64, erro
 		return 0, err
 	}
 	return medianUs(env, plan, reps)
+}
+
+// VerifyMoEGemmBadOffs launches a loaded moe_gemm kernel on each case's
+// raw offs and on its clamped offs (same A and B, the case's K as K and
+// its I as N, C poisoned before each) and reports, per case, whether C
+// differs (nil where it is the same bits), as VerifyMoEFwdBadOffs.
+func VerifyMoEGemmBadOffs(env *Env, k *launch.Kernel, cases []BadOffs, seed uint64) []error {
+	rng := num.NewRand(seed)
+	var errs []error
+	for _, c := range cases {
+		err := verifyMoEGemmBadOffs(env, k, c, rng)
+		if err != nil {
+			err = fmt.Errorf("%s (offs %v, T=%d): %w", c.Name, c.Raw, c.T, err)
+		}
+		errs = append(errs, err)
+	}
+	return errs
+}
+
+func verifyMoEGemmBadOffs(env *Env, k *launch.Kernel, c BadOffs, rng *num.Rand) error {
+	E, N, K := len(c.Raw), c.I, c.K
+	dev := newRun(env, k.Man.Config.DType)
+	defer dev.free()
+	a, b := dev.upload(rng.Normal(dev.dt, c.T*K, 1)), dev.upload(rng.Normal(dev.dt, E*N*K, 0.1))
+	var got [2][]byte
+	for i, offs := range [][]int32{c.Raw, ClampOffs(c.Raw, c.T)} {
+		args := launch.MoEGemmArgs{T: c.T, N: N, K: K, E: E, A: a, B: b}
+		args.Offs = dev.uploadI32(offs)
+		args.C = dev.poisoned(c.T * N)
+		if dev.err != nil {
+			return dev.err
+		}
+		plan, err := k.Plan(args)
+		if err != nil {
+			return err
+		}
+		dev.exec(plan, 60*time.Second)
+		got[i] = dev.download(args.C, c.T*N)
+		if dev.err != nil {
+			return dev.err
+		}
+	}
+	if d := firstDiff(got[0], got[1]); d >= 0 {
+		return fmt.Errorf("C differs from the clamped offs' launch at element %d", d/2)
+	}
+	return nil
 }

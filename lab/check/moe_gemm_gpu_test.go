@@ -86,3 +86,27 @@ func TestGPUMoEGemmTiming(t *testing.T) {
 		k.Close()
 	}
 }
+
+// TestGPUMoEGemmBadOffs launches the ping-pong 128x128 moe_gemm configs
+// (both B majors) on offs outside the contract (MoEBadOffs: decreasing,
+// negative, past T) and on the offs the scheduler clamps them to: C must be
+// the same bits (the clamp keeps every store inside C and every row with
+// one expert).
+func TestGPUMoEGemmBadOffs(t *testing.T) {
+	ctx, tc := gputest.Open(t)
+	env := &Env{Ctx: ctx, Dev: ctx.Device(), Builder: tc}
+	for _, name := range []string{moeGemmConfigs[0], moeGemmConfigs[3]} {
+		t.Run(name, func(t *testing.T) {
+			k := moeKernel(t, env, name)
+			defer k.Close()
+			cases := MoEBadOffs(k.Man.Config.TileM)
+			for i, err := range VerifyMoEGemmBadOffs(env, k, cases, 13) {
+				if err != nil {
+					t.Error(err)
+					continue
+				}
+				t.Logf("PASS %s: offs %v as %v", cases[i].Name, cases[i].Raw, ClampOffs(cases[i].Raw, cases[i].T))
+			}
+		})
+	}
+}
