@@ -7,7 +7,7 @@
 #                                 see check_bwd; at most 430 s of timeouts);
 #   bash bench/moe_check.sh gemm  the grouped plain GEMM, moe_gemm (the
 #                                 same three steps on its five configs, see
-#                                 check_gemm; at most 290 s of timeouts).
+#                                 check_gemm; at most 295 s of timeouts).
 # moe_fwd_gateup, inference (out) and training (_out: de = [left | gate]
 # too):
 #   1. verify: lab/check TestGPUMoEFwdGateUp, eight configs, each inference
@@ -83,7 +83,7 @@ check_bwd() {
 # cooperative 128x128.
 check_gemm() {
   log="$OUT/moe-gemm-verify.log"
-  (cd lab/check && timeout 120 $T -test.v -test.count=1 -test.run 'TestGPUMoEGemm$|TestGPUMoEGemmBadOffs$') >"$log" 2>&1
+  (cd lab/check && timeout 110 $T -test.v -test.count=1 -test.run 'TestGPUMoEGemm$|TestGPUMoEGemmBadOffs$') >"$log" 2>&1
   rc=$?
   ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoEGemm ' "$log" && grep -q -- '--- PASS: TestGPUMoEGemmBadOffs ' "$log" \
     && ! grep -q -- '--- SKIP' "$log" && ok=0
@@ -91,14 +91,14 @@ check_gemm() {
   grep -E '^\s+moe_gemm_gpu_test.go:[0-9]+: (PASS|.*pass false)' "$log" | sed 's/^ *//' | cut -c1-200 > "$OUT/moe-verify-lines.txt"
   for tool in memcheck racecheck; do
     log="$OUT/moe-gemm-sanitize-$tool.log"
-    (cd lab/check && SWIGEN_MOE_ROUTINGS=3 timeout 50 compute-sanitizer --tool $tool --error-exitcode 9 \
+    (cd lab/check && SWIGEN_MOE_ROUTINGS=3 timeout 55 compute-sanitizer --tool $tool --error-exitcode 9 \
       $T -test.v -test.count=1 -test.run 'TestGPUMoEGemm$/moe_gemm_sm90a_bf16_m64n128k64_s8_c1x1_pingpong$') >"$log" 2>&1
     rc=$?
     ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoEGemm/' "$log" && grep -qE '(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)' "$log" && ok=0
     record "compute-sanitizer $tool (moe_gemm m64n128 ping-pong, 3 routings)" $ok "rc=$rc, $log"
   done
   log="$OUT/moe-gemm-time.log"
-  (cd lab/check && SWIGEN_MOE_TIME='65536,2048,768,128;32768,7168,2048,256' timeout 70 $T -test.v -test.count=1 -test.run 'TestGPUMoEGemmTiming$') >"$log" 2>&1
+  (cd lab/check && SWIGEN_MOE_TIME='65536,2048,768,128;32768,7168,2048,256' timeout 75 $T -test.v -test.count=1 -test.run 'TestGPUMoEGemmTiming$') >"$log" 2>&1
   rc=$?
   ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoEGemmTiming' "$log" && ok=0
   record "timing moe_gemm down projection (Qwen3-30B-A3B, DeepSeek-V3 experts, uniform; ping-pong, cooperative)" $ok "rc=$rc, $log"
