@@ -78,19 +78,26 @@ def fwd_down_reads_w_down_ik(arch: str, dtype: str, residual: bool) -> bool:
 # run, their weight layouts) are each one constant to torch.compile
 # (assume_constant_result: evaluated when the graph is traced, not traced
 # itself: the arch cache and the registry take locks, which Dynamo cannot
-# enter). Each takes the registry's generation as an argument, read by its
-# traced caller (_generation): Dynamo then guards the compiled graph on the
-# generation it read, so a package registered or removed after the trace
-# fails the guard and the next call retraces with the registry's decisions.
-# In eager mode the generation keys their cache (_decided).
+# enter). Each takes the generations of the block's kinds as an argument,
+# read by its traced caller (_generation): Dynamo then guards the compiled
+# graph on the values it read (one dict item each), so a package of those
+# kinds registered or removed after the trace fails the guard and the next
+# call retraces with the registry's decisions; a package of other kinds
+# (gemm, the grouped kinds) retraces nothing. In eager mode the generations
+# key the decisions' cache (_decided).
 
 _decided = modes.Memo()
 
 
-def _generation() -> int:
-    """The registry's generation (package.Registry.generation), read where
-    Dynamo traces it: the guard of a compiled graph."""
-    return opspec.REGISTRY.generation
+_Generation = Tuple[int, int, int]
+
+
+def _generation() -> _Generation:
+    """The registry's generations of the block's kinds
+    (package.Registry.kind_generation), read where Dynamo traces them: the
+    guard of a compiled graph."""
+    g = opspec.REGISTRY.kind_generation
+    return g.get("fwd_gateup", 0), g.get("fwd_down", 0), g.get("bwd_dswiglu", 0)
 
 
 def _arch(device_index: int) -> str:
@@ -98,7 +105,7 @@ def _arch(device_index: int) -> str:
 
 
 @torch.compiler.assume_constant_result
-def _w_down_ik(device_index: int, dtype: str, residual: bool, generation: int) -> bool:
+def _w_down_ik(device_index: int, dtype: str, residual: bool, generation: _Generation) -> bool:
     """fwd_down_reads_w_down_ik for a CUDA device by index (one constant to
     torch.compile, as _w_down_kn)."""
     return _decided.call(_ik, generation, device_index, dtype, residual)
@@ -117,9 +124,9 @@ def _index(t: Tensor) -> int:
 
 
 @torch.compiler.assume_constant_result
-def _w_down_kn(device_index: int, dtype: str, generation: int) -> bool:
-    """bwd_takes_w_down_kn for a CUDA device by index, at the registry's
-    generation (one constant to torch.compile)."""
+def _w_down_kn(device_index: int, dtype: str, generation: _Generation) -> bool:
+    """bwd_takes_w_down_kn for a CUDA device by index, at the block's kinds'
+    generations (one constant to torch.compile)."""
     return _decided.call(_kn, generation, device_index, dtype)
 
 
@@ -146,7 +153,7 @@ _FWD_MODES = (modes.FWD_TRAIN, modes.FWD_INFER, modes.FWD_TRAIN_DROP_DE)
 
 
 @torch.compiler.assume_constant_result
-def _fwd_mode(device_index: int, dtype: str, grad: bool, generation: int) -> int:
+def _fwd_mode(device_index: int, dtype: str, grad: bool, generation: _Generation) -> int:
     """modes.forward_kernel for a CUDA device by index, as an index into
     _FWD_MODES (one constant to torch.compile, as _w_down_kn)."""
     return _decided.call(_mode, generation, device_index, dtype, grad)
@@ -165,7 +172,7 @@ def _registered_dtypes(arch: str) -> Tuple[str, ...]:
 
 
 @torch.compiler.assume_constant_result
-def _kernel_dtypes(device_index: int, generation: int) -> Tuple[str, ...]:
+def _kernel_dtypes(device_index: int, generation: _Generation) -> Tuple[str, ...]:
     """_registered_dtypes for a CUDA device by index (one constant to torch.compile)."""
     return _decided.call(_dtypes, generation, device_index)
 

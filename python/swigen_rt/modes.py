@@ -39,16 +39,17 @@ _MISSING = object()
 class Memo:
     """Decisions that depend on the kernel registry (which kernels are
     registered, their weight layouts), each computed once per function,
-    arguments and registry generation (package.Registry.generation: it changes with every
-    package registered or removed). A new generation drops every kept
-    value; so do more than limit calls. An error is not kept: the next call
-    computes again."""
+    arguments and generation: the registry's generation, or a tuple of
+    its kinds' (package.Registry.generation, kind_generation: they change
+    with the packages registered or removed). A new generation drops every
+    kept value; so do more than limit calls. An error is not kept: the next
+    call computes again."""
 
     def __init__(self, limit: int = 64) -> None:
         self._limit = limit
-        self._kept: Tuple[int, Dict[Hashable, object]] = (-1, {})
+        self._kept: Tuple[Hashable, Dict[Hashable, object]] = (None, {})
 
-    def call(self, fn: Callable[..., _T], generation: int, *args: Hashable) -> _T:
+    def call(self, fn: Callable[..., _T], generation: Hashable, *args: Hashable) -> _T:
         """fn(*args): the value kept for them at generation, else computed
         and kept."""
         # One (generation, values) pair, replaced whole: a value is kept
