@@ -22,7 +22,7 @@ import re
 import sys
 import threading
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import files, kinds_gen, schema
 from .dispatch import DispatchPlan
@@ -123,6 +123,18 @@ class Registry:
         self.generation = 0
         """Counts the changes of the registered set: caches of what a call
         selected are valid while it stays the same."""
+        self.kind_generation: Dict[str, int] = {}
+        """Each kind's generation: the generation of the last change that
+        registered or removed a kernel of it (absent: none ever was). A
+        choice that reads only some kinds is valid while theirs stay: a
+        compiled SwiGLUMLP is guarded on its kinds' (swigen_rt.mlp)."""
+
+    def _changed(self, entries: Iterable[Entry]) -> None:
+        """One change of the registered set, touching entries' kinds (the
+        lock held)."""
+        self.generation += 1
+        for e in entries:
+            self.kind_generation[e.kind] = self.generation
 
     def add_package(self, p: Package) -> None:
         with self._lock:
@@ -131,7 +143,7 @@ class Registry:
                 self._entries = [e for e in self._entries if e.package != p.name]
             self.packages[p.name] = p
             self._entries.extend(e for _, e in sorted(p.kernels.items()))
-            self.generation += 1
+            self._changed(list(p.kernels.values()) + ([] if old is None else list(old.kernels.values())))
 
     def remove_package(self, name: str) -> bool:
         """Unregisters the package name (its kernels leave the candidates);
@@ -139,9 +151,9 @@ class Registry:
         with self._lock:
             if name not in self.packages:
                 return False
-            del self.packages[name]
+            gone = self.packages.pop(name)
             self._entries = [e for e in self._entries if e.package != name]
-            self.generation += 1
+            self._changed(gone.kernels.values())
             return True
 
     def candidates(self, kind: str, variant: str, arch: Optional[str] = None, dtype: Optional[str] = None) -> List[Entry]:
@@ -156,8 +168,9 @@ class Registry:
     def clear(self) -> None:
         """Forgets every package (tests)."""
         with self._lock:
+            gone = self._entries
             self._entries, self.packages = [], {}
-            self.generation += 1
+            self._changed(gone)
 
 
 REGISTRY = Registry()

@@ -366,6 +366,35 @@ class KernelTest(unittest.TestCase):
         x, _, offs = case(routings()["one-token experts"])
         torch.library.opcheck(torch.ops.swigen.moe_gateup.default, (x, W.requires_grad_(True), offs))
 
+    def test_compile_follows_the_registry(self) -> None:
+        """The layer compiled (fullgraph, no_grad) while the package is
+        unregistered runs the reference path; registered after the trace,
+        the next compiled call launches its kernel with no retrace: the ops
+        pick their path when they run (the fake kernels read shapes alone)."""
+        import torch._dynamo.testing
+
+        if self.pkg is None:
+            self.skipTest("the wheel's kernels cannot be unregistered")
+        W, Wd = weights()
+        x, _, offs = case(routings()["TileM +- 1"])
+        torch._dynamo.reset()
+        cnt = torch._dynamo.testing.CompileCounterWithBackend("inductor")
+        f = torch.compile(moe.swiglu_experts, backend=cnt, fullgraph=True)
+        with torch.no_grad():
+            kernel = moe.swiglu_experts(x, W, Wd, offs)
+            try:
+                package.REGISTRY.remove_package(self.NAME)
+                path, why = moe.moe_path("moe_gateup", x.device)
+                if path != moe_plan.REFERENCE:
+                    self.skipTest("another package or the wheel runs moe_gateup: %s" % why)
+                self.assertTrue(torch.equal(f(x, W, Wd, offs), moe.swiglu_experts(x, W, Wd, offs)))
+            finally:
+                package.REGISTRY.add_package(self.pkg)
+            self.assertEqual(moe.moe_path("moe_gateup", x.device)[0], moe_plan.KERNEL)
+            self.assertTrue(torch.equal(f(x, W, Wd, offs), kernel), "the kernel's output after the trace")
+        self.assertEqual(cnt.frame_count, 1, "no retrace")
+        torch._dynamo.reset()
+
     def test_bad_inputs(self) -> None:
         """What only the kernel path refuses: a ValueError naming the tensor and the rule."""
         W, _ = weights()
