@@ -44,7 +44,6 @@ var kindDebt = map[string]int{
 	"gen/probe.go":              1,  // the probes exist for bwd_dswiglu
 	"perfmodel/tile.go":         1,  // the per-tile model covers sm_100a bwd_dswiglu
 	"lab/mlp/gateup.go":         1,  // the MLP bench's fwd_gateup step
-	"tiling/heuristic.go":       4,  // the no-tune defaults per kind
 	"tiling/space.go":           16, // the tuning space's per-kind axes and catalog configs
 }
 

@@ -101,6 +101,10 @@ type KindSpec struct {
 	// inside the expert; otherwise they are stacked along N (rows of a 2-D
 	// map, e*rows + n).
 	ExpertsAlongK bool
+	// sm90Rule turns the sm_90a rule config (ping-pong 128x128, cluster
+	// 1x1, the default tile order, StoreOut as asked) into the kind's
+	// no-tune default for a shape's facts (ruleConfig); nil keeps it.
+	sm90Rule func(c Config, f RuleFacts) Config
 }
 
 // kinds is the registry, in catalog order (the first is the default).
@@ -122,6 +126,7 @@ var kinds = []KindSpec{
 				Op: "bwd_dswiglu_out", Inputs: []string{"dy", "W_down", "de"}, Outputs: []string{"grad_de", "out"}},
 		},
 		Benched: "bwd", Tunable: true,
+		sm90Rule: bwdRule,
 	},
 	{
 		Kernel: KernelFwdGateUp, shape: mlpShapeForm, NName: "I",
@@ -137,6 +142,7 @@ var kinds = []KindSpec{
 				Op: "fwd_gateup_train", Inputs: []string{"x", "W"}, Outputs: []string{"out", "de"}},
 		},
 		Benched: "gateup", Tunable: true,
+		sm90Rule: gateUpRule,
 	},
 	{
 		Kernel: KernelFwdDown, shape: mlpShapeForm, NName: "N",
@@ -148,14 +154,16 @@ var kinds = []KindSpec{
 			{Name: "residual", Residual: true, Marker: "residual",
 				Op: "fwd_down_residual", Inputs: []string{"out", "W_down", "residual"}, Outputs: []string{"y"}},
 		},
+		sm90Rule: cooperativeWideRule,
 	},
 	{
 		Kernel: KernelGEMM, shape: gemmShapeForm, NName: "N",
 		MajorA: true, RaggedEpi: true, Plain: true,
 		Baseline: "cuBLAS GEMM on the same layouts",
 		GoName:   "Gemm", GoArgs: "GemmArgs", GoOrder: 0,
-		Ops:     []OpVariant{{Op: "gemm", Inputs: []string{"A", "B"}, Outputs: []string{"C"}}},
-		Tunable: true,
+		Ops:      []OpVariant{{Op: "gemm", Inputs: []string{"A", "B"}, Outputs: []string{"C"}}},
+		Tunable:  true,
+		sm90Rule: cooperativeWideRule,
 	},
 	{
 		Kernel: KernelMoEFwdGateUp, shape: mlpShapeForm, NName: "I",
