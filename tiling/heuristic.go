@@ -157,6 +157,15 @@ type RuleFacts struct {
 	TwoCTA bool `json:"two_cta"`
 }
 
+// allRuleFacts is every combination of RuleFacts, Wide the lowest bit.
+func allRuleFacts() []RuleFacts {
+	var fs []RuleFacts
+	for i := range 8 {
+		fs = append(fs, RuleFacts{Wide: i&1 != 0, L2Keep: i&2 != 0, TwoCTA: i&4 != 0})
+	}
+	return fs
+}
+
 // factsOf is the rules' facts of shape s.
 func factsOf(s Shape) RuleFacts {
 	return RuleFacts{

@@ -101,9 +101,14 @@ type KindSpec struct {
 	// inside the expert; otherwise they are stacked along N (rows of a 2-D
 	// map, e*rows + n).
 	ExpertsAlongK bool
+	// sm90Cands, when set, is the kind's own sm_90a tuning-space list
+	// (ownSpace), in place of the enumeration of tiles (legalSpace).
+	sm90Cands []spaceCand
 	// sm90Rule turns the sm_90a rule config (ping-pong 128x128, cluster
 	// 1x1, the default tile order, StoreOut as asked) into the kind's
-	// no-tune default for a shape's facts (ruleConfig); nil keeps it.
+	// no-tune default for a shape's facts (ruleConfig); nil keeps it. It
+	// may only set fields: a call to spec or WithDefaults would make the
+	// registry's initialization loop.
 	sm90Rule func(c Config, f RuleFacts) Config
 }
 
@@ -161,9 +166,9 @@ var kinds = []KindSpec{
 		MajorA: true, RaggedEpi: true, Plain: true,
 		Baseline: "cuBLAS GEMM on the same layouts",
 		GoName:   "Gemm", GoArgs: "GemmArgs", GoOrder: 0,
-		Ops:      []OpVariant{{Op: "gemm", Inputs: []string{"A", "B"}, Outputs: []string{"C"}}},
-		Tunable:  true,
-		sm90Rule: cooperativeWideRule,
+		Ops:       []OpVariant{{Op: "gemm", Inputs: []string{"A", "B"}, Outputs: []string{"C"}}},
+		Tunable:   true,
+		sm90Cands: gemmCands, sm90Rule: cooperativeWideRule,
 	},
 	{
 		Kernel: KernelMoEFwdGateUp, shape: mlpShapeForm, NName: "I",
