@@ -255,7 +255,8 @@ func sortByName(cs []Config) {
 // config of each of gemm, fwd_gateup and fwd_down, and on sm_100a two bf16
 // configs of each of those (one 1cta, one 2cta; compile-verified only, no
 // sm_100 GPU has run them). Each compile takes seconds, so keep it small.
-// Sorted by Name.
+// Sorted by Name. Each kind's list is its descriptor's (KindSpec.catalog
+// in tiling/kinds.go).
 //
 // It lists only configs that pass Check (valid and implemented), since
 // CI renders and compiles every one of them: on sm_90a only cluster 1x1
@@ -275,86 +276,44 @@ func Catalog() []Config {
 }
 
 // catalogCandidates is the catalog before the Implemented filter, sorted by
-// Name. Its entries should all be implemented: a test checks that the
-// filter drops none, so the table below says exactly what CI compiles.
+// Name: each catalog kind's list (KindSpec.catalog). Its entries should
+// all be implemented: a test checks that the filter drops none, so the
+// lists say exactly what CI compiles.
 func catalogCandidates() []Config {
-	type entry struct {
-		k         Kernel // "" means bwd_dswiglu
-		a         Arch
-		s         Schedule
-		m, n      int
-		cm, cn    int
-		majorA    Major
-		majorB    Major
-		storeOut  bool
-		residual  bool
-		scheduler Scheduler
-		fp16      bool // also in fp16
-	}
-	entries := []entry{
-		// sm_90a bwd_dswiglu: the heuristic's tile first (128x192), then
-		// 128x128, its pick for small shapes (here with W_down [K,I]) and
-		// with out stored. Clusters measured slower, so every entry is 1x1.
-		{a: ArchSM90a, s: PingPong, m: 128, n: 192, cm: 1, cn: 1, fp16: true},
-		{a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, majorB: MNMajor, fp16: true},
-		{a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, storeOut: true},
-		{a: ArchSM90a, s: Cooperative, m: 128, n: 256, cm: 1, cn: 1, fp16: true},
-		{a: ArchSM90a, s: Cooperative, m: 256, n: 128, cm: 1, cn: 1, majorB: MNMajor},
-		// The overlap schedule (ping-pong 128x192 beats it:
-		// docs/PERFORMANCE.md#schedule-overlap).
-		{a: ArchSM90a, s: Overlap, m: 128, n: 192, cm: 1, cn: 1, fp16: true},
-		// sm_90a gemm: the plain default, and the weight-gradient layout
-		// (dW = x^T @ grad_de: both operands MN-major).
-		{k: KernelGEMM, a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, fp16: true},
-		{k: KernelGEMM, a: ArchSM90a, s: Cooperative, m: 128, n: 256, cm: 1, cn: 1, majorA: MNMajor, majorB: MNMajor},
-		// sm_90a fwd_gateup: training (de stored) and inference with W
-		// stored [K,2I].
-		{k: KernelFwdGateUp, a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, storeOut: true, fp16: true},
-		{k: KernelFwdGateUp, a: ArchSM90a, s: Cooperative, m: 256, n: 128, cm: 1, cn: 1, majorB: MNMajor},
-		// sm_90a fwd_down: with a residual and W_down [I,K] (MN-major for
-		// this GEMM), and plain with W_down [K,I].
-		{k: KernelFwdDown, a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, majorB: MNMajor, residual: true, fp16: true},
-		{k: KernelFwdDown, a: ArchSM90a, s: Cooperative, m: 128, n: 256, cm: 1, cn: 1},
-		// sm_100a.
-		{a: ArchSM100a, s: OneCTA, m: 128, n: 256, cm: 1, cn: 1, fp16: true},
-		{a: ArchSM100a, s: OneCTA, m: 128, n: 128, cm: 1, cn: 2, scheduler: CLCScheduler},
-		{a: ArchSM100a, s: OneCTA, m: 128, n: 128, cm: 2, cn: 1, storeOut: true},
-		{a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1, fp16: true},
-		{a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1, majorB: MNMajor, scheduler: CLCScheduler, fp16: true},
-		// sm_100a gemm: the plain default, and the weight-gradient layout
-		// (both operands MN-major: the transpose-A and -B bits) on the CTA
-		// pair with CLC.
-		{k: KernelGEMM, a: ArchSM100a, s: OneCTA, m: 128, n: 256, cm: 1, cn: 1},
-		{k: KernelGEMM, a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1, majorA: MNMajor, majorB: MNMajor, scheduler: CLCScheduler},
-		// sm_100a fwd_gateup: training with both B halves in one CTA, and
-		// inference with W [K,2I] on the pair (each CTA loads one half).
-		{k: KernelFwdGateUp, a: ArchSM100a, s: OneCTA, m: 128, n: 256, cm: 1, cn: 1, storeOut: true},
-		{k: KernelFwdGateUp, a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1, majorB: MNMajor},
-		// sm_100a fwd_down: residual with W_down [I,K] on a 1x2 cluster with
-		// CLC, and plain on the pair.
-		{k: KernelFwdDown, a: ArchSM100a, s: OneCTA, m: 128, n: 128, cm: 1, cn: 2, majorB: MNMajor, residual: true, scheduler: CLCScheduler},
-		{k: KernelFwdDown, a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1},
-	}
 	var out []Config
-	for _, e := range entries {
-		dts := []DType{BF16}
-		if e.fp16 {
-			dts = append(dts, FP16)
-		}
-		for _, d := range dts {
-			k := e.k
-			if k == "" {
-				k = KernelBwdDSwiGLU
+	for _, k := range Kernels() {
+		for _, e := range spec(k).catalog {
+			dts := []DType{BF16}
+			if e.fp16 {
+				dts = append(dts, FP16)
 			}
-			c := Config{
-				Kernel: k, Arch: e.a, DType: d, Schedule: e.s,
-				TileM: e.m, TileN: e.n, TileK: 64, ClusterM: e.cm, ClusterN: e.cn,
-				MajorA: e.majorA, MajorB: e.majorB, StoreOut: e.storeOut, Residual: e.residual, Scheduler: e.scheduler,
-			}.WithDefaults()
-			c.Stages = c.MaxStages()
-			out = append(out, c)
+			for _, d := range dts {
+				c := Config{
+					Kernel: k, Arch: e.a, DType: d, Schedule: e.s,
+					TileM: e.m, TileN: e.n, TileK: 64, ClusterM: e.cm, ClusterN: e.cn,
+					MajorA: e.majorA, MajorB: e.majorB, StoreOut: e.storeOut, Residual: e.residual, Scheduler: e.scheduler,
+				}.WithDefaults()
+				c.Stages = c.MaxStages()
+				out = append(out, c)
+			}
 		}
 	}
 	sortByName(out)
 	return out
+}
+
+// catalogEntry is one config of a kind's catalog list (KindSpec.catalog):
+// TileK 64, the deepest operand ring that fits, the other knobs at their
+// defaults, in bf16 and with fp16 also in fp16.
+type catalogEntry struct {
+	a         Arch
+	s         Schedule
+	m, n      int
+	cm, cn    int
+	majorA    Major
+	majorB    Major
+	storeOut  bool
+	residual  bool
+	scheduler Scheduler
+	fp16      bool // also in fp16
 }
