@@ -104,7 +104,7 @@ type KindSpec struct {
 	// map, e*rows + n).
 	ExpertsAlongK bool
 	// catalog is the kind's configs in the catalog CI compiles (Catalog);
-	// a grouped kind has none (the catalog holds Kernels only).
+	// the grouped kinds have none yet.
 	catalog []catalogEntry
 	// sm90Cands, when set, is the kind's own sm_90a tuning-space list
 	// (ownSpace), in place of the enumeration of tiles (legalSpace).

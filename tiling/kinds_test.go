@@ -8,8 +8,7 @@ import (
 
 // TestKindRegistry checks the registry's invariants: unique kinds, each
 // found by KindOf, one plain GEMM, Go names unique, bench words unique,
-// no catalog configs of a grouped kind, and the default kind benched and
-// tunable.
+// and the default kind benched and tunable.
 func TestKindRegistry(t *testing.T) {
 	t.Parallel()
 	seen := map[string]string{}
@@ -37,9 +36,6 @@ func TestKindRegistry(t *testing.T) {
 		}
 		if s.NName == "" || s.Baseline == "" {
 			t.Errorf("kind %s: NName and Baseline are required", s.Kernel)
-		}
-		if s.Grouped && len(s.catalog) > 0 {
-			t.Errorf("kind %s: grouped, yet it lists %d catalog configs (Catalog holds Kernels only)", s.Kernel, len(s.catalog))
 		}
 		if s.StoreOut != (s.ModeStoreOut != "") {
 			t.Errorf("kind %s: StoreOut %v but ModeStoreOut %q", s.Kernel, s.StoreOut, s.ModeStoreOut)

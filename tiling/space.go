@@ -276,13 +276,14 @@ func Catalog() []Config {
 }
 
 // catalogCandidates is the catalog before the Implemented filter, sorted by
-// Name: each catalog kind's list (KindSpec.catalog). Its entries should
-// all be implemented: a test checks that the filter drops none, so the
-// lists say exactly what CI compiles.
+// Name: every kind's list (KindSpec.catalog). Its entries should all be
+// implemented: a test checks that the filter drops none, so the lists say
+// exactly what CI compiles.
 func catalogCandidates() []Config {
 	var out []Config
-	for _, k := range Kernels() {
-		for _, e := range spec(k).catalog {
+	for _, sp := range kinds {
+		k := sp.Kernel
+		for _, e := range sp.catalog {
 			dts := []DType{BF16}
 			if e.fp16 {
 				dts = append(dts, FP16)
