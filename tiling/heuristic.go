@@ -189,11 +189,6 @@ func ruleConfig(k Kernel, a Arch, d DType, storeOut bool, f RuleFacts) (Config, 
 				c.Raster, c.SwizzleGroup, c.L2KeepOperands = RasterN, l2KeepGroup(c.TileN), true
 			}
 		}
-		if spec(k).ExpertsAlongK {
-			// W_down [E,K,I] is the GEMM's B stored [K,N], the only major
-			// groupedBwdImplemented takes.
-			c.MajorB = MNMajor
-		}
 	case ArchSM100a:
 		// The grouped walk runs one CTA per tile (groupedSM100).
 		if f.TwoCTA && !k.Grouped() {
@@ -201,6 +196,11 @@ func ruleConfig(k Kernel, a Arch, d DType, storeOut bool, f RuleFacts) (Config, 
 		} else {
 			c.Schedule, c.TileM, c.TileN = OneCTA, 128, 256
 		}
+	}
+	if spec(k).ExpertsAlongK {
+		// W_down [E,K,I] is the GEMM's B stored [K,N], the only major
+		// groupedBwdImplemented takes (both arches).
+		c.MajorB = MNMajor
 	}
 	c = c.WithDefaults()
 	c.Stages = c.MaxStages()
