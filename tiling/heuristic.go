@@ -184,11 +184,6 @@ func ruleConfig(k Kernel, a Arch, d DType, storeOut bool, f RuleFacts) (Config, 
 		if rule := spec(k).sm90Rule; rule != nil {
 			c = rule(c, f)
 		}
-		if spec(k).ExpertsAlongK {
-			// W_down [E,K,I] is the GEMM's B stored [K,N], the only major
-			// groupedBwdImplemented takes.
-			c.MajorB = MNMajor
-		}
 	case ArchSM100a:
 		// The grouped walk runs one CTA per tile (groupedSM100).
 		if f.TwoCTA && !k.Grouped() {
@@ -196,6 +191,11 @@ func ruleConfig(k Kernel, a Arch, d DType, storeOut bool, f RuleFacts) (Config, 
 		} else {
 			c.Schedule, c.TileM, c.TileN = OneCTA, 128, 256
 		}
+	}
+	if spec(k).ExpertsAlongK {
+		// W_down [E,K,I] is the GEMM's B stored [K,N], the only major
+		// groupedBwdImplemented takes (both arches).
+		c.MajorB = MNMajor
 	}
 	c = c.WithDefaults()
 	c.Stages = c.MaxStages()

@@ -228,10 +228,10 @@ type Operand struct {
 	// Func is the load helper the template calls (sm_90a, and B on
 	// sm_100a): it knows the major and, on sm_90a, the L2 policy.
 	Func string
-	// Expert (sm_90a B of a grouped kind whose experts are stacked along
-	// K, tiling.KindSpec.ExpertsAlongK): the map is 3-D [E][K][N] and Func
-	// takes the tile's expert as a last argument (b_expert, which the
-	// grouped scheduler's producer defines).
+	// Expert (B of a grouped kind whose experts are stacked along K,
+	// tiling.KindSpec.ExpertsAlongK, on either arch): the map is 3-D
+	// [E][K][N] and Func takes the tile's expert as a last argument
+	// (b_expert, which the grouped scheduler's producer defines).
 	Expert bool
 	// MNMajor: the operand is stored MN-major ([K,M] for A), a load is one
 	// 64-wide slab of the tile; Trans is the descriptor's transpose flag
