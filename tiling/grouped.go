@@ -67,6 +67,8 @@ func groupedSM100(c Config) (bool, string) {
 	switch {
 	case spec(c.Kernel).ExpertsAlongK:
 		return false, fmt.Sprintf("%s is implemented for sm_90a only, not %s (the sm_100a grouped walk has no 3-D expert map for B)", c.Kernel, c.Arch)
+	case c.Score:
+		return false, fmt.Sprintf("%s with score is implemented for sm_90a only, not %s: the sm_100a epilogue has no router-score load", c.Kernel, c.Arch)
 	case c.Schedule != OneCTA:
 		return false, fmt.Sprintf("%s on %s needs schedule %s, not %s: the grouped walk runs one CTA per tile (a CTA pair's 256-row tile, the odd CTA's rows possibly past the expert's end, is not implemented)", c.Kernel, c.Arch, OneCTA, c.Schedule)
 	case c.ClusterM*c.ClusterN != 1:
