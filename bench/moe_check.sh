@@ -6,7 +6,7 @@
 #                                 (the same three steps on its five configs,
 #                                 see check_bwd; at most 430 s of timeouts);
 #   bash bench/moe_check.sh score the router score (_score) of both grouped
-#                                 kinds (see check_score; at most 480 s of
+#                                 kinds (see check_score; at most 430 s of
 #                                 timeouts).
 # moe_fwd_gateup, inference (out) and training (_out: de = [left | gate]
 # too):
@@ -82,7 +82,7 @@ check_bwd() {
 # (same tile, with store_out) at the two expert shapes.
 check_score() {
   log="$OUT/moe-score-verify.log"
-  (cd lab/check && timeout 180 $T -test.v -test.count=1 -test.run 'TestGPUMoEScore$') >"$log" 2>&1
+  (cd lab/check && timeout 150 $T -test.v -test.count=1 -test.run 'TestGPUMoEScore$') >"$log" 2>&1
   rc=$?
   ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoEScore ' "$log" && ! grep -q -- '--- SKIP' "$log" \
     && [ "$(grep -c -- '--- PASS: TestGPUMoEScore/' "$log")" = 6 ] && ok=0
@@ -91,7 +91,7 @@ check_score() {
   sanitized='TestGPUMoEScore$/^(moe_fwd_gateup_sm90a_fp16_m64n128k64_s5_c1x1_pingpong_out_score|moe_bwd_dswiglu_sm90a_fp16_m64n128k64_s4_c1x1_pingpong_bmn_out_score_tanh)$'
   for tool in memcheck racecheck; do
     log="$OUT/moe-score-sanitize-$tool.log"
-    (cd lab/check && SWIGEN_MOE_ROUTINGS=3 timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 \
+    (cd lab/check && SWIGEN_MOE_ROUTINGS=3 timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 \
       $T -test.v -test.count=1 -test.run "$sanitized") >"$log" 2>&1
     rc=$?
     ok=1; [ $rc = 0 ] && [ "$(grep -c -- '--- PASS: TestGPUMoEScore/' "$log")" = 2 ] \
@@ -101,7 +101,7 @@ check_score() {
   log="$OUT/moe-score-time.log"
   (cd lab/check && SWIGEN_MOE_TIME='65536,2048,768,128;32768,7168,2048,256' \
     SWIGEN_MOE_TIMED=moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out,moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out_score \
-    timeout 60 $T -test.v -test.count=1 -test.run 'TestGPUMoEBwdTiming$') >"$log" 2>&1
+    timeout 80 $T -test.v -test.count=1 -test.run 'TestGPUMoEBwdTiming$') >"$log" 2>&1
   rc=$?
   ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoEBwdTiming' "$log" && ok=0
   record "timing moe_bwd_dswiglu _out without and with _score (Qwen3-30B-A3B, DeepSeek-V3 experts, uniform)" $ok "rc=$rc, $log"
