@@ -65,6 +65,8 @@ func groupedCommon(c Config) (bool, string) {
 // is refused with the reason.
 func groupedSM100(c Config) (bool, string) {
 	switch {
+	case c.Score:
+		return false, fmt.Sprintf("%s with score is implemented for sm_90a only, not %s: the sm_100a epilogue has no router-score load", c.Kernel, c.Arch)
 	case c.Schedule != OneCTA:
 		return false, fmt.Sprintf("%s on %s needs schedule %s, not %s: the grouped walk runs one CTA per tile (a CTA pair's 256-row tile, the odd CTA's rows possibly past the expert's end, is not implemented)", c.Kernel, c.Arch, OneCTA, c.Schedule)
 	case c.ClusterM*c.ClusterN != 1:

@@ -44,6 +44,7 @@ type KindSpec struct {
 	Overlap     bool // the sm_90a overlap schedule
 	WideAcc     bool // sm_90a pingpong above 128 accumulators per thread
 	NarrowEpi   bool // sm_90a 64x32 epilogue sub-tiles (Config.EpiN)
+	Score       bool // a per-row router score (Config.Score, grouped kinds)
 	// Paired reports whether a tile's B rows are two halves of the
 	// weight, [left | gate] (TileN/2 each).
 	Paired bool
@@ -227,7 +228,7 @@ var kinds = []KindSpec{
 	},
 	{
 		Kernel: KernelMoEFwdGateUp, shape: mlpShapeForm, NName: "I",
-		StoreOut: true, Paired: true, EpiTensors: 1, EpiTensorsStoreOut: 3,
+		StoreOut: true, Score: true, Paired: true, EpiTensors: 1, EpiTensorsStoreOut: 3,
 		Baseline:    "a per-expert loop of cuBLAS GEMMs + SwiGLU (bench/moe_perf.py)",
 		ModeDefault: "inference: only out stored",
 		GoName:      "MoEFwdGateUp", GoArgs: "MoEFwdGateUpArgs", GoOrder: 4,
@@ -242,7 +243,7 @@ var kinds = []KindSpec{
 	},
 	{
 		Kernel: KernelMoEBwdDSwiGLU, shape: mlpShapeForm, NName: "I",
-		StoreOut: true, FastSigmoid: true,
+		StoreOut: true, FastSigmoid: true, Score: true,
 		EpiTensors: 2, EpiTensorsStoreOut: 3,
 		Baseline:     "a per-expert loop of cuBLAS GEMMs + dSwiGLU (bench/moe_perf.py)",
 		ModeStoreOut: "the recomputed out also stored (for dW_down)",

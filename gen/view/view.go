@@ -174,6 +174,10 @@ type Epilogue struct {
 	// bwd_dswiglu epilogue's function.
 	FastSigmoid bool
 	DSwiGLUFn   string
+	// Score (grouped kinds, tiling.Config.Score): the kernel reads a router
+	// score per row (the score parameter) and scales its result by it; the
+	// backward also writes the score's per-tile row partials (dscore_part).
+	Score bool
 }
 
 // epilogueOf places the kind's tensors in an epilogue slot of buffers sub
@@ -183,7 +187,7 @@ type Epilogue struct {
 // into it).
 func epilogueOf(c tiling.Config, k Kind, sub int) Epilogue {
 	e := Epilogue{Stages: c.EpiStages, SlotBytes: c.EpiTensors() * sub, StoreOut: c.StoreOut,
-		FastSigmoid: c.FastSigmoid, DSwiGLUFn: "sw_dswiglu"}
+		FastSigmoid: c.FastSigmoid, DSwiGLUFn: "sw_dswiglu", Score: c.Score}
 	if c.FastSigmoid {
 		e.DSwiGLUFn = "sw_dswiglu_tanh"
 	}
@@ -321,6 +325,9 @@ func configLines(c tiling.Config) []string {
 	}
 	if c.Residual {
 		lines = append(lines, "residual=true")
+	}
+	if c.Score {
+		lines = append(lines, "score=true")
 	}
 	return lines
 }

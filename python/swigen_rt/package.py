@@ -55,12 +55,24 @@ def variant_of(m: Manifest) -> str:
     """The op variant a kernel implements, from its buffers: the variant
     whose marker buffer it has (kinds_gen.MARKERS, from the kind registry:
     bwd_dswiglu "out", fwd_gateup "train" (stores de), fwd_down
-    "residual"), else ""."""
+    "residual"), else ""; a router-score kernel's with SCORE_SUFFIX."""
     names = {b.name for b in m.buffers}
-    for variant, marker in kinds_gen.MARKERS.get(m.kernel, ()):
+    variant = ""
+    for v, marker in kinds_gen.MARKERS.get(m.kernel, ()):
         if marker in names:
-            return variant
-    return ""
+            variant = v
+            break
+    if SCORE_BUFFER in names:
+        # A router-score kernel (_score) takes one more input than its
+        # variant's op: no op launches it yet, so it must not stand in for one.
+        return variant + SCORE_SUFFIX
+    return variant
+
+
+# SCORE_BUFFER is the router score's buffer (a grouped kernel with _score);
+# variant_of marks such kernels' variants with SCORE_SUFFIX.
+SCORE_BUFFER = "score"
+SCORE_SUFFIX = "+score"
 
 
 def _dtype_of(m: Manifest) -> str:
