@@ -7,7 +7,10 @@
 #                                 see check_bwd; at most 430 s of timeouts);
 #   bash bench/moe_check.sh gemm  the grouped plain GEMM, moe_gemm (the
 #                                 same three steps on its five configs, see
-#                                 check_gemm; at most 295 s of timeouts).
+#                                 check_gemm; at most 295 s of timeouts);
+#   bash bench/moe_check.sh score the router score (_score) of both grouped
+#                                 kinds (see check_score; at most 430 s of
+#                                 timeouts).
 # moe_fwd_gateup, inference (out) and training (_out: de = [left | gate]
 # too):
 #   1. verify: lab/check TestGPUMoEFwdGateUp, eight configs, each inference
@@ -104,11 +107,48 @@ check_gemm() {
   record "timing moe_gemm down projection (Qwen3-30B-A3B, DeepSeek-V3 experts, uniform; ping-pong, cooperative)" $ok "rc=$rc, $log"
 }
 
+# The router score (_score): 1. verify (lab/check TestGPUMoEScore: the
+# forward, inference and training, and the backward, with and without
+# store_out, six configs on every routing of check.MoERoutings against the
+# float64 reference with the score, dscore from the summed partials; every
+# output, the partials too, poisoned; each launch run three times and
+# compared bit for bit); 2. compute-sanitizer memcheck and racecheck on
+# the fp16 64x128 training forward and backward score configs, first
+# three routings; 3. timing of the backward with and without the score
+# (same tile, with store_out) at the two expert shapes.
+check_score() {
+  log="$OUT/moe-score-verify.log"
+  (cd lab/check && timeout 150 $T -test.v -test.count=1 -test.run 'TestGPUMoEScore$') >"$log" 2>&1
+  rc=$?
+  ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoEScore ' "$log" && ! grep -q -- '--- SKIP' "$log" \
+    && [ "$(grep -c -- '--- PASS: TestGPUMoEScore/' "$log")" = 6 ] && ok=0
+  record "verify _score, 6 configs (3 fwd, 3 bwd) x 8 routings, repeat 3 (bitwise, partials too)" $ok "rc=$rc, $log"
+  grep -E '^\s+moe_score_gpu_test.go:[0-9]+: (PASS|.*pass false)' "$log" | sed 's/^ *//' | cut -c1-320 > "$OUT/moe-verify-lines.txt"
+  sanitized='TestGPUMoEScore$/^(moe_fwd_gateup_sm90a_fp16_m64n128k64_s5_c1x1_pingpong_out_score|moe_bwd_dswiglu_sm90a_fp16_m64n128k64_s4_c1x1_pingpong_bmn_out_score_tanh)$'
+  for tool in memcheck racecheck; do
+    log="$OUT/moe-score-sanitize-$tool.log"
+    (cd lab/check && SWIGEN_MOE_ROUTINGS=3 timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 \
+      $T -test.v -test.count=1 -test.run "$sanitized") >"$log" 2>&1
+    rc=$?
+    ok=1; [ $rc = 0 ] && [ "$(grep -c -- '--- PASS: TestGPUMoEScore/' "$log")" = 2 ] \
+      && grep -qE '(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)' "$log" && ok=0
+    record "compute-sanitizer $tool (_score fp16 m64n128 fwd training and bwd _out, 3 routings)" $ok "rc=$rc, $log"
+  done
+  log="$OUT/moe-score-time.log"
+  (cd lab/check && SWIGEN_MOE_TIME='65536,2048,768,128;32768,7168,2048,256' \
+    SWIGEN_MOE_TIMED=moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out,moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out_score \
+    timeout 80 $T -test.v -test.count=1 -test.run 'TestGPUMoEBwdTiming$') >"$log" 2>&1
+  rc=$?
+  ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoEBwdTiming' "$log" && ok=0
+  record "timing moe_bwd_dswiglu _out without and with _score (Qwen3-30B-A3B, DeepSeek-V3 experts, uniform)" $ok "rc=$rc, $log"
+}
+
 case $KIND in
 fwd) ;;
 bwd) check_bwd ;;
 gemm) check_gemm ;;
-*) echo "usage: bash bench/moe_check.sh [fwd|bwd|gemm]" >&2; exit 2 ;;
+score) check_score ;;
+*) echo "usage: bash bench/moe_check.sh [fwd|bwd|gemm|score]" >&2; exit 2 ;;
 esac
 if [ "$KIND" = fwd ]; then
 # 1. verify (each config builds once with the machine's nvcc).

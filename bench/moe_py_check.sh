@@ -4,7 +4,7 @@
 # (moe_fwd_gateup inference; --store-out: the train variant storing out
 # and de; moe_bwd_dswiglu --store-out: grad_de and the recomputed out),
 # then runs python/tests/gpu/test_moe.py with them: the
-# reference path, KernelTest (swigen::moe_gateup on its kernel: routings
+# reference path (ScoreTest: the router score on it, dscore included), KernelTest (swigen::moe_gateup on its kernel: routings
 # against float64, CUDA-graph replay with new offs, compile fullgraph,
 # opcheck, bad inputs) and TrainKernelTest (swigen::moe_gateup_train's out
 # and de, the layer's training step with its forward on the kernel; alone,

@@ -6,7 +6,9 @@
 # for SwiGLUMLP's [K, I] weight), then runs the Python GPU tests against
 # them (python/tests/gpu), the bitwise check against Go's launch of the
 # same cubins included, and SwiGLUMLP's step on packages emitted with
-# --path unfused. Prints a short pass/fail table last.
+# --path unfused; and a K-major bwd_dswiglu --store-out package that
+# SwiGLUMLP's compiled step meets only after its first trace (the registry
+# changing under torch.compile). Prints a short pass/fail table last.
 set -u
 export PATH=/usr/local/cuda/bin:$PATH
 OUT=${OUT:-/tmp/swigen-out}
@@ -47,8 +49,13 @@ dirs="$dirs:$PKG/k_down_res"
 mkdir -p "$PKG/unf"
 step emit-u_gateup_train $SW emit --arch sm_90a --py-package u_gateup_train -o "$PKG/unf/u_gateup_train" --kernel fwd_gateup --store-out --path unfused &
 step emit-u_bwd_out $SW emit --arch sm_90a --py-package u_bwd_out -o "$PKG/unf/u_bwd_out" --kernel bwd_dswiglu --store-out --major-b mn --path unfused &
+# The backward's kernel K-major, registered only by MLPTest's
+# test_compile_follows_the_registry after the trace (W_down's layout flips).
+mkdir -p "$PKG/alt"
+step emit-a_bwd_out $SW emit --arch sm_90a --py-package a_bwd_out -o "$PKG/alt/a_bwd_out" --kernel bwd_dswiglu --store-out &
 wait
 export SWIGEN_PY_UNFUSED_PACKAGES=$(ls -d "$PKG"/unf/u_*/__init__.py 2>/dev/null | xargs -n1 dirname | paste -sd:)
+export SWIGEN_PY_ALT_PACKAGES=$(ls -d "$PKG"/alt/a_*/__init__.py 2>/dev/null | xargs -n1 dirname | paste -sd:)
 for f in "$OUT"/emit-*.log; do summary+=("$(printf '%-22s %s' "$(basename "$f" .log)" "$(grep -cE 'sm_90a' "$f") kernels")"); done
 export SWIGEN_PY_PACKAGES=$dirs
 export SWIGEN_GO_TESTS=$PWD/.bin/tests.test # the bitwise check against Go's launch

@@ -10,19 +10,27 @@ import (
 
 // groupedBwdConfigs are the moe_bwd_dswiglu configs compiled here:
 // ping-pong and cooperative, tile M 128 and 64, with and without
-// store_out, both dtypes, the tanh sigmoid.
+// store_out, both dtypes, the tanh sigmoid, with and without the router
+// score.
 var groupedBwdConfigs = []string{
 	"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_bmn",
 	"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out",
 	"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_cooperative_bmn_out",
 	"moe_bwd_dswiglu_sm90a_bf16_m64n128k64_s4_c1x1_pingpong_bmn_out",
 	"moe_bwd_dswiglu_sm90a_fp16_m128n128k64_s4_c1x1_pingpong_bmn_tanh",
+	"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out_score",
+	"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_cooperative_bmn_score",
+	"moe_bwd_dswiglu_sm90a_fp16_m64n128k64_s4_c1x1_pingpong_bmn_out_score_tanh",
 }
 
 // groupedBwdOpcodes are the SASS opcodes the grouped backward needs beside
 // the mainloop's: the TMA stores of whole sub-tiles and the 128-bit
 // row-by-row stores of an expert's ragged last one.
 var groupedBwdOpcodes = []string{"HGMMA", "UTMALDG", "UTMASTG", "SYNCS", "STG.E.128", "LDS.128"}
+
+// groupedBwdScoreOpcodes are what the score adds: the butterfly sum of a
+// row's four lanes.
+var groupedBwdScoreOpcodes = []string{"SHFL.BFLY"}
 
 // TestCompileGroupedBwd renders the moe_bwd_dswiglu configs and compiles
 // them with ptxas for sm_90a: no spills, no stack frame, no hazard notes,
@@ -52,7 +60,11 @@ func TestCompileGroupedBwd(t *testing.T) {
 			if err != nil {
 				t.Fatalf("SASS: %v", err)
 			}
-			if err := toolchain.CheckOpcodes(sass, groupedBwdOpcodes); err != nil {
+			want := groupedBwdOpcodes
+			if c.Score {
+				want = append(append([]string(nil), want...), groupedBwdScoreOpcodes...)
+			}
+			if err := toolchain.CheckOpcodes(sass, want); err != nil {
 				t.Error(err)
 			}
 		})

@@ -22,6 +22,17 @@ var groupedSM100Configs = []string{
 	"moe_fwd_gateup_sm100a_bf16_m128n256k64_s2_c1x1_1cta_out",
 }
 
+// groupedBwdSM100Configs are the sm_100a moe_bwd_dswiglu configs compiled
+// here (MN-major W_down, 1cta on cluster 1x1): both tile widths with and
+// without store_out, both dtypes, the tanh sigmoid.
+var groupedBwdSM100Configs = []string{
+	"moe_bwd_dswiglu_sm100a_bf16_m128n256k64_s3_c1x1_1cta_bmn",
+	"moe_bwd_dswiglu_sm100a_bf16_m128n128k64_s5_c1x1_1cta_bmn",
+	"moe_bwd_dswiglu_sm100a_bf16_m128n256k64_s2_c1x1_1cta_bmn_out",
+	"moe_bwd_dswiglu_sm100a_fp16_m128n128k64_s4_c1x1_1cta_bmn_out",
+	"moe_bwd_dswiglu_sm100a_bf16_m128n128k64_s5_c1x1_1cta_bmn_tanh",
+}
+
 // TestCompileGroupedSM100 renders the sm_100a grouped configs (the named
 // ones and every grouped config of tilingtest.SM100: each tile of the
 // tuning space the grouped walk implements) and compiles them with ptxas
@@ -37,7 +48,7 @@ func TestCompileGroupedSM100(t *testing.T) {
 	}
 	cache := t.TempDir()
 	cfgs := map[string]tiling.Config{}
-	for _, name := range groupedSM100Configs {
+	for _, name := range append(slices.Clone(groupedSM100Configs), groupedBwdSM100Configs...) {
 		c, err := tiling.ParseName(name)
 		if err != nil {
 			t.Fatal(err)

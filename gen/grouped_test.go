@@ -14,7 +14,8 @@ import (
 
 // moeGateUpConfigs are the grouped fwd gate-up configs rendered and
 // compiled here: inference and training (StoreOut: de too), ping-pong and
-// cooperative, tile M 128 and 64, both dtypes.
+// cooperative, tile M 128 and 64, both dtypes, with and without the router
+// score.
 var moeGateUpConfigs = []string{
 	"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong",
 	"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_cooperative",
@@ -23,6 +24,9 @@ var moeGateUpConfigs = []string{
 	"moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_cooperative_out",
 	"moe_fwd_gateup_sm90a_bf16_m64n128k64_s5_c1x1_pingpong_out",
 	"moe_fwd_gateup_sm90a_fp16_m128n128k64_s4_c1x1_pingpong_out",
+	"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_score",
+	"moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_cooperative_out_score",
+	"moe_fwd_gateup_sm90a_fp16_m64n128k64_s5_c1x1_pingpong_out_score",
 }
 
 // groupedDeclRE is one parameter declaration of a grouped kernel: a tensor
@@ -31,8 +35,8 @@ var groupedDeclRE = regexp.MustCompile(`^\s*(const __grid_constant__ sw_tmap|int
 
 // TestRenderMoEFwdGateUp renders the grouped fwd gate-up configs: the
 // kernel declares exactly the manifest's parameters in its order, and the
-// epilogue stores out (training: and both halves of de) by TMA for a
-// sub-tile inside the expert and row by row, bounded by the expert's end
+// epilogue stores out (training: and both halves of de; with the score,
+// out scaled by the row's score) by TMA for a sub-tile inside the expert and row by row, bounded by the expert's end
 // and I, for its ragged last one.
 func TestRenderMoEFwdGateUp(t *testing.T) {
 	t.Parallel()
@@ -68,6 +72,13 @@ func TestRenderMoEFwdGateUp(t *testing.T) {
 				want = append(append([]string(nil), both...), training...)
 			} else {
 				absent = append(absent, "tmap_de", "de_ptr", "kEpiLeftOff")
+			}
+			if c.Score {
+				// out is scaled by the row's score; de (training) is not.
+				want = append(want, "sw_gr_score(score_ptr, sr, row_end), sw_gr_score(score_ptr, sr + 8, row_end)",
+					"(sc[h] * (d0 * (g0 * sw_sigmoid(g0))), sc[h] * (d1 * (g1 * sw_sigmoid(g1))))")
+			} else {
+				absent = append(absent, "score_ptr", "sw_gr_score")
 			}
 			checkSource(t, src, want, absent)
 			checkGroupedSignature(t, a)

@@ -625,6 +625,11 @@ func TestRenderedDescriptorsGroupedSM100(t *testing.T) {
 		"moe_fwd_gateup_sm100a_bf16_m128n128k64_s6_c1x1_1cta",
 		"moe_fwd_gateup_sm100a_fp16_m128n256k64_s4_c1x1_1cta",
 		"moe_fwd_gateup_sm100a_bf16_m128n256k64_s2_c1x1_1cta_out",
+		"moe_bwd_dswiglu_sm100a_bf16_m128n256k64_s3_c1x1_1cta_bmn",
+		"moe_bwd_dswiglu_sm100a_bf16_m128n128k64_s5_c1x1_1cta_bmn",
+		"moe_bwd_dswiglu_sm100a_bf16_m128n256k64_s2_c1x1_1cta_bmn_out",
+		"moe_bwd_dswiglu_sm100a_fp16_m128n128k64_s4_c1x1_1cta_bmn_out",
+		"moe_bwd_dswiglu_sm100a_bf16_m128n128k64_s5_c1x1_1cta_bmn_tanh",
 	} {
 		c, err := tiling.ParseName(name)
 		if err != nil {

@@ -306,7 +306,8 @@ func keys(m map[string]bool) []string {
 
 // lintConfigs is the sm_100a catalog plus variants it lacks: CLC rings of 2
 // and 8, a 1cta CLC kernel on a 2x1 cluster, the padded config of the
-// audit's D1, and the grouped moe_fwd_gateup (inference and training).
+// audit's D1, and the grouped kinds (inference and training forward, the
+// backward with and without out).
 func lintConfigs(t *testing.T) []*gen.Artifact {
 	t.Helper()
 	arts := renderCatalog(t, tiling.ArchSM100a)
@@ -317,6 +318,8 @@ func lintConfigs(t *testing.T) []*gen.Artifact {
 		"gemm_sm100a_bf16_m128n192k64_s2_c2x1_1cta_e128x64s1",
 		"moe_fwd_gateup_sm100a_bf16_m128n256k64_s4_c1x1_1cta",
 		"moe_fwd_gateup_sm100a_bf16_m128n256k64_s2_c1x1_1cta_out",
+		"moe_bwd_dswiglu_sm100a_bf16_m128n256k64_s3_c1x1_1cta_bmn",
+		"moe_bwd_dswiglu_sm100a_bf16_m128n256k64_s2_c1x1_1cta_bmn_out",
 	} {
 		c, err := tiling.ParseName(name)
 		if err != nil {

@@ -49,5 +49,15 @@ func moeGateUpTable(cfg tiling.Config, b Boxes) table {
 		t.ptrs = append(t.ptrs, ptrSpec{param: "de_ptr", buffer: Buffer{Name: "de", Shape: []Expr{"T", "2*I"},
 			Doc: "de [T,2I] = [left | gate] (training)"}})
 	}
+	if cfg.Score {
+		t.ptrs = append(t.ptrs, scorePtr())
+	}
 	return t
+}
+
+// scorePtr is the router score of a grouped kind with Score (read on the
+// device only, rows outside the experts' never read).
+func scorePtr() ptrSpec {
+	return ptrSpec{param: "score_ptr", buffer: Buffer{Name: "score", Shape: []Expr{"T"},
+		Doc: "score [T] fp32: each routed row's router weight, scaling its result"}}
 }

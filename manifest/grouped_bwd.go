@@ -43,6 +43,13 @@ func moeBwdTable(cfg tiling.Config, b Boxes) table {
 		t.maps = append(t.maps, matrix("tmap_out", "out", size("T"), size("I"), b.Out, "out [T,I]"))
 		t.ptrs = append(t.ptrs, ptrSpec{param: "out_ptr", buffer: Buffer{Name: "out", Shape: []Expr{"T", "I"}, Doc: "out [T,I]"}})
 	}
+	if cfg.Score {
+		// One partial per row and n-block of I: the caller sums each row's
+		// partials in column order (no atomics, the same bits every launch).
+		t.ptrs = append(t.ptrs, scorePtr(), ptrSpec{param: "dscore_ptr", buffer: Buffer{Name: "dscore_part",
+			Shape: []Expr{"T", Expr(fmt.Sprintf("cdiv(I,%d)", cfg.TileN))},
+			Doc:   "dscore_part [T,cdiv(I,TileN)] fp32: row t's sum of h*dout over n-block j's columns (h = left*silu(gate), unscaled); dscore[t] is the sum over j"}})
+	}
 	return t
 }
 

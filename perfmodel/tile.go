@@ -7,6 +7,12 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
+// ModelKernel is the kind the datasheet model projects (WriteModel): the
+// roofline (BwdRoofline) and the per-tile model (NewTileWork) count
+// bwd_dswiglu's operands and its dSwiGLU epilogue, so they hold for no
+// other kind.
+const ModelKernel = tiling.KernelBwdDSwiGLU
+
 // TileWork is what one SM does for one output tile of an sm_100a
 // bwd_dswiglu config: the mainloop's MMAs and operand loads, and the
 // epilogue's TMEM reads, math, shared-memory staging and HBM streams.
@@ -65,8 +71,8 @@ func MUFUPerElement(c tiling.Config) float64 {
 // NewTileWork counts one tile of c at shape s. c must be an sm_100a
 // bwd_dswiglu config.
 func NewTileWork(c tiling.Config, s tiling.Shape) (TileWork, error) {
-	if c.Arch != tiling.ArchSM100a || c.Kernel != tiling.KernelBwdDSwiGLU {
-		return TileWork{}, fmt.Errorf("perfmodel: tile of %s: the per-tile model covers sm_100a bwd_dswiglu configs only", c.Name())
+	if c.Arch != tiling.ArchSM100a || c.Kernel != ModelKernel {
+		return TileWork{}, fmt.Errorf("perfmodel: tile of %s: the per-tile model covers sm_100a %s configs only", c.Name(), ModelKernel)
 	}
 	if c.TileK <= 0 || s.K <= 0 {
 		return TileWork{}, fmt.Errorf("perfmodel: tile of %s at %s: TileK and K must be positive", c.Name(), s)

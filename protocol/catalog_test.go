@@ -117,6 +117,7 @@ var bugConfigs = []string{
 	"bwd_dswiglu_sm100a_bf16_m128n128k64_s5_c1x2_1cta_clc",
 	"gemm_sm100a_bf16_m256n256k64_s6_c2x1_2cta_amn_bmn_clc",
 	"moe_fwd_gateup_sm100a_bf16_m128n128k64_s6_c1x1_1cta",
+	"moe_bwd_dswiglu_sm100a_bf16_m128n128k64_s5_c1x1_1cta_bmn",
 }
 
 func specNamed(t *testing.T, name string) protocol.Spec {
@@ -240,8 +241,12 @@ func TestProtocolSeededBugs(t *testing.T) {
 		}, protocol.CheckParity},
 		{"grouped ragged sub-tile waits for all but StoreLag stores only", sm100, func(s *protocol.Spec) bool {
 			s.SM100.RaggedWaitRead = s.Epi.StoreLag
-			return s.SM100.Grouped
+			return s.SM100.Grouped && !loads(s)
 		}, protocol.CheckOverwrite},
+		{"grouped ragged sub-tile keeps its de slot (the release inside the store branch)", sm100, func(s *protocol.Spec) bool {
+			s.SM100.RaggedArrivals = 0
+			return s.SM100.Grouped && loads(s)
+		}, protocol.CheckDeadlock},
 		{"clc response expect-tx short", sm100, func(s *protocol.Spec) bool { s.SM100.CLCTxBytes -= 8; return s.SM100.CLC }, protocol.CheckDeadlock},
 	}
 	specs := map[string]protocol.Spec{}

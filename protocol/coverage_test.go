@@ -62,6 +62,24 @@ func groupedSpec() Spec {
 	}
 }
 
+// groupedBwdSpec is moe_bwd_dswiglu's sm_100a 1cta 128x128 protocol on
+// the grouped walk (de loaded by warp 2, MN-major W_down), by hand.
+func groupedBwdSpec() Spec {
+	return Spec{
+		Name: "grouped-bwd-1cta-128x128-s5", Arch: SM100a,
+		TileM: 128, TileN: 128, TileK: 64, SubM: 128, SubN: 64, Raster: "m", SwizzleGroup: 1, ClusterM: 1, ClusterN: 1,
+		Ring: Ring{Stages: 5, FullInit: 1, EmptyInit: 1, TxBytes: 32768, StageBytes: 32768,
+			Loads:      []Load{{16384, -1}, {8192, -1}, {8192, -1}},
+			FullParity: Parity{Div: 5}, EmptyParity: Parity{Div: 5, Xor: 1}},
+		Epi: Epi{Stages: 2, Loads: []int{16384, 16384}, FillBytes: 32768, TxBytes: 32768,
+			FullInit: 1, EmptyInit: 1, ReleaseArrivals: 1, StoreLag: 1,
+			FullParity: Parity{Div: 2}, EmptyParity: Parity{Div: 2, Xor: 1}},
+		SM100: &SM100{CTAsPerTile: 1, AccStages: 2, TFullInit: 1, TEmptyInit: 128,
+			TFullParity: Parity{Div: 2}, TEmptyParity: Parity{Div: 2, Xor: 1},
+			EpiThreads: 128, ProducerDrain: true, Grouped: true, RaggedArrivals: 1},
+	}
+}
+
 // scenarioNamed is the standard scenario name of sp.
 func scenarioNamed(t *testing.T, sp Spec, name string) Scenario {
 	t.Helper()
@@ -93,7 +111,7 @@ func ran(t *testing.T, sp Spec, sc Scenario, cl int) *sim {
 // TestProtocolHandSpecs checks the hand-written specs pass, so that the
 // coverage below is of correct runs.
 func TestProtocolHandSpecs(t *testing.T) {
-	for _, sp := range []Spec{pingPongSpec(), pairSpec(), groupedSpec()} {
+	for _, sp := range []Spec{pingPongSpec(), pairSpec(), groupedSpec(), groupedBwdSpec()} {
 		res, err := Verify(sp, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -110,7 +128,7 @@ func TestProtocolHandSpecs(t *testing.T) {
 // cluster with no work, CLC rings that wrap and responses that fail, and
 // (sm_100a grouped walk) empty experts and a CTA past the last tile.
 func TestProtocolScenarioCoverage(t *testing.T) {
-	pp, pair, gr := pingPongSpec(), pairSpec(), groupedSpec()
+	pp, pair, gr, grBwd := pingPongSpec(), pairSpec(), groupedSpec(), groupedBwdSpec()
 	static := pair.Clone()
 	static.SM100.CLC = false
 	completed := func(s *sim, bar string) int { return s.bars[s.bar(bar)].completed }
@@ -155,6 +173,12 @@ func TestProtocolScenarioCoverage(t *testing.T) {
 		// One expert of 2*TileM-3 rows, two n-blocks: 4 tiles on 5 CTAs.
 		{"grouped: a CTA past the last tile", gr, "gr-all-one", 4, func(s *sim) bool {
 			return completed(s, "cta0/full[0]") == 0 && completed(s, "cta0/tfull[0]") == 0
+		}},
+		// Four experts under TileM rows by two n-blocks (2 and 1 sub-tiles):
+		// 12 sub-tiles, all ragged, so de slot 0 is refilled five times
+		// after a ragged sub-tile freed it.
+		{"grouped backward: de slots refilled after ragged sub-tiles only", grBwd, "gr-ragged-run", 0, func(s *sim) bool {
+			return completed(s, "cta0/efull[0]") == 6 && completed(s, "cta0/eempty[0]") == 6
 		}},
 	}
 	for _, tt := range tests {

@@ -82,7 +82,9 @@
 // the ring holds), stealing a cluster whose odd CTA's tile lies past the
 // last, and the last cluster alone. The grouped scheduler's scenarios
 // (both architectures) are expert row counts: empty and one-token experts,
-// sizes around TileM, idle CTAs, whole and ragged sub-tiles in one ring.
+// sizes around TileM, idle CTAs, whole and ragged sub-tiles in one ring,
+// and a run of ragged ones only (whose slots the sm_100a backward's de
+// loader refills).
 //
 // # What it reproduces from the H200
 //

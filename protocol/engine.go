@@ -44,6 +44,11 @@ type holdMode int
 const (
 	holdRead   holdMode = iota // readers share a buffer
 	holdModify                 // one role rewrites the buffer in place
+	// holdLast reads like holdRead and is the generation's last read: the
+	// readers counted after it skip this generation (an sm_100a expert's
+	// ragged sub-tile is stored from registers, so no TMA store reads its
+	// de slot).
+	holdLast
 )
 
 // target is one destination of a TMA load or CLC response: the barrier
@@ -483,6 +488,9 @@ func (s *sim) acquire(bi, gen int, mode holdMode, who string) {
 		}
 	}
 	b.reads++
+	if mode == holdLast {
+		b.reads = max(b.reads, b.readers)
+	}
 	b.holders[who] = mode
 }
 

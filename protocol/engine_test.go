@@ -249,3 +249,35 @@ func TestProtocolDeadlockOutcome(t *testing.T) {
 		})
 	}
 }
+
+// TestProtocolLastReader pins holdLast: a generation read by fewer of its
+// readers than the buffer counts is overwritten too early, unless the
+// read is the generation's last (holdLast: the readers after it skip it).
+func TestProtocolLastReader(t *testing.T) {
+	tests := []struct {
+		name   string
+		mode   holdMode
+		checks []string
+	}{
+		{"one of two readers, then a write", holdRead, []string{CheckOverwrite}},
+		{"the last reader, then a write", holdLast, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSim(Policy{}, 1)
+			b := s.addBuf("slot", 0, 2)
+			s.addRole(0, "r", []op{
+				{kind: opWrite, buf: b, tag: 0},
+				{kind: opAcquire, bufs: []int{b}, tag: 0, mode: tt.mode},
+				{kind: opRelease, buf: b},
+				{kind: opWrite, buf: b, tag: 1},
+			})
+			for range 4 {
+				s.step(s.roles[0])
+			}
+			if diff := cmp.Diff(tt.checks, checks(s.viol)); diff != "" {
+				t.Errorf("checks (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -29,7 +29,8 @@ func GroupedTiles(counts []int, tileM, tilesN int) []GroupedTile {
 // around a ragged one, one-token experts, expert sizes TileM-1, TileM and
 // TileM+1 over two clusters, one expert holding every row with CTAs left
 // idle, deep K so the rings wrap inside a tile, ragged sub-tiles right
-// after whole ones in one ring, and whole and ragged ones alternating.
+// after whole ones in one ring, whole and ragged ones alternating, and
+// only ragged ones over narrowing n-blocks.
 func groupedScenarios(sp Spec) []Scenario {
 	tm, tn, tk := sp.TileM, sp.TileN, sp.TileK
 	mk := func(name string, n, k, grid int, counts ...int) Scenario {
@@ -54,5 +55,12 @@ func groupedScenarios(sp Spec) []Scenario {
 		// alternating, so a whole one's slot guard counts the groups a
 		// ragged one did not commit.
 		mk("gr-alternate", tn, tk, 1, tm, tm, tm, 5, tm, 5, tm),
+		// One CTA: every expert smaller than TileM, so every sub-tile is
+		// ragged and every slot an epilogue-operand loader refills was
+		// freed by a ragged one (moe_bwd_dswiglu on sm_100a: read, not
+		// rewritten, no store); the last n-block (SubN/2 columns) has
+		// fewer sub-tiles where TileN > SubN, which the loader and the
+		// epilogue must skip alike.
+		mk("gr-ragged-run", tn+sp.SubN/2, tk, 1, 3, 1, tm-1, 2),
 	}
 }

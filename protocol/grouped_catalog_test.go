@@ -54,6 +54,8 @@ func TestGroupedConfigs(t *testing.T) {
 		"moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out",
 		"moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_cooperative_out",
 		"moe_fwd_gateup_sm90a_bf16_m64n128k64_s5_c1x1_pingpong_out",
+		"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_score",
+		"moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_cooperative_out_score",
 	}, groupedSM90))
 }
 

@@ -349,7 +349,7 @@ func (g *geom100) epilogue(s *sim, r int, seq []int) []op {
 }
 
 // subtileEpilogue is the smem/TMA part of sub-tile e; ragged: an
-// expert's ragged last sub-tile (grouped walk).
+// expert's ragged last sub-tile (grouped walk), stored from registers.
 func (g *geom100) subtileEpilogue(s *sim, r, e int, ragged bool) []op {
 	sp := g.sp
 	st, u := e%sp.Epi.Stages, e/sp.Epi.Stages
@@ -365,12 +365,23 @@ func (g *geom100) subtileEpilogue(s *sim, r, e int, ragged bool) []op {
 		}
 		return append(ops, op{kind: opWrite, buf: slot, tag: u}, op{kind: opStore, buf: slot, tag: u})
 	}
-	return []op{
-		{kind: opWait, bar: s.bar(nm(r, "efull", st)), want: u + 1, parity: sp.Epi.FullParity.of(e), wk: waitTrap},
+	wait := op{kind: opWait, bar: s.bar(nm(r, "efull", st)), want: u + 1, parity: sp.Epi.FullParity.of(e), wk: waitTrap}
+	empty := []int{s.bar(nm(r, "eempty", st))}
+	if ragged {
+		// Each thread stores its row from its registers: the warpgroup
+		// reads the loaded slot, rewrites nothing, and no TMA store reads
+		// it after them.
+		return []op{wait,
+			{kind: opAcquire, bufs: []int{slot}, tag: u, mode: holdLast},
+			{kind: opRelease, buf: slot},
+			{kind: opArrive, bars: empty, n: g.m.RaggedArrivals, tag: u},
+		}
+	}
+	return []op{wait,
 		{kind: opAcquire, bufs: []int{slot}, tag: u, mode: holdModify},
 		{kind: opRelease, buf: slot},
 		{kind: opStore, buf: slot, tag: u},
 		{kind: opWaitRead, n: 0},
-		{kind: opArrive, bars: []int{s.bar(nm(r, "eempty", st))}, n: sp.Epi.ReleaseArrivals, tag: u},
+		{kind: opArrive, bars: empty, n: sp.Epi.ReleaseArrivals, tag: u},
 	}
 }

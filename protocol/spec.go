@@ -193,10 +193,15 @@ type SM100 struct {
 	// Grouped is the grouped (MoE) walk (sched_grouped_sm100a.sched.tmpl):
 	// the scenario's Counts are the experts' rows, each expert's tiles in
 	// turn (GroupedTiles); an expert's ragged last sub-tile (not all SubM
-	// rows the expert's) is stored row by row, with no bulk group, then
-	// waits until at most RaggedWaitRead bulk groups still read (0).
+	// rows the expert's) is stored row by row from registers, with no bulk
+	// group. Store-only kinds (moe_fwd_gateup) then wait until at most
+	// RaggedWaitRead bulk groups still read (0); kinds with epilogue loads
+	// (moe_bwd_dswiglu) read the loaded slot, rewrite nothing, and free it
+	// with RaggedArrivals arrivals on its empty barrier (1: thread 0, after
+	// the warpgroup's barrier).
 	Grouped        bool
 	RaggedWaitRead int
+	RaggedArrivals int
 
 	// CLC is the cluster-launch-control scheduler with a response ring of
 	// CLCStages slots.

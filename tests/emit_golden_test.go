@@ -66,6 +66,10 @@ func goldenConfigs(t *testing.T) []tiling.Config {
 		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_e64x32s4_l2k",
 		"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_e64x32s4_pipe_l2k",
 		"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out",
+		// The router score: the forward's scaled out, the backward's scaled
+		// dSwiGLU input and the dscore partials.
+		"moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out_score",
+		"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out_score",
 	} {
 		c, err := tiling.ParseName(name)
 		if err != nil {

@@ -131,6 +131,14 @@ type Config struct {
 	// manifests and config hashes.
 	Residual bool `json:",omitempty"`
 
+	// Score (grouped kinds, name suffix _score) takes a router score per
+	// routed row, s [T] fp32: moe_fwd_gateup stores out = s*silu(gate)*left
+	// (de stays unscaled); moe_bwd_dswiglu feeds s*dout into the dSwiGLU,
+	// stores out = s*h and writes the score's gradient as per-tile row
+	// partials. Left out of the JSON when false, so configs without it
+	// keep their manifests and config hashes.
+	Score bool `json:",omitempty"`
+
 	// FastSigmoid computes sigmoid(g) as 0.5 + 0.5*tanh(g/2) with one
 	// tanh.approx (max rel. error 2^-11) instead of ex2 + rcp: half the
 	// special-function work in the SwiGLU epilogues, well under the 16-bit

@@ -14,6 +14,9 @@ func TestGroupedBwdRules(t *testing.T) {
 		"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out",
 		"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_cooperative_bmn",
 		"moe_bwd_dswiglu_sm90a_fp16_m64n128k64_s4_c1x1_pingpong_bmn_out",
+		"moe_bwd_dswiglu_sm100a_bf16_m128n256k64_s3_c1x1_1cta_bmn",
+		"moe_bwd_dswiglu_sm100a_bf16_m128n256k64_s2_c1x1_1cta_bmn_out",
+		"moe_bwd_dswiglu_sm100a_fp16_m128n128k64_s5_c1x1_1cta_bmn_tanh",
 	}
 	for _, name := range names {
 		c, err := ParseName(name)
@@ -34,10 +37,21 @@ func TestGroupedBwdRules(t *testing.T) {
 		want string
 	}{
 		{"static scheduler", func(c *Config) { c.Scheduler = StaticScheduler }, "scheduler=static"},
-		{"sm_100a", func(c *Config) {
-			c.Arch, c.Schedule, c.TileN, c.Stages, c.EpiM, c.EpiN, c.EpiStages = ArchSM100a, OneCTA, 256, 3, 0, 0, 0
+		{"sm_100a 2cta", func(c *Config) {
+			c.Arch, c.Schedule, c.TileM, c.TileN, c.Stages, c.EpiM, c.EpiN, c.EpiStages = ArchSM100a, TwoCTA, 256, 256, 3, 0, 0, 0
+			c.ClusterM = 2
 			*c = c.WithDefaults()
-		}, "moe_bwd_dswiglu is implemented for sm_90a only, not sm_100a"},
+		}, "moe_bwd_dswiglu on sm_100a needs schedule 1cta, not 2cta"},
+		{"sm_100a cluster", func(c *Config) {
+			c.Arch, c.Schedule, c.TileN, c.Stages, c.EpiM, c.EpiN, c.EpiStages = ArchSM100a, OneCTA, 256, 3, 0, 0, 0
+			c.ClusterN = 2
+			*c = c.WithDefaults()
+		}, "moe_bwd_dswiglu needs cluster 1x1, not 1x2"},
+		{"sm_100a k-major W_down", func(c *Config) {
+			c.Arch, c.Schedule, c.TileN, c.Stages, c.EpiM, c.EpiN, c.EpiStages = ArchSM100a, OneCTA, 256, 3, 0, 0, 0
+			c.MajorB = KMajor
+			*c = c.WithDefaults()
+		}, "moe_bwd_dswiglu needs major_b=mn"},
 		{"overlap", func(c *Config) { c.Schedule = Overlap }, "not overlap"},
 		{"cluster", func(c *Config) { c.ClusterM = 2 }, "needs cluster 1x1, not 2x1"},
 		{"k-major W_down", func(c *Config) { c.MajorB = KMajor }, "needs major_b=mn"},
@@ -57,16 +71,20 @@ func TestGroupedBwdRules(t *testing.T) {
 }
 
 // TestGroupedBwdHeuristic: the rules give moe_bwd_dswiglu an implemented
-// config (MN-major W_down), without and with store_out, so `swigen verify
-// --kernel moe_bwd_dswiglu` and `emit --kernel` need no --name.
+// config (MN-major W_down; on sm_100a 1cta although the shape would give a
+// dense kind the CTA pair), without and with store_out, on both arches, so
+// `swigen verify --kernel moe_bwd_dswiglu` and `emit --kernel` need no
+// --name.
 func TestGroupedBwdHeuristic(t *testing.T) {
-	for _, storeOut := range []bool{false, true} {
-		c, err := RuleHeuristic(KernelMoEBwdDSwiGLU, ArchSM90a, BF16, Shape{M: 16384, K: 768, I: 4608}, storeOut)
-		if err != nil {
-			t.Fatalf("store_out=%v: %v", storeOut, err)
-		}
-		if _, err := Check(c); err != nil || c.MajorB != MNMajor || c.Scheduler != GroupedScheduler {
-			t.Errorf("store_out=%v: %s: Check = %v, major_b %s, scheduler %s; want an implemented MN-major grouped config", storeOut, c.Name(), err, c.MajorB, c.Scheduler)
+	for _, a := range []Arch{ArchSM90a, ArchSM100a} {
+		for _, storeOut := range []bool{false, true} {
+			c, err := RuleHeuristic(KernelMoEBwdDSwiGLU, a, BF16, Shape{M: 16384, K: 768, I: 4608}, storeOut)
+			if err != nil {
+				t.Fatalf("%s store_out=%v: %v", a, storeOut, err)
+			}
+			if _, err := Check(c); err != nil || c.MajorB != MNMajor || c.Scheduler != GroupedScheduler {
+				t.Errorf("%s store_out=%v: %s: Check = %v, major_b %s, scheduler %s; want an implemented MN-major grouped config", a, storeOut, c.Name(), err, c.MajorB, c.Scheduler)
+			}
 		}
 	}
 }

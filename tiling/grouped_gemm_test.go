@@ -37,7 +37,7 @@ func TestGroupedGemmRules(t *testing.T) {
 		{"sm_100a", func(c *Config) {
 			c.Arch, c.Schedule, c.TileN, c.Stages, c.EpiM, c.EpiN, c.EpiStages = ArchSM100a, OneCTA, 256, 3, 0, 0, 0
 			*c = c.WithDefaults()
-		}, "moe_gemm is implemented for sm_90a only, not sm_100a (the sm_100a grouped walk has no 3-D expert map for B)"},
+		}, "moe_gemm is implemented for sm_90a only, not sm_100a (the sm_100a grouped walk has no moe_gemm epilogue"},
 		{"overlap", func(c *Config) { c.Schedule = Overlap }, "not overlap"},
 		{"cluster", func(c *Config) { c.ClusterN = 2 }, "needs cluster 1x1, not 1x2"},
 		{"mn-major A", func(c *Config) { c.MajorA = MNMajor }, "major_a=mn: must be k for moe_gemm"},

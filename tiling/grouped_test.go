@@ -117,3 +117,36 @@ func TestGroupedRuleSM100(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupedScore: _score round-trips on both grouped kinds (inference,
+// training, backward with and without store_out) and is refused on a kind
+// without a router score and on sm_100a, each error naming the rule.
+func TestGroupedScore(t *testing.T) {
+	for _, n := range []string{
+		"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_score",
+		"moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out_score",
+		"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out_score",
+		"moe_bwd_dswiglu_sm90a_fp16_m128n128k64_s5_c1x1_pingpong_bmn_score_tanh",
+	} {
+		x, err := ParseName(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Check(x); err != nil || !x.Score || x.Name() != n {
+			t.Errorf("%s: Check = %v, Score %v, name %s: want the score variant implemented", n, err, x.Score, x.Name())
+		}
+	}
+	for _, b := range []struct{ name, want string }{
+		{"fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_score", "score=true: only moe_fwd_gateup, moe_bwd_dswiglu take a router score"},
+		{"moe_fwd_gateup_sm100a_bf16_m128n256k64_s4_c1x1_1cta_score", "moe_fwd_gateup with score is implemented for sm_90a only, not sm_100a"},
+		{"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_score_out", `suffix "out" repeated or out of order`},
+	} {
+		x, err := ParseName(b.name)
+		if err == nil {
+			_, err = Check(x)
+		}
+		if err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("%s: err = %v, want it to contain %q", b.name, err, b.want)
+		}
+	}
+}

@@ -157,6 +157,15 @@ type RuleFacts struct {
 	TwoCTA bool `json:"two_cta"`
 }
 
+// allRuleFacts is every combination of RuleFacts, Wide the lowest bit.
+func allRuleFacts() []RuleFacts {
+	var fs []RuleFacts
+	for i := range 8 {
+		fs = append(fs, RuleFacts{Wide: i&1 != 0, L2Keep: i&2 != 0, TwoCTA: i&4 != 0})
+	}
+	return fs
+}
+
 // factsOf is the rules' facts of shape s.
 func factsOf(s Shape) RuleFacts {
 	return RuleFacts{
@@ -172,27 +181,8 @@ func ruleConfig(k Kernel, a Arch, d DType, storeOut bool, f RuleFacts) (Config, 
 	switch a {
 	case ArchSM90a:
 		c.Schedule, c.TileM, c.TileN = PingPong, 128, 128
-		switch {
-		case k == KernelGEMM || k == KernelFwdDown:
-			// Store-only epilogues gain little from ping-pong overlap; the
-			// 128x256 cooperative tile (m64n256 wgmma per consumer) reads
-			// the least shared memory per FLOP and won the H200 sweep at
-			// 8192^3 (docs/PERFORMANCE.md#gemm-tile).
-			c.Schedule, c.TileM, c.TileN = Cooperative, 128, 256
-		case k == KernelFwdGateUp && !storeOut:
-			c.Raster, c.SwizzleGroup = RasterN, gateUpInferenceGroup
-		case k == KernelBwdDSwiGLU:
-			if !storeOut && f.Wide {
-				c.TileN = wideTileN
-			}
-			if f.L2Keep {
-				c.Raster, c.SwizzleGroup, c.L2KeepOperands = RasterN, l2KeepGroup(c.TileN), true
-			}
-		}
-		if spec(k).ExpertsAlongK {
-			// W_down [E,K,I] is the GEMM's B stored [K,N], the only major
-			// groupedBwdImplemented takes.
-			c.MajorB = MNMajor
+		if rule := spec(k).sm90Rule; rule != nil {
+			c = rule(c, f)
 		}
 	case ArchSM100a:
 		// The grouped walk runs one CTA per tile (groupedSM100).
@@ -202,12 +192,49 @@ func ruleConfig(k Kernel, a Arch, d DType, storeOut bool, f RuleFacts) (Config, 
 			c.Schedule, c.TileM, c.TileN = OneCTA, 128, 256
 		}
 	}
+	if spec(k).ExpertsAlongK {
+		// W_down [E,K,I] is the GEMM's B stored [K,N], the only major
+		// groupedBwdImplemented takes (both arches).
+		c.MajorB = MNMajor
+	}
 	c = c.WithDefaults()
 	c.Stages = c.MaxStages()
 	if err := c.Validate(); err != nil {
 		return Config{}, fmt.Errorf("tiling: heuristic for %s %s %s: %w", k, a, d, err)
 	}
 	return c, nil
+}
+
+// cooperativeWideRule is the sm_90a rule of the kinds with a store-only
+// epilogue (KindSpec.sm90Rule): they gain little from ping-pong overlap,
+// and the 128x256 cooperative tile (m64n256 wgmma per consumer) reads the
+// least shared memory per FLOP and won the H200 sweep at 8192^3
+// (docs/PERFORMANCE.md#gemm-tile).
+func cooperativeWideRule(c Config, _ RuleFacts) Config {
+	c.Schedule, c.TileM, c.TileN = Cooperative, 128, 256
+	return c
+}
+
+// gateUpRule is fwd_gateup's sm_90a rule: inference walks the tiles along
+// N in groups of gateUpInferenceGroup; training keeps the default order.
+func gateUpRule(c Config, _ RuleFacts) Config {
+	if !c.StoreOut {
+		c.Raster, c.SwizzleGroup = RasterN, gateUpInferenceGroup
+	}
+	return c
+}
+
+// bwdRule is bwd_dswiglu's sm_90a rule: the 128x192 tile without StoreOut
+// where f.Wide (bwdWideTile), and the L2-kept operands in small groups
+// along N where f.L2Keep (l2KeepMaxWeightBytes).
+func bwdRule(c Config, f RuleFacts) Config {
+	if !c.StoreOut && f.Wide {
+		c.TileN = wideTileN
+	}
+	if f.L2Keep {
+		c.Raster, c.SwizzleGroup, c.L2KeepOperands = RasterN, l2KeepGroup(c.TileN), true
+	}
+	return c
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }

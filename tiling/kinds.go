@@ -1,8 +1,10 @@
 package tiling
 
 // The kind registry: every declarative fact about a kernel kind lives in
-// its KindSpec below, and packages look kinds up here instead of
-// switching on them. Behaviour a higher package owns (a parameter table,
+// its KindSpec below (options, names, ops, and the tuning facts: its
+// catalog configs, its sm_90a space list where it has its own, its sm_90a
+// no-tune rule), and packages look kinds up here instead of switching on
+// them. Behaviour a higher package owns (a parameter table,
 // a sm_90a/sm_100a view, a float64 reference, a cost) stays there in one
 // map keyed by Kernel, with a test that every registered kind has an
 // entry. Adding a kind: its constant and KindSpec here, then the entries
@@ -47,6 +49,7 @@ type KindSpec struct {
 	Overlap     bool // the sm_90a overlap schedule
 	WideAcc     bool // sm_90a pingpong above 128 accumulators per thread
 	NarrowEpi   bool // sm_90a 64x32 epilogue sub-tiles (Config.EpiN)
+	Score       bool // a per-row router score (Config.Score, grouped kinds)
 	// Paired reports whether a tile's B rows are two halves of the
 	// weight, [left | gate] (TileN/2 each).
 	Paired bool
@@ -106,6 +109,18 @@ type KindSpec struct {
 	// inside the expert; otherwise they are stacked along N (rows of a 2-D
 	// map, e*rows + n).
 	ExpertsAlongK bool
+	// catalog is the kind's configs in the catalog CI compiles (Catalog);
+	// the grouped kinds have none yet.
+	catalog []catalogEntry
+	// sm90Cands, when set, is the kind's own sm_90a tuning-space list
+	// (ownSpace), in place of the enumeration of tiles (legalSpace).
+	sm90Cands []spaceCand
+	// sm90Rule turns the sm_90a rule config (ping-pong 128x128, cluster
+	// 1x1, the default tile order, StoreOut as asked) into the kind's
+	// no-tune default for a shape's facts (ruleConfig); nil keeps it. It
+	// may only set fields: a call to spec or WithDefaults would make the
+	// registry's initialization loop.
+	sm90Rule func(c Config, f RuleFacts) Config
 	// ExpertMapB (grouped kinds): B is read through a 3-D map whose outer
 	// coordinate is the expert in either major (moe_gemm's B [E,N,K] or
 	// [E,K,N]), so a ragged N or K zero-fills inside the expert.
@@ -132,6 +147,26 @@ var kinds = []KindSpec{
 				Op: "bwd_dswiglu_out", Inputs: []string{"dy", "W_down", "de"}, Outputs: []string{"grad_de", "out"}},
 		},
 		Benched: "bwd", Tunable: true,
+		sm90Rule: bwdRule,
+		catalog: []catalogEntry{
+			// sm_90a: the heuristic's tile first (128x192), then 128x128,
+			// its pick for small shapes (here with W_down [K,I]) and with out
+			// stored. Clusters measured slower, so every entry is 1x1.
+			{a: ArchSM90a, s: PingPong, m: 128, n: 192, cm: 1, cn: 1, fp16: true},
+			{a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, majorB: MNMajor, fp16: true},
+			{a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, storeOut: true},
+			{a: ArchSM90a, s: Cooperative, m: 128, n: 256, cm: 1, cn: 1, fp16: true},
+			{a: ArchSM90a, s: Cooperative, m: 256, n: 128, cm: 1, cn: 1, majorB: MNMajor},
+			// The overlap schedule (ping-pong 128x192 beats it:
+			// docs/PERFORMANCE.md#schedule-overlap).
+			{a: ArchSM90a, s: Overlap, m: 128, n: 192, cm: 1, cn: 1, fp16: true},
+			// sm_100a.
+			{a: ArchSM100a, s: OneCTA, m: 128, n: 256, cm: 1, cn: 1, fp16: true},
+			{a: ArchSM100a, s: OneCTA, m: 128, n: 128, cm: 1, cn: 2, scheduler: CLCScheduler},
+			{a: ArchSM100a, s: OneCTA, m: 128, n: 128, cm: 2, cn: 1, storeOut: true},
+			{a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1, fp16: true},
+			{a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1, majorB: MNMajor, scheduler: CLCScheduler, fp16: true},
+		},
 	},
 	{
 		Kernel: KernelFwdGateUp, shape: mlpShapeForm, NName: "I",
@@ -147,6 +182,17 @@ var kinds = []KindSpec{
 				Op: "fwd_gateup_train", Inputs: []string{"x", "W"}, Outputs: []string{"out", "de"}},
 		},
 		Benched: "gateup", Tunable: true,
+		sm90Rule: gateUpRule,
+		catalog: []catalogEntry{
+			// sm_90a: training (de stored) and inference with W stored
+			// [K,2I].
+			{a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, storeOut: true, fp16: true},
+			{a: ArchSM90a, s: Cooperative, m: 256, n: 128, cm: 1, cn: 1, majorB: MNMajor},
+			// sm_100a: training with both B halves in one CTA, and inference
+			// with W [K,2I] on the pair (each CTA loads one half).
+			{a: ArchSM100a, s: OneCTA, m: 128, n: 256, cm: 1, cn: 1, storeOut: true},
+			{a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1, majorB: MNMajor},
+		},
 	},
 	{
 		Kernel: KernelFwdDown, shape: mlpShapeForm, NName: "N",
@@ -158,18 +204,41 @@ var kinds = []KindSpec{
 			{Name: "residual", Residual: true, Marker: "residual",
 				Op: "fwd_down_residual", Inputs: []string{"out", "W_down", "residual"}, Outputs: []string{"y"}},
 		},
+		sm90Rule: cooperativeWideRule,
+		catalog: []catalogEntry{
+			// sm_90a: with a residual and W_down [I,K] (MN-major for this
+			// GEMM), and plain with W_down [K,I].
+			{a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, majorB: MNMajor, residual: true, fp16: true},
+			{a: ArchSM90a, s: Cooperative, m: 128, n: 256, cm: 1, cn: 1},
+			// sm_100a: residual with W_down [I,K] on a 1x2 cluster with CLC,
+			// and plain on the pair.
+			{a: ArchSM100a, s: OneCTA, m: 128, n: 128, cm: 1, cn: 2, majorB: MNMajor, residual: true, scheduler: CLCScheduler},
+			{a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1},
+		},
 	},
 	{
 		Kernel: KernelGEMM, shape: gemmShapeForm, NName: "N",
 		MajorA: true, RaggedEpi: true, Plain: true,
 		Baseline: "cuBLAS GEMM on the same layouts",
 		GoName:   "Gemm", GoArgs: "GemmArgs", GoOrder: 0,
-		Ops:     []OpVariant{{Op: "gemm", Inputs: []string{"A", "B"}, Outputs: []string{"C"}}},
-		Tunable: true,
+		Ops:       []OpVariant{{Op: "gemm", Inputs: []string{"A", "B"}, Outputs: []string{"C"}}},
+		Tunable:   true,
+		sm90Cands: gemmCands, sm90Rule: cooperativeWideRule,
+		catalog: []catalogEntry{
+			// sm_90a: the plain default, and the weight-gradient layout
+			// (dW = x^T @ grad_de: both operands MN-major).
+			{a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, fp16: true},
+			{a: ArchSM90a, s: Cooperative, m: 128, n: 256, cm: 1, cn: 1, majorA: MNMajor, majorB: MNMajor},
+			// sm_100a: the plain default, and the weight-gradient layout
+			// (both operands MN-major: the transpose-A and -B bits) on the
+			// CTA pair with CLC.
+			{a: ArchSM100a, s: OneCTA, m: 128, n: 256, cm: 1, cn: 1},
+			{a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1, majorA: MNMajor, majorB: MNMajor, scheduler: CLCScheduler},
+		},
 	},
 	{
 		Kernel: KernelMoEFwdGateUp, shape: mlpShapeForm, NName: "I",
-		StoreOut: true, Paired: true, EpiTensors: 1, EpiTensorsStoreOut: 3,
+		StoreOut: true, Score: true, Paired: true, EpiTensors: 1, EpiTensorsStoreOut: 3,
 		Baseline:    "a per-expert loop of cuBLAS GEMMs + SwiGLU (bench/moe_perf.py)",
 		ModeDefault: "inference: only out stored",
 		GoName:      "MoEFwdGateUp", GoArgs: "MoEFwdGateUpArgs", GoOrder: 4,
@@ -184,7 +253,7 @@ var kinds = []KindSpec{
 	},
 	{
 		Kernel: KernelMoEBwdDSwiGLU, shape: mlpShapeForm, NName: "I",
-		StoreOut: true, FastSigmoid: true,
+		StoreOut: true, FastSigmoid: true, Score: true,
 		EpiTensors: 2, EpiTensorsStoreOut: 3,
 		Baseline:     "a per-expert loop of cuBLAS GEMMs + dSwiGLU (bench/moe_perf.py)",
 		ModeStoreOut: "the recomputed out also stored (for dW_down)",

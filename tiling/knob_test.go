@@ -151,7 +151,7 @@ func TestKnobTable(t *testing.T) {
 func TestOverrideSet(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct{ flag, v, wantErr string }{
-		{"bogus", "1", `tiling: no knob "bogus" (knobs: tile, stages, cluster, schedule, scheduler, raster, swizzle-group, epi, epi-stages, major-a, major-b, store-out, residual, fast-sigmoid, epi-pipe, slice-frags, l2k, clc-stages)`},
+		{"bogus", "1", `tiling: no knob "bogus" (knobs: tile, stages, cluster, schedule, scheduler, raster, swizzle-group, epi, epi-stages, major-a, major-b, store-out, score, residual, fast-sigmoid, epi-pipe, slice-frags, l2k, clc-stages)`},
 		{"stages", "0", "--stages 0: must be positive"},
 		{"stages", "-1", "--stages -1: must be positive"},
 		{"stages", "x", `--stages "x": must be a positive integer`},

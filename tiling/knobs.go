@@ -97,6 +97,13 @@ var knobs = []Knob{
 			func(c *Config) { c.StoreOut = true }),
 	},
 	{
+		flag:  "score",
+		usage: "moe_fwd_gateup, moe_bwd_dswiglu: take a router score per row (out scaled; the backward writes the score's gradient as partials; name suffix _score)",
+		val:   boolValue(func(c *Config) *bool { return &c.Score }),
+		tok: litSuffix("score", func(c Config) bool { return c.Score },
+			func(c *Config) { c.Score = true }),
+	},
+	{
 		// No emit flag: the residual is part of the fwd_down kernel a
 		// model asks for (--name), not a tuning choice.
 		flag: "residual",

@@ -52,7 +52,7 @@ func (c Config) WithDefaults() Config {
 // (stream-K scheduler), _rn
 // (raster n), _g{N} (swizzle group), _e{EpiM}x{EpiN}s{EpiStages}
 // (non-default epilogue), _amn (MajorA mn), _bmn (MajorB mn), _out
-// (StoreOut), _res (Residual), _tanh (FastSigmoid), _pipe (EpiPipe), _sf{N}
+// (StoreOut), _score (Score), _res (Residual), _tanh (FastSigmoid), _pipe (EpiPipe), _sf{N}
 // (SliceFrags),
 // _l2k (L2KeepOperands), _clc (CLC scheduler; _clc{N} with CLCStages N).
 //

@@ -230,8 +230,7 @@ func selectionOf(t *MeasuredTable, v OpVariant, a Arch, d DType) (Selection, err
 		}
 		sel.Measured = append(sel.Measured, row)
 	}
-	for i := range 8 {
-		f := RuleFacts{Wide: i&1 != 0, L2Keep: i&2 != 0, TwoCTA: i&4 != 0}
+	for _, f := range allRuleFacts() {
 		c, err := ruleConfig(v.Kernel, a, d, v.StoreOut, f)
 		if err == nil {
 			c, err = v.apply(c)

@@ -227,8 +227,8 @@ func TestTakeMajorB(t *testing.T) {
 
 // TestSelectionsGrouped checks each grouped op variant's selection: no
 // measured rows and one config, the rule config emit --kernel takes,
-// on every arch and dtype it has code for; elsewhere left out with the
-// reason in Skipped.
+// on every arch and dtype (both grouped kinds have sm_90a and sm_100a
+// code), none of them in Skipped.
 func TestSelectionsGrouped(t *testing.T) {
 	tab, err := Selections(Arches(), DTypes())
 	if err != nil {
@@ -249,9 +249,9 @@ func TestSelectionsGrouped(t *testing.T) {
 				skipped := slices.ContainsFunc(tab.Skipped, func(s Skipped) bool {
 					return s.Kernel == v.Kernel && s.Variant == v.Name && s.Arch == a && s.DType == d
 				})
-				// moe_fwd_gateup has sm_100a code (1cta); moe_bwd_dswiglu sm_90a only.
-				if want := a == ArchSM90a || v.Kernel == KernelMoEFwdGateUp; ok != want || skipped == want {
-					t.Errorf("%s on %s %s: selected %v, skipped %v; want selected %v", v.Op, a, d, ok, skipped, want)
+				// Both grouped kinds have sm_90a and sm_100a (1cta) code.
+				if !ok || skipped {
+					t.Errorf("%s on %s %s: selected %v, skipped %v; want selected", v.Op, a, d, ok, skipped)
 				}
 				if !ok {
 					continue
@@ -271,8 +271,8 @@ func TestSelectionsGrouped(t *testing.T) {
 		t.Error("no grouped selection")
 	}
 	for _, s := range tab.Skipped {
-		if !strings.Contains(s.Why, "sm_90a only") {
-			t.Errorf("skipped %+v: want the reason (implemented for sm_90a only)", s)
+		if s.Kernel.Grouped() {
+			t.Errorf("skipped %+v: every grouped op variant has code on every arch", s)
 		}
 	}
 }
@@ -288,7 +288,7 @@ func TestGroupedMissing(t *testing.T) {
 		{KernelMoEFwdGateUp, ArchSM90a, ""},
 		{KernelMoEBwdDSwiGLU, ArchSM90a, ""},
 		{KernelMoEFwdGateUp, ArchSM100a, ""},
-		{KernelMoEBwdDSwiGLU, ArchSM100a, "moe_bwd_dswiglu is implemented for sm_90a only, not sm_100a"},
+		{KernelMoEBwdDSwiGLU, ArchSM100a, ""},
 	} {
 		for _, v := range OpVariants() {
 			if v.Kernel != tt.kernel {

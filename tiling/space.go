@@ -21,12 +21,14 @@ var spaceStages = []int{3, 4, 5, 6}
 // TileK 64, clusters 1x1, 2x1, 1x2, and for each tile the two deepest
 // operand rings of {3,4,5,6} that fit (deeper rings beyond what fits buy
 // nothing; one fewer leaves room to compare); for bwd_dswiglu also the
-// overlap schedule at 128x128 and 128x192, cluster 1x1; for fwd_gateup
-// inference also ping-pong 128x128 1x1 in the heuristic's tile order
-// (raster n, group 4), for bwd_dswiglu ping-pong 128x128 and 128x192 in
+// overlap schedule at 128x128 and 128x192, cluster 1x1; next to each
+// ping-pong 128-row tile on cluster 1x1, the other tile orders the kind's
+// rules give it (ruleOrders): for fwd_gateup inference ping-pong 128x128
+// in raster n, group 4, for bwd_dswiglu ping-pong 128x128 and 128x192 in
 // raster n, group 2 or 4, with the operands kept in L2 (_l2k), also with
-// StoreOut at 128x128. gemm has its own list instead (gemmCands: the
-// tiles, clusters, orders and stream-K that win some step GEMM).
+// StoreOut at 128x128. A kind may have its own list instead
+// (KindSpec.sm90Cands; gemm's gemmCands: the tiles, clusters, orders and
+// stream-K that win some step GEMM).
 //
 // sm_100a: 1cta 128 x {64,128,256} with clusters 1x1, 2x1, 1x2; 2cta 256 x
 // {128,256} on the 2x1 pair; the operand ring as deep as shared memory
@@ -75,116 +77,171 @@ func legalSpace(k Kernel, a Arch, d DType, storeOut bool) []Config {
 		return nil
 	}
 	base := Config{Kernel: k, Arch: a, DType: d, TileK: 64, StoreOut: storeOut}
+	var cands []Config
+	switch {
+	case a == ArchSM90a && spec(k).sm90Cands != nil:
+		cands = ownSpace(base, spec(k).sm90Cands)
+	case a == ArchSM90a:
+		cands = append(sm90TileCandidates(base), sm90OverlapCandidates(base)...)
+	case a == ArchSM100a:
+		cands = sm100Candidates(base)
+	default:
+		return nil
+	}
 	var out []Config
-	add := func(c Config) {
+	for _, c := range cands {
 		c = c.WithDefaults()
 		if c.Validate() == nil {
 			out = append(out, c)
 		}
 	}
-	switch {
-	case a == ArchSM90a && k == KernelGEMM:
-		for _, c := range gemmSpace(base) {
-			add(c)
-		}
-	case a == ArchSM90a:
-		tiles := []struct {
-			s Schedule
-			m int
-		}{{PingPong, 64}, {PingPong, 128}, {Cooperative, 128}, {Cooperative, 256}}
-		for _, t := range tiles {
-			for _, n := range []int{64, 128, 192, 256} {
-				for _, cl := range [][2]int{{1, 1}, {2, 1}, {1, 2}} {
-					c := base
-					c.Schedule, c.TileM, c.TileN = t.s, t.m, n
-					c.ClusterM, c.ClusterN = cl[0], cl[1]
-					c = c.WithDefaults()
-					if c.AccRegsPerThread() > accBudget(a, t.s) {
-						continue
-					}
-					stages := spaceStages
-					if storeOut {
-						// The second output's buffers can leave room for
-						// only two operand stages (128x256 with de): keep
-						// such tiles in the space, measured and ranked.
-						stages = append([]int{2}, spaceStages...)
-					}
-					fit := 0
-					for _, s := range stages {
-						c.Stages = s
-						if c.Validate() == nil {
-							fit = s
-						}
-					}
-					for _, s := range []int{fit, fit - 1} {
-						if slices.Contains(stages, s) {
-							c.Stages = s
-							add(c)
-							if t.s == PingPong && t.m == 128 && cl == [2]int{1, 1} {
-								// The heuristic's other tile orders, next to
-								// the default: fwd_gateup inference
-								// (gateUpInferenceGroup), bwd_dswiglu with the
-								// operands kept in L2 (l2KeepMaxWeightBytes).
-								r := c
-								switch {
-								case k == KernelFwdGateUp && !storeOut && n == 128:
-									r.Raster, r.SwizzleGroup = RasterN, gateUpInferenceGroup
-									add(r)
-								case k == KernelBwdDSwiGLU && (n == 128 || n == wideTileN && !storeOut):
-									r.Raster, r.SwizzleGroup, r.L2KeepOperands = RasterN, l2KeepGroup(n), true
-									add(r)
-								}
-							}
-						}
-					}
-				}
-			}
-		}
-		// The overlap schedule (bwd_dswiglu without StoreOut, the only
-		// kind and mode it implements): 128x128 and 128x192, cluster 1x1.
-		// 128x256 spills (accumulators plus the pending tile's dout), and
-		// its clusters measured slower than 1x1
-		// (docs/PERFORMANCE.md#clusters-multicast).
-		for _, n := range []int{128, 192} {
-			c := base
-			c.Schedule, c.TileM, c.TileN, c.ClusterM, c.ClusterN = Overlap, 128, n, 1, 1
-			c = c.WithDefaults()
-			for _, st := range []int{c.MaxStages(), c.MaxStages() - 1} {
-				if spec(k).Overlap && !storeOut && slices.Contains(spaceStages, st) {
-					c.Stages = st
-					add(c)
-				}
-			}
-		}
-	case a == ArchSM100a:
-		var cands []Config
-		for _, n := range []int{64, 128, 256} {
+	sortByName(out)
+	return out
+}
+
+// sm90TileCandidates is Space's sm_90a enumeration on base (kind, arch,
+// dtype, mode): each schedule's tiles and clusters at the two deepest
+// operand rings that fit, and next to each ping-pong 128-row tile on
+// cluster 1x1 the other tile orders the kind's rules give it
+// (ruleOrders).
+func sm90TileCandidates(base Config) []Config {
+	orders := ruleOrders(base.Kernel, base.DType, base.StoreOut)
+	tiles := []struct {
+		s Schedule
+		m int
+	}{{PingPong, 64}, {PingPong, 128}, {Cooperative, 128}, {Cooperative, 256}}
+	stages := spaceStages
+	if base.StoreOut {
+		// The second output's buffers can leave room for only two operand
+		// stages (128x256 with de): keep such tiles in the space, measured
+		// and ranked.
+		stages = append([]int{2}, spaceStages...)
+	}
+	var out []Config
+	for _, t := range tiles {
+		for _, n := range []int{64, 128, 192, 256} {
 			for _, cl := range [][2]int{{1, 1}, {2, 1}, {1, 2}} {
 				c := base
-				c.Schedule, c.TileM, c.TileN = OneCTA, 128, n
+				c.Schedule, c.TileM, c.TileN = t.s, t.m, n
 				c.ClusterM, c.ClusterN = cl[0], cl[1]
-				cands = append(cands, c)
-			}
-		}
-		for _, n := range []int{128, 256} {
-			c := base
-			c.Schedule, c.TileM, c.TileN = TwoCTA, 256, n
-			c.ClusterM, c.ClusterN = 2, 1
-			cands = append(cands, c)
-		}
-		for _, c := range cands {
-			// Stream-K is sm_90a only (Implemented).
-			for _, sch := range []Scheduler{StaticScheduler, CLCScheduler} {
-				c.Scheduler = sch
 				c = c.WithDefaults()
-				c.Stages = c.MaxStages()
-				add(c)
+				if c.AccRegsPerThread() > accBudget(base.Arch, t.s) {
+					continue
+				}
+				fit := 0
+				for _, s := range stages {
+					c.Stages = s
+					if c.Validate() == nil {
+						fit = s
+					}
+				}
+				for _, s := range []int{fit, fit - 1} {
+					if !slices.Contains(stages, s) {
+						continue
+					}
+					c.Stages = s
+					out = append(out, c)
+					if t.s == PingPong && t.m == 128 && cl == [2]int{1, 1} {
+						for _, o := range orders[n] {
+							out = append(out, o.on(c))
+						}
+					}
+				}
 			}
 		}
-	default:
+	}
+	return out
+}
+
+// tileOrder is a tile walk: raster, swizzle group and the operands' L2
+// policy.
+type tileOrder struct {
+	raster Raster
+	group  int
+	l2Keep bool
+}
+
+// on is c walked in order o.
+func (o tileOrder) on(c Config) Config {
+	c.Raster, c.SwizzleGroup, c.L2KeepOperands = o.raster, o.group, o.l2Keep
+	return c
+}
+
+// ruleOrders are the tile orders other than the default that kind k's
+// sm_90a rules (ruleConfig, over every RuleFacts) give a ping-pong
+// 128-row tile on cluster 1x1 in mode storeOut, by tile width: the space
+// measures each next to the default order, so tune can confirm or refute
+// the rules (today fwd_gateup inference's gateUpInferenceGroup and
+// bwd_dswiglu's L2-kept operands, l2KeepMaxWeightBytes).
+func ruleOrders(k Kernel, d DType, storeOut bool) map[int][]tileOrder {
+	orders := map[int][]tileOrder{}
+	for _, f := range allRuleFacts() {
+		c, err := ruleConfig(k, ArchSM90a, d, storeOut, f)
+		if err != nil || c.Schedule != PingPong || c.TileM != 128 || c.ClusterM*c.ClusterN != 1 {
+			continue
+		}
+		o := tileOrder{c.Raster, c.SwizzleGroup, c.L2KeepOperands}
+		if o == (tileOrder{DefaultRaster, DefaultSwizzleGroup, false}) || slices.Contains(orders[c.TileN], o) {
+			continue
+		}
+		orders[c.TileN] = append(orders[c.TileN], o)
+	}
+	return orders
+}
+
+// sm90OverlapCandidates is the overlap schedule of the kinds that have it
+// (KindSpec.Overlap) without StoreOut, the only mode it implements:
+// 128x128 and 128x192, cluster 1x1, at the two deepest rings. 128x256
+// spills (accumulators plus the pending tile's dout), and its clusters
+// measured slower than 1x1 (docs/PERFORMANCE.md#clusters-multicast).
+func sm90OverlapCandidates(base Config) []Config {
+	if !spec(base.Kernel).Overlap || base.StoreOut {
 		return nil
 	}
-	sortByName(out)
+	var out []Config
+	for _, n := range []int{128, 192} {
+		c := base
+		c.Schedule, c.TileM, c.TileN, c.ClusterM, c.ClusterN = Overlap, 128, n, 1, 1
+		c = c.WithDefaults()
+		for _, st := range []int{c.MaxStages(), c.MaxStages() - 1} {
+			if slices.Contains(spaceStages, st) {
+				c.Stages = st
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// sm100Candidates is Space's sm_100a enumeration on base: 1cta 128 x
+// {64,128,256} on clusters 1x1, 2x1, 1x2 and 2cta 256 x {128,256} on the
+// pair, each with the static and CLC schedulers (stream-K is sm_90a only)
+// at the deepest ring.
+func sm100Candidates(base Config) []Config {
+	var cands []Config
+	for _, n := range []int{64, 128, 256} {
+		for _, cl := range [][2]int{{1, 1}, {2, 1}, {1, 2}} {
+			c := base
+			c.Schedule, c.TileM, c.TileN = OneCTA, 128, n
+			c.ClusterM, c.ClusterN = cl[0], cl[1]
+			cands = append(cands, c)
+		}
+	}
+	for _, n := range []int{128, 256} {
+		c := base
+		c.Schedule, c.TileM, c.TileN = TwoCTA, 256, n
+		c.ClusterM, c.ClusterN = 2, 1
+		cands = append(cands, c)
+	}
+	var out []Config
+	for _, c := range cands {
+		for _, sch := range []Scheduler{StaticScheduler, CLCScheduler} {
+			c.Scheduler = sch
+			c = c.WithDefaults()
+			c.Stages = c.MaxStages()
+			out = append(out, c)
+		}
+	}
 	return out
 }
 
@@ -198,7 +255,8 @@ func sortByName(cs []Config) {
 // config of each of gemm, fwd_gateup and fwd_down, and on sm_100a two bf16
 // configs of each of those (one 1cta, one 2cta; compile-verified only, no
 // sm_100 GPU has run them). Each compile takes seconds, so keep it small.
-// Sorted by Name.
+// Sorted by Name. Each kind's list is its descriptor's (KindSpec.catalog
+// in tiling/kinds.go).
 //
 // It lists only configs that pass Check (valid and implemented), since
 // CI renders and compiles every one of them: on sm_90a only cluster 1x1
@@ -218,86 +276,45 @@ func Catalog() []Config {
 }
 
 // catalogCandidates is the catalog before the Implemented filter, sorted by
-// Name. Its entries should all be implemented: a test checks that the
-// filter drops none, so the table below says exactly what CI compiles.
+// Name: every kind's list (KindSpec.catalog). Its entries should all be
+// implemented: a test checks that the filter drops none, so the lists say
+// exactly what CI compiles.
 func catalogCandidates() []Config {
-	type entry struct {
-		k         Kernel // "" means bwd_dswiglu
-		a         Arch
-		s         Schedule
-		m, n      int
-		cm, cn    int
-		majorA    Major
-		majorB    Major
-		storeOut  bool
-		residual  bool
-		scheduler Scheduler
-		fp16      bool // also in fp16
-	}
-	entries := []entry{
-		// sm_90a bwd_dswiglu: the heuristic's tile first (128x192), then
-		// 128x128, its pick for small shapes (here with W_down [K,I]) and
-		// with out stored. Clusters measured slower, so every entry is 1x1.
-		{a: ArchSM90a, s: PingPong, m: 128, n: 192, cm: 1, cn: 1, fp16: true},
-		{a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, majorB: MNMajor, fp16: true},
-		{a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, storeOut: true},
-		{a: ArchSM90a, s: Cooperative, m: 128, n: 256, cm: 1, cn: 1, fp16: true},
-		{a: ArchSM90a, s: Cooperative, m: 256, n: 128, cm: 1, cn: 1, majorB: MNMajor},
-		// The overlap schedule (ping-pong 128x192 beats it:
-		// docs/PERFORMANCE.md#schedule-overlap).
-		{a: ArchSM90a, s: Overlap, m: 128, n: 192, cm: 1, cn: 1, fp16: true},
-		// sm_90a gemm: the plain default, and the weight-gradient layout
-		// (dW = x^T @ grad_de: both operands MN-major).
-		{k: KernelGEMM, a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, fp16: true},
-		{k: KernelGEMM, a: ArchSM90a, s: Cooperative, m: 128, n: 256, cm: 1, cn: 1, majorA: MNMajor, majorB: MNMajor},
-		// sm_90a fwd_gateup: training (de stored) and inference with W
-		// stored [K,2I].
-		{k: KernelFwdGateUp, a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, storeOut: true, fp16: true},
-		{k: KernelFwdGateUp, a: ArchSM90a, s: Cooperative, m: 256, n: 128, cm: 1, cn: 1, majorB: MNMajor},
-		// sm_90a fwd_down: with a residual and W_down [I,K] (MN-major for
-		// this GEMM), and plain with W_down [K,I].
-		{k: KernelFwdDown, a: ArchSM90a, s: PingPong, m: 128, n: 128, cm: 1, cn: 1, majorB: MNMajor, residual: true, fp16: true},
-		{k: KernelFwdDown, a: ArchSM90a, s: Cooperative, m: 128, n: 256, cm: 1, cn: 1},
-		// sm_100a.
-		{a: ArchSM100a, s: OneCTA, m: 128, n: 256, cm: 1, cn: 1, fp16: true},
-		{a: ArchSM100a, s: OneCTA, m: 128, n: 128, cm: 1, cn: 2, scheduler: CLCScheduler},
-		{a: ArchSM100a, s: OneCTA, m: 128, n: 128, cm: 2, cn: 1, storeOut: true},
-		{a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1, fp16: true},
-		{a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1, majorB: MNMajor, scheduler: CLCScheduler, fp16: true},
-		// sm_100a gemm: the plain default, and the weight-gradient layout
-		// (both operands MN-major: the transpose-A and -B bits) on the CTA
-		// pair with CLC.
-		{k: KernelGEMM, a: ArchSM100a, s: OneCTA, m: 128, n: 256, cm: 1, cn: 1},
-		{k: KernelGEMM, a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1, majorA: MNMajor, majorB: MNMajor, scheduler: CLCScheduler},
-		// sm_100a fwd_gateup: training with both B halves in one CTA, and
-		// inference with W [K,2I] on the pair (each CTA loads one half).
-		{k: KernelFwdGateUp, a: ArchSM100a, s: OneCTA, m: 128, n: 256, cm: 1, cn: 1, storeOut: true},
-		{k: KernelFwdGateUp, a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1, majorB: MNMajor},
-		// sm_100a fwd_down: residual with W_down [I,K] on a 1x2 cluster with
-		// CLC, and plain on the pair.
-		{k: KernelFwdDown, a: ArchSM100a, s: OneCTA, m: 128, n: 128, cm: 1, cn: 2, majorB: MNMajor, residual: true, scheduler: CLCScheduler},
-		{k: KernelFwdDown, a: ArchSM100a, s: TwoCTA, m: 256, n: 256, cm: 2, cn: 1},
-	}
 	var out []Config
-	for _, e := range entries {
-		dts := []DType{BF16}
-		if e.fp16 {
-			dts = append(dts, FP16)
-		}
-		for _, d := range dts {
-			k := e.k
-			if k == "" {
-				k = KernelBwdDSwiGLU
+	for _, sp := range kinds {
+		k := sp.Kernel
+		for _, e := range sp.catalog {
+			dts := []DType{BF16}
+			if e.fp16 {
+				dts = append(dts, FP16)
 			}
-			c := Config{
-				Kernel: k, Arch: e.a, DType: d, Schedule: e.s,
-				TileM: e.m, TileN: e.n, TileK: 64, ClusterM: e.cm, ClusterN: e.cn,
-				MajorA: e.majorA, MajorB: e.majorB, StoreOut: e.storeOut, Residual: e.residual, Scheduler: e.scheduler,
-			}.WithDefaults()
-			c.Stages = c.MaxStages()
-			out = append(out, c)
+			for _, d := range dts {
+				c := Config{
+					Kernel: k, Arch: e.a, DType: d, Schedule: e.s,
+					TileM: e.m, TileN: e.n, TileK: 64, ClusterM: e.cm, ClusterN: e.cn,
+					MajorA: e.majorA, MajorB: e.majorB, StoreOut: e.storeOut, Residual: e.residual, Scheduler: e.scheduler,
+				}.WithDefaults()
+				c.Stages = c.MaxStages()
+				out = append(out, c)
+			}
 		}
 	}
 	sortByName(out)
 	return out
+}
+
+// catalogEntry is one config of a kind's catalog list (KindSpec.catalog):
+// TileK 64, the deepest operand ring that fits, the other knobs at their
+// defaults, in bf16 and with fp16 also in fp16.
+type catalogEntry struct {
+	a         Arch
+	s         Schedule
+	m, n      int
+	cm, cn    int
+	majorA    Major
+	majorB    Major
+	storeOut  bool
+	residual  bool
+	scheduler Scheduler
+	fp16      bool // also in fp16
 }

@@ -1,8 +1,9 @@
 package tiling
 
-// gemmCand is one sm_90a gemm candidate of gemmSpace: a tile, its cluster,
-// scheduler and tile order; every one at its deepest operand ring.
-type gemmCand struct {
+// spaceCand is one candidate of a kind's own sm_90a list
+// (KindSpec.sm90Cands, taken by ownSpace): a tile, its cluster, scheduler
+// and tile order; every one at its deepest operand ring.
+type spaceCand struct {
 	s      Schedule
 	m, n   int
 	cm, cn int
@@ -22,7 +23,7 @@ type gemmCand struct {
 // drops them elsewhere); raster n and group 16 are ±2%, kept for 128x256
 // only. Left out since measured slower everywhere: the whole-tile
 // epilogue staging (-2 to -7%) and the shallower ring of each tile.
-var gemmCands = []gemmCand{
+var gemmCands = []spaceCand{
 	{s: Cooperative, m: 128, n: 256, cm: 1, cn: 1},
 	{s: Cooperative, m: 128, n: 256, cm: 1, cn: 1, raster: RasterN},
 	{s: Cooperative, m: 128, n: 256, cm: 1, cn: 1, group: 16},
@@ -43,12 +44,12 @@ var gemmCands = []gemmCand{
 	{s: PingPong, m: 64, n: 256, cm: 1, cn: 1},
 }
 
-// gemmSpace is the sm_90a gemm space on base (kind, arch, dtype): gemmCands
-// at their deepest rings, default majors. The caller drops those that do
-// not validate.
-func gemmSpace(base Config) []Config {
+// ownSpace is the sm_90a space of a kind with its own list (gemm:
+// gemmCands) on base (kind, arch, dtype): cands at their deepest rings,
+// default majors. The caller drops those that do not validate.
+func ownSpace(base Config, cands []spaceCand) []Config {
 	var out []Config
-	for _, g := range gemmCands {
+	for _, g := range cands {
 		c := base
 		c.Schedule, c.TileM, c.TileN, c.ClusterM, c.ClusterN = g.s, g.m, g.n, g.cm, g.cn
 		c.Raster, c.SwizzleGroup = g.raster, g.group

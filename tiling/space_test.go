@@ -380,3 +380,41 @@ func TestWholeTileStagingBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestSpaceHoldsRuleOrders checks that the sm_90a space of every catalog
+// kind that enumerates tiles holds each tile and order its rules pick
+// (ruleOrders), so tune measures the rules' choices: the space's orders
+// come from the rules, and a rule's new order must enter the space with
+// it. The ring depth is left out: the rules take the deepest that fits,
+// the space the two deepest of spaceStages.
+func TestSpaceHoldsRuleOrders(t *testing.T) {
+	t.Parallel()
+	noStages := func(c Config) string { c.Stages = 0; return c.Name() }
+	for _, k := range Kernels() {
+		if spec(k).sm90Cands != nil {
+			continue
+		}
+		for _, storeOut := range []bool{false, true} {
+			sp := Space(k, ArchSM90a, BF16)
+			if storeOut {
+				if !spec(k).StoreOut {
+					continue
+				}
+				sp = SpaceStoreOut(k, ArchSM90a, BF16)
+			}
+			var got []string
+			for _, c := range sp {
+				got = append(got, noStages(c))
+			}
+			for _, f := range allRuleFacts() {
+				c, err := ruleConfig(k, ArchSM90a, BF16, storeOut, f)
+				if err != nil {
+					t.Fatalf("ruleConfig(%s, store_out=%v, %+v): %v", k, storeOut, f, err)
+				}
+				if c.Schedule == PingPong && c.TileM == 128 && !slices.Contains(got, noStages(c)) {
+					t.Errorf("%s store_out=%v facts %+v: the rules' %s is not in the space", k, storeOut, f, c.Name())
+				}
+			}
+		}
+	}
+}

@@ -139,6 +139,10 @@ func (c Config) Validate() error {
 	if c.EpiPipe && kernelOK && !spec(c.Kernel).EpiPipe {
 		ch.add("epi_pipe", c.EpiPipe, "only bwd_dswiglu has the pipelined epilogue")
 	}
+	if c.Score && kernelOK && !spec(c.Kernel).Score {
+		ch.add("score", c.Score, "only %s take a router score (a per-row weight of the grouped kinds)",
+			join.Strings(kindsWith(func(s KindSpec) bool { return s.Score })))
+	}
 	if c.Residual && kernelOK && !spec(c.Kernel).Residual {
 		ch.add("residual", c.Residual, "only fwd_down adds a residual")
 	}

@@ -33,8 +33,9 @@ func runModel(e *env, o *benchOptions) error {
 	if err := o.checkNamesAndTuned(); err != nil {
 		return err
 	}
-	if o.Select.Kernel() != string(tiling.KernelBwdDSwiGLU) {
-		return usageError(fmt.Errorf("bench %s --model %s: the datasheet model projects bwd_dswiglu only (bench bwd --model)", bench.KindArg(tiling.Kernel(o.Select.Kernel())), o.Model))
+	if k := tiling.Kernel(o.Select.Kernel()); k != perfmodel.ModelKernel {
+		return usageError(fmt.Errorf("bench %s --model %s: the datasheet model projects %s only (bench %s --model)",
+			bench.KindArg(k), o.Model, perfmodel.ModelKernel, bench.KindArg(perfmodel.ModelKernel)))
 	}
 	if o.Probe != "" {
 		return usageError(fmt.Errorf("bench --probe %s with --model %s: a projection runs no kernel to probe", o.Probe, o.Model))

@@ -135,6 +135,11 @@ func NewSM100(k tiling.Checked, m manifest.Manifest) (*SM100, error) {
 	if v.A, v.B, v.IDesc, err = sm100Operands(c, m.Boxes, v.Pair, halves); err != nil {
 		return nil, err
 	}
+	if s, _ := tiling.KindOf(c.Kernel); s.ExpertsAlongK {
+		// tiling.Implemented admits MN-major B only; the grouped
+		// scheduler's file defines the load (sched_grouped_sm100a.sched.tmpl).
+		v.B.Expert, v.B.Func = true, "sw_load_b_mnmajor_e"
+	}
 	v.Epi = sm100Epilogue(c, kind, v.Smem, docs)
 	if v.Sched, err = sm100Schedule(c, m.BlockThreads, v.Epi.Loads, docs); err != nil {
 		return nil, err

@@ -59,6 +59,11 @@ var sm100KindDocs = map[tiling.Kernel]func(c tiling.Config, d *sm100Docs) (a, bS
 		d.ring, d.accCols, d.rankNOff = "x/W", "kAccN", "I"
 		return "x", ""
 	},
+	// The grouped bwd_dswiglu: one CTA per tile (no pair), so no B share.
+	tiling.KernelMoEBwdDSwiGLU: func(c tiling.Config, d *sm100Docs) (string, string) {
+		d.ring, d.warp2 = "dy/W_down", " and TMA-loads the left/gate sub-tiles of de"
+		return "dy", ""
+	},
 	tiling.KernelFwdDown: func(c tiling.Config, d *sm100Docs) (string, string) {
 		d.ring = "out/W_down"
 		if c.Residual {

@@ -175,6 +175,10 @@ type Epilogue struct {
 	// bwd_dswiglu epilogue's function.
 	FastSigmoid bool
 	DSwiGLUFn   string
+	// Score (grouped kinds, tiling.Config.Score): the kernel reads a router
+	// score per row (the score parameter) and scales its result by it; the
+	// backward also writes the score's per-tile row partials (dscore_part).
+	Score bool
 }
 
 // epilogueOf places the kind's tensors in an epilogue slot of buffers sub
@@ -184,7 +188,7 @@ type Epilogue struct {
 // into it).
 func epilogueOf(c tiling.Config, k Kind, sub int) Epilogue {
 	e := Epilogue{Stages: c.EpiStages, SlotBytes: c.EpiTensors() * sub, StoreOut: c.StoreOut,
-		FastSigmoid: c.FastSigmoid, DSwiGLUFn: "sw_dswiglu"}
+		FastSigmoid: c.FastSigmoid, DSwiGLUFn: "sw_dswiglu", Score: c.Score}
 	if c.FastSigmoid {
 		e.DSwiGLUFn = "sw_dswiglu_tanh"
 	}
@@ -229,11 +233,12 @@ type Operand struct {
 	// Func is the load helper the template calls (sm_90a, and B on
 	// sm_100a): it knows the major and, on sm_90a, the L2 policy.
 	Func string
-	// Expert (sm_90a B of a grouped kind whose experts are stacked along
-	// K, tiling.KindSpec.ExpertsAlongK, or read through a 3-D expert map in
-	// either major, ExpertMapB): the map is 3-D [E][K][N] (MN-major) or
-	// [E][N][K] (K-major) and Func takes the tile's expert as a last
-	// argument (b_expert, which the grouped scheduler's producer defines).
+	// Expert (B of a grouped kind whose experts are stacked along K,
+	// tiling.KindSpec.ExpertsAlongK, on either arch, or read through a 3-D
+	// expert map in either major, ExpertMapB, on sm_90a): the map is 3-D
+	// [E][K][N] (MN-major) or [E][N][K] (K-major) and Func takes the tile's
+	// expert as a last argument (b_expert, which the grouped scheduler's
+	// producer defines).
 	Expert bool
 	// MNMajor: the operand is stored MN-major ([K,M] for A), a load is one
 	// 64-wide slab of the tile; Trans is the descriptor's transpose flag
@@ -323,6 +328,9 @@ func configLines(c tiling.Config) []string {
 	}
 	if c.Residual {
 		lines = append(lines, "residual=true")
+	}
+	if c.Score {
+		lines = append(lines, "score=true")
 	}
 	return lines
 }

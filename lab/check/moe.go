@@ -126,6 +126,10 @@ func verifyMoEFwdGateUp(env *Env, k *launch.Kernel, rt Routing, rng *num.Rand, o
 	if train {
 		args.De = dev.poisoned(T * 2 * I)
 	}
+	var score []float64
+	if k.Man.Config.Score {
+		args.Score, score = dev.routerScore(rng, T)
+	}
 	if dev.err != nil {
 		return fail(dev.err)
 	}
@@ -144,7 +148,7 @@ func verifyMoEFwdGateUp(env *Env, k *launch.Kernel, rt Routing, rng *num.Rand, o
 	if err := dev.sameOnRepeatAll(plan, o, outs); err != nil {
 		return fail(err)
 	}
-	want := ref.MoEFwdGateUpTrain(ref.MoEFwdGateUpProblem{T: T, K: K, I: I, E: E, X: num.Float64s(x), W: num.Float64s(w), Offs: offs})
+	want := ref.MoEFwdGateUpTrain(ref.MoEFwdGateUpProblem{T: T, K: K, I: I, E: E, X: num.Float64s(x), W: num.Float64s(w), Offs: offs, Score: score})
 	if want.Out == nil {
 		return fail(fmt.Errorf("the reference refused the problem"))
 	}
@@ -190,6 +194,26 @@ func (r *run) sameOnRepeatAll(plan launchWaiter, o Options, outs []repeated) err
 		}
 	}
 	return r.err
+}
+
+// routerScore uploads a router score per row for a config with Score:
+// fp32 uniform in [0.05, 1.05) (a router's weights, one a little above 1),
+// returned as float64 for the reference.
+func (r *run) routerScore(rng *num.Rand, t int) (cu.DevicePtr, []float64) {
+	s := rng.Uniform("", t, 0.05, 1.05) // no dtype: kept as float32
+	if r.err != nil {
+		return 0, nil
+	}
+	raw := make([]byte, 4*len(s))
+	for i, x := range s {
+		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(x))
+	}
+	p, err := r.b.Alloc(len(raw))
+	if err == nil {
+		err = r.env.Ctx.MemcpyHtoD(p, raw)
+	}
+	r.err = err
+	return p, num.Float64s(s)
 }
 
 // uploadI32 copies v into a new device buffer as little-endian int32s.

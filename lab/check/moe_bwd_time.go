@@ -27,6 +27,13 @@ func TimeMoEBwd(env *Env, k *launch.Kernel, sh [4]int, reps int) (float64, error
 	if k.Man.Config.StoreOut {
 		args.Out = dev.poisoned(T * I)
 	}
+	if k.Man.Config.Score {
+		sc, err := dev.scoreBuffers(k, rng, args)
+		if err != nil {
+			return 0, err
+		}
+		args.Score, args.DScorePart = sc.score, sc.part
+	}
 	if dev.err != nil {
 		return 0, dev.err
 	}

@@ -48,6 +48,9 @@ func TimeMoEFwdGateUp(env *Env, k *launch.Kernel, sh [4]int, reps int) (float64,
 	if k.Man.Config.StoreOut {
 		args.De = dev.poisoned(T * 2 * I)
 	}
+	if k.Man.Config.Score {
+		args.Score, _ = dev.routerScore(rng, T)
+	}
 	if dev.err != nil {
 		return 0, dev.err
 	}

@@ -5,11 +5,14 @@ import "fmt"
 // MoEFwdGateUpProblem is one moe_fwd_gateup problem in float64, all
 // row-major: X [T,K] sorted by expert; W [E,2I,K], expert e's fwd_gateup
 // weight (left rows, then gate rows); Offs [E] the cumulative row ends
-// (expert e owns rows Offs[e-1]..Offs[e]-1, Offs[E-1] = T).
+// (expert e owns rows Offs[e-1]..Offs[e]-1, Offs[E-1] = T); Score [T],
+// each row's router weight, or nil for none (out = Score[t]*h[t,:], de
+// unscaled).
 type MoEFwdGateUpProblem struct {
 	T, K, I, E int
 	X, W       []float64
 	Offs       []int32
+	Score      []float64
 }
 
 // Validate checks the sizes, the slices' lengths and that Offs is
@@ -21,6 +24,9 @@ func (p MoEFwdGateUpProblem) Validate() error {
 	if len(p.X) != p.T*p.K || len(p.W) != p.E*2*p.I*p.K || len(p.Offs) != p.E {
 		return fmt.Errorf("ref: moe_fwd_gateup problem T=%d K=%d I=%d E=%d: x has %d elements (want %d), W %d (want %d), offs %d (want %d)",
 			p.T, p.K, p.I, p.E, len(p.X), p.T*p.K, len(p.W), p.E*2*p.I*p.K, len(p.Offs), p.E)
+	}
+	if p.Score != nil && len(p.Score) != p.T {
+		return fmt.Errorf("ref: moe_fwd_gateup problem T=%d: score has %d elements, want T", p.T, len(p.Score))
 	}
 	prev := int32(0)
 	for e, o := range p.Offs {
@@ -65,5 +71,16 @@ func MoEFwdGateUpTrain(p MoEFwdGateUpProblem) FwdGateUpResult {
 		}
 		row0 = row1
 	}
+	scaleRows(res.Out, p.Score, I)
 	return res
+}
+
+// scaleRows multiplies row t of v (rows of n) by score[t]; a nil score
+// leaves v as it is.
+func scaleRows(v, score []float64, n int) {
+	for t, s := range score {
+		for i := range n {
+			v[t*n+i] *= s
+		}
+	}
 }

@@ -189,8 +189,9 @@ func sm100ProtocolSpec(v *view.SM100, b manifest.Boxes, grouped bool) (protocol.
 			TEmptyParity: protocol.Parity{Div: protoAccParityDiv, Xor: 1},
 			EpiThreads:   view.SM100EpiThreads, CommitMask: mask, ProducerDrain: true,
 			// sched_grouped_sm100a.sched.tmpl; the kind's ragged sub-tile
-			// ends with wait_group.read 0.
-			Grouped: grouped, RaggedWaitRead: 0,
+			// ends with wait_group.read 0 (store-only) or frees its de slot
+			// with thread 0's arrive (epilogue loads).
+			Grouped: grouped, RaggedWaitRead: 0, RaggedArrivals: 1,
 		},
 	}
 	if s := v.Sched; s.CLC {

@@ -74,11 +74,45 @@ def fwd_down_reads_w_down_ik(arch: str, dtype: str, residual: bool) -> bool:
     return _select.weight_mn_major("fwd_down", "residual" if residual else "", arch, dtype)
 
 
+# The block's decisions that depend on the kernel registry (which kernels
+# run, their weight layouts) are each one constant to torch.compile
+# (assume_constant_result: evaluated when the graph is traced, not traced
+# itself: the arch cache and the registry take locks, which Dynamo cannot
+# enter). Each takes the generations of the block's kinds as an argument,
+# read by its traced caller (_generation): Dynamo then guards the compiled
+# graph on the values it read (one dict item each), so a package of those
+# kinds registered or removed after the trace fails the guard and the next
+# call retraces with the registry's decisions; a package of other kinds
+# (gemm, the grouped kinds) retraces nothing. In eager mode the generations
+# key the decisions' cache (_decided).
+
+_decided = modes.Memo()
+
+
+_Generation = Tuple[int, int, int]
+
+
+def _generation() -> _Generation:
+    """The registry's generations of the block's kinds
+    (package.Registry.kind_generation), read where Dynamo traces them: the
+    guard of a compiled graph."""
+    g = opspec.REGISTRY.kind_generation
+    return g.get("fwd_gateup", 0), g.get("fwd_down", 0), g.get("bwd_dswiglu", 0)
+
+
+def _arch(device_index: int) -> str:
+    return _ops.arch_of(torch.device("cuda", device_index))
+
+
 @torch.compiler.assume_constant_result
-def _w_down_ik(device_index: int, dtype: str, residual: bool) -> bool:
+def _w_down_ik(device_index: int, dtype: str, residual: bool, generation: _Generation) -> bool:
     """fwd_down_reads_w_down_ik for a CUDA device by index (one constant to
     torch.compile, as _w_down_kn)."""
-    return fwd_down_reads_w_down_ik(_ops.arch_of(torch.device("cuda", device_index)), dtype, residual)
+    return _decided.call(_ik, generation, device_index, dtype, residual)
+
+
+def _ik(device_index: int, dtype: str, residual: bool) -> bool:
+    return fwd_down_reads_w_down_ik(_arch(device_index), dtype, residual)
 
 
 def _dtype_name(t: Tensor) -> str:
@@ -90,12 +124,14 @@ def _index(t: Tensor) -> int:
 
 
 @torch.compiler.assume_constant_result
-def _w_down_kn(device_index: int, dtype: str) -> bool:
-    """bwd_takes_w_down_kn for a CUDA device by index. One constant to
-    torch.compile: it is evaluated when the graph is traced, not traced
-    itself (the arch cache behind it takes a lock, which Dynamo cannot
-    enter)."""
-    return bwd_takes_w_down_kn(_ops.arch_of(torch.device("cuda", device_index)), dtype)
+def _w_down_kn(device_index: int, dtype: str, generation: _Generation) -> bool:
+    """bwd_takes_w_down_kn for a CUDA device by index, at the block's kinds'
+    generations (one constant to torch.compile)."""
+    return _decided.call(_kn, generation, device_index, dtype)
+
+
+def _kn(device_index: int, dtype: str) -> bool:
+    return bwd_takes_w_down_kn(_arch(device_index), dtype)
 
 
 def _can_run(kind: str, variant: str, arch: str, dtype: str) -> bool:
@@ -116,24 +152,17 @@ def registered_kernels(arch: str, dtype: str) -> modes.Kernels:
 _FWD_MODES = (modes.FWD_TRAIN, modes.FWD_INFER, modes.FWD_TRAIN_DROP_DE)
 
 
-_fwd_modes: Dict[Tuple[int, str, bool, int], int] = {}
-
-
 @torch.compiler.assume_constant_result
-def _fwd_mode(device_index: int, dtype: str, grad: bool) -> int:
+def _fwd_mode(device_index: int, dtype: str, grad: bool, generation: _Generation) -> int:
     """modes.forward_kernel for a CUDA device by index, as an index into
-    _FWD_MODES (one constant to torch.compile, as _w_down_kn); cached
-    while the registry stays the same."""
-    key = (device_index, dtype, grad, opspec.REGISTRY.generation)
-    got = _fwd_modes.get(key)
-    if got is None:
-        arch = _ops.arch_of(torch.device("cuda", device_index))
-        others = tuple(d for d in _registered_dtypes(arch) if d != dtype)
-        got = _FWD_MODES.index(modes.forward_kernel(grad, registered_kernels(arch, dtype), arch, dtype, others))
-        if len(_fwd_modes) > 64:
-            _fwd_modes.clear()
-        _fwd_modes[key] = got
-    return got
+    _FWD_MODES (one constant to torch.compile, as _w_down_kn)."""
+    return _decided.call(_mode, generation, device_index, dtype, grad)
+
+
+def _mode(device_index: int, dtype: str, grad: bool) -> int:
+    arch = _arch(device_index)
+    others = tuple(d for d in _registered_dtypes(arch) if d != dtype)
+    return _FWD_MODES.index(modes.forward_kernel(grad, registered_kernels(arch, dtype), arch, dtype, others))
 
 
 def _registered_dtypes(arch: str) -> Tuple[str, ...]:
@@ -143,9 +172,13 @@ def _registered_dtypes(arch: str) -> Tuple[str, ...]:
 
 
 @torch.compiler.assume_constant_result
-def _kernel_dtypes(device_index: int) -> Tuple[str, ...]:
+def _kernel_dtypes(device_index: int, generation: _Generation) -> Tuple[str, ...]:
     """_registered_dtypes for a CUDA device by index (one constant to torch.compile)."""
-    return _registered_dtypes(_ops.arch_of(torch.device("cuda", device_index)))
+    return _decided.call(_dtypes, generation, device_index)
+
+
+def _dtypes(device_index: int) -> Tuple[str, ...]:
+    return _registered_dtypes(_arch(device_index))
 
 
 def _down(out: Tensor, W_down: Tensor, residual: Optional[Tensor], down: str) -> Tensor:
@@ -154,7 +187,8 @@ def _down(out: Tensor, W_down: Tensor, residual: Optional[Tensor], down: str) ->
         return out @ W_down.t() if residual is None else torch.addmm(residual, out, W_down.t())
     # An MN-major (_bmn) fwd_down kernel reads W_down as [I, K]: a transpose
     # each call, so emit fwd_down K-major (the default) for this path.
-    wd = W_down.t().contiguous() if _w_down_ik(_index(out), _dtype_name(out), residual is not None) else W_down
+    ik = _w_down_ik(_index(out), _dtype_name(out), residual is not None, _generation())
+    wd = W_down.t().contiguous() if ik else W_down
     return _ops.fwd_down(out, wd) if residual is None else _ops.fwd_down_residual(out, wd, residual)
 
 
@@ -231,7 +265,7 @@ class _SwiGLUFunction(torch.autograd.Function):
             raise RuntimeError(modes.DOUBLE_BACKWARD)  # create_graph=True
         x2, W, W_down, de = ctx.saved_tensors
         dy = dy.contiguous()
-        wd = W_down if _w_down_kn(_index(dy), _dtype_name(dy)) else W_down.t().contiguous()
+        wd = W_down if _w_down_kn(_index(dy), _dtype_name(dy), _generation()) else W_down.t().contiguous()
         grad_de, out = _grad_de(ctx, dy, wd, de)
         in_place = grad_de is de
         del de
@@ -277,7 +311,7 @@ def swiglu_mlp(x: Tensor, W: Tensor, W_down: Tensor, residual: Optional[Tensor] 
     halves = _check_paths("swiglu_mlp", down, dx)
     if torch.is_autocast_enabled("cuda") and x.is_cuda:
         dt = torch.get_autocast_dtype("cuda")
-        to = modes.autocast_dtype(True, _dtype_name_of(dt), _kernel_dtypes(_index(x)), _dtype_name(x))
+        to = modes.autocast_dtype(True, _dtype_name_of(dt), _kernel_dtypes(_index(x), _generation()), _dtype_name(x))
         if to is not None:
             x, W, W_down = x.to(dt), W.to(dt), W_down.to(dt)
             residual = None if residual is None else residual.to(dt)
@@ -297,10 +331,10 @@ def _swiglu(x: Tensor, W: Tensor, W_down: Tensor, residual: Optional[Tensor], do
         x2 = x2.contiguous()
     r2 = None if residual is None else residual.reshape(-1, residual.shape[-1])
     if not x2.is_cuda:
-        _ops.fwd_gateup(x2, W)  # raises: the op names the device rule
+        opspec.check_input("fwd_gateup", "x", x2)  # raises: the op's device rule
     grad = torch.is_grad_enabled() and (x.requires_grad or W.requires_grad or W_down.requires_grad
                                         or (residual is not None and residual.requires_grad))
-    mode = _FWD_MODES[_fwd_mode(_index(x2), _dtype_name(x2), grad)]
+    mode = _FWD_MODES[_fwd_mode(_index(x2), _dtype_name(x2), grad, _generation())]
     if mode == modes.FWD_TRAIN:
         y = _SwiGLUFunction.apply(x2, W, W_down, r2, down, halves)
     else:

@@ -9,9 +9,9 @@ torch is not imported.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Callable, Dict, Hashable, Optional, Sequence, Tuple, TypeVar
 
-__all__ = ["FWD_TRAIN", "FWD_INFER", "FWD_TRAIN_DROP_DE", "DX_PATHS", "Kernels", "MissingKernel", "forward_kernel",
+__all__ = ["Memo", "FWD_TRAIN", "FWD_INFER", "FWD_TRAIN_DROP_DE", "DX_PATHS", "Kernels", "MissingKernel", "forward_kernel",
            "grad_de_in_place", "autocast_dtype", "DOUBLE_BACKWARD", "dx_halves", "dw_down_order", "backward_peak",
            "DW_DOWN_FIRST", "DW_DOWN_LAST", "DW_DOWN_OVER_GRAD_DE"]
 
@@ -30,6 +30,43 @@ DOUBLE_BACKWARD = ("swiglu_mlp: double backward (create_graph=True through SwiGL
                    "runs swigen's fused bwd_dswiglu kernel, which has no derivative of its own; differentiate the "
                    "block's torch ops (torch.ops.swigen.* each register one) or an eager copy of the block instead")
 """The error a backward run with create_graph=True raises."""
+
+
+_T = TypeVar("_T")
+_MISSING = object()
+
+
+class Memo:
+    """Decisions that depend on the kernel registry (which kernels are
+    registered, their weight layouts), each computed once per function,
+    arguments and generation: the registry's generation, or a tuple of
+    its kinds' (package.Registry.generation, kind_generation: they change
+    with the packages registered or removed). A new generation drops every
+    kept value; so do more than limit calls. An error is not kept: the next
+    call computes again."""
+
+    def __init__(self, limit: int = 64) -> None:
+        self._limit = limit
+        self._kept: Tuple[Hashable, Dict[Hashable, object]] = (None, {})
+
+    def call(self, fn: Callable[..., _T], generation: Hashable, *args: Hashable) -> _T:
+        """fn(*args): the value kept for them at generation, else computed
+        and kept."""
+        # One (generation, values) pair, replaced whole: a value is kept
+        # only in the dict of the generation its caller read, whichever
+        # thread replaced the pair meanwhile.
+        key = (fn, args)
+        gen, values = self._kept
+        if gen == generation:
+            got = values.get(key, _MISSING)
+            if got is not _MISSING:
+                return got  # type: ignore[return-value]
+        got = fn(*args)
+        if gen != generation or len(values) >= self._limit:
+            values = {}
+            self._kept = (generation, values)
+        values[key] = got
+        return got
 
 
 class MissingKernel(ValueError):

@@ -4,10 +4,18 @@ Layout (moe_plan's docstring owns it): x [T, H] sorted by expert, offs [E]
 int32 cumulative ends (torch._grouped_mm's convention), W [E, 2I, H] each
 expert's [up ; gate], W_down [E, H, I]. The ops:
 
-    torch.ops.swigen.moe_gateup(x, W, offs) -> out [T, I]
-    torch.ops.swigen.moe_gateup_train(x, W, offs) -> (out [T, I], de [T, 2I])
+    torch.ops.swigen.moe_gateup(x, W, offs, score=None) -> out [T, I]
+    torch.ops.swigen.moe_gateup_train(x, W, offs, score=None) -> (out [T, I], de [T, 2I])
     torch.ops.swigen.moe_dswiglu_out(dy, W_down, de, offs) -> (grad_de [T, 2I], out [T, I])
+    torch.ops.swigen.moe_dswiglu_out_score(dy, W_down, de, offs, score) -> (grad_de, out, dscore [T])
     torch.ops.swigen.moe_down(out, W_down, offs) -> y [T, H]
+
+score [T] float32 is each routed row's router weight: out = score[t] *
+up * silu(gate) (de unscaled); the backward takes score*dout into the
+dSwiGLU, recomputes the scaled out and returns dscore[t] = sum_i h[t,i] *
+dout[t,i] (h unscaled), so the layer's y is the router-weighted expert
+output and autograd reaches the router. With a score the ops run the
+reference path (the _score kernels, swigen emit --score, have no op yet).
 
 The first three are the grouped kinds of moe_plan.GROUPED_KINDS. Where a
 package of the op's kind, variant, arch and dtype is registered (swigen
@@ -145,9 +153,14 @@ def _gateup(x: Tensor, W: Tensor, offs: Tensor) -> Tensor:
     return _gmm(x, W.transpose(1, 2), offs, (x.shape[0], W.shape[1]))
 
 
-def _swiglu(de: Tensor) -> Tensor:
+def _swiglu(de: Tensor, score: Optional[Tensor] = None) -> Tensor:
+    """out = left * silu(gate) in fp32 (times each row's score where
+    given), cast to de's dtype."""
     i = de.shape[1] // 2
-    return (de[:, :i].float() * F.silu(de[:, i:].float())).to(de.dtype)
+    h = de[:, :i].float() * F.silu(de[:, i:].float())
+    if score is not None:
+        h = h * score[:, None]
+    return h.to(de.dtype)
 
 
 def _dswiglu(dout: Tensor, de: Tensor) -> Tuple[Tensor, Tensor]:
@@ -160,25 +173,52 @@ def _dswiglu(dout: Tensor, de: Tensor) -> Tuple[Tensor, Tensor]:
     return grad.to(de.dtype), (left * f).to(de.dtype)
 
 
+def _dswiglu_score(dout: Tensor, de: Tensor, score: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
+    """(grad_de, out, dscore) of out = score * left * silu(gate): the
+    dSwiGLU of score*dout, the scaled out (de's dtype) and dscore [T] =
+    sum_i h*dout (h unscaled), fp32 throughout."""
+    i = de.shape[1] // 2
+    left, gate, d = de[:, :i].float(), de[:, i:].float(), dout.float()
+    sc = score.float()[:, None]
+    s = torch.sigmoid(gate)
+    f = gate * s
+    h = left * f
+    ds = d * sc
+    grad = torch.cat([ds * f, ds * left * s * (1 + gate * (1 - s))], 1)
+    return grad.to(de.dtype), (h * sc).to(de.dtype), (h * d).sum(1)
+
+
+def _check_score(op: str, score: Optional[Tensor], x: Tensor, T: int) -> None:
+    """moe_plan.check_score on score's shape, dtype and device (None: no score)."""
+    if score is not None:
+        moe_plan.check_score(op, T, tuple(score.shape), str(score.dtype).replace("torch.", ""),
+                             str(score.device), str(x.device))
+
+
 @torch.library.custom_op("swigen::moe_gateup", mutates_args=())
-def moe_gateup(x: Tensor, W: Tensor, offs: Tensor) -> Tensor:
-    """out = up(x) * silu(gate(x)) per expert, [T, I]."""
+def moe_gateup(x: Tensor, W: Tensor, offs: Tensor, score: Optional[Tensor] = None) -> Tensor:
+    """out = up(x) * silu(gate(x)) per expert (times each row's score where given), [T, I]."""
     s = _check_gateup("moe_gateup", x, W, offs)
-    got = _kernel("moe_gateup", s.T, (x, W, offs))
-    if got is not None:
-        return got[0]
-    return _swiglu(_gateup(x, W, offs))
+    _check_score("moe_gateup", score, x, s.T)
+    if score is None:
+        got = _kernel("moe_gateup", s.T, (x, W, offs))
+        if got is not None:
+            return got[0]
+    return _swiglu(_gateup(x, W, offs), score)
 
 
 @torch.library.custom_op("swigen::moe_gateup_train", mutates_args=())
-def moe_gateup_train(x: Tensor, W: Tensor, offs: Tensor) -> Tuple[Tensor, Tensor]:
-    """(out [T, I], de [T, 2I]): de the pre-activations [up | gate] the backward reads."""
+def moe_gateup_train(x: Tensor, W: Tensor, offs: Tensor, score: Optional[Tensor] = None) -> Tuple[Tensor, Tensor]:
+    """(out [T, I], de [T, 2I]): de the pre-activations [up | gate] the
+    backward reads (unscaled); out times each row's score where given."""
     s = _check_gateup("moe_gateup_train", x, W, offs)
-    got = _kernel("moe_gateup_train", s.T, (x, W, offs))
-    if got is not None:
-        return got[0], got[1]
+    _check_score("moe_gateup_train", score, x, s.T)
+    if score is None:
+        got = _kernel("moe_gateup_train", s.T, (x, W, offs))
+        if got is not None:
+            return got[0], got[1]
     de = _gateup(x, W, offs)
-    return _swiglu(de), de
+    return _swiglu(de, score), de
 
 
 @torch.library.custom_op("swigen::moe_dswiglu_out", mutates_args=())
@@ -191,6 +231,20 @@ def moe_dswiglu_out(dy: Tensor, W_down: Tensor, de: Tensor, offs: Tensor) -> Tup
         return got[0], got[1]
     dout = _gmm(dy, W_down, offs, (dy.shape[0], W_down.shape[2]))
     return _dswiglu(dout, de)
+
+
+@torch.library.custom_op("swigen::moe_dswiglu_out_score", mutates_args=())
+def moe_dswiglu_out_score(dy: Tensor, W_down: Tensor, de: Tensor, offs: Tensor,
+                          score: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
+    """(grad_de [T, 2I], out [T, I], dscore [T] float32) of the layer
+    with a router score: dout = dy_e @ W_down_e per expert, grad_de the
+    dSwiGLU of score*dout, out = score*h recomputed (for dW_down), dscore
+    = sum_i h*dout. The reference path (no op launches a _score kernel
+    yet)."""
+    s = _check_bwd("moe_dswiglu_out_score", dy, W_down, de, offs)
+    _check_score("moe_dswiglu_out_score", score, dy, s.T)
+    dout = _gmm(dy, W_down, offs, (dy.shape[0], W_down.shape[2]))
+    return _dswiglu_score(dout, de, score)
 
 
 @torch.library.custom_op("swigen::moe_down", mutates_args=())
@@ -225,15 +279,24 @@ def _check_down(op: str, out: Tensor, W_down: Tensor, offs: Tensor) -> None:
 
 
 @moe_gateup.register_fake
-def _(x: Tensor, W: Tensor, offs: Tensor) -> Tensor:
+def _(x: Tensor, W: Tensor, offs: Tensor, score: Optional[Tensor] = None) -> Tensor:
     s = _check_gateup("moe_gateup", x, W, offs)
+    _check_score("moe_gateup", score, x, s.T)
     return x.new_empty((s.T, s.I))
 
 
 @moe_gateup_train.register_fake
-def _(x: Tensor, W: Tensor, offs: Tensor) -> Tuple[Tensor, Tensor]:
+def _(x: Tensor, W: Tensor, offs: Tensor, score: Optional[Tensor] = None) -> Tuple[Tensor, Tensor]:
     s = _check_gateup("moe_gateup_train", x, W, offs)
+    _check_score("moe_gateup_train", score, x, s.T)
     return x.new_empty((s.T, s.I)), x.new_empty((s.T, 2 * s.I))
+
+
+@moe_dswiglu_out_score.register_fake
+def _(dy: Tensor, W_down: Tensor, de: Tensor, offs: Tensor, score: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
+    s = _check_bwd("moe_dswiglu_out_score", dy, W_down, de, offs)
+    _check_score("moe_dswiglu_out_score", score, dy, s.T)
+    return de.new_empty(de.shape), de.new_empty((s.T, s.I)), score.new_empty((s.T,))
 
 
 @moe_dswiglu_out.register_fake
@@ -263,23 +326,34 @@ def _gateup_setup(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
     ctx.save_for_backward(*inputs)
 
 
+def _score_grads(g_out: Optional[Tensor], de: Tensor, score: Optional[Tensor]) -> Tuple[Tensor, Optional[Tensor]]:
+    """(grad_de, dscore) of out = [score *] left * silu(gate) for g_out
+    (None: no gradient reached out); dscore None without a score."""
+    if g_out is None:
+        return torch.zeros_like(de), None if score is None else torch.zeros_like(score)
+    if score is None:
+        return _dswiglu(g_out.contiguous(), de)[0], None
+    grad_de, _, dscore = _dswiglu_score(g_out.contiguous(), de, score)
+    return grad_de, dscore.to(score.dtype)
+
+
 def _gateup_bwd(ctx: Any, g_out: Tensor) -> Tuple[Optional[Tensor], ...]:
     # The inference op keeps no de: recomputed here (the layer trains with moe_gateup_train).
-    x, W, offs = ctx.saved_tensors
-    grad_de, _ = _dswiglu(g_out.contiguous(), _gateup(x, W, offs))
-    return _gateup_grads(x, W, offs, grad_de) + (None,)
+    x, W, offs, score = ctx.saved_tensors
+    grad_de, dscore = _score_grads(g_out, _gateup(x, W, offs), score)
+    return _gateup_grads(x, W, offs, grad_de) + (None, dscore)
 
 
 def _gateup_train_setup(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
-    ctx.save_for_backward(inputs[0], inputs[1], inputs[2], output[1])
+    ctx.save_for_backward(inputs[0], inputs[1], inputs[2], output[1], inputs[3])
 
 
 def _gateup_train_bwd(ctx: Any, g_out: Optional[Tensor], g_de: Optional[Tensor]) -> Tuple[Optional[Tensor], ...]:
-    x, W, offs, de = ctx.saved_tensors
-    grad_de = torch.zeros_like(de) if g_out is None else _dswiglu(g_out.contiguous(), de)[0]
+    x, W, offs, de, score = ctx.saved_tensors
+    grad_de, dscore = _score_grads(g_out, de, score)
     if g_de is not None:
         grad_de = grad_de + g_de
-    return _gateup_grads(x, W, offs, grad_de) + (None,)
+    return _gateup_grads(x, W, offs, grad_de) + (None, dscore)
 
 
 def _down_bwd(ctx: Any, dy: Tensor) -> Tuple[Optional[Tensor], ...]:
@@ -296,41 +370,51 @@ torch.library.register_autograd("swigen::moe_down", _down_bwd, setup_context=_ga
 
 
 class _ExpertsFunction(torch.autograd.Function):
-    """The layer's step: the forward keeps x, the weights, offs and de
-    (not out: moe_dswiglu_out recomputes it for dW_down)."""
+    """The layer's step: the forward keeps x, the weights, offs, de and
+    the score (not out: moe_dswiglu_out[_score] recomputes it for
+    dW_down)."""
 
     @staticmethod
-    def forward(ctx: Any, x: Tensor, W: Tensor, W_down: Tensor, offs: Tensor) -> Tensor:  # type: ignore[override]
-        out, de = moe_gateup_train(x, W, offs)
+    def forward(ctx: Any, x: Tensor, W: Tensor, W_down: Tensor, offs: Tensor,  # type: ignore[override]
+                score: Optional[Tensor]) -> Tensor:
+        out, de = moe_gateup_train(x, W, offs, score)
         y = moe_down(out, W_down, offs)
-        ctx.save_for_backward(x, W, W_down, offs, de)
+        ctx.save_for_backward(x, W, W_down, offs, de, score)
         return y
 
     @staticmethod
     def backward(ctx: Any, dy: Tensor) -> Tuple[Optional[Tensor], ...]:  # type: ignore[override]
-        x, W, W_down, offs, de = ctx.saved_tensors
+        x, W, W_down, offs, de, score = ctx.saved_tensors
         dy = dy.contiguous()
-        grad_de, out = moe_dswiglu_out(dy, W_down, de, offs)
+        dscore: Optional[Tensor] = None
+        if score is None:
+            grad_de, out = moe_dswiglu_out(dy, W_down, de, offs)
+        else:
+            grad_de, out, dscore = moe_dswiglu_out_score(dy, W_down, de, offs, score)
         del de
         dW_down = _wgrad(dy, out, offs)
         del out
         dx, dW = _gateup_grads(x, W, offs, grad_de)
-        return dx, dW, dW_down, None
+        return dx, dW, dW_down, None, dscore
 
 
-def swiglu_experts(x: Tensor, W: Tensor, W_down: Tensor, offs: Tensor) -> Tensor:
-    """y [T, H] = per expert e, down_e(up_e(x_e) * silu(gate_e(x_e))) for
-    x [T, H] sorted by expert, W [E, 2I, H] ([up ; gate]), W_down [E, H, I],
-    offs [E] int32 cumulative ends; differentiable in x, W and W_down.
-    With a gradient to compute, the training ops (de kept, out recomputed
-    in the backward); otherwise the inference op."""
+def swiglu_experts(x: Tensor, W: Tensor, W_down: Tensor, offs: Tensor, score: Optional[Tensor] = None) -> Tensor:
+    """y [T, H] = per expert e, down_e(score * up_e(x_e) * silu(gate_e(x_e)))
+    for x [T, H] sorted by expert, W [E, 2I, H] ([up ; gate]), W_down
+    [E, H, I], offs [E] int32 cumulative ends and score [T] float32 (each
+    row's router weight; None: 1); differentiable in x, W, W_down and
+    score. With a gradient to compute, the training ops (de kept, out
+    recomputed in the backward); otherwise the inference op."""
     if not x.is_contiguous():
         x = x.contiguous()
-    grad = torch.is_grad_enabled() and (x.requires_grad or W.requires_grad or W_down.requires_grad)
+    if score is not None and not score.is_contiguous():
+        score = score.contiguous()
+    grad = torch.is_grad_enabled() and (x.requires_grad or W.requires_grad or W_down.requires_grad
+                                        or (score is not None and score.requires_grad))
     if grad:
-        y: Tensor = _ExpertsFunction.apply(x, W, W_down, offs)
+        y: Tensor = _ExpertsFunction.apply(x, W, W_down, offs, score)
         return y
-    return moe_down(moe_gateup(x, W, offs), W_down, offs)
+    return moe_down(moe_gateup(x, W, offs, score), W_down, offs)
 
 
 def convert_experts(gates: List[Tensor], ups: List[Tensor], downs: List[Tensor]) -> Tuple[Tensor, Tensor]:
@@ -395,8 +479,11 @@ class SwiGLUExperts(nn.Module):
         self.W.copy_(got["W"])
         self.W_down.copy_(got["W_down"])
 
-    def forward(self, x_sorted: Tensor, offs: Tensor) -> Tensor:
-        return swiglu_experts(x_sorted, self.W, self.W_down, offs)
+    def forward(self, x_sorted: Tensor, offs: Tensor, score: Optional[Tensor] = None) -> Tensor:
+        """y [T, H] for x_sorted [T, H], offs [E] and, optionally, score [T]
+        float32: each row's router weight, applied before the down
+        projection (its gradient flows back to the router)."""
+        return swiglu_experts(x_sorted, self.W, self.W_down, offs, score)
 
     def extra_repr(self) -> str:
         return "num_experts=%d, hidden=%d, intermediate=%d" % (self.num_experts, self.hidden, self.intermediate)

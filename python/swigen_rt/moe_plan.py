@@ -94,6 +94,32 @@ def check_shapes(op: str, x: Sequence[int], W: Sequence[int], offs: Sequence[int
     return MoeShape(T=T, E=E, H=H, I=I)
 
 
+def check_score(op: str, T: int, shape: Sequence[int], dtype: str, device: str, x_device: str) -> None:
+    """A router score's rules: score [T] float32 (each routed row's
+    weight, torch's dtype name without "torch."), on x's device;
+    ValueError naming the op, the score and the rule otherwise."""
+    if list(shape) != [T]:
+        raise ValueError("swigen::%s: score is %s: want [T] = [%d] (one router weight per routed row)"
+                         % (op, list(shape), T))
+    if dtype != "float32":
+        raise ValueError("swigen::%s: score is %s: want float32 (the kernels read fp32; pass score.float())" % (op, dtype))
+    if device != x_device:
+        raise ValueError("swigen::%s: score on %s, x on %s: want one device" % (op, device, x_device))
+
+
+def sum_score_partials(part: Sequence[Sequence[float]]) -> List[float]:
+    """dscore [T] from a moe_bwd_dswiglu _score kernel's dscore_part
+    [T, cdiv(I, TileN)]: each row's partials added in column order (the
+    kernel writes one per n-block of I; the torch path sums the last dim)."""
+    out = []
+    for row in part:
+        s = 0.0
+        for v in row:
+            s += v
+        out.append(s)
+    return out
+
+
 def launchable(op: str) -> bool:
     """Whether swigen_rt can launch op's kernel: kinds_gen.OPS has its row."""
     return any(row[0] == op for row in kinds_gen.OPS)

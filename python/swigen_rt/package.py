@@ -22,7 +22,7 @@ import re
 import sys
 import threading
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import files, kinds_gen, schema
 from .dispatch import DispatchPlan
@@ -55,12 +55,24 @@ def variant_of(m: Manifest) -> str:
     """The op variant a kernel implements, from its buffers: the variant
     whose marker buffer it has (kinds_gen.MARKERS, from the kind registry:
     bwd_dswiglu "out", fwd_gateup "train" (stores de), fwd_down
-    "residual"), else ""."""
+    "residual"), else ""; a router-score kernel's with SCORE_SUFFIX."""
     names = {b.name for b in m.buffers}
-    for variant, marker in kinds_gen.MARKERS.get(m.kernel, ()):
+    variant = ""
+    for v, marker in kinds_gen.MARKERS.get(m.kernel, ()):
         if marker in names:
-            return variant
-    return ""
+            variant = v
+            break
+    if SCORE_BUFFER in names:
+        # A router-score kernel (_score) takes one more input than its
+        # variant's op: no op launches it yet, so it must not stand in for one.
+        return variant + SCORE_SUFFIX
+    return variant
+
+
+# SCORE_BUFFER is the router score's buffer (a grouped kernel with _score);
+# variant_of marks such kernels' variants with SCORE_SUFFIX.
+SCORE_BUFFER = "score"
+SCORE_SUFFIX = "+score"
 
 
 def _dtype_of(m: Manifest) -> str:
@@ -123,6 +135,18 @@ class Registry:
         self.generation = 0
         """Counts the changes of the registered set: caches of what a call
         selected are valid while it stays the same."""
+        self.kind_generation: Dict[str, int] = {}
+        """Each kind's generation: the generation of the last change that
+        registered or removed a kernel of it (absent: none ever was). A
+        choice that reads only some kinds is valid while theirs stay: a
+        compiled SwiGLUMLP is guarded on its kinds' (swigen_rt.mlp)."""
+
+    def _changed(self, entries: Iterable[Entry]) -> None:
+        """One change of the registered set, touching entries' kinds (the
+        lock held)."""
+        self.generation += 1
+        for e in entries:
+            self.kind_generation[e.kind] = self.generation
 
     def add_package(self, p: Package) -> None:
         with self._lock:
@@ -131,7 +155,7 @@ class Registry:
                 self._entries = [e for e in self._entries if e.package != p.name]
             self.packages[p.name] = p
             self._entries.extend(e for _, e in sorted(p.kernels.items()))
-            self.generation += 1
+            self._changed(list(p.kernels.values()) + ([] if old is None else list(old.kernels.values())))
 
     def remove_package(self, name: str) -> bool:
         """Unregisters the package name (its kernels leave the candidates);
@@ -139,9 +163,9 @@ class Registry:
         with self._lock:
             if name not in self.packages:
                 return False
-            del self.packages[name]
+            gone = self.packages.pop(name)
             self._entries = [e for e in self._entries if e.package != name]
-            self.generation += 1
+            self._changed(gone.kernels.values())
             return True
 
     def candidates(self, kind: str, variant: str, arch: Optional[str] = None, dtype: Optional[str] = None) -> List[Entry]:
@@ -156,8 +180,9 @@ class Registry:
     def clear(self) -> None:
         """Forgets every package (tests)."""
         with self._lock:
+            gone = self._entries
             self._entries, self.packages = [], {}
-            self.generation += 1
+            self._changed(gone)
 
 
 REGISTRY = Registry()

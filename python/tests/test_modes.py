@@ -170,5 +170,65 @@ class DwDownOrderTest(unittest.TestCase):
         self.assertEqual(modes.dw_down_order(128, 4096, 14336, False), modes.DW_DOWN_LAST)
         self.assertEqual(modes.dw_down_order(4096, 4096, 7168, True), modes.DW_DOWN_FIRST)
 
+
+class MemoTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.calls = []  # type: list
+
+    def f(self, a: int, b: str = "") -> str:
+        self.calls.append((a, b))
+        return "%d%s" % (a, b)
+
+    def test_kept_per_arguments_and_generation(self) -> None:
+        m = modes.Memo()
+        steps = [
+            # generation, args, computed again
+            (0, (1,), True),
+            (0, (1,), False),
+            (0, (2,), True),
+            (0, (1, "x"), True),
+            (0, (2,), False),
+            (1, (1,), True),  # a package registered: every value is computed again
+            (1, (2,), True),
+            (1, (1,), False),
+            (0, (1,), True),  # an older generation (a caller that read it before the change)
+        ]
+        for gen, args, again in steps:
+            with self.subTest(generation=gen, args=args):
+                n = len(self.calls)
+                self.assertEqual(m.call(self.f, gen, *args), self.f(*args))
+                self.assertEqual(len(self.calls) - n, 2 if again else 1)
+
+    def test_functions_kept_apart(self) -> None:
+        m = modes.Memo()
+        self.assertEqual(m.call(str, 0, 5), "5")
+        self.assertEqual(m.call(repr, 0, "a"), "'a'")
+        self.assertEqual(m.call(str, 0, "a"), "a")
+
+    def test_errors_are_not_kept(self) -> None:
+        m = modes.Memo()
+        fails = [True]
+
+        def f() -> int:
+            if fails[0]:
+                raise modes.MissingKernel("no kernel")
+            return 7
+
+        with self.assertRaises(modes.MissingKernel):
+            m.call(f, 0)
+        fails[0] = False
+        self.assertEqual(m.call(f, 0), 7)
+
+    def test_bounded(self) -> None:
+        m = modes.Memo(limit=4)
+        for a in range(10):
+            m.call(self.f, 0, a)
+        n = len(self.calls)
+        m.call(self.f, 0, 9)  # the last is kept
+        self.assertEqual(len(self.calls), n)
+        m.call(self.f, 0, 0)  # the first was dropped
+        self.assertEqual(len(self.calls), n + 1)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -99,6 +99,24 @@ class PathTest(unittest.TestCase):
                 self.assertIn(words, why)
 
 
+    def test_score_package_runs_no_op(self) -> None:
+        """A router-score kernel (_score: a score buffer, and the
+        backward's dscore_part) is its variant marked with SCORE_SUFFIX:
+        no op takes it for its own, so the ops run the reference."""
+        for kind, variant, op in (("moe_fwd_gateup", "train+score", "moe_gateup_train"),
+                                  ("moe_bwd_dswiglu", "out+score", "moe_dswiglu_out")):
+            with self.subTest(kind=kind):
+                configs = golden_moe(kind, variant)
+                self.assertEqual(len(configs), 1)
+                self.assertTrue(configs[0]["name"].endswith("_score"))
+                e = entry(Manifest.from_dict(configs[0]["manifest"]), "pkg_score")
+                self.assertEqual(e.variant, variant)
+                path, why = moe_plan.registered_path(op, "sm_90a", "bfloat16", registry(e))
+                self.assertEqual(path, REFERENCE, why)
+        path, why = moe_plan.registered_path("moe_gateup", "sm_90a", "bfloat16",
+                                             registry(entry(Manifest.from_dict(golden_moe("moe_fwd_gateup", "train+score")[0]["manifest"]), "p")))
+        self.assertEqual(path, REFERENCE, why)
+
     def test_train_package_alone(self) -> None:
         """Go's moe_fwd_gateup --store-out config (out and de) registered
         alone: swigen::moe_gateup runs it (moe_gateup_train's kernel, de
@@ -241,7 +259,9 @@ class LaunchArgsTest(unittest.TestCase):
                     self.assertEqual(params.hex(), want["params_hex"])
                     self.assertEqual(list(p.grid), want["grid"])
                     n += 1
-        self.assertEqual(n, 6 * 4)  # 4 inference, 1 training, 1 backward config; 4 routings each
+        # 4 inference, 1 training, 1 backward config, training and backward
+        # with the router score; 4 routings each.
+        self.assertEqual(n, 8 * 4)
 
     def test_tensor_errors_name_the_tensor(self) -> None:
         m = Manifest.from_dict(golden_moe()[0]["manifest"])

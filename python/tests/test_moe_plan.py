@@ -38,6 +38,28 @@ class CheckShapesTest(unittest.TestCase):
                 self.assertIn(words, str(cm.exception))
 
 
+class ScoreTest(unittest.TestCase):
+    def test_check_score(self) -> None:
+        moe_plan.check_score("moe_gateup", 24, (24,), "float32", "cuda:0", "cuda:0")
+        moe_plan.check_score("moe_gateup", 0, (0,), "float32", "cpu", "cpu")
+        cases = [  # shape, dtype, device -> words the error must hold
+            ((23,), "float32", "cuda:0", "score is [23]: want [T] = [24]"),
+            ((24, 1), "float32", "cuda:0", "score is [24, 1]: want [T]"),
+            ((24,), "bfloat16", "cuda:0", "score is bfloat16: want float32"),
+            ((24,), "float32", "cpu", "score on cpu, x on cuda:0: want one device"),
+        ]
+        for shape, dt, dev, words in cases:
+            with self.subTest(shape=shape, dtype=dt, device=dev):
+                with self.assertRaises(ValueError) as cm:
+                    moe_plan.check_score("moe_gateup", 24, shape, dt, dev, "cuda:0")
+                self.assertIn("swigen::moe_gateup", str(cm.exception))
+                self.assertIn(words, str(cm.exception))
+
+    def test_sum_score_partials(self) -> None:
+        self.assertEqual(moe_plan.sum_score_partials([[1.0, 2.0, 3.0], [-1.0, 0.5, 0.25]]), [6.0, -0.25])
+        self.assertEqual(moe_plan.sum_score_partials([]), [])
+
+
 class PathTest(unittest.TestCase):
     def test_reference_names_kind(self) -> None:
         for op, (kind, variant) in moe_plan.GROUPED_KINDS.items():

@@ -12,6 +12,7 @@ import os
 import shutil
 import sys
 import tempfile
+import types
 import unittest
 
 import support
@@ -96,6 +97,37 @@ class PackageTest(unittest.TestCase):
                                            "bwd_dswiglu", "bwd_dswiglu_out", "moe_gateup", "moe_gateup_train", "moe_dswiglu_out"})
         self.assertEqual({n for n, s in opspec.OPS.items() if s.grouped},
                          {"moe_gateup", "moe_gateup_train", "moe_dswiglu_out"})
+
+
+def stub_package(name: str, *kinds: str) -> package.Package:
+    """A package of one stand-in kernel per kind (nothing loads them)."""
+    p = package.Package(name=name, dir="/nonexistent")
+    for k in kinds:
+        n = "%s_%s" % (k, name)
+        p.kernels[n] = package.Entry(kernel=types.SimpleNamespace(name=n), kind=k, variant="",  # type: ignore[arg-type]
+                                     arch="sm_90a", dtype="bfloat16", package=name)
+    return p
+
+
+class KindGenerationTest(unittest.TestCase):
+    def test_changes_touch_their_kinds(self) -> None:
+        reg = Registry()
+        steps = [
+            # change, the kinds' generations after it (absent: never touched)
+            (lambda: reg.add_package(stub_package("a", "fwd_gateup", "gemm")), {"fwd_gateup": 1, "gemm": 1}),
+            (lambda: reg.add_package(stub_package("b", "moe_fwd_gateup")), {"fwd_gateup": 1, "gemm": 1, "moe_fwd_gateup": 2}),
+            # a package registered again under its name: its old kinds and its new ones
+            (lambda: reg.add_package(stub_package("a", "fwd_down")), {"fwd_gateup": 3, "gemm": 3, "moe_fwd_gateup": 2,
+                                                                      "fwd_down": 3}),
+            (lambda: reg.remove_package("b"), {"fwd_gateup": 3, "gemm": 3, "moe_fwd_gateup": 4, "fwd_down": 3}),
+            (lambda: reg.remove_package("b"), {"fwd_gateup": 3, "gemm": 3, "moe_fwd_gateup": 4, "fwd_down": 3}),  # not registered
+            (reg.clear, {"fwd_gateup": 3, "gemm": 3, "moe_fwd_gateup": 4, "fwd_down": 5}),
+        ]
+        for j, (change, want) in enumerate(steps):
+            with self.subTest(step=j):
+                change()
+                self.assertEqual(reg.kind_generation, want)
+                self.assertEqual(reg.generation, max(want.values()))
 
 
 if __name__ == "__main__":

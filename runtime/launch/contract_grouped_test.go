@@ -23,7 +23,7 @@ import (
 const contractGroupedGolden = "testdata/contract_grouped.golden.jsonl"
 
 // contractGroupedNames are the grouped configs planned: each kind, the
-// backward with and without store_out, the sm_100a forward (its grid
+// backward with and without store_out, each kind on sm_100a (its grid
 // and shared memory from the sm_100a launch rules) and moe_gemm with both
 // B majors (its 3-D B map [E][N][K] or [E][K][N]).
 var contractGroupedNames = []string{
@@ -31,6 +31,7 @@ var contractGroupedNames = []string{
 	"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_bmn",
 	"moe_bwd_dswiglu_sm90a_bf16_m64n128k64_s4_c1x1_pingpong_bmn_out",
 	"moe_fwd_gateup_sm100a_bf16_m128n256k64_s4_c1x1_1cta",
+	"moe_bwd_dswiglu_sm100a_bf16_m128n256k64_s2_c1x1_1cta_bmn_out",
 	"moe_gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong",
 	"moe_gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_bmn",
 }

@@ -44,7 +44,8 @@ var pyShapes = []tiling.Shape{
 // pyGroupedNames are the grouped (MoE) configs the sm_90a golden adds:
 // ping-pong and cooperative, two tile heights, both dtypes, the forward's
 // training variant and the backward's out variant (the op SwiGLUExperts
-// runs; its variant without out has no PyTorch op).
+// runs; its variant without out has no PyTorch op), and both with the
+// router score (its pointer and the backward's dscore partials).
 var pyGroupedNames = []string{
 	"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong",
 	"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_cooperative",
@@ -52,6 +53,8 @@ var pyGroupedNames = []string{
 	"moe_fwd_gateup_sm90a_fp16_m128n128k64_s6_c1x1_pingpong",
 	"moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out",
 	"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out",
+	"moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out_score",
+	"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out_score",
 }
 
 // pyRouting is one grouped launch: the rows each expert gets (offs is

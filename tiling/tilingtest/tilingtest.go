@@ -78,7 +78,9 @@ func SM100() []tiling.Config {
 		}
 	}
 	// Each grouped kind on every tile above that its sm_100a grouped walk
-	// implements (tiling.Check decides: 1cta on cluster 1x1).
+	// implements (tiling.Check decides: 1cta on cluster 1x1), with and
+	// without StoreOut (moe_bwd_dswiglu's MN-major W_down has no StoreOut
+	// variant above).
 	for _, s := range tiling.Kinds() {
 		if !s.Grouped {
 			continue
@@ -87,8 +89,13 @@ func SM100() []tiling.Config {
 			x := c
 			x.Kernel, x.Scheduler, x.Residual = s.Kernel, tiling.GroupedScheduler, false
 			x.Raster, x.SwizzleGroup = tiling.DefaultRaster, tiling.DefaultSwizzleGroup
-			if _, err := tiling.Check(x); err == nil {
-				add(x)
+			out := x
+			out.StoreOut = true
+			out.Stages = out.MaxStages()
+			for _, y := range []tiling.Config{x, out} {
+				if _, err := tiling.Check(y); err == nil {
+					add(y)
+				}
 			}
 		}
 	}

@@ -7,7 +7,9 @@ per-expert loop on random routings, empty experts, one-token experts,
 one expert holding every token, T = 0 and expert sizes of 128 +- 1; then
 torch.compile(fullgraph=True), a CUDA graph replayed with a new routing
 in the captured offs buffer, opcheck of each op (schema, fake kernel,
-autograd registration) and the HF converter.
+autograd registration) and the HF converter. ScoreTest: the router
+score (score [T] float32) on the reference path, the layer's y and
+gradients (dscore too) against float64, opcheck of the score ops.
 
 KernelTest, where SWIGEN_MOE_PACKAGE names the directory of a package
 emitted with swigen emit --kernel moe_fwd_gateup --arch sm_90a
@@ -195,6 +197,124 @@ class ReferenceTest(unittest.TestCase):
                 torch.library.opcheck(getattr(torch.ops.swigen, op).default, args)
 
 
+def reference_score(x: Any, W: Any, Wd: Any, counts: List[int], dy: Any, score: Any) -> Tuple[Any, ...]:
+    """y, dx, dW, dW_down, dscore in float64 with the router score: y =
+    per expert (score * up * silu(gate)) @ W_down_e^T."""
+    x64, W64, Wd64, s64 = (t.double().requires_grad_(True) for t in (x, W, Wd, score))
+    ys, start = [], 0
+    for e, c in enumerate(counts):
+        de = x64[start:start + c] @ W64[e].t()
+        ys.append((s64[start:start + c, None] * de[:, :I] * F.silu(de[:, I:])) @ Wd64[e].t())
+        start += c
+    y = torch.cat(ys, 0)
+    y.backward(dy.double())
+    return y.detach(), x64.grad, W64.grad, Wd64.grad, s64.grad
+
+
+def router_score(T: int, seed: int = 2) -> Any:
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    return torch.rand(T, device="cuda", generator=g) + 0.05
+
+
+@unittest.skipUnless(READY, "needs torch and an sm_90+ GPU")
+class ScoreTest(unittest.TestCase):
+    """The router score on the reference path: the layer's y and every
+    gradient, dscore included, against float64; the ops' schemas, fake
+    kernels and autograd (opcheck); the score's rules."""
+
+    def test_routings(self) -> None:
+        W, Wd = weights()
+        for name, counts in routings().items():
+            with self.subTest(routing=name):
+                x, dy, offs = case(counts)
+                score = router_score(sum(counts))
+                y_ref, dx_ref, dW_ref, dWd_ref, ds_ref = reference_score(x, W, Wd, counts, dy, score)
+                with torch.no_grad():
+                    y_inf = moe.swiglu_experts(x, W, Wd, offs, score)
+                xs, Ws, Wds, ss = (t.detach().clone().requires_grad_(True) for t in (x, W, Wd, score))
+                m = moe.SwiGLUExperts(E, H, I, device="cuda")
+                with torch.no_grad():
+                    m.W.copy_(Ws)
+                    m.W_down.copy_(Wds)
+                y = m(xs, offs, ss)
+                y.backward(dy)
+                if sum(counts) == 0:
+                    self.assertEqual((y.shape[0], y_inf.shape[0], ss.grad.shape[0]), (0, 0, 0))
+                    continue
+                for what, got, want in (("y", y, y_ref), ("y no_grad", y_inf, y_ref), ("dx", xs.grad, dx_ref),
+                                        ("dW", m.W.grad, dW_ref), ("dW_down", m.W_down.grad, dWd_ref),
+                                        ("dscore", ss.grad, ds_ref)):
+                    self.assertLess(rel(got, want), TOL, "%s: %s" % (name, what))
+                self.assertEqual(ss.grad.dtype, torch.float32)
+
+    def test_ops_alone(self) -> None:
+        """moe_gateup and moe_gateup_train with a score, each by its own
+        autograd, then moe_down: dscore as the layer's."""
+        W, Wd = weights()
+        counts = routings()["empty experts"]
+        x, dy, offs = case(counts)
+        score = router_score(sum(counts))
+        _, dx_ref, dW_ref, dWd_ref, ds_ref = reference_score(x, W, Wd, counts, dy, score)
+        for op in ("moe_gateup", "moe_gateup_train"):
+            with self.subTest(op=op):
+                xs, Ws, Wds, ss = (t.detach().clone().requires_grad_(True) for t in (x, W, Wd, score))
+                r = getattr(torch.ops.swigen, op)(xs, Ws, offs, ss)
+                out = r[0] if op == "moe_gateup_train" else r
+                torch.ops.swigen.moe_down(out, Wds, offs).backward(dy)
+                for what, got, want in (("dx", xs.grad, dx_ref), ("dW", Ws.grad, dW_ref),
+                                        ("dW_down", Wds.grad, dWd_ref), ("dscore", ss.grad, ds_ref)):
+                    self.assertLess(rel(got, want), TOL, "%s: %s" % (op, what))
+                _, de = torch.ops.swigen.moe_gateup_train(x, W, offs)
+                if op == "moe_gateup_train":
+                    self.assertTrue(torch.equal(r[1], de), "de must stay unscaled")
+
+    def test_dswiglu_out_score(self) -> None:
+        """grad_de, out and dscore of the backward op against float64."""
+        W, Wd = weights()
+        counts = routings()["TileM +- 1"]
+        x, dy, offs = case(counts)
+        score = router_score(sum(counts))
+        _, de = torch.ops.swigen.moe_gateup_train(x, W, offs)
+        grad_de, out, dscore = torch.ops.swigen.moe_dswiglu_out_score(dy, Wd, de, offs, score)
+        dout = torch.cat([dy[a:b].double() @ Wd[e].double() for e, (a, b) in
+                          enumerate(zip([0] + moe_plan.counts_to_offs(counts)[:-1], moe_plan.counts_to_offs(counts)))])
+        left, gate, s = de[:, :I].double(), de[:, I:].double(), score.double()[:, None]
+        sig = torch.sigmoid(gate)
+        h = left * gate * sig
+        want_g = torch.cat([s * dout * gate * sig, s * dout * left * sig * (1 + gate * (1 - sig))], 1)
+        for what, got, want in (("grad_de", grad_de, want_g), ("out", out, s * h), ("dscore", dscore, (h * dout).sum(1))):
+            self.assertLess(rel(got, want), TOL, what)
+
+    def test_opcheck(self) -> None:
+        W, Wd = weights()
+        counts = routings()["one-token experts"]
+        x, dy, offs = case(counts)
+        score = router_score(sum(counts))
+        _, de = torch.ops.swigen.moe_gateup_train(x, W, offs)
+        calls = [
+            ("moe_gateup", (x, W.requires_grad_(True), offs, score.requires_grad_(True))),
+            ("moe_gateup_train", (x, W, offs, score)),
+            ("moe_dswiglu_out_score", (dy, Wd.detach(), de, offs, score.detach())),
+        ]
+        for op, args in calls:
+            with self.subTest(op=op):
+                torch.library.opcheck(getattr(torch.ops.swigen, op).default, args)
+
+    def test_bad_score(self) -> None:
+        W, _ = weights()
+        x, _, offs = case(routings()["uniform"])
+        T = x.shape[0]
+        cases = [
+            (router_score(T)[:-1], "score is [%d]: want [T] = [%d]" % (T - 1, T)),
+            (router_score(T).to(torch.bfloat16), "score is bfloat16: want float32"),
+            (router_score(T).cpu(), "want one device"),
+        ]
+        for score, words in cases:
+            with self.subTest(words=words):
+                with self.assertRaisesRegex(ValueError, re.escape(words)):
+                    torch.ops.swigen.moe_gateup(x, W, offs, score)
+
+
 @unittest.skipUnless(READY, "needs torch and an sm_90+ GPU")
 class CaptureTest(unittest.TestCase):
     def test_compile_fullgraph(self) -> None:
@@ -365,6 +485,35 @@ class KernelTest(unittest.TestCase):
         W, _ = weights()
         x, _, offs = case(routings()["one-token experts"])
         torch.library.opcheck(torch.ops.swigen.moe_gateup.default, (x, W.requires_grad_(True), offs))
+
+    def test_compile_follows_the_registry(self) -> None:
+        """The layer compiled (fullgraph, no_grad) while the package is
+        unregistered runs the reference path; registered after the trace,
+        the next compiled call launches its kernel with no retrace: the ops
+        pick their path when they run (the fake kernels read shapes alone)."""
+        import torch._dynamo.testing
+
+        if self.pkg is None:
+            self.skipTest("the wheel's kernels cannot be unregistered")
+        W, Wd = weights()
+        x, _, offs = case(routings()["TileM +- 1"])
+        torch._dynamo.reset()
+        cnt = torch._dynamo.testing.CompileCounterWithBackend("inductor")
+        f = torch.compile(moe.swiglu_experts, backend=cnt, fullgraph=True)
+        with torch.no_grad():
+            kernel = moe.swiglu_experts(x, W, Wd, offs)
+            try:
+                package.REGISTRY.remove_package(self.NAME)
+                path, why = moe.moe_path("moe_gateup", x.device)
+                if path != moe_plan.REFERENCE:
+                    self.skipTest("another package or the wheel runs moe_gateup: %s" % why)
+                self.assertTrue(torch.equal(f(x, W, Wd, offs), moe.swiglu_experts(x, W, Wd, offs)))
+            finally:
+                package.REGISTRY.add_package(self.pkg)
+            self.assertEqual(moe.moe_path("moe_gateup", x.device)[0], moe_plan.KERNEL)
+            self.assertTrue(torch.equal(f(x, W, Wd, offs), kernel), "the kernel's output after the trace")
+        self.assertEqual(cnt.frame_count, 1, "no retrace")
+        torch._dynamo.reset()
 
     def test_bad_inputs(self) -> None:
         """What only the kernel path refuses: a ValueError naming the tensor and the rule."""

@@ -370,6 +370,58 @@ class MLPTest(unittest.TestCase):
                 c = torch.compile(lambda a: m(a) * 2, fullgraph=True)
                 self.assertTrue(torch.equal(c(x), eager * 2))
 
+    def test_compile_follows_the_registry(self) -> None:
+        """Packages removed or registered after torch.compile traced the
+        block: the next call retraces (the graph is guarded on the
+        registry's generation) and runs what the registry says then: under
+        no_grad the training kernel with de dropped once the inference
+        package is gone; where SWIGEN_PY_ALT_PACKAGES names a K-major
+        bwd_dswiglu --store-out package, the training step's backward with
+        W_down^T once it is registered (it comes before the _bmn one)."""
+        import torch._dynamo
+        import torch._dynamo.testing
+
+        reg = opspec.REGISTRY
+        pkgs = list(reg.packages.values())
+        m = self.model()
+        x = torch.randn(M, K, device="cuda", dtype=BF)
+        torch._dynamo.reset()
+        cnt = torch._dynamo.testing.CompileCounterWithBackend("inductor")
+        c = torch.compile(m, backend=cnt, fullgraph=True)
+        yr, _, _ = self.fp32(m, x)
+        try:
+            with torch.no_grad():
+                self.assertLess(rel(c(x), yr), 1e-2)
+                for p in pkgs:
+                    if p.by_kind("fwd_gateup", ""):
+                        reg.remove_package(p.name)
+                # (before the fix the graph kept calling fwd_gateup: "no kernel registered")
+                self.assertLess(rel(c(x), yr), 1e-2)
+                self.assertEqual(cnt.frame_count, 2, "a registry change retraces once")
+                self.assertLess(rel(c(x), yr), 1e-2)
+                self.assertEqual(cnt.frame_count, 2, "the same registry: no retrace")
+            self.check_step(c, False)
+            if ALT_DIRS:
+                kn = smlp.bwd_takes_w_down_kn("sm_90a", "bfloat16")
+                for j, d in enumerate(ALT_DIRS):
+                    load_dir(d, "swigen_alt_pkg%d" % j)
+                self.assertNotEqual(smlp.bwd_takes_w_down_kn("sm_90a", "bfloat16"), kn,
+                                    "the alt package flips the backward's W_down layout")
+                n = cnt.frame_count
+                m.zero_grad(set_to_none=True)
+                self.check_step(c, False)  # (before the fix: a ShapeError naming W_down)
+                self.assertGreater(cnt.frame_count, n)
+        finally:
+            reg.clear()
+            for p in pkgs:
+                reg.add_package(p)
+            torch._dynamo.reset()
+
+
+ALT_DIRS = [d for d in os.environ.get("SWIGEN_PY_ALT_PACKAGES", "").split(os.pathsep) if d]
+"""Packages of the other weight layout (bench/py_check.sh: bwd_dswiglu
+--store-out K-major), registered only by test_compile_follows_the_registry."""
+
 
 UNFUSED_DIRS = [d for d in os.environ.get("SWIGEN_PY_UNFUSED_PACKAGES", "").split(os.pathsep) if d]
 
