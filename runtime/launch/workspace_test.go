@@ -41,7 +41,7 @@ func TestPlanOwnsWorkspace(t *testing.T) {
 	}
 	p1, p2 := plan(2048), plan(64)
 	_, _, total := tiling.StreamKWorkspace(132, 128, 256)
-	want := []manifest.WorkspaceSize{{Bytes: int64(total), ZeroBytes: 132 * tiling.StreamKFlagBytes, Align: 256}}
+	want := []manifest.WorkspaceSize{{Bytes: int64(total), ZeroBytes: 132*tiling.StreamKFlagBytes + tiling.StreamKHeaderBytes, Align: 256}}
 	if diff := cmp.Diff(want, allocs); diff != "" {
 		t.Fatalf("allocations (-want +got):\n%s", diff)
 	}
