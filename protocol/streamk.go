@@ -240,31 +240,29 @@ func (s *skSim) ready(roles []*skRole, lateHeld bool) ([]*skRole, bool) {
 // timeOut passes every blocked wait as the kernel's does at the hang
 // deadline, marking its role hung; false when no role was waiting.
 func (s *skSim) timeOut(roles []*skRole) bool {
-	any := false
+	gaveUp := false
 	for _, r := range roles {
 		if r.pc < len(r.ops) && r.ops[r.pc].kind == skWait && !s.late(r) {
 			r.hung = true
 			r.pc++
 			if s.l.ResetFlags && r.pc < len(r.ops) && r.ops[r.pc].kind == skReset {
-				s.step(r)
+				s.step(r) // the template reset the flag after a wait that gave up too
 			}
-			any = true
+			gaveUp = true
 		}
 	}
-	return any
+	return gaveUp
 }
 
 // checkFlags: when a launch ends, no flag may hold the next launch's epoch
-// or a later one of the cycle (ResetFlags: no flag may be set).
+// or a later one of the cycle. ResetFlags is not checked here: a flag it
+// leaves set shows as the next launch's early read (visibility).
 func (s *skSim) checkFlags() {
-	if len(s.errs) > 0 {
+	if len(s.errs) > 0 || s.l.ResetFlags {
 		return
 	}
 	for f, v := range s.flags {
-		switch {
-		case s.l.ResetFlags && v != 0:
-			// The next launch's reads catch it (visibility).
-		case !s.l.ResetFlags && v > s.header:
+		if v > s.header {
 			s.fail("flags", fmt.Sprintf("launch %d", s.launch), "flag of CTA %d part %d is %d when the launch ends, the next launch's epoch being %d: a later launch's owner would pass its wait before the partial is stored", f[0], f[1], v, s.header+1)
 			return
 		}
