@@ -30,9 +30,11 @@ var streamKConfigs = []string{
 // mainloop's: the partial sums' 128-bit stores and loads, the flag's
 // release store (a GPU-scope membar and a strong store) and its acquire
 // load (a strong load, then an L1 invalidation, so the partial sums'
-// loads after it cannot hit stale L1 lines).
+// loads after it cannot hit stale L1 lines), and each consumer's arrival
+// on the workspace header's count that advances the epoch.
 var streamKOpcodes = []string{"HGMMA", "UTMALDG", "UTMASTG", "SYNCS",
-	"STG.E.128", "LDG.E.128", "MEMBAR.ALL.GPU", "STG.E.STRONG.GPU", "LDG.E.STRONG.GPU", "CCTL.IVALL"}
+	"STG.E.128", "LDG.E.128", "MEMBAR.ALL.GPU", "STG.E.STRONG.GPU", "LDG.E.STRONG.GPU", "CCTL.IVALL",
+	"ATOMG.E.ADD.STRONG.GPU"}
 
 // TestCompileStreamK renders the stream-K configs and compiles them with
 // ptxas for sm_90a: no spills, no stack frame, no hazard notes (a

@@ -102,10 +102,11 @@ const GridSymbol = "grid"
 
 // Workspace is the scratch memory of a KindWorkspace parameter. A loader
 // allocates it (at least Bytes, aligned to Align) once per size and reuses
-// it; the first ZeroBytes bytes must be zero when a launch starts, and the
-// kernel leaves them zero when it finishes, so a workspace reused by
-// launches that run one after the other (one stream) is zeroed once, when
-// it is allocated. Launches that may overlap need a workspace each.
+// it; the first ZeroBytes bytes are zeroed once, when it is allocated, and
+// are the kernel's from then on: state it keeps valid for the next launch
+// on the workspace (stream-K's flags and epoch header), so a workspace is
+// reused by launches that run one after the other (one stream). Launches
+// that may overlap need a workspace each.
 type Workspace struct {
 	// Bytes and ZeroBytes are expressions of the sizes and GridSymbol.
 	Bytes     Expr `json:"bytes"`

@@ -118,19 +118,20 @@ func schedulerRules(cfg tiling.Config, t table) []Rule {
 }
 
 // schedulerParams are the parameters cfg's tile scheduler adds after the
-// kind's: stream-K's workspace (flags, then a partial-accumulator slot per
-// CTA: tiling.StreamKWorkspace).
+// kind's: stream-K's workspace (flags and the epoch header, then a
+// partial-accumulator slot per CTA: tiling.StreamKWorkspace).
 func schedulerParams(cfg tiling.Config) []Param {
 	if cfg.Scheduler != tiling.StreamKScheduler {
 		return nil
 	}
 	_, slot, _ := tiling.StreamKWorkspace(1, cfg.TileM, cfg.TileN)
 	return []Param{{Name: "workspace", Kind: KindWorkspace, Size: 8, Align: 8,
-		Doc: fmt.Sprintf("stream-K: a u32 flag per consumer part and CTA, then a %dx%d fp32 partial accumulator per CTA", cfg.TileM, cfg.TileN),
+		Doc: fmt.Sprintf("stream-K: a u32 flag per consumer part and CTA and the epoch header, then a %dx%d fp32 partial accumulator per CTA", cfg.TileM, cfg.TileN),
 		Workspace: &Workspace{
-			Bytes:     Expr(fmt.Sprintf("cdiv(%s*%d,128)*128+%s*%d", GridSymbol, tiling.StreamKFlagBytes, GridSymbol, slot)),
+			Bytes: Expr(fmt.Sprintf("cdiv(%s*%d+%d,128)*128+%s*%d", GridSymbol, tiling.StreamKFlagBytes, tiling.StreamKHeaderBytes,
+				GridSymbol, slot)),
 			Align:     256,
-			ZeroBytes: Expr(fmt.Sprintf("%s*%d", GridSymbol, tiling.StreamKFlagBytes)),
+			ZeroBytes: Expr(fmt.Sprintf("%s*%d+%d", GridSymbol, tiling.StreamKFlagBytes, tiling.StreamKHeaderBytes)),
 		}}}
 }
 

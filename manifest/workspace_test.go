@@ -50,7 +50,7 @@ func TestStreamKWorkspaceResolve(t *testing.T) {
 			}
 			flags, _, total := tiling.StreamKWorkspace(sms, c.m, c.n)
 			got := l.Args[len(l.Args)-1].Workspace
-			want := &WorkspaceSize{Bytes: int64(total), ZeroBytes: int64(sms * tiling.StreamKFlagBytes), Align: 256}
+			want := &WorkspaceSize{Bytes: int64(total), ZeroBytes: int64(sms*tiling.StreamKFlagBytes + tiling.StreamKHeaderBytes), Align: 256}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("%s on %d SMs: workspace (-want +got):\n%s", man.Name, sms, diff)
 			}

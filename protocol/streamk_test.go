@@ -2,6 +2,7 @@ package protocol_test
 
 import (
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,8 +30,8 @@ func skLaunch(tiles, kblocks, grid int, pingPong bool, resident int) protocol.SK
 }
 
 // The handshake as the template runs it holds on random launches, every
-// CTA resident or a few at a time (launched in CTA order), two launches
-// on one workspace.
+// CTA resident or a few at a time (launched in CTA order), two launches on
+// one workspace, and three where the epochs wrap after two.
 func TestStreamKHandshake(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewSource(3))
@@ -39,8 +40,11 @@ func TestStreamKHandshake(t *testing.T) {
 		for _, pp := range []bool{false, true} {
 			for _, res := range []int{0, 1, 3} {
 				l := skLaunch(tiles, kb, grid, pp, res)
+				if i%3 == 0 {
+					l.MaxEpoch, l.Launches = 2, 3
+				}
 				if v := protocol.RunStreamK(l, int64(i)); len(v) > 0 {
-					t.Fatalf("tiles %d, k-blocks %d, grid %d, ping-pong %v, resident %d: %v", tiles, kb, grid, pp, res, v)
+					t.Fatalf("tiles %d, k-blocks %d, grid %d, ping-pong %v, resident %d, epochs wrapping at %d: %v", tiles, kb, grid, pp, res, l.MaxEpoch, v)
 				}
 			}
 		}
@@ -51,19 +55,74 @@ func TestStreamKHandshake(t *testing.T) {
 	}
 }
 
-// Each seeded bug in sw_sk_fixup is caught, with the check that names it.
+// A partial late past its owner's hang timeout (a CTA stalled for
+// seconds): that launch's output is wrong, but the next launch on the
+// workspace is right with epoch flags. The reset scheme they replaced
+// fails it: the late flag, set after the owner's reset, stays set, and the
+// next launch's owner reads that slot before it is stored.
+func TestStreamKLatePartial(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		reset    bool
+		maxEpoch int
+		want     string // the check that fails; "" for none
+	}{
+		{"epoch flags", false, 0, ""},
+		{"epoch flags wrapping", false, 2, ""},
+		{"reset flags", true, 0, "visibility"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			failed := false
+			// 5 tiles of 40 k-blocks on 4 CTAs: one tile cut over 4 CTAs;
+			// CTA 0 holds its head, CTA 3 owns it.
+			for seed := int64(0); seed < 200 && !failed; seed++ {
+				for _, pp := range []bool{false, true} {
+					l := skLaunch(5, 40, 4, pp, 0)
+					l.Launches, l.MaxEpoch, l.ResetFlags = 3, tt.maxEpoch, tt.reset
+					l.Late = &protocol.SKLate{Launch: 1, CTA: 0}
+					v := protocol.RunStreamK(l, seed)
+					if tt.want == "" && len(v) > 0 {
+						t.Fatalf("seed %d, ping-pong %v: %v", seed, pp, v)
+					}
+					for _, x := range v {
+						if x.Check != tt.want {
+							t.Fatalf("seed %d, ping-pong %v: %v, want a %s violation", seed, pp, x, tt.want)
+						}
+						if !strings.Contains(x.Where, "launch 2") {
+							t.Errorf("violation %v: want it in launch 2, after the late one", x)
+						}
+						failed = true
+					}
+				}
+			}
+			if tt.want != "" && !failed {
+				t.Fatalf("no %s violation in 200 seeds", tt.want)
+			}
+		})
+	}
+}
+
+// Each seeded bug in sw_sk_fixup and sw_sk_finish is caught, with a check
+// that names it.
 func TestStreamKSeededBugs(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name  string
-		bugs  protocol.SKBugs
-		check string
+		name     string
+		bugs     protocol.SKBugs
+		maxEpoch int
+		checks   []string
 	}{
-		{"missing release", protocol.SKBugs{NoRelease: true}, "deadlock"},
-		{"release before the partial's store", protocol.SKBugs{ReleaseBeforeWrite: true}, "visibility"},
-		{"owner does not wait", protocol.SKBugs{OwnerNoWait: true}, "visibility"},
-		{"owner leaves the flags set", protocol.SKBugs{NoReset: true}, "flags"},
-		{"partials added as they arrive", protocol.SKBugs{ArrivalOrder: true}, "order"},
+		{"missing release", protocol.SKBugs{NoRelease: true}, 0, []string{"deadlock"}},
+		{"release before the partial's store", protocol.SKBugs{ReleaseBeforeWrite: true}, 0, []string{"visibility"}},
+		{"owner does not wait", protocol.SKBugs{OwnerNoWait: true}, 0, []string{"visibility"}},
+		{"partials added as they arrive", protocol.SKBugs{ArrivalOrder: true}, 0, []string{"order"}},
+		{"owner waits for a nonzero flag", protocol.SKBugs{WaitNonzero: true}, 0, []string{"visibility"}},
+		{"epoch never advanced", protocol.SKBugs{NoAdvance: true}, 0, []string{"flags"}},
+		{"first consumer done advances the epoch", protocol.SKBugs{AdvanceFirst: true}, 0, []string{"deadlock", "flags"}},
+		{"flags kept when the epochs wrap", protocol.SKBugs{NoWrapZero: true}, 2, []string{"flags"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,9 +132,9 @@ func TestStreamKSeededBugs(t *testing.T) {
 			for seed := int64(0); seed < 200; seed++ {
 				for _, pp := range []bool{false, true} {
 					l := skLaunch(5, 40, 4, pp, 0)
-					l.Bugs = tt.bugs
+					l.Bugs, l.MaxEpoch, l.Launches = tt.bugs, tt.maxEpoch, 3
 					for _, v := range protocol.RunStreamK(l, seed) {
-						if v.Check == tt.check {
+						if slices.Contains(tt.checks, v.Check) {
 							if !strings.Contains(strings.ToLower(v.String()), "cta") {
 								t.Errorf("violation %v does not name the CTA", v)
 							}
@@ -84,7 +143,7 @@ func TestStreamKSeededBugs(t *testing.T) {
 					}
 				}
 			}
-			t.Fatalf("no %s violation in 200 seeds", tt.check)
+			t.Fatalf("no %v violation in 200 seeds", tt.checks)
 		})
 	}
 }

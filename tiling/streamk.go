@@ -23,8 +23,21 @@ const (
 
 // StreamKFlagBytes is the flag area of one CTA in the workspace: one u32
 // per consumer part (a cooperative tile's two row halves; a ping-pong
-// tile's one whole tile uses part 0).
+// tile's one whole tile uses part 0). A flag holds the epoch of the launch
+// whose partial it published.
 const StreamKFlagBytes = 8
+
+// StreamKHeaderBytes is the workspace header after the flags: the u32
+// epoch of the last launch that finished on the workspace (0: none, or the
+// epochs wrapped), then the u32 count of consumer warpgroups that have
+// finished the running launch. A launch's epoch is the header's plus one,
+// in [1, StreamKMaxEpoch]: never 0, the value of a zeroed flag.
+const StreamKHeaderBytes = 8
+
+// StreamKMaxEpoch is the last epoch before the epochs wrap: the last
+// consumer to finish that launch zeroes the flags and the header, so no
+// flag ever holds the epoch of a later launch.
+const StreamKMaxEpoch = 1<<32 - 1
 
 // StreamKPlan is the stream-K decomposition of one launch: Tiles output
 // tiles of KBlocks k-blocks each on Grid CTAs. Full waves of whole tiles
@@ -131,10 +144,11 @@ func (p StreamKPlan) Contributors(st int) (first, last int) {
 
 // StreamKWorkspace is the byte layout of a stream-K kernel's workspace for
 // a grid of grid CTAs and an accumulator tile of tileM x tileN fp32: the
-// flags (StreamKFlagBytes per CTA, zero when a launch starts, zero again
-// when it ends), padded to 128 bytes, then one partial slot per CTA.
+// flags (StreamKFlagBytes per CTA) and the header (StreamKHeaderBytes),
+// zeroed once when the workspace is allocated and kept by the kernel from
+// then on, padded to 128 bytes (flagBytes), then one partial slot per CTA.
 func StreamKWorkspace(grid, tileM, tileN int) (flagBytes, slotBytes, total int) {
-	flagBytes = (grid*StreamKFlagBytes + 127) / 128 * 128
+	flagBytes = (grid*StreamKFlagBytes + StreamKHeaderBytes + 127) / 128 * 128
 	slotBytes = tileM * tileN * 4
 	return flagBytes, slotBytes, flagBytes + grid*slotBytes
 }

@@ -121,7 +121,8 @@ func TestStreamKWorkspace(t *testing.T) {
 	for _, c := range []struct{ grid, m, n, flags, slot, total int }{
 		{132, 128, 256, 1152, 131072, 1152 + 132*131072},
 		{1, 128, 128, 128, 65536, 128 + 65536},
-		{16, 64, 64, 128, 16384, 128 + 16*16384},
+		{16, 64, 64, 256, 16384, 256 + 16*16384}, // 128 bytes of flags, then the header
+		{15, 64, 64, 128, 16384, 128 + 15*16384},
 	} {
 		f, s, tot := StreamKWorkspace(c.grid, c.m, c.n)
 		if f != c.flags || s != c.slot || tot != c.total {

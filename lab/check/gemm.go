@@ -7,6 +7,7 @@ import (
 
 	"github.com/swigen/swigen/lab/num"
 	"github.com/swigen/swigen/lab/ref"
+	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/runtime/cu"
 	"github.com/swigen/swigen/runtime/launch"
 	"github.com/swigen/swigen/tiling"
@@ -147,12 +148,16 @@ func (r *run) download(p cu.DevicePtr, n int) []byte {
 }
 
 // sameOnRepeat launches plan o.Repeat-1 more times, re-poisoning the n =
-// len(first)/2 elements at out before each, and reports the first launch
-// whose output differs from first by a bit (nil without o.Repeat > 1).
+// len(first)/2 elements at out and the plan's workspace scratch before
+// each, and reports the first launch whose output differs from first by a
+// bit (nil without o.Repeat > 1).
 func (r *run) sameOnRepeat(plan launchWaiter, o Options, out cu.DevicePtr, first []byte) error {
 	for i := 2; i <= o.Repeat && r.err == nil; i++ {
 		n := len(first) / 2
 		if r.err = r.env.Ctx.MemsetD16(out, num.Poison(r.dt), uint64(n)); r.err != nil {
+			break
+		}
+		if r.err = r.poisonScratch(plan); r.err != nil {
 			break
 		}
 		r.exec(plan, o.Timeout)
@@ -166,6 +171,25 @@ func (r *run) sameOnRepeat(plan launchWaiter, o Options, out cu.DevicePtr, first
 		}
 	}
 	return r.err
+}
+
+// poisonScratch fills the bytes of plan's workspace past its ZeroBytes
+// with 0xff (NaN as fp32): scratch the kernel must write before it reads,
+// so a read that comes too early (stream-K's owner passing a flag set by
+// an earlier launch) sums NaN instead of the earlier launch's equal
+// partials, and the repeat check sees it.
+func (r *run) poisonScratch(plan launchWaiter) error {
+	p, ok := plan.(interface {
+		Workspace() (cu.DevicePtr, manifest.WorkspaceSize)
+	})
+	if !ok {
+		return nil
+	}
+	ws, size := p.Workspace()
+	if ws == 0 || size.Bytes <= size.ZeroBytes {
+		return nil
+	}
+	return r.env.Ctx.MemsetD8(ws+cu.DevicePtr(size.ZeroBytes), 0xff, uint64(size.Bytes-size.ZeroBytes))
 }
 
 // firstDiff is the first byte index where a and b differ, or -1.

@@ -335,9 +335,11 @@ class Kernel:
         """buffers and, for each workspace parameter they do not name, the
         kernel's workspace of the launch's size on that stream (allocated
         with torch once per (device, stream, size), its zero_bytes zeroed on
-        the stream; the kernel leaves them zero for the next launch on it,
-        and the workspace lives until close(), as the prepared launches
-        that hold its address do)."""
+        the stream; the kernel keeps its state there for the next launch on
+        it, and the workspace lives until close(), as the prepared launches
+        that hold its address do). A workspace first used while a CUDA graph
+        is captured is zeroed by the graph at each replay; one allocated
+        before keeps its epoch across replays, the kernel advancing it."""
         slots = [pc for pc in plan.pointers if pc.workspace is not None and not buffers.get(pc.name)]
         if not slots:
             return buffers

@@ -126,8 +126,9 @@ class TensorMap:
 @dataclass(frozen=True)
 class Workspace:
     """Scratch memory the loader owns (manifest.Workspace): at least bytes,
-    aligned to align, its first zero_bytes zero when a launch starts (the
-    kernel leaves them zero); expressions of the sizes and GRID_SYMBOL."""
+    aligned to align, its first zero_bytes zeroed once, at allocation (the
+    kernel keeps its state there from then on: stream-K's flags and epoch
+    header); expressions of the sizes and GRID_SYMBOL."""
 
     bytes: str
     align: int

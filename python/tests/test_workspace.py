@@ -33,9 +33,10 @@ class StreamKManifestTest(unittest.TestCase):
                 self.assertEqual(launch.grid, (grid, 1, 1))
                 w = launch.args[-1].workspace
                 assert w is not None
-                # tiling.StreamKWorkspace: flags padded to 128, a 128x256 fp32 slot per CTA.
-                self.assertEqual(w.bytes, (grid * 8 + 127) // 128 * 128 + grid * 128 * 256 * 4)
-                self.assertEqual((w.zero_bytes, w.align), (grid * 8, 256))
+                # tiling.StreamKWorkspace: flags and the 8-byte epoch header
+                # padded to 128, a 128x256 fp32 slot per CTA.
+                self.assertEqual(w.bytes, (grid * 8 + 8 + 127) // 128 * 128 + grid * 128 * 256 * 4)
+                self.assertEqual((w.zero_bytes, w.align), (grid * 8 + 8, 256))
 
     def test_k_limit(self) -> None:
         m = Manifest.from_dict(raw())

@@ -17,6 +17,8 @@ type Plan struct {
 	args   []unsafe.Pointer // one per kernel parameter, into params
 	cfg    cu.LaunchConfig
 	stream *cu.Stream
+	ws     cu.DevicePtr           // the kernel's workspace it passes (0: none)
+	wsSize manifest.WorkspaceSize // its size at this launch
 }
 
 // Plan resolves k's manifest for a: it checks the sizes against the shape
@@ -70,6 +72,11 @@ func (k *Kernel) Plan(a Args) (*Plan, error) {
 		return nil, fmt.Errorf("launch: %s: %w", m.Name, err)
 	}
 	p := &Plan{k: k, stream: c.Stream, params: packed.Bytes}
+	for _, a := range l.Args {
+		if a.Kind == manifest.KindWorkspace {
+			p.ws, p.wsSize = cu.DevicePtr(a.Ptr), *a.Workspace
+		}
+	}
 	for _, off := range packed.Offsets {
 		p.args = append(p.args, unsafe.Pointer(&p.params[off]))
 	}
@@ -113,6 +120,12 @@ func launchConfig(l manifest.Launch, stream *cu.Stream) cu.LaunchConfig {
 
 // Grid is the number of persistent CTAs the plan launches.
 func (p *Plan) Grid() int { return int(p.cfg.Grid[0]) }
+
+// Workspace is the kernel's workspace the plan passes and its size (zero
+// values when the kernel has none): what a check poisons between launches
+// (the bytes past ZeroBytes, scratch the kernel writes before it reads) or
+// inspects (stream-K's flags and epoch header, tiling.StreamKWorkspace).
+func (p *Plan) Workspace() (cu.DevicePtr, manifest.WorkspaceSize) { return p.ws, p.wsSize }
 
 // Launch enqueues the kernel on the plan's stream.
 func (p *Plan) Launch() error {

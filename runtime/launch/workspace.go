@@ -9,8 +9,8 @@ import (
 
 // workspace returns the kernel's workspace of w's size on stream (a
 // scratch buffer: one per stream and size, its first ZeroBytes zeroed when
-// allocated; the kernel leaves them zero, so launches on one stream share
-// it).
+// allocated and kept by the kernel from then on, so launches on one stream
+// share it).
 func (k *Kernel) workspace(w *manifest.WorkspaceSize, stream *cu.Stream) (cu.DevicePtr, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()

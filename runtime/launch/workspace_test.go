@@ -15,7 +15,7 @@ import (
 
 // A stream-K kernel's plans get the kernel's own workspace: allocated once
 // per size, the same for every plan of that size, its address packed into
-// the workspace parameter; callers pass none.
+// the workspace parameter and given by Plan.Workspace; callers pass none.
 func TestPlanOwnsWorkspace(t *testing.T) {
 	t.Parallel()
 	cfg, err := tiling.ParseName("gemm_sm90a_bf16_m128n256k64_s3_c1x1_cooperative_sk")
@@ -41,7 +41,7 @@ func TestPlanOwnsWorkspace(t *testing.T) {
 	}
 	p1, p2 := plan(2048), plan(64)
 	_, _, total := tiling.StreamKWorkspace(132, 128, 256)
-	want := []manifest.WorkspaceSize{{Bytes: int64(total), ZeroBytes: 132 * tiling.StreamKFlagBytes, Align: 256}}
+	want := []manifest.WorkspaceSize{{Bytes: int64(total), ZeroBytes: 132*tiling.StreamKFlagBytes + tiling.StreamKHeaderBytes, Align: 256}}
 	if diff := cmp.Diff(want, allocs); diff != "" {
 		t.Fatalf("allocations (-want +got):\n%s", diff)
 	}
@@ -50,6 +50,9 @@ func TestPlanOwnsWorkspace(t *testing.T) {
 		got := binary.LittleEndian.Uint64(p.params[uintptr(p.args[last])-uintptrOf(p.params):])
 		if got != 0x7e0100000000 {
 			t.Errorf("workspace argument %#x, want %#x", got, 0x7e0100000000)
+		}
+		if ws, size := p.Workspace(); ws != 0x7e0100000000 || size != want[0] {
+			t.Errorf("Workspace() = %#x, %+v; want %#x, %+v", uint64(ws), size, 0x7e0100000000, want[0])
 		}
 	}
 	if err := k.freeWorkspaces(); err != nil || len(k.ws) != 0 {

@@ -168,7 +168,8 @@ def sizes_for(m: Manifest, M: int, K: int, I: int) -> Dict[str, int]:  # noqa: E
     return {"M": M, "N": I, "K": K} if m.kernel == "gemm" else {"M": M, "K": K, "I": I}
 
 
-def run_torch(tc: unittest.TestCase, torch: Any, k: Kernel, sizes: Dict[str, int], stream: Any = None) -> None:
+def make_tensors(torch: Any, k: Kernel, sizes: Dict[str, int]) -> Dict[str, Any]:
+    """The kernel's buffers at sizes: outputs NaN, inputs random."""
     from swigen_rt import eval_expr
     from swigen_rt.tensors import buffer_dtypes
 
@@ -183,6 +184,29 @@ def run_torch(tc: unittest.TestCase, torch: Any, k: Kernel, sizes: Dict[str, int
             t[b.name] = torch.full(shape, float("nan"), dtype=dt, device="cuda")
         else:
             t[b.name] = (torch.randn(shape, generator=gen, device="cuda") / math.sqrt(shape[-1])).to(dt)
+    return t
+
+
+class SKHeader:
+    """A stream-K workspace (tiling.StreamKWorkspace) on a grid of one CTA
+    per SM, at most 256: calling it reads the header's epoch; poison()
+    fills the partial slots with NaN."""
+
+    def __init__(self, torch: Any, ws: Any) -> None:
+        self.ws = ws
+        self.grid = min(torch.cuda.get_device_properties(ws.device).multi_processor_count, 256)
+        self.slots = (self.grid * 8 + 8 + 127) // 128 * 128
+
+    def __call__(self) -> int:
+        return int.from_bytes(bytes(self.ws[self.grid * 8:self.grid * 8 + 4].cpu().tolist()), "little")
+
+    def poison(self) -> None:
+        self.ws[self.slots:].fill_(255)
+
+
+def run_torch(tc: unittest.TestCase, torch: Any, k: Kernel, sizes: Dict[str, int], stream: Any = None) -> None:
+    m = k.manifest
+    t = make_tensors(torch, k, sizes)
     want = reference(torch, m, t)
     k.launch(t, stream=stream)
     torch.cuda.synchronize()
@@ -250,6 +274,72 @@ class TorchTest(unittest.TestCase):
         torch.cuda.synchronize()
         w = a.float() @ b.float().T
         self.assertLess(((c.float() - w).norm() / w.norm()).item(), 1e-2)
+
+    @unittest.skipUnless(os.environ.get("SWIGEN_PY_KERNELS"), "set SWIGEN_PY_KERNELS to an emit directory")
+    def test_emitted_streamk_graph(self) -> None:
+        """Every emitted kernel with a workspace (stream-K), launched on one
+        stream eagerly and then from a CUDA graph captured on that stream,
+        replayed with eager launches between: the kernel keeps the epoch in
+        the workspace's header and advances it at every launch, replays
+        included (a parameter would repeat), and every launch gives the
+        first one's output bit for bit, its partial slots NaN-filled before
+        it (a flag passed too early would sum NaN)."""
+        torch = torch_cuda()
+        root = os.environ["SWIGEN_PY_KERNELS"]
+        with open(os.path.join(root, "manifest.json"), encoding="utf-8") as f:
+            index = json.load(f)
+        ran = 0
+        for e in index["kernels"]:
+            if e["arch"] != "sm_90a" or not e.get("cubin"):
+                continue
+            k = Kernel.from_files(os.path.join(root, e["manifest"]), os.path.join(root, e["cubin"]))
+            if not any(p.kind == "workspace" for p in k.manifest.params):
+                k.close()
+                continue
+            s = sizes_for(k.manifest, 1000, 4096, 4096)
+            try:
+                k.manifest.check_sizes(s)
+            except ValueError:
+                k.close()
+                continue
+            with self.subTest(kernel=e["name"], sizes=s):
+                self.graph_replays(torch, k, s)
+                ran += 1
+            k.close()
+        self.assertGreater(ran, 0)
+
+    def graph_replays(self, torch: Any, k: Kernel, sizes: Dict[str, int]) -> None:
+        t = make_tensors(torch, k, sizes)
+        outs = sorted(n for n in OUTPUTS[k.manifest.kernel] if n in t)
+        st = torch.cuda.Stream()
+        with torch.cuda.stream(st):
+            k.launch(t)
+        torch.cuda.synchronize()
+        first = {n: t[n].clone() for n in outs}
+        ws = [w for key, w in k._workspaces.items() if key[1] == st.cuda_stream][0]
+        header = SKHeader(torch, ws)
+        self.assertEqual(header(), 1)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g, stream=st):
+            k.launch(t)
+        launches = 1
+        for i in range(6):
+            torch.cuda.synchronize()
+            for n in outs:
+                t[n].fill_(float("nan"))
+            header.poison()
+            torch.cuda.synchronize()
+            if i % 3 == 2:
+                with torch.cuda.stream(st):
+                    k.launch(t)
+            else:
+                g.replay()
+            torch.cuda.synchronize()
+            launches += 1
+            for n in outs:
+                self.assertTrue(torch.equal(t[n].view(torch.int16), first[n].view(torch.int16)),
+                                "%s %s: launch %d (%s) differs from the first" % (k.name, n, launches, "eager" if i % 3 == 2 else "replay"))
+            self.assertEqual(header(), launches, "%s: the header's epoch after %d launches" % (k.name, launches))
 
     @unittest.skipUnless(os.environ.get("SWIGEN_PY_KERNELS"), "set SWIGEN_PY_KERNELS to an emit directory")
     def test_emitted_kernels(self) -> None:

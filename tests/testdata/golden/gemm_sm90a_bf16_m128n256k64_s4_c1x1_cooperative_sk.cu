@@ -381,14 +381,21 @@ SW_DEV void sw_release_stage(sw_u32 bar) {
 }
 
 // ---- stream-K scheduler (tiling.StreamKPlan). Workspace: a u32 flag per
-// consumer part and CTA (zero when the launch starts; each owner puts the
-// flags it consumed back to zero), padded to 128 bytes, then one slot of
-// kSkSlotBytes per CTA for the partial accumulators of its one split part.
+// consumer part and CTA, then the header (the u32 epoch of the last launch
+// finished on the workspace, the u32 count of consumer warpgroups done with
+// this one), zeroed once when the workspace is allocated and padded to 128
+// bytes, then one slot of kSkSlotBytes per CTA for the partial accumulators
+// of its one split part. A flag holds the epoch of the launch that released
+// it and an owner waits for its own launch's epoch: a flag set by an earlier
+// launch (a partial late past an owner's timeout) never passes a later wait,
+// and no pass puts the flags back.
 static constexpr sw_u32 kSkMinKBlocks = 8;
 static constexpr sw_u32 kSkFlagBytes = 8;
 static constexpr sw_u64 kSkSlotBytes = 131072;
 static constexpr sw_u64 kSkPartBytes = 65536;
 static constexpr int kSkParts = 2;  // 2: consumer c's rows are part c; 1: the whole tile
+static constexpr sw_u32 kSkConsumers = 384 / 128 - 1;  // consumer warpgroups per CTA
+static constexpr sw_u32 kSkMaxEpoch = 0xFFFFFFFFu;  // tiling.StreamKMaxEpoch
 static constexpr int kSkWhole = 0, kSkPartial = 1, kSkOwner = 2;
 
 // The work list in 32-bit unsigned arithmetic: the manifest's shape rule
@@ -445,31 +452,64 @@ SW_DEV bool sw_sk_item(const sw_sk_plan& p, int b, int j, sw_sk_work& w) {
   return true;
 }
 
-// Flags: a release store after the part's partial sums, an acquire load
-// by the owner before it reads them; no atomics on data.
-SW_DEV void sw_sk_release(unsigned int* flag) {
-  asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(flag), "r"(1u) : "memory");
+// Flags: a release store of the launch's epoch after the part's partial
+// sums, an acquire load by the owner before it reads them; no atomics on
+// data.
+SW_DEV void sw_sk_release(unsigned int* flag, sw_u32 epoch) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(flag), "r"(epoch) : "memory");
 }
 SW_DEV unsigned int sw_sk_acquire(const unsigned int* flag) {
   unsigned int v;
   asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
   return v;
 }
-SW_DEV void sw_sk_reset(unsigned int* flag) {
-  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"(flag), "r"(0u) : "memory");
+SW_DEV void sw_sk_store_relaxed(unsigned int* p, sw_u32 v) {
+  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
 }
-// Waits for a flag without a trap (consumer code: see sw_mbar_wait_nt);
-// a timeout sets hung, and the kernel finishes with wrong results.
-SW_DEV void sw_sk_wait(const unsigned int* flag, sw_u32& hung) {
-  if (hung || sw_sk_acquire(flag) == 1u) return;
+// The header, after the grid's flags.
+SW_DEV unsigned int* sw_sk_header(unsigned char* workspace) {
+  return reinterpret_cast<unsigned int*>(workspace) + gridDim.x * (kSkFlagBytes / 4);
+}
+// This launch's epoch: the last finished launch's plus one, in
+// [1, kSkMaxEpoch]. The header changes only once every consumer of the
+// grid is done (sw_sk_finish), so every read in a launch sees one value;
+// the previous launch's write is visible by stream order.
+SW_DEV sw_u32 sw_sk_epoch(unsigned char* workspace) {
+  unsigned int v;
+  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(sw_sk_header(workspace)) : "memory");
+  return v + 1u;
+}
+// Waits for a flag to hold epoch, without a trap (consumer code: see
+// sw_mbar_wait_nt); a timeout sets hung, and the kernel finishes with
+// wrong results.
+SW_DEV void sw_sk_wait(const unsigned int* flag, sw_u32 epoch, sw_u32& hung) {
+  if (hung || sw_sk_acquire(flag) == epoch) return;
   const sw_u64 t0 = sw_globaltimer();
-  while (sw_sk_acquire(flag) != 1u) {
+  while (sw_sk_acquire(flag) != epoch) {
     asm volatile("nanosleep.u32 64;");
     if (sw_globaltimer() - t0 > 4000000000ull) {
       hung = 1;
       return;
     }
   }
+}
+// One thread per consumer warpgroup, after its last item: the last of the
+// grid's consumers to finish (every other one has read the epoch and set or
+// waited for its last flag) records this launch's epoch for the next launch
+// on the workspace. At kSkMaxEpoch the epochs wrap: it zeroes the flags
+// too, so none holds an epoch a later launch will use.
+SW_DEV void sw_sk_finish(unsigned char* workspace) {
+  unsigned int* const hdr = sw_sk_header(workspace);
+  const sw_u32 epoch = sw_sk_epoch(workspace);
+  unsigned int done;
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(done) : "l"(hdr + 1) : "memory");
+  if (done + 1u < gridDim.x * kSkConsumers) return;
+  sw_sk_store_relaxed(hdr + 1, 0u);
+  if (epoch == kSkMaxEpoch) {
+#pragma unroll 1
+    for (sw_u32 i = 0; i < gridDim.x * (kSkFlagBytes / 4); ++i) sw_sk_store_relaxed(reinterpret_cast<unsigned int*>(workspace) + i, 0u);
+  }
+  sw_sk_store_relaxed(hdr, epoch == kSkMaxEpoch ? 0u : epoch);
 }
 
 // A consumer's accumulators in a part of a slot: thread tid's registers
@@ -508,8 +548,11 @@ SW_DEV void sw_sk_add(const unsigned char* part, int tid, float (&acc)[kMB][kAcc
 
 // After a split item's mainloop (all wgmmas done): a head or middle part
 // stores its partial sums and releases its flag (true: no epilogue); the
-// owner waits for each lower CTA holding a part of the tile, in CTA order,
-// and adds its partial sums (false: the epilogue runs on the sum).
+// owner's thread 0 waits for the flag of each lower CTA holding a part of
+// the tile, then every thread adds their partial sums in CTA order (false:
+// the epilogue runs on the sum). Waiting for all of them before the first
+// add keeps the epoch out of the add loop, where the accumulators leave no
+// register for it.
 SW_DEV bool sw_sk_fixup(const sw_sk_plan& p, const sw_sk_work& w, int c, float (&acc)[kMB][kAcc],
                         unsigned char* workspace, sw_u32& hung) {
   unsigned int* const flags = reinterpret_cast<unsigned int*>(workspace);
@@ -521,20 +564,19 @@ SW_DEV bool sw_sk_fixup(const sw_sk_plan& p, const sw_sk_work& w, int c, float (
     sw_sk_store(slots + blockIdx.x * kSkSlotBytes + off, tid, acc);
     // Every thread's stores come before the release.
     sw_named_bar_sync(1 + c, 128);
-    if (tid == 0) sw_sk_release(flags + blockIdx.x * (kSkFlagBytes / 4) + part);
+    if (tid == 0) sw_sk_release(flags + blockIdx.x * (kSkFlagBytes / 4) + part, sw_sk_epoch(workspace));
     return true;
   }
   const int first = (int)sw_sk_cta_of(p, ((sw_u32)w.tile - p.full * p.grid) * p.kblocks);
+  if (tid == 0) {
+    const sw_u32 epoch = sw_sk_epoch(workspace);
 #pragma unroll 1
-  for (int b = first; b < (int)blockIdx.x; ++b) {
-    if (tid == 0) {
-      sw_sk_wait(flags + b * (kSkFlagBytes / 4) + part, hung);
-      sw_sk_reset(flags + b * (kSkFlagBytes / 4) + part);
-    }
-    // The acquire comes before every thread's loads.
-    sw_named_bar_sync(1 + c, 128);
-    sw_sk_add(slots + b * kSkSlotBytes + off, tid, acc);
+    for (int b = first; b < (int)blockIdx.x; ++b) sw_sk_wait(flags + b * (kSkFlagBytes / 4) + part, epoch, hung);
   }
+  // The acquires come before every thread's loads.
+  sw_named_bar_sync(1 + c, 128);
+#pragma unroll 1
+  for (int b = first; b < (int)blockIdx.x; ++b) sw_sk_add(slots + b * kSkSlotBytes + off, tid, acc);
   return false;
 }
 
@@ -548,7 +590,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_sm90a_bf16_m128n256k64
     int M,
     int N,
     int K,
-    // stream-K: a u32 flag per consumer part and CTA, then a 128x256 fp32 partial accumulator per CTA
+    // stream-K: a u32 flag per consumer part and CTA and the epoch header, then a 128x256 fp32 partial accumulator per CTA
     unsigned char* workspace) {
   extern __shared__ __align__(1024) unsigned char sw_smem_raw[];
   // Align the dynamic shared memory to 1024 bytes (128B-swizzle atoms).
@@ -747,6 +789,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_sm90a_bf16_m128n256k64
         }
       }
     }
+    // ---- stream-K: this consumer is done with the launch's flags
+    if (threadIdx.x % 128 == 0) sw_sk_finish(workspace);
     if (threadIdx.x % 128 == 0) sw_bulk_wait0();
   }
   // No CTA may leave while a peer can still multicast into its shared
