@@ -5,6 +5,9 @@
 #   bash bench/moe_check.sh bwd   the grouped backward, moe_bwd_dswiglu
 #                                 (the same three steps on its five configs,
 #                                 see check_bwd; at most 430 s of timeouts);
+#   bash bench/moe_check.sh gemm  the grouped plain GEMM, moe_gemm (the
+#                                 same three steps on its five configs, see
+#                                 check_gemm; at most 295 s of timeouts);
 #   bash bench/moe_check.sh score the router score (_score) of both grouped
 #                                 kinds (see check_score; at most 430 s of
 #                                 timeouts).
@@ -71,6 +74,39 @@ check_bwd() {
   record "timing moe_bwd_dswiglu (Qwen3-30B-A3B, DeepSeek-V3 experts, uniform; without and with out)" $ok "rc=$rc, $log"
 }
 
+# moe_gemm: 1. verify (lab/check TestGPUMoEGemm: ping-pong and cooperative
+# 128x128, ping-pong 64x128 with K-major B, ping-pong 128x128 with MN-major
+# B, fp16, on every routing of check.MoERoutings (the routing's K as K, its
+# I as N) against the float64 per-expert reference, C poisoned, each launch
+# run three times and compared bit for bit; T = 0 refused; offs outside
+# the contract give the clamped offs' bits, TestGPUMoEGemmBadOffs); 2.
+# compute-sanitizer memcheck and racecheck on ping-pong 64x128, first three
+# routings; 3. timing of the down projection (C [T,H] = h [T,I] @
+# W_down[e]^T, K-major W_down [E,H,I]) of the same two layers, ping-pong and
+# cooperative 128x128.
+check_gemm() {
+  log="$OUT/moe-gemm-verify.log"
+  (cd lab/check && timeout 110 $T -test.v -test.count=1 -test.run 'TestGPUMoEGemm$|TestGPUMoEGemmBadOffs$') >"$log" 2>&1
+  rc=$?
+  ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoEGemm ' "$log" && grep -q -- '--- PASS: TestGPUMoEGemmBadOffs ' "$log" \
+    && ! grep -q -- '--- SKIP' "$log" && ok=0
+  record "verify moe_gemm, 5 configs x 8 routings, repeat 3 (bitwise); bad offs = clamped offs (2 configs)" $ok "rc=$rc, $log"
+  grep -E '^\s+moe_gemm_gpu_test.go:[0-9]+: (PASS|.*pass false)' "$log" | sed 's/^ *//' | cut -c1-200 > "$OUT/moe-verify-lines.txt"
+  for tool in memcheck racecheck; do
+    log="$OUT/moe-gemm-sanitize-$tool.log"
+    (cd lab/check && SWIGEN_MOE_ROUTINGS=3 timeout 55 compute-sanitizer --tool $tool --error-exitcode 9 \
+      $T -test.v -test.count=1 -test.run 'TestGPUMoEGemm$/moe_gemm_sm90a_bf16_m64n128k64_s8_c1x1_pingpong$') >"$log" 2>&1
+    rc=$?
+    ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoEGemm/' "$log" && grep -qE '(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)' "$log" && ok=0
+    record "compute-sanitizer $tool (moe_gemm m64n128 ping-pong, 3 routings)" $ok "rc=$rc, $log"
+  done
+  log="$OUT/moe-gemm-time.log"
+  (cd lab/check && SWIGEN_MOE_TIME='65536,2048,768,128;32768,7168,2048,256' timeout 75 $T -test.v -test.count=1 -test.run 'TestGPUMoEGemmTiming$') >"$log" 2>&1
+  rc=$?
+  ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoEGemmTiming' "$log" && ok=0
+  record "timing moe_gemm down projection (Qwen3-30B-A3B, DeepSeek-V3 experts, uniform; ping-pong, cooperative)" $ok "rc=$rc, $log"
+}
+
 # The router score (_score): 1. verify (lab/check TestGPUMoEScore: the
 # forward, inference and training, and the backward, with and without
 # store_out, six configs on every routing of check.MoERoutings against the
@@ -110,8 +146,9 @@ check_score() {
 case $KIND in
 fwd) ;;
 bwd) check_bwd ;;
+gemm) check_gemm ;;
 score) check_score ;;
-*) echo "usage: bash bench/moe_check.sh [fwd|bwd|score]" >&2; exit 2 ;;
+*) echo "usage: bash bench/moe_check.sh [fwd|bwd|gemm|score]" >&2; exit 2 ;;
 esac
 if [ "$KIND" = fwd ]; then
 # 1. verify (each config builds once with the machine's nvcc).

@@ -18,6 +18,7 @@ var kindTables = map[tiling.Kernel]func(tiling.Config, Boxes) table{
 	tiling.KernelFwdDown:       downTable,
 	tiling.KernelMoEFwdGateUp:  moeGateUpTable,
 	tiling.KernelMoEBwdDSwiGLU: moeBwdTable,
+	tiling.KernelMoEGEMM:       moeGemmTable,
 }
 
 // kindTable returns cfg's kind's table.

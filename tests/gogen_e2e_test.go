@@ -82,13 +82,15 @@ func kindConfigs(t *testing.T) []tiling.Config {
 }
 
 // groupedConfigs are one config of each grouped kind, by name: their
-// launchers take the grouped argument types (MoEFwdGateUpArgs, MoEBwdArgs).
+// launchers take the grouped argument types (MoEFwdGateUpArgs, MoEBwdArgs,
+// MoEGemmArgs).
 func groupedConfigs(t *testing.T) []tiling.Config {
 	t.Helper()
 	var out []tiling.Config
 	for _, name := range []string{
 		"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong",
 		"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out",
+		"moe_gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong",
 	} {
 		c, err := tiling.ParseName(name)
 		if err != nil {

@@ -29,6 +29,7 @@ var kindImplMaps = map[string]bool{
 	"runtime/launch/args.go":          true, // each kind's argument type
 	"runtime/launch/args_moe.go":      true, // the grouped kinds' argument types
 	"runtime/launch/args_moe_bwd.go":  true, // moe_bwd_dswiglu's argument type
+	"runtime/launch/args_moe_gemm.go": true, // moe_gemm's argument type
 	"lab/ref/gpu.go":                  true, // the naive GPU references
 	"lab/check/gemm.go":               true, // the float64 references
 	"lab/tune/measure.go":             true, // the baselines tune times against

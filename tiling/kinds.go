@@ -29,6 +29,11 @@ const (
 	// the grouped scheduler: grad_de, and with StoreOut the recomputed out
 	// for dW_down.
 	KernelMoEBwdDSwiGLU Kernel = "moe_bwd_dswiglu"
+	// KernelMoEGEMM is the plain GEMM over experts, M-grouped: the rows of
+	// expert e of C [T,N] are A [rows of e, K] @ B[e], with B stacked
+	// [E,N,K] (K-major) or [E,K,N] (MN-major) and read through a 3-D map
+	// whose outer coordinate is the expert; the MoE layer's down projection.
+	KernelMoEGEMM Kernel = "moe_gemm"
 )
 
 // KindSpec is one kernel kind's declarative facts.
@@ -116,6 +121,11 @@ type KindSpec struct {
 	// may only set fields: a call to spec or WithDefaults would make the
 	// registry's initialization loop.
 	sm90Rule func(c Config, f RuleFacts) Config
+	// ExpertMapB (grouped kinds): B is read through a 3-D map whose outer
+	// coordinate is the expert in either major (moe_gemm's B [E,N,K] or
+	// [E,K,N]), so a ragged N or K zero-fills inside the expert.
+	// ExpertsAlongK implies the same map for its one major.
+	ExpertMapB bool
 }
 
 // kinds is the registry, in catalog order (the first is the default).
@@ -253,6 +263,12 @@ var kinds = []KindSpec{
 		Ops: []OpVariant{{Name: "out", StoreOut: true, MajorB: MNMajor, Marker: "out",
 			Op: "moe_dswiglu_out", Inputs: []string{"dy", "W_down", "de", "offs"}, Outputs: []string{"grad_de", "out"}}},
 		Grouped: true, ExpertsAlongK: true,
+	},
+	{
+		Kernel: KernelMoEGEMM, shape: gemmShapeForm, NName: "N",
+		Baseline: "torch._grouped_mm or a per-expert loop of cuBLAS GEMMs",
+		GoName:   "MoEGemm", GoArgs: "MoEGemmArgs", GoOrder: 6,
+		Grouped: true, ExpertMapB: true,
 	},
 }
 

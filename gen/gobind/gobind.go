@@ -455,6 +455,9 @@ var conventions = map[tiling.Kernel]func(c tiling.Config) []string{
 		}
 		return parts
 	},
+	tiling.KernelMoEGEMM: func(c tiling.Config) []string {
+		return []string{stored("B", c.MajorB, "[E,N,K]", "[E,K,N]"), "offs [E] int32 cumulative row ends (device only)"}
+	},
 }
 
 func kernelDecls(f *jen.File, k *bindKernel) {

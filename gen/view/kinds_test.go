@@ -7,16 +7,26 @@ import (
 )
 
 // TestEveryKindViewed checks that every registered kind has a template
-// flag and sm_100a docs (every kind, the grouped ones included, has sm_100a
-// code).
+// flag, and sm_100a docs where it has sm_100a code (every kind but
+// moe_gemm, whose sm_100a config tiling refuses).
 func TestEveryKindViewed(t *testing.T) {
 	t.Parallel()
 	for _, s := range tiling.Kinds() {
 		if _, ok := kindFlags[s.Kernel]; !ok {
 			t.Errorf("kind %s has no entry in view's kindFlags", s.Kernel)
 		}
-		if _, ok := sm100KindDocs[s.Kernel]; !ok {
+		if _, ok := sm100KindDocs[s.Kernel]; !ok && hasSM100(s.Kernel) {
 			t.Errorf("kind %s has no entry in view's sm100KindDocs", s.Kernel)
 		}
 	}
+}
+
+// hasSM100 reports whether k's sm_100a rule config is implemented.
+func hasSM100(k tiling.Kernel) bool {
+	c, err := tiling.RuleHeuristic(k, tiling.ArchSM100a, tiling.BF16, tiling.Shape{M: 4096, K: 4096, I: 4096}, false)
+	if err != nil {
+		return false
+	}
+	_, err = tiling.Check(c)
+	return err == nil
 }

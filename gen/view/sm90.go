@@ -228,9 +228,13 @@ func NewSM90(k tiling.Checked, m manifest.Manifest) (*SM90, error) {
 	if v.B, err = sm90OperandB(c, boxes, halves); err != nil {
 		return nil, err
 	}
-	if s, _ := tiling.KindOf(c.Kernel); s.ExpertsAlongK {
-		// tiling.Implemented admits MN-major B only, without _l2k.
-		v.B.Expert, v.B.Func = true, "sw_load_b_mnmajor_e"
+	if s, _ := tiling.KindOf(c.Kernel); s.ExpertsAlongK || s.ExpertMapB {
+		// tiling.Implemented admits no _l2k here, and for ExpertsAlongK
+		// MN-major B only.
+		v.B.Expert, v.B.Func = true, "sw_load_b_kmajor_e"
+		if c.MajorB == tiling.MNMajor {
+			v.B.Func = "sw_load_b_mnmajor_e"
+		}
 	}
 	if v.Epi, err = sm90Epilogue(c, kind, v.Smem); err != nil {
 		return nil, err

@@ -96,6 +96,7 @@ var kindFlags = map[tiling.Kernel]Kind{
 	tiling.KernelFwdDown:       {Down: true},
 	tiling.KernelMoEFwdGateUp:  {GateUp: true},
 	tiling.KernelMoEBwdDSwiGLU: {Bwd: true},
+	tiling.KernelMoEGEMM:       {Gemm: true},
 }
 
 // Elem names the element type for the templates: its PTX type and the
@@ -233,9 +234,11 @@ type Operand struct {
 	// sm_100a): it knows the major and, on sm_90a, the L2 policy.
 	Func string
 	// Expert (B of a grouped kind whose experts are stacked along K,
-	// tiling.KindSpec.ExpertsAlongK, on either arch): the map is 3-D
-	// [E][K][N] and Func takes the tile's expert as a last argument
-	// (b_expert, which the grouped scheduler's producer defines).
+	// tiling.KindSpec.ExpertsAlongK, on either arch, or read through a 3-D
+	// expert map in either major, ExpertMapB, on sm_90a): the map is 3-D
+	// [E][K][N] (MN-major) or [E][N][K] (K-major) and Func takes the tile's
+	// expert as a last argument (b_expert, which the grouped scheduler's
+	// producer defines).
 	Expert bool
 	// MNMajor: the operand is stored MN-major ([K,M] for A), a load is one
 	// 64-wide slab of the tile; Trans is the descriptor's transpose flag

@@ -46,6 +46,7 @@ var verifiers = map[tiling.Kernel]func(env *Env, k *launch.Kernel, shapes []tili
 	tiling.KernelFwdDown:       VerifyFwdDown,
 	tiling.KernelMoEFwdGateUp:  VerifyGroupedRoutings,
 	tiling.KernelMoEBwdDSwiGLU: VerifyGroupedBwdRoutings,
+	tiling.KernelMoEGEMM:       VerifyGroupedGemmRoutings,
 }
 
 // VerifyGroupedRoutings verifies a loaded moe_fwd_gateup kernel on

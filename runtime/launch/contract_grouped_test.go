@@ -23,14 +23,17 @@ import (
 const contractGroupedGolden = "testdata/contract_grouped.golden.jsonl"
 
 // contractGroupedNames are the grouped configs planned: each kind, the
-// backward with and without store_out, and each kind on sm_100a (its grid
-// and shared memory from the sm_100a launch rules).
+// backward with and without store_out, each kind on sm_100a (its grid
+// and shared memory from the sm_100a launch rules) and moe_gemm with both
+// B majors (its 3-D B map [E][N][K] or [E][K][N]).
 var contractGroupedNames = []string{
 	"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong",
 	"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_bmn",
 	"moe_bwd_dswiglu_sm90a_bf16_m64n128k64_s4_c1x1_pingpong_bmn_out",
 	"moe_fwd_gateup_sm100a_bf16_m128n256k64_s4_c1x1_1cta",
 	"moe_bwd_dswiglu_sm100a_bf16_m128n256k64_s2_c1x1_1cta_bmn_out",
+	"moe_gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong",
+	"moe_gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_bmn",
 }
 
 // groupedSize is one grouped launch's sizes: T tokens, K, I, E experts.
@@ -71,8 +74,20 @@ func groupedArgs(cfg tiling.Config, z groupedSize) (Args, error) {
 		return MoEFwdGateUpArgs{T: z.T, K: z.K, I: z.I, E: z.E, X: b("x"), W: b("w"), Offs: b("offs"), Out: b("out")}, nil
 	case tiling.KernelMoEBwdDSwiGLU:
 		return MoEBwdArgs{T: z.T, K: z.K, I: z.I, E: z.E, Dy: b("dy"), WDown: b("w_down"), De: b("de"), Offs: b("offs"), GradDe: b("grad_de"), Out: b("out")}, nil
+	case tiling.KernelMoEGEMM:
+		// The down projection of the layer z: the GEMM's K is I, its N is K.
+		return MoEGemmArgs{T: z.T, N: z.K, K: z.I, E: z.E, A: b("a"), B: b("b"), Offs: b("offs"), C: b("c")}, nil
 	}
 	return nil, fmt.Errorf("no grouped args for kernel %q", cfg.Kernel)
+}
+
+// groupedSizes is the manifest sizes of cfg's kind at z (moe_gemm: the
+// down projection of the layer z, as groupedArgs).
+func groupedSizes(cfg tiling.Config, z groupedSize) manifest.Sizes {
+	if cfg.Kernel == tiling.KernelMoEGEMM {
+		return manifest.Sizes{"T": z.T, "N": z.K, "K": z.I, "E": z.E}
+	}
+	return manifest.Sizes{"T": z.T, "K": z.K, "I": z.I, "E": z.E}
 }
 
 // recordGrouped plans cfg at z on a kernel without a device and records
@@ -126,8 +141,7 @@ func recordGroupedFromManifest(t *testing.T, cfg tiling.Config, z groupedSize) g
 		t.Fatal(err)
 	}
 	out := groupedLaunch{Config: cfg.Name(), Size: z}
-	sizes := manifest.Sizes{"T": z.T, "K": z.K, "I": z.I, "E": z.E}
-	l, err := m.Resolve(sizes, manifest.Device{SMs: contractSMs[cfg.Arch], Clusters: contractClusters})
+	l, err := m.Resolve(groupedSizes(cfg, z), manifest.Device{SMs: contractSMs[cfg.Arch], Clusters: contractClusters})
 	if err != nil {
 		out.Error = fmt.Sprintf("launch: %s: %v", m.Name, err)
 		return out
