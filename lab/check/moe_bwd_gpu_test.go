@@ -4,7 +4,6 @@ package check
 
 import (
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -37,19 +36,9 @@ func TestGPUMoEBwd(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			k := moeKernel(t, env, name)
 			defer k.Close()
-			routings := MoERoutings(k.Man.Config.TileM)
-			if n, err := strconv.Atoi(os.Getenv("SWIGEN_MOE_ROUTINGS")); err == nil && n < len(routings) {
-				routings = routings[:n] // a short run (under compute-sanitizer)
-			}
+			routings := moeTestRoutings(k.Man.Config.TileM)
 			rs := VerifyMoEBwd(env, k, routings, Options{Seed: 5, Repeat: 3, Timeout: 60 * time.Second})
-			for i, r := range rs {
-				rt := routings[i]
-				if r.Err != nil || !r.Pass {
-					t.Errorf("%s T=%d K=%d I=%d counts %v: pass %v, err %v, %v", rt.Name, r.Shape.M, r.Shape.K, r.Shape.I, rt.Counts, r.Pass, r.Err, r.Outputs)
-					continue
-				}
-				t.Logf("PASS %s T=%d K=%d I=%d E=%d: %v", rt.Name, r.Shape.M, r.Shape.K, r.Shape.I, len(rt.Counts), r.Outputs)
-			}
+			reportMoERoutings(t, routings, rs, "I")
 			err := launch.CheckShape(k.Man.Config, launch.MoEBwdArgs{T: 0, K: 64, I: 64, E: 4})
 			if err == nil || !strings.Contains(err.Error(), "T=0") {
 				t.Errorf("T=0: CheckShape = %v, want the rule naming T=0", err)

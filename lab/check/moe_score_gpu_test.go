@@ -3,8 +3,6 @@
 package check
 
 import (
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -39,10 +37,7 @@ func TestGPUMoEScore(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			k := moeKernel(t, env, name)
 			defer k.Close()
-			routings := MoERoutings(k.Man.Config.TileM)
-			if n, err := strconv.Atoi(os.Getenv("SWIGEN_MOE_ROUTINGS")); err == nil && n < len(routings) {
-				routings = routings[:n] // a short run (under compute-sanitizer)
-			}
+			routings := moeTestRoutings(k.Man.Config.TileM)
 			o := Options{Seed: 13, Repeat: 3, Timeout: 60 * time.Second}
 			var rs []ShapeResult
 			if strings.HasPrefix(name, "moe_bwd_") {
@@ -50,18 +45,7 @@ func TestGPUMoEScore(t *testing.T) {
 			} else {
 				rs = VerifyMoEFwdGateUp(env, k, routings, o)
 			}
-			for i, r := range rs {
-				rt := routings[i]
-				if r.Err != nil || !r.Pass {
-					t.Errorf("%s T=%d K=%d I=%d counts %v: pass %v, err %v, %v", rt.Name, r.Shape.M, r.Shape.K, r.Shape.I, rt.Counts, r.Pass, r.Err, r.Outputs)
-					continue
-				}
-				var stats []string
-				for _, o := range r.Outputs {
-					stats = append(stats, o.Name+" "+o.Stats.String())
-				}
-				t.Logf("PASS %s T=%d K=%d I=%d E=%d: %s", rt.Name, r.Shape.M, r.Shape.K, r.Shape.I, len(rt.Counts), strings.Join(stats, "; "))
-			}
+			reportMoERoutings(t, routings, rs, "I")
 			if !k.Man.Config.Score {
 				t.Errorf("%s: the config has no score", name)
 			}
