@@ -126,6 +126,11 @@ type KindSpec struct {
 	// [E,K,N]), so a ragged N or K zero-fills inside the expert.
 	// ExpertsAlongK implies the same map for its one major.
 	ExpertMapB bool
+	// Family is the template family whose partials the kind's templates
+	// and the skeletons pick (gen/view's Kind switches): "bwd" (the
+	// dSwiGLU epilogue), "gateup" (SwiGLU over paired B halves), "down"
+	// (y, with an optional residual) or "gemm" (the plain store).
+	Family string
 }
 
 // kinds is the registry, in catalog order (the first is the default).
@@ -134,6 +139,7 @@ type KindSpec struct {
 var kinds = []KindSpec{
 	{
 		Kernel: KernelBwdDSwiGLU, shape: mlpShapeForm, NName: "I",
+		Family:   "bwd",
 		StoreOut: true, FastSigmoid: true, EpiPipe: true, Overlap: true, WideAcc: true, NarrowEpi: true,
 		EpiTensors: 2, EpiTensorsStoreOut: 3,
 		UnfusedN: 1, Elementwise: "dswiglu", Baseline: "cuBLAS GEMM + elementwise",
@@ -170,6 +176,7 @@ var kinds = []KindSpec{
 	},
 	{
 		Kernel: KernelFwdGateUp, shape: mlpShapeForm, NName: "I",
+		Family:   "gateup",
 		StoreOut: true, Paired: true,
 		EpiTensors: 1, EpiTensorsStoreOut: 3,
 		UnfusedN: 2, UnfusedIntoOutput: true, Elementwise: "swiglu", Baseline: "cuBLAS GEMM + SwiGLU elementwise",
@@ -196,6 +203,7 @@ var kinds = []KindSpec{
 	},
 	{
 		Kernel: KernelFwdDown, shape: mlpShapeForm, NName: "N",
+		Family:   "down",
 		Residual: true,
 		Baseline: "cuBLAS GEMM + elementwise",
 		GoName:   "FwdDown", GoArgs: "FwdDownArgs", GoOrder: 2,
@@ -218,6 +226,7 @@ var kinds = []KindSpec{
 	},
 	{
 		Kernel: KernelGEMM, shape: gemmShapeForm, NName: "N",
+		Family: "gemm",
 		MajorA: true, RaggedEpi: true, Plain: true,
 		Baseline: "cuBLAS GEMM on the same layouts",
 		GoName:   "Gemm", GoArgs: "GemmArgs", GoOrder: 0,
@@ -238,6 +247,7 @@ var kinds = []KindSpec{
 	},
 	{
 		Kernel: KernelMoEFwdGateUp, shape: mlpShapeForm, NName: "I",
+		Family:   "gateup",
 		StoreOut: true, Score: true, Paired: true, EpiTensors: 1, EpiTensorsStoreOut: 3,
 		Baseline:    "a per-expert loop of cuBLAS GEMMs + SwiGLU (bench/moe_perf.py)",
 		ModeDefault: "inference: only out stored",
@@ -253,6 +263,7 @@ var kinds = []KindSpec{
 	},
 	{
 		Kernel: KernelMoEBwdDSwiGLU, shape: mlpShapeForm, NName: "I",
+		Family:   "bwd",
 		StoreOut: true, FastSigmoid: true, Score: true,
 		EpiTensors: 2, EpiTensorsStoreOut: 3,
 		Baseline:     "a per-expert loop of cuBLAS GEMMs + dSwiGLU (bench/moe_perf.py)",
@@ -266,6 +277,7 @@ var kinds = []KindSpec{
 	},
 	{
 		Kernel: KernelMoEGEMM, shape: gemmShapeForm, NName: "N",
+		Family:   "gemm",
 		Baseline: "torch._grouped_mm or a per-expert loop of cuBLAS GEMMs",
 		GoName:   "MoEGemm", GoArgs: "MoEGemmArgs", GoOrder: 6,
 		Grouped: true, ExpertMapB: true,
