@@ -15,8 +15,8 @@ func TestEveryKindViewed(t *testing.T) {
 		if _, ok := kindFlags(s.Family); !ok {
 			t.Errorf("kind %s has template family %q, which view does not know", s.Kernel, s.Family)
 		}
-		if _, ok := sm100KindDocs[s.Kernel]; !ok && hasSM100(s.Kernel) {
-			t.Errorf("kind %s has no entry in view's sm100KindDocs", s.Kernel)
+		if _, ok := sm100FamilyDocs[s.Family]; !ok && hasSM100(s.Kernel) {
+			t.Errorf("kind %s's template family %q has no entry in view's sm100FamilyDocs", s.Kernel, s.Family)
 		}
 	}
 }
