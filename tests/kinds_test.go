@@ -22,9 +22,6 @@ const kindRegistry = "tiling/kinds.go"
 // each.
 var kindImplMaps = map[string]bool{
 	"manifest/kinds.go":               true, // kindTables: the parameter tables
-	"gen/view/view.go":                true, // kindFlags: the templates' kind flag
-	"gen/view/sm100_kinds.go":         true, // sm100KindDocs
-	"gen/gobind/gobind.go":            true, // conventions: the launcher docs
 	"perfmodel/segment.go":            true, // kernelCosts, Segment.Kernel
 	"runtime/launch/args.go":          true, // each kind's argument type
 	"runtime/launch/args_moe.go":      true, // the grouped kinds' argument types

@@ -126,6 +126,17 @@ type KindSpec struct {
 	// [E,K,N]), so a ragged N or K zero-fills inside the expert.
 	// ExpertsAlongK implies the same map for its one major.
 	ExpertMapB bool
+	// Family is the template family whose partials the kind's templates
+	// and the skeletons pick (gen/view's Kind switches): "bwd" (the
+	// dSwiGLU epilogue), "gateup" (SwiGLU over paired B halves), "down"
+	// (y, with an optional residual) or "gemm" (the plain store).
+	Family string
+	// GoOperands, GoStoreOut, GoNoStoreOut and GoResidual are the kind's
+	// calling convention in words, for its launcher docs (gen/gobind):
+	// how its operands are stored, then what StoreOut (set or not) and
+	// Residual ask of the caller ("" where there is nothing to say).
+	GoOperands                           []OperandDoc
+	GoStoreOut, GoNoStoreOut, GoResidual string
 }
 
 // kinds is the registry, in catalog order (the first is the default).
@@ -134,6 +145,10 @@ type KindSpec struct {
 var kinds = []KindSpec{
 	{
 		Kernel: KernelBwdDSwiGLU, shape: mlpShapeForm, NName: "I",
+		Family:     "bwd",
+		GoOperands: []OperandDoc{{Name: "W_down", K: "[I,K]", MN: "[K,I]"}},
+		GoStoreOut: "also stores out (BwdArgs.Out required)",
+
 		StoreOut: true, FastSigmoid: true, EpiPipe: true, Overlap: true, WideAcc: true, NarrowEpi: true,
 		EpiTensors: 2, EpiTensorsStoreOut: 3,
 		UnfusedN: 1, Elementwise: "dswiglu", Baseline: "cuBLAS GEMM + elementwise",
@@ -170,6 +185,11 @@ var kinds = []KindSpec{
 	},
 	{
 		Kernel: KernelFwdGateUp, shape: mlpShapeForm, NName: "I",
+		Family:       "gateup",
+		GoOperands:   []OperandDoc{{Name: "W", K: "[2I,K]", MN: "[K,2I]"}},
+		GoStoreOut:   "training: also stores de (FwdGateUpArgs.De required)",
+		GoNoStoreOut: "inference: FwdGateUpArgs.De unused",
+
 		StoreOut: true, Paired: true,
 		EpiTensors: 1, EpiTensorsStoreOut: 3,
 		UnfusedN: 2, UnfusedIntoOutput: true, Elementwise: "swiglu", Baseline: "cuBLAS GEMM + SwiGLU elementwise",
@@ -196,6 +216,10 @@ var kinds = []KindSpec{
 	},
 	{
 		Kernel: KernelFwdDown, shape: mlpShapeForm, NName: "N",
+		Family:     "down",
+		GoOperands: []OperandDoc{{Name: "W_down", K: "[K,I]", MN: "[I,K]"}},
+		GoResidual: "adds a residual (FwdDownArgs.Residual required)",
+
 		Residual: true,
 		Baseline: "cuBLAS GEMM + elementwise",
 		GoName:   "FwdDown", GoArgs: "FwdDownArgs", GoOrder: 2,
@@ -218,6 +242,9 @@ var kinds = []KindSpec{
 	},
 	{
 		Kernel: KernelGEMM, shape: gemmShapeForm, NName: "N",
+		Family:     "gemm",
+		GoOperands: []OperandDoc{{Name: "A", K: "[M,K]", MN: "[K,M]", A: true}, {Name: "B", K: "[N,K]", MN: "[K,N]"}},
+
 		MajorA: true, RaggedEpi: true, Plain: true,
 		Baseline: "cuBLAS GEMM on the same layouts",
 		GoName:   "Gemm", GoArgs: "GemmArgs", GoOrder: 0,
@@ -238,6 +265,11 @@ var kinds = []KindSpec{
 	},
 	{
 		Kernel: KernelMoEFwdGateUp, shape: mlpShapeForm, NName: "I",
+		Family:       "gateup",
+		GoOperands:   []OperandDoc{{Name: "W", K: "[E,2I,K]"}},
+		GoStoreOut:   "training: out and de (MoEFwdGateUpArgs.De required)",
+		GoNoStoreOut: "inference: out",
+
 		StoreOut: true, Score: true, Paired: true, EpiTensors: 1, EpiTensorsStoreOut: 3,
 		Baseline:    "a per-expert loop of cuBLAS GEMMs + SwiGLU (bench/moe_perf.py)",
 		ModeDefault: "inference: only out stored",
@@ -253,6 +285,10 @@ var kinds = []KindSpec{
 	},
 	{
 		Kernel: KernelMoEBwdDSwiGLU, shape: mlpShapeForm, NName: "I",
+		Family:     "bwd",
+		GoOperands: []OperandDoc{{Name: "W_down", K: "[E,K,I]"}},
+		GoStoreOut: "also stores out (MoEBwdArgs.Out required)",
+
 		StoreOut: true, FastSigmoid: true, Score: true,
 		EpiTensors: 2, EpiTensorsStoreOut: 3,
 		Baseline:     "a per-expert loop of cuBLAS GEMMs + dSwiGLU (bench/moe_perf.py)",
@@ -266,6 +302,9 @@ var kinds = []KindSpec{
 	},
 	{
 		Kernel: KernelMoEGEMM, shape: gemmShapeForm, NName: "N",
+		Family:     "gemm",
+		GoOperands: []OperandDoc{{Name: "B", K: "[E,N,K]", MN: "[E,K,N]"}},
+
 		Baseline: "torch._grouped_mm or a per-expert loop of cuBLAS GEMMs",
 		GoName:   "MoEGemm", GoArgs: "MoEGemmArgs", GoOrder: 6,
 		Grouped: true, ExpertMapB: true,
@@ -356,4 +395,13 @@ func Words(ks []Kernel) string {
 		s += string(k)
 	}
 	return s
+}
+
+// OperandDoc is how one operand of a kind is stored, for its launcher
+// docs: its shape K-major and MN-major; where one is "" the kind's docs
+// say the other for either major. A marks the A operand (its major is
+// Config.MajorA; B's is Config.MajorB).
+type OperandDoc struct {
+	Name, K, MN string
+	A           bool
 }

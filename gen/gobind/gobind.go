@@ -406,58 +406,45 @@ func stored(name string, m tiling.Major, k, mn string) string {
 }
 
 // convention is the calling convention of c in words, for the launcher
-// docs: what goes in which field of the kind's argument type.
+// docs: what goes in which field of the kind's argument type, from its
+// spec (tiling.KindSpec.GoOperands and the option words).
 func convention(c tiling.Config) string {
 	parts := []string{string(c.DType)}
-	if conv, ok := conventions[c.Kernel]; ok {
-		parts = append(parts, conv(c)...)
+	s, _ := tiling.KindOf(c.Kernel)
+	for _, o := range s.GoOperands {
+		parts = append(parts, operandDoc(o, c))
+	}
+	if s.Grouped {
+		parts = append(parts, "offs [E] int32 cumulative row ends (device only)")
+	}
+	opt := s.GoNoStoreOut
+	if c.StoreOut {
+		opt = s.GoStoreOut
+	}
+	if opt != "" {
+		parts = append(parts, opt)
+	}
+	if c.Residual && s.GoResidual != "" {
+		parts = append(parts, s.GoResidual)
 	}
 	return strings.Join(parts, ", ")
 }
 
-// conventions says, per kind, how its operands are stored and what its
-// options ask of the caller (one entry per registered kind: the test
-// checks).
-var conventions = map[tiling.Kernel]func(c tiling.Config) []string{
-	tiling.KernelGEMM: func(c tiling.Config) []string {
-		return []string{stored("A", c.MajorA, "[M,K]", "[K,M]"), stored("B", c.MajorB, "[N,K]", "[K,N]")}
-	},
-	tiling.KernelFwdGateUp: func(c tiling.Config) []string {
-		if c.StoreOut {
-			return []string{stored("W", c.MajorB, "[2I,K]", "[K,2I]"), "training: also stores de (FwdGateUpArgs.De required)"}
-		}
-		return []string{stored("W", c.MajorB, "[2I,K]", "[K,2I]"), "inference: FwdGateUpArgs.De unused"}
-	},
-	tiling.KernelFwdDown: func(c tiling.Config) []string {
-		parts := []string{stored("W_down", c.MajorB, "[K,I]", "[I,K]")}
-		if c.Residual {
-			parts = append(parts, "adds a residual (FwdDownArgs.Residual required)")
-		}
-		return parts
-	},
-	tiling.KernelBwdDSwiGLU: func(c tiling.Config) []string {
-		parts := []string{stored("W_down", c.MajorB, "[I,K]", "[K,I]")}
-		if c.StoreOut {
-			parts = append(parts, "also stores out (BwdArgs.Out required)")
-		}
-		return parts
-	},
-	tiling.KernelMoEFwdGateUp: func(c tiling.Config) []string {
-		if c.StoreOut {
-			return []string{"W stored [E,2I,K], offs [E] int32 cumulative row ends (device only), training: out and de (MoEFwdGateUpArgs.De required)"}
-		}
-		return []string{"W stored [E,2I,K], offs [E] int32 cumulative row ends (device only), inference: out"}
-	},
-	tiling.KernelMoEBwdDSwiGLU: func(c tiling.Config) []string {
-		parts := []string{"W_down stored [E,K,I], offs [E] int32 cumulative row ends (device only)"}
-		if c.StoreOut {
-			parts = append(parts, "also stores out (MoEBwdArgs.Out required)")
-		}
-		return parts
-	},
-	tiling.KernelMoEGEMM: func(c tiling.Config) []string {
-		return []string{stored("B", c.MajorB, "[E,N,K]", "[E,K,N]"), "offs [E] int32 cumulative row ends (device only)"}
-	},
+// operandDoc says how operand o of c is stored: its shape for c's major,
+// or the one shape o has where it has one.
+func operandDoc(o tiling.OperandDoc, c tiling.Config) string {
+	m := c.MajorB
+	if o.A {
+		m = c.MajorA
+	}
+	k, mn := o.K, o.MN
+	if k == "" {
+		k = mn
+	}
+	if mn == "" {
+		mn = k
+	}
+	return stored(o.Name, m, k, mn)
 }
 
 func kernelDecls(f *jen.File, k *bindKernel) {

@@ -20,14 +20,20 @@ type sm100Docs struct {
 	accCols, rankNOff string
 }
 
-// sm100DocsOf returns c's docs. fwd_gateup's accumulator is [left | gate],
-// TileN wide, while its output tiles are TileN/2 wide (kAccN); the odd CTA
-// of a pair loads the gate half, I rows (or columns) past the left one.
+// sm100DocsOf returns c's docs, by its kind's template family
+// (tiling.KindSpec.Family). gateup's accumulator is [left | gate], TileN
+// wide, while its output tiles are TileN/2 wide (kAccN); the odd CTA of a
+// pair loads the gate half, I rows (or columns) past the left one. A
+// grouped kind runs one CTA per tile (no pair), so it has no B share.
 func sm100DocsOf(c tiling.Config) sm100Docs {
 	d := sm100Docs{accCols: "kTileN", rankNOff: "kTileNPerCTA"}
+	s, _ := tiling.KindOf(c.Kernel)
 	var a, bShare string
-	if f, ok := sm100KindDocs[c.Kernel]; ok {
+	if f, ok := sm100FamilyDocs[s.Family]; ok {
 		a, bShare = f(c, &d)
+	}
+	if s.Grouped {
+		bShare = ""
 	}
 	switch c.Schedule {
 	case tiling.OneCTA:
@@ -38,33 +44,23 @@ func sm100DocsOf(c tiling.Config) sm100Docs {
 	return d
 }
 
-// sm100KindDocs fills each registered kind's part of d and returns the
+// sm100FamilyDocs fills each template family's part of d and returns the
 // names of its A operand and of the B share of one CTA of a pair (the
-// test checks that every kind of tiling.Kinds has an entry).
-var sm100KindDocs = map[tiling.Kernel]func(c tiling.Config, d *sm100Docs) (a, bShare string){
-	tiling.KernelBwdDSwiGLU: func(c tiling.Config, d *sm100Docs) (string, string) {
+// test checks that every registered kind's family has an entry).
+var sm100FamilyDocs = map[string]func(c tiling.Config, d *sm100Docs) (a, bShare string){
+	"bwd": func(c tiling.Config, d *sm100Docs) (string, string) {
 		d.ring, d.warp2 = "dy/W_down", " and TMA-loads the left/gate sub-tiles of de"
 		return "dy", fmt.Sprintf("%d rows of W_down", c.TileNPerCTA())
 	},
-	tiling.KernelGEMM: func(c tiling.Config, d *sm100Docs) (string, string) {
+	"gemm": func(c tiling.Config, d *sm100Docs) (string, string) {
 		d.ring = "A/B"
 		return "A", fmt.Sprintf("%d columns (N) of B", c.TileNPerCTA())
 	},
-	tiling.KernelFwdGateUp: func(c tiling.Config, d *sm100Docs) (string, string) {
+	"gateup": func(c tiling.Config, d *sm100Docs) (string, string) {
 		d.ring, d.accCols, d.rankNOff = "x/W", "kAccN", "I"
 		return "x", fmt.Sprintf("one %d-row half of the B tile (the even CTA W's left rows, the odd CTA the gate rows)", c.TileNPerCTA())
 	},
-	// The grouped fwd_gateup: one CTA per tile (no pair), so no B share.
-	tiling.KernelMoEFwdGateUp: func(c tiling.Config, d *sm100Docs) (string, string) {
-		d.ring, d.accCols, d.rankNOff = "x/W", "kAccN", "I"
-		return "x", ""
-	},
-	// The grouped bwd_dswiglu: one CTA per tile (no pair), so no B share.
-	tiling.KernelMoEBwdDSwiGLU: func(c tiling.Config, d *sm100Docs) (string, string) {
-		d.ring, d.warp2 = "dy/W_down", " and TMA-loads the left/gate sub-tiles of de"
-		return "dy", ""
-	},
-	tiling.KernelFwdDown: func(c tiling.Config, d *sm100Docs) (string, string) {
+	"down": func(c tiling.Config, d *sm100Docs) (string, string) {
 		d.ring = "out/W_down"
 		if c.Residual {
 			d.warp2 = " and TMA-loads the residual sub-tiles"

@@ -75,10 +75,10 @@ type Kind struct {
 //     K is I); B = W_down [I,K] is B stored [K,N] (major_b=mn), or W_down
 //     stored [K,I] (nn.Linear's down_proj) is major_b=k; N = K (model).
 func kindOf(c tiling.Config) (Kind, int, error) {
-	k, ok := kindFlags[c.Kernel]
 	s, reg := tiling.KindOf(c.Kernel)
+	k, ok := kindFlags(s.Family)
 	if !ok || !reg {
-		return Kind{}, 0, fmt.Errorf("view: kernel %q has no view", c.Kernel)
+		return Kind{}, 0, fmt.Errorf("view: kernel %q has no view (template family %q: want bwd, gateup, down or gemm)", c.Kernel, s.Family)
 	}
 	k.NName = s.NName
 	if s.Paired {
@@ -87,16 +87,20 @@ func kindOf(c tiling.Config) (Kind, int, error) {
 	return k, 1, nil
 }
 
-// kindFlags is the flag each registered kind's templates test (the test
-// checks that every kind of tiling.Kinds has one).
-var kindFlags = map[tiling.Kernel]Kind{
-	tiling.KernelBwdDSwiGLU:    {Bwd: true},
-	tiling.KernelGEMM:          {Gemm: true},
-	tiling.KernelFwdGateUp:     {GateUp: true},
-	tiling.KernelFwdDown:       {Down: true},
-	tiling.KernelMoEFwdGateUp:  {GateUp: true},
-	tiling.KernelMoEBwdDSwiGLU: {Bwd: true},
-	tiling.KernelMoEGEMM:       {Gemm: true},
+// kindFlags is the switch a template family (tiling.KindSpec.Family)
+// sets; ok is false for an unknown family.
+func kindFlags(family string) (k Kind, ok bool) {
+	switch family {
+	case "bwd":
+		return Kind{Bwd: true}, true
+	case "gemm":
+		return Kind{Gemm: true}, true
+	case "gateup":
+		return Kind{GateUp: true}, true
+	case "down":
+		return Kind{Down: true}, true
+	}
+	return Kind{}, false
 }
 
 // Elem names the element type for the templates: its PTX type and the
