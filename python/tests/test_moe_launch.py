@@ -260,8 +260,8 @@ class LaunchArgsTest(unittest.TestCase):
                     self.assertEqual(list(p.grid), want["grid"])
                     n += 1
         # 4 inference, 1 training, 1 backward config, training and backward
-        # with the router score; 4 routings each.
-        self.assertEqual(n, 8 * 4)
+        # with the router score, and moe_gemm (moe_down's); 4 routings each.
+        self.assertEqual(n, 9 * 4)
 
     def test_tensor_errors_name_the_tensor(self) -> None:
         m = Manifest.from_dict(golden_moe()[0]["manifest"])
