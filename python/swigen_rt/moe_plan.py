@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import kinds_gen, modes, opspec, package, select
+from .manifest import Buffer
 from .package import Registry
 
 __all__ = ["MoeShape", "check_shapes", "GROUPED_KINDS", "grouped_path", "REFERENCE", "KERNEL", "REFUSED", "registered_path", "launchable",
@@ -56,13 +57,13 @@ K-major kernel (B [E, N, K]) computes y = out @ W_down[e]^T; an _bmn one
 rule)."""
 
 
-def layout_why(op: str, buffers: Dict[str, Sequence[str]], name: str) -> str:
-    """Why op cannot launch kernel name whose manifest buffers' shapes are
-    buffers (WEIGHT_LAYOUT), "" where it can."""
+def layout_why(op: str, buffers: Sequence[Buffer], name: str) -> str:
+    """Why op cannot launch kernel name whose manifest buffers are buffers
+    (WEIGHT_LAYOUT), "" where it can."""
     want = WEIGHT_LAYOUT.get(op)
     if want is None:
         return ""
-    got = tuple(buffers.get(want[0], ()))
+    got = next((tuple(b.shape) for b in buffers if b.name == want[0]), ())
     if got == want[1]:
         return ""
     return "%s's %s is [%s]: swigen::%s wants [%s] (K-major: emit it without --major-b mn)" % (
@@ -217,8 +218,8 @@ def _registered(op: str, arch: str, dtype: str, reg: Registry, use_bundle: bool,
     kind, variant = GROUPED_KINDS[op]
     cands = reg.candidates(kind, variant, arch, dtype)
     spec = opspec.OPS.get(op)
-    whys = None if spec is None else [spec.unlaunchable(e) or layout_why(
-        op, {b.name: b.shape for b in e.kernel.manifest.buffers}, e.name) for e in cands]
+    whys = None if spec is None else [spec.unlaunchable(e) or layout_why(op, e.kernel.manifest.buffers, e.name)
+                                    for e in cands]
     bundled: Tuple[str, ...] = ()
     if not cands and use_bundle:
         bundled = select.bundled_configs(kind, variant, arch, dtype, bundle)
