@@ -66,7 +66,7 @@ def layout_why(op: str, buffers: Sequence[Buffer], name: str) -> str:
     got = next((tuple(b.shape) for b in buffers if b.name == want[0]), ())
     if got == want[1]:
         return ""
-    return "%s's %s is [%s]: swigen::%s wants [%s] (K-major: emit it without --major-b mn)" % (
+    return "%s's %s is [%s]: swigen::%s wants [%s] (K-major: a config name without _bmn)" % (
         name, want[0], ", ".join(got), op, ", ".join(want[1]))
 
 
