@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One device call (carry .bin/swigen): the PyTorch side of the grouped
-# kinds on the GPU. Emits three packages with the machine's nvcc
+# kinds on the GPU. Emits four packages with the machine's nvcc
 # (moe_fwd_gateup inference; --store-out: the train variant storing out
-# and de; moe_bwd_dswiglu --store-out: grad_de and the recomputed out),
+# and de; moe_bwd_dswiglu --store-out: grad_de and the recomputed out;
+# moe_gemm: swigen::moe_down, the down projection),
 # then runs python/tests/gpu/test_moe.py with them: the
 # reference path (ScoreTest: the router score on it, dscore included), KernelTest (swigen::moe_gateup on its kernel: routings
 # against float64, CUDA-graph replay with new offs, compile fullgraph,
@@ -10,7 +11,9 @@
 # and de, the layer's training step with its forward on the kernel; alone,
 # the train package also runs swigen::moe_gateup and the layer under
 # no_grad, de dropped) and
-# BwdKernelTest (swigen::moe_dswiglu_out, the whole step on both kernels).
+# BwdKernelTest (swigen::moe_dswiglu_out, the whole step on both kernels) and
+# DownKernelTest (swigen::moe_down on moe_gemm: routings against float64,
+# CUDA-graph replay with new offs, the layer's step, opcheck).
 # Logs go to $OUT; a PASS/FAIL table is printed last.
 set -u
 export PATH=/usr/local/cuda/bin:$PATH
@@ -30,9 +33,10 @@ emit() { # emit NAME FLAGS...
 emit swigen_moe --kernel moe_fwd_gateup
 emit swigen_moe_train --kernel moe_fwd_gateup --store-out
 emit swigen_moe_bwd --kernel moe_bwd_dswiglu --store-out
+emit swigen_moe_down --kernel moe_gemm
 log="$OUT/py-moe.log"
 (cd python/tests && SWIGEN_MOE_PACKAGE="$PKG/swigen_moe" SWIGEN_MOE_TRAIN_PACKAGE="$PKG/swigen_moe_train" \
-  SWIGEN_MOE_BWD_PACKAGE="$PKG/swigen_moe_bwd" \
+  SWIGEN_MOE_BWD_PACKAGE="$PKG/swigen_moe_bwd" SWIGEN_MOE_DOWN_PACKAGE="$PKG/swigen_moe_down" \
   timeout 300 python3 -m unittest -v gpu.test_moe) >"$log" 2>&1
 rc=$?
 skips=$(grep -c "skipped" "$log")

@@ -307,6 +307,9 @@ var kinds = []KindSpec{
 
 		Baseline: "torch._grouped_mm or a per-expert loop of cuBLAS GEMMs",
 		GoName:   "MoEGemm", GoArgs: "MoEGemmArgs", GoOrder: 6,
+		// SwiGLUExperts' down projection y = out @ W_down[e]^T: W_down
+		// [E,H,I] (nn.Linear's layout per expert) is the K-major B.
+		Ops:     []OpVariant{{Op: "moe_down", Inputs: []string{"A", "B", "offs"}, Outputs: []string{"C"}}},
 		Grouped: true, ExpertMapB: true,
 	},
 }

@@ -247,8 +247,9 @@ func TestCheck(t *testing.T) {
 		// A grouped kind ships where it has code; the other arches get a note.
 		{Options{Arches: []tiling.Arch{tiling.ArchSM90a}, DTypes: []tiling.DType{tiling.BF16}, Kernels: groupedOpKinds()}, ""},
 		{Options{Arches: []tiling.Arch{tiling.ArchSM100a, tiling.ArchSM90a}, DTypes: []tiling.DType{tiling.BF16}, Kernels: groupedOpKinds()}, ""},
-		// moe_gemm has no PyTorch op yet.
-		{Options{Arches: []tiling.Arch{tiling.ArchSM90a}, DTypes: []tiling.DType{tiling.BF16}, Kernels: tiling.GroupedKernels()}, "not a kind the PyTorch ops run"},
+		// Every grouped kind has a PyTorch op (moe_gemm's is swigen::moe_down).
+		{Options{Arches: []tiling.Arch{tiling.ArchSM90a}, DTypes: []tiling.DType{tiling.BF16}, Kernels: tiling.GroupedKernels()}, ""},
+		{Options{Arches: []tiling.Arch{tiling.ArchSM100a}, DTypes: []tiling.DType{tiling.BF16}, Kernels: []tiling.Kernel{tiling.KernelMoEGEMM}}, "no kernel of it on --arch sm_100a"},
 		{Options{Arches: []tiling.Arch{tiling.ArchSM100a}, DTypes: []tiling.DType{tiling.BF16}}, ""},
 	} {
 		err := Check(tt.o)

@@ -17,11 +17,12 @@ dout[t,i] (h unscaled), so the layer's y is the router-weighted expert
 output and autograd reaches the router. With a score the ops run the
 reference path (the _score kernels, swigen emit --score, have no op yet).
 
-The first three are the grouped kinds of moe_plan.GROUPED_KINDS. Where a
+All but the _score one are the grouped kinds of moe_plan.GROUPED_KINDS
+(moe_down: moe_gemm, W_down its K-major B). Where a
 package of the op's kind, variant, arch and dtype is registered (swigen
 emit --kernel moe_fwd_gateup --py-package NAME, imported; --store-out
 for moe_gateup_train; --kernel moe_bwd_dswiglu --store-out for
-moe_dswiglu_out), or else the installed swigen wheel ships one (its
+moe_dswiglu_out; --kernel moe_gemm for moe_down), or else the installed swigen wheel ships one (its
 one config per op, sm_90a), the op launches that kernel (swigen_rt.ops' launch
 path: offs [E] int32 passed by its device address); otherwise it runs
 the reference path: torch._grouped_mm for the GEMMs and torch
@@ -30,9 +31,10 @@ which, and why. With no inference package registered, moe_gateup (so
 the layer under no_grad) runs the training kernel and drops de
 (moe_plan.TRAIN_FOR: SwiGLUMLP's rule, modes.forward_kernel); the
 inference package keeps priority. An op launches a kernel where
-kinds_gen.OPS has its row (all three have one). A registered package an op
+kinds_gen.OPS has its row (all four have one). A registered package an op
 cannot launch is refused with NotImplementedError rather than ignored.
-The down projection and the weight gradients are torch._grouped_mm. No
+The weight gradients and the down projection's backward are
+torch._grouped_mm. No
 op reads offs on the host: they capture in CUDA graphs. Each op has a
 fake kernel (shapes from x and W alone) and the gate-up and down ops an
 autograd formula (the reference's, whichever path ran forward); the
@@ -249,8 +251,13 @@ def moe_dswiglu_out_score(dy: Tensor, W_down: Tensor, de: Tensor, offs: Tensor,
 
 @torch.library.custom_op("swigen::moe_down", mutates_args=())
 def moe_down(out: Tensor, W_down: Tensor, offs: Tensor) -> Tensor:
-    """y = out_e @ W_down_e^T per expert, [T, H] (torch._grouped_mm)."""
-    _check_down("moe_down", out, W_down, offs)
+    """y = out_e @ W_down_e^T per expert, [T, H]: a registered moe_gemm
+    kernel (W_down [E, H, I] its K-major B, offs by address), else
+    torch._grouped_mm."""
+    T = _check_down("moe_down", out, W_down, offs)
+    got = _kernel("moe_down", T, (out, W_down, offs))
+    if got is not None:
+        return got[0]
     return _gmm(out, W_down.transpose(1, 2), offs, (out.shape[0], W_down.shape[1]))
 
 
@@ -269,13 +276,13 @@ def _check_bwd(op: str, dy: Tensor, W_down: Tensor, de: Tensor, offs: Tensor) ->
     return s
 
 
-def _check_down(op: str, out: Tensor, W_down: Tensor, offs: Tensor) -> None:
+def _check_down(op: str, out: Tensor, W_down: Tensor, offs: Tensor) -> int:
     w = _w_of(op, W_down)
     if out.dim() != 2 or out.shape[1] != w[1] // 2:
         raise ValueError("swigen::%s: out is %s, W_down %s: want out [T, I] with W_down [E, H, I]"
                          % (op, list(out.shape), list(W_down.shape)))
     # out [T, I] stands where x [T, H] does in the shared rule: its T, W_down's H.
-    _check(op, (out.shape[0], w[2]), w, offs, {"out": out, "W_down": W_down}, W_down)
+    return _check(op, (out.shape[0], w[2]), w, offs, {"out": out, "W_down": W_down}, W_down).T
 
 
 @moe_gateup.register_fake

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import kinds_gen, modes, opspec, package, select
+from .manifest import Buffer
 from .package import Registry
 
 __all__ = ["MoeShape", "check_shapes", "GROUPED_KINDS", "grouped_path", "REFERENCE", "KERNEL", "REFUSED", "registered_path", "launchable",
-           "TRAIN_FOR", "TRAIN_DROP_DE", "choose_path", "registered_plan",
+           "TRAIN_FOR", "TRAIN_DROP_DE", "WEIGHT_LAYOUT", "layout_why", "choose_path", "registered_plan",
            "gate_up_rows", "hf_expert_keys", "counts_to_offs", "offs_to_counts", "zipf_counts",
            "uniform_counts", "sort_by_expert"]
 
@@ -37,6 +38,7 @@ GROUPED_KINDS: Dict[str, Tuple[str, str]] = {
     "moe_gateup": ("moe_fwd_gateup", ""),
     "moe_gateup_train": ("moe_fwd_gateup", "train"),
     "moe_dswiglu_out": ("moe_bwd_dswiglu", "out"),
+    "moe_down": ("moe_gemm", ""),
 }
 """op -> (kind, variant) of the grouped kernel package the op would run:
 the kernel kinds' names (a package's manifests name them), so a registered
@@ -45,6 +47,27 @@ has its row (the kind registry's Ops: its inputs and outputs, buffers of
 the kernel's manifest, listed in the torch op's argument and result
 order, as swigen_rt.ops launches them); a new grouped kernel is one Ops
 entry there (and, for a variant, its Marker)."""
+
+
+WEIGHT_LAYOUT: Dict[str, Tuple[str, Tuple[str, ...]]] = {"moe_down": ("B", ("E", "N", "K"))}
+"""op -> (buffer, shape) an op's weight must have in its kernel's
+manifest: moe_down passes W_down [E, H, I] as moe_gemm's B, so only a
+K-major kernel (B [E, N, K]) computes y = out @ W_down[e]^T; an _bmn one
+(B [E, K, N]) would read it transposed (and, with H == I, pass the shape
+rule)."""
+
+
+def layout_why(op: str, buffers: Sequence[Buffer], name: str) -> str:
+    """Why op cannot launch kernel name whose manifest buffers are buffers
+    (WEIGHT_LAYOUT), "" where it can."""
+    want = WEIGHT_LAYOUT.get(op)
+    if want is None:
+        return ""
+    got = next((tuple(b.shape) for b in buffers if b.name == want[0]), ())
+    if got == want[1]:
+        return ""
+    return "%s's %s is [%s]: swigen::%s wants [%s] (K-major: a config name without _bmn)" % (
+        name, want[0], ", ".join(got), op, ", ".join(want[1]))
 
 
 TRAIN_FOR: Dict[str, str] = {"moe_gateup": "moe_gateup_train"}
@@ -195,7 +218,8 @@ def _registered(op: str, arch: str, dtype: str, reg: Registry, use_bundle: bool,
     kind, variant = GROUPED_KINDS[op]
     cands = reg.candidates(kind, variant, arch, dtype)
     spec = opspec.OPS.get(op)
-    whys = None if spec is None else [spec.unlaunchable(e) for e in cands]
+    whys = None if spec is None else [spec.unlaunchable(e) or layout_why(op, e.kernel.manifest.buffers, e.name)
+                                    for e in cands]
     bundled: Tuple[str, ...] = ()
     if not cands and use_bundle:
         bundled = select.bundled_configs(kind, variant, arch, dtype, bundle)

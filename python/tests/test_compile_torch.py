@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import types
 import unittest
-from typing import Any, Iterator, List, Tuple
+from typing import Any, Dict, Iterator, List, Tuple
 from unittest import mock
 
 import support  # noqa: F401
@@ -252,19 +252,21 @@ class ExpertsNoRetraceTest(RegistryCase):
 
     def setUp(self) -> None:
         super().setUp()
-        self.ran: List[str] = []
+        self.ran: Dict[str, str] = {}
 
         def kernel(op: str, T: int, args: Tuple[Any, ...]) -> Any:
             # moe._kernel's decision on a device the tests do not have:
             # moe._plan at the call, as a CUDA input gets it.
             path, why, run = moe._plan(op, torch.device("cuda", 0), args[0].dtype)
-            self.ran.append(path)
+            self.ran[op] = path
             if path == moe_plan.REFUSED:
                 raise NotImplementedError(why)
             if path != moe_plan.KERNEL:
                 return None
-            x, W, offs = args
-            return [moe._swiglu(moe._gateup(x, W, offs)) * 2]  # * 2: the "kernel" shows in y
+            a, w, offs = args
+            if op == "moe_down":  # * 3: the "kernel" shows in y
+                return [moe._gmm(a, w.transpose(1, 2), offs, (a.shape[0], w.shape[1])) * 3]
+            return [moe._swiglu(moe._gateup(a, w, offs)) * 2]  # * 2: the "kernel" shows in y
 
         for p in (mock.patch.object(moe, "_kernel", kernel),
                   mock.patch.object(moe._ops, "arch_of", lambda device: ARCH)):
@@ -288,20 +290,23 @@ class ExpertsNoRetraceTest(RegistryCase):
         with torch.no_grad():
             torch.testing.assert_close(f(self.x, self.W, self.W_down, self.offs), want)
             moe_pkg = Package(name="moe_pkg", dir="/nonexistent")
-            n = "moe_fwd_gateup_test"
-            spec = opspec.OPS["moe_gateup"]
-            buffers = [types.SimpleNamespace(name=b) for b in spec.inputs + spec.outputs]
-            k = types.SimpleNamespace(name=n, manifest=types.SimpleNamespace(buffers=buffers))
-            moe_pkg.kernels[n] = Entry(kernel=k, kind="moe_fwd_gateup", variant="", arch=ARCH,  # type: ignore[arg-type]
-                                       dtype="bfloat16", package="moe_pkg")
+            for op, kind in (("moe_gateup", "moe_fwd_gateup"), ("moe_down", "moe_gemm")):
+                n = kind + "_test"
+                spec = opspec.OPS[op]
+                # moe_down's B is K-major (moe_plan.WEIGHT_LAYOUT): [E, N, K].
+                buffers = [types.SimpleNamespace(name=b, shape=("E", "N", "K") if b == "B" else ())
+                           for b in spec.inputs + spec.outputs]
+                k = types.SimpleNamespace(name=n, manifest=types.SimpleNamespace(buffers=buffers))
+                moe_pkg.kernels[n] = Entry(kernel=k, kind=kind, variant="", arch=ARCH,  # type: ignore[arg-type]
+                                           dtype="bfloat16", package="moe_pkg")
             REGISTRY.add_package(moe_pkg)
             got = f(self.x, self.W, self.W_down, self.offs)
-            self.assertEqual(self.ran[-1], moe_plan.KERNEL)
+            self.assertEqual(self.ran, {"moe_gateup": moe_plan.KERNEL, "moe_down": moe_plan.KERNEL})
             torch.testing.assert_close(got, moe.moe_down(
                 moe._swiglu(moe._gateup(self.x, self.W, self.offs)) * 2, self.W_down, self.offs))
             REGISTRY.remove_package("moe_pkg")
             torch.testing.assert_close(f(self.x, self.W, self.W_down, self.offs), want)
-            self.assertEqual(self.ran[-1], moe_plan.REFERENCE)
+            self.assertEqual(self.ran, {"moe_gateup": moe_plan.REFERENCE, "moe_down": moe_plan.REFERENCE})
         self.assertEqual(cnt.frame_count, 1, "the ops decide when they run: no retrace")
 
 

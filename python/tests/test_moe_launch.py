@@ -206,6 +206,59 @@ class SelectTest(unittest.TestCase):
                 self.assertIn(words, str(cm.exception))
 
 
+class MoeDownTest(unittest.TestCase):
+    """swigen::moe_down on a moe_gemm package: W_down [E, H, I] is its
+    K-major B (B [E, N, K]: N = H, K = I); an _bmn package (B [E, K, N])
+    is refused, not run transposed."""
+
+    def setUp(self) -> None:
+        configs = golden_moe("moe_gemm")
+        self.assertEqual([c["name"] for c in configs], ["moe_gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong"])
+        self.d = configs[0]["manifest"]
+        self.good = entry(Manifest.from_dict(self.d), "pkg_gemm")
+        d = copy.deepcopy(self.d)
+        d["name"] += "_bmn"
+        for b in d["buffers"]:
+            if b["name"] == "B":
+                b["shape"] = ["E", "K", "N"]
+        self.bmn = entry(Manifest.from_dict(d), "pkg_bmn")
+
+    def test_paths(self) -> None:
+        cases = [  # registry, arch -> path, words of why
+            (registry(), "sm_90a", REFERENCE, "no moe_gemm package is registered (emit one with swigen emit --kernel moe_gemm "),
+            (registry(self.good), "sm_90a", KERNEL, "moe_gemm from package pkg_gemm"),
+            (registry(self.good), "sm_100a", REFERENCE, "no moe_gemm package"),
+            (registry(self.bmn), "sm_90a", REFUSED, "B is [E, K, N]: swigen::moe_down wants [E, N, K]"),
+            (registry(self.bmn, self.good), "sm_90a", KERNEL, "moe_gemm from package pkg_gemm"),
+        ]
+        for reg, arch, want, words in cases:
+            with self.subTest(packages=list(reg.packages), arch=arch):
+                path, why = moe_plan.registered_path("moe_down", arch, "bfloat16", reg)
+                self.assertEqual(path, want, why)
+                self.assertIn(words, why)
+
+    def test_layout_why(self) -> None:
+        self.assertEqual(moe_plan.layout_why("moe_down", self.good.kernel.manifest.buffers, "k"), "")
+        self.assertIn("k's B is [E, K, N]", moe_plan.layout_why("moe_down", self.bmn.kernel.manifest.buffers, "k"))
+        self.assertIn("k's B is []", moe_plan.layout_why("moe_down", (), "k"))
+        # Only moe_down's weight has a layout rule.
+        self.assertEqual(moe_plan.layout_why("moe_gateup", self.bmn.kernel.manifest.buffers, "k"), "")
+
+    def test_sizes(self) -> None:
+        """Sizes from out [T, I], W_down [E, H, I], offs [E]: N = H, K = I;
+        C [T, H]."""
+        reg = registry(self.good)
+        for counts, H, I in [([0, 37, 0, 0, 256, 5, 0, 90], 264, 200), ([1] * 6, 72, 136), ([300], 1032, 264)]:  # noqa: E741
+            T, E = sum(counts), len(counts)
+            with self.subTest(counts=counts, H=H, I=I):
+                e, sizes = opspec.select("moe_down", "sm_90a", "bfloat16", {"A": (T, I), "B": (E, H, I), "offs": (E,)}, reg)
+                self.assertEqual(e.name, self.good.name)
+                self.assertEqual(sizes, {"T": T, "N": H, "K": I, "E": E})
+                self.assertEqual(opspec.output_shapes(e.kernel.manifest, ["C"], sizes), ((T, H),))
+        with self.assertRaisesRegex(ShapeError, "size K"):
+            opspec.select("moe_down", "sm_90a", "bfloat16", {"A": (8, 64), "B": (2, 128, 72), "offs": (2,)}, reg)
+
+
 class ManifestTest(unittest.TestCase):
     """The grouped manifest's own fields broken (test_malformed walks every
     field's types): a ManifestError naming the parameter and the rule."""
@@ -260,8 +313,8 @@ class LaunchArgsTest(unittest.TestCase):
                     self.assertEqual(list(p.grid), want["grid"])
                     n += 1
         # 4 inference, 1 training, 1 backward config, training and backward
-        # with the router score; 4 routings each.
-        self.assertEqual(n, 8 * 4)
+        # with the router score, and moe_gemm (moe_down's); 4 routings each.
+        self.assertEqual(n, 9 * 4)
 
     def test_tensor_errors_name_the_tensor(self) -> None:
         m = Manifest.from_dict(golden_moe()[0]["manifest"])

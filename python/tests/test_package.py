@@ -94,9 +94,10 @@ class PackageTest(unittest.TestCase):
         reg = Registry()
         self.assertEqual(reg.candidates("gemm", ""), [])
         self.assertEqual(set(opspec.OPS), {"gemm", "fwd_gateup", "fwd_gateup_train", "fwd_down", "fwd_down_residual",
-                                           "bwd_dswiglu", "bwd_dswiglu_out", "moe_gateup", "moe_gateup_train", "moe_dswiglu_out"})
+                                           "bwd_dswiglu", "bwd_dswiglu_out", "moe_gateup", "moe_gateup_train", "moe_dswiglu_out",
+                                           "moe_down"})
         self.assertEqual({n for n, s in opspec.OPS.items() if s.grouped},
-                         {"moe_gateup", "moe_gateup_train", "moe_dswiglu_out"})
+                         {"moe_gateup", "moe_gateup_train", "moe_dswiglu_out", "moe_down"})
 
 
 def stub_package(name: str, *kinds: str) -> package.Package:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -55,6 +56,8 @@ var pyGroupedNames = []string{
 	"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out",
 	"moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out_score",
 	"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out_score",
+	// The grouped plain GEMM (swigen::moe_down: W_down [E,H,I] K-major).
+	"moe_gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong",
 }
 
 // pyRouting is one grouped launch: the rows each expert gets (offs is
@@ -77,12 +80,19 @@ var pyRoutings = []pyRouting{
 	{Counts: []int{0, 0, 0}, K: 64, I: 64},
 }
 
-func (r pyRouting) sizes() manifest.Sizes {
+// sizes are r's sizes for man: its I is the N of a kernel whose sizes
+// name N (moe_gemm), not I.
+func (r pyRouting) sizes(man manifest.Manifest) manifest.Sizes {
 	t := 0
 	for _, c := range r.Counts {
 		t += c
 	}
-	return manifest.Sizes{"T": t, "K": r.K, "I": r.I, "E": len(r.Counts)}
+	s := manifest.Sizes{"T": t, "K": r.K, "I": r.I, "E": len(r.Counts)}
+	if slices.Contains(man.Sizes, "N") {
+		delete(s, "I")
+		s["N"] = r.I
+	}
+	return s
 }
 
 // pyMisaligned is the seed shape again with the first buffer 8 bytes off
@@ -265,11 +275,11 @@ func pyGroupedLaunches(t *testing.T, man manifest.Manifest, sms int) []pyLaunch 
 	t.Helper()
 	var out []pyLaunch
 	for _, r := range pyRoutings {
-		l := pyRecordSizes(t, man, sms, r.sizes(), false)
+		l := pyRecordSizes(t, man, sms, r.sizes(man), false)
 		l.Counts = r.Counts
 		out = append(out, l)
 	}
-	l := pyRecordSizes(t, man, sms, pyRoutings[0].sizes(), true)
+	l := pyRecordSizes(t, man, sms, pyRoutings[0].sizes(man), true)
 	l.Counts = pyRoutings[0].Counts
 	return append(out, l)
 }

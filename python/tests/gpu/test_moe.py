@@ -26,7 +26,10 @@ registered, swigen::moe_gateup and the layer under no_grad on it (de
 dropped; out equal to moe_gateup_train's bitwise). BwdKernelTest, where
 SWIGEN_MOE_BWD_PACKAGE names a package emitted with swigen emit --kernel
 moe_bwd_dswiglu --store-out: swigen::moe_dswiglu_out (grad_de and out) on
-its kernel, and the layer's whole step with both kernels. With
+its kernel, and the layer's whole step with both kernels. DownKernelTest,
+where SWIGEN_MOE_DOWN_PACKAGE names a package emitted with swigen emit
+--kernel moe_gemm: swigen::moe_down on its kernel (routings against
+float64, CUDA-graph replay with new offs, the layer's step, opcheck). With
 SWIGEN_MOE_WHEEL=1 (bench/wheel_check.sh, the swigen wheel installed)
 each kernel class whose package variable is unset runs on the wheel's
 kernel instead (moe_path names swigen_kernels), and ReferenceTest's and
@@ -60,6 +63,7 @@ if READY:
 MOE_PACKAGE = os.environ.get("SWIGEN_MOE_PACKAGE", "")
 MOE_TRAIN_PACKAGE = os.environ.get("SWIGEN_MOE_TRAIN_PACKAGE", "")
 MOE_BWD_PACKAGE = os.environ.get("SWIGEN_MOE_BWD_PACKAGE", "")
+MOE_DOWN_PACKAGE = os.environ.get("SWIGEN_MOE_DOWN_PACKAGE", "")
 WHEEL = os.environ.get("SWIGEN_MOE_WHEEL", "") == "1"
 """The installed wheel's grouped kernels stand in for an unset package."""
 
@@ -405,7 +409,7 @@ class KernelTest(unittest.TestCase):
         path, why = moe.moe_path("moe_gateup", dev)
         self.assertEqual(path, moe_plan.KERNEL, why)
         self.assertIn(self.NAME, why)
-        for op in ("moe_gateup_train", "moe_dswiglu_out"):
+        for op in ("moe_gateup_train", "moe_dswiglu_out", "moe_down"):
             path, why = moe.moe_path(op, dev)
             self.assertEqual(path, moe_plan.KERNEL if WHEEL else moe_plan.REFERENCE, "%s: %s" % (op, why))
 
@@ -812,6 +816,114 @@ class BwdKernelTest(unittest.TestCase):
         _, dy, offs = case(routings()["one-token experts"])
         de = torch.randn(dy.shape[0], 2 * I, device="cuda").to(torch.bfloat16)
         torch.library.opcheck(torch.ops.swigen.moe_dswiglu_out.default, (dy, Wd, de, offs))
+
+
+def down_reference(out: Any, Wd: Any, counts: List[int]) -> Any:
+    """y = out_e @ W_down_e^T per expert in float64."""
+    ys, start = [], 0
+    for e, c in enumerate(counts):
+        ys.append(out[start:start + c].double() @ Wd[e].double().t())
+        start += c
+    return torch.cat(ys, 0)
+
+
+@unittest.skipUnless(READY and (MOE_DOWN_PACKAGE or WHEEL), "needs torch, an sm_90 GPU and SWIGEN_MOE_DOWN_PACKAGE or SWIGEN_MOE_WHEEL")
+class DownKernelTest(unittest.TestCase):
+    """swigen::moe_down on the registered moe_gemm kernel (W_down [E, H, I]
+    its K-major B): routings against float64, CUDA-graph replay with new
+    offs, the layer's training step, opcheck."""
+
+    NAME = "swigen_moe_down_test_pkg"
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        if not MOE_DOWN_PACKAGE:  # SWIGEN_MOE_WHEEL
+            cls.NAME = select.BUNDLE_PACKAGE
+            return
+        package.load_dir(MOE_DOWN_PACKAGE, cls.NAME)
+        if not package.REGISTRY.packages[cls.NAME].by_kind("moe_gemm", ""):
+            package.REGISTRY.remove_package(cls.NAME)
+            raise unittest.SkipTest("%s has no compiled moe_gemm kernel" % MOE_DOWN_PACKAGE)
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        package.REGISTRY.remove_package(cls.NAME)
+
+    def out_of(self, T: int, seed: int = 5) -> Any:
+        g = torch.Generator(device="cuda").manual_seed(seed)
+        return torch.randn(T, I, device="cuda", generator=g).to(torch.bfloat16)
+
+    def test_paths(self) -> None:
+        path, why = moe.moe_path("moe_down", torch.device("cuda"))
+        self.assertEqual(path, moe_plan.KERNEL, why)
+        self.assertIn(self.NAME, why)
+
+    def test_routings(self) -> None:
+        """y against the float64 loop at each routing, its memory poisoned
+        with NaN first; two launches bitwise equal."""
+        _, Wd = weights()
+        for name, counts in routings().items():
+            with self.subTest(routing=name):
+                offs = case(counts)[2]
+                T = sum(counts)
+                out = self.out_of(T)
+                poison = torch.full((T, H), float("nan"), device="cuda", dtype=torch.bfloat16)
+                del poison
+                y = torch.ops.swigen.moe_down(out, Wd, offs)
+                torch.cuda.synchronize()
+                self.assertEqual(tuple(y.shape), (T, H))
+                if T == 0:
+                    continue
+                self.assertFalse(bool(y.isnan().any()), name)
+                self.assertLess(rel(y, down_reference(out, Wd, counts)), TOL, name)
+                self.assertTrue(torch.equal(y, torch.ops.swigen.moe_down(out, Wd, offs)), "%s: two launches differ" % name)
+
+    def test_cuda_graph_new_routing(self) -> None:
+        """moe_down captured on one routing, replayed on others written into
+        the same offs buffer (same T): the kernel reads offs on the device."""
+        _, Wd = weights()
+        first = routings()["uniform"]
+        T = sum(first)
+        others = [[1] * (E - 1) + [T - (E - 1)], [0] * (E - 1) + [T], [T] + [0] * (E - 1)]
+        offs = case(first)[2]
+        out = self.out_of(T)
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for _ in range(3):
+                torch.ops.swigen.moe_down(out, Wd, offs)
+        torch.cuda.current_stream().wait_stream(s)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            y = torch.ops.swigen.moe_down(out, Wd, offs)
+        for counts in others + [first]:
+            offs.copy_(torch.tensor(moe_plan.counts_to_offs(counts), dtype=torch.int32))
+            g.replay()
+            torch.cuda.synchronize()
+            self.assertLess(rel(y, down_reference(out, Wd, counts)), TOL, "after replay with %s" % counts)
+
+    def test_layer_training_step(self) -> None:
+        """SwiGLUExperts' step with its forward's down projection on the
+        kernel: y and every gradient against the float64 loop."""
+        W, Wd = weights()
+        for name in ("TileM +- 1", "empty experts", "zipf"):
+            with self.subTest(routing=name):
+                counts = routings()[name]
+                x, dy, offs = case(counts)
+                y_ref, dx_ref, dW_ref, dWd_ref = reference(x, W, Wd, counts, dy)
+                xs, Ws, Wds = (t.detach().clone().requires_grad_(True) for t in (x, W, Wd))
+                y = moe.swiglu_experts(xs, Ws, Wds, offs)
+                y.backward(dy)
+                for what, got, want in (("y", y, y_ref), ("dx", xs.grad, dx_ref), ("dW", Ws.grad, dW_ref),
+                                        ("dW_down", Wds.grad, dWd_ref)):
+                    self.assertLess(rel(got, want), TOL, what)
+
+    def test_opcheck(self) -> None:
+        _, Wd = weights()
+        counts = routings()["one-token experts"]
+        offs = case(counts)[2]
+        out = self.out_of(sum(counts))
+        torch.library.opcheck(torch.ops.swigen.moe_down.default, (out.requires_grad_(True), Wd.requires_grad_(True), offs))
 
 
 @unittest.skipUnless(READY, "needs torch and an sm_90+ GPU")
