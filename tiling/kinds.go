@@ -126,6 +126,10 @@ type KindSpec struct {
 	// [E,K,N]), so a ragged N or K zero-fills inside the expert.
 	// ExpertsAlongK implies the same map for its one major.
 	ExpertMapB bool
+	// WheelHold, when set, is why swigen wheel leaves the kind out unless
+	// --kernel names it: its kernels have not run on a GPU, and a wheel's
+	// kernels are what its ops take by default.
+	WheelHold string
 	// Family is the template family whose partials the kind's templates
 	// and the skeletons pick (gen/view's Kind switches): "bwd" (the
 	// dSwiGLU epilogue), "gateup" (SwiGLU over paired B halves), "down"
@@ -311,6 +315,7 @@ var kinds = []KindSpec{
 		// [E,H,I] (nn.Linear's layout per expert) is the K-major B.
 		Ops:     []OpVariant{{Op: "moe_down", Inputs: []string{"A", "B", "offs"}, Outputs: []string{"C"}}},
 		Grouped: true, ExpertMapB: true,
+		WheelHold: "its kernels have not run on a GPU yet (compile, SASS and protocol checks only; bench/moe_check.sh gemm is the run)",
 	},
 }
 
@@ -356,6 +361,10 @@ func (k Kernel) Mode(storeOut bool) string {
 
 // Grouped reports whether k is a grouped (mixture-of-experts) kind.
 func (k Kernel) Grouped() bool { return spec(k).Grouped }
+
+// WheelHold is why swigen wheel leaves k out unless --kernel names it, or
+// "" (KindSpec.WheelHold).
+func (k Kernel) WheelHold() string { return spec(k).WheelHold }
 
 // kindsWith returns the kinds whose spec satisfies has, in catalog order.
 func kindsWith(has func(KindSpec) bool) []Kernel {

@@ -189,7 +189,15 @@ func selections(o Options) (*tiling.SelectionTable, error) {
 	if len(o.Kernels) > 0 {
 		t.Selection = slices.DeleteFunc(t.Selection, func(s tiling.Selection) bool { return !slices.Contains(o.Kernels, s.Kernel) })
 		t.Skipped = slices.DeleteFunc(t.Skipped, func(s tiling.Skipped) bool { return !slices.Contains(o.Kernels, s.Kernel) })
+		return t, nil
 	}
+	// A held kind ships only when asked for: its skip note says why.
+	held := slices.DeleteFunc(slices.Clone(t.Selection), func(s tiling.Selection) bool { return s.Kernel.WheelHold() == "" })
+	for _, s := range held {
+		t.Skipped = append(t.Skipped, tiling.Skipped{Kernel: s.Kernel, Variant: s.Variant, Arch: s.Arch, DType: s.DType,
+			Why: "left out unless --kernel names it: " + s.Kernel.WheelHold()})
+	}
+	t.Selection = slices.DeleteFunc(t.Selection, func(s tiling.Selection) bool { return s.Kernel.WheelHold() != "" })
 	return t, nil
 }
 

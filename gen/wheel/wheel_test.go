@@ -289,3 +289,29 @@ func TestRuntimeVerbatim(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectionsHold checks that a kind with a WheelHold ships only when
+// --kernel names it, and that the default wheel's notes say why.
+func TestSelectionsHold(t *testing.T) {
+	o := Options{Arches: []tiling.Arch{tiling.ArchSM90a}, DTypes: []tiling.DType{tiling.BF16}}
+	has := func(sel *tiling.SelectionTable, k tiling.Kernel) bool {
+		return slices.ContainsFunc(sel.Selection, func(s tiling.Selection) bool { return s.Kernel == k })
+	}
+	for _, k := range tiling.GroupedKernels() {
+		sel, err := selections(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := has(sel, k), k.WheelHold() == ""; got != want {
+			t.Errorf("default wheel ships %s: %v, want %v (hold %q)", k, got, want, k.WheelHold())
+		}
+		if k.WheelHold() != "" && !slices.ContainsFunc(skipNotes(sel), func(n string) bool { return strings.Contains(n, string(k)) && strings.Contains(n, k.WheelHold()) }) {
+			t.Errorf("default wheel's notes %q: want %s's hold", skipNotes(sel), k)
+		}
+		asked := o
+		asked.Kernels = []tiling.Kernel{k}
+		if sel, err = selections(asked); err != nil || !has(sel, k) {
+			t.Errorf("--kernel %s: ships it %v, err %v; want it shipped", k, sel != nil && has(sel, k), err)
+		}
+	}
+}
