@@ -90,6 +90,19 @@ func MoERoutings(tileM int) []Routing {
 	}
 }
 
+// eachRouting runs verify on each routing in order, with Options'
+// defaults and one random stream seeded by o.Seed for all of them.
+func eachRouting(env *Env, k *launch.Kernel, routings []Routing, o Options,
+	verify func(*Env, *launch.Kernel, Routing, *num.Rand, Options) ShapeResult) []ShapeResult {
+	o = o.defaults()
+	rng := num.NewRand(o.Seed)
+	var res []ShapeResult
+	for _, r := range routings {
+		res = append(res, verify(env, k, r, rng, o))
+	}
+	return res
+}
+
 // VerifyMoEFwdGateUp runs a loaded moe_fwd_gateup kernel on each routing
 // and compares out and, with StoreOut (training), both halves of de with
 // the float64 per-expert reference (ref.MoEFwdGateUpTrain); out and de are
@@ -97,13 +110,7 @@ func MoERoutings(tileM int) []Routing {
 // another expert it overwrites shows up, and with Options.Repeat the
 // launch repeats and must give the same bits in every output.
 func VerifyMoEFwdGateUp(env *Env, k *launch.Kernel, routings []Routing, o Options) []ShapeResult {
-	o = o.defaults()
-	rng := num.NewRand(o.Seed)
-	var res []ShapeResult
-	for _, r := range routings {
-		res = append(res, verifyMoEFwdGateUp(env, k, r, rng, o))
-	}
-	return res
+	return eachRouting(env, k, routings, o, verifyMoEFwdGateUp)
 }
 
 func verifyMoEFwdGateUp(env *Env, k *launch.Kernel, rt Routing, rng *num.Rand, o Options) ShapeResult {

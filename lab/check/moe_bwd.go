@@ -27,13 +27,7 @@ func VerifyGroupedBwdRoutings(env *Env, k *launch.Kernel, _ []tiling.Shape, o Op
 // overwrites shows up, and with Options.Repeat the launch repeats and must
 // give the same bits in every output.
 func VerifyMoEBwd(env *Env, k *launch.Kernel, routings []Routing, o Options) []ShapeResult {
-	o = o.defaults()
-	rng := num.NewRand(o.Seed)
-	var res []ShapeResult
-	for _, r := range routings {
-		res = append(res, verifyMoEBwd(env, k, r, rng, o))
-	}
-	return res
+	return eachRouting(env, k, routings, o, verifyMoEBwd)
 }
 
 func verifyMoEBwd(env *Env, k *launch.Kernel, rt Routing, rng *num.Rand, o Options) ShapeResult {

@@ -25,13 +25,7 @@ func VerifyGroupedGemmRoutings(env *Env, k *launch.Kernel, _ []tiling.Shape, o O
 // overwrites shows up, and with Options.Repeat the launch repeats and must
 // give the same bits. The result's Shape is {M: T, K: K, I: N}.
 func VerifyMoEGemm(env *Env, k *launch.Kernel, routings []Routing, o Options) []ShapeResult {
-	o = o.defaults()
-	rng := num.NewRand(o.Seed)
-	var res []ShapeResult
-	for _, r := range routings {
-		res = append(res, verifyMoEGemm(env, k, r, rng, o))
-	}
-	return res
+	return eachRouting(env, k, routings, o, verifyMoEGemm)
 }
 
 func verifyMoEGemm(env *Env, k *launch.Kernel, rt Routing, rng *num.Rand, o Options) ShapeResult {
