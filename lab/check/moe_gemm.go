@@ -102,16 +102,7 @@ func TimeMoEGemm(env *Env, k *launch.Kernel, sh [4]int, reps int) (float64, erro
 // its I as N, C poisoned before each) and reports, per case, whether C
 // differs (nil where it is the same bits), as VerifyMoEFwdBadOffs.
 func VerifyMoEGemmBadOffs(env *Env, k *launch.Kernel, cases []BadOffs, seed uint64) []error {
-	rng := num.NewRand(seed)
-	var errs []error
-	for _, c := range cases {
-		err := verifyMoEGemmBadOffs(env, k, c, rng)
-		if err != nil {
-			err = fmt.Errorf("%s (offs %v, T=%d): %w", c.Name, c.Raw, c.T, err)
-		}
-		errs = append(errs, err)
-	}
-	return errs
+	return eachBadOffs(env, k, cases, seed, verifyMoEGemmBadOffs)
 }
 
 func verifyMoEGemmBadOffs(env *Env, k *launch.Kernel, c BadOffs, rng *num.Rand) error {

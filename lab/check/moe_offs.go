@@ -44,21 +44,28 @@ func MoEBadOffs(tileM int) []BadOffs {
 	}
 }
 
-// VerifyMoEFwdBadOffs launches a loaded moe_fwd_gateup kernel on each
-// case's raw offs and on its clamped offs (same x and W, outputs poisoned
-// before each) and reports, per case, the first output that differs (nil
-// where every output is the same bits).
-func VerifyMoEFwdBadOffs(env *Env, k *launch.Kernel, cases []BadOffs, seed uint64) []error {
+// eachBadOffs runs verify on each case in order with one random stream
+// seeded by seed, an error naming its case.
+func eachBadOffs(env *Env, k *launch.Kernel, cases []BadOffs, seed uint64,
+	verify func(*Env, *launch.Kernel, BadOffs, *num.Rand) error) []error {
 	rng := num.NewRand(seed)
 	var errs []error
 	for _, c := range cases {
-		err := verifyMoEFwdBadOffs(env, k, c, rng)
+		err := verify(env, k, c, rng)
 		if err != nil {
 			err = fmt.Errorf("%s (offs %v, T=%d): %w", c.Name, c.Raw, c.T, err)
 		}
 		errs = append(errs, err)
 	}
 	return errs
+}
+
+// VerifyMoEFwdBadOffs launches a loaded moe_fwd_gateup kernel on each
+// case's raw offs and on its clamped offs (same x and W, outputs poisoned
+// before each) and reports, per case, the first output that differs (nil
+// where every output is the same bits).
+func VerifyMoEFwdBadOffs(env *Env, k *launch.Kernel, cases []BadOffs, seed uint64) []error {
+	return eachBadOffs(env, k, cases, seed, verifyMoEFwdBadOffs)
 }
 
 func verifyMoEFwdBadOffs(env *Env, k *launch.Kernel, c BadOffs, rng *num.Rand) error {
