@@ -60,7 +60,9 @@ log="$OUT/py-graph-$n.log"
 ( $SW emit --name $n -o "$d" && cd python/tests && SWIGEN_PY_KERNELS="$d" timeout 60 python3 -m unittest -v gpu.test_gpu.TorchTest.test_emitted_streamk_graph 2>&1 ) >"$log" 2>&1
 rc=$?
 # A skipped test (no torch, no GPU) exits 0: count only a run that passed.
-if [ $rc = 0 ] && ! grep -q "test_emitted_streamk_graph .* ok" "$log"; then rc=8; fi
+# unittest -v prints the test's name, then its docstring's first line and
+# the verdict on the next line, so look for the verdict after the name.
+if [ $rc = 0 ] && ! grep -A1 "test_emitted_streamk_graph" "$log" | grep -q '\.\.\. ok$'; then rc=8; fi
 record "python CUDA graph replay $n (epoch in the workspace)" $rc "$log"
 
 echo
