@@ -315,7 +315,6 @@ var kinds = []KindSpec{
 		// [E,H,I] (nn.Linear's layout per expert) is the K-major B.
 		Ops:     []OpVariant{{Op: "moe_down", Inputs: []string{"A", "B", "offs"}, Outputs: []string{"C"}}},
 		Grouped: true, ExpertMapB: true,
-		WheelHold: "its kernels have not run on a GPU yet (compile, SASS and protocol checks only; bench/moe_check.sh gemm is the run)",
 	},
 }
 

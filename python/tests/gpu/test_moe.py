@@ -411,9 +411,7 @@ class KernelTest(unittest.TestCase):
         self.assertIn(self.NAME, why)
         for op in ("moe_gateup_train", "moe_dswiglu_out", "moe_down"):
             path, why = moe.moe_path(op, dev)
-            # swigen wheel holds moe_gemm (moe_down's kind) back until it has
-            # run on a GPU (tiling's WheelHold).
-            want = moe_plan.KERNEL if WHEEL and op != "moe_down" else moe_plan.REFERENCE
+            want = moe_plan.KERNEL if WHEEL else moe_plan.REFERENCE
             self.assertEqual(path, want, "%s: %s" % (op, why))
 
     def test_routings(self) -> None:
@@ -830,7 +828,7 @@ def down_reference(out: Any, Wd: Any, counts: List[int]) -> Any:
     return torch.cat(ys, 0)
 
 
-@unittest.skipUnless(READY and MOE_DOWN_PACKAGE, "needs torch, an sm_90 GPU and SWIGEN_MOE_DOWN_PACKAGE (the wheel holds moe_gemm back)")
+@unittest.skipUnless(READY and (MOE_DOWN_PACKAGE or WHEEL), "needs torch, an sm_90 GPU and SWIGEN_MOE_DOWN_PACKAGE or SWIGEN_MOE_WHEEL")
 class DownKernelTest(unittest.TestCase):
     """swigen::moe_down on the registered moe_gemm kernel (W_down [E, H, I]
     its K-major B): routings against float64, CUDA-graph replay with new
@@ -840,6 +838,9 @@ class DownKernelTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls) -> None:
+        if not MOE_DOWN_PACKAGE:  # SWIGEN_MOE_WHEEL
+            cls.NAME = select.BUNDLE_PACKAGE
+            return
         package.load_dir(MOE_DOWN_PACKAGE, cls.NAME)
         if not package.REGISTRY.packages[cls.NAME].by_kind("moe_gemm", ""):
             package.REGISTRY.remove_package(cls.NAME)
