@@ -12,6 +12,8 @@ gate); W_down [E, H, I], each expert's nn.Linear [out, in].
 
 from __future__ import annotations
 
+import math
+import struct
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -130,15 +132,32 @@ def check_score(op: str, T: int, shape: Sequence[int], dtype: str, device: str, 
         raise ValueError("swigen::%s: score on %s, x on %s: want one device" % (op, device, x_device))
 
 
+# An fp32 value's bytes (_f32 rounds through it).
+_F32 = struct.Struct("<f")
+
+
+def _f32(x: float) -> float:
+    """x rounded to fp32 (to nearest even; inf past fp32's range, where
+    struct refuses to pack)."""
+    try:
+        return float(_F32.unpack(_F32.pack(x))[0])
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
 def sum_score_partials(part: Sequence[Sequence[float]]) -> List[float]:
     """dscore [T] from a moe_bwd_dswiglu _score kernel's dscore_part
-    [T, cdiv(I, TileN)]: each row's partials added in column order (the
-    kernel writes one per n-block of I; the torch path sums the last dim)."""
+    [T, cdiv(I, TileN)]: each row's partials added in column order, each
+    add rounded to fp32 as Go's launch.SumScorePartials does (the kernel
+    writes one per n-block of I; testdata/score_partials.json pins both).
+    A float64 sum, or torch's sum over the last dim (its own order), can
+    differ from it in the last bit."""
     out = []
     for row in part:
         s = 0.0
         for v in row:
-            s += v
+            # A float64 add of two fp32 values rounded to fp32 is the fp32 add.
+            s = _f32(s + _f32(v))
         out.append(s)
     return out
 

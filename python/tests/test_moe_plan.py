@@ -3,7 +3,10 @@ routing helpers and path choice; pure (no torch, no GPU)."""
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import struct
 import unittest
 
 import support  # noqa: F401
@@ -58,6 +61,19 @@ class ScoreTest(unittest.TestCase):
     def test_sum_score_partials(self) -> None:
         self.assertEqual(moe_plan.sum_score_partials([[1.0, 2.0, 3.0], [-1.0, 0.5, 0.25]]), [6.0, -0.25])
         self.assertEqual(moe_plan.sum_score_partials([]), [])
+        # Past fp32's range the sum is inf, as the fp32 add gives (no OverflowError).
+        self.assertEqual(moe_plan.sum_score_partials([[3.4e38, 3.4e38], [-3.4e38, -3.4e38]]), [float("inf"), float("-inf")])
+
+    def test_sum_score_partials_shared(self) -> None:
+        # testdata/score_partials.json: Go's launch.SumScorePartials reads
+        # the same cases, so both sum a row in column order in fp32.
+        with open(os.path.join(support.TESTDATA, "score_partials.json")) as f:
+            cases = json.load(f)["cases"]
+        for c in cases:
+            with self.subTest(why=c["why"]):
+                got = moe_plan.sum_score_partials(c["part"])
+                bits = [struct.unpack("<I", struct.pack("<f", v))[0] for v in got]
+                self.assertEqual(bits, c["dscore_bits"])
 
 
 class PathTest(unittest.TestCase):
