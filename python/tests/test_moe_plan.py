@@ -68,7 +68,10 @@ class PathTest(unittest.TestCase):
                 self.assertEqual(path, REFERENCE)
                 self.assertIn("torch._grouped_mm", why)
                 emittable = kind in kinds_gen.GROUPED and moe_plan.launchable(op)
-                flags = " --store-out" if variant else ""
+                flags = {"": "", "train": " --store-out", "out": " --store-out", "+score": " --score",
+                         "train+score": " --store-out --score", "out+score": " --store-out --score"}[variant]
+                # No wheel ships a _score kernel.
+                self.assertEqual("install the wheel" in why, emittable and not variant.endswith("+score"), why)
                 self.assertEqual("swigen emit --kernel %s%s --py-package" % (kind, flags) in why, emittable, why)
                 self.assertEqual("has no %s" % kind in why, not emittable, why)
 
@@ -87,9 +90,11 @@ class PathTest(unittest.TestCase):
         """An op launches its kernel where kinds_gen.OPS has its row (the
         registry's Ops entry): every grouped op has one."""
         self.assertEqual({op: moe_plan.launchable(op) for op in moe_plan.GROUPED_KINDS},
-                         {"moe_gateup": True, "moe_gateup_train": True, "moe_dswiglu_out": True, "moe_down": True})
+                         {"moe_gateup": True, "moe_gateup_train": True, "moe_dswiglu_out": True, "moe_down": True,
+                          "moe_gateup_score": True, "moe_gateup_train_score": True, "moe_dswiglu_out_score": True})
+        self.assertFalse(moe_plan.launchable("moe_gateup_other"))
         for op in moe_plan.GROUPED_KINDS:
-            row = [r for r in kinds_gen.OPS if r[0] == op]
+            row = [r for r in kinds_gen.OPS + tuple(r[:5] for r in kinds_gen.SCORE_OPS) if r[0] == op]
             if row:
                 self.assertEqual(row[0][1:3], moe_plan.GROUPED_KINDS[op])
 
@@ -133,15 +138,15 @@ class TrainForTest(unittest.TestCase):
     def test_train_ops_fit(self) -> None:
         """A TRAIN_FOR op has the op's kind and inputs, and its outputs
         start with the op's (the kernel's extras are dropped from the end)."""
-        self.assertEqual(moe_plan.TRAIN_FOR, {"moe_gateup": "moe_gateup_train"})
-        ops = {r[0]: r for r in kinds_gen.OPS}
+        self.assertEqual(moe_plan.TRAIN_FOR, {"moe_gateup": "moe_gateup_train", "moe_gateup_score": "moe_gateup_train_score"})
+        ops = {r[0]: r for r in kinds_gen.OPS + tuple(r[:5] for r in kinds_gen.SCORE_OPS)}
         for op, train in moe_plan.TRAIN_FOR.items():
             with self.subTest(op=op):
                 self.assertEqual(ops[op][1], ops[train][1])
                 self.assertEqual(ops[op][3], ops[train][3])
                 self.assertEqual(ops[train][4][:len(ops[op][4])], ops[op][4])
                 self.assertGreater(len(ops[train][4]), len(ops[op][4]))
-                self.assertEqual(moe_plan.GROUPED_KINDS[train][1], "train")
+                self.assertIn(moe_plan.GROUPED_KINDS[train][1], ("train", "train+score"))
 
     def test_choose(self) -> None:
         ref = moe_plan.grouped_path("moe_gateup", [])
