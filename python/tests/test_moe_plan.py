@@ -3,6 +3,7 @@ routing helpers and path choice; pure (no torch, no GPU)."""
 
 from __future__ import annotations
 
+import math
 import random
 import unittest
 
@@ -56,8 +57,23 @@ class ScoreTest(unittest.TestCase):
                 self.assertIn(words, str(cm.exception))
 
     def test_sum_score_partials(self) -> None:
-        self.assertEqual(moe_plan.sum_score_partials([[1.0, 2.0, 3.0], [-1.0, 0.5, 0.25]]), [6.0, -0.25])
-        self.assertEqual(moe_plan.sum_score_partials([]), [])
+        """Column order from +0.0, each add rounded to float32 (Go's
+        launch.SumScorePartials): the cases where float64 differs."""
+        eps = 2.0 ** -24  # half an ulp of 1.0 in float32
+        cases = [  # partials -> dscore
+            ([[1.0, 2.0, 3.0], [-1.0, 0.5, 0.25]], [6.0, -0.25]),
+            ([], []),
+            ([[1.0, eps, eps]], [1.0]),  # each add ties to even: float64 would give 1 + 2^-23
+            ([[eps, eps, 1.0]], [1.0 + 2 * eps]),  # the order shows
+            ([[0.1]], [0.10000000149011612]),  # the partial itself is float32
+            ([[-0.0, -0.0]], [0.0]),  # +0.0 + -0.0 = +0.0, as from Go's zero
+            ([[3e38, 3e38]], [float("inf")]),
+        ]
+        for part, want in cases:
+            with self.subTest(part=part):
+                got = moe_plan.sum_score_partials(part)
+                self.assertEqual(got, want)
+                self.assertEqual([math.copysign(1, v) for v in got], [math.copysign(1, v) for v in want])
 
 
 class PathTest(unittest.TestCase):
