@@ -1071,7 +1071,7 @@ class ScoreKernelTest(unittest.TestCase):
     def test_layer_step(self) -> None:
         """SwiGLUExperts' training step with a score on the _score kernels
         (forward and backward): y and every gradient, dscore included,
-        against float64; the step repeated is bitwise the same; no_grad's
+        against float64; dscore repeated is bitwise the same; no_grad's
         y on the inference _score kernel."""
         m, W, Wd = self.layer()
         for name in ("TileM +- 1", "empty experts", "zipf", "one expert holds all"):
@@ -1089,8 +1089,9 @@ class ScoreKernelTest(unittest.TestCase):
                     runs.append((y.detach(), xs.grad, m.W.grad.clone(), m.W_down.grad.clone(), ss.grad))
                 for what, got, want in zip(("y", "dx", "dW", "dW_down", "dscore"), runs[0], (y_ref, dx_ref, dW_ref, dWd_ref, ds_ref)):
                     self.assertLess(rel(got, want), TOL, "%s: %s" % (name, what))
-                for what, a, b in zip(("y", "dx", "dW", "dW_down", "dscore"), *runs):
-                    self.assertTrue(torch.equal(a, b), "%s: %s differs between two steps" % (name, what))
+                # dscore is the _score kernels' alone (y and the weight
+                # gradients pass through torch._grouped_mm too).
+                self.assertTrue(torch.equal(runs[0][4], runs[1][4]), "%s: dscore differs between two steps" % name)
                 with torch.no_grad():
                     self.assertLess(rel(m(x, offs, score), y_ref), TOL, "%s: no_grad" % name)
 
