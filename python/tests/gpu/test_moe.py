@@ -1034,7 +1034,10 @@ class ScoreKernelTest(unittest.TestCase):
         order float32 sum of the kernel's own partials (moe_plan.
         sum_score_partials) bit for bit; two launches bitwise equal."""
         _, Wd = weights()
-        cols = -(-I // 128)  # the emitted config's TileN
+        spec = opspec.OPS["moe_dswiglu_out_score"]
+        k = package.REGISTRY.packages[self.NAMES[spec.name]].by_kind(spec.kind, spec.variant)[0].kernel
+        # cdiv(I, TileN): one partial per n-block of the emitted config.
+        cols = opspec.output_shapes(k.manifest, ["dscore_part"], {"T": 1, "K": H, "I": I, "E": E})[0][1]
         for name, counts in routings().items():
             with self.subTest(routing=name):
                 _, dy, offs = case(counts)
