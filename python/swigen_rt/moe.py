@@ -37,8 +37,9 @@ which, and why. With no inference package registered, moe_gateup (so
 the layer under no_grad) runs the training kernel and drops de
 (moe_plan.TRAIN_FOR: SwiGLUMLP's rule, modes.forward_kernel); the
 inference package keeps priority. An op launches a kernel where
-kinds_gen.OPS (SCORE_OPS, with a score) has its row (every one has). A registered package an op
-cannot launch is refused with NotImplementedError rather than ignored.
+kinds_gen.OPS (SCORE_OPS, with a score) has its row (every one has). A
+registered package an op cannot launch is refused with
+NotImplementedError rather than ignored.
 The weight gradients and the down projection's backward are
 torch._grouped_mm. No
 op reads offs on the host: they capture in CUDA graphs. Each op has a

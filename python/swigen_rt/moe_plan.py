@@ -20,8 +20,8 @@ from . import kinds_gen, modes, opspec, package, select
 from .manifest import Buffer
 from .package import Registry
 
-__all__ = ["MoeShape", "check_shapes", "GROUPED_KINDS", "SCORE_OP", "check_score", "sum_score_partials", "grouped_path", "REFERENCE", "KERNEL", "REFUSED", "registered_path", "launchable",
-           "TRAIN_FOR", "TRAIN_DROP_DE", "WEIGHT_LAYOUT", "layout_why", "choose_path", "registered_plan",
+__all__ = ["MoeShape", "check_shapes", "GROUPED_KINDS", "SCORE_OP", "check_score", "sum_score_partials", "grouped_path",
+           "REFERENCE", "KERNEL", "REFUSED", "registered_path", "launchable", "TRAIN_FOR", "TRAIN_DROP_DE", "WEIGHT_LAYOUT", "layout_why", "choose_path", "registered_plan",
            "gate_up_rows", "hf_expert_keys", "counts_to_offs", "offs_to_counts", "zipf_counts",
            "uniform_counts", "sort_by_expert"]
 
