@@ -91,6 +91,12 @@ type KindSpec struct {
 	// Ops are the kind's PyTorch op variants (OpVariant; Kernel is filled
 	// in by OpVariants).
 	Ops []OpVariant
+	// ScoreOps (kinds with Score) are the ops that launch the kind's
+	// _score kernels (Config.Score): each an op variant of Ops with the
+	// router score an input more (and the backward's partials an output
+	// more). Not in OpVariants: no wheel selection names a _score config
+	// (emit --score builds them); ScoreOpVariants lists them.
+	ScoreOps []OpVariant
 	// Benched is the positional word `swigen bench` times the kind under,
 	// or "" when bench bwd/gateup does not time it.
 	Benched string
@@ -285,6 +291,12 @@ var kinds = []KindSpec{
 			{Name: "train", StoreOut: true, Marker: "de",
 				Op: "moe_gateup_train", Inputs: []string{"x", "W", "offs"}, Outputs: []string{"out", "de"}},
 		},
+		// swigen::moe_gateup and moe_gateup_train with a score launch these.
+		ScoreOps: []OpVariant{
+			{Op: "moe_gateup_score", Inputs: []string{"x", "W", "offs", "score"}, Outputs: []string{"out"}, F32: []string{"score"}},
+			{Name: "train", StoreOut: true, Marker: "de", Op: "moe_gateup_train_score",
+				Inputs: []string{"x", "W", "offs", "score"}, Outputs: []string{"out", "de"}, F32: []string{"score"}},
+		},
 		Grouped: true, ModeStoreOut: "training: de and out stored (_out)",
 	},
 	{
@@ -302,6 +314,11 @@ var kinds = []KindSpec{
 		// expert) is the MN-major B of dout = dy @ W_down[e].
 		Ops: []OpVariant{{Name: "out", StoreOut: true, MajorB: MNMajor, Marker: "out",
 			Op: "moe_dswiglu_out", Inputs: []string{"dy", "W_down", "de", "offs"}, Outputs: []string{"grad_de", "out"}}},
+		// dscore_part [T, cdiv(I,TileN)]: the caller sums each row's
+		// partials in column order into dscore.
+		ScoreOps: []OpVariant{{Name: "out", StoreOut: true, MajorB: MNMajor, Marker: "out", Op: "moe_dswiglu_out_score",
+			Inputs: []string{"dy", "W_down", "de", "offs", "score"}, Outputs: []string{"grad_de", "out", "dscore_part"},
+			F32: []string{"score", "dscore_part"}}},
 		Grouped: true, ExpertsAlongK: true,
 	},
 	{

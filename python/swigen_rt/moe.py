@@ -14,10 +14,16 @@ score [T] float32 is each routed row's router weight: out = score[t] *
 up * silu(gate) (de unscaled); the backward takes score*dout into the
 dSwiGLU, recomputes the scaled out and returns dscore[t] = sum_i h[t,i] *
 dout[t,i] (h unscaled), so the layer's y is the router-weighted expert
-output and autograd reaches the router. With a score the ops run the
-reference path (the _score kernels, swigen emit --score, have no op yet).
+output and autograd reaches the router. With a score an op launches the
+_score kernel of its kind and variant (swigen emit --score; the op
+moe_plan.SCORE_OP names: moe_gateup_score, moe_gateup_train_score,
+moe_dswiglu_out_score), never one without a score; the backward's kernel
+writes dscore as per-tile row partials [T, cdiv(I, TileN)], summed here
+on the device in column order (_sum_score_partials:
+moe_plan.sum_score_partials' order and rounding, so the same partials
+give the same dscore bits). No wheel ships a _score kernel.
 
-All but the _score one are the grouped kinds of moe_plan.GROUPED_KINDS
+All are the grouped kinds of moe_plan.GROUPED_KINDS
 (moe_down: moe_gemm, W_down its K-major B). Where a
 package of the op's kind, variant, arch and dtype is registered (swigen
 emit --kernel moe_fwd_gateup --py-package NAME, imported; --store-out
@@ -31,8 +37,9 @@ which, and why. With no inference package registered, moe_gateup (so
 the layer under no_grad) runs the training kernel and drops de
 (moe_plan.TRAIN_FOR: SwiGLUMLP's rule, modes.forward_kernel); the
 inference package keeps priority. An op launches a kernel where
-kinds_gen.OPS has its row (all four have one). A registered package an op
-cannot launch is refused with NotImplementedError rather than ignored.
+kinds_gen.OPS (SCORE_OPS, with a score) has its row (every one has). A
+registered package an op cannot launch is refused with
+NotImplementedError rather than ignored.
 The weight gradients and the down projection's backward are
 torch._grouped_mm. No
 op reads offs on the host: they capture in CUDA graphs. Each op has a
@@ -105,7 +112,8 @@ def _plan(op: str, device: torch.device, dtype: torch.dtype) -> Tuple[str, str, 
 
 
 def moe_path(op: str, device: torch.device, dtype: torch.dtype = torch.bfloat16) -> Tuple[str, str]:
-    """(path, why) of a grouped op (moe_plan.GROUPED_KINDS) on device:
+    """(path, why) of a grouped op (moe_plan.GROUPED_KINDS; an op with a
+    score: moe_plan.SCORE_OP's, e.g. moe_gateup_score) on device:
     moe_plan.KERNEL naming the package whose kernel it launches (for
     moe_gateup with no inference package, the training one's, de dropped:
     why starts with moe_plan.TRAIN_DROP_DE), moe_plan.REFUSED where a
@@ -197,15 +205,35 @@ def _check_score(op: str, score: Optional[Tensor], x: Tensor, T: int) -> None:
                              str(score.device), str(x.device))
 
 
+def _sum_score_partials(part: Tensor) -> Tensor:
+    """dscore [T] float32 from a _score backward kernel's dscore_part [T,
+    cols] float32: each row's partials added in column order from +0.0,
+    one float32 add per column on the device (moe_plan.sum_score_partials
+    and Go's launch.SumScorePartials: the same order and rounding, so the
+    same bits; no host read of part, so it captures in CUDA graphs)."""
+    out = part.new_zeros((part.shape[0],))
+    for j in range(part.shape[1]):
+        out.add_(part[:, j])
+    return out
+
+
+def _gateup_kernel(op: str, T: int, x: Tensor, W: Tensor, offs: Tensor,
+                   score: Optional[Tensor]) -> Optional[List[Tensor]]:
+    """_kernel of op, or with a score of its moe_plan.SCORE_OP op (the
+    _score kernel, score its last input)."""
+    if score is None:
+        return _kernel(op, T, (x, W, offs))
+    return _kernel(moe_plan.SCORE_OP[op], T, (x, W, offs, score))
+
+
 @torch.library.custom_op("swigen::moe_gateup", mutates_args=())
 def moe_gateup(x: Tensor, W: Tensor, offs: Tensor, score: Optional[Tensor] = None) -> Tensor:
     """out = up(x) * silu(gate(x)) per expert (times each row's score where given), [T, I]."""
     s = _check_gateup("moe_gateup", x, W, offs)
     _check_score("moe_gateup", score, x, s.T)
-    if score is None:
-        got = _kernel("moe_gateup", s.T, (x, W, offs))
-        if got is not None:
-            return got[0]
+    got = _gateup_kernel("moe_gateup", s.T, x, W, offs, score)
+    if got is not None:
+        return got[0]
     return _swiglu(_gateup(x, W, offs), score)
 
 
@@ -215,10 +243,9 @@ def moe_gateup_train(x: Tensor, W: Tensor, offs: Tensor, score: Optional[Tensor]
     backward reads (unscaled); out times each row's score where given."""
     s = _check_gateup("moe_gateup_train", x, W, offs)
     _check_score("moe_gateup_train", score, x, s.T)
-    if score is None:
-        got = _kernel("moe_gateup_train", s.T, (x, W, offs))
-        if got is not None:
-            return got[0], got[1]
+    got = _gateup_kernel("moe_gateup_train", s.T, x, W, offs, score)
+    if got is not None:
+        return got[0], got[1]
     de = _gateup(x, W, offs)
     return _swiglu(de, score), de
 
@@ -241,10 +268,14 @@ def moe_dswiglu_out_score(dy: Tensor, W_down: Tensor, de: Tensor, offs: Tensor,
     """(grad_de [T, 2I], out [T, I], dscore [T] float32) of the layer
     with a router score: dout = dy_e @ W_down_e per expert, grad_de the
     dSwiGLU of score*dout, out = score*h recomputed (for dW_down), dscore
-    = sum_i h*dout. The reference path (no op launches a _score kernel
-    yet)."""
+    = sum_i h*dout: a registered moe_bwd_dswiglu --store-out --score
+    kernel (its partials summed by _sum_score_partials), else the
+    reference."""
     s = _check_bwd("moe_dswiglu_out_score", dy, W_down, de, offs)
     _check_score("moe_dswiglu_out_score", score, dy, s.T)
+    got = _kernel("moe_dswiglu_out_score", s.T, (dy, W_down, de, offs, score))
+    if got is not None:
+        return got[0], got[1], _sum_score_partials(got[2])
     dout = _gmm(dy, W_down, offs, (dy.shape[0], W_down.shape[2]))
     return _dswiglu_score(dout, de, score)
 
