@@ -32,4 +32,4 @@ MARKERS: Dict[str, Tuple[Tuple[str, str], ...]] = {
 # (tiling.GroupedKernels): their ops are swigen_rt.moe's (not defined by
 # swigen_rt.ops), and only where OPS has a row of theirs can a package of
 # theirs be launched.
-GROUPED: Tuple[str, ...] = ("moe_fwd_gateup", "moe_bwd_dswiglu", "moe_gemm")
+GROUPED: Tuple[str, ...] = ("moe_fwd_gateup", "moe_bwd_dswiglu", "moe_gemm", "moe_wgrad")
