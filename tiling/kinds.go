@@ -339,6 +339,10 @@ var kinds = []KindSpec{
 		MajorA:   true,
 		Baseline: "a per-expert loop of cuBLAS GEMMs (torch.mm of each expert's rows)",
 		GoName:   "MoEWgrad", GoArgs: "MoEWgradArgs", GoOrder: 7,
+		// SwiGLUExperts' weight gradients: dW_down = per expert dy^T @ out,
+		// dW = grad_de^T @ x, each in its weight's layout.
+		// B [T,K] is MN-major, as A is (the gate takes no other major).
+		Ops:      []OpVariant{{Op: "moe_wgrad", MajorB: MNMajor, Inputs: []string{"A", "B", "offs"}, Outputs: []string{"dW"}}},
 		sm90Rule: wgradRule,
 		Grouped:  true, KGrouped: true,
 		WheelHold: "its kernels have not run on a GPU yet (compile, SASS and protocol checks only; bench/moe_check.sh wgrad is the run)",

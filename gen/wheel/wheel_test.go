@@ -247,8 +247,8 @@ func TestCheck(t *testing.T) {
 		// A grouped kind ships where it has code; the other arches get a note.
 		{Options{Arches: []tiling.Arch{tiling.ArchSM90a}, DTypes: []tiling.DType{tiling.BF16}, Kernels: groupedOpKinds()}, ""},
 		{Options{Arches: []tiling.Arch{tiling.ArchSM100a, tiling.ArchSM90a}, DTypes: []tiling.DType{tiling.BF16}, Kernels: groupedOpKinds()}, ""},
-		// A grouped kind with no PyTorch op (moe_wgrad) is not the wheel's.
-		{Options{Arches: []tiling.Arch{tiling.ArchSM90a}, DTypes: []tiling.DType{tiling.BF16}, Kernels: []tiling.Kernel{tiling.KernelMoEWgrad}}, "not a kind the PyTorch ops run"},
+		// Every grouped kind has a PyTorch op (moe_gemm's is swigen::moe_down, moe_wgrad's swigen::moe_wgrad).
+		{Options{Arches: []tiling.Arch{tiling.ArchSM90a}, DTypes: []tiling.DType{tiling.BF16}, Kernels: tiling.GroupedKernels()}, ""},
 		{Options{Arches: []tiling.Arch{tiling.ArchSM100a}, DTypes: []tiling.DType{tiling.BF16}, Kernels: []tiling.Kernel{tiling.KernelMoEGEMM}}, "no kernel of it on --arch sm_100a"},
 		{Options{Arches: []tiling.Arch{tiling.ArchSM100a}, DTypes: []tiling.DType{tiling.BF16}}, ""},
 	} {
@@ -290,15 +290,14 @@ func TestRuntimeVerbatim(t *testing.T) {
 	}
 }
 
-// TestSelectionsHold checks that a grouped kind with a PyTorch op and a
-// WheelHold ships only when
+// TestSelectionsHold checks that a kind with a WheelHold ships only when
 // --kernel names it, and that the default wheel's notes say why.
 func TestSelectionsHold(t *testing.T) {
 	o := Options{Arches: []tiling.Arch{tiling.ArchSM90a}, DTypes: []tiling.DType{tiling.BF16}}
 	has := func(sel *tiling.SelectionTable, k tiling.Kernel) bool {
 		return slices.ContainsFunc(sel.Selection, func(s tiling.Selection) bool { return s.Kernel == k })
 	}
-	for _, k := range groupedOpKinds() {
+	for _, k := range tiling.GroupedKernels() {
 		sel, err := selections(o)
 		if err != nil {
 			t.Fatal(err)

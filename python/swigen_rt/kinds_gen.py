@@ -17,6 +17,7 @@ OPS: Tuple[Tuple[str, str, str, Tuple[str, ...], Tuple[str, ...]], ...] = (
     ("moe_gateup_train", "moe_fwd_gateup", "train", ("x", "W", "offs"), ("out", "de")),
     ("moe_dswiglu_out", "moe_bwd_dswiglu", "out", ("dy", "W_down", "de", "offs"), ("grad_de", "out")),
     ("moe_down", "moe_gemm", "", ("A", "B", "offs"), ("C",)),
+    ("moe_wgrad", "moe_wgrad", "", ("A", "B", "offs"), ("dW",)),
 )
 
 # MARKERS: per kind, (variant, the buffer only that variant's kernels have).

@@ -87,7 +87,8 @@ class PathTest(unittest.TestCase):
         """An op launches its kernel where kinds_gen.OPS has its row (the
         registry's Ops entry): every grouped op has one."""
         self.assertEqual({op: moe_plan.launchable(op) for op in moe_plan.GROUPED_KINDS},
-                         {"moe_gateup": True, "moe_gateup_train": True, "moe_dswiglu_out": True, "moe_down": True})
+                         {"moe_gateup": True, "moe_gateup_train": True, "moe_dswiglu_out": True, "moe_down": True,
+                          "moe_wgrad": True})
         for op in moe_plan.GROUPED_KINDS:
             row = [r for r in kinds_gen.OPS if r[0] == op]
             if row:

@@ -95,9 +95,9 @@ class PackageTest(unittest.TestCase):
         self.assertEqual(reg.candidates("gemm", ""), [])
         self.assertEqual(set(opspec.OPS), {"gemm", "fwd_gateup", "fwd_gateup_train", "fwd_down", "fwd_down_residual",
                                            "bwd_dswiglu", "bwd_dswiglu_out", "moe_gateup", "moe_gateup_train", "moe_dswiglu_out",
-                                           "moe_down"})
+                                           "moe_down", "moe_wgrad"})
         self.assertEqual({n for n, s in opspec.OPS.items() if s.grouped},
-                         {"moe_gateup", "moe_gateup_train", "moe_dswiglu_out", "moe_down"})
+                         {"moe_gateup", "moe_gateup_train", "moe_dswiglu_out", "moe_down", "moe_wgrad"})
 
 
 def stub_package(name: str, *kinds: str) -> package.Package:
