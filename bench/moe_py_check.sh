@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device call (carry .bin/swigen): the PyTorch side of the grouped
-# kinds on the GPU. Emits four packages with the machine's nvcc
+# kinds on the GPU. Emits five packages with the machine's nvcc
 # (moe_fwd_gateup inference; --store-out: the train variant storing out
 # and de; moe_bwd_dswiglu --store-out: grad_de and the recomputed out;
 # moe_gemm: swigen::moe_down, the down projection),
@@ -13,7 +13,11 @@
 # no_grad, de dropped) and
 # BwdKernelTest (swigen::moe_dswiglu_out, the whole step on both kernels) and
 # DownKernelTest (swigen::moe_down on moe_gemm: routings against float64,
-# CUDA-graph replay with new offs, the layer's step, opcheck).
+# CUDA-graph replay with new offs, the layer's step, opcheck); a fifth
+# package, moe_wgrad, runs python/tests/gpu/test_moe_wgrad.py's
+# WgradKernelTest (swigen::moe_wgrad, both of the layer's weight gradients
+# at the same routings against float64, empty experts zero, bitwise
+# repeats, CUDA-graph replay with new offs, opcheck).
 # Logs go to $OUT; a PASS/FAIL table is printed last.
 set -u
 export PATH=/usr/local/cuda/bin:$PATH
@@ -34,17 +38,19 @@ emit swigen_moe --kernel moe_fwd_gateup
 emit swigen_moe_train --kernel moe_fwd_gateup --store-out
 emit swigen_moe_bwd --kernel moe_bwd_dswiglu --store-out
 emit swigen_moe_down --kernel moe_gemm
+emit swigen_moe_wgrad --kernel moe_wgrad
 log="$OUT/py-moe.log"
 (cd python/tests && SWIGEN_MOE_PACKAGE="$PKG/swigen_moe" SWIGEN_MOE_TRAIN_PACKAGE="$PKG/swigen_moe_train" \
   SWIGEN_MOE_BWD_PACKAGE="$PKG/swigen_moe_bwd" SWIGEN_MOE_DOWN_PACKAGE="$PKG/swigen_moe_down" \
-  timeout 300 python3 -m unittest -v gpu.test_moe) >"$log" 2>&1
+  SWIGEN_MOE_WGRAD_PACKAGE="$PKG/swigen_moe_wgrad" \
+  timeout 300 python3 -m unittest -v gpu.test_moe gpu.test_moe_wgrad) >"$log" 2>&1
 rc=$?
 skips=$(grep -c "skipped" "$log")
 # Every package is given, so no kernel class may skip: neither itself (its
 # setUpClass finds no kernel of its variant) nor by its skipUnless (no torch
 # or GPU, a package variable unset), which marks each of its tests skipped.
-if [ $rc = 0 ] && grep -q '^OK' "$log" && ! grep -qE "KernelTest.*skipped" "$log"; then rows+=("PASS  gpu.test_moe ($(grep -E '^Ran' "$log"); $skips skipped)")
-else rows+=("FAIL  gpu.test_moe (rc=$rc; $(grep -E '^(FAIL|ERROR):' "$log" | head -3 | tr '\n' ' ' | cut -c1-200))"); fi
+if [ $rc = 0 ] && grep -q '^OK' "$log" && ! grep -qE "KernelTest.*skipped" "$log"; then rows+=("PASS  gpu.test_moe, gpu.test_moe_wgrad ($(grep -E '^Ran' "$log"); $skips skipped)")
+else rows+=("FAIL  gpu.test_moe, gpu.test_moe_wgrad (rc=$rc; $(grep -E '^(FAIL|ERROR):' "$log" | head -3 | tr '\n' ' ' | cut -c1-200))"); fi
 grep -E "(ok|FAIL|ERROR|skipped.*)$" "$log" | grep -E "^test_" | cut -c1-140
 echo "== summary"
 for r in "${rows[@]}"; do echo "$r"; done
