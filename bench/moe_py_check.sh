@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device call (carry .bin/swigen): the PyTorch side of the grouped
-# kinds on the GPU. Emits seven packages with the machine's nvcc
+# kinds on the GPU. Emits eight packages with the machine's nvcc
 # (moe_fwd_gateup inference; --store-out: the train variant storing out
 # and de; moe_bwd_dswiglu --store-out: grad_de and the recomputed out;
 # moe_gemm: swigen::moe_down, the down projection),
@@ -19,11 +19,15 @@
 # the ops with a router score against float64 on every routing, dscore the
 # column-order sum of the kernel's partials bit for bit, bitwise repeat, the
 # layer's step, CUDA-graph replay with new offs and scores, compile
-# fullgraph, opcheck).
+# fullgraph, opcheck); an eighth package, moe_wgrad, runs
+# python/tests/gpu/test_moe_wgrad.py's WgradKernelTest (swigen::moe_wgrad,
+# both of the layer's weight gradients at the same routings against
+# float64, empty experts zero, bitwise repeats, CUDA-graph replay with new
+# offs, opcheck).
 #
 #   bash bench/moe_py_check.sh [TESTS]
 #
-# TESTS (default gpu.test_moe) is what unittest runs, e.g.
+# TESTS (default gpu.test_moe gpu.test_moe_wgrad) is what unittest runs, e.g.
 # gpu.test_moe.ScoreKernelTest; every package is emitted either way (in
 # parallel). Logs go to $OUT; a PASS/FAIL table is printed last.
 set -u
@@ -33,13 +37,13 @@ mkdir -p "$OUT"
 SW=./.bin/swigen
 PKG=$(mktemp -d)
 rows=()
-TESTS=${1:-gpu.test_moe}
+TESTS=${1:-gpu.test_moe gpu.test_moe_wgrad}
 emit() { # emit NAME FLAGS...: in the background; its rc lands in $OUT/emit-NAME.rc
   local n=$1; shift
   echo "$*" >"$OUT/emit-$n.flags"
   (timeout 180 $SW emit --arch sm_90a "$@" --py-package "$n" -o "$PKG/$n" >"$OUT/emit-$n.log" 2>&1; echo $? >"$OUT/emit-$n.rc") &
 }
-names="swigen_moe swigen_moe_train swigen_moe_bwd swigen_moe_down swigen_moe_score swigen_moe_train_score swigen_moe_bwd_score"
+names="swigen_moe swigen_moe_train swigen_moe_bwd swigen_moe_down swigen_moe_score swigen_moe_train_score swigen_moe_bwd_score swigen_moe_wgrad"
 emit swigen_moe --kernel moe_fwd_gateup
 emit swigen_moe_train --kernel moe_fwd_gateup --store-out
 emit swigen_moe_bwd --kernel moe_bwd_dswiglu --store-out
@@ -47,6 +51,7 @@ emit swigen_moe_down --kernel moe_gemm
 emit swigen_moe_score --kernel moe_fwd_gateup --score
 emit swigen_moe_train_score --kernel moe_fwd_gateup --store-out --score
 emit swigen_moe_bwd_score --kernel moe_bwd_dswiglu --store-out --score
+emit swigen_moe_wgrad --kernel moe_wgrad
 wait
 for n in $names; do
   rc=$(cat "$OUT/emit-$n.rc" 2>/dev/null || echo missing)
@@ -57,8 +62,8 @@ log="$OUT/py-moe.log"
 (cd python/tests && SWIGEN_MOE_PACKAGE="$PKG/swigen_moe" SWIGEN_MOE_TRAIN_PACKAGE="$PKG/swigen_moe_train" \
   SWIGEN_MOE_BWD_PACKAGE="$PKG/swigen_moe_bwd" SWIGEN_MOE_DOWN_PACKAGE="$PKG/swigen_moe_down" \
   SWIGEN_MOE_SCORE_PACKAGE="$PKG/swigen_moe_score" SWIGEN_MOE_TRAIN_SCORE_PACKAGE="$PKG/swigen_moe_train_score" \
-  SWIGEN_MOE_BWD_SCORE_PACKAGE="$PKG/swigen_moe_bwd_score" \
-  timeout 360 python3 -m unittest -v "$TESTS") >"$log" 2>&1
+  SWIGEN_MOE_BWD_SCORE_PACKAGE="$PKG/swigen_moe_bwd_score" SWIGEN_MOE_WGRAD_PACKAGE="$PKG/swigen_moe_wgrad" \
+  timeout 360 python3 -m unittest -v $TESTS) >"$log" 2>&1
 rc=$?
 skips=$(grep -c "skipped" "$log")
 # Every package is given, so no kernel class may skip: neither itself (its

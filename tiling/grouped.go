@@ -29,6 +29,9 @@ func groupedImplemented(c Config) (bool, string) {
 	if spec(c.Kernel).ExpertMapB {
 		return groupedGemmImplemented(c)
 	}
+	if spec(c.Kernel).KGrouped {
+		return groupedWgradImplemented(c)
+	}
 	switch {
 	case c.MajorB != KMajor:
 		return false, fmt.Sprintf("%s needs major_b=k (W [E,2I,K], nn.Linear's layout per expert): the experts are stacked along W's rows, and an MN-major W would put the next expert's rows into a ragged K", c.Kernel)
@@ -68,6 +71,8 @@ func groupedCommon(c Config) (bool, string) {
 // is refused with the reason.
 func groupedSM100(c Config) (bool, string) {
 	switch {
+	case spec(c.Kernel).KGrouped:
+		return false, fmt.Sprintf("%s is implemented for sm_90a only, not %s (the tcgen05 skeleton has no K-grouped walk: per-expert k-ranges and the ragged k-block's rows zeroed in shared memory)", c.Kernel, c.Arch)
 	case spec(c.Kernel).ExpertMapB:
 		return false, fmt.Sprintf("%s is implemented for sm_90a only, not %s (the sm_100a grouped walk has no moe_gemm epilogue, and its 3-D expert map for B is moe_bwd_dswiglu's MN-major one only)", c.Kernel, c.Arch)
 	case c.Schedule != OneCTA:

@@ -65,11 +65,18 @@ type SM90Scheduler struct {
 	Name                                        tiling.Scheduler
 	MinKBlocks, FlagBytes, SlotBytes, PartBytes int
 	HeaderBytes, Parts                          int
+	// TokenK (the K-grouped walk, tiling.KindSpec.KGrouped): a tile's
+	// k-blocks start at its expert's first token, k_row0, which the
+	// producer adds to each load's k coordinate.
+	TokenK bool
 }
 
 // sm90Scheduler is c's scheduler view; w is the consumers' accumulators.
 func sm90Scheduler(c tiling.Config, s SM90Schedule, w Wgmma) (SM90Scheduler, error) {
 	v := SM90Scheduler{Name: c.Scheduler}
+	if s, _ := tiling.KindOf(c.Kernel); s.KGrouped {
+		v.TokenK = true
+	}
 	if c.Scheduler != tiling.StreamKScheduler {
 		return v, nil
 	}

@@ -9,6 +9,7 @@ expert's [up ; gate], W_down [E, H, I]. The ops:
     torch.ops.swigen.moe_dswiglu_out(dy, W_down, de, offs) -> (grad_de [T, 2I], out [T, I])
     torch.ops.swigen.moe_dswiglu_out_score(dy, W_down, de, offs, score) -> (grad_de, out, dscore [T])
     torch.ops.swigen.moe_down(out, W_down, offs) -> y [T, H]
+    torch.ops.swigen.moe_wgrad(A, B, offs) -> dW [E, N, K]
 
 score [T] float32 is each routed row's router weight: out = score[t] *
 up * silu(gate) (de unscaled); the backward takes score*dout into the
@@ -23,12 +24,18 @@ on the device in column order (_sum_score_partials:
 moe_plan.sum_score_partials' order and rounding, so the same partials
 give the same dscore bits). No wheel ships a _score kernel.
 
+moe_wgrad is a weight gradient, dW[e] = A_e^T @ B_e over expert e's rows
+(A [T, N], B [T, K]), in nn.Linear(K, N).weight's layout per expert:
+W_down's gradient is moe_wgrad(dy, out, offs), W's moe_wgrad(grad_de, x,
+offs); an expert with no rows gets zeros.
+
 All are the grouped kinds of moe_plan.GROUPED_KINDS
-(moe_down: moe_gemm, W_down its K-major B). Where a
+(moe_down: moe_gemm, W_down its K-major B; moe_wgrad: moe_wgrad, both
+operands MN-major); the _score ops run those kinds' _score kernels. Where a
 package of the op's kind, variant, arch and dtype is registered (swigen
 emit --kernel moe_fwd_gateup --py-package NAME, imported; --store-out
 for moe_gateup_train; --kernel moe_bwd_dswiglu --store-out for
-moe_dswiglu_out; --kernel moe_gemm for moe_down), or else the installed swigen wheel ships one (its
+moe_dswiglu_out; --kernel moe_gemm for moe_down; --kernel moe_wgrad for moe_wgrad), or else the installed swigen wheel ships one (its
 one config per op, sm_90a), the op launches that kernel (swigen_rt.ops' launch
 path: offs [E] int32 passed by its device address); otherwise it runs
 the reference path: torch._grouped_mm for the GEMMs and torch
@@ -40,8 +47,9 @@ inference package keeps priority. An op launches a kernel where
 kinds_gen.OPS (SCORE_OPS, with a score) has its row (every one has). A
 registered package an op cannot launch is refused with
 NotImplementedError rather than ignored.
-The weight gradients and the down projection's backward are
-torch._grouped_mm. No
+The layer's weight gradients and the down projection's backward are
+torch._grouped_mm (swigen::moe_wgrad is not yet wired into them: its
+kernel has not run on a GPU). No
 op reads offs on the host: they capture in CUDA graphs. Each op has a
 fake kernel (shapes from x and W alone) and the gate-up and down ops an
 autograd formula (the reference's, whichever path ran forward); the
@@ -73,6 +81,13 @@ def _check(op: str, x_shape: Tuple[int, ...], W_shape: Tuple[int, ...], offs: Te
     devices (tensors' first is x's place) of one call; ValueError naming
     the tensor and the rule."""
     s = moe_plan.check_shapes(op, x_shape, W_shape, tuple(offs.shape), None if W_down is None else tuple(W_down.shape))
+    _check_tensors(op, offs, tensors)
+    return s
+
+
+def _check_tensors(op: str, offs: Tensor, tensors: Dict[str, Tensor]) -> None:
+    """offs int32 and every tensor bf16, all on tensors' first's device;
+    ValueError naming the tensor and the rule."""
     x = next(iter(tensors.values()))
     if offs.dtype != torch.int32:
         raise ValueError("swigen::%s: offs is %s: want int32 (cumulative ends, torch._grouped_mm's)" % (op, offs.dtype))
@@ -84,7 +99,6 @@ def _check(op: str, x_shape: Tuple[int, ...], W_shape: Tuple[int, ...], offs: Te
                              % (op, n, t.dtype))
         if t.device != x.device:
             raise ValueError("swigen::%s: %s on %s, x on %s: want one device" % (op, n, t.device, x.device))
-    return s
 
 
 def _check_gateup(op: str, x: Tensor, W: Tensor, offs: Tensor) -> moe_plan.MoeShape:
@@ -292,6 +306,25 @@ def moe_down(out: Tensor, W_down: Tensor, offs: Tensor) -> Tensor:
     return _gmm(out, W_down.transpose(1, 2), offs, (out.shape[0], W_down.shape[1]))
 
 
+@torch.library.custom_op("swigen::moe_wgrad", mutates_args=())
+def moe_wgrad(A: Tensor, B: Tensor, offs: Tensor) -> Tensor:
+    """dW [E, N, K] = A_e^T @ B_e per expert over its rows (A [T, N], B
+    [T, K]), zeros for an expert with no rows: a registered moe_wgrad
+    kernel (offs by address), else torch._grouped_mm."""
+    T = _check_wgrad("moe_wgrad", A, B, offs)
+    got = _kernel("moe_wgrad", T, (A, B, offs))
+    if got is not None:
+        return got[0]
+    return _wgrad(A, B, offs)
+
+
+def _check_wgrad(op: str, A: Tensor, B: Tensor, offs: Tensor) -> int:
+    """T of one moe_wgrad call (moe_plan.check_wgrad_shapes, then dtypes and devices)."""
+    T, _, _, _ = moe_plan.check_wgrad_shapes(op, tuple(A.shape), tuple(B.shape), tuple(offs.shape))
+    _check_tensors(op, offs, {"A": A, "B": B})
+    return T
+
+
 def _w_of(op: str, W_down: Tensor) -> Tuple[int, ...]:
     """The gate-up weight's shape [E, 2I, H] that W_down [E, H, I] pairs with."""
     if W_down.dim() != 3:
@@ -347,6 +380,12 @@ def _(dy: Tensor, W_down: Tensor, de: Tensor, offs: Tensor) -> Tuple[Tensor, Ten
 def _(out: Tensor, W_down: Tensor, offs: Tensor) -> Tensor:
     _check_down("moe_down", out, W_down, offs)
     return out.new_empty((out.shape[0], W_down.shape[1]))
+
+
+@moe_wgrad.register_fake
+def _(A: Tensor, B: Tensor, offs: Tensor) -> Tensor:
+    _check_wgrad("moe_wgrad", A, B, offs)
+    return A.new_empty((offs.shape[0], A.shape[1], B.shape[1]))
 
 
 def _wgrad(g: Tensor, a: Tensor, offs: Tensor) -> Tensor:

@@ -40,6 +40,7 @@ GROUPED_KINDS: Dict[str, Tuple[str, str]] = {
     "moe_gateup_train": ("moe_fwd_gateup", "train"),
     "moe_dswiglu_out": ("moe_bwd_dswiglu", "out"),
     "moe_down": ("moe_gemm", ""),
+    "moe_wgrad": ("moe_wgrad", ""),
 }
 """op -> (kind, variant) of the grouped kernel package the op would run:
 the kernel kinds' names (a package's manifests name them), so a registered
@@ -129,6 +130,23 @@ def check_shapes(op: str, x: Sequence[int], W: Sequence[int], offs: Sequence[int
     if W_down is not None and list(W_down) != [E, H, I]:
         raise ValueError("swigen::%s: W_down is %s: want [E, H, I] = %s" % (op, list(W_down), [E, H, I]))
     return MoeShape(T=T, E=E, H=H, I=I)
+
+
+def check_wgrad_shapes(op: str, A: Sequence[int], B: Sequence[int], offs: Sequence[int]) -> Tuple[int, int, int, int]:
+    """(T, N, K, E) of a weight gradient dW [E, N, K] = per expert A_e^T
+    @ B_e from A [T, N], B [T, K] (rows sorted by expert) and offs [E];
+    ValueError naming the op, the tensor and the rule otherwise."""
+    if len(A) != 2 or len(B) != 2 or A[0] != B[0]:
+        raise ValueError("swigen::%s: A is %s, B is %s: want A [T, N] and B [T, K] (the same rows, sorted by expert)"
+                         % (op, list(A), list(B)))
+    T, N = A
+    K = B[1]
+    if N < 8 or K < 8 or N % 8 or K % 8:
+        raise ValueError("swigen::%s: N=%d, K=%d: want positive multiples of 8 (16-byte rows for TMA and torch._grouped_mm)"
+                         % (op, N, K))
+    if len(offs) != 1 or offs[0] < 1:
+        raise ValueError("swigen::%s: offs is %s: want [E], E >= 1 (int32 cumulative ends)" % (op, list(offs)))
+    return T, N, K, offs[0]
 
 
 def check_score(op: str, T: int, shape: Sequence[int], dtype: str, device: str, x_device: str) -> None:

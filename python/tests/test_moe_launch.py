@@ -400,6 +400,52 @@ class MoeDownTest(unittest.TestCase):
             opspec.select("moe_down", "sm_90a", "bfloat16", {"A": (8, 64), "B": (2, 128, 72), "offs": (2,)}, reg)
 
 
+class MoeWgradTest(unittest.TestCase):
+    """swigen::moe_wgrad on a moe_wgrad package: A [T, N] and B [T, K]
+    give dW [E, N, K]; sm_90a only."""
+
+    def setUp(self) -> None:
+        configs = golden_moe("moe_wgrad")
+        self.assertEqual([c["name"] for c in configs], ["moe_wgrad_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_amn_bmn"])
+        self.good = entry(Manifest.from_dict(configs[0]["manifest"]), "pkg_wgrad")
+
+    def test_paths(self) -> None:
+        cases = [  # registry, arch -> path, words of why
+            (registry(), "sm_90a", REFERENCE, "no moe_wgrad package is registered (emit one with swigen emit --kernel moe_wgrad "),
+            (registry(self.good), "sm_90a", KERNEL, "moe_wgrad from package pkg_wgrad"),
+            (registry(self.good), "sm_100a", REFERENCE, "no moe_wgrad package"),
+        ]
+        for reg, arch, want, words in cases:
+            with self.subTest(packages=list(reg.packages), arch=arch):
+                path, why = moe_plan.registered_path("moe_wgrad", arch, "bfloat16", reg)
+                self.assertEqual(path, want, why)
+                self.assertIn(words, why)
+
+    def test_sizes(self) -> None:
+        """Sizes from A [T, N], B [T, K], offs [E]; dW [E, N, K]."""
+        reg = registry(self.good)
+        for counts, N, K in [([0, 37, 0, 0, 256, 5, 0, 90], 200, 264), ([1] * 6, 136, 72), ([300], 264, 1032)]:
+            T, E = sum(counts), len(counts)
+            with self.subTest(counts=counts, N=N, K=K):
+                e, sizes = opspec.select("moe_wgrad", "sm_90a", "bfloat16", {"A": (T, N), "B": (T, K), "offs": (E,)}, reg)
+                self.assertEqual(e.name, self.good.name)
+                self.assertEqual(sizes, {"T": T, "N": N, "K": K, "E": E})
+                self.assertEqual(opspec.output_shapes(e.kernel.manifest, ["dW"], sizes), ((E, N, K),))
+        with self.assertRaisesRegex(ShapeError, "K=68: must be a positive multiple of 8"):
+            opspec.select("moe_wgrad", "sm_90a", "bfloat16", {"A": (8, 64), "B": (8, 68), "offs": (2,)}, reg)
+
+    def test_shape_rules(self) -> None:
+        self.assertEqual(moe_plan.check_wgrad_shapes("moe_wgrad", (10, 16), (10, 24), (3,)), (10, 16, 24, 3))
+        for A, B, offs, words in [((10, 16), (9, 24), (3,), "want A [T, N] and B [T, K]"),
+                                  ((10, 16, 1), (10, 24), (3,), "want A [T, N] and B [T, K]"),
+                                  ((10, 12), (10, 24), (3,), "N=12, K=24: want positive multiples of 8"),
+                                  ((10, 16), (10, 24), (0,), "offs is [0]: want [E], E >= 1"),
+                                  ((10, 16), (10, 24), (3, 1), "offs is [3, 1]")]:
+            with self.subTest(A=A, B=B, offs=offs):
+                with self.assertRaisesRegex(ValueError, "swigen::moe_wgrad: .*" + words.replace("[", r"\[").replace("]", r"\]")):
+                    moe_plan.check_wgrad_shapes("moe_wgrad", A, B, offs)
+
+
 class ManifestTest(unittest.TestCase):
     """The grouped manifest's own fields broken (test_malformed walks every
     field's types): a ManifestError naming the parameter and the rule."""
@@ -454,8 +500,9 @@ class LaunchArgsTest(unittest.TestCase):
                     self.assertEqual(list(p.grid), want["grid"])
                     n += 1
         # 4 inference, 1 training, 1 backward config, training and backward
-        # with the router score, and moe_gemm (moe_down's); 4 routings each.
-        self.assertEqual(n, 9 * 4)
+        # with the router score, moe_gemm (moe_down's) and moe_wgrad
+        # (moe_wgrad's); 4 routings each.
+        self.assertEqual(n, 10 * 4)
 
     def test_tensor_errors_name_the_tensor(self) -> None:
         m = Manifest.from_dict(golden_moe()[0]["manifest"])

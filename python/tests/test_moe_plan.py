@@ -121,7 +121,8 @@ class PathTest(unittest.TestCase):
         registry's Ops entry): every grouped op has one."""
         self.assertEqual({op: moe_plan.launchable(op) for op in moe_plan.GROUPED_KINDS},
                          {"moe_gateup": True, "moe_gateup_train": True, "moe_dswiglu_out": True, "moe_down": True,
-                          "moe_gateup_score": True, "moe_gateup_train_score": True, "moe_dswiglu_out_score": True})
+                          "moe_gateup_score": True, "moe_gateup_train_score": True, "moe_dswiglu_out_score": True,
+                          "moe_wgrad": True})
         self.assertFalse(moe_plan.launchable("moe_gateup_other"))
         for op in moe_plan.GROUPED_KINDS:
             row = [r for r in kinds_gen.OPS + tuple(r[:5] for r in kinds_gen.SCORE_OPS) if r[0] == op]

@@ -57,6 +57,8 @@ def grouped_shapes(op: str, T: int, H: int, I: int, E: int):  # type: ignore[no-
         return {"dy": (T, H), "W_down": (E, H, I), "de": (T, 2 * I), "offs": (E,)}
     if op == "moe_down":  # moe_gemm's A = out [T, I], B = W_down [E, H, I]
         return {"A": (T, I), "B": (E, H, I), "offs": (E,)}
+    if op == "moe_wgrad":  # W's gradient: A = grad_de [T, 2I], B = x [T, H]
+        return {"A": (T, 2 * I), "B": (T, H), "offs": (E,)}
     return {"x": (T, H), "W": (E, 2 * I, H), "offs": (E,)}
 
 
@@ -102,7 +104,8 @@ def check_grouped(b: select.Bundle) -> bool:
                 return False
             for (T, H, I, E) in GROUPED:  # noqa: E741
                 e, sizes = opspec.select(op, arch, "bfloat16", grouped_shapes(op, T, H, I, E))
-                want = {"T": T, "N": H, "K": I, "E": E} if op == "moe_down" else {"T": T, "K": H, "I": I, "E": E}
+                want = {"moe_down": {"T": T, "N": H, "K": I, "E": E}, "moe_wgrad": {"T": T, "N": 2 * I, "K": H, "E": E}}.get(
+                    op, {"T": T, "K": H, "I": I, "E": E})
                 if e.name != names[0] or sizes != want:
                     print("FAIL %s on %s at T,H,I,E=%s: got %s sizes %s, want %s" % (op, arch, (T, H, I, E), e.name, sizes, names[0]))
                     return False
