@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -326,7 +327,7 @@ func compileAll(ctx context.Context, kernels []EmittedKernel, o EmitOptions) err
 				return
 			}
 			co := o.Compile
-			co.Arch = string(a.Config.Arch)
+			co.Arch, co.Include = string(a.Config.Arch), a.Include
 			start := time.Now()
 			b, err := o.Toolchain.Compile(ctx, a.Name, a.Source, co)
 			if err != nil {
@@ -392,6 +393,11 @@ func emitFiles(kernels []EmittedKernel, efiles []OutputFile, eentries []Elementw
 		}
 		idx.Kernels = append(idx.Kernels, e)
 	}
+	lib, err := libraryFiles(kernels)
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, lib...)
 	files = append(files, efiles...)
 	if o.ExtraFiles != nil {
 		extra, err := o.ExtraFiles(idx, kernels)
@@ -423,6 +429,35 @@ func emitFiles(kernels []EmittedKernel, efiles []OutputFile, eentries []Elementw
 		seen[f.Name] = true
 	}
 	return files, nil
+}
+
+// libraryFiles are the CUDA library's headers when a kernel is a thin unit
+// (Artifact.Include), each once, by the names its #include lines use, so the
+// emitted .cu files compile where they lie; none otherwise.
+func libraryFiles(kernels []EmittedKernel) ([]OutputFile, error) {
+	for _, k := range kernels {
+		inc := k.Artifact.Include
+		if inc == nil {
+			continue
+		}
+		var files []OutputFile
+		err := fs.WalkDir(inc, ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := fs.ReadFile(inc, p)
+			if err != nil {
+				return err
+			}
+			files = append(files, OutputFile{p, b})
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("emit: CUDA library: %w", err)
+		}
+		return files, nil
+	}
+	return nil, nil
 }
 
 // ReadIndex reads the index of the emit that wrote dir.

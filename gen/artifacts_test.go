@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/swigen/swigen/gen/toolchain"
 	"github.com/swigen/swigen/manifest"
+	"github.com/swigen/swigen/templates"
 	"github.com/swigen/swigen/tiling"
 )
 
@@ -529,5 +531,57 @@ func TestEmitLeftoversStayInside(t *testing.T) {
 	delete(after, filepath.Join("out", IndexFile))
 	if diff := cmp.Diff(before, after); diff != "" {
 		t.Errorf("tree (-before +after), the index aside:\n%s", diff)
+	}
+}
+
+// TestEmitThinUnitLibrary: an emit whose kernels include a thin unit writes
+// the CUDA library beside the sources, once, byte for byte as embedded, so
+// the emitted .cu compiles where it lies; an emit of whole kernels alone
+// writes none of it.
+func TestEmitThinUnitLibrary(t *testing.T) {
+	t.Parallel()
+	thin, err := tiling.ParseName("gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative")
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := tiling.ParseName("gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_sk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := map[string]string{}
+	err = fs.WalkDir(templates.Include(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(templates.Include(), p)
+		lib[p] = string(b)
+		return err
+	})
+	if err != nil || len(lib) == 0 {
+		t.Fatalf("the embedded library: %d files, %v", len(lib), err)
+	}
+	for _, tc := range []struct {
+		name string
+		cfgs []tiling.Config
+		want map[string]string
+	}{
+		{"thin and whole", []tiling.Config{thin, whole}, lib},
+		{"whole only", []tiling.Config{whole}, map[string]string{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			if _, err := Emit(context.Background(), tc.cfgs, EmitOptions{Dir: dir}); err != nil {
+				t.Fatalf("Emit: %v", err)
+			}
+			got := map[string]string{}
+			for name := range lib {
+				if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+					got[name] = string(b)
+				}
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("library files in the output (-want +got):\n%s", d)
+			}
+		})
 	}
 }

@@ -17,6 +17,17 @@ func renderCfg(c tiling.Config) (*Artifact, error) {
 	return Render(k)
 }
 
+// renderWholeCfg checks c and renders its whole kernel from the skeleton
+// templates, also where Render gives a thin unit: the text the source
+// checks read (TestThinUnitSASS holds a thin unit to its machine code).
+func renderWholeCfg(c tiling.Config) (*Artifact, error) {
+	k, err := tiling.Check(c)
+	if err != nil {
+		return nil, err
+	}
+	return RenderWhole(k)
+}
+
 // renderProbeCfg checks c and renders it instrumented with probe.
 func renderProbeCfg(c tiling.Config, probe string) (*Artifact, error) {
 	k, err := tiling.Check(c)

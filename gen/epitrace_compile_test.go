@@ -44,7 +44,7 @@ func TestCompileEpitrace(t *testing.T) {
 			if err != nil {
 				t.Fatalf("RenderProbe: %v", err)
 			}
-			if _, err := tc.Compile(context.Background(), a.Name, a.Source, toolchain.CompileOptions{Arch: "sm_90a", CacheDir: cache}); err != nil {
+			if _, err := tc.Compile(context.Background(), a.Name, a.Source, toolchain.CompileOptions{Arch: "sm_90a", CacheDir: cache, Include: a.Include}); err != nil {
 				t.Fatalf("Compile: %v", err)
 			}
 		})

@@ -84,7 +84,7 @@ func TestCompileGroupedSM100(t *testing.T) {
 				t.Fatalf("Render: %v", err)
 			}
 			ctx := context.Background()
-			r, err := tc.Compile(ctx, a.Name, a.Source, toolchain.CompileOptions{Arch: "sm_100a", CacheDir: cache})
+			r, err := tc.Compile(ctx, a.Name, a.Source, toolchain.CompileOptions{Arch: "sm_100a", CacheDir: cache, Include: a.Include})
 			if err != nil {
 				t.Fatalf("Compile: %v", err)
 			}

@@ -188,7 +188,7 @@ func TestCompileMoEFwdGateUp(t *testing.T) {
 				t.Fatalf("Render: %v", err)
 			}
 			ctx := context.Background()
-			r, err := tc.Compile(ctx, a.Name, a.Source, toolchain.CompileOptions{Arch: "sm_90a", CacheDir: cache})
+			r, err := tc.Compile(ctx, a.Name, a.Source, toolchain.CompileOptions{Arch: "sm_90a", CacheDir: cache, Include: a.Include})
 			if err != nil {
 				t.Fatalf("Compile: %v", err)
 			}

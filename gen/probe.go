@@ -103,7 +103,7 @@ func RenderProbe(k tiling.Checked, name string) (*Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := renderWith(set, k, manifest.ProbedName(cfg, p.Name), p.adjust)
+	a, err := renderWith(set, k, manifest.ProbedName(cfg, p.Name), p.adjust, false)
 	if err != nil {
 		return nil, err
 	}

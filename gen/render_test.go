@@ -71,7 +71,7 @@ func TestRenderKinds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.c.Name(), func(t *testing.T) {
 			t.Parallel()
-			a, err := renderCfg(tt.c)
+			a, err := renderWholeCfg(tt.c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +83,7 @@ func TestRenderKinds(t *testing.T) {
 				t.Errorf("source does not end with the kernel's closing brace and a newline")
 			}
 			checkSource(t, src, tt.want, tt.absent)
-			b, err := renderCfg(tt.c)
+			b, err := renderWholeCfg(tt.c)
 			if err != nil || string(b.Source) != src {
 				t.Errorf("second render differs (err %v)", err)
 			}

@@ -499,7 +499,9 @@ func checkSM90Descriptors(cfg tiling.Config, src string) problems {
 	return p
 }
 
-// renderCatalog renders every catalog config of arch, in catalog order.
+// renderCatalog renders every catalog config of arch, in catalog order, as
+// whole kernels (a thin unit's text is its whole kernel's; TestThinUnitSASS
+// holds the two to one machine code).
 func renderCatalog(t *testing.T, arch tiling.Arch) []*gen.Artifact {
 	t.Helper()
 	var out []*gen.Artifact
@@ -507,7 +509,7 @@ func renderCatalog(t *testing.T, arch tiling.Arch) []*gen.Artifact {
 		if c.Arch != arch {
 			continue
 		}
-		a, err := gen.Render(tilingtest.Check(t, c))
+		a, err := gen.RenderWhole(tilingtest.Check(t, c))
 		if err != nil {
 			t.Fatalf("render %s: %v", c.Name(), err)
 		}

@@ -15,7 +15,8 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-// TestCompileReproducible builds the seed kernel of each arch twice: in two
+// TestCompileReproducible builds the seed kernel of each arch and a thin
+// unit (the examples' gemm, which includes the CUDA library) twice: in two
 // scratch directories (TMPDIR), with two cache directories, and the second
 // time with a toolkit whose headers carry another modification time (a
 // wheel installed on another day). The cubins and the build reports written
@@ -24,11 +25,20 @@ import (
 func TestCompileReproducible(t *testing.T) {
 	tc := realToolchain(t)
 	other := toolkitWithNewHeaderTimes(t, tc)
+	var cfgs []tiling.Config
 	for _, arch := range []tiling.Arch{tiling.ArchSM90a, tiling.ArchSM100a} {
 		cfg, err := tiling.Heuristic(tiling.KernelBwdDSwiGLU, arch, tiling.BF16, tiling.Shape{M: 16384, K: 768, I: 4608})
 		if err != nil {
 			t.Fatal(err)
 		}
+		cfgs = append(cfgs, cfg)
+	}
+	thin, err := tiling.ParseName("gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cfg := range append(cfgs, thin) {
+		arch := cfg.Arch
 		a, err := renderCfg(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -36,7 +46,7 @@ func TestCompileReproducible(t *testing.T) {
 		var cubins, reports [][]byte
 		for _, tk := range []*toolchain.Toolchain{tc, other} {
 			t.Setenv("TMPDIR", t.TempDir())
-			r, err := tk.Compile(context.Background(), a.Name, a.Source, toolchain.CompileOptions{Arch: string(arch), CacheDir: t.TempDir()})
+			r, err := tk.Compile(context.Background(), a.Name, a.Source, toolchain.CompileOptions{Arch: string(arch), CacheDir: t.TempDir(), Include: a.Include})
 			if err != nil {
 				t.Fatalf("%s with %s: %v", a.Name, tk.NVCC, err)
 			}

@@ -48,7 +48,7 @@ func TestCompileSM100Catalog(t *testing.T) {
 				t.Fatalf("Render: %v", err)
 			}
 			ctx := context.Background()
-			r, err := tc.Compile(ctx, a.Name, a.Source, toolchain.CompileOptions{Arch: "sm_100a", CacheDir: cache})
+			r, err := tc.Compile(ctx, a.Name, a.Source, toolchain.CompileOptions{Arch: "sm_100a", CacheDir: cache, Include: a.Include})
 			if err != nil {
 				t.Fatalf("Compile: %v", err)
 			}

@@ -95,7 +95,7 @@ func TestCompileCatalog(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), compileTimeout)
 			defer cancel()
 			start := time.Now()
-			r, err := tc.Compile(ctx, a.Name, a.Source, toolchain.CompileOptions{Arch: string(c.Arch), CacheDir: cache})
+			r, err := tc.Compile(ctx, a.Name, a.Source, toolchain.CompileOptions{Arch: string(c.Arch), CacheDir: cache, Include: a.Include})
 			if err != nil {
 				t.Fatalf("Compile: %v", err)
 			}
@@ -146,7 +146,7 @@ func TestCompileProbes(t *testing.T) {
 				defer func() { <-sem }()
 				ctx, cancel := context.WithTimeout(context.Background(), compileTimeout)
 				defer cancel()
-				if _, err := tc.Compile(ctx, a.Name, a.Source, toolchain.CompileOptions{Arch: string(c.Arch), CacheDir: cache}); err != nil {
+				if _, err := tc.Compile(ctx, a.Name, a.Source, toolchain.CompileOptions{Arch: string(c.Arch), CacheDir: cache, Include: a.Include}); err != nil {
 					t.Fatalf("Compile: %v", err)
 				}
 			})

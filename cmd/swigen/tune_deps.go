@@ -50,7 +50,7 @@ func compileCandidate(tc *toolchain.Toolchain) func(context.Context, tiling.Conf
 		}
 		cctx, cancel := compileCtx(ctx)
 		defer cancel()
-		_, err = tc.Compile(cctx, art.Name, art.Source, toolchain.CompileOptions{Arch: string(c.Arch)})
+		_, err = tc.Compile(cctx, art.Name, art.Source, toolchain.CompileOptions{Arch: string(c.Arch), Include: art.Include})
 		return err
 	}
 }

@@ -42,7 +42,7 @@ func (b *Builder) Build(ctx context.Context, cfg tiling.Config, probe string) (*
 	if err != nil {
 		return nil, err
 	}
-	br, err := b.TC.Compile(ctx, art.Name, art.Source, toolchain.CompileOptions{Arch: string(cfg.Arch)})
+	br, err := b.TC.Compile(ctx, art.Name, art.Source, toolchain.CompileOptions{Arch: string(cfg.Arch), Include: art.Include})
 	if err != nil {
 		return nil, asCompileError(err)
 	}

@@ -33,9 +33,11 @@ func DefaultCacheDir() (string, error) {
 
 // cacheKey hashes everything that determines the compiler output: the
 // toolchain version, the arch, both commands' arguments (tool paths left out,
-// so moving a toolchain keeps its cache) and the source. Fields are length
+// so moving a toolchain keeps its cache), the source and the headers of its
+// include tree, paths and contents (none for a self-contained unit, whose
+// key is then what it was before units had headers). Fields are length
 // prefixed so no two inputs can collide by shifting bytes between fields.
-func cacheKey(version, arch string, nvccArgs, ptxasArgs []string, src []byte) string {
+func cacheKey(version, arch string, nvccArgs, ptxasArgs []string, src []byte, inc ...includeFile) string {
 	h := sha256.New()
 	field := func(b []byte) {
 		fmt.Fprintf(h, "%d:", len(b))
@@ -51,6 +53,13 @@ func cacheKey(version, arch string, nvccArgs, ptxasArgs []string, src []byte) st
 		}
 	}
 	field(src)
+	if len(inc) > 0 {
+		fmt.Fprintf(h, "%d;", len(inc))
+		for _, f := range inc {
+			field([]byte(f.path))
+			field(f.data)
+		}
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,6 +39,10 @@ type CompileOptions struct {
 	// a read-only check (swigen diff) is as fast as a warm emit and still
 	// writes nothing.
 	CacheReadOnly bool
+	// Include is the unit's include tree (gen.Artifact.Include): written
+	// beside the source, so its quoted #include lines resolve to it, and
+	// part of the cache key; nil for a self-contained source.
+	Include fs.FS
 }
 
 // BuildResult is one compiled kernel.
@@ -144,6 +149,10 @@ func (t *Toolchain) Compile(ctx context.Context, name string, src []byte, o Comp
 	ptxasArgv = append(ptxasArgv, o.PtxasFlags...)
 	ptxasArgv = append(ptxasArgv, "-o", stem+".cubin", stem+".ptx")
 
+	inc, err := readInclude(o.Include)
+	if err != nil {
+		return nil, fmt.Errorf("compile %s: %w", name, err)
+	}
 	policy := checkPolicy{AllowSpills: o.AllowSpills, AllowStack: o.AllowStack, AllowNotes: o.AllowNotes}
 	var cache *buildCache
 	var key string
@@ -155,14 +164,14 @@ func (t *Toolchain) Compile(ctx context.Context, name string, src []byte, o Comp
 			}
 		}
 		cache = &buildCache{dir: dir}
-		key = cacheKey(t.Version, o.Arch, argv[1:], ptxasArgv[1:], src)
+		key = cacheKey(t.Version, o.Arch, argv[1:], ptxasArgv[1:], src, inc...)
 		if r, ok := cache.load(name, key); ok {
 			r.CacheHit = true
 			return r, r.Report.check(name, policy)
 		}
 	}
 
-	r, err := t.build(ctx, name, stem, src, argv, ptxasArgv)
+	r, err := t.build(ctx, name, stem, src, inc, argv, ptxasArgv)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +185,7 @@ func (t *Toolchain) Compile(ctx context.Context, name string, src []byte, o Comp
 
 // build runs both compiler steps in a fresh scratch directory, removed on
 // success and kept on a tool failure for the repro line.
-func (t *Toolchain) build(ctx context.Context, name, stem string, src []byte, argv, ptxasArgv []string) (_ *BuildResult, err error) {
+func (t *Toolchain) build(ctx context.Context, name, stem string, src []byte, inc []includeFile, argv, ptxasArgv []string) (_ *BuildResult, err error) {
 	dir, release, err := newScratch(stem)
 	if err != nil {
 		return nil, fmt.Errorf("compile %s: %w", name, err)
@@ -191,6 +200,9 @@ func (t *Toolchain) build(ctx context.Context, name, stem string, src []byte, ar
 	// cubin's line table; pin it so equal sources give equal cubins.
 	if err := os.Chtimes(srcPath, time.Unix(0, 0), time.Unix(0, 0)); err != nil {
 		return nil, fmt.Errorf("compile %s: pin mtime: %w", name, err)
+	}
+	if err := writeInclude(dir, inc); err != nil {
+		return nil, fmt.Errorf("compile %s: %w", name, err)
 	}
 	// nvcc writes its intermediate tmpxft_* files to TMPDIR: a private one
 	// inside the scratch directory goes with it on every exit, an
@@ -237,7 +249,7 @@ func (t *Toolchain) build(ctx context.Context, name, stem string, src []byte, ar
 	// directives, which would make every PTX and cubin differ by the scratch
 	// directory name; strip it so builds are byte-reproducible.
 	ptx = bytes.ReplaceAll(ptx, []byte(`"`+dir+string(filepath.Separator)), []byte(`"`))
-	if err := checkSelfContained(ptx, stem+".cu"); err != nil {
+	if err := checkSelfContained(ptx, stem+".cu", inc); err != nil {
 		return nil, fmt.Errorf("compile %s: %w", name, err)
 	}
 	if err := os.WriteFile(ptxPath, ptx, 0o644); err != nil {
@@ -275,14 +287,19 @@ func (t *Toolchain) build(ctx context.Context, name, stem string, src []byte, ar
 var ptxFileRE = regexp.MustCompile(`(?m)^\s*\.file\s+\d+\s+"([^"]*)"`)
 
 // checkSelfContained rejects PTX whose line table names a file other than
-// the kernel's own source. A call into CUDA header code (e.g. __syncwarp)
+// the kernel's own source and the headers of its include tree, which the
+// build writes beside it. A call into CUDA header code (e.g. __syncwarp)
 // makes ptxas record the header's absolute path and modification time, and
 // nvcc name its static functions with a prefix hashed from the build
 // directory: the cubin would then differ between machines and installs.
-func checkSelfContained(ptx []byte, source string) error {
+func checkSelfContained(ptx []byte, source string, inc []includeFile) error {
+	ok := map[string]bool{source: true}
+	for _, f := range inc {
+		ok[filepath.FromSlash(f.path)] = true
+	}
 	for _, m := range ptxFileRE.FindAllSubmatch(ptx, -1) {
-		if f := string(m[1]); f != source {
-			return fmt.Errorf("the PTX's line table names %s: a kernel must not use CUDA header code (write the PTX inline, as templates/cuda/common.cuh.tmpl does), or its cubin is not reproducible", f)
+		if f := string(m[1]); !ok[f] {
+			return fmt.Errorf("the PTX's line table names %s: a kernel must not use CUDA header code (write the PTX inline, as templates/include/swigen_v1_common.cuh does), or its cubin is not reproducible", f)
 		}
 	}
 	return nil

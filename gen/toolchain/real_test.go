@@ -265,9 +265,11 @@ func TestCheckSelfContained(t *testing.T) {
 		{"no line table", ".version 9.0\n", true},
 		{"a CUDA header", "\t.file\t1 \"k.cu\"\n\t.file\t2 \"/usr/local/cuda/include/sm_30_intrinsics.hpp\"\n", false},
 		{"another source", "\t.file\t1 \"other.cu\", 0, 0\n", false},
+		{"a library header", "\t.file\t1 \"k.cu\"\n\t.file\t2 \"swigen_v1_common.cuh\", 0, 10\n", true},
+		{"a header outside the library", "\t.file\t1 \"k.cu\"\n\t.file\t2 \"swigen_v2_common.cuh\", 0, 10\n", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := checkSelfContained([]byte(tc.ptx), "k.cu")
+			err := checkSelfContained([]byte(tc.ptx), "k.cu", []includeFile{{"swigen_v1_common.cuh", nil}})
 			if (err == nil) != tc.ok {
 				t.Fatalf("checkSelfContained = %v, want ok=%v", err, tc.ok)
 			}

@@ -60,20 +60,26 @@ type SM90Schedule struct {
 // HeaderBytes of the epoch header after them, then a slot of SlotBytes per
 // CTA holding Parts consumer parts of PartBytes each
 // (one consumer's fp32 accumulators: cooperative 2 row halves, ping-pong 1
-// whole tile).
+// whole tile). Library reports whether the CUDA library
+// (templates/include) has kernel bodies under the scheduler, so
+// a kind with a thin unit renders it; without, a kernel renders whole.
 type SM90Scheduler struct {
 	Name                                        tiling.Scheduler
 	MinKBlocks, FlagBytes, SlotBytes, PartBytes int
 	HeaderBytes, Parts                          int
+	Library                                     bool
 	// TokenK (the K-grouped walk, tiling.KindSpec.KGrouped): a tile's
 	// k-blocks start at its expert's first token, k_row0, which the
 	// producer adds to each load's k coordinate.
 	TokenK bool
 }
 
+// sm90Library are the schedulers of the CUDA library's kernel bodies.
+var sm90Library = map[tiling.Scheduler]bool{tiling.StaticScheduler: true}
+
 // sm90Scheduler is c's scheduler view; w is the consumers' accumulators.
 func sm90Scheduler(c tiling.Config, s SM90Schedule, w Wgmma) (SM90Scheduler, error) {
-	v := SM90Scheduler{Name: c.Scheduler}
+	v := SM90Scheduler{Name: c.Scheduler, Library: sm90Library[c.Scheduler]}
 	if s, _ := tiling.KindOf(c.Kernel); s.KGrouped {
 		v.TokenK = true
 	}

@@ -115,7 +115,7 @@ func sm90OperandB(c tiling.Config, boxes manifest.Boxes, halves int) (Operand, e
 			l.add(0, 64*(q%perHalf), q*slab, slabRank(q, slabs, c.ClusterM), q/perHalf)
 		}
 		o.K16, o.Func = join.Ints(mnmajorK16(c.TileK/16)), "sw_load_b_mnmajor"
-		o.Trans = 1
+		o.MNMajor, o.Trans = true, 1
 		o.Desc, err = descHex90(slab)
 	default:
 		return o, fmt.Errorf("view: major_b %q: want k or mn", c.MajorB)

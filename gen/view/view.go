@@ -103,18 +103,21 @@ func kindFlags(family string) (k Kind, ok bool) {
 	return Kind{}, false
 }
 
-// Elem names the element type for the templates: its PTX type and the
-// helpers that unpack a 32-bit pair to fp32 and pack it back.
+// Elem names the element type for the templates: its PTX type, the
+// helpers that unpack a 32-bit pair to fp32 and pack it back, and Trait,
+// the operand-type struct of the CUDA library (swigen_v1_sm90a.cuh) that
+// a thin unit's traits name.
 type Elem struct {
 	PTX, Unpack, Pack string
+	Trait             string
 }
 
 func elemOf(c tiling.Config) (Elem, error) {
 	switch c.DType {
 	case tiling.BF16:
-		return Elem{PTX: "bf16", Unpack: "sw_unpack_bf16x2", Pack: "sw_pack_bf16x2"}, nil
+		return Elem{PTX: "bf16", Unpack: "sw_unpack_bf16x2", Pack: "sw_pack_bf16x2", Trait: "sw_bf16"}, nil
 	case tiling.FP16:
-		return Elem{PTX: "f16", Unpack: "sw_unpack_f16x2", Pack: "sw_pack_f16x2"}, nil
+		return Elem{PTX: "f16", Unpack: "sw_unpack_f16x2", Pack: "sw_pack_f16x2", Trait: "sw_f16"}, nil
 	}
 	return Elem{}, fmt.Errorf("view: dtype %q: want bf16 or fp16", c.DType)
 }
@@ -133,9 +136,11 @@ type Tile struct {
 	K16, NB int
 	SubCol  string
 	// SwizzleGroup and Func order the tiles: Func is the device function
-	// that maps a work unit to its tile (raster m or n).
+	// that maps a work unit to its tile (raster m or n); RasterN says
+	// which to a thin unit's traits.
 	SwizzleGroup int
 	Func         string
+	RasterN      bool
 }
 
 // newTile is the tile of c with halves B halves and epilogue sub-tiles
@@ -151,7 +156,7 @@ func newTile(c tiling.Config, halves, epiN int) Tile {
 	}
 	t.SubCol = join.Ints(cols)
 	if c.Raster == tiling.RasterN {
-		t.Func = "sw_tile_raster_n"
+		t.Func, t.RasterN = "sw_tile_raster_n", true
 	}
 	return t
 }
