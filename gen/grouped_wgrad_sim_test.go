@@ -1,0 +1,162 @@
+package gen
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/swigen/swigen/manifest"
+	"github.com/swigen/swigen/tiling"
+)
+
+// wgradZeroLines are the rendered lines of sw_kg_zero_rows and its call
+// that TestGroupedWgradZeroRowsSim replays.
+var wgradZeroLines = []string{
+	"const int chunks = (kTileK - valid) * 8;  // 16-byte chunks per slab",
+	"for (int i = tid; i < (kALoads + kBLoads) * chunks; i += 128) {",
+	"const int q = i / chunks, x = i - q * chunks;",
+	"const sw_u32 slab = q < kALoads ? kALoadSmem[q] : kBOff + kBLoadSmem[q - kALoads];",
+	`asm volatile("st.shared.v4.b32 [%0], {%1, %1, %1, %1};" :: "r"(stage + slab + valid * 128 + x * 16), "r"(0) : "memory");`,
+	"const int kg_valid = gc.row1 - gc.row0 - (kblocks - 1) * kTileK;",
+	"if (kb == kblocks - 1 && kg_valid < kTileK) {",
+	"sw_kg_zero_rows(smem + s * kStageBytes, kg_valid, threadIdx.x % 128);",
+}
+
+// TestGroupedWgradZeroRowsSim replays moe_wgrad's zeroing of a ragged
+// k-block on the host, for every valid token count of the last k-block in
+// every stage: the 128 threads' 16-byte stores hit exactly the shared-memory
+// bytes where TMA's 128B swizzle put the A and B token rows from valid on
+// (physical address = logical ^ ((logical >> 7) & 7) << 4, the hardware's
+// swizzle on the absolute shared address), each once, and nothing else of
+// the stage; rows below valid keep the expert's tokens.
+func TestGroupedWgradZeroRowsSim(t *testing.T) {
+	t.Parallel()
+	for _, name := range append(append([]string(nil), groupedWgradConfigs...),
+		"moe_wgrad_sm90a_bf16_m128n128k128_s3_c1x1_pingpong_amn_bmn",
+		"moe_wgrad_sm90a_bf16_m64n64k128_s6_c1x1_pingpong_amn_bmn",
+		"moe_wgrad_sm90a_fp16_m64n128k256_s2_c1x1_pingpong_amn_bmn",
+	) {
+		c, err := tiling.ParseName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := renderCfg(c)
+		if err != nil {
+			t.Fatalf("%s: Render: %v", name, err)
+		}
+		src := string(a.Source)
+		for _, l := range wgradZeroLines {
+			if !strings.Contains(src, l) {
+				t.Fatalf("%s: the rendered source lacks %q: the simulation replays it", name, l)
+			}
+		}
+		boxes, err := manifest.BoxesOf(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tileK, stageBytes, bOff := simConst(t, src, "kTileK"), simConst(t, src, "kStageBytes"), simConst(t, src, "kBOff")
+		l := wgradLayout{tileK: tileK, bOff: bOff,
+			aSmem: simArray(t, src, "kALoadSmem", "kALoads"), bSmem: simArray(t, src, "kBLoadSmem", "kBLoads")}
+		for _, k := range append(simArray(t, src, "kALoadK", "kALoads"), simArray(t, src, "kBLoadK", "kBLoads")...) {
+			if k != 0 {
+				t.Fatalf("%s: a load starts at k offset %d: the zeroing takes each load as a slab of all kTileK token rows", name, k)
+			}
+		}
+		for _, b := range [][3]int{boxes.A, boxes.B} {
+			if b[0] != 64 || b[1] != tileK {
+				t.Fatalf("%s: box %v: the zeroing takes {64 (128 bytes), kTileK=%d token rows}", name, b, tileK)
+			}
+		}
+		for s := 0; s < c.Stages; s++ {
+			for valid := 1; valid < tileK; valid++ {
+				if err := l.check(s*stageBytes, stageBytes, valid); err != nil {
+					t.Fatalf("%s stage %d valid %d: %v", name, s, valid, err)
+				}
+			}
+		}
+	}
+}
+
+// wgradLayout is one operand stage of moe_wgrad as the rendered constants
+// lay it out: slabs of tileK token rows of 128 bytes, A's at aSmem, B's at
+// bOff + bSmem.
+type wgradLayout struct {
+	tileK, bOff  int
+	aSmem, bSmem []int
+}
+
+// swizzle128 is the 128B swizzle TMA applies to a shared address (the
+// 16-byte chunk inside a 128-byte line XOR the line's index mod 8).
+func swizzle128(addr int) int { return addr ^ ((addr>>7)&7)<<4 }
+
+// check compares the bytes sw_kg_zero_rows stores for valid rows with the
+// physical bytes of the token rows from valid on in the stage at base
+// (1024-aligned: the kernel aligns shared memory to 1024 bytes).
+func (l wgradLayout) check(base, stageBytes, valid int) error {
+	slabs := append(append([]int(nil), l.aSmem...), l.bSmem...)
+	for i := len(l.aSmem); i < len(slabs); i++ {
+		slabs[i] += l.bOff
+	}
+	want := map[int]bool{}
+	for _, slab := range slabs {
+		for r := valid; r < l.tileK; r++ {
+			for ch := 0; ch < 8; ch++ {
+				p := swizzle128(base + slab + r*128 + ch*16)
+				for b := 0; b < 16; b++ {
+					want[p+b] = true
+				}
+			}
+		}
+	}
+	got := map[int]bool{}
+	chunks := (l.tileK - valid) * 8
+	for tid := 0; tid < 128; tid++ {
+		for i := tid; i < len(slabs)*chunks; i += 128 {
+			q, x := i/chunks, i%chunks
+			addr := base + slabs[q] + valid*128 + x*16
+			if addr%16 != 0 {
+				return fmt.Errorf("thread %d stores 16 bytes at %d: not 16-byte aligned", tid, addr)
+			}
+			for b := 0; b < 16; b++ {
+				if addr+b < base || addr+b >= base+stageBytes || got[addr+b] {
+					return fmt.Errorf("thread %d stores byte %d: outside the stage [%d,%d) or twice", tid, addr+b, base, base+stageBytes)
+				}
+				got[addr+b] = true
+			}
+		}
+	}
+	for p := range want {
+		if !got[p] {
+			return fmt.Errorf("byte %d holds a token row from %d on after the zeroing", p, valid)
+		}
+	}
+	for p := range got {
+		if !want[p] {
+			return fmt.Errorf("byte %d is zeroed but holds no token row from %d on", p, valid)
+		}
+	}
+	return nil
+}
+
+// simArray reads a constant array name[count] off a rendered source.
+func simArray(t *testing.T, src, name, count string) []int {
+	t.Helper()
+	m := regexp.MustCompile(`constexpr \w+ ` + name + `\[` + count + `\] = \{([^}]*)\};`).FindStringSubmatch(src)
+	if m == nil {
+		t.Fatalf("no %s in the rendered source", name)
+	}
+	var out []int
+	for _, f := range strings.Split(m[1], ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out = append(out, v)
+	}
+	if n := simConst(t, src, count); n != len(out) {
+		t.Fatalf("%s has %d entries, %s = %d", name, len(out), count, n)
+	}
+	return out
+}
