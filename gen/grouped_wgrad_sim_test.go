@@ -160,3 +160,110 @@ func simArray(t *testing.T, src, name, count string) []int {
 	}
 	return out
 }
+
+// wgradRingLines are the rendered lines of the K-grouped walk's producer
+// and consumer loops that TestGroupedWgradRingSim replays.
+var wgradRingLines = []string{
+	"for (int t = unit0; t < kg_tiles; t += num_ctas) {",
+	"for (int kb = 0; kb < kblocks; ++kb, ++it) {",
+	"for (int t = unit0 + j * num_ctas; t < kg_tiles; j += kTileStep, t = unit0 + j * num_ctas, ++turn) {",
+	"for (; jr < j; ++jr) {",
+	"sw_kg_seek(gc, goffs, K, (unit0 + jr * num_ctas) / tiles_e);",
+	"ring += (sw_u32)sw_kg_kblocks(gc);",
+	"sw_u32 it = ring;",
+	"g.row1 = end < g.row0 ? g.row0 : (end > T ? T : end);",
+	"SW_DEV int sw_kg_kblocks(const sw_kg_cursor& g) { return (g.row1 - g.row0 + kTileK - 1) / kTileK; }",
+}
+
+// TestGroupedWgradRingSim replays the K-grouped walk's ring positions on
+// the host: for every CTA, the ring position each consumer computes for
+// each k-block of its tiles (the k-blocks of every earlier local tile,
+// the other consumer's too, empty experts adding none) is the producer's
+// for the same k-block, the consumers together take every k-block the
+// producer loads once, and a tile's k-blocks start at its expert's first
+// token, over routings with empty, one-token and TileK±1 experts, clamped
+// bad offs, and grids from 1 CTA to more CTAs than tiles.
+func TestGroupedWgradRingSim(t *testing.T) {
+	t.Parallel()
+	c, err := tiling.ParseName(groupedWgradConfigs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := renderCfg(c)
+	if err != nil {
+		t.Fatalf("Render: %v", err)
+	}
+	src := string(a.Source)
+	for _, l := range wgradRingLines {
+		if !strings.Contains(src, l) {
+			t.Fatalf("the rendered source lacks %q: the simulation replays it", l)
+		}
+	}
+	tileK, start, step := simConst(t, src, "kTileK"), simConst(t, src, "kTileStart"), simConst(t, src, "kTileStep")
+	offsets := [][]int{{0, 0, 1, 1, 65, 65, 130, 300}, {64, 127, 128, 129, 129, 400}, {0, 0, 0, 0}, {5}, {200, 100, 150, 900, 260}}
+	for _, offs := range offsets {
+		T := 260
+		for _, tilesE := range []int{1, 2, 3, 5} {
+			for _, ctas := range []int{1, 2, 3, 7, 64} {
+				if err := wgradRingSim(offs, T, tilesE, ctas, tileK, start, step); err != nil {
+					t.Fatalf("offs %v T=%d tiles per expert %d ctas %d: %v", offs, T, tilesE, ctas, err)
+				}
+			}
+		}
+	}
+}
+
+// wgradKBlocks is each expert's (first token, k-blocks) as sw_kg_seek and
+// sw_kg_kblocks give them from offs clamped into [row0, T].
+func wgradKBlocks(offs []int, T, tileK int) (first, kblocks []int) {
+	row1 := 0
+	for _, end := range offs {
+		row0 := row1
+		row1 = min(max(end, row0), T)
+		first, kblocks = append(first, row0), append(kblocks, (row1-row0+tileK-1)/tileK)
+	}
+	return first, kblocks
+}
+
+func wgradRingSim(offs []int, T, tilesE, ctas, tileK, start, step int) error {
+	first, kbs := wgradKBlocks(offs, T, tileK)
+	tiles := len(offs) * tilesE
+	for u := 0; u < ctas; u++ {
+		// The producer: ring position -> (tile, k-block, first token).
+		type load struct{ t, kb, k int }
+		var ring []load
+		for t := u; t < tiles; t += ctas {
+			e := t / tilesE
+			for kb := 0; kb < kbs[e]; kb++ {
+				ring = append(ring, load{t, kb, kb*tileK + first[e]})
+			}
+		}
+		taken := make([]int, len(ring))
+		for cons := 0; cons < 2; cons++ {
+			pos, jr := 0, 0
+			for j := cons * start; u+j*ctas < tiles; j += step {
+				for ; jr < j; jr++ {
+					pos += kbs[(u+jr*ctas)/tilesE]
+				}
+				t := u + j*ctas
+				e := t / tilesE
+				for kb := 0; kb < kbs[e]; kb++ {
+					it := pos + kb
+					if it >= len(ring) || ring[it].t != t || ring[it].kb != kb {
+						return fmt.Errorf("CTA %d consumer %d tile %d k-block %d waits on ring position %d, which the producer fills with %+v", u, cons, t, kb, it, ring[min(it, len(ring)-1)])
+					}
+					if ring[it].k != first[e]+kb*tileK {
+						return fmt.Errorf("CTA %d tile %d k-block %d loads token %d, want %d", u, t, kb, ring[it].k, first[e]+kb*tileK)
+					}
+					taken[it]++
+				}
+			}
+		}
+		for it, n := range taken {
+			if n != 1 {
+				return fmt.Errorf("CTA %d ring position %d (%+v) taken by %d consumers", u, it, ring[it], n)
+			}
+		}
+	}
+	return nil
+}
