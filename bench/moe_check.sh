@@ -12,8 +12,8 @@
 #                                 kinds (see check_score; at most 430 s of
 #                                 timeouts);
 #   bash bench/moe_check.sh wgrad the K-grouped weight gradient, moe_wgrad
-#                                 (the same three steps on its three
-#                                 configs, see check_wgrad; at most 330 s
+#                                 (the same three steps on its four
+#                                 configs, see check_wgrad; at most 360 s
 #                                 of timeouts).
 # moe_fwd_gateup, inference (out) and training (_out: de = [left | gate]
 # too):
@@ -148,7 +148,7 @@ check_score() {
 }
 
 # moe_wgrad: 1. verify (lab/check TestGPUMoEWgrad: ping-pong 128x128 and
-# 64x128, fp16, on every routing of check.MoERoutings for the config's
+# 64x128, fp16, TileK 128, on every routing of check.MoERoutings for the config's
 # TileK (the routing's I as N, its K as K; empty experts, sizes TileK+-1 and
 # 2*TileK+-1 = TileM+-1 at 128) against the float64 per-expert reference,
 # dW poisoned (an empty expert must write zeros), each launch run three
@@ -160,11 +160,11 @@ check_score() {
 # two layers, ping-pong 128x128.
 check_wgrad() {
   log="$OUT/moe-wgrad-verify.log"
-  (cd lab/check && timeout 120 $T -test.v -test.count=1 -test.run 'TestGPUMoEWgrad$|TestGPUMoEWgradBadOffs$') >"$log" 2>&1
+  (cd lab/check && timeout 150 $T -test.v -test.count=1 -test.run 'TestGPUMoEWgrad$|TestGPUMoEWgradBadOffs$') >"$log" 2>&1
   rc=$?
   ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoEWgrad ' "$log" && grep -q -- '--- PASS: TestGPUMoEWgradBadOffs ' "$log" \
-    && ! grep -q -- '--- SKIP' "$log" && [ "$(grep -c -- '--- PASS: TestGPUMoEWgrad/' "$log")" = 3 ] && ok=0
-  record "verify moe_wgrad, 3 configs x 8 routings, repeat 3 (bitwise); bad offs = clamped offs" $ok "rc=$rc, $log"
+    && ! grep -q -- '--- SKIP' "$log" && [ "$(grep -c -- '--- PASS: TestGPUMoEWgrad/' "$log")" = 4 ] && ok=0
+  record "verify moe_wgrad, 4 configs x 8 routings, repeat 3 (bitwise); bad offs = clamped offs" $ok "rc=$rc, $log"
   grep -E '^\s+moe_wgrad_gpu_test.go:[0-9]+: (PASS|.*pass false)' "$log" | sed 's/^ *//' | cut -c1-200 > "$OUT/moe-verify-lines.txt"
   for tool in memcheck racecheck; do
     log="$OUT/moe-wgrad-sanitize-$tool.log"

@@ -14,11 +14,13 @@ import (
 )
 
 // moeWgradConfigs are the moe_wgrad configs the GPU tests run: ping-pong
-// 128x128 (the rule's), 64x128 and fp16.
+// 128x128 (the rule's), 64x128, fp16, and TileK 128 (its ragged k-block
+// zeroes up to 127 token rows of 16 KiB slabs).
 var moeWgradConfigs = []string{
 	"moe_wgrad_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_amn_bmn",
 	"moe_wgrad_sm90a_bf16_m64n128k64_s8_c1x1_pingpong_amn_bmn",
 	"moe_wgrad_sm90a_fp16_m128n128k64_s6_c1x1_pingpong_amn_bmn",
+	"moe_wgrad_sm90a_bf16_m128n128k128_s3_c1x1_pingpong_amn_bmn",
 }
 
 // TestGPUMoEWgrad verifies every moe_wgrad config on every routing of
