@@ -286,6 +286,7 @@ var kinds = []KindSpec{
 				Op: "moe_gateup_train", Inputs: []string{"x", "W", "offs"}, Outputs: []string{"out", "de"}},
 		},
 		Grouped: true, ModeStoreOut: "training: de and out stored (_out)",
+		Tunable: true, sm90Cands: groupedCands,
 	},
 	{
 		Kernel: KernelMoEBwdDSwiGLU, shape: mlpShapeForm, NName: "I",
@@ -303,6 +304,7 @@ var kinds = []KindSpec{
 		Ops: []OpVariant{{Name: "out", StoreOut: true, MajorB: MNMajor, Marker: "out",
 			Op: "moe_dswiglu_out", Inputs: []string{"dy", "W_down", "de", "offs"}, Outputs: []string{"grad_de", "out"}}},
 		Grouped: true, ExpertsAlongK: true,
+		Tunable: true, sm90Cands: groupedCands,
 	},
 	{
 		Kernel: KernelMoEGEMM, shape: gemmShapeForm, NName: "N",
@@ -315,6 +317,7 @@ var kinds = []KindSpec{
 		// [E,H,I] (nn.Linear's layout per expert) is the K-major B.
 		Ops:     []OpVariant{{Op: "moe_down", Inputs: []string{"A", "B", "offs"}, Outputs: []string{"C"}}},
 		Grouped: true, ExpertMapB: true,
+		Tunable: true, sm90Cands: groupedCands,
 		WheelHold: "its kernels have not run on a GPU yet (compile, SASS and protocol checks only; bench/moe_check.sh gemm is the run)",
 	},
 }

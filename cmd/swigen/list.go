@@ -107,7 +107,7 @@ func runList(e *env, o *listOptions) error {
 	for _, k := range ks {
 		if k.Grouped() {
 			// Asked for by name, it would otherwise list nothing, unexplained.
-			fmt.Fprintf(e.stderr, "note: %s is a grouped kind: not in the catalog or the tuning space yet (swigen emit --kernel %s picks its config; verify and emit take --name)\n", k, k)
+			fmt.Fprintf(e.stderr, "note: %s is a grouped kind: not in the catalog yet; its tuning space is the grouped tiles at every ring depth that fits (swigen tune --kernel %s --shape T,K,I,E; emit --kernel picks the rule config, verify and emit take --name)\n", k, k)
 		}
 	}
 	out := listOutput{Catalog: rows(pick.FilterConfigs(tiling.Catalog(), ks, as, ds))}
