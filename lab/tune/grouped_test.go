@@ -189,3 +189,28 @@ func TestGroupedRequest(t *testing.T) {
 		t.Errorf("DecodeRequest without experts: %v, want an error naming them", err)
 	}
 }
+
+// TestGroupedTable: tune table keeps one row per grouped key, its E and
+// routing included, so a uniform and a zipf winner at one T,K,I are two
+// rows, not two winners for one shape.
+func TestGroupedTable(t *testing.T) {
+	t.Parallel()
+	db := NewDB()
+	space := tiling.Space(tiling.KernelMoEBwdDSwiGLU, tiling.ArchSM90a, tiling.BF16)
+	for i, r := range Routings() {
+		e := db.Upsert(Key{Kernel: tiling.KernelMoEBwdDSwiGLU, Arch: tiling.ArchSM90a, DType: tiling.BF16,
+			Shape: tiling.Shape{M: 32768, K: 7168, I: 2048}, GPU: "NVIDIA H100 80GB HBM3", Experts: 256, Routing: r})
+		e.Set(Result{Config: space[i].Name(), Status: StatusOK, US: 900, BaselineUS: 1200})
+	}
+	tab, err := Table([]*DB{db}, nil, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][2]any
+	for _, r := range tab.Rows {
+		got = append(got, [2]any{r.Experts, r.Routing})
+	}
+	if d := cmp.Diff([][2]any{{256, RoutingUniform}, {256, RoutingZipf}}, got); d != "" {
+		t.Errorf("rows' E and routing (-want +got):\n%s", d)
+	}
+}
