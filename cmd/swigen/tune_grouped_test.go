@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,6 +43,11 @@ func TestTuneRunGrouped(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		if err := runTune(context.Background(), &env{stdout: &stdout, stderr: &stderr}, o, fakeTuneDeps(t, "", &runs)); err != nil {
 			t.Fatalf("%v: %v\n%s", tt.args, err, stderr.String())
+		}
+		for _, want := range []string{fmt.Sprintf("E=%d, %s routing", tt.experts, tt.routing), "baseline (" + tune.GroupedBaseline} {
+			if !strings.Contains(stdout.String(), want) {
+				t.Errorf("%v: stdout lacks %q:\n%s", tt.args, want, stdout.String())
+			}
 		}
 		ro, _ := o.validate()
 		space := tiling.Space(tt.kind, tiling.ArchSM90a, tiling.BF16)

@@ -13,9 +13,7 @@ import (
 // GroupedBaseline is what a grouped kind is timed against, in words (the
 // tune help and docs/DESIGN.md#tuning say the same): what a Go user
 // without swigen's grouped kernel runs, and lab/baseline launches.
-const GroupedBaseline = "a per-expert loop of cuBLAS GEMMs (one call per non-empty expert, " +
-	"on its rows and weights) then, for moe_fwd_gateup and moe_bwd_dswiglu, the elementwise " +
-	"SwiGLU or dSwiGLU kernel over all T rows"
+const GroupedBaseline = "a per-expert loop of cuBLAS GEMMs, then the SwiGLU or dSwiGLU elementwise kernel over all rows (moe_gemm: the loop alone)"
 
 // measureGrouped times a verified grouped kernel k at the job's shape and
 // routing, interleaved with GroupedBaseline on the same inputs, into out.
