@@ -99,9 +99,9 @@ type KindSpec struct {
 	// Grouped marks a mixture-of-experts kind: tokens sorted by expert,
 	// weights stacked with a leading expert dimension, per-expert token
 	// counts as device-side cumulative offsets, tiles walked by the grouped
-	// scheduler. Grouped kinds are not in Kernels (the catalog, the tuning
-	// space, the measured table) yet: emit --kernel takes the heuristic's
-	// rule config (ruleConfig), any other is taken by name.
+	// scheduler. Grouped kinds are not in Kernels (the catalog) yet; their
+	// tuning space is groupedCands (sm90Cands) and emit --kernel takes the
+	// heuristic's config, any other is taken by name.
 	Grouped bool
 	// ExpertsAlongK (grouped kinds): the experts' weights are stacked along
 	// the GEMM's K (moe_bwd_dswiglu's W_down [E,K,I]), read through a 3-D
