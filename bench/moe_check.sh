@@ -10,7 +10,11 @@
 #                                 check_gemm; at most 295 s of timeouts);
 #   bash bench/moe_check.sh score the router score (_score) of both grouped
 #                                 kinds (see check_score; at most 430 s of
-#                                 timeouts).
+#                                 timeouts);
+#   bash bench/moe_check.sh wgrad the K-grouped weight gradient, moe_wgrad
+#                                 (the same three steps on its three
+#                                 configs, see check_wgrad; at most 330 s
+#                                 of timeouts).
 # moe_fwd_gateup, inference (out) and training (_out: de = [left | gate]
 # too):
 #   1. verify: lab/check TestGPUMoEFwdGateUp, eight configs, each inference
@@ -143,12 +147,47 @@ check_score() {
   record "timing moe_bwd_dswiglu _out without and with _score (Qwen3-30B-A3B, DeepSeek-V3 experts, uniform)" $ok "rc=$rc, $log"
 }
 
+# moe_wgrad: 1. verify (lab/check TestGPUMoEWgrad: ping-pong 128x128 and
+# 64x128, fp16, on every routing of check.MoERoutings for the config's
+# TileK (the routing's I as N, its K as K; empty experts, sizes TileK+-1 and
+# 2*TileK+-1 = TileM+-1 at 128) against the float64 per-expert reference,
+# dW poisoned (an empty expert must write zeros), each launch run three
+# times and compared bit for bit; T = 0 refused; offs outside the contract
+# give the clamped offs' bits, TestGPUMoEWgradBadOffs); 2.
+# compute-sanitizer memcheck and racecheck on ping-pong 64x128, first three
+# routings (empty experts, one-token experts, one expert holding all); 3.
+# timing of both weight gradients (dW [E,2I,H], dW_down [E,H,I]) of the
+# two layers, ping-pong 128x128.
+check_wgrad() {
+  log="$OUT/moe-wgrad-verify.log"
+  (cd lab/check && timeout 120 $T -test.v -test.count=1 -test.run 'TestGPUMoEWgrad$|TestGPUMoEWgradBadOffs$') >"$log" 2>&1
+  rc=$?
+  ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoEWgrad ' "$log" && grep -q -- '--- PASS: TestGPUMoEWgradBadOffs ' "$log" \
+    && ! grep -q -- '--- SKIP' "$log" && [ "$(grep -c -- '--- PASS: TestGPUMoEWgrad/' "$log")" = 3 ] && ok=0
+  record "verify moe_wgrad, 3 configs x 8 routings, repeat 3 (bitwise); bad offs = clamped offs" $ok "rc=$rc, $log"
+  grep -E '^\s+moe_wgrad_gpu_test.go:[0-9]+: (PASS|.*pass false)' "$log" | sed 's/^ *//' | cut -c1-200 > "$OUT/moe-verify-lines.txt"
+  for tool in memcheck racecheck; do
+    log="$OUT/moe-wgrad-sanitize-$tool.log"
+    (cd lab/check && SWIGEN_MOE_ROUTINGS=3 timeout 60 compute-sanitizer --tool $tool --error-exitcode 9 \
+      $T -test.v -test.count=1 -test.run 'TestGPUMoEWgrad$/moe_wgrad_sm90a_bf16_m64n128k64_s8_c1x1_pingpong_amn_bmn$') >"$log" 2>&1
+    rc=$?
+    ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoEWgrad/' "$log" && grep -qE '(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)' "$log" && ok=0
+    record "compute-sanitizer $tool (moe_wgrad m64n128 ping-pong, 3 routings)" $ok "rc=$rc, $log"
+  done
+  log="$OUT/moe-wgrad-time.log"
+  (cd lab/check && SWIGEN_MOE_TIME='65536,2048,768,128;32768,7168,2048,256' timeout 90 $T -test.v -test.count=1 -test.run 'TestGPUMoEWgradTiming$') >"$log" 2>&1
+  rc=$?
+  ok=1; [ $rc = 0 ] && grep -q -- '--- PASS: TestGPUMoEWgradTiming' "$log" && ok=0
+  record "timing moe_wgrad, both weight gradients (Qwen3-30B-A3B, DeepSeek-V3 experts, uniform; ping-pong 128x128)" $ok "rc=$rc, $log"
+}
+
 case $KIND in
 fwd) ;;
 bwd) check_bwd ;;
 gemm) check_gemm ;;
 score) check_score ;;
-*) echo "usage: bash bench/moe_check.sh [fwd|bwd|gemm|score]" >&2; exit 2 ;;
+wgrad) check_wgrad ;;
+*) echo "usage: bash bench/moe_check.sh [fwd|bwd|gemm|score|wgrad]" >&2; exit 2 ;;
 esac
 if [ "$KIND" = fwd ]; then
 # 1. verify (each config builds once with the machine's nvcc).

@@ -11,7 +11,9 @@
 #   2. TestGPUStreamKEpochs: launches on one workspace with flags left by
 #      earlier launches (the last epoch, the reset scheme's 1), the header's
 #      epoch advancing by one a launch, and the wrap (the last epoch zeroes
-#      flags and header); TestGPUStreamKTwoStreams: a workspace per stream;
+#      flags and header), on the device's grid and on a 48-CTA one (a
+#      multiple of 16, as a MIG slice gives: launch.Kernel.LimitSMs);
+#      TestGPUStreamKTwoStreams: a workspace per stream;
 #   3. Python (torch): a CUDA graph captured on a stream-K launch, replayed
 #      with eager launches between on one workspace: the epoch advances at
 #      every replay, every output bitwise the first's.
@@ -50,7 +52,7 @@ wait
 
 # 2. The Go GPU tests on one workspace and on two streams.
 log="$OUT/gotest-epochs.log"
-(cd lab/check && timeout 75 ../../.bin/check.test -test.v -test.count=1 -test.run 'TestGPUStreamK(Epochs|TwoStreams)$') >"$log" 2>&1
+(cd lab/check && timeout 90 ../../.bin/check.test -test.v -test.count=1 -test.run 'TestGPUStreamK(Epochs|TwoStreams)$') >"$log" 2>&1
 record "TestGPUStreamKEpochs, TestGPUStreamKTwoStreams" $? "$log"
 
 # 3. Python: CUDA graph replay on the kernel's own workspace.

@@ -91,8 +91,12 @@ func parseKind(file, sched string) (*template.Template, error) {
 // schedulerTemplate names the file of cfg's tile scheduler blocks, or ""
 // where the arch's shared files define them: sm_100a's static and CLC
 // schedulers (sched_sm100a.cuh.tmpl), which the grouped one redefines.
+// A K-grouped kind (tiling.KindSpec.KGrouped) runs the grouped scheduler
+// on its own walk, sched_kgrouped_sm90a.sched.tmpl.
 func schedulerTemplate(cfg tiling.Config) string {
-	switch {
+	switch s, _ := tiling.KindOf(cfg.Kernel); {
+	case cfg.Arch == tiling.ArchSM90a && s.KGrouped:
+		return "sched_kgrouped_sm90a.sched.tmpl"
 	case cfg.Arch == tiling.ArchSM90a:
 		return fmt.Sprintf("sched_%s_sm90a.sched.tmpl", cfg.Scheduler)
 	case cfg.Arch == tiling.ArchSM100a && cfg.Scheduler == tiling.GroupedScheduler:

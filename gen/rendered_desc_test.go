@@ -630,6 +630,12 @@ func TestRenderedDescriptorsGroupedSM100(t *testing.T) {
 		"moe_bwd_dswiglu_sm100a_bf16_m128n256k64_s2_c1x1_1cta_bmn_out",
 		"moe_bwd_dswiglu_sm100a_fp16_m128n128k64_s4_c1x1_1cta_bmn_out",
 		"moe_bwd_dswiglu_sm100a_bf16_m128n128k64_s5_c1x1_1cta_bmn_tanh",
+		"moe_fwd_gateup_sm100a_bf16_m128n256k64_s4_c1x1_1cta_score",
+		"moe_fwd_gateup_sm100a_fp16_m128n128k64_s6_c1x1_1cta_score",
+		"moe_fwd_gateup_sm100a_bf16_m128n256k64_s2_c1x1_1cta_out_score",
+		"moe_bwd_dswiglu_sm100a_bf16_m128n256k64_s2_c1x1_1cta_bmn_out_score",
+		"moe_bwd_dswiglu_sm100a_bf16_m128n256k64_s3_c1x1_1cta_bmn_score",
+		"moe_bwd_dswiglu_sm100a_fp16_m128n128k64_s5_c1x1_1cta_bmn_score_tanh",
 	} {
 		c, err := tiling.ParseName(name)
 		if err != nil {

@@ -307,7 +307,8 @@ func keys(m map[string]bool) []string {
 // lintConfigs is the sm_100a catalog plus variants it lacks: CLC rings of 2
 // and 8, a 1cta CLC kernel on a 2x1 cluster, the padded config of the
 // audit's D1, and the grouped kinds (inference and training forward, the
-// backward with and without out).
+// backward with and without out, training forward and backward with the
+// router score).
 func lintConfigs(t *testing.T) []*gen.Artifact {
 	t.Helper()
 	arts := renderCatalog(t, tiling.ArchSM100a)
@@ -320,6 +321,8 @@ func lintConfigs(t *testing.T) []*gen.Artifact {
 		"moe_fwd_gateup_sm100a_bf16_m128n256k64_s2_c1x1_1cta_out",
 		"moe_bwd_dswiglu_sm100a_bf16_m128n256k64_s3_c1x1_1cta_bmn",
 		"moe_bwd_dswiglu_sm100a_bf16_m128n256k64_s2_c1x1_1cta_bmn_out",
+		"moe_fwd_gateup_sm100a_bf16_m128n256k64_s2_c1x1_1cta_out_score",
+		"moe_bwd_dswiglu_sm100a_bf16_m128n256k64_s2_c1x1_1cta_bmn_out_score",
 	} {
 		c, err := tiling.ParseName(name)
 		if err != nil {

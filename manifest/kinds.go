@@ -19,6 +19,7 @@ var kindTables = map[tiling.Kernel]func(tiling.Config, Boxes) table{
 	tiling.KernelMoEFwdGateUp:  moeGateUpTable,
 	tiling.KernelMoEBwdDSwiGLU: moeBwdTable,
 	tiling.KernelMoEGEMM:       moeGemmTable,
+	tiling.KernelMoEWgrad:      moeWgradTable,
 }
 
 // kindTable returns cfg's kind's table.

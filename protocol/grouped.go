@@ -25,6 +25,55 @@ func GroupedTiles(counts []int, tileM, tilesN int) []GroupedTile {
 	return out
 }
 
+// KGroupedTile is one tile of the K-grouped walk: its expert's k-blocks
+// and whether the last of them is ragged (holds tokens past the expert,
+// which the consumer zeroes).
+type KGroupedTile struct {
+	KBlocks int
+	Ragged  bool
+}
+
+// KGroupedTiles is the K-grouped walk's tile sequence
+// (sched_kgrouped_sm90a.sched.tmpl): expert by expert (counts are the
+// experts' tokens), tilesPerExpert tiles each, an empty expert's too (no
+// k-block: it stores zeros), each with cdiv(tokens, tileK) k-blocks.
+func KGroupedTiles(counts []int, tilesPerExpert, tileK int) []KGroupedTile {
+	var out []KGroupedTile
+	for _, n := range counts {
+		n = max(n, 0)
+		for range tilesPerExpert {
+			out = append(out, KGroupedTile{KBlocks: ceilDiv(n, tileK), Ragged: n%tileK != 0})
+		}
+	}
+	return out
+}
+
+// kgroupedScenarios are the K-grouped walk's cases (Counts are tokens, K
+// their sum, M and N the output's): empty experts around ragged ones,
+// one-token experts, sizes TileK-1, TileK and TileK+1 over two clusters,
+// one expert holding every token with CTAs whose tiles are all empty,
+// deep K so the ring wraps inside a tile, and several tiles per expert
+// over an odd grid so the consumers' ring positions count each other's
+// tiles of different experts.
+func kgroupedScenarios(sp Spec) []Scenario {
+	tm, tn, tk := sp.TileM, sp.TileN, sp.TileK
+	mk := func(name string, m, n, grid int, counts ...int) Scenario {
+		k := 0
+		for _, c := range counts {
+			k += c
+		}
+		return Scenario{Name: name, M: m, N: n, K: k, Grid: grid, Counts: counts}
+	}
+	return []Scenario{
+		mk("kg-empty", tm, 2*tn-5, 2, 0, tk+37, 0, 0, 5, 0),
+		mk("kg-one-token", tm, tn, 2, 1, 1, 1),
+		mk("kg-edges", tm, tn, 2, tk-1, tk, tk+1),
+		mk("kg-all-one", tm, 2*tn, 3, 0, 0, 2*tk-3, 0),
+		mk("kg-deep-k", tm, tn, 1, (4*sp.Ring.Stages+1)*tk-3, 3),
+		mk("kg-mixed", 2*tm-7, 2*tn, 3, 3*tk+1, 0, tk, 2, 0, 2*tk-1),
+	}
+}
+
 // groupedScenarios are the grouped scheduler's cases: empty experts
 // around a ragged one, one-token experts, expert sizes TileM-1, TileM and
 // TileM+1 over two clusters, one expert holding every row with CTAs left

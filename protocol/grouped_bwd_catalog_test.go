@@ -29,14 +29,17 @@ func TestGroupedBwdConfigs(t *testing.T) {
 // TestGroupedBwdSM100Configs runs the sm_100a moe_bwd_dswiglu configs'
 // protocol (the grouped walk on the tcgen05 skeleton, one CTA per tile,
 // with the dense backward's de loads by warp 2 and an expert's ragged last
-// sub-tile stored from registers) over the grouped scenarios under every
-// policy.
+// sub-tile stored from registers; with the router score, whose partials
+// are plain stores after the tile's last sub-tile and add no barrier) over
+// the grouped scenarios under every policy.
 func TestGroupedBwdSM100Configs(t *testing.T) {
 	specs := groupedSpecs(t, []string{
 		"moe_bwd_dswiglu_sm100a_bf16_m128n256k64_s3_c1x1_1cta_bmn",
 		"moe_bwd_dswiglu_sm100a_bf16_m128n128k64_s5_c1x1_1cta_bmn",
 		"moe_bwd_dswiglu_sm100a_bf16_m128n256k64_s2_c1x1_1cta_bmn_out",
 		"moe_bwd_dswiglu_sm100a_bf16_m128n64k64_s5_c1x1_1cta_bmn_out",
+		"moe_bwd_dswiglu_sm100a_bf16_m128n256k64_s2_c1x1_1cta_bmn_out_score",
+		"moe_bwd_dswiglu_sm100a_bf16_m128n256k64_s3_c1x1_1cta_bmn_score",
 	}, groupedSM100)
 	for _, sp := range specs {
 		if len(sp.Epi.Loads) == 0 {

@@ -61,11 +61,14 @@ func TestGroupedConfigs(t *testing.T) {
 
 // TestGroupedSM100Configs runs the sm_100a moe_fwd_gateup configs'
 // protocol (the grouped walk on the tcgen05 skeleton: one CTA per tile,
-// inference and training) over the grouped scenarios under every policy.
+// inference and training, with and without the router score, which adds
+// no barrier) over the grouped scenarios under every policy.
 func TestGroupedSM100Configs(t *testing.T) {
 	verifyAll(t, groupedSpecs(t, []string{
 		"moe_fwd_gateup_sm100a_bf16_m128n256k64_s4_c1x1_1cta",
 		"moe_fwd_gateup_sm100a_bf16_m128n128k64_s6_c1x1_1cta",
 		"moe_fwd_gateup_sm100a_bf16_m128n256k64_s2_c1x1_1cta_out",
+		"moe_fwd_gateup_sm100a_bf16_m128n256k64_s4_c1x1_1cta_score",
+		"moe_fwd_gateup_sm100a_bf16_m128n256k64_s2_c1x1_1cta_out_score",
 	}, groupedSM100))
 }

@@ -17,7 +17,7 @@ type Scenario struct {
 	// request after the last fails.
 	Steals []int
 	// Counts (the grouped scheduler) are the experts' rows, in order; M
-	// is their sum.
+	// is their sum (the K-grouped walk: their tokens, K their sum).
 	Counts []int
 }
 
@@ -102,6 +102,9 @@ func Scenarios(sp Spec) []Scenario {
 			{Name: "deep-k", M: tm, N: 2 * tn, K: (4*sp.Ring.Stages + 1) * tk, Grid: 1},
 			{Name: "tiny", M: 1, N: 1, K: 1, Grid: 1},
 			{Name: "idle", M: tm, N: tn, K: 2 * tk, Grid: 3},
+		}
+		if sp.SM90 != nil && sp.SM90.KGrouped {
+			return kgroupedScenarios(sp)
 		}
 		if sp.isGrouped() {
 			return groupedScenarios(sp)

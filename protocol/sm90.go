@@ -42,6 +42,9 @@ type geom90 struct {
 	// rows (grouped scheduler) are each local item's first row and its
 	// expert's end.
 	rows [][2]int
+	// zero (K-grouped walk) marks the local items whose last k-block is
+	// ragged: the consumer zeroes that stage's rows past the expert.
+	zero []bool
 }
 
 func buildSM90(sp *Spec, sc Scenario, cluster int, pol Policy) *sim {
@@ -77,6 +80,18 @@ func (g *geom90) items(cluster int) {
 		um, un := rasterTile(sp.Raster, t, g.unitsM, g.unitsN, sp.SwizzleGroup)
 		g.tiles = append(g.tiles, [2]int{um * sp.ClusterM, un * sp.ClusterN})
 		g.kbs, g.before, g.epi = append(g.kbs, kbs), append(g.before, before), append(g.epi, epi)
+	}
+	if g.m.KGrouped {
+		all, before := KGroupedTiles(sc.Counts, g.tilesM*g.tilesN, sp.TileK), 0
+		for tile := cluster; tile < len(all); tile += sc.Grid {
+			t := all[tile]
+			in := tile % (g.tilesM * g.tilesN) // n fastest inside the expert
+			g.tiles = append(g.tiles, [2]int{in / g.tilesN, in % g.tilesN})
+			g.kbs, g.before, g.epi = append(g.kbs, t.KBlocks), append(g.before, before), append(g.epi, true)
+			g.zero = append(g.zero, t.Ragged)
+			before += t.KBlocks
+		}
+		return
 	}
 	if g.m.Grouped {
 		all := GroupedTiles(sc.Counts, sp.TileM, g.tilesN)
@@ -299,14 +314,16 @@ func (g *geom90) epiLoader(s *sim, r, c int) []op {
 }
 
 // kblock is one k-block of a consumer's mainloop at iteration it: wait
-// for the stage and read it, then release the previous k-block's stage
-// (its wgmmas are done: wgmma.wait_group 1).
-func (g *geom90) kblock(s *sim, r, it, kb int) []op {
+// for the stage and hold it in mode (holdRead; holdModify where the
+// consumer first rewrites it, the K-grouped walk's ragged k-block), then
+// release the previous k-block's stage (its wgmmas are done:
+// wgmma.wait_group 1).
+func (g *geom90) kblock(s *sim, r, it, kb int, mode holdMode) []op {
 	sp := g.sp
 	st, u := it%sp.Ring.Stages, it/sp.Ring.Stages
 	ops := []op{
 		{kind: opWait, bar: s.bar(nm(r, "full", st)), want: u + 1, parity: sp.Ring.FullParity.of(it), wk: waitNT},
-		{kind: opAcquire, bufs: []int{s.buf(nm(r, "stage", st))}, tag: u, mode: holdRead},
+		{kind: opAcquire, bufs: []int{s.buf(nm(r, "stage", st))}, tag: u, mode: mode},
 	}
 	if kb > 0 {
 		ops = append(ops, g.release(s, r, it-1)...)
@@ -359,7 +376,11 @@ func (g *geom90) tileConsumer(s *sim, r, c int) []op {
 			if g.m.OrderWait && kb == arriveAt {
 				ops = append(ops, order)
 			}
-			ops = append(ops, g.kblock(s, r, it, kb)...)
+			mode := holdRead
+			if g.zero != nil && g.zero[j] && kb == g.kbs[j]-1 {
+				mode = holdModify // sched_consumer_stage zeroes the rows past the expert
+			}
+			ops = append(ops, g.kblock(s, r, it, kb, mode)...)
 			it++
 		}
 		if g.m.OrderWait && arriveAt == g.kbs[j] {
@@ -455,7 +476,7 @@ func (g *geom90) overlapConsumer(s *sim, r, c int) []op {
 	for j := range g.tiles {
 		it, q := j*g.kblocks, 0
 		for kb := 0; kb < g.kblocks; kb++ {
-			ops = append(ops, g.kblock(s, r, it, kb)...)
+			ops = append(ops, g.kblock(s, r, it, kb, holdRead)...)
 			it++
 			for n := 0; pending >= 0 && n < perKB && q < m.OverlapSlices; n, q = n+1, q+1 {
 				slice(q)

@@ -170,6 +170,14 @@ type SM90 struct {
 	// the experts' rows, each expert's tiles in turn (GroupedTiles), and
 	// a tile's sub-tiles stop at its expert's last row.
 	Grouped bool
+	// KGrouped is the K-grouped walk (sched_kgrouped_sm90a.sched.tmpl,
+	// with Grouped): the scenario's Counts are the experts' tokens, the
+	// GEMM's K (sc.K their sum); every expert owns every tile of M x N
+	// (KGroupedTiles), a tile's k-blocks are its expert's
+	// cdiv(tokens, TileK), none for an empty expert, and the consumer
+	// rewrites (zeroes the rows past the expert of) the stage of an
+	// expert's ragged last k-block before it reads it.
+	KGrouped bool
 }
 
 // SM100 is what the sm_100a skeleton adds: the MMA issuer, the TMEM

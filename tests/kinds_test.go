@@ -21,16 +21,17 @@ const kindRegistry = "tiling/kinds.go"
 // tested complete against tiling.Kinds): a new kind adds one entry to
 // each.
 var kindImplMaps = map[string]bool{
-	"manifest/kinds.go":               true, // kindTables: the parameter tables
-	"perfmodel/segment.go":            true, // kernelCosts, Segment.Kernel
-	"runtime/launch/args.go":          true, // each kind's argument type
-	"runtime/launch/args_moe.go":      true, // the grouped kinds' argument types
-	"runtime/launch/args_moe_bwd.go":  true, // moe_bwd_dswiglu's argument type
-	"runtime/launch/args_moe_gemm.go": true, // moe_gemm's argument type
-	"lab/ref/gpu.go":                  true, // the naive GPU references
-	"lab/check/gemm.go":               true, // the float64 references
-	"lab/tune/measure.go":             true, // the baselines tune times against
-	"tiling/tilingtest/tilingtest.go": true,
+	"manifest/kinds.go":                true, // kindTables: the parameter tables
+	"perfmodel/segment.go":             true, // kernelCosts, Segment.Kernel
+	"runtime/launch/args.go":           true, // each kind's argument type
+	"runtime/launch/args_moe.go":       true, // the grouped kinds' argument types
+	"runtime/launch/args_moe_bwd.go":   true, // moe_bwd_dswiglu's argument type
+	"runtime/launch/args_moe_gemm.go":  true, // moe_gemm's argument type
+	"runtime/launch/args_moe_wgrad.go": true, // moe_wgrad's argument type
+	"lab/ref/gpu.go":                   true, // the naive GPU references
+	"lab/check/gemm.go":                true, // the float64 references
+	"lab/tune/measure.go":              true, // the baselines tune times against
+	"tiling/tilingtest/tilingtest.go":  true,
 }
 
 // kindDebt counts the kind-constant mentions of the files not on the

@@ -79,7 +79,7 @@ var checkRejects = []struct {
 	{"sm100 fwd_gateup tile_n 64", func() Config { c := good(ArchSM100a); c.Kernel, c.TileN, c.Stages = KernelFwdGateUp, 64, 4; return c }, nil, "not implemented: sm_100a fwd_gateup tile_n=64 is not implemented: it must be a multiple of 128 (TileN/2 left and TileN/2 gate columns, whole 64-column sub-tiles)"},
 	{"sm100 fwd_down major_a mn", func() Config { c := good(ArchSM100a); c.Kernel, c.MajorA = KernelFwdDown, MNMajor; return c }, []string{"major_a"}, "major_a=mn: must be k for fwd_down (the activation operand is [M,K] row-major)"},
 	{"sm100 l2k", func() Config { c := good(ArchSM100a); c.L2KeepOperands = true; return c }, nil, "not implemented: l2k (the operands' L2 evict_last policy) is implemented for sm_90a only"},
-	{"unknown kernel", func() Config { c := good(ArchSM100a); c.Kernel = "conv"; return c }, []string{"kernel"}, "kernel=conv: must be one of bwd_dswiglu, fwd_gateup, fwd_down, gemm, moe_fwd_gateup, moe_bwd_dswiglu, moe_gemm"},
+	{"unknown kernel", func() Config { c := good(ArchSM100a); c.Kernel = "conv"; return c }, []string{"kernel"}, "kernel=conv: must be one of bwd_dswiglu, fwd_gateup, fwd_down, gemm, moe_fwd_gateup, moe_bwd_dswiglu, moe_gemm, moe_wgrad"},
 	{"unknown dtype", func() Config { c := good(ArchSM90a); c.DType = "fp8"; return c }, []string{"dtype"}, "dtype=fp8: must be one of bf16, fp16"},
 }
 

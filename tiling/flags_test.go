@@ -45,7 +45,7 @@ func TestParseEnums(t *testing.T) {
 	want := map[string]result{
 		"kernel gemm":   {V: "gemm"},
 		"kernel BWD":    {V: "bwd_dswiglu"},
-		"kernel bad":    {Err: `tiling: parse kernel "conv": must be one of bwd_dswiglu, fwd_gateup, fwd_down, gemm, moe_fwd_gateup, moe_bwd_dswiglu, moe_gemm`},
+		"kernel bad":    {Err: `tiling: parse kernel "conv": must be one of bwd_dswiglu, fwd_gateup, fwd_down, gemm, moe_fwd_gateup, moe_bwd_dswiglu, moe_gemm, moe_wgrad`},
 		"arch sm_90a":   {V: "sm_90a"},
 		"arch sm90a":    {V: "sm_90a"},
 		"arch 90a":      {V: "sm_90a"},

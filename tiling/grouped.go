@@ -29,6 +29,9 @@ func groupedImplemented(c Config) (bool, string) {
 	if spec(c.Kernel).ExpertMapB {
 		return groupedGemmImplemented(c)
 	}
+	if spec(c.Kernel).KGrouped {
+		return groupedWgradImplemented(c)
+	}
 	switch {
 	case c.MajorB != KMajor:
 		return false, fmt.Sprintf("%s needs major_b=k (W [E,2I,K], nn.Linear's layout per expert): the experts are stacked along W's rows, and an MN-major W would put the next expert's rows into a ragged K", c.Kernel)
@@ -64,14 +67,14 @@ func groupedCommon(c Config) (bool, string) {
 // groupedSM100 is what the sm_100a skeleton's grouped walk
 // (sched_grouped_sm100a.sched.tmpl, with moe_fwd_gateup_sm100a.cu.tmpl and
 // moe_bwd_dswiglu_sm100a.cu.tmpl) implements: each grouped kind with and
-// without store_out, one CTA per tile (cta_group::1), cluster 1x1; the rest
+// without store_out and the router score, one CTA per tile (cta_group::1), cluster 1x1; the rest
 // is refused with the reason.
 func groupedSM100(c Config) (bool, string) {
 	switch {
+	case spec(c.Kernel).KGrouped:
+		return false, fmt.Sprintf("%s is implemented for sm_90a only, not %s (the tcgen05 skeleton has no K-grouped walk: per-expert k-ranges and the ragged k-block's rows zeroed in shared memory)", c.Kernel, c.Arch)
 	case spec(c.Kernel).ExpertMapB:
 		return false, fmt.Sprintf("%s is implemented for sm_90a only, not %s (the sm_100a grouped walk has no moe_gemm epilogue, and its 3-D expert map for B is moe_bwd_dswiglu's MN-major one only)", c.Kernel, c.Arch)
-	case c.Score:
-		return false, fmt.Sprintf("%s with score is implemented for sm_90a only, not %s: the sm_100a epilogue has no router-score load", c.Kernel, c.Arch)
 	case c.Schedule != OneCTA:
 		return false, fmt.Sprintf("%s on %s needs schedule %s, not %s: the grouped walk runs one CTA per tile (a CTA pair's 256-row tile, the odd CTA's rows possibly past the expert's end, is not implemented)", c.Kernel, c.Arch, OneCTA, c.Schedule)
 	case c.ClusterM*c.ClusterN != 1:

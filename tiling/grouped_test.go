@@ -119,14 +119,18 @@ func TestGroupedRuleSM100(t *testing.T) {
 }
 
 // TestGroupedScore: _score round-trips on both grouped kinds (inference,
-// training, backward with and without store_out) and is refused on a kind
-// without a router score and on sm_100a, each error naming the rule.
+// training, backward with and without store_out) on both archs and is
+// refused on a kind without a router score, each error naming the rule.
 func TestGroupedScore(t *testing.T) {
 	for _, n := range []string{
 		"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_score",
 		"moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out_score",
 		"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out_score",
 		"moe_bwd_dswiglu_sm90a_fp16_m128n128k64_s5_c1x1_pingpong_bmn_score_tanh",
+		"moe_fwd_gateup_sm100a_bf16_m128n256k64_s4_c1x1_1cta_score",
+		"moe_fwd_gateup_sm100a_bf16_m128n256k64_s2_c1x1_1cta_out_score",
+		"moe_bwd_dswiglu_sm100a_bf16_m128n256k64_s2_c1x1_1cta_bmn_out_score",
+		"moe_bwd_dswiglu_sm100a_fp16_m128n128k64_s5_c1x1_1cta_bmn_score_tanh",
 	} {
 		x, err := ParseName(n)
 		if err != nil {
@@ -138,7 +142,7 @@ func TestGroupedScore(t *testing.T) {
 	}
 	for _, b := range []struct{ name, want string }{
 		{"fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_score", "score=true: only moe_fwd_gateup, moe_bwd_dswiglu take a router score"},
-		{"moe_fwd_gateup_sm100a_bf16_m128n256k64_s4_c1x1_1cta_score", "moe_fwd_gateup with score is implemented for sm_90a only, not sm_100a"},
+		{"moe_fwd_gateup_sm100a_bf16_m256n256k64_s4_c2x1_2cta_score", "moe_fwd_gateup on sm_100a needs schedule 1cta, not 2cta"},
 		{"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_score_out", `suffix "out" repeated or out of order`},
 	} {
 		x, err := ParseName(b.name)

@@ -34,6 +34,12 @@ const (
 	// [E,N,K] (K-major) or [E,K,N] (MN-major) and read through a 3-D map
 	// whose outer coordinate is the expert; the MoE layer's down projection.
 	KernelMoEGEMM Kernel = "moe_gemm"
+	// KernelMoEWgrad is the plain GEMM over experts, K-grouped: the weight
+	// gradient dW[e] [N,K] = A[rows of e]^T @ B[rows of e] with A [T,N]
+	// and B [T,K] sorted by expert, reduced over each expert's ragged
+	// token range (both operands MN-major); dW [E,N,K] is the layout of
+	// the weights it is the gradient of (nn.Linear(K,N).weight per expert).
+	KernelMoEWgrad Kernel = "moe_wgrad"
 )
 
 // KindSpec is one kernel kind's declarative facts.
@@ -91,6 +97,12 @@ type KindSpec struct {
 	// Ops are the kind's PyTorch op variants (OpVariant; Kernel is filled
 	// in by OpVariants).
 	Ops []OpVariant
+	// ScoreOps (kinds with Score) are the ops that launch the kind's
+	// _score kernels (Config.Score): each an op variant of Ops with the
+	// router score an input more (and the backward's partials an output
+	// more). Not in OpVariants: no wheel selection names a _score config
+	// (emit --score builds them); ScoreOpVariants lists them.
+	ScoreOps []OpVariant
 	// Benched is the positional word `swigen bench` times the kind under,
 	// or "" when bench bwd/gateup does not time it.
 	Benched string
@@ -126,6 +138,12 @@ type KindSpec struct {
 	// [E,K,N]), so a ragged N or K zero-fills inside the expert.
 	// ExpertsAlongK implies the same map for its one major.
 	ExpertMapB bool
+	// KGrouped (grouped kinds): the experts are groups of the GEMM's K,
+	// the tokens: every expert owns a whole output, its k-blocks are its
+	// ragged token range (the K-grouped walk,
+	// sched_kgrouped_sm90a.sched.tmpl), and an expert with no tokens
+	// still writes its zero output.
+	KGrouped bool
 	// WheelHold, when set, is why swigen wheel leaves the kind out unless
 	// --kernel names it: its kernels have not run on a GPU, and a wheel's
 	// kernels are what its ops take by default.
@@ -285,6 +303,12 @@ var kinds = []KindSpec{
 			{Name: "train", StoreOut: true, Marker: "de",
 				Op: "moe_gateup_train", Inputs: []string{"x", "W", "offs"}, Outputs: []string{"out", "de"}},
 		},
+		// swigen::moe_gateup and moe_gateup_train with a score launch these.
+		ScoreOps: []OpVariant{
+			{Op: "moe_gateup_score", Inputs: []string{"x", "W", "offs", "score"}, Outputs: []string{"out"}, F32: []string{"score"}},
+			{Name: "train", StoreOut: true, Marker: "de", Op: "moe_gateup_train_score",
+				Inputs: []string{"x", "W", "offs", "score"}, Outputs: []string{"out", "de"}, F32: []string{"score"}},
+		},
 		Grouped: true, ModeStoreOut: "training: de and out stored (_out)",
 		Tunable: true, sm90Cands: groupedCands,
 	},
@@ -303,6 +327,11 @@ var kinds = []KindSpec{
 		// expert) is the MN-major B of dout = dy @ W_down[e].
 		Ops: []OpVariant{{Name: "out", StoreOut: true, MajorB: MNMajor, Marker: "out",
 			Op: "moe_dswiglu_out", Inputs: []string{"dy", "W_down", "de", "offs"}, Outputs: []string{"grad_de", "out"}}},
+		// dscore_part [T, cdiv(I,TileN)]: the caller sums each row's
+		// partials in column order into dscore.
+		ScoreOps: []OpVariant{{Name: "out", StoreOut: true, MajorB: MNMajor, Marker: "out", Op: "moe_dswiglu_out_score",
+			Inputs: []string{"dy", "W_down", "de", "offs", "score"}, Outputs: []string{"grad_de", "out", "dscore_part"},
+			F32: []string{"score", "dscore_part"}}},
 		Grouped: true, ExpertsAlongK: true,
 		Tunable: true, sm90Cands: groupedCands,
 	},
@@ -318,7 +347,24 @@ var kinds = []KindSpec{
 		Ops:     []OpVariant{{Op: "moe_down", Inputs: []string{"A", "B", "offs"}, Outputs: []string{"C"}}},
 		Grouped: true, ExpertMapB: true,
 		Tunable: true, sm90Cands: groupedCands,
-		WheelHold: "its kernels have not run on a GPU yet (compile, SASS and protocol checks only; bench/moe_check.sh gemm is the run)",
+	},
+	{
+		// The GEMM's M, N and K are the sizes N, K and T: dW [E,N,K] =
+		// per expert A^T @ B over its tokens, A [T,N] and B [T,K].
+		Kernel: KernelMoEWgrad, shape: gemmShapeForm, NName: "N",
+		Family:     "gemm",
+		GoOperands: []OperandDoc{{Name: "A", MN: "[T,N]", A: true}, {Name: "B", MN: "[T,K]"}, {Name: "dW", K: "[E,N,K]"}},
+
+		MajorA:   true,
+		Baseline: "a per-expert loop of cuBLAS GEMMs (torch.mm of each expert's rows)",
+		GoName:   "MoEWgrad", GoArgs: "MoEWgradArgs", GoOrder: 7,
+		// SwiGLUExperts' weight gradients: dW_down = per expert dy^T @ out,
+		// dW = grad_de^T @ x, each in its weight's layout.
+		// B [T,K] is MN-major, as A is (the gate takes no other major).
+		Ops:      []OpVariant{{Op: "moe_wgrad", MajorB: MNMajor, Inputs: []string{"A", "B", "offs"}, Outputs: []string{"dW"}}},
+		sm90Rule: wgradRule,
+		Grouped:  true, KGrouped: true,
+		WheelHold: "its kernels have not run on a GPU yet (compile, SASS and protocol checks only; bench/moe_check.sh wgrad is the run)",
 	},
 }
 

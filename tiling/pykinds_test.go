@@ -64,6 +64,21 @@ MARKERS: Dict[str, Tuple[Tuple[str, str], ...]] = {
 # theirs be launched.
 GROUPED: Tuple[str, ...] = `)
 	b.WriteString(pyStrs(stringsOf(GroupedKernels())) + "\n")
+	fmt.Fprintf(&b, `
+# SCORE_SUFFIX marks a _score kernel's variant (tiling.ScoreVariantSuffix).
+SCORE_SUFFIX = %q
+
+# SCORE_OPS: (op, kind, variant, inputs, outputs, float32 buffers) per op
+# that launches a _score kernel (tiling.ScoreOpVariants): its kernel's
+# buffers in the op's order, the router score and its gradient's partials
+# float32.
+SCORE_OPS: Tuple[Tuple[str, str, str, Tuple[str, ...], Tuple[str, ...], Tuple[str, ...]], ...] = (
+`, ScoreVariantSuffix)
+	for _, v := range ScoreOpVariants() {
+		fmt.Fprintf(&b, "    (%q, %q, %q, %s, %s, %s),\n", v.Op, v.Kernel, v.Name+ScoreVariantSuffix, pyStrs(v.Inputs),
+			pyStrs(v.Outputs), pyStrs(v.F32))
+	}
+	b.WriteString(")\n")
 	return b.String()
 }
 

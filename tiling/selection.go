@@ -26,31 +26,52 @@ type OpVariant struct {
 	// chosen and at K = I the shapes cannot tell the layouts apart.
 	// Elsewhere every config stays K-major and Selection.Note says why.
 	MajorB Major
-	// Op is the torch op (torch.ops.swigen.<Op>); Inputs and Outputs are
-	// its arguments and results, buffers of the kernel's manifest.
+	// Op is the torch op (torch.ops.swigen.<Op>), for a ScoreOps entry
+	// the name its op launches the _score kernel under (swigen_rt's
+	// opspec.OPS; moe_dswiglu_out_score is a torch op too); Inputs and
+	// Outputs are its arguments and results, buffers of the kernel's
+	// manifest.
 	Op              string
 	Inputs, Outputs []string
 	// Marker is the buffer only this variant's kernels have, by which
 	// swigen_rt.package.variant_of tells it from the plain one ("" for
 	// the plain variant).
 	Marker string
+	// F32 are the buffers among Inputs and Outputs the op passes as
+	// float32 (the router score and its gradient's partials); the rest
+	// are the config's dtype.
+	F32 []string
 }
 
-// OpVariants are the kinds and variants the PyTorch ops run: the
-// registry's KindSpec.Ops, kinds in GoOrder (the MLP's data flow, then
-// the backward).
-func OpVariants() []OpVariant {
+// ScoreVariantSuffix marks a _score kernel's op variant (ScoreOps): the
+// variant's Name followed by it, as swigen_rt.package.variant_of names a
+// kernel with a score buffer.
+const ScoreVariantSuffix = "+score"
+
+// ScoreOpVariants are the ops of the kinds' _score kernels
+// (KindSpec.ScoreOps), kinds in GoOrder as in OpVariants.
+func ScoreOpVariants() []OpVariant {
+	return variantsOf(func(s KindSpec) []OpVariant { return s.ScoreOps })
+}
+
+// variantsOf is each kind's ops(spec), kinds in GoOrder, Kernel filled in.
+func variantsOf(ops func(KindSpec) []OpVariant) []OpVariant {
 	specs := Kinds()
 	slices.SortStableFunc(specs, func(a, b KindSpec) int { return a.GoOrder - b.GoOrder })
 	var vs []OpVariant
 	for _, s := range specs {
-		for _, v := range s.Ops {
+		for _, v := range ops(s) {
 			v.Kernel = s.Kernel
 			vs = append(vs, v)
 		}
 	}
 	return vs
 }
+
+// OpVariants are the kinds and variants the PyTorch ops run: the
+// registry's KindSpec.Ops, kinds in GoOrder (the MLP's data flow, then
+// the backward).
+func OpVariants() []OpVariant { return variantsOf(func(s KindSpec) []OpVariant { return s.Ops }) }
 
 // HeuristicVariant is HeuristicWhy for op variant v: the heuristic's
 // config of v's kind and mode, with Residual added where v has it and

@@ -250,7 +250,7 @@ func TestGoBindingsErrors(t *testing.T) {
 		{"cubin without sha", "kernels", idx(func(e *gen.IndexEntry) { e.Cubin = a.Name + ".sm_90a.cubin" }), man(sameM), "want both or neither"},
 		{"kind differs from the index", "kernels", idx(same), man(func(m *manifest.Manifest) { m.Config.Kernel = tiling.KernelGEMM }), "does not match its index entry"},
 		{"unknown kernel kind", "kernels", idx(func(e *gen.IndexEntry) { e.Kernel = "conv" }), man(func(m *manifest.Manifest) { m.Config.Kernel = "conv" }),
-			`kernel kind "conv" has no Go launcher (want one of gemm, fwd_gateup, fwd_down, bwd_dswiglu, moe_fwd_gateup, moe_bwd_dswiglu, moe_gemm)`},
+			`kernel kind "conv" has no Go launcher (want one of gemm, fwd_gateup, fwd_down, bwd_dswiglu, moe_fwd_gateup, moe_bwd_dswiglu, moe_gemm, moe_wgrad)`},
 		{"name without its kind", "kernels", idx(func(e *gen.IndexEntry) { e.Kernel = string(tiling.KernelGEMM) }),
 			man(func(m *manifest.Manifest) { m.Config.Kernel = tiling.KernelGEMM }), "does not start with its kind gemm"},
 	} {

@@ -56,24 +56,33 @@ type SM90Schedule struct {
 
 // SM90Scheduler is the sm_90a tile scheduler. The static one needs no
 // numbers; stream-K's (tiling.StreamKPlan) are its work list's minimum
-// range (MinKBlocks) and its workspace: FlagBytes of flags per CTA, then a
-// slot of SlotBytes per CTA holding Parts consumer parts of PartBytes each
+// range (MinKBlocks) and its workspace: FlagBytes of flags per CTA and the
+// HeaderBytes of the epoch header after them, then a slot of SlotBytes per
+// CTA holding Parts consumer parts of PartBytes each
 // (one consumer's fp32 accumulators: cooperative 2 row halves, ping-pong 1
 // whole tile).
 type SM90Scheduler struct {
 	Name                                        tiling.Scheduler
 	MinKBlocks, FlagBytes, SlotBytes, PartBytes int
-	Parts                                       int
+	HeaderBytes, Parts                          int
+	// TokenK (the K-grouped walk, tiling.KindSpec.KGrouped): a tile's
+	// k-blocks start at its expert's first token, k_row0, which the
+	// producer adds to each load's k coordinate.
+	TokenK bool
 }
 
 // sm90Scheduler is c's scheduler view; w is the consumers' accumulators.
 func sm90Scheduler(c tiling.Config, s SM90Schedule, w Wgmma) (SM90Scheduler, error) {
 	v := SM90Scheduler{Name: c.Scheduler}
+	if s, _ := tiling.KindOf(c.Kernel); s.KGrouped {
+		v.TokenK = true
+	}
 	if c.Scheduler != tiling.StreamKScheduler {
 		return v, nil
 	}
 	_, slot, _ := tiling.StreamKWorkspace(1, c.TileM, c.TileN)
 	v.MinKBlocks, v.FlagBytes, v.SlotBytes = tiling.StreamKMinKBlocks, tiling.StreamKFlagBytes, slot
+	v.HeaderBytes = tiling.StreamKHeaderBytes
 	v.PartBytes = w.MB * w.AccPerMB * 128 * 4
 	v.Parts = 1
 	if s.TileStep == 1 {

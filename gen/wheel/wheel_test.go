@@ -247,7 +247,7 @@ func TestCheck(t *testing.T) {
 		// A grouped kind ships where it has code; the other arches get a note.
 		{Options{Arches: []tiling.Arch{tiling.ArchSM90a}, DTypes: []tiling.DType{tiling.BF16}, Kernels: groupedOpKinds()}, ""},
 		{Options{Arches: []tiling.Arch{tiling.ArchSM100a, tiling.ArchSM90a}, DTypes: []tiling.DType{tiling.BF16}, Kernels: groupedOpKinds()}, ""},
-		// Every grouped kind has a PyTorch op (moe_gemm's is swigen::moe_down).
+		// Every grouped kind has a PyTorch op (moe_gemm's is swigen::moe_down, moe_wgrad's swigen::moe_wgrad).
 		{Options{Arches: []tiling.Arch{tiling.ArchSM90a}, DTypes: []tiling.DType{tiling.BF16}, Kernels: tiling.GroupedKernels()}, ""},
 		{Options{Arches: []tiling.Arch{tiling.ArchSM100a}, DTypes: []tiling.DType{tiling.BF16}, Kernels: []tiling.Kernel{tiling.KernelMoEGEMM}}, "no kernel of it on --arch sm_100a"},
 		{Options{Arches: []tiling.Arch{tiling.ArchSM100a}, DTypes: []tiling.DType{tiling.BF16}}, ""},

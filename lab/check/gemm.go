@@ -47,6 +47,7 @@ var verifiers = map[tiling.Kernel]func(env *Env, k *launch.Kernel, shapes []tili
 	tiling.KernelMoEFwdGateUp:  VerifyGroupedRoutings,
 	tiling.KernelMoEBwdDSwiGLU: VerifyGroupedBwdRoutings,
 	tiling.KernelMoEGEMM:       VerifyGroupedGemmRoutings,
+	tiling.KernelMoEWgrad:      VerifyGroupedWgradRoutings,
 }
 
 // VerifyGroupedRoutings verifies a loaded moe_fwd_gateup kernel on

@@ -38,12 +38,14 @@ func NewGroupedRun(env *Env, k *launch.Kernel, sh [4]int, counts []int) (*Groupe
 	g := &GroupedRun{Counts: counts, env: env, dev: newRun(env, cfg.DType)}
 	rng := num.NewRand(1)
 	var err error
-	switch spec, _ := tiling.KindOf(cfg.Kernel); spec.Family {
-	case "gateup":
+	switch spec, _ := tiling.KindOf(cfg.Kernel); {
+	case !spec.Grouped || spec.KGrouped:
+		err = fmt.Errorf("check: grouped run: %s is not an M-grouped kind (its rows are not split by expert)", cfg.Kernel)
+	case spec.Family == "gateup":
 		g.Args = g.dev.moeFwdTimingArgs(k, sh, counts, rng)
-	case "bwd":
+	case spec.Family == "bwd":
 		g.Args, err = g.dev.moeBwdTimingArgs(k, sh, counts, rng)
-	case "gemm":
+	case spec.Family == "gemm":
 		g.Args = g.dev.moeGemmTimingArgs(sh, counts, rng)
 	default:
 		err = fmt.Errorf("check: grouped run: %s is not a grouped kind with a timing run", cfg.Kernel)

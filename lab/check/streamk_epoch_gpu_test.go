@@ -70,11 +70,17 @@ func TestGPUStreamKEpochs(t *testing.T) {
 	ctx, tc := gputest.Open(t)
 	env := &Env{Ctx: ctx, Dev: ctx.Device(), Builder: tc}
 	for _, name := range []string{"gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_sk", "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_sk"} {
-		t.Run(name, func(t *testing.T) { skEpochs(t, env, name) })
+		t.Run(name, func(t *testing.T) { skEpochs(t, env, name, 0) })
+		// A grid that is a multiple of 16 (a MIG slice's SM count), where
+		// the kernel once put the partial slots over the header; 48 CTAs
+		// leave a split tail on both tiles (256 and 128 tiles).
+		t.Run(name+"/grid48", func(t *testing.T) { skEpochs(t, env, name, 48) })
 	}
 }
 
-func skEpochs(t *testing.T, env *Env, name string) {
+// skEpochs runs the epoch steps on name's kernel, its grid sized for sms
+// SMs (0: the device's).
+func skEpochs(t *testing.T, env *Env, name string, sms int) {
 	cfg, err := tiling.ParseName(name)
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +90,11 @@ func skEpochs(t *testing.T, env *Env, name string) {
 		t.Fatal(err)
 	}
 	defer k.Close()
+	if sms > 0 {
+		if err := k.LimitSMs(sms); err != nil {
+			t.Skip(err)
+		}
+	}
 	// 1000x4096 on 128-wide tiles: more tiles than SMs, the tail split.
 	const M, N, K = 1000, 4096, 4096
 	rng := num.NewRand(9)

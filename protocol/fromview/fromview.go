@@ -131,6 +131,7 @@ func sm90ProtocolSpec(v *view.SM90, b manifest.Boxes, grouped bool) (protocol.Sp
 			Threads: s.Threads, ProducerRegs: s.ProducerRegs, ConsumerRegs: s.ConsumerRegs,
 			StreamKMinKBlocks: v.Scheduler.MinKBlocks,
 			Grouped:           grouped,
+			KGrouped:          v.Scheduler.TokenK,
 		},
 	}
 	if s.Overlap.On {

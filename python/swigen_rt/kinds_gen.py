@@ -17,6 +17,7 @@ OPS: Tuple[Tuple[str, str, str, Tuple[str, ...], Tuple[str, ...]], ...] = (
     ("moe_gateup_train", "moe_fwd_gateup", "train", ("x", "W", "offs"), ("out", "de")),
     ("moe_dswiglu_out", "moe_bwd_dswiglu", "out", ("dy", "W_down", "de", "offs"), ("grad_de", "out")),
     ("moe_down", "moe_gemm", "", ("A", "B", "offs"), ("C",)),
+    ("moe_wgrad", "moe_wgrad", "", ("A", "B", "offs"), ("dW",)),
 )
 
 # MARKERS: per kind, (variant, the buffer only that variant's kernels have).
@@ -32,4 +33,17 @@ MARKERS: Dict[str, Tuple[Tuple[str, str], ...]] = {
 # (tiling.GroupedKernels): their ops are swigen_rt.moe's (not defined by
 # swigen_rt.ops), and only where OPS has a row of theirs can a package of
 # theirs be launched.
-GROUPED: Tuple[str, ...] = ("moe_fwd_gateup", "moe_bwd_dswiglu", "moe_gemm")
+GROUPED: Tuple[str, ...] = ("moe_fwd_gateup", "moe_bwd_dswiglu", "moe_gemm", "moe_wgrad")
+
+# SCORE_SUFFIX marks a _score kernel's variant (tiling.ScoreVariantSuffix).
+SCORE_SUFFIX = "+score"
+
+# SCORE_OPS: (op, kind, variant, inputs, outputs, float32 buffers) per op
+# that launches a _score kernel (tiling.ScoreOpVariants): its kernel's
+# buffers in the op's order, the router score and its gradient's partials
+# float32.
+SCORE_OPS: Tuple[Tuple[str, str, str, Tuple[str, ...], Tuple[str, ...], Tuple[str, ...]], ...] = (
+    ("moe_gateup_score", "moe_fwd_gateup", "+score", ("x", "W", "offs", "score"), ("out",), ("score",)),
+    ("moe_gateup_train_score", "moe_fwd_gateup", "train+score", ("x", "W", "offs", "score"), ("out", "de"), ("score",)),
+    ("moe_dswiglu_out_score", "moe_bwd_dswiglu", "out+score", ("dy", "W_down", "de", "offs", "score"), ("grad_de", "out", "dscore_part"), ("score", "dscore_part")),
+)

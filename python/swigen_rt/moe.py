@@ -9,20 +9,33 @@ expert's [up ; gate], W_down [E, H, I]. The ops:
     torch.ops.swigen.moe_dswiglu_out(dy, W_down, de, offs) -> (grad_de [T, 2I], out [T, I])
     torch.ops.swigen.moe_dswiglu_out_score(dy, W_down, de, offs, score) -> (grad_de, out, dscore [T])
     torch.ops.swigen.moe_down(out, W_down, offs) -> y [T, H]
+    torch.ops.swigen.moe_wgrad(A, B, offs) -> dW [E, N, K]
 
 score [T] float32 is each routed row's router weight: out = score[t] *
 up * silu(gate) (de unscaled); the backward takes score*dout into the
 dSwiGLU, recomputes the scaled out and returns dscore[t] = sum_i h[t,i] *
 dout[t,i] (h unscaled), so the layer's y is the router-weighted expert
-output and autograd reaches the router. With a score the ops run the
-reference path (the _score kernels, swigen emit --score, have no op yet).
+output and autograd reaches the router. With a score an op launches the
+_score kernel of its kind and variant (swigen emit --score; the op
+moe_plan.SCORE_OP names: moe_gateup_score, moe_gateup_train_score,
+moe_dswiglu_out_score), never one without a score; the backward's kernel
+writes dscore as per-tile row partials [T, cdiv(I, TileN)], summed here
+on the device in column order (_sum_score_partials:
+moe_plan.sum_score_partials' order and rounding, so the same partials
+give the same dscore bits). No wheel ships a _score kernel.
 
-All but the _score one are the grouped kinds of moe_plan.GROUPED_KINDS
-(moe_down: moe_gemm, W_down its K-major B). Where a
+moe_wgrad is a weight gradient, dW[e] = A_e^T @ B_e over expert e's rows
+(A [T, N], B [T, K]), in nn.Linear(K, N).weight's layout per expert:
+W_down's gradient is moe_wgrad(dy, out, offs), W's moe_wgrad(grad_de, x,
+offs); an expert with no rows gets zeros.
+
+All are the grouped kinds of moe_plan.GROUPED_KINDS
+(moe_down: moe_gemm, W_down its K-major B; moe_wgrad: moe_wgrad, both
+operands MN-major); the _score ops run those kinds' _score kernels. Where a
 package of the op's kind, variant, arch and dtype is registered (swigen
 emit --kernel moe_fwd_gateup --py-package NAME, imported; --store-out
 for moe_gateup_train; --kernel moe_bwd_dswiglu --store-out for
-moe_dswiglu_out; --kernel moe_gemm for moe_down), or else the installed swigen wheel ships one (its
+moe_dswiglu_out; --kernel moe_gemm for moe_down; --kernel moe_wgrad for moe_wgrad), or else the installed swigen wheel ships one (its
 one config per op, sm_90a), the op launches that kernel (swigen_rt.ops' launch
 path: offs [E] int32 passed by its device address); otherwise it runs
 the reference path: torch._grouped_mm for the GEMMs and torch
@@ -31,10 +44,12 @@ which, and why. With no inference package registered, moe_gateup (so
 the layer under no_grad) runs the training kernel and drops de
 (moe_plan.TRAIN_FOR: SwiGLUMLP's rule, modes.forward_kernel); the
 inference package keeps priority. An op launches a kernel where
-kinds_gen.OPS has its row (all four have one). A registered package an op
-cannot launch is refused with NotImplementedError rather than ignored.
-The weight gradients and the down projection's backward are
-torch._grouped_mm. No
+kinds_gen.OPS (SCORE_OPS, with a score) has its row (every one has). A
+registered package an op cannot launch is refused with
+NotImplementedError rather than ignored.
+The layer's weight gradients and the down projection's backward are
+torch._grouped_mm (swigen::moe_wgrad is not yet wired into them: its
+kernel has not run on a GPU). No
 op reads offs on the host: they capture in CUDA graphs. Each op has a
 fake kernel (shapes from x and W alone) and the gate-up and down ops an
 autograd formula (the reference's, whichever path ran forward); the
@@ -66,6 +81,13 @@ def _check(op: str, x_shape: Tuple[int, ...], W_shape: Tuple[int, ...], offs: Te
     devices (tensors' first is x's place) of one call; ValueError naming
     the tensor and the rule."""
     s = moe_plan.check_shapes(op, x_shape, W_shape, tuple(offs.shape), None if W_down is None else tuple(W_down.shape))
+    _check_tensors(op, offs, tensors)
+    return s
+
+
+def _check_tensors(op: str, offs: Tensor, tensors: Dict[str, Tensor]) -> None:
+    """offs int32 and every tensor bf16, all on tensors' first's device;
+    ValueError naming the tensor and the rule."""
     x = next(iter(tensors.values()))
     if offs.dtype != torch.int32:
         raise ValueError("swigen::%s: offs is %s: want int32 (cumulative ends, torch._grouped_mm's)" % (op, offs.dtype))
@@ -77,7 +99,6 @@ def _check(op: str, x_shape: Tuple[int, ...], W_shape: Tuple[int, ...], offs: Te
                              % (op, n, t.dtype))
         if t.device != x.device:
             raise ValueError("swigen::%s: %s on %s, x on %s: want one device" % (op, n, t.device, x.device))
-    return s
 
 
 def _check_gateup(op: str, x: Tensor, W: Tensor, offs: Tensor) -> moe_plan.MoeShape:
@@ -105,7 +126,8 @@ def _plan(op: str, device: torch.device, dtype: torch.dtype) -> Tuple[str, str, 
 
 
 def moe_path(op: str, device: torch.device, dtype: torch.dtype = torch.bfloat16) -> Tuple[str, str]:
-    """(path, why) of a grouped op (moe_plan.GROUPED_KINDS) on device:
+    """(path, why) of a grouped op (moe_plan.GROUPED_KINDS; an op with a
+    score: moe_plan.SCORE_OP's, e.g. moe_gateup_score) on device:
     moe_plan.KERNEL naming the package whose kernel it launches (for
     moe_gateup with no inference package, the training one's, de dropped:
     why starts with moe_plan.TRAIN_DROP_DE), moe_plan.REFUSED where a
@@ -197,15 +219,35 @@ def _check_score(op: str, score: Optional[Tensor], x: Tensor, T: int) -> None:
                              str(score.device), str(x.device))
 
 
+def _sum_score_partials(part: Tensor) -> Tensor:
+    """dscore [T] float32 from a _score backward kernel's dscore_part [T,
+    cols] float32: each row's partials added in column order from +0.0,
+    one float32 add per column on the device (moe_plan.sum_score_partials
+    and Go's launch.SumScorePartials: the same order and rounding, so the
+    same bits; no host read of part, so it captures in CUDA graphs)."""
+    out = part.new_zeros((part.shape[0],))
+    for j in range(part.shape[1]):
+        out.add_(part[:, j])
+    return out
+
+
+def _gateup_kernel(op: str, T: int, x: Tensor, W: Tensor, offs: Tensor,
+                   score: Optional[Tensor]) -> Optional[List[Tensor]]:
+    """_kernel of op, or with a score of its moe_plan.SCORE_OP op (the
+    _score kernel, score its last input)."""
+    if score is None:
+        return _kernel(op, T, (x, W, offs))
+    return _kernel(moe_plan.SCORE_OP[op], T, (x, W, offs, score))
+
+
 @torch.library.custom_op("swigen::moe_gateup", mutates_args=())
 def moe_gateup(x: Tensor, W: Tensor, offs: Tensor, score: Optional[Tensor] = None) -> Tensor:
     """out = up(x) * silu(gate(x)) per expert (times each row's score where given), [T, I]."""
     s = _check_gateup("moe_gateup", x, W, offs)
     _check_score("moe_gateup", score, x, s.T)
-    if score is None:
-        got = _kernel("moe_gateup", s.T, (x, W, offs))
-        if got is not None:
-            return got[0]
+    got = _gateup_kernel("moe_gateup", s.T, x, W, offs, score)
+    if got is not None:
+        return got[0]
     return _swiglu(_gateup(x, W, offs), score)
 
 
@@ -215,10 +257,9 @@ def moe_gateup_train(x: Tensor, W: Tensor, offs: Tensor, score: Optional[Tensor]
     backward reads (unscaled); out times each row's score where given."""
     s = _check_gateup("moe_gateup_train", x, W, offs)
     _check_score("moe_gateup_train", score, x, s.T)
-    if score is None:
-        got = _kernel("moe_gateup_train", s.T, (x, W, offs))
-        if got is not None:
-            return got[0], got[1]
+    got = _gateup_kernel("moe_gateup_train", s.T, x, W, offs, score)
+    if got is not None:
+        return got[0], got[1]
     de = _gateup(x, W, offs)
     return _swiglu(de, score), de
 
@@ -241,10 +282,14 @@ def moe_dswiglu_out_score(dy: Tensor, W_down: Tensor, de: Tensor, offs: Tensor,
     """(grad_de [T, 2I], out [T, I], dscore [T] float32) of the layer
     with a router score: dout = dy_e @ W_down_e per expert, grad_de the
     dSwiGLU of score*dout, out = score*h recomputed (for dW_down), dscore
-    = sum_i h*dout. The reference path (no op launches a _score kernel
-    yet)."""
+    = sum_i h*dout: a registered moe_bwd_dswiglu --store-out --score
+    kernel (its partials summed by _sum_score_partials), else the
+    reference."""
     s = _check_bwd("moe_dswiglu_out_score", dy, W_down, de, offs)
     _check_score("moe_dswiglu_out_score", score, dy, s.T)
+    got = _kernel("moe_dswiglu_out_score", s.T, (dy, W_down, de, offs, score))
+    if got is not None:
+        return got[0], got[1], _sum_score_partials(got[2])
     dout = _gmm(dy, W_down, offs, (dy.shape[0], W_down.shape[2]))
     return _dswiglu_score(dout, de, score)
 
@@ -259,6 +304,25 @@ def moe_down(out: Tensor, W_down: Tensor, offs: Tensor) -> Tensor:
     if got is not None:
         return got[0]
     return _gmm(out, W_down.transpose(1, 2), offs, (out.shape[0], W_down.shape[1]))
+
+
+@torch.library.custom_op("swigen::moe_wgrad", mutates_args=())
+def moe_wgrad(A: Tensor, B: Tensor, offs: Tensor) -> Tensor:
+    """dW [E, N, K] = A_e^T @ B_e per expert over its rows (A [T, N], B
+    [T, K]), zeros for an expert with no rows: a registered moe_wgrad
+    kernel (offs by address), else torch._grouped_mm."""
+    T = _check_wgrad("moe_wgrad", A, B, offs)
+    got = _kernel("moe_wgrad", T, (A, B, offs))
+    if got is not None:
+        return got[0]
+    return _wgrad(A, B, offs)
+
+
+def _check_wgrad(op: str, A: Tensor, B: Tensor, offs: Tensor) -> int:
+    """T of one moe_wgrad call (moe_plan.check_wgrad_shapes, then dtypes and devices)."""
+    T, _, _, _ = moe_plan.check_wgrad_shapes(op, tuple(A.shape), tuple(B.shape), tuple(offs.shape))
+    _check_tensors(op, offs, {"A": A, "B": B})
+    return T
 
 
 def _w_of(op: str, W_down: Tensor) -> Tuple[int, ...]:
@@ -316,6 +380,12 @@ def _(dy: Tensor, W_down: Tensor, de: Tensor, offs: Tensor) -> Tuple[Tensor, Ten
 def _(out: Tensor, W_down: Tensor, offs: Tensor) -> Tensor:
     _check_down("moe_down", out, W_down, offs)
     return out.new_empty((out.shape[0], W_down.shape[1]))
+
+
+@moe_wgrad.register_fake
+def _(A: Tensor, B: Tensor, offs: Tensor) -> Tensor:
+    _check_wgrad("moe_wgrad", A, B, offs)
+    return A.new_empty((offs.shape[0], A.shape[1], B.shape[1]))
 
 
 def _wgrad(g: Tensor, a: Tensor, offs: Tensor) -> Tensor:

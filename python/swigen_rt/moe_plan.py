@@ -12,6 +12,7 @@ gate); W_down [E, H, I], each expert's nn.Linear [out, in].
 
 from __future__ import annotations
 
+import ctypes
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -19,8 +20,8 @@ from . import kinds_gen, modes, opspec, package, select
 from .manifest import Buffer
 from .package import Registry
 
-__all__ = ["MoeShape", "check_shapes", "GROUPED_KINDS", "grouped_path", "REFERENCE", "KERNEL", "REFUSED", "registered_path", "launchable",
-           "TRAIN_FOR", "TRAIN_DROP_DE", "WEIGHT_LAYOUT", "layout_why", "choose_path", "registered_plan",
+__all__ = ["MoeShape", "check_shapes", "GROUPED_KINDS", "SCORE_OP", "check_score", "sum_score_partials", "grouped_path",
+           "REFERENCE", "KERNEL", "REFUSED", "registered_path", "launchable", "TRAIN_FOR", "TRAIN_DROP_DE", "WEIGHT_LAYOUT", "layout_why", "choose_path", "registered_plan",
            "gate_up_rows", "hf_expert_keys", "counts_to_offs", "offs_to_counts", "zipf_counts",
            "uniform_counts", "sort_by_expert"]
 
@@ -39,6 +40,7 @@ GROUPED_KINDS: Dict[str, Tuple[str, str]] = {
     "moe_gateup_train": ("moe_fwd_gateup", "train"),
     "moe_dswiglu_out": ("moe_bwd_dswiglu", "out"),
     "moe_down": ("moe_gemm", ""),
+    "moe_wgrad": ("moe_wgrad", ""),
 }
 """op -> (kind, variant) of the grouped kernel package the op would run:
 the kernel kinds' names (a package's manifests name them), so a registered
@@ -46,7 +48,17 @@ package of the kind is found. An op launches its kernel where kinds_gen.OPS
 has its row (the kind registry's Ops: its inputs and outputs, buffers of
 the kernel's manifest, listed in the torch op's argument and result
 order, as swigen_rt.ops launches them); a new grouped kernel is one Ops
-entry there (and, for a variant, its Marker)."""
+entry there (and, for a variant, its Marker). The ops of the _score
+kernels (kinds_gen.SCORE_OPS, SCORE_OP) are here too."""
+
+GROUPED_KINDS.update((r[0], (r[1], r[2])) for r in kinds_gen.SCORE_OPS)
+
+SCORE_OP: Dict[str, str] = {p[0]: r[0] for r in kinds_gen.SCORE_OPS for p in kinds_gen.OPS
+                            if (p[1], p[2] + kinds_gen.SCORE_SUFFIX) == (r[1], r[2])}
+"""op -> the op that launches its kind and variant's _score kernel
+(kinds_gen.SCORE_OPS): moe_gateup and moe_gateup_train with a score run
+moe_gateup_score's and moe_gateup_train_score's kernels; moe_dswiglu_out's
+is the torch op moe_dswiglu_out_score."""
 
 
 WEIGHT_LAYOUT: Dict[str, Tuple[str, Tuple[str, ...]]] = {"moe_down": ("B", ("E", "N", "K"))}
@@ -75,7 +87,10 @@ TRAIN_FOR: Dict[str, str] = {"moe_gateup": "moe_gateup_train"}
 own variant is registered: the same kind and inputs, its outputs op's
 followed by more (de), which are dropped. SwiGLUMLP's rule for a forward
 without a gradient (modes.forward_kernel: the inference kernel, else the
-training one with de dropped), applied to the grouped inference op."""
+training one with de dropped), applied to the grouped inference op, with
+and without a score."""
+
+TRAIN_FOR.update({SCORE_OP[op]: SCORE_OP[train] for op, train in list(TRAIN_FOR.items())})
 
 TRAIN_DROP_DE = "the train kernel, de dropped"
 """The start of the why of an op running its TRAIN_FOR op's kernel
@@ -117,6 +132,23 @@ def check_shapes(op: str, x: Sequence[int], W: Sequence[int], offs: Sequence[int
     return MoeShape(T=T, E=E, H=H, I=I)
 
 
+def check_wgrad_shapes(op: str, A: Sequence[int], B: Sequence[int], offs: Sequence[int]) -> Tuple[int, int, int, int]:
+    """(T, N, K, E) of a weight gradient dW [E, N, K] = per expert A_e^T
+    @ B_e from A [T, N], B [T, K] (rows sorted by expert) and offs [E];
+    ValueError naming the op, the tensor and the rule otherwise."""
+    if len(A) != 2 or len(B) != 2 or A[0] != B[0]:
+        raise ValueError("swigen::%s: A is %s, B is %s: want A [T, N] and B [T, K] (the same rows, sorted by expert)"
+                         % (op, list(A), list(B)))
+    T, N = A
+    K = B[1]
+    if N < 8 or K < 8 or N % 8 or K % 8:
+        raise ValueError("swigen::%s: N=%d, K=%d: want positive multiples of 8 (16-byte rows for TMA and torch._grouped_mm)"
+                         % (op, N, K))
+    if len(offs) != 1 or offs[0] < 1:
+        raise ValueError("swigen::%s: offs is %s: want [E], E >= 1 (int32 cumulative ends)" % (op, list(offs)))
+    return T, N, K, offs[0]
+
+
 def check_score(op: str, T: int, shape: Sequence[int], dtype: str, device: str, x_device: str) -> None:
     """A router score's rules: score [T] float32 (each routed row's
     weight, torch's dtype name without "torch."), on x's device;
@@ -130,22 +162,32 @@ def check_score(op: str, T: int, shape: Sequence[int], dtype: str, device: str, 
         raise ValueError("swigen::%s: score on %s, x on %s: want one device" % (op, device, x_device))
 
 
+def _f32(v: float) -> float:
+    """v rounded to float32 (out of its range: inf)."""
+    return ctypes.c_float(v).value
+
+
 def sum_score_partials(part: Sequence[Sequence[float]]) -> List[float]:
     """dscore [T] from a moe_bwd_dswiglu _score kernel's dscore_part
-    [T, cdiv(I, TileN)]: each row's partials added in column order (the
-    kernel writes one per n-block of I; the torch path sums the last dim)."""
+    [T, cdiv(I, TileN)]: each row's partials added in column order from
+    +0.0, each sum rounded to float32 (the kernel writes one partial per
+    n-block of I): Go's launch.SumScorePartials bit for bit, and
+    swigen_rt.moe's device sum (one float32 add per column). A float32 add
+    done in float64 and rounded is the float32 add's result: 53 bits hold
+    2*24+2."""
     out = []
     for row in part:
         s = 0.0
         for v in row:
-            s += v
+            s = _f32(s + _f32(v))
         out.append(s)
     return out
 
 
 def launchable(op: str) -> bool:
-    """Whether swigen_rt can launch op's kernel: kinds_gen.OPS has its row."""
-    return any(row[0] == op for row in kinds_gen.OPS)
+    """Whether swigen_rt can launch op's kernel: kinds_gen.OPS (or, for a
+    _score kernel's op, SCORE_OPS) has its row."""
+    return any(row[0] == op for row in kinds_gen.OPS) or any(row[0] == op for row in kinds_gen.SCORE_OPS)
 
 
 def grouped_path(op: str, registered: Sequence[str], unlaunchable: Optional[Sequence[str]] = None,
@@ -174,9 +216,11 @@ def grouped_path(op: str, registered: Sequence[str], unlaunchable: Optional[Sequ
     if bundled and launchable(op):
         return KERNEL, "%s from package swigen_kernels (the installed wheel: %s)" % (what, ", ".join(bundled))
     if launchable(op):
-        # A variant's kernels store another output (train: de; out: out).
-        how = "emit one with swigen emit --kernel %s%s --py-package NAME and register it, or install the wheel of swigen wheel" % (
-            kind, " --store-out" if variant else "")
+        # A variant's kernels store another output (train: de; out: out)
+        # or take a score; no wheel ships a _score kernel.
+        wheel = "" if variant.endswith(kinds_gen.SCORE_SUFFIX) else ", or install the wheel of swigen wheel"
+        how = "emit one with swigen emit --kernel %s%s --py-package NAME and register it%s" % (
+            kind, opspec.emit_flags(variant), wheel)
     else:
         how = "swigen has no %s kernel yet" % what
     return REFERENCE, "torch._grouped_mm + torch elementwise ops: no %s package is registered (%s)" % (what, how)
@@ -205,8 +249,9 @@ def choose_path(op: str, own: Tuple[str, str], train: Optional[Tuple[str, str]] 
         return KERNEL, "%s: %s (no inference %s package is registered)" % (TRAIN_DROP_DE, train[1], GROUPED_KINDS[op][0]), fb
     if train[0] == REFUSED:
         return REFUSED, "%s would run: %s" % (TRAIN_DROP_DE, train[1]), fb
-    kind = GROUPED_KINDS[fb][0]
-    return REFERENCE, "%s; a package of --kernel %s --store-out (training) runs it too, de dropped" % (own[1], kind), op
+    kind, variant = GROUPED_KINDS[fb]
+    return REFERENCE, "%s; a package of --kernel %s%s (training) runs it too, de dropped" % (
+        own[1], kind, opspec.emit_flags(variant)), op
 
 
 def _registered(op: str, arch: str, dtype: str, reg: Registry, use_bundle: bool,

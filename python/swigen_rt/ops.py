@@ -27,6 +27,7 @@ from . import opspec
 from .dispatch import UNFUSED
 from .elementwise import DSWIGLU, SWIGLU
 from .kernel import Launcher
+from .manifest import ShapeError
 from .package import Entry
 from .tensors import TMA_ALIGN, check_tensors
 
@@ -72,8 +73,10 @@ def path_of(op: str, *args: Tensor) -> Tuple[str, str]:
 class _Call:
     """What a call with given input shapes, dtypes and devices resolved to:
     its kernel, sizes, output shapes, dtype and device, whether the
-    dispatch plan takes the fused kernel there, and the fused kernel's
-    Launcher for the op's buffers (inputs then outputs). Inputs of another
+    dispatch plan takes the fused kernel there, the fused kernel's
+    Launcher for the op's buffers (inputs then outputs), and each output's
+    dtype where it is not the first input's (opspec.OpSpec.fp32: None
+    elsewhere). Inputs of another
     stride or address still get every check (the fast path checks
     contiguity and alignment, and leaves any failure to check_tensors to
     name)."""
@@ -86,6 +89,7 @@ class _Call:
     index: int
     fused: bool
     launcher: Launcher
+    out_dtypes: Tuple[Optional[torch.dtype], ...]
 
 
 _calls_lock = threading.Lock()
@@ -128,24 +132,37 @@ def _scan(op: str, args: Tuple[Tensor, ...], grad: Optional[bool]) -> Optional[_
     return tuple(key), ptrs
 
 
+def _check_fp32(spec: opspec.OpSpec, inputs: Dict[str, Tensor]) -> None:
+    """Refuses an input the kernel reads as float32 (OpSpec.fp32: the
+    router score) in another dtype: no tensor map names its dtype, so
+    check_tensors cannot."""
+    for n in spec.fp32:
+        t = inputs.get(n)
+        if t is not None and t.dtype != torch.float32:
+            raise ShapeError("swigen::%s: tensor %s is %s: the kernel reads float32" % (spec.name, n, t.dtype))
+
+
 def _resolve(op: str, inputs: Dict[str, Tensor]) -> _Call:
     e, sizes = _select(op, inputs)
     m = e.kernel.manifest
     spec = opspec.OPS[op]
+    _check_fp32(spec, inputs)
     first = inputs[spec.inputs[0]]
     outputs = opspec.output_shapes(m, spec.outputs, sizes)
+    out_dtypes = tuple(torch.float32 if n in spec.fp32 else None for n in spec.outputs)
     # Every rule on these inputs once (device, dtype, shape, strides,
     # alignment); calls with the same key then check only what the key
     # leaves open: strides and addresses.
     tensors = dict(inputs)
-    tensors.update((n, torch.empty(s, dtype=first.dtype, device=first.device)) for n, s in zip(spec.outputs, outputs))
+    tensors.update((n, torch.empty(s, dtype=dt or first.dtype, device=first.device))
+                   for n, s, dt in zip(spec.outputs, outputs, out_dtypes))
     _, idx = check_tensors(m, tensors, sizes)
     assert idx is not None
     u = e.dispatch
     fused = u is None or u.plan.choose(sizes["M"], sizes["K"], sizes["I"])[0] != UNFUSED
     launcher = e.kernel.launcher(idx, tuple(sorted(sizes.items())), spec.inputs + spec.outputs)
     return _Call(entry=e, sizes=sizes, outputs=outputs, dtype=first.dtype, device=first.device, index=idx,
-                 fused=fused, launcher=launcher)
+                 fused=fused, launcher=launcher, out_dtypes=out_dtypes)
 
 
 def _cached_call(op: str, args: Tuple[Tensor, ...], key: Optional[Tuple[object, ...]]) -> _Call:
@@ -181,8 +198,11 @@ def _run(op: str, args: Tuple[Tensor, ...], scan: Optional[_Scan] = None,
     # with keyword arguments (2.5 vs 3.4 us on the H200's host).
     first = args[0]
     outs = []
-    for j, s in enumerate(c.outputs):
-        t = given[j] if given is not None and j in given else first.new_empty(s)  # contiguous
+    for j, (s, dt) in enumerate(zip(c.outputs, c.out_dtypes)):
+        if given is not None and j in given:
+            t = given[j]
+        else:
+            t = first.new_empty(s) if dt is None else first.new_empty(s, dtype=dt)  # contiguous
         outs.append(t)
         if ptrs is not None:
             p = t.data_ptr()
@@ -252,7 +272,8 @@ def _fake(op: str, inputs: Dict[str, Tensor]) -> List[Tensor]:
     spec = opspec.OPS[op]
     e, sizes = _select(op, inputs)
     first = inputs[spec.inputs[0]]
-    return [first.new_empty(s) for s in opspec.output_shapes(e.kernel.manifest, spec.outputs, sizes)]
+    return [first.new_empty(s, dtype=torch.float32 if n in spec.fp32 else first.dtype)
+            for n, s in zip(spec.outputs, opspec.output_shapes(e.kernel.manifest, spec.outputs, sizes))]
 
 
 # ---- the ops ----------------------------------------------------------------

@@ -19,7 +19,7 @@ from . import expr, kinds_gen
 from .manifest import Manifest, ShapeError
 from .package import REGISTRY, Entry, Registry
 
-__all__ = ["OpSpec", "OPS", "ARCH_OF_CC", "solve_sizes", "output_shapes", "select", "check_input"]
+__all__ = ["OpSpec", "OPS", "ARCH_OF_CC", "solve_sizes", "output_shapes", "select", "check_input", "emit_flags"]
 
 ARCH_OF_CC: Dict[Tuple[int, int], str] = {(9, 0): "sm_90a", (10, 0): "sm_100a"}
 
@@ -28,7 +28,11 @@ ARCH_OF_CC: Dict[Tuple[int, int], str] = {(9, 0): "sm_90a", (10, 0): "sm_100a"}
 class OpSpec:
     """One op: torch.ops.swigen.<name>. A grouped kind's op (grouped) is
     swigen_rt.moe's, which defines it with its reference path; ops defines
-    the others."""
+    the others. An op of a _score kernel (kinds_gen.SCORE_OPS) is the name
+    swigen_rt.moe launches that kernel under: moe_gateup with a score runs
+    moe_gateup_score's (moe_dswiglu_out_score is a torch op of its own).
+    fp32 are the buffers passed as float32 (the router score and its
+    gradient's partials); the others have the first input's dtype."""
 
     name: str
     kind: str
@@ -36,6 +40,7 @@ class OpSpec:
     inputs: Tuple[str, ...]
     outputs: Tuple[str, ...]
     grouped: bool = False
+    fp32: Tuple[str, ...] = ()
 
     def unlaunchable(self, e: Entry) -> str:
         """Why this op cannot launch e's kernel ("" where it can): the
@@ -50,9 +55,18 @@ class OpSpec:
                 % (e.name, ", ".join(sorted(have)), self.name, ", ".join(self.inputs), ", ".join(self.outputs)))
 
 
-# The ops are the kind registry's (tiling.KindSpec.Ops), generated into
-# kinds_gen.
+# The ops are the kind registry's (tiling.KindSpec.Ops and ScoreOps),
+# generated into kinds_gen.
 OPS: Dict[str, OpSpec] = {s[0]: OpSpec(*s, grouped=s[1] in kinds_gen.GROUPED) for s in kinds_gen.OPS}
+OPS.update((s[0], OpSpec(*s[:5], grouped=s[1] in kinds_gen.GROUPED, fp32=s[5])) for s in kinds_gen.SCORE_OPS)
+
+
+def emit_flags(variant: str) -> str:
+    """The swigen emit flags that build a kernel of op variant variant:
+    --store-out for a variant storing a second output (out, train), then
+    --score for a _score kernel's (kinds_gen.SCORE_SUFFIX)."""
+    base = variant[:-len(kinds_gen.SCORE_SUFFIX)] if variant.endswith(kinds_gen.SCORE_SUFFIX) else variant
+    return (" --store-out" if base in ("out", "train") else "") + (" --score" if base != variant else "")
 
 _SCALED = re.compile(r"^\s*(\d+)\s*\*\s*([A-Za-z][A-Za-z0-9_]*)\s*$")
 
@@ -153,7 +167,7 @@ def select(op: str, arch: str, dtype: str, shapes: Mapping[str, Sequence[int]],
         raise ValueError("swigen::%s: no %s%s kernel for %s is registered: import a package emitted with "
                          "swigen emit --py-package --kernel %s%s --arch %s"
                          % (op, spec.kind, " (" + spec.variant + ")" if spec.variant else "", arch, spec.kind,
-                            " --store-out" if spec.variant in ("out", "train") else "", arch))
+                            emit_flags(spec.variant), arch))
     e = cands[0]
     return e, solve_sizes(e.kernel.manifest, shapes, "swigen::%s (%s)" % (op, e.name))
 
@@ -174,8 +188,8 @@ def _select_grouped(spec: OpSpec, arch: str, dtype: str, shapes: Mapping[str, Se
         if cands:
             raise ValueError("swigen::%s: %s" % (spec.name, spec.unlaunchable(cands[0])))
         raise ValueError("swigen::%s: no %s%s kernel for %s and %s is registered: import a package emitted with "
-                         "swigen emit --py-package NAME --kernel %s --arch %s"
+                         "swigen emit --py-package NAME --kernel %s%s --arch %s"
                          % (spec.name, spec.kind, " (" + spec.variant + ")" if spec.variant else "", arch, dtype,
-                            spec.kind, arch))
+                            spec.kind, emit_flags(spec.variant), arch))
     e = ok[0]
     return e, solve_sizes(e.kernel.manifest, shapes, "swigen::%s (%s)" % (spec.name, e.name))

@@ -64,15 +64,17 @@ def variant_of(m: Manifest) -> str:
             break
     if SCORE_BUFFER in names:
         # A router-score kernel (_score) takes one more input than its
-        # variant's op: no op launches it yet, so it must not stand in for one.
+        # variant's op: only its kinds_gen.SCORE_OPS op launches it, never
+        # one without a score.
         return variant + SCORE_SUFFIX
     return variant
 
 
 # SCORE_BUFFER is the router score's buffer (a grouped kernel with _score);
-# variant_of marks such kernels' variants with SCORE_SUFFIX.
+# variant_of marks such kernels' variants with SCORE_SUFFIX (the kind
+# registry's, tiling.ScoreVariantSuffix).
 SCORE_BUFFER = "score"
-SCORE_SUFFIX = "+score"
+SCORE_SUFFIX = kinds_gen.SCORE_SUFFIX
 
 
 def _dtype_of(m: Manifest) -> str:

@@ -50,22 +50,12 @@ class FakeTensor:
 
 def op_buffers(m):  # type: ignore[no-untyped-def]
     """(inputs, outputs) of the PyTorch op that runs m's kernel: its kind
-    and variant's row of kinds_gen.OPS.
-    A router-score kernel (variant_of's SCORE_SUFFIX) has no op yet: its
-    variant's row with the score an input more (and the backward's
-    dscore_part an output more)."""
+    and variant's row of kinds_gen.OPS, or for a router-score kernel
+    (variant_of's SCORE_SUFFIX) of kinds_gen.SCORE_OPS."""
     from swigen_rt import kinds_gen
-    from swigen_rt.package import SCORE_BUFFER, SCORE_SUFFIX, variant_of
+    from swigen_rt.package import variant_of
     variant = variant_of(m)
-    score = variant.endswith(SCORE_SUFFIX)
-    if score:
-        variant = variant[:-len(SCORE_SUFFIX)]
-    rows = [r for r in kinds_gen.OPS if r[1] == m.kernel and r[2] == variant]
+    rows = [r for r in kinds_gen.OPS + tuple(r[:5] for r in kinds_gen.SCORE_OPS) if r[1] == m.kernel and r[2] == variant]
     if not rows:
-        raise AssertionError("%s: no op of kind %s variant %r" % (m.name, m.kernel, variant_of(m)))
-    inputs, outputs = rows[0][3], rows[0][4]
-    if score:
-        inputs = inputs + (SCORE_BUFFER,)
-        outputs = outputs + tuple(b.name for b in m.buffers if b.name == "dscore_part")
-    return inputs, outputs
-
+        raise AssertionError("%s: no op of kind %s variant %r" % (m.name, m.kernel, variant))
+    return rows[0][3], rows[0][4]

@@ -310,5 +310,114 @@ class ExpertsNoRetraceTest(RegistryCase):
         self.assertEqual(cnt.frame_count, 1, "the ops decide when they run: no retrace")
 
 
+@unittest.skipIf(torch is None, "needs torch")
+class ExpertsScoreTest(RegistryCase):
+    """swiglu_experts with a router score, compiled (fullgraph; the
+    backward through AOTAutograd): _score packages registered after the
+    trace run at the next call's forward and backward
+    (moe_gateup_train_score, moe_dswiglu_out_score with its partials
+    summed on the device) with no retrace; a call without a score keeps
+    the plain ops' path."""
+
+    E, H, I = 3, 16, 8
+
+    def setUp(self) -> None:
+        super().setUp()
+        self.ran: Dict[str, str] = {}
+
+        def kernel(op: str, T: int, args: Tuple[Any, ...]) -> Any:
+            # moe._kernel's decision (moe._plan, as a CUDA input gets it);
+            # the "kernels" mark what they return: out * 2, partials * 3.
+            path, why, run = moe._plan(op, torch.device("cuda", 0), args[0].dtype)
+            self.ran[op] = path
+            if path == moe_plan.REFUSED:
+                raise NotImplementedError(why)
+            if path != moe_plan.KERNEL:
+                return None
+            if run == "moe_gateup_train_score":
+                x, W, offs, score = args
+                de = moe._gateup(x, W, offs)
+                # moe_gateup_score on it: de dropped, as moe._kernel does.
+                return [moe._swiglu(de, score) * 2, de][:len(opspec.OPS[op].outputs)]
+            self.assertEqual((op, run), ("moe_dswiglu_out_score", op))
+            dy, W_down, de, offs, score = args
+            dout = moe._gmm(dy, W_down, offs, (dy.shape[0], W_down.shape[2]))
+            grad_de, out, _ = moe._dswiglu_score(dout, de, score)
+            # Two n-blocks of I/2 columns each, as a kernel of TileN = I/2 writes them.
+            hd = (de[:, :self.I].float() * F.silu(de[:, self.I:].float())) * dout.float()
+            part = torch.stack([hd[:, :self.I // 2].sum(1), hd[:, self.I // 2:].sum(1)], 1)
+            return [grad_de, out, part * 3]
+
+        for p in (mock.patch.object(moe, "_kernel", kernel),
+                  mock.patch.object(moe._ops, "arch_of", lambda device: ARCH)):
+            p.start()
+            self.addCleanup(p.stop)
+        g = torch.Generator().manual_seed(0)
+        bf = torch.bfloat16
+        self.x = torch.randn(10, self.H, generator=g).to(bf)
+        self.W = (torch.randn(self.E, 2 * self.I, self.H, generator=g) / 4).to(bf)
+        self.W_down = (torch.randn(self.E, self.H, self.I, generator=g) / 4).to(bf)
+        self.offs = torch.tensor([3, 3, 10], dtype=torch.int32)
+        self.score = torch.rand(10, generator=g) + 0.1
+        self.dy = torch.randn(10, self.H, generator=g).to(bf)
+
+    def step(self, f: Any) -> Tuple[Any, Any]:
+        """y and dscore of one training step of f with the score."""
+        s = self.score.clone().requires_grad_(True)
+        W = self.W.clone().requires_grad_(True)
+        y = f(self.x, W, self.W_down, self.offs, s)
+        y.backward(self.dy)
+        return y.detach(), s.grad
+
+    def score_package(self) -> Any:
+        """Stand-ins of the training forward's and the backward's _score
+        kernels, each with its op's buffers."""
+        p = Package(name="score_pkg", dir="/nonexistent")
+        for op in ("moe_gateup_train_score", "moe_dswiglu_out_score"):
+            spec = opspec.OPS[op]
+            n = spec.kind + "_score_test"
+            buffers = [types.SimpleNamespace(name=b, shape=()) for b in spec.inputs + spec.outputs]
+            k = types.SimpleNamespace(name=n, manifest=types.SimpleNamespace(buffers=buffers))
+            p.kernels[n] = Entry(kernel=k, kind=spec.kind, variant=spec.variant, arch=ARCH,  # type: ignore[arg-type]
+                                 dtype="bfloat16", package="score_pkg")
+        return p
+
+    def test_registry_change_needs_no_retrace(self) -> None:
+        try:
+            want_y, want_ds = self.step(moe.swiglu_experts)
+        except (RuntimeError, NotImplementedError) as e:  # a torch without a CPU torch._grouped_mm
+            self.skipTest("torch._grouped_mm on the CPU: %s" % e)
+        ref = {"moe_gateup_train_score": moe_plan.REFERENCE, "moe_down": moe_plan.REFERENCE,
+               "moe_dswiglu_out_score": moe_plan.REFERENCE}
+        self.assertEqual(self.ran, ref)
+        cnt = torch._dynamo.testing.CompileCounterWithBackend(BACKEND)
+        f = torch.compile(moe.swiglu_experts, backend=cnt, fullgraph=True)
+        y, ds = self.step(f)
+        torch.testing.assert_close((y, ds), (want_y, want_ds))
+        REGISTRY.add_package(self.score_package())
+        self.ran.clear()
+        y, ds = self.step(f)
+        self.assertEqual(cnt.frame_count, 1, "the ops decide when they run: no retrace")
+        self.assertEqual(self.ran, {"moe_gateup_train_score": moe_plan.KERNEL, "moe_down": moe_plan.REFERENCE,
+                                    "moe_dswiglu_out_score": moe_plan.KERNEL})
+        torch.testing.assert_close(y, want_y * 2, rtol=2e-2, atol=2e-2)
+        torch.testing.assert_close(ds, want_ds * 3, rtol=1e-3, atol=1e-4)
+        # No gradient: moe_gateup_score on the training kernel, de dropped.
+        self.ran.clear()
+        with torch.no_grad():
+            torch.testing.assert_close(f(self.x, self.W, self.W_down, self.offs, self.score), want_y * 2, rtol=2e-2, atol=2e-2)
+        self.assertEqual(self.ran, {"moe_gateup_score": moe_plan.KERNEL, "moe_down": moe_plan.REFERENCE})
+        # Without a score, the plain ops: no _score kernel stands in.
+        self.ran.clear()
+        with torch.no_grad():
+            f(self.x, self.W, self.W_down, self.offs)
+        self.assertEqual(self.ran, {"moe_gateup": moe_plan.REFERENCE, "moe_down": moe_plan.REFERENCE})
+        REGISTRY.remove_package("score_pkg")
+        self.ran.clear()
+        torch.testing.assert_close(self.step(f), (want_y, want_ds))
+        self.assertEqual(self.ran, ref)
+        self.assertEqual(cnt.frame_count, 3, "one trace per form of call (training, no_grad, no score); none on a registry change")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -59,6 +59,17 @@ def with_de(d: Dict[str, Any]) -> Manifest:
     return Manifest.from_dict(d)
 
 
+def with_score(d: Dict[str, Any]) -> Manifest:
+    """The manifest d with the router score as Go's --score adds it to a
+    forward (manifest/grouped.go): a score [T] buffer and its score_ptr
+    parameter last; named with _score."""
+    d = copy.deepcopy(d)
+    d["name"] = d["entry"] = d["name"] + "_score"
+    d["buffers"].append({"name": "score", "shape": ["T"], "doc": "score [T] fp32"})
+    d["params"].append({"name": "score_ptr", "kind": "ptr", "size": 8, "align": 8, "doc": "", "buffer": "score"})
+    return Manifest.from_dict(d)
+
+
 def shapes(T: int, K: int, I: int, E: int) -> Dict[str, Tuple[int, ...]]:  # noqa: E741
     return {"x": (T, K), "W": (E, 2 * I, K), "offs": (E,)}
 
@@ -98,24 +109,6 @@ class PathTest(unittest.TestCase):
                 self.assertEqual(path, want, why)
                 self.assertIn(words, why)
 
-
-    def test_score_package_runs_no_op(self) -> None:
-        """A router-score kernel (_score: a score buffer, and the
-        backward's dscore_part) is its variant marked with SCORE_SUFFIX:
-        no op takes it for its own, so the ops run the reference."""
-        for kind, variant, op in (("moe_fwd_gateup", "train+score", "moe_gateup_train"),
-                                  ("moe_bwd_dswiglu", "out+score", "moe_dswiglu_out")):
-            with self.subTest(kind=kind):
-                configs = golden_moe(kind, variant)
-                self.assertEqual(len(configs), 1)
-                self.assertTrue(configs[0]["name"].endswith("_score"))
-                e = entry(Manifest.from_dict(configs[0]["manifest"]), "pkg_score")
-                self.assertEqual(e.variant, variant)
-                path, why = moe_plan.registered_path(op, "sm_90a", "bfloat16", registry(e))
-                self.assertEqual(path, REFERENCE, why)
-        path, why = moe_plan.registered_path("moe_gateup", "sm_90a", "bfloat16",
-                                             registry(entry(Manifest.from_dict(golden_moe("moe_fwd_gateup", "train+score")[0]["manifest"]), "p")))
-        self.assertEqual(path, REFERENCE, why)
 
     def test_train_package_alone(self) -> None:
         """Go's moe_fwd_gateup --store-out config (out and de) registered
@@ -165,6 +158,154 @@ class PathTest(unittest.TestCase):
         self.assertFalse(reg.remove_package("pkg_moe"))
         self.assertEqual(reg.generation, gen + 1)  # the ops' caches of what a call selected drop
         self.assertEqual(moe_plan.registered_path("moe_gateup", "sm_90a", "bfloat16", reg)[0], REFERENCE)
+
+
+class ScoreOpsTest(unittest.TestCase):
+    """The _score kernels' ops (kinds_gen.SCORE_OPS) on Go's score configs
+    (the golden's training forward and backward, and an inference forward
+    with the score added as Go adds it): a score package runs only when a
+    score is passed, a plain one only when none is; the launch packs Go's
+    bytes with the score (and the backward's partials) as float32."""
+
+    def setUp(self) -> None:
+        self.train_d = golden_moe("moe_fwd_gateup", "train+score")[0]
+        self.bwd_d = golden_moe("moe_bwd_dswiglu", "out+score")[0]
+        self.assertEqual([self.train_d["name"], self.bwd_d["name"]],
+                         ["moe_fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_out_score",
+                          "moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out_score"])
+        self.train = entry(Manifest.from_dict(self.train_d["manifest"]), "pkg_train_score")
+        self.bwd = entry(Manifest.from_dict(self.bwd_d["manifest"]), "pkg_bwd_score")
+        self.inf = entry(with_score(golden_moe()[0]["manifest"]), "pkg_score")
+        self.plain = entry(Manifest.from_dict(golden_moe()[0]["manifest"]), "pkg_plain")
+        self.plain_train = entry(Manifest.from_dict(golden_moe("moe_fwd_gateup", "train")[0]["manifest"]), "pkg_plain_train")
+        self.plain_bwd = entry(Manifest.from_dict(golden_moe("moe_bwd_dswiglu", "out")[0]["manifest"]), "pkg_plain_bwd")
+
+    def test_specs_are_the_kernels(self) -> None:
+        """Each score kernel's variant is its op's, and the op's inputs and
+        outputs are exactly its buffers (the launch's names)."""
+        for e, op in ((self.inf, "moe_gateup_score"), (self.train, "moe_gateup_train_score"), (self.bwd, "moe_dswiglu_out_score")):
+            with self.subTest(op=op):
+                spec = opspec.OPS[op]
+                self.assertEqual((e.kind, e.variant), (spec.kind, spec.variant))
+                self.assertEqual(moe_plan.GROUPED_KINDS[op], (spec.kind, spec.variant))
+                self.assertEqual(spec.unlaunchable(e), "")
+                self.assertEqual(spec.inputs[-1], "score")
+                self.assertTrue(spec.grouped)
+        self.assertEqual(moe_plan.SCORE_OP, {"moe_gateup": "moe_gateup_score", "moe_gateup_train": "moe_gateup_train_score",
+                                             "moe_dswiglu_out": "moe_dswiglu_out_score"})
+
+    def test_paths(self) -> None:
+        bad = copy.deepcopy(self.bwd_d["manifest"])
+        bad["buffers"] = [b for b in bad["buffers"] if b["name"] != "dscore_part"]
+        bad["params"] = [p for p in bad["params"] if p.get("buffer") != "dscore_part"]
+        bad_bwd = entry(Manifest.from_dict(bad), "pkg_bad")
+        cases = [  # registry, op -> path, words of why
+            (registry(self.inf), "moe_gateup_score", KERNEL, "moe_fwd_gateup (+score) from package pkg_score"),
+            # A score kernel never stands in for a plain one, nor a plain one for a score one.
+            (registry(self.inf), "moe_gateup", REFERENCE, "no moe_fwd_gateup package is registered"),
+            (registry(self.plain), "moe_gateup_score", REFERENCE, "no moe_fwd_gateup (+score) package is registered (emit one "
+             "with swigen emit --kernel moe_fwd_gateup --score --py-package NAME and register it); a package of --kernel "
+             "moe_fwd_gateup --store-out --score (training) runs it too, de dropped"),
+            (registry(self.plain), "moe_gateup", KERNEL, "from package pkg_plain"),
+            # With no inference score package, the training one's kernel, de dropped.
+            (registry(self.train), "moe_gateup_score", KERNEL, "the train kernel, de dropped: moe_fwd_gateup (train+score) "
+             "from package pkg_train_score"),
+            (registry(self.train, self.inf), "moe_gateup_score", KERNEL, "moe_fwd_gateup (+score) from package pkg_score"),
+            (registry(self.train), "moe_gateup_train_score", KERNEL, "(train+score) from package pkg_train_score"),
+            (registry(self.train), "moe_gateup_train", REFERENCE, "no moe_fwd_gateup (train) package"),
+            (registry(self.plain_train, self.train), "moe_gateup_train", KERNEL, "from package pkg_plain_train"),
+            (registry(self.plain_train, self.train), "moe_gateup_train_score", KERNEL, "from package pkg_train_score"),
+            (registry(self.bwd), "moe_dswiglu_out_score", KERNEL, "moe_bwd_dswiglu (out+score) from package pkg_bwd_score"),
+            (registry(self.bwd), "moe_dswiglu_out", REFERENCE, "no moe_bwd_dswiglu (out) package"),
+            (registry(self.plain_bwd), "moe_dswiglu_out_score", REFERENCE,
+             "swigen emit --kernel moe_bwd_dswiglu --store-out --score --py-package NAME and register it)"),
+            (registry(bad_bwd), "moe_dswiglu_out_score", REFUSED, "from package pkg_bad is registered but cannot be "
+             "launched: %s's buffers are W_down, de, dy, grad_de, offs, out, score, swigen::moe_dswiglu_out_score takes "
+             "dy, W_down, de, offs, score and returns grad_de, out, dscore_part" % self.bwd.name),
+        ]
+        for reg, op, want, words in cases:
+            with self.subTest(op=op, packages=list(reg.packages)):
+                path, why = moe_plan.registered_path(op, "sm_90a", "bfloat16", reg)
+                self.assertEqual(path, want, why)
+                self.assertIn(words, why)
+
+    def test_no_wheel_score(self) -> None:
+        """No wheel ships a _score kernel: with only the wheel, the score
+        ops run the reference, naming how to emit one."""
+        with tempfile.TemporaryDirectory() as d:
+            b = wheel_bundle(d)
+            for op in ("moe_gateup_score", "moe_gateup_train_score", "moe_dswiglu_out_score"):
+                with self.subTest(op=op):
+                    path, why = moe_plan.registered_path(op, "sm_90a", "bfloat16", registry(), b)
+                    self.assertEqual(path, REFERENCE, why)
+                    self.assertIn("--score --py-package NAME", why)
+                    self.assertNotIn("wheel", why)
+            self.assertEqual(moe_plan.registered_path("moe_gateup", "sm_90a", "bfloat16", registry(), b)[0], KERNEL)
+
+    def test_select(self) -> None:
+        """Sizes from the op's inputs, score [T] among them; the outputs'
+        shapes, dscore_part [T, cdiv(I, TileN)] with TileN = 128."""
+        for counts, K, I in [([0, 37, 0, 0, 256, 5, 0, 90], 264, 200), ([1] * 6, 72, 136), ([300], 1032, 264)]:  # noqa: E741
+            T, E = sum(counts), len(counts)
+            cols = -(-I // 128)
+            with self.subTest(counts=counts, I=I):
+                sh = {"dy": (T, K), "W_down": (E, K, I), "de": (T, 2 * I), "offs": (E,), "score": (T,)}
+                e, sizes = opspec.select("moe_dswiglu_out_score", "sm_90a", "bfloat16", sh, registry(self.plain_bwd, self.bwd))
+                self.assertEqual((e.name, sizes), (self.bwd.name, {"T": T, "K": K, "I": I, "E": E}))
+                self.assertEqual(opspec.output_shapes(e.kernel.manifest, opspec.OPS["moe_dswiglu_out_score"].outputs, sizes),
+                                 ((T, 2 * I), (T, I), (T, cols)))
+                sh = dict(shapes(T, K, I, E), score=(T,))
+                e, sizes = opspec.select("moe_gateup_train_score", "sm_90a", "bfloat16", sh, registry(self.plain_train, self.train))
+                self.assertEqual((e.name, sizes), (self.train.name, {"T": T, "K": K, "I": I, "E": E}))
+        cases = [  # op, shapes, registry -> words
+            ("moe_gateup_score", dict(shapes(10, 64, 64, 2), score=(11,)), registry(self.inf), "size T: tensor x says 10, tensor score says 11"),
+            ("moe_gateup_score", shapes(10, 64, 64, 2), registry(self.inf), "inputs score not given"),
+            ("moe_gateup_score", dict(shapes(10, 64, 64, 2), score=(10,)), registry(self.plain),
+             "no moe_fwd_gateup (+score) kernel for sm_90a and bfloat16 is registered: import a package emitted with "
+             "swigen emit --py-package NAME --kernel moe_fwd_gateup --score --arch sm_90a"),
+            ("moe_dswiglu_out_score", {"dy": (10, 64), "W_down": (2, 64, 64), "de": (10, 128), "offs": (2,), "score": (10,)},
+             registry(), "swigen emit --py-package NAME --kernel moe_bwd_dswiglu --store-out --score --arch sm_90a"),
+        ]
+        for op, sh, reg, words in cases:
+            with self.subTest(op=op, words=words):
+                with self.assertRaises(ValueError) as cm:
+                    opspec.select(op, "sm_90a", "bfloat16", sh, reg)
+                self.assertIn("swigen::%s" % op, str(cm.exception))
+                self.assertIn(words, str(cm.exception))
+
+    def test_launch_bytes_equal_go(self) -> None:
+        """The op's tensors (bf16, offs int32, its fp32 buffers float32) at
+        Go's addresses pack Go's parameter bytes: score_ptr, and the
+        backward's dscore_ptr, from the tensors the op passes."""
+        n = 0
+        for c, op in ((self.train_d, "moe_gateup_train_score"), (self.bwd_d, "moe_dswiglu_out_score")):
+            m = Manifest.from_dict(c["manifest"])
+            spec = opspec.OPS[op]
+            names = spec.inputs + spec.outputs
+            self.assertEqual(sorted(names), sorted(b.name for b in m.buffers))
+            for want in c["launches"]:
+                if "error" in want:
+                    continue
+                with self.subTest(config=c["name"], counts=want["counts"]):
+                    sizes, bufs = want["sizes"], want["buffers"]
+
+                    def fake(n: str, sh: Tuple[int, ...]) -> support.FakeTensor:
+                        if n == "offs":
+                            return support.FakeTensor(sh, bufs[n], dtype="torch.int32", elem=4)
+                        if n in spec.fp32:
+                            return support.FakeTensor(sh, bufs[n], dtype="torch.float32", elem=4)
+                        return support.FakeTensor(sh, bufs[n])
+
+                    tensors = {n: fake(n, sh) for n, sh in zip(names, opspec.output_shapes(m, names, sizes))}
+                    ptrs, _ = check_tensors(m, tensors, sizes)
+                    sized = plan_sizes(m, sizes, Device(sms=132))
+                    p = sized.at(ptrs)
+                    params = p.packed([bytes([j + 1]) * 128 for j in range(len(p.maps))])
+                    # The launcher packs by name from the op's order of buffers.
+                    pack_pointers(m.name, params, p.offsets, sized.pointers, dict(zip(names, [ptrs[n] for n in names])))
+                    self.assertEqual(params.hex(), want["params_hex"])
+                    n += 1
+        self.assertEqual(n, 2 * 4)
 
 
 class SelectTest(unittest.TestCase):
@@ -259,6 +400,52 @@ class MoeDownTest(unittest.TestCase):
             opspec.select("moe_down", "sm_90a", "bfloat16", {"A": (8, 64), "B": (2, 128, 72), "offs": (2,)}, reg)
 
 
+class MoeWgradTest(unittest.TestCase):
+    """swigen::moe_wgrad on a moe_wgrad package: A [T, N] and B [T, K]
+    give dW [E, N, K]; sm_90a only."""
+
+    def setUp(self) -> None:
+        configs = golden_moe("moe_wgrad")
+        self.assertEqual([c["name"] for c in configs], ["moe_wgrad_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_amn_bmn"])
+        self.good = entry(Manifest.from_dict(configs[0]["manifest"]), "pkg_wgrad")
+
+    def test_paths(self) -> None:
+        cases = [  # registry, arch -> path, words of why
+            (registry(), "sm_90a", REFERENCE, "no moe_wgrad package is registered (emit one with swigen emit --kernel moe_wgrad "),
+            (registry(self.good), "sm_90a", KERNEL, "moe_wgrad from package pkg_wgrad"),
+            (registry(self.good), "sm_100a", REFERENCE, "no moe_wgrad package"),
+        ]
+        for reg, arch, want, words in cases:
+            with self.subTest(packages=list(reg.packages), arch=arch):
+                path, why = moe_plan.registered_path("moe_wgrad", arch, "bfloat16", reg)
+                self.assertEqual(path, want, why)
+                self.assertIn(words, why)
+
+    def test_sizes(self) -> None:
+        """Sizes from A [T, N], B [T, K], offs [E]; dW [E, N, K]."""
+        reg = registry(self.good)
+        for counts, N, K in [([0, 37, 0, 0, 256, 5, 0, 90], 200, 264), ([1] * 6, 136, 72), ([300], 264, 1032)]:
+            T, E = sum(counts), len(counts)
+            with self.subTest(counts=counts, N=N, K=K):
+                e, sizes = opspec.select("moe_wgrad", "sm_90a", "bfloat16", {"A": (T, N), "B": (T, K), "offs": (E,)}, reg)
+                self.assertEqual(e.name, self.good.name)
+                self.assertEqual(sizes, {"T": T, "N": N, "K": K, "E": E})
+                self.assertEqual(opspec.output_shapes(e.kernel.manifest, ["dW"], sizes), ((E, N, K),))
+        with self.assertRaisesRegex(ShapeError, "K=68: must be a positive multiple of 8"):
+            opspec.select("moe_wgrad", "sm_90a", "bfloat16", {"A": (8, 64), "B": (8, 68), "offs": (2,)}, reg)
+
+    def test_shape_rules(self) -> None:
+        self.assertEqual(moe_plan.check_wgrad_shapes("moe_wgrad", (10, 16), (10, 24), (3,)), (10, 16, 24, 3))
+        for A, B, offs, words in [((10, 16), (9, 24), (3,), "want A [T, N] and B [T, K]"),
+                                  ((10, 16, 1), (10, 24), (3,), "want A [T, N] and B [T, K]"),
+                                  ((10, 12), (10, 24), (3,), "N=12, K=24: want positive multiples of 8"),
+                                  ((10, 16), (10, 24), (0,), "offs is [0]: want [E], E >= 1"),
+                                  ((10, 16), (10, 24), (3, 1), "offs is [3, 1]")]:
+            with self.subTest(A=A, B=B, offs=offs):
+                with self.assertRaisesRegex(ValueError, "swigen::moe_wgrad: .*" + words.replace("[", r"\[").replace("]", r"\]")):
+                    moe_plan.check_wgrad_shapes("moe_wgrad", A, B, offs)
+
+
 class ManifestTest(unittest.TestCase):
     """The grouped manifest's own fields broken (test_malformed walks every
     field's types): a ManifestError naming the parameter and the rule."""
@@ -313,8 +500,9 @@ class LaunchArgsTest(unittest.TestCase):
                     self.assertEqual(list(p.grid), want["grid"])
                     n += 1
         # 4 inference, 1 training, 1 backward config, training and backward
-        # with the router score, and moe_gemm (moe_down's); 4 routings each.
-        self.assertEqual(n, 9 * 4)
+        # with the router score, moe_gemm (moe_down's) and moe_wgrad
+        # (moe_wgrad's); 4 routings each.
+        self.assertEqual(n, 10 * 4)
 
     def test_tensor_errors_name_the_tensor(self) -> None:
         m = Manifest.from_dict(golden_moe()[0]["manifest"])

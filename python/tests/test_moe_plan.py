@@ -3,7 +3,11 @@ routing helpers and path choice; pure (no torch, no GPU)."""
 
 from __future__ import annotations
 
+import json
+import math
+import os
 import random
+import struct
 import unittest
 
 import support  # noqa: F401
@@ -56,8 +60,34 @@ class ScoreTest(unittest.TestCase):
                 self.assertIn(words, str(cm.exception))
 
     def test_sum_score_partials(self) -> None:
-        self.assertEqual(moe_plan.sum_score_partials([[1.0, 2.0, 3.0], [-1.0, 0.5, 0.25]]), [6.0, -0.25])
-        self.assertEqual(moe_plan.sum_score_partials([]), [])
+        """Column order from +0.0, each add rounded to float32 (Go's
+        launch.SumScorePartials): the cases where float64 differs."""
+        eps = 2.0 ** -24  # half an ulp of 1.0 in float32
+        cases = [  # partials -> dscore
+            ([[1.0, 2.0, 3.0], [-1.0, 0.5, 0.25]], [6.0, -0.25]),
+            ([], []),
+            ([[1.0, eps, eps]], [1.0]),  # each add ties to even: float64 would give 1 + 2^-23
+            ([[eps, eps, 1.0]], [1.0 + 2 * eps]),  # the order shows
+            ([[0.1]], [0.10000000149011612]),  # the partial itself is float32
+            ([[-0.0, -0.0]], [0.0]),  # +0.0 + -0.0 = +0.0, as from Go's zero
+            ([[3e38, 3e38]], [float("inf")]),
+        ]
+        for part, want in cases:
+            with self.subTest(part=part):
+                got = moe_plan.sum_score_partials(part)
+                self.assertEqual(got, want)
+                self.assertEqual([math.copysign(1, v) for v in got], [math.copysign(1, v) for v in want])
+
+    def test_sum_score_partials_shared(self) -> None:
+        # testdata/score_partials.json: Go's launch.SumScorePartials reads
+        # the same cases, so both sum a row in column order in fp32.
+        with open(os.path.join(support.TESTDATA, "score_partials.json")) as f:
+            cases = json.load(f)["cases"]
+        for c in cases:
+            with self.subTest(why=c["why"]):
+                got = moe_plan.sum_score_partials(c["part"])
+                bits = [struct.unpack("<I", struct.pack("<f", v))[0] for v in got]
+                self.assertEqual(bits, c["dscore_bits"])
 
 
 class PathTest(unittest.TestCase):
@@ -68,7 +98,10 @@ class PathTest(unittest.TestCase):
                 self.assertEqual(path, REFERENCE)
                 self.assertIn("torch._grouped_mm", why)
                 emittable = kind in kinds_gen.GROUPED and moe_plan.launchable(op)
-                flags = " --store-out" if variant else ""
+                flags = {"": "", "train": " --store-out", "out": " --store-out", "+score": " --score",
+                         "train+score": " --store-out --score", "out+score": " --store-out --score"}[variant]
+                # No wheel ships a _score kernel.
+                self.assertEqual("install the wheel" in why, emittable and not variant.endswith("+score"), why)
                 self.assertEqual("swigen emit --kernel %s%s --py-package" % (kind, flags) in why, emittable, why)
                 self.assertEqual("has no %s" % kind in why, not emittable, why)
 
@@ -87,9 +120,12 @@ class PathTest(unittest.TestCase):
         """An op launches its kernel where kinds_gen.OPS has its row (the
         registry's Ops entry): every grouped op has one."""
         self.assertEqual({op: moe_plan.launchable(op) for op in moe_plan.GROUPED_KINDS},
-                         {"moe_gateup": True, "moe_gateup_train": True, "moe_dswiglu_out": True, "moe_down": True})
+                         {"moe_gateup": True, "moe_gateup_train": True, "moe_dswiglu_out": True, "moe_down": True,
+                          "moe_gateup_score": True, "moe_gateup_train_score": True, "moe_dswiglu_out_score": True,
+                          "moe_wgrad": True})
+        self.assertFalse(moe_plan.launchable("moe_gateup_other"))
         for op in moe_plan.GROUPED_KINDS:
-            row = [r for r in kinds_gen.OPS if r[0] == op]
+            row = [r for r in kinds_gen.OPS + tuple(r[:5] for r in kinds_gen.SCORE_OPS) if r[0] == op]
             if row:
                 self.assertEqual(row[0][1:3], moe_plan.GROUPED_KINDS[op])
 
@@ -133,15 +169,15 @@ class TrainForTest(unittest.TestCase):
     def test_train_ops_fit(self) -> None:
         """A TRAIN_FOR op has the op's kind and inputs, and its outputs
         start with the op's (the kernel's extras are dropped from the end)."""
-        self.assertEqual(moe_plan.TRAIN_FOR, {"moe_gateup": "moe_gateup_train"})
-        ops = {r[0]: r for r in kinds_gen.OPS}
+        self.assertEqual(moe_plan.TRAIN_FOR, {"moe_gateup": "moe_gateup_train", "moe_gateup_score": "moe_gateup_train_score"})
+        ops = {r[0]: r for r in kinds_gen.OPS + tuple(r[:5] for r in kinds_gen.SCORE_OPS)}
         for op, train in moe_plan.TRAIN_FOR.items():
             with self.subTest(op=op):
                 self.assertEqual(ops[op][1], ops[train][1])
                 self.assertEqual(ops[op][3], ops[train][3])
                 self.assertEqual(ops[train][4][:len(ops[op][4])], ops[op][4])
                 self.assertGreater(len(ops[train][4]), len(ops[op][4]))
-                self.assertEqual(moe_plan.GROUPED_KINDS[train][1], "train")
+                self.assertIn(moe_plan.GROUPED_KINDS[train][1], ("train", "train+score"))
 
     def test_choose(self) -> None:
         ref = moe_plan.grouped_path("moe_gateup", [])

@@ -95,9 +95,14 @@ class PackageTest(unittest.TestCase):
         self.assertEqual(reg.candidates("gemm", ""), [])
         self.assertEqual(set(opspec.OPS), {"gemm", "fwd_gateup", "fwd_gateup_train", "fwd_down", "fwd_down_residual",
                                            "bwd_dswiglu", "bwd_dswiglu_out", "moe_gateup", "moe_gateup_train", "moe_dswiglu_out",
-                                           "moe_down"})
+                                           "moe_down", "moe_wgrad", "moe_gateup_score", "moe_gateup_train_score", "moe_dswiglu_out_score"})
         self.assertEqual({n for n, s in opspec.OPS.items() if s.grouped},
-                         {"moe_gateup", "moe_gateup_train", "moe_dswiglu_out", "moe_down"})
+                         {"moe_gateup", "moe_gateup_train", "moe_dswiglu_out", "moe_down", "moe_wgrad", "moe_gateup_score",
+                          "moe_gateup_train_score", "moe_dswiglu_out_score"})
+        # Only the _score kernels' ops pass buffers as float32: the score, and the backward's partials.
+        self.assertEqual({n: s.fp32 for n, s in opspec.OPS.items() if s.fp32},
+                         {"moe_gateup_score": ("score",), "moe_gateup_train_score": ("score",),
+                          "moe_dswiglu_out_score": ("score", "dscore_part")})
 
 
 def stub_package(name: str, *kinds: str) -> package.Package:

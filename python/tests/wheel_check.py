@@ -21,7 +21,7 @@ import sys
 import sysconfig
 
 import swigen_rt
-from swigen_rt import moe_plan, opspec, select
+from swigen_rt import kinds_gen, moe_plan, opspec, select
 from swigen_rt.package import REGISTRY, Package
 
 SUITE = [(16384, 768, 4608), (8192, 4096, 14336), (4096, 4096, 7168), (2048, 4096, 3584), (128, 4096, 14336),
@@ -57,6 +57,8 @@ def grouped_shapes(op: str, T: int, H: int, I: int, E: int):  # type: ignore[no-
         return {"dy": (T, H), "W_down": (E, H, I), "de": (T, 2 * I), "offs": (E,)}
     if op == "moe_down":  # moe_gemm's A = out [T, I], B = W_down [E, H, I]
         return {"A": (T, I), "B": (E, H, I), "offs": (E,)}
+    if op == "moe_wgrad":  # W's gradient: A = grad_de [T, 2I], B = x [T, H]
+        return {"A": (T, 2 * I), "B": (T, H), "offs": (E,)}
     return {"x": (T, H), "W": (E, 2 * I, H), "offs": (E,)}
 
 
@@ -81,6 +83,14 @@ def check_grouped(b: select.Bundle) -> bool:
             if not spec.grouped:
                 continue
             names = select.bundled_configs(spec.kind, spec.variant, arch, "bfloat16")
+            if spec.variant.endswith(kinds_gen.SCORE_SUFFIX):
+                # No wheel ships a _score kernel (emit --score builds them).
+                path, why = moe_plan.registered_path(op, arch, "bfloat16")
+                if names or path != moe_plan.REFERENCE:
+                    print("FAIL %s on %s: the wheel names %s, path %s (%s): want no _score kernel" % (op, arch, list(names), path, why))
+                    return False
+                print("skip %s on %s: no wheel ships a _score kernel" % (op, arch))
+                continue
             why = held(b, spec.kind, arch)
             if why and not names:
                 print("skip %s on %s: %s" % (op, arch, why))
@@ -94,7 +104,8 @@ def check_grouped(b: select.Bundle) -> bool:
                 return False
             for (T, H, I, E) in GROUPED:  # noqa: E741
                 e, sizes = opspec.select(op, arch, "bfloat16", grouped_shapes(op, T, H, I, E))
-                want = {"T": T, "N": H, "K": I, "E": E} if op == "moe_down" else {"T": T, "K": H, "I": I, "E": E}
+                want = {"moe_down": {"T": T, "N": H, "K": I, "E": E}, "moe_wgrad": {"T": T, "N": 2 * I, "K": H, "E": E}}.get(
+                    op, {"T": T, "K": H, "I": I, "E": E})
                 if e.name != names[0] or sizes != want:
                     print("FAIL %s on %s at T,H,I,E=%s: got %s sizes %s, want %s" % (op, arch, (T, H, I, E), e.name, sizes, names[0]))
                     return False

@@ -24,14 +24,16 @@ const contractGroupedGolden = "testdata/contract_grouped.golden.jsonl"
 
 // contractGroupedNames are the grouped configs planned: each kind, the
 // backward with and without store_out, each kind on sm_100a (its grid
-// and shared memory from the sm_100a launch rules) and moe_gemm with both
-// B majors (its 3-D B map [E][N][K] or [E][K][N]).
+// and shared memory from the sm_100a launch rules; the backward also with
+// the router score, its score and dscore_part pointers last) and moe_gemm
+// with both B majors (its 3-D B map [E][N][K] or [E][K][N]).
 var contractGroupedNames = []string{
 	"moe_fwd_gateup_sm90a_bf16_m128n128k64_s6_c1x1_pingpong",
 	"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s5_c1x1_pingpong_bmn",
 	"moe_bwd_dswiglu_sm90a_bf16_m64n128k64_s4_c1x1_pingpong_bmn_out",
 	"moe_fwd_gateup_sm100a_bf16_m128n256k64_s4_c1x1_1cta",
 	"moe_bwd_dswiglu_sm100a_bf16_m128n256k64_s2_c1x1_1cta_bmn_out",
+	"moe_bwd_dswiglu_sm100a_bf16_m128n256k64_s2_c1x1_1cta_bmn_out_score",
 	"moe_gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong",
 	"moe_gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_bmn",
 }
@@ -71,9 +73,11 @@ func groupedArgs(cfg tiling.Config, z groupedSize) (Args, error) {
 	b := fakeBuffer
 	switch cfg.Kernel {
 	case tiling.KernelMoEFwdGateUp:
-		return MoEFwdGateUpArgs{T: z.T, K: z.K, I: z.I, E: z.E, X: b("x"), W: b("w"), Offs: b("offs"), Out: b("out")}, nil
+		return MoEFwdGateUpArgs{T: z.T, K: z.K, I: z.I, E: z.E, X: b("x"), W: b("w"), Offs: b("offs"), Out: b("out"),
+			Score: b("score")}, nil
 	case tiling.KernelMoEBwdDSwiGLU:
-		return MoEBwdArgs{T: z.T, K: z.K, I: z.I, E: z.E, Dy: b("dy"), WDown: b("w_down"), De: b("de"), Offs: b("offs"), GradDe: b("grad_de"), Out: b("out")}, nil
+		return MoEBwdArgs{T: z.T, K: z.K, I: z.I, E: z.E, Dy: b("dy"), WDown: b("w_down"), De: b("de"), Offs: b("offs"), GradDe: b("grad_de"), Out: b("out"),
+			Score: b("score"), DScorePart: b("dscore_part")}, nil
 	case tiling.KernelMoEGEMM:
 		// The down projection of the layer z: the GEMM's K is I, its N is K.
 		return MoEGemmArgs{T: z.T, N: z.K, K: z.I, E: z.E, A: b("a"), B: b("b"), Offs: b("offs"), C: b("c")}, nil

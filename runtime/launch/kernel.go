@@ -110,3 +110,16 @@ func (k *Kernel) Close() error {
 
 // NumSMs is the multiprocessor count the persistent grid is sized from.
 func (k *Kernel) NumSMs() int { return k.numSMs }
+
+// LimitSMs sizes the grids of k's later plans for n of the device's
+// multiprocessors (1 <= n <= NumSMs), as on a MIG slice of n SMs: a GPU
+// test runs a stream-K grid (one CTA per SM) the whole device does not
+// give, such as 16, 64 or 128. Plans made before keep their grids; call it
+// before planning, not while another goroutine plans.
+func (k *Kernel) LimitSMs(n int) error {
+	if n < 1 || n > k.numSMs {
+		return fmt.Errorf("launch: %s: limit to %d SMs: want 1 to %d (the device's)", k.Man.Name, n, k.numSMs)
+	}
+	k.numSMs = n
+	return nil
+}

@@ -58,6 +58,8 @@ var pyGroupedNames = []string{
 	"moe_bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_bmn_out_score",
 	// The grouped plain GEMM (swigen::moe_down: W_down [E,H,I] K-major).
 	"moe_gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong",
+	// The K-grouped weight gradient (swigen::moe_wgrad: A and B MN-major).
+	"moe_wgrad_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_amn_bmn",
 }
 
 // pyRouting is one grouped launch: the rows each expert gets (offs is
@@ -81,7 +83,7 @@ var pyRoutings = []pyRouting{
 }
 
 // sizes are r's sizes for man: its I is the N of a kernel whose sizes
-// name N (moe_gemm), not I.
+// name N (moe_gemm, moe_wgrad), not I.
 func (r pyRouting) sizes(man manifest.Manifest) manifest.Sizes {
 	t := 0
 	for _, c := range r.Counts {

@@ -1,6 +1,10 @@
 package launch
 
 import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -60,6 +64,44 @@ func TestSumScorePartials(t *testing.T) {
 	for _, c := range []struct{ n, t, cols int }{{5, 2, 3}, {0, 0, 0}, {6, -1, 3}} {
 		if _, err := SumScorePartials(make([]float32, c.n), c.t, c.cols); err == nil || !strings.Contains(err.Error(), "sum score partials") {
 			t.Errorf("%d partials, t=%d cols=%d: err = %v, want the rule", c.n, c.t, c.cols, err)
+		}
+	}
+}
+
+// TestSumScorePartialsShared sums python/tests/testdata/score_partials.json's
+// cases and wants their fp32 bits: the file pins the order and the fp32
+// rounding of every add, and moe_plan.sum_score_partials reads it too, so
+// the Go and Python sums of the same partials agree bit for bit.
+func TestSumScorePartialsShared(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(pyGoldenDir, "score_partials.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Cases []struct {
+			Why        string
+			Part       [][]float32
+			DScoreBits []uint32 `json:"dscore_bits"`
+		}
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range doc.Cases {
+		var flat []float32
+		for _, row := range c.Part {
+			flat = append(flat, row...)
+		}
+		got, err := SumScorePartials(flat, len(c.Part), len(c.Part[0]))
+		if err != nil {
+			t.Fatalf("%s: %v", c.Why, err)
+		}
+		bits := make([]uint32, len(got))
+		for i, v := range got {
+			bits[i] = math.Float32bits(v)
+		}
+		if d := cmp.Diff(c.DScoreBits, bits); d != "" {
+			t.Errorf("%s: SumScorePartials bits (-want +got):\n%s", c.Why, d)
 		}
 	}
 }

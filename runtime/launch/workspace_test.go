@@ -97,3 +97,36 @@ func TestPlanWorkspacePerStream(t *testing.T) {
 
 // uintptrOf is the address of b's first byte.
 func uintptrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(&b[0])) }
+
+// LimitSMs sizes a stream-K plan's grid and workspace for fewer SMs than
+// the device's (a grid that is a multiple of 16, as on a MIG slice), and
+// refuses a count outside 1..NumSMs.
+func TestLimitSMs(t *testing.T) {
+	t.Parallel()
+	cfg, err := tiling.ParseName("gemm_sm90a_bf16_m128n256k64_s3_c1x1_cooperative_sk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, err := manifest.New(tilingtest.Check(t, cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &Kernel{Man: man, numSMs: 132, encode: (&recorder{}).encode,
+		alloc: func(*manifest.WorkspaceSize) (cu.DevicePtr, error) { return 0x7e0000000000, nil }}
+	for _, n := range []int{0, -1, 133} {
+		if err := k.LimitSMs(n); err == nil {
+			t.Errorf("LimitSMs(%d) = nil, want the rule", n)
+		}
+	}
+	if err := k.LimitSMs(128); err != nil {
+		t.Fatal(err)
+	}
+	p, err := k.Plan(GemmArgs{M: 2048, N: 7168, K: 4096, A: 1 << 30, B: 2 << 30, C: 3 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, total := tiling.StreamKWorkspace(128, 128, 256)
+	if _, size := p.Workspace(); p.Grid() != 128 || size.Bytes != int64(total) || k.NumSMs() != 128 {
+		t.Errorf("grid %d, workspace %d bytes, NumSMs %d; want 128, %d, 128", p.Grid(), size.Bytes, k.NumSMs(), total)
+	}
+}

@@ -29,7 +29,15 @@ moe_bwd_dswiglu --store-out: swigen::moe_dswiglu_out (grad_de and out) on
 its kernel, and the layer's whole step with both kernels. DownKernelTest,
 where SWIGEN_MOE_DOWN_PACKAGE names a package emitted with swigen emit
 --kernel moe_gemm: swigen::moe_down on its kernel (routings against
-float64, CUDA-graph replay with new offs, the layer's step, opcheck). With
+float64, CUDA-graph replay with new offs, the layer's step, opcheck).
+ScoreKernelTest, where SWIGEN_MOE_SCORE_PACKAGE,
+SWIGEN_MOE_TRAIN_SCORE_PACKAGE and SWIGEN_MOE_BWD_SCORE_PACKAGE name
+packages emitted with --score (moe_fwd_gateup; --store-out;
+moe_bwd_dswiglu --store-out): the ops with a router score on the _score
+kernels against float64 on every routing, dscore the column-order float32
+sum of the kernel's partials bit for bit, bitwise repeat, the layer's step
+with a score, CUDA-graph replay with new offs and scores, compile
+fullgraph, opcheck. With
 SWIGEN_MOE_WHEEL=1 (bench/wheel_check.sh, the swigen wheel installed)
 each kernel class whose package variable is unset runs on the wheel's
 kernel instead (moe_path names swigen_kernels), and ReferenceTest's and
@@ -56,7 +64,7 @@ except ImportError:  # CI: no torch
 READY = torch is not None and torch.cuda.is_available() and torch.cuda.get_device_capability() >= (9, 0)
 
 if READY:
-    from swigen_rt import moe, moe_plan, package, select
+    from swigen_rt import moe, moe_plan, opspec, package, select
     from swigen_rt.kernel import Kernel
     from swigen_rt.manifest import Manifest
 
@@ -64,6 +72,10 @@ MOE_PACKAGE = os.environ.get("SWIGEN_MOE_PACKAGE", "")
 MOE_TRAIN_PACKAGE = os.environ.get("SWIGEN_MOE_TRAIN_PACKAGE", "")
 MOE_BWD_PACKAGE = os.environ.get("SWIGEN_MOE_BWD_PACKAGE", "")
 MOE_DOWN_PACKAGE = os.environ.get("SWIGEN_MOE_DOWN_PACKAGE", "")
+MOE_SCORE_PACKAGES = {op: os.environ.get(v, "") for op, v in (
+    ("moe_gateup_score", "SWIGEN_MOE_SCORE_PACKAGE"), ("moe_gateup_train_score", "SWIGEN_MOE_TRAIN_SCORE_PACKAGE"),
+    ("moe_dswiglu_out_score", "SWIGEN_MOE_BWD_SCORE_PACKAGE"))}
+"""The _score packages (swigen emit --score), by the op that launches each."""
 WHEEL = os.environ.get("SWIGEN_MOE_WHEEL", "") == "1"
 """The installed wheel's grouped kernels stand in for an unset package."""
 
@@ -411,9 +423,7 @@ class KernelTest(unittest.TestCase):
         self.assertIn(self.NAME, why)
         for op in ("moe_gateup_train", "moe_dswiglu_out", "moe_down"):
             path, why = moe.moe_path(op, dev)
-            # swigen wheel holds moe_gemm (moe_down's kind) back until it has
-            # run on a GPU (tiling's WheelHold).
-            want = moe_plan.KERNEL if WHEEL and op != "moe_down" else moe_plan.REFERENCE
+            want = moe_plan.KERNEL if WHEEL else moe_plan.REFERENCE
             self.assertEqual(path, want, "%s: %s" % (op, why))
 
     def test_routings(self) -> None:
@@ -830,7 +840,7 @@ def down_reference(out: Any, Wd: Any, counts: List[int]) -> Any:
     return torch.cat(ys, 0)
 
 
-@unittest.skipUnless(READY and MOE_DOWN_PACKAGE, "needs torch, an sm_90 GPU and SWIGEN_MOE_DOWN_PACKAGE (the wheel holds moe_gemm back)")
+@unittest.skipUnless(READY and (MOE_DOWN_PACKAGE or WHEEL), "needs torch, an sm_90 GPU and SWIGEN_MOE_DOWN_PACKAGE or SWIGEN_MOE_WHEEL")
 class DownKernelTest(unittest.TestCase):
     """swigen::moe_down on the registered moe_gemm kernel (W_down [E, H, I]
     its K-major B): routings against float64, CUDA-graph replay with new
@@ -840,6 +850,9 @@ class DownKernelTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls) -> None:
+        if not MOE_DOWN_PACKAGE:  # SWIGEN_MOE_WHEEL
+            cls.NAME = select.BUNDLE_PACKAGE
+            return
         package.load_dir(MOE_DOWN_PACKAGE, cls.NAME)
         if not package.REGISTRY.packages[cls.NAME].by_kind("moe_gemm", ""):
             package.REGISTRY.remove_package(cls.NAME)
@@ -924,6 +937,251 @@ class DownKernelTest(unittest.TestCase):
         offs = case(counts)[2]
         out = self.out_of(sum(counts))
         torch.library.opcheck(torch.ops.swigen.moe_down.default, (out.requires_grad_(True), Wd.requires_grad_(True), offs))
+
+
+def score_bwd_reference(dy: Any, Wd: Any, de: Any, counts: List[int], score: Any) -> Tuple[Any, Any, Any]:
+    """grad_de, out and dscore in float64 of the backward with a score:
+    the dSwiGLU of score*dout, score*h, and sum_i h*dout (h unscaled)."""
+    douts, start = [dy.new_zeros((0, I), dtype=torch.float64)], 0
+    for e, c in enumerate(counts):
+        douts.append(dy[start:start + c].double() @ Wd[e].double())
+        start += c
+    dout = torch.cat(douts, 0)
+    grad_de, h = dswiglu_reference(dy, Wd, de, counts)
+    s = score.double()[:, None]
+    return s * grad_de, s * h, (h * dout).sum(1)
+
+
+def f32_bits(t: Any) -> List[int]:
+    """The float32 values of t as their bit patterns (NaN and -0.0 compare as bits)."""
+    return t.float().contiguous().view(torch.int32).tolist()
+
+
+# With SWIGEN_MOE_WHEEL the skip says so without "needs" (bench/wheel_check.sh
+# fails on a class skipped for want of a kernel the wheel ships).
+@unittest.skipUnless(READY and all(MOE_SCORE_PACKAGES.values()),
+                     "no wheel ships a _score kernel (swigen emit --score builds them)" if WHEEL else
+                     "needs torch, an sm_90 GPU and SWIGEN_MOE_SCORE_PACKAGE, SWIGEN_MOE_TRAIN_SCORE_PACKAGE and "
+                     "SWIGEN_MOE_BWD_SCORE_PACKAGE (packages of swigen emit --score)")
+class ScoreKernelTest(unittest.TestCase):
+    """The router score on the _score kernels (emit --score): swigen::
+    moe_gateup and moe_gateup_train with a score on the inference and
+    training _score packages, moe_dswiglu_out_score on the backward's (its
+    dscore_part summed in column order: moe_plan.sum_score_partials' bits),
+    each against float64 on every routing (empty experts, T = 0), bitwise
+    on repeat; the layer's step with a score (y and every gradient, dscore
+    too), a CUDA graph replayed with a new routing and new scores, compile
+    fullgraph, opcheck. The plain ops keep their own path."""
+
+    NAMES = {op: "swigen_moe_test_" + op for op in MOE_SCORE_PACKAGES}
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        for op, d in MOE_SCORE_PACKAGES.items():
+            package.load_dir(d, cls.NAMES[op])
+            spec = opspec.OPS[op]
+            if not package.REGISTRY.packages[cls.NAMES[op]].by_kind(spec.kind, spec.variant):
+                cls.tearDownClass()
+                raise unittest.SkipTest("%s has no compiled %s (%s) kernel" % (d, spec.kind, spec.variant))
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        for n in cls.NAMES.values():
+            package.REGISTRY.remove_package(n)
+
+    def test_paths(self) -> None:
+        dev = torch.device("cuda")
+        for op, name in self.NAMES.items():
+            path, why = moe.moe_path(op, dev)
+            self.assertEqual(path, moe_plan.KERNEL, why)
+            self.assertIn(name, why)
+        for op in ("moe_gateup", "moe_gateup_train", "moe_dswiglu_out"):
+            _, why = moe.moe_path(op, dev)
+            for name in self.NAMES.values():
+                self.assertNotIn(name, why, "%s must not run a _score kernel" % op)
+
+    def test_forward_routings(self) -> None:
+        """out (scaled) and de (unscaled) against float64 at each routing,
+        their memory poisoned with NaN first; inference and training; two
+        launches bitwise equal."""
+        W, _ = weights()
+        for name, counts in routings().items():
+            with self.subTest(routing=name):
+                x, _, offs = case(counts)
+                T = sum(counts)
+                score = router_score(T)
+                want_h, want_de = gateup_train_reference(x, W, counts)
+                want_out = score.double()[:, None] * want_h
+                for shape in ((T, 2 * I), (T, I), (T, I)):
+                    poison = torch.full(shape, float("nan"), device="cuda", dtype=torch.bfloat16)
+                    del poison
+                out_inf = torch.ops.swigen.moe_gateup(x, W, offs, score)
+                out, de = torch.ops.swigen.moe_gateup_train(x, W, offs, score)
+                torch.cuda.synchronize()
+                self.assertEqual([tuple(t.shape) for t in (out_inf, out, de)], [(T, I), (T, I), (T, 2 * I)])
+                if T == 0:
+                    continue
+                for what, got, want in (("out (inference)", out_inf, want_out), ("out", out, want_out), ("de", de, want_de)):
+                    self.assertFalse(bool(got.isnan().any()), "%s: %s" % (name, what))
+                    self.assertLess(rel(got, want), TOL, "%s: %s" % (name, what))
+                again = torch.ops.swigen.moe_gateup_train(x, W, offs, score)
+                self.assertTrue(torch.equal(out, again[0]) and torch.equal(de, again[1]), "%s: two launches differ" % name)
+                self.assertTrue(torch.equal(out_inf, torch.ops.swigen.moe_gateup(x, W, offs, score)), "%s: two launches" % name)
+
+    def test_backward_routings(self) -> None:
+        """grad_de, out and dscore against float64 at each routing, the
+        outputs and partials poisoned with NaN first; dscore is the column-
+        order float32 sum of the kernel's own partials (moe_plan.
+        sum_score_partials) bit for bit; two launches bitwise equal."""
+        _, Wd = weights()
+        spec = opspec.OPS["moe_dswiglu_out_score"]
+        k = package.REGISTRY.packages[self.NAMES[spec.name]].by_kind(spec.kind, spec.variant)[0].kernel
+        # cdiv(I, TileN): one partial per n-block of the emitted config.
+        cols = opspec.output_shapes(k.manifest, ["dscore_part"], {"T": 1, "K": H, "I": I, "E": E})[0][1]
+        for name, counts in routings().items():
+            with self.subTest(routing=name):
+                _, dy, offs = case(counts)
+                T = sum(counts)
+                g = torch.Generator(device="cuda").manual_seed(7)
+                de = torch.randn(T, 2 * I, device="cuda", generator=g).to(torch.bfloat16)
+                score = router_score(T)
+                want = score_bwd_reference(dy, Wd, de, counts, score)
+                for shape, dt in (((T, 2 * I), torch.bfloat16), ((T, I), torch.bfloat16), ((T, cols), torch.float32)):
+                    poison = torch.full(shape, float("nan"), device="cuda", dtype=dt)
+                    del poison
+                got = torch.ops.swigen.moe_dswiglu_out_score(dy, Wd, de, offs, score)
+                torch.cuda.synchronize()
+                self.assertEqual([tuple(t.shape) for t in got], [(T, 2 * I), (T, I), (T,)])
+                self.assertEqual(got[2].dtype, torch.float32)
+                if T == 0:
+                    continue
+                for what, t, w in zip(("grad_de", "out", "dscore"), got, want):
+                    self.assertFalse(bool(t.isnan().any()), "%s: %s" % (name, what))
+                    self.assertLess(rel(t, w), TOL, "%s: %s" % (name, what))
+                part = moe._ops._run("moe_dswiglu_out_score", (dy, Wd, de, offs, score))[2]
+                self.assertEqual(tuple(part.shape), (T, cols))
+                self.assertEqual(f32_bits(got[2]), f32_bits(torch.tensor(moe_plan.sum_score_partials(part.tolist()))),
+                                 "%s: dscore is not the partials' column-order sum" % name)
+                again = torch.ops.swigen.moe_dswiglu_out_score(dy, Wd, de, offs, score)
+                for what, t, u in zip(("grad_de", "out", "dscore"), got, again):
+                    self.assertTrue(torch.equal(t, u), "%s: %s differs between two launches" % (name, what))
+
+    def layer(self) -> Tuple[Any, Any, Any]:
+        """The layer on weights() and those weights (the references' leaves)."""
+        W, Wd = weights()
+        m = moe.SwiGLUExperts(E, H, I, device="cuda")
+        with torch.no_grad():
+            m.W.copy_(W)
+            m.W_down.copy_(Wd)
+        return m, W, Wd
+
+    def test_layer_step(self) -> None:
+        """SwiGLUExperts' training step with a score on the _score kernels
+        (forward and backward): y and every gradient, dscore included,
+        against float64; dscore repeated is bitwise the same; no_grad's
+        y on the inference _score kernel."""
+        m, W, Wd = self.layer()
+        for name in ("TileM +- 1", "empty experts", "zipf", "one expert holds all"):
+            with self.subTest(routing=name):
+                counts = routings()[name]
+                x, dy, offs = case(counts)
+                score = router_score(sum(counts))
+                y_ref, dx_ref, dW_ref, dWd_ref, ds_ref = reference_score(x, W, Wd, counts, dy, score)
+                runs = []
+                for _ in range(2):
+                    m.zero_grad(set_to_none=True)
+                    xs, ss = x.detach().clone().requires_grad_(True), score.detach().clone().requires_grad_(True)
+                    y = m(xs, offs, ss)
+                    y.backward(dy)
+                    runs.append((y.detach(), xs.grad, m.W.grad.clone(), m.W_down.grad.clone(), ss.grad))
+                for what, got, want in zip(("y", "dx", "dW", "dW_down", "dscore"), runs[0], (y_ref, dx_ref, dW_ref, dWd_ref, ds_ref)):
+                    self.assertLess(rel(got, want), TOL, "%s: %s" % (name, what))
+                # dscore is the _score kernels' alone (y and the weight
+                # gradients pass through torch._grouped_mm too).
+                self.assertTrue(torch.equal(runs[0][4], runs[1][4]), "%s: dscore differs between two steps" % name)
+                with torch.no_grad():
+                    self.assertLess(rel(m(x, offs, score), y_ref), TOL, "%s: no_grad" % name)
+
+    def test_cuda_graph_new_routing(self) -> None:
+        """The step with a score captured once, replayed with another
+        routing in the captured offs and other scores in the captured
+        score: right only if no op read either on the host."""
+        m, W, Wd = self.layer()
+        first, second = routings()["uniform"], routings()["empty experts"][:]
+        second[0] += sum(first) - sum(second)
+        x, dy, offs = case(first)
+        T = sum(first)
+        xs = x.detach().clone().requires_grad_(True)
+        ss = router_score(T).requires_grad_(True)
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for _ in range(3):
+                m(xs, offs, ss).backward(dy)
+        torch.cuda.current_stream().wait_stream(s)
+        g = torch.cuda.CUDAGraph()
+        xs.grad = ss.grad = m.W.grad = m.W_down.grad = None
+        with torch.cuda.graph(g):
+            y = m(xs, offs, ss)
+            y.backward(dy)
+        for counts, seed in ((second, 3), (first, 4)):
+            offs.copy_(torch.tensor(moe_plan.counts_to_offs(counts), dtype=torch.int32))
+            with torch.no_grad():
+                ss.copy_(router_score(T, seed))
+            g.replay()
+            torch.cuda.synchronize()
+            want = reference_score(x, W, Wd, counts, dy, ss.detach())
+            for what, got, w in zip(("y", "dx", "dW", "dW_down", "dscore"), (y, xs.grad, m.W.grad, m.W_down.grad, ss.grad), want):
+                self.assertLess(rel(got, w), TOL, "%s after replay with %s" % (what, counts))
+
+    def test_compile_fullgraph(self) -> None:
+        """The layer with a score compiled (fullgraph): y and every gradient
+        equal eager's (the same kernels)."""
+        torch._dynamo.reset()
+        m = self.layer()[0]
+        x, dy, offs = case(routings()["TileM +- 1"])
+        score = router_score(x.shape[0])
+        runs = []
+        for f in (m, torch.compile(m, fullgraph=True)):
+            m.zero_grad(set_to_none=True)
+            xs, ss = x.detach().clone().requires_grad_(True), score.detach().clone().requires_grad_(True)
+            y = f(xs, offs, ss)
+            y.backward(dy)
+            runs.append((y.detach(), xs.grad, m.W.grad.clone(), ss.grad))
+        for what, a, b in zip(("y", "dx", "dW", "dscore"), *runs):
+            self.assertLess(rel(b, a), 1e-3, what)
+        torch._dynamo.reset()
+
+    def test_opcheck(self) -> None:
+        W, Wd = weights()
+        x, dy, offs = case(routings()["one-token experts"])
+        score = router_score(x.shape[0])
+        _, de = torch.ops.swigen.moe_gateup_train(x, W, offs)
+        calls = [
+            ("moe_gateup", (x, W.requires_grad_(True), offs, score.requires_grad_(True))),
+            ("moe_gateup_train", (x, W, offs, score)),
+            ("moe_dswiglu_out_score", (dy, Wd.detach(), de, offs, score.detach())),
+        ]
+        for op, args in calls:
+            with self.subTest(op=op):
+                torch.library.opcheck(getattr(torch.ops.swigen, op).default, args)
+
+    def test_bad_score(self) -> None:
+        """What only the kernel path refuses, a misaligned score, and the
+        rules every path checks: ValueErrors naming the score."""
+        W, _ = weights()
+        x, _, offs = case(routings()["uniform"])
+        T = x.shape[0]
+        wide = router_score(T + 1)
+        cases = [
+            (wide[1:], "tensor score at"),  # 4 bytes past a 16-byte boundary
+            (router_score(T).to(torch.bfloat16), "score is bfloat16: want float32"),
+            (router_score(T)[:-1], "score is [%d]: want [T] = [%d]" % (T - 1, T)),
+        ]
+        for score, words in cases:
+            with self.subTest(words=words):
+                with self.assertRaisesRegex(ValueError, re.escape(words)):
+                    torch.ops.swigen.moe_gateup(x, W, offs, score)
 
 
 @unittest.skipUnless(READY, "needs torch and an sm_90+ GPU")

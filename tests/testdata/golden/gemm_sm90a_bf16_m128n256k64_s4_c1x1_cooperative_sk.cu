@@ -391,6 +391,7 @@ SW_DEV void sw_release_stage(sw_u32 bar) {
 // and no pass puts the flags back.
 static constexpr sw_u32 kSkMinKBlocks = 8;
 static constexpr sw_u32 kSkFlagBytes = 8;
+static constexpr sw_u32 kSkHeaderBytes = 8;  // tiling.StreamKHeaderBytes
 static constexpr sw_u64 kSkSlotBytes = 131072;
 static constexpr sw_u64 kSkPartBytes = 65536;
 static constexpr int kSkParts = 2;  // 2: consumer c's rows are part c; 1: the whole tile
@@ -556,7 +557,8 @@ SW_DEV void sw_sk_add(const unsigned char* part, int tid, float (&acc)[kMB][kAcc
 SW_DEV bool sw_sk_fixup(const sw_sk_plan& p, const sw_sk_work& w, int c, float (&acc)[kMB][kAcc],
                         unsigned char* workspace, sw_u32& hung) {
   unsigned int* const flags = reinterpret_cast<unsigned int*>(workspace);
-  unsigned char* const slots = workspace + (p.grid * kSkFlagBytes + 127u) / 128u * 128u;
+  // The slots start past the flags and the header (tiling.StreamKWorkspace).
+  unsigned char* const slots = workspace + (p.grid * kSkFlagBytes + kSkHeaderBytes + 127u) / 128u * 128u;
   const int part = kSkParts == 2 ? c : 0;
   const int tid = threadIdx.x % 128;
   const sw_u64 off = (sw_u64)part * kSkPartBytes;
