@@ -169,6 +169,15 @@ var kernelCosts = map[tiling.Kernel]func(sh tiling.Shape, storeOut bool) (flops,
 		return p.FLOPs, p.Bytes
 	},
 	tiling.KernelGEMM: func(sh tiling.Shape, _ bool) (float64, float64) { return GemmCost(sh.M, sh.I, sh.K) },
+	// The grouped kinds at T,K,I (T rows over all experts): the dense
+	// kind's FLOPs exactly, and its bytes with one expert's weights, a
+	// lower bound (the shape has no E), so the floor stays a floor.
+	tiling.KernelMoEFwdGateUp: func(sh tiling.Shape, storeOut bool) (float64, float64) {
+		p := FwdGateUpCost(sh, storeOut)
+		return p.FLOPs, p.Bytes
+	},
+	tiling.KernelMoEBwdDSwiGLU: BwdCost,
+	tiling.KernelMoEGEMM:       func(sh tiling.Shape, _ bool) (float64, float64) { return GemmCost(sh.M, sh.I, sh.K) },
 }
 
 // BaselineParts are the kernels of the unfused baseline of segment s: the

@@ -100,6 +100,11 @@ func HeuristicWhy(k Kernel, a Arch, d DType, s Shape, storeOut bool) (Config, st
 	if err != nil {
 		return Config{}, "", fmt.Errorf("tiling: heuristic: %w", err)
 	}
+	return t.heuristicWhy(k, a, d, s, storeOut)
+}
+
+// heuristicWhy is HeuristicWhy on table t.
+func (t *MeasuredTable) heuristicWhy(k Kernel, a Arch, d DType, s Shape, storeOut bool) (Config, string, error) {
 	m, ok := t.nearest(k, a, d, s, storeOut)
 	why := "rules: no tuned shape of this kind, arch and mode in the measured table"
 	if ok && m.Distance <= MaxMeasuredDistance {

@@ -111,9 +111,9 @@ type KindSpec struct {
 	// Grouped marks a mixture-of-experts kind: tokens sorted by expert,
 	// weights stacked with a leading expert dimension, per-expert token
 	// counts as device-side cumulative offsets, tiles walked by the grouped
-	// scheduler. Grouped kinds are not in Kernels (the catalog, the tuning
-	// space, the measured table) yet: emit --kernel takes the heuristic's
-	// rule config (ruleConfig), any other is taken by name.
+	// scheduler. Grouped kinds are not in Kernels (the catalog) yet; their
+	// tuning space is groupedCands (sm90Cands) and emit --kernel takes the
+	// heuristic's config, any other is taken by name.
 	Grouped bool
 	// ExpertsAlongK (grouped kinds): the experts' weights are stacked along
 	// the GEMM's K (moe_bwd_dswiglu's W_down [E,K,I]), read through a 3-D
@@ -310,6 +310,7 @@ var kinds = []KindSpec{
 				Inputs: []string{"x", "W", "offs", "score"}, Outputs: []string{"out", "de"}, F32: []string{"score"}},
 		},
 		Grouped: true, ModeStoreOut: "training: de and out stored (_out)",
+		Tunable: true, sm90Cands: groupedCands,
 	},
 	{
 		Kernel: KernelMoEBwdDSwiGLU, shape: mlpShapeForm, NName: "I",
@@ -332,6 +333,7 @@ var kinds = []KindSpec{
 			Inputs: []string{"dy", "W_down", "de", "offs", "score"}, Outputs: []string{"grad_de", "out", "dscore_part"},
 			F32: []string{"score", "dscore_part"}}},
 		Grouped: true, ExpertsAlongK: true,
+		Tunable: true, sm90Cands: groupedCands,
 	},
 	{
 		Kernel: KernelMoEGEMM, shape: gemmShapeForm, NName: "N",
@@ -344,6 +346,7 @@ var kinds = []KindSpec{
 		// [E,H,I] (nn.Linear's layout per expert) is the K-major B.
 		Ops:     []OpVariant{{Op: "moe_down", Inputs: []string{"A", "B", "offs"}, Outputs: []string{"C"}}},
 		Grouped: true, ExpertMapB: true,
+		Tunable: true, sm90Cands: groupedCands,
 	},
 	{
 		// The GEMM's M, N and K are the sizes N, K and T: dW [E,N,K] =

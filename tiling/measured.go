@@ -26,6 +26,12 @@ type MeasuredRow struct {
 	US         float64 `json:"us"`
 	BaselineUS float64 `json:"baseline_us"`
 	GPU        string  `json:"gpu"`
+	// Experts and Routing complete a grouped kind's shape (Shape holds
+	// T, the tokens over all experts): the expert count and the routing
+	// it was tuned at ("uniform" or "zipf"); left out for the other kinds.
+	// The heuristic reads the uniform rows (groupedRoutingRead).
+	Experts int    `json:"experts,omitempty"`
+	Routing string `json:"routing,omitempty"`
 	// Plan, when set, is a same-run timing of the kind's two paths at
 	// the shape (kinds with an unfused path): the dispatch plan's data.
 	Plan *PlanMeasure `json:"plan,omitempty"`
@@ -95,6 +101,9 @@ func (r MeasuredRow) check() error {
 	if err := legality(c); err != nil {
 		return err
 	}
+	if r.Kernel.Grouped() != (r.Experts > 0) || (r.Experts > 0) != (r.Routing != "") {
+		return fmt.Errorf("experts %d, routing %q on a %s row: a grouped kind's row has both, another kind's neither", r.Experts, r.Routing, r.Kernel)
+	}
 	if r.Plan != nil {
 		if err := r.Plan.check(r.Kernel); err != nil {
 			return err
@@ -159,7 +168,7 @@ func (t *MeasuredTable) rowsFor(k Kernel, a Arch, d DType, storeOut bool) ([]Mea
 	for _, dt := range []DType{d, BF16} {
 		var rows []MeasuredRow
 		for _, r := range t.Rows {
-			if r.Kernel == k && r.Arch == a && r.DType == dt && r.StoreOut == storeOut {
+			if r.Kernel == k && r.Arch == a && r.DType == dt && r.StoreOut == storeOut && (r.Routing == "" || r.Routing == groupedRoutingRead) {
 				rows = append(rows, r)
 			}
 		}
@@ -169,6 +178,12 @@ func (t *MeasuredTable) rowsFor(k Kernel, a Arch, d DType, storeOut bool) ([]Mea
 	}
 	return nil, ""
 }
+
+// groupedRoutingRead is the routing of the grouped rows the heuristic
+// reads: a call's shape has no routing (nor E), and a balanced router is
+// what a trained MoE aims for; rows of other routings are the record.
+// The distance to a grouped row is over T, K and I, as for a dense one.
+const groupedRoutingRead = "uniform"
 
 // LogDistance is how far apart two shapes are: the Euclidean distance of
 // their sizes' logarithms, so a shape twice as large in one size is as far
@@ -206,6 +221,9 @@ func (m MeasuredChoice) Why() string {
 	s := "measured: the winner " + where
 	if sp := r.Speedup(); sp > 0 {
 		s += fmt.Sprintf(", %.2fx the baseline there", sp)
+	}
+	if r.Experts > 0 {
+		s += fmt.Sprintf(" (E=%d, %s routing)", r.Experts, r.Routing)
 	}
 	if m.FromDType != "" {
 		s += fmt.Sprintf(" (tuned in %s)", m.FromDType)

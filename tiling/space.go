@@ -73,10 +73,13 @@ func implementedOnly(cs []Config) []Config {
 // Implemented filter: every candidate that Validate accepts, sorted by
 // Name.
 func legalSpace(k Kernel, a Arch, d DType, storeOut bool) []Config {
-	if !slices.Contains(Kernels(), k) || !slices.Contains(DTypes(), d) {
+	if !slices.Contains(AllKernels(), k) || !slices.Contains(DTypes(), d) || (k.Grouped() && spec(k).sm90Cands == nil) {
 		return nil
 	}
 	base := Config{Kernel: k, Arch: a, DType: d, TileK: 64, StoreOut: storeOut}
+	if spec(k).ExpertsAlongK {
+		base.MajorB = MNMajor // the one major groupedBwdImplemented takes
+	}
 	var cands []Config
 	switch {
 	case a == ArchSM90a && spec(k).sm90Cands != nil:

@@ -10,6 +10,10 @@ type spaceCand struct {
 	sk     bool
 	raster Raster
 	group  int
+	// k is the tile's K depth (0: 64); rings tries every operand-ring
+	// depth that fits (ringDepths) instead of the deepest only.
+	k     int
+	rings bool
 }
 
 // gemmCands is the sm_90a gemm tuning space. It is kept to about twenty
@@ -56,9 +60,14 @@ func ownSpace(base Config, cands []spaceCand) []Config {
 		if g.sk {
 			c.Scheduler = StreamKScheduler
 		}
+		if g.k != 0 {
+			c.TileK = g.k
+		}
 		c = c.WithDefaults()
-		c.Stages = min(c.MaxStages(), spaceStages[len(spaceStages)-1])
-		out = append(out, c)
+		for _, st := range ringDepths(c, g.rings) {
+			c.Stages = st
+			out = append(out, c)
+		}
 	}
 	return out
 }

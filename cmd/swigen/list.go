@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -107,7 +108,11 @@ func runList(e *env, o *listOptions) error {
 	for _, k := range ks {
 		if k.Grouped() {
 			// Asked for by name, it would otherwise list nothing, unexplained.
-			fmt.Fprintf(e.stderr, "note: %s is a grouped kind: not in the catalog or the tuning space yet (swigen emit --kernel %s picks its config; verify and emit take --name)\n", k, k)
+			space := "no tuning space yet"
+			if slices.Contains(tiling.TunableKinds(), k) {
+				space = fmt.Sprintf("its tuning space is the grouped tiles at every ring depth that fits (swigen tune --kernel %s --shape %s,E)", k, tiling.ShapeOrder(k))
+			}
+			fmt.Fprintf(e.stderr, "note: %s is a grouped kind: not in the catalog yet; %s (emit --kernel picks the heuristic's config, verify and emit take --name)\n", k, space)
 		}
 	}
 	out := listOutput{Catalog: rows(pick.FilterConfigs(tiling.Catalog(), ks, as, ds))}

@@ -23,6 +23,8 @@ type tuneOptions struct {
 	Arch   string
 	DType  string
 	Shape  string
+	// Routing is a grouped kind's routing ("": uniform).
+	Routing string
 
 	StoreOut bool
 
@@ -58,7 +60,7 @@ func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.C
 		Short: "Autotune a kernel on the GPU: sweep configs, record results, pick the winner",
 		Long:  longHelp("tune"),
 		Example: `  swigen tune --shape 16384,768,4608 --db tune.json --report tune.svg
-  swigen tune --suite --kernel fwd_gateup --store-out --db suite-fwd-out.json
+  swigen tune --kernel moe_fwd_gateup --shape 65536,2048,768,128 --routing zipf --db moe.json
   swigen tune merge a.json b.json -o tune.json`,
 		GroupID: groupGPU,
 		Args:    usageArgs(cobra.NoArgs),
@@ -70,11 +72,12 @@ func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.C
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Kernel, "kernel", string(tiling.DefaultKernel()), "kernel kind: bwd_dswiglu, fwd_gateup, or gemm (then --shape is M,N,K, as every command reads a gemm shape)")
+	f.StringVar(&o.Kernel, "kernel", string(tiling.DefaultKernel()), "kernel kind: "+join.Strings(tiling.TunableKinds())+" (gemm: --shape is M,N,K, as every command reads a gemm shape; a grouped kind: its sizes then E, see --shape)")
 	f.StringVar(&o.Arch, "arch", "auto", "target: auto (the GPU's), "+join.Strings(tiling.Arches()))
 	f.StringVar(&o.DType, "dtype", string(tiling.BF16), "operand type: "+join.Strings(tiling.DTypes()))
 	f.BoolVar(&o.Suite, "suite", false, "tune every shape of the model-shape suite in turn (public model MLPs; for gemm the training step's GEMMs on swigen's gemm at each: gate-up, dout, dx, dW, dW_down, in their operand majors) into --db; swigen tune table turns such DBs into the heuristic's table")
-	f.StringVar(&o.Shape, "shape", seedShape, "problem size to tune for: M,K,I (bwd_dswiglu, fwd_gateup) or M,N,K (gemm), as emit --tuned reads it")
+	f.StringVar(&o.Shape, "shape", seedShape, "problem size to tune for: M,K,I (bwd_dswiglu, fwd_gateup) or M,N,K (gemm), as emit --tuned reads it; a grouped kind's is M,K,I,E (moe_fwd_gateup, moe_bwd_dswiglu) or M,N,K,E (moe_gemm): M tokens over all E experts")
+	f.StringVar(&o.Routing, "routing", "", "grouped kinds: how the T tokens are spread over the E experts, "+join.Strings(tune.Routings())+" (default uniform; zipf: expert j gets ~1/(j+1)^1.2 of them), part of the DB key")
 	f.BoolVar(&o.StoreOut, "store-out", false, "set StoreOut on every candidate: fwd_gateup also stores de (training; default: inference, only out), bwd_dswiglu also stores the recomputed out; recorded under its own DB key, never mixed with runs without it")
 	f.StringArrayVar(&o.Filters, "filter", nil, "keep candidates whose name contains this (repeatable: all must match)")
 	f.IntVar(&o.Max, "max", 0, "keep at most this many candidates (0: all)")
@@ -153,6 +156,9 @@ func (o *tuneOptions) validate() (tune.RunOptions, error) {
 	if ro.Shapes, ro.Majors, err = o.tuneShapes(ro.Kernel); err != nil {
 		return ro, err
 	}
+	if ro.Experts, ro.Routing, err = o.grouped(ro.Kernel); err != nil {
+		return ro, err
+	}
 	if ro.Shard, ro.Shards, err = tune.ParseShard(o.Shard); err != nil {
 		return ro, usageError(err)
 	}
@@ -202,12 +208,44 @@ func (o *tuneOptions) tuneShapes(k tiling.Kernel) (shapes []tiling.Shape, majors
 		}
 		return shapes, majors, nil
 	}
+	if o.Suite && k.Grouped() {
+		return nil, nil, usageError(fmt.Errorf("tune: --suite with --kernel %s: the model-shape suite has no grouped shapes; tune each with --shape %s,E", k, tiling.ShapeOrder(k)))
+	}
 	if o.Suite {
 		return bench.SuiteShapes(), nil, nil
+	}
+	if k.Grouped() {
+		s, _, err := tune.ParseGroupedShape(k, o.Shape)
+		if err != nil {
+			return nil, nil, usageError(err)
+		}
+		return []tiling.Shape{s}, nil, nil
 	}
 	s, err := tiling.ParseKindShape(k, o.Shape)
 	if err != nil {
 		return nil, nil, usageError(fmt.Errorf("tune: %w", err))
 	}
 	return []tiling.Shape{s}, nil, nil
+}
+
+// grouped is a grouped kind's expert count (the last size of --shape) and
+// routing (--routing, uniform by default); a --routing for another kind
+// is a usage error.
+func (o *tuneOptions) grouped(k tiling.Kernel) (experts int, routing string, err error) {
+	if !k.Grouped() {
+		if o.Routing != "" {
+			return 0, "", usageError(fmt.Errorf("tune: --routing %s with --kernel %s: only the grouped kinds (%s) route tokens to experts", o.Routing, k, tiling.Words(tiling.GroupedKernels())))
+		}
+		return 0, "", nil
+	}
+	routing = tune.RoutingUniform
+	if o.Routing != "" {
+		if routing, err = tune.ParseRouting(o.Routing); err != nil {
+			return 0, "", usageError(err)
+		}
+	}
+	if _, experts, err = tune.ParseGroupedShape(k, o.Shape); err != nil {
+		return 0, "", usageError(err)
+	}
+	return experts, routing, nil
 }

@@ -347,13 +347,19 @@ func TestTuneUsageErrors(t *testing.T) {
 		{[]string{"--shard", "2/2"}, "0 <= i < n"},
 		{[]string{"--devices", "0,0"}, "lists 0 twice"},
 		{[]string{"--arch", "sm_100a"}, "runs sm_90a kernels"},
-		{[]string{"--kernel", "fwd_down"}, "--kernel fwd_down: only bwd_dswiglu, fwd_gateup and gemm can be measured"},
-		{[]string{"--kernel", "gemm", "--shape", "64,64,64", "--store-out"}, "--store-out with --kernel gemm: only bwd_dswiglu (out) and fwd_gateup (de, training)"},
+		{[]string{"--kernel", "fwd_down"}, "--kernel fwd_down: only bwd_dswiglu, fwd_gateup, gemm, moe_fwd_gateup, moe_bwd_dswiglu and moe_gemm can be measured"},
+		{[]string{"--kernel", "gemm", "--shape", "64,64,64", "--store-out"}, "--store-out with --kernel gemm: only the kinds with a second output (bwd_dswiglu, fwd_gateup, moe_fwd_gateup and moe_bwd_dswiglu)"},
 		{[]string{"--kernel", "fwd_gateup", "--shape", "1,2,3"}, "multiple of 8"},
 		{[]string{"--shape", "1,2,3"}, "multiple of 8"},
 		{[]string{"--kernel", "gemm", "--shape", "8,8"}, `want three sizes "M,N,K"`},
 		{[]string{"--filter", "nothing-matches"}, "no candidate left"},
 		{[]string{"--slow-factor", "0.5"}, "must be above 1"},
+		{[]string{"--kernel", "moe_fwd_gateup", "--shape", "65536,2048,768"}, "want four sizes M,K,I,E"},
+		{[]string{"--kernel", "moe_bwd_dswiglu", "--shape", "65536,2048,768,0"}, `E "0" must be an integer from 1 to 4096`},
+		{[]string{"--kernel", "moe_gemm", "--shape", "65536,2048,768,128", "--routing", "skewed"}, `--routing "skewed": want one of uniform, zipf`},
+		{[]string{"--kernel", "gemm", "--shape", "64,64,64", "--routing", "zipf"}, "--routing zipf with --kernel gemm: only the grouped kinds"},
+		{[]string{"--kernel", "moe_gemm", "--suite"}, "the model-shape suite has no grouped shapes"},
+		{[]string{"--kernel", "moe_gemm", "--shape", "64,64,64,2", "--store-out"}, "--store-out with --kernel moe_gemm"},
 	} {
 		o, err := parseTune(t, append([]string{"--db", filepath.Join(t.TempDir(), "db.json")}, tt.args...)...)
 		if err != nil {

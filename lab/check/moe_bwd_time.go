@@ -12,12 +12,25 @@ import (
 // launch in microseconds (each launch between two events on the default
 // stream), as TimeMoEFwdGateUp.
 func TimeMoEBwd(env *Env, k *launch.Kernel, sh [4]int, reps int) (float64, error) {
-	T, K, I, E := sh[0], sh[1], sh[2], sh[3]
-	dt := k.Man.Config.DType
-	rng := num.NewRand(1)
-	dev := newRun(env, dt)
+	dev := newRun(env, k.Man.Config.DType)
 	defer dev.free()
-	rt := Routing{K: K, I: I, Counts: UniformCounts(1, T, E)}
+	args, err := dev.moeBwdTimingArgs(k, sh, UniformCounts(1, sh[0], sh[3]), num.NewRand(1))
+	if err != nil {
+		return 0, err
+	}
+	plan, err := k.Plan(args)
+	if err != nil {
+		return 0, err
+	}
+	return medianUs(env, plan, reps)
+}
+
+// moeBwdTimingArgs are a moe_bwd_dswiglu launch's arguments at sh = (T,
+// K, I, E) routed by counts: random dy, W_down and de, poisoned outputs.
+func (dev *run) moeBwdTimingArgs(k *launch.Kernel, sh [4]int, counts []int, rng *num.Rand) (launch.MoEBwdArgs, error) {
+	T, K, I, E := sh[0], sh[1], sh[2], sh[3]
+	dt := dev.dt
+	rt := Routing{K: K, I: I, Counts: counts}
 	args := launch.MoEBwdArgs{T: T, K: K, I: I, E: E,
 		Dy:    dev.uploadTiled(T*K, rng.Normal(dt, 1<<22, 1)),
 		WDown: dev.uploadTiled(E*K*I, rng.Normal(dt, 1<<22, 1/math.Sqrt(float64(K)))),
@@ -30,16 +43,9 @@ func TimeMoEBwd(env *Env, k *launch.Kernel, sh [4]int, reps int) (float64, error
 	if k.Man.Config.Score {
 		sc, err := dev.scoreBuffers(k, rng, args)
 		if err != nil {
-			return 0, err
+			return args, err
 		}
 		args.Score, args.DScorePart = sc.score, sc.part
 	}
-	if dev.err != nil {
-		return 0, dev.err
-	}
-	plan, err := k.Plan(args)
-	if err != nil {
-		return 0, err
-	}
-	return medianUs(env, plan, reps)
+	return args, dev.err
 }

@@ -76,17 +76,9 @@ func verifyMoEGemm(env *Env, k *launch.Kernel, rt Routing, rng *num.Rand, o Opti
 // W_down[e]^T) with uniform routing and returns the median wall time of one
 // launch in microseconds, as TimeMoEFwdGateUp.
 func TimeMoEGemm(env *Env, k *launch.Kernel, sh [4]int, reps int) (float64, error) {
-	T, N, K, E := sh[0], sh[1], sh[2], sh[3]
-	dt := k.Man.Config.DType
-	rng := num.NewRand(1)
-	dev := newRun(env, dt)
+	dev := newRun(env, k.Man.Config.DType)
 	defer dev.free()
-	rt := Routing{K: K, I: N, Counts: UniformCounts(1, T, E)}
-	args := launch.MoEGemmArgs{T: T, N: N, K: K, E: E,
-		A: dev.uploadTiled(T*K, rng.Normal(dt, 1<<22, 1)),
-		B: dev.uploadTiled(E*N*K, rng.Normal(dt, 1<<22, 1/math.Sqrt(float64(K))))}
-	args.Offs = dev.uploadI32(rt.Offs())
-	args.C = dev.poisoned(T * N)
+	args := dev.moeGemmTimingArgs(sh, UniformCounts(1, sh[0], sh[3]), num.NewRand(1))
 	if dev.err != nil {
 		return 0, dev.err
 	}
@@ -95,6 +87,20 @@ func TimeMoEGemm(env *Env, k *launch.Kernel, sh [4]int, reps int) (float64, erro
 		return 0, err
 	}
 	return medianUs(env, plan, reps)
+}
+
+// moeGemmTimingArgs are a moe_gemm launch's arguments at sh = (T, N, K,
+// E) (TimeMoEGemm's order) routed by counts: random A and B, C poisoned.
+func (dev *run) moeGemmTimingArgs(sh [4]int, counts []int, rng *num.Rand) launch.MoEGemmArgs {
+	T, N, K, E := sh[0], sh[1], sh[2], sh[3]
+	dt := dev.dt
+	rt := Routing{K: K, I: N, Counts: counts}
+	args := launch.MoEGemmArgs{T: T, N: N, K: K, E: E,
+		A: dev.uploadTiled(T*K, rng.Normal(dt, 1<<22, 1)),
+		B: dev.uploadTiled(E*N*K, rng.Normal(dt, 1<<22, 1/math.Sqrt(float64(K))))}
+	args.Offs = dev.uploadI32(rt.Offs())
+	args.C = dev.poisoned(T * N)
+	return args
 }
 
 // VerifyMoEGemmBadOffs launches a loaded moe_gemm kernel on each case's

@@ -35,12 +35,25 @@ func parseMoETime(s string) ([4]int, error) {
 // returns the median wall time of one launch in microseconds
 // (each launch between two events on the default stream).
 func TimeMoEFwdGateUp(env *Env, k *launch.Kernel, sh [4]int, reps int) (float64, error) {
-	T, K, I, E := sh[0], sh[1], sh[2], sh[3]
-	dt := k.Man.Config.DType
-	rng := num.NewRand(1)
-	dev := newRun(env, dt)
+	dev := newRun(env, k.Man.Config.DType)
 	defer dev.free()
-	rt := Routing{K: K, I: I, Counts: UniformCounts(1, T, E)}
+	args := dev.moeFwdTimingArgs(k, sh, UniformCounts(1, sh[0], sh[3]), num.NewRand(1))
+	if dev.err != nil {
+		return 0, dev.err
+	}
+	plan, err := k.Plan(args)
+	if err != nil {
+		return 0, err
+	}
+	return medianUs(env, plan, reps)
+}
+
+// moeFwdTimingArgs are a moe_fwd_gateup launch's arguments at sh = (T,
+// K, I, E) routed by counts: random x and W, poisoned outputs.
+func (dev *run) moeFwdTimingArgs(k *launch.Kernel, sh [4]int, counts []int, rng *num.Rand) launch.MoEFwdGateUpArgs {
+	T, K, I, E := sh[0], sh[1], sh[2], sh[3]
+	dt := dev.dt
+	rt := Routing{K: K, I: I, Counts: counts}
 	args := launch.MoEFwdGateUpArgs{T: T, K: K, I: I, E: E,
 		X: dev.uploadTiled(T*K, rng.Normal(dt, 1<<22, 1)), W: dev.uploadTiled(E*2*I*K, rng.Normal(dt, 1<<22, 2/math.Sqrt(float64(K))))}
 	args.Offs = dev.uploadI32(rt.Offs())
@@ -51,14 +64,7 @@ func TimeMoEFwdGateUp(env *Env, k *launch.Kernel, sh [4]int, reps int) (float64,
 	if k.Man.Config.Score {
 		args.Score, _ = dev.routerScore(rng, T)
 	}
-	if dev.err != nil {
-		return 0, dev.err
-	}
-	plan, err := k.Plan(args)
-	if err != nil {
-		return 0, err
-	}
-	return medianUs(env, plan, reps)
+	return args
 }
 
 // medianUs is the median of reps timed launches of plan (timeOne), after
@@ -83,6 +89,15 @@ func medianUs(env *Env, plan *launch.Plan, reps int) (float64, error) {
 
 // timeOne is one launch of plan between two events, in microseconds.
 func timeOne(env *Env, plan *launch.Plan) (float64, error) {
+	return timeFunc(env, plan, plan.Launch)
+}
+
+// syncTimeout bounds each wait for a timed launch.
+const syncTimeout = 30 * time.Second
+
+// timeFunc is one call of f (launches on the default stream) between two
+// events, in microseconds, waited for through plan.
+func timeFunc(env *Env, plan *launch.Plan, f func() error) (float64, error) {
 	a, err := env.Ctx.NewEvent()
 	if err != nil {
 		return 0, err
@@ -96,13 +111,13 @@ func timeOne(env *Env, plan *launch.Plan) (float64, error) {
 	if err := a.Record(nil); err != nil {
 		return 0, err
 	}
-	if err := plan.Launch(); err != nil {
+	if err := f(); err != nil {
 		return 0, err
 	}
 	if err := b.Record(nil); err != nil {
 		return 0, err
 	}
-	if err := plan.Sync(30 * time.Second); err != nil {
+	if err := plan.Sync(syncTimeout); err != nil {
 		return 0, err
 	}
 	ms, err := cu.Elapsed(a, b)

@@ -15,14 +15,25 @@ func elementwiseOf(k tiling.Kernel) string {
 	return s.Elementwise
 }
 
+// storeOutKinds are the tunable kinds with a second output.
+func storeOutKinds() []tiling.Kernel {
+	var ks []tiling.Kernel
+	for _, k := range tiling.TunableKinds() {
+		if s, _ := tiling.KindOf(k); s.StoreOut {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
 // CheckKernel fails, as an *InputError, for a kind that cannot be
 // measured, or StoreOut for a kind without a second output.
 func CheckKernel(k tiling.Kernel, storeOut bool) error {
 	if !Measurable(k) {
-		return &InputError{Err: fmt.Errorf("tune: --kernel %s: only bwd_dswiglu, fwd_gateup and gemm can be measured so far", k)}
+		return &InputError{Err: fmt.Errorf("tune: --kernel %s: only %s can be measured so far", k, tiling.Words(tiling.TunableKinds()))}
 	}
 	if s, _ := tiling.KindOf(k); storeOut && !s.StoreOut {
-		return &InputError{Err: fmt.Errorf("tune: --store-out with --kernel %s: only bwd_dswiglu (out) and fwd_gateup (de, training) have a second output to store", k)}
+		return &InputError{Err: fmt.Errorf("tune: --store-out with --kernel %s: only the kinds with a second output (%s) store one", k, tiling.Words(storeOutKinds()))}
 	}
 	return nil
 }

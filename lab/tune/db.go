@@ -50,6 +50,13 @@ type Key struct {
 	// gemm DBs written before majors were keyed (K-major both).
 	MajorA tiling.Major `json:"major_a,omitempty"`
 	MajorB tiling.Major `json:"major_b,omitempty"`
+	// Experts and Routing complete a grouped kind's shape (Shape holds
+	// T, the tokens over all experts, and the kind's K and I or N): the
+	// expert count and how the tokens are spread over the experts
+	// (RoutingUniform, RoutingZipf). Zero and empty for the other kinds,
+	// and then left out of the JSON.
+	Experts int    `json:"experts,omitempty"`
+	Routing string `json:"routing,omitempty"`
 }
 
 // String is a one-line form of k, also its sort key in the DB.
@@ -61,6 +68,9 @@ func (k Key) String() string {
 	}
 	if k.MajorA != "" || k.MajorB != "" {
 		s += fmt.Sprintf("|a=%s,b=%s", k.MajorA, k.MajorB)
+	}
+	if k.Experts != 0 || k.Routing != "" {
+		s += fmt.Sprintf("|e=%d,%s", k.Experts, k.Routing)
 	}
 	return s
 }
@@ -377,14 +387,17 @@ func (k Key) problems() []string {
 			ps = append(ps, fmt.Sprintf("%s %q, want %q", what, got, want))
 		}
 	}
-	kk, err := tiling.ParseKernel(string(k.Kernel))
-	enum("kernel", string(k.Kernel), string(kk), err)
+	kk, kerr := tiling.ParseKernel(string(k.Kernel))
+	enum("kernel", string(k.Kernel), string(kk), kerr)
 	a, err := tiling.ParseArch(string(k.Arch))
 	enum("arch", string(k.Arch), string(a), err)
 	d, err := tiling.ParseDType(string(k.DType))
 	enum("dtype", string(k.DType), string(d), err)
 	if err := k.Shape.Validate(); err != nil {
 		ps = append(ps, err.Error())
+	}
+	if kerr == nil {
+		ps = append(ps, k.groupedProblems()...)
 	}
 	return ps
 }
@@ -575,10 +588,15 @@ type Winner struct {
 // whose names no longer parse or validate are skipped. ok is false when
 // nothing matches.
 func (db *DB) Lookup(k tiling.Kernel, a tiling.Arch, d tiling.DType, s tiling.Shape, storeOut bool, templates string) (w Winner, ok bool) {
-	for _, current := range []bool{true, false} {
+	// A grouped kind's shape here has no E or routing (emit's --shape):
+	// entries of the uniform routing, a balanced router, come first, and
+	// the others are used only when no such entry has a winner.
+	passes := []struct{ current, anyRouting bool }{{true, false}, {true, true}, {false, false}, {false, true}}
+	for _, p := range passes {
 		for _, e := range db.Entries {
 			ek := e.Key
-			if ek.Kernel != k || ek.Arch != a || ek.DType != d || ek.Shape != s || ek.StoreOut != storeOut || (ek.Templates == templates) != current {
+			if ek.Kernel != k || ek.Arch != a || ek.DType != d || ek.Shape != s || ek.StoreOut != storeOut || (ek.Templates == templates) != p.current ||
+				(!p.anyRouting && ek.Routing != "" && ek.Routing != RoutingUniform) {
 				continue
 			}
 			for _, r := range e.Results {
@@ -590,7 +608,7 @@ func (db *DB) Lookup(k tiling.Kernel, a tiling.Arch, d tiling.DType, s tiling.Sh
 					c.Kernel != k || c.Arch != a || c.DType != d || c.StoreOut != storeOut {
 					continue
 				}
-				w = Winner{Config: c, Result: r, Key: ek, BaselineUS: e.BaselineUS(), StaleTemplates: !current}
+				w = Winner{Config: c, Result: r, Key: ek, BaselineUS: e.BaselineUS(), StaleTemplates: !p.current}
 				ok = true
 			}
 		}

@@ -35,6 +35,8 @@ func FuzzLoadDB(f *testing.F) {
 		db(entry(key, ceil, okRes+","+slow)),
 		db(entry(key, ceil, `{"config":"`+nameH+`","status":"timeout","device":0}`)),
 		`{"format":"swigen-tune-v1","entries":[{"key":{"kernel":"fwd_gateup","arch":"sm_90a","dtype":"bf16","shape":{"M":1,"K":8,"I":8},"store_out":true},"ceilings":{"gemm_tflops":0,"copy_gbs":0},"results":null}]}`,
+		`{"format":"swigen-tune-v1","entries":[{"key":{"kernel":"moe_gemm","arch":"sm_90a","dtype":"bf16","shape":{"M":32768,"K":2048,"I":7168},"experts":256,"routing":"zipf"},"ceilings":{"gemm_tflops":0,"copy_gbs":0},"results":null}]}`,
+		`{"format":"swigen-tune-v1","entries":[{"key":{"kernel":"moe_gemm","arch":"sm_90a","dtype":"bf16","shape":{"M":32768,"K":2048,"I":7168},"routing":"zipf"},"ceilings":{"gemm_tflops":0,"copy_gbs":0},"results":null}]}`,
 		// Rejected: each breaks one rule.
 		`{"format":"swigen-tune-v1","entries":[`,
 		`{"format":"other","entries":[]}`,

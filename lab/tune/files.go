@@ -106,7 +106,7 @@ func Tuned(path string, heur tiling.Config, shape tiling.Shape, storeOut bool, t
 	if w.Result.BaselineUS > 0 {
 		note += fmt.Sprintf(", %.2fx the baseline", w.Result.BaselineUS/w.Result.US)
 	}
-	note += fmt.Sprintf(", on %s)", w.Key.GPU)
+	note += fmt.Sprintf(", on %s%s)", w.Key.GPU, tunedAt(w.Key))
 	if w.StaleTemplates {
 		note += fmt.Sprintf("; it was tuned with other templates (%.12s, now %.12s): re-run swigen tune to confirm", w.Key.Templates, th)
 	}
@@ -128,4 +128,14 @@ func WriteMeasured(t *tiling.MeasuredTable, out string, stdout io.Writer) error 
 		return fmt.Errorf("tune table: %w", err)
 	}
 	return nil
+}
+
+// tunedAt is the grouped part of a winner's key in a --tuned note ("" for
+// the other kinds): emit's --shape has no E or routing, so the note says
+// which the winner was tuned at.
+func tunedAt(k Key) string {
+	if k.Experts == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", tuned at E=%d, %s routing", k.Experts, k.Routing)
 }

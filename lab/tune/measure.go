@@ -120,7 +120,7 @@ func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Outp
 	}
 	kind := j.Config.Kernel
 	if !Measurable(kind) {
-		return fail(StatusCompile, "tune measures bwd_dswiglu, fwd_gateup and gemm, not %s", kind)
+		return fail(StatusCompile, "tune measures %s, not %s", tiling.Words(tiling.TunableKinds()), kind)
 	}
 	if elementwiseOf(kind) == "swiglu" && env.SwiGLU == nil {
 		return fail(StatusFault, "fwd_gateup: the worker has no SwiGLU elementwise kernel (the baseline's second half)")
@@ -161,6 +161,22 @@ func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Outp
 		phase("ceilings")
 	}
 
+	if kind.Grouped() {
+		// No early-stop probe: the space is small and a grouped launch short.
+		reps := o.Bench.Reps
+		if reps <= 0 {
+			reps = bench.Options{}.WithDefaults().Reps
+		}
+		g, err := measureGrouped(env, k, j, reps)
+		if err != nil {
+			return failErr("bench", err)
+		}
+		phase("bench")
+		out.US, out.P20US, out.P80US, out.BaselineUS = g.US, g.P20US, g.P80US, g.BaselineUS
+		out.Status = StatusOK
+		out.WallS = time.Since(start).Seconds()
+		return out
+	}
 	if kind == tiling.PlainGEMM() {
 		// A gemm's shape is M, K and N (in I's place); its baseline is
 		// cuBLAS on the same layouts. No probe: a gemm run is short.

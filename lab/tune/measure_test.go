@@ -35,7 +35,7 @@ func TestMeasureRefuses(t *testing.T) {
 		status Status
 		want   string
 	}{
-		{"fwd_down", first(tiling.KernelFwdDown), StatusCompile, "tune measures bwd_dswiglu, fwd_gateup and gemm, not fwd_down"},
+		{"fwd_down", first(tiling.KernelFwdDown), StatusCompile, "tune measures bwd_dswiglu, fwd_gateup, gemm, moe_fwd_gateup, moe_bwd_dswiglu and moe_gemm, not fwd_down"},
 		{"fwd_gateup without the SwiGLU kernel", first(tiling.KernelFwdGateUp), StatusFault, "no SwiGLU elementwise kernel"},
 	} {
 		out := Measure(context.Background(), &MeasureEnv{}, Job{Config: tt.cfg, Shape: sh, Device: 2}, MeasureOptions{})

@@ -21,6 +21,10 @@ type RunOptions struct {
 	// part of its key.
 	Majors   [][2]tiling.Major
 	StoreOut bool
+	// Experts and Routing complete a grouped kind's shapes (Key.Experts,
+	// Key.Routing).
+	Experts int
+	Routing string
 	// GPU names the machine in every key; its SMs size the prune model.
 	GPU GPU
 	// Compiler and Templates complete every key (Key.Compiler, Key.Templates).
@@ -164,7 +168,7 @@ func Run(ctx context.Context, o RunOptions) ([]*SweepResult, error) {
 // key is the DB key of the tune at shape.
 func (o *RunOptions) key(shape tiling.Shape) Key {
 	return Key{Kernel: o.Kernel, Arch: o.Arch, DType: o.DType, Shape: shape, GPU: o.GPU.Name, Driver: o.GPU.Driver,
-		Compiler: o.Compiler, Templates: o.Templates, StoreOut: o.StoreOut}
+		Compiler: o.Compiler, Templates: o.Templates, StoreOut: o.StoreOut, Experts: o.Experts, Routing: o.Routing}
 }
 
 // shapeTune is the tune of one key with the run's options.

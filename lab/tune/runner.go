@@ -16,9 +16,13 @@ type Job struct {
 	Config tiling.Config
 	// Probe is the probe the kernel is built with (the generator's
 	// probes, by name); "" for the product kernel.
-	Probe  string
-	Shape  tiling.Shape
-	Device int // GPU ordinal
+	Probe string
+	Shape tiling.Shape
+	// Experts and Routing complete a grouped kind's shape (Key.Experts,
+	// Key.Routing); zero and empty otherwise.
+	Experts int    `json:"experts,omitempty"`
+	Routing string `json:"routing,omitempty"`
+	Device  int    // GPU ordinal
 	// BestUS is the best passing time so far (0: none yet); a candidate
 	// whose first samples are SlowFactor times slower is stopped early.
 	BestUS     float64

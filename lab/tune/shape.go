@@ -96,7 +96,9 @@ func (t *ShapeTune) Run(ctx context.Context, selected []tiling.Config) (*SweepRe
 // tune leaves out.
 func (t *ShapeTune) candidates(selected []tiling.Config) (cands []tiling.Config, pruned []Pruned, kept int, err error) {
 	cands = selected
-	if !t.Exhaustive && t.SMs > 0 {
+	// The prune model counts a dense grid's tiles; a grouped kind's walk
+	// depends on the routing, and its space is small: all of it is run.
+	if !t.Exhaustive && t.SMs > 0 && !t.Sweep.Key.Kernel.Grouped() {
 		if cands, pruned, err = Prune(selected, t.Sweep.Key.Shape, t.SMs, DefaultPruneRatio); err != nil {
 			return nil, nil, 0, err
 		}

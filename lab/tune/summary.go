@@ -80,9 +80,12 @@ func WriteSummary(w io.Writer, res *SweepResult, dbPath string, took time.Durati
 	en := res.Entry
 	k := en.Key
 	spec, _ := tiling.KindOf(k.Kernel)
-	base := spec.Baseline
+	base, dims := spec.Baseline, ShapeDims(k.Kernel, k.Shape)
+	if k.Experts > 0 {
+		base, dims = GroupedBaseline, fmt.Sprintf("%s E=%d, %s routing", dims, k.Experts, k.Routing)
+	}
 	fmt.Fprintf(w, "\n%s %s %s %s on %s, driver %d, %s, templates %.12s%s\n",
-		k.Kernel, k.Arch, k.DType, ShapeDims(k.Kernel, k.Shape), k.GPU, k.Driver, k.Compiler, k.Templates, ModeNote(k.Kernel, k.StoreOut, "; "))
+		k.Kernel, k.Arch, k.DType, dims, k.GPU, k.Driver, k.Compiler, k.Templates, ModeNote(k.Kernel, k.StoreOut, "; "))
 	if en.Ceilings.Known() {
 		fmt.Fprintf(w, "ceilings: cuBLAS 8192^3 %.0f TFLOP/s, device copy %.0f GB/s; roofline floor %.1f us\n",
 			en.Ceilings.GemmTFLOPs, en.Ceilings.CopyGBs, en.FloorUS(""))

@@ -347,7 +347,7 @@ func Sweep(ctx context.Context, o SweepOptions) (*SweepResult, error) {
 					continue
 				}
 				bestUS, ceil := snapshot()
-				out, err := o.Runner.Run(ctx, Job{Index: i, Config: cfg, Probe: probes[i], Shape: o.Key.Shape, Device: dev,
+				out, err := o.Runner.Run(ctx, Job{Index: i, Config: cfg, Probe: probes[i], Shape: o.Key.Shape, Experts: o.Key.Experts, Routing: o.Key.Routing, Device: dev,
 					BestUS: bestUS, SlowFactor: o.SlowFactor, Ceilings: ceil, Reps: o.Reps, Warmup: o.Warmup})
 				if err != nil || ctx.Err() != nil {
 					return

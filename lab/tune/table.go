@@ -46,14 +46,15 @@ func Table(dbs []*DB, plans []PlanRecord, source string) (*tiling.MeasuredTable,
 		}
 		gpus[k.Arch] = k.GPU
 		t.Rows = append(t.Rows, tiling.MeasuredRow{Kernel: k.Kernel, Arch: k.Arch, DType: k.DType, StoreOut: k.StoreOut,
-			Shape: k.Shape, Config: best.Config, US: best.US, BaselineUS: best.BaselineUS, GPU: k.GPU})
+			Shape: k.Shape, Config: best.Config, US: best.US, BaselineUS: best.BaselineUS, GPU: k.GPU,
+			Experts: k.Experts, Routing: k.Routing})
 	}
 	slices.SortFunc(t.Rows, compareRows)
 	for i := 1; i < len(t.Rows); i++ {
 		if compareRows(t.Rows[i-1], t.Rows[i]) == 0 {
 			r := t.Rows[i]
-			return nil, fmt.Errorf("tune: table: two winners for %s %s %s store_out=%v at %s (%s and %s): merge the DBs' entries or drop one",
-				r.Kernel, r.Arch, r.DType, r.StoreOut, r.Shape, t.Rows[i-1].Config, r.Config)
+			return nil, fmt.Errorf("tune: table: two winners for %s %s %s store_out=%v at %s%s (%s and %s): merge the DBs' entries or drop one",
+				r.Kernel, r.Arch, r.DType, r.StoreOut, r.Shape, rowGrouped(r), t.Rows[i-1].Config, r.Config)
 		}
 	}
 	if err := attachPlans(t.Rows, plans); err != nil {
@@ -79,7 +80,8 @@ func compareRows(a, b tiling.MeasuredRow) int {
 	}
 	return cmp.Or(cmp.Compare(a.Kernel, b.Kernel), cmp.Compare(a.Arch, b.Arch), cmp.Compare(a.DType, b.DType),
 		cmp.Compare(storeOut(a), storeOut(b)), cmp.Compare(a.Shape.M, b.Shape.M), cmp.Compare(a.Shape.K, b.Shape.K),
-		cmp.Compare(a.Shape.I, b.Shape.I), cmp.Compare(rowMajors(a), rowMajors(b)))
+		cmp.Compare(a.Shape.I, b.Shape.I), cmp.Compare(rowMajors(a), rowMajors(b)),
+		cmp.Compare(a.Experts, b.Experts), cmp.Compare(a.Routing, b.Routing))
 }
 
 // rowMajors is the operand majors of r's config ("k/k" for every fused
@@ -90,4 +92,12 @@ func rowMajors(r tiling.MeasuredRow) string {
 		return ""
 	}
 	return string(c.MajorA) + "/" + string(c.MajorB)
+}
+
+// rowGrouped is a grouped row's E and routing in words ("" otherwise).
+func rowGrouped(r tiling.MeasuredRow) string {
+	if r.Experts == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" E=%d %s", r.Experts, r.Routing)
 }

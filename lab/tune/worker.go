@@ -54,6 +54,9 @@ func DecodeRequest(s string) (WorkerRequest, error) {
 	if r.Job.Shape.M < 1 || r.Job.Shape.K < 1 || r.Job.Shape.I < 1 {
 		errs = append(errs, fmt.Errorf("shape %+v: every size must be at least 1", r.Job.Shape))
 	}
+	if ps := (Key{Kernel: r.Job.Config.Kernel, Experts: r.Job.Experts, Routing: r.Job.Routing}).groupedProblems(); len(ps) > 0 {
+		errs = append(errs, errors.New(strings.Join(ps, "; ")))
+	}
 	if r.Reps < 1 {
 		errs = append(errs, fmt.Errorf("reps %d: must be at least 1", r.Reps))
 	}

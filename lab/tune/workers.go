@@ -95,7 +95,7 @@ func (w *Worker) Job(ctx context.Context, line string) Output {
 	case w.Env == nil:
 		return fail(job.Name(), StatusFault, fmt.Errorf("tune-worker: device %d: no measurement environment", w.Device))
 	}
-	if w.SwiGLU != nil && elementwiseOf(job.Config.Kernel) == "swiglu" {
+	if w.SwiGLU != nil && needsSwiGLU(job.Config.Kernel) {
 		if err := w.SwiGLU(ctx); err != nil {
 			return fail(job.Name(), Classify(err), err)
 		}
