@@ -17,6 +17,21 @@ func renderCfg(c tiling.Config) (*Artifact, error) {
 	return Render(k)
 }
 
+// renderSource parses the config name and renders it (renderCfg),
+// failing t on either error: the source text the simulations read.
+func renderSource(t *testing.T, name string) string {
+	t.Helper()
+	c, err := tiling.ParseName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := renderCfg(c)
+	if err != nil {
+		t.Fatalf("%s: Render: %v", name, err)
+	}
+	return string(a.Source)
+}
+
 // renderWholeCfg checks c and renders its whole kernel from the skeleton
 // templates, also where Render gives a thin unit: the text the source
 // checks read (TestThinUnitSASS holds a thin unit to its machine code).

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/swigen/swigen/tiling"
 )
 
 // gemmSimLines are the rendered moe_gemm epilogue lines whose bounds
@@ -38,15 +36,7 @@ func TestGroupedGemmStoreSim(t *testing.T) {
 		"moe_gemm_sm90a_bf16_m128n128k64_s4_c1x1_cooperative",
 		"moe_gemm_sm90a_fp16_m64n128k64_s4_c1x1_pingpong_bmn",
 	} {
-		c, err := tiling.ParseName(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := renderCfg(c)
-		if err != nil {
-			t.Fatalf("%s: Render: %v", name, err)
-		}
-		src := string(a.Source)
+		src := renderSource(t, name)
 		for _, l := range append(append([]string(nil), scoreSimLines[:4]...), gemmSimLines...) {
 			if !strings.Contains(src, l) {
 				t.Fatalf("%s: the rendered source lacks %q: the simulation replays it", name, l)

@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/swigen/swigen/tiling"
 )
 
 // scoreSimConfigs are the router-score configs whose index math
@@ -90,15 +88,7 @@ func TestGroupedScoreIndexSim(t *testing.T) {
 	t.Parallel()
 	routings := [][]int{{0, 37, 0, 0, 256, 5, 0, 90}, {1, 1, 1, 1, 1, 1}, {0, 0, 0, 333, 0}, {127, 128, 129, 255, 256, 257}, {10, 130, 0}, {64, 63, 65}}
 	for _, name := range scoreSimConfigs {
-		c, err := tiling.ParseName(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := renderCfg(c)
-		if err != nil {
-			t.Fatalf("%s: Render: %v", name, err)
-		}
-		src := string(a.Source)
+		src := renderSource(t, name)
 		bwd := strings.HasPrefix(name, "moe_bwd_")
 		lines := scoreSimLines
 		if bwd {

@@ -28,15 +28,7 @@ var groupedWgradOpcodes = []string{"HGMMA", "UTMALDG", "UTMASTG", "SYNCS", "STS.
 // accumulators, the 3-D dW store) and the M-grouped cursor is not.
 func TestRenderGroupedWgrad(t *testing.T) {
 	for _, name := range groupedWgradConfigs {
-		c, err := tiling.ParseName(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := renderCfg(c)
-		if err != nil {
-			t.Fatalf("%s: Render: %v", name, err)
-		}
-		src := string(a.Source)
+		src := renderSource(t, name)
 		for _, want := range []string{
 			"kb * kTileK + k_row0 + kALoadK[i]", "kb * kTileK + k_row0 + kBLoadK[i]",
 			"sw_kg_zero_rows(smem + s * kStageBytes, kg_valid",
