@@ -47,9 +47,10 @@ inference package keeps priority. An op launches a kernel where
 kinds_gen.OPS (SCORE_OPS, with a score) has its row (every one has). A
 registered package an op cannot launch is refused with
 NotImplementedError rather than ignored.
-The layer's weight gradients and the down projection's backward are
-torch._grouped_mm (swigen::moe_wgrad is not yet wired into them: its
-kernel has not run on a GPU). No
+The layer's weight gradients (and the down projection's) run
+swigen::moe_wgrad: its kernel where a moe_wgrad package is registered
+(not yet run on a GPU; no wheel ships one), else torch._grouped_mm; dx
+and the down projection's input gradient are torch._grouped_mm. No
 op reads offs on the host: they capture in CUDA graphs. Each op has a
 fake kernel (shapes from x and W alone) and the gate-up and down ops an
 autograd formula (the reference's, whichever path ran forward); the
@@ -395,8 +396,9 @@ def _wgrad(g: Tensor, a: Tensor, offs: Tensor) -> Tensor:
 
 
 def _gateup_grads(x: Tensor, W: Tensor, offs: Tensor, grad_de: Tensor) -> Tuple[Tensor, Tensor]:
-    """(dx, dW) of de = x_e @ W_e^T."""
-    return _gmm(grad_de, W, offs, tuple(x.shape)), _wgrad(grad_de, x, offs)
+    """(dx, dW) of de = x_e @ W_e^T (dW on a registered moe_wgrad kernel,
+    else torch._grouped_mm: swigen::moe_wgrad)."""
+    return _gmm(grad_de, W, offs, tuple(x.shape)), moe_wgrad(grad_de, x, offs)
 
 
 def _gateup_setup(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
@@ -438,7 +440,7 @@ def _down_bwd(ctx: Any, dy: Tensor) -> Tuple[Optional[Tensor], ...]:
     # Autograd may hand in an expanded gradient (stride 0, e.g. of a sum);
     # torch._grouped_mm needs real strides.
     dy = dy.contiguous()
-    return _gmm(dy, W_down, offs, tuple(out.shape)), _wgrad(dy, out, offs), None
+    return _gmm(dy, W_down, offs, tuple(out.shape)), moe_wgrad(dy, out, offs), None
 
 
 torch.library.register_autograd("swigen::moe_gateup", _gateup_bwd, setup_context=_gateup_setup)
@@ -469,7 +471,7 @@ class _ExpertsFunction(torch.autograd.Function):
         else:
             grad_de, out, dscore = moe_dswiglu_out_score(dy, W_down, de, offs, score)
         del de
-        dW_down = _wgrad(dy, out, offs)
+        dW_down = moe_wgrad(dy, out, offs)
         del out
         dx, dW = _gateup_grads(x, W, offs, grad_de)
         return dx, dW, dW_down, None, dscore

@@ -387,8 +387,9 @@ class ExpertsScoreTest(RegistryCase):
             want_y, want_ds = self.step(moe.swiglu_experts)
         except (RuntimeError, NotImplementedError) as e:  # a torch without a CPU torch._grouped_mm
             self.skipTest("torch._grouped_mm on the CPU: %s" % e)
+        # The weight gradients are swigen::moe_wgrad's (no package: torch._grouped_mm).
         ref = {"moe_gateup_train_score": moe_plan.REFERENCE, "moe_down": moe_plan.REFERENCE,
-               "moe_dswiglu_out_score": moe_plan.REFERENCE}
+               "moe_dswiglu_out_score": moe_plan.REFERENCE, "moe_wgrad": moe_plan.REFERENCE}
         self.assertEqual(self.ran, ref)
         cnt = torch._dynamo.testing.CompileCounterWithBackend(BACKEND)
         f = torch.compile(moe.swiglu_experts, backend=cnt, fullgraph=True)
@@ -399,7 +400,7 @@ class ExpertsScoreTest(RegistryCase):
         y, ds = self.step(f)
         self.assertEqual(cnt.frame_count, 1, "the ops decide when they run: no retrace")
         self.assertEqual(self.ran, {"moe_gateup_train_score": moe_plan.KERNEL, "moe_down": moe_plan.REFERENCE,
-                                    "moe_dswiglu_out_score": moe_plan.KERNEL})
+                                    "moe_dswiglu_out_score": moe_plan.KERNEL, "moe_wgrad": moe_plan.REFERENCE})
         torch.testing.assert_close(y, want_y * 2, rtol=2e-2, atol=2e-2)
         torch.testing.assert_close(ds, want_ds * 3, rtol=1e-3, atol=1e-4)
         # No gradient: moe_gateup_score on the training kernel, de dropped.

@@ -4,7 +4,8 @@ with swigen emit --kernel moe_wgrad (bench/moe_py_check.sh): both of the
 layer's weight gradients (W's: A = grad_de [T, 2I], B = x [T, H]; W_down's:
 A = dy [T, H], B = out [T, I]) at gpu.test_moe's routings against the
 float64 loop, empty experts exactly zero, two launches bitwise equal,
-CUDA-graph replay with new offs, opcheck. Skipped without torch, CUDA or
+CUDA-graph replay with new offs, SwiGLUExperts' step with its weight
+gradients on the kernel, opcheck. Skipped without torch, CUDA or
 the package.
 """
 
@@ -16,7 +17,7 @@ from typing import Any, List
 
 import support  # noqa: F401
 
-from gpu.test_moe import E, H, I, READY, TOL, case, rel, routings  # noqa: E741
+from gpu.test_moe import E, H, I, READY, TOL, case, reference, rel, routings, weights  # noqa: E741
 
 if READY:
     import torch
@@ -107,6 +108,21 @@ class WgradKernelTest(unittest.TestCase):
             g.replay()
             torch.cuda.synchronize()
             self.assertLess(rel(dW, wgrad_reference(A, B, counts)), TOL, "after replay with %s" % counts)
+
+    def test_layer_training_step(self) -> None:
+        """SwiGLUExperts' step with both weight gradients on the kernel
+        (swigen::moe_wgrad in the layer's backward): y and every gradient
+        against the float64 loop."""
+        W, Wd = weights()
+        for name in ("TileM +- 1", "empty experts", "zipf"):
+            with self.subTest(routing=name):
+                counts = routings()[name]
+                x, dy, offs = case(counts)
+                _, dx_ref, dW_ref, dWd_ref = reference(x, W, Wd, counts, dy)
+                xs, Ws, Wds = (t.detach().clone().requires_grad_(True) for t in (x, W, Wd))
+                moe.swiglu_experts(xs, Ws, Wds, offs).backward(dy)
+                for what, got, want in (("dx", xs.grad, dx_ref), ("dW", Ws.grad, dW_ref), ("dW_down", Wds.grad, dWd_ref)):
+                    self.assertLess(rel(got, want), TOL, what)
 
     def test_opcheck(self) -> None:
         counts = routings()["one-token experts"]
