@@ -12,7 +12,8 @@
 # machine's nvcc; MOE_EMIT replaces the three with one, MOE_PKG=0 skips
 # them): the GPU tests' KernelTest runs on the first and the swigen peer
 # launches their kernels (moe_perf.py --package); the down projection and
-# the weight gradients stay on torch._grouped_mm.
+# the weight gradients stay on torch._grouped_mm unless MOE_ALL=1 emits
+# moe_gemm and moe_wgrad packages too (the swigen peer then runs them).
 # Without .bin/swigen everything is the reference path, as the records
 # say.
 #
@@ -41,7 +42,7 @@ LOG=$(mktemp -d)
 trap 'tar -czf "$OUT/moe-perf.tgz" -C "$LOG" .' EXIT
 PEERS=${PEERS:-loop,loopgraph,grouped,swigen,liger}
 MODELS=${MODELS:-qwen3,deepseek}
-export MOE_CMD="MOE_PKG=${MOE_PKG:-1} MODELS=$MODELS PEERS=$PEERS TOKENS=${TOKENS:-} ROUTINGS=${ROUTINGS:-uniform,zipf} REPS=${REPS:-30} LIMIT=$LIMIT GPUS=${GPUS:-all} bash bench/moe_perf.sh"
+export MOE_CMD="MOE_PKG=${MOE_PKG:-1} MOE_ALL=${MOE_ALL:-0} MODELS=$MODELS PEERS=$PEERS TOKENS=${TOKENS:-} ROUTINGS=${ROUTINGS:-uniform,zipf} REPS=${REPS:-30} LIMIT=$LIMIT GPUS=${GPUS:-all} bash bench/moe_perf.sh"
 export SWIGEN_REV=${SWIGEN_REV:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | head -1
 python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
@@ -60,7 +61,12 @@ if [[ ${MOE_PKG:-1} == 1 && -x .bin/swigen ]]; then
 	erc=0
 	# One package per grouped op; MOE_EMIT (flags) replaces the three with one.
 	if [[ -n ${MOE_EMIT:-} ]]; then emits=("$MOE_EMIT"); else
-		emits=("--kernel moe_fwd_gateup" "--kernel moe_fwd_gateup --store-out" "--kernel moe_bwd_dswiglu --store-out"); fi
+		emits=("--kernel moe_fwd_gateup" "--kernel moe_fwd_gateup --store-out" "--kernel moe_bwd_dswiglu --store-out")
+		# MOE_ALL=1: the down projection (moe_gemm) and the weight
+		# gradients (moe_wgrad) on swigen's kernels too; only dx and the
+		# down projection's input gradient stay on torch._grouped_mm.
+		[[ ${MOE_ALL:-0} == 1 ]] && emits+=("--kernel moe_gemm" "--kernel moe_wgrad")
+	fi
 	for i in "${!emits[@]}"; do
 		# shellcheck disable=SC2086  # each entry is a list of flags
 		if .bin/swigen emit ${emits[$i]} --arch sm_90a --py-package swigen_moe$i -o "$PKG/swigen_moe$i" >"$OUT/moe-emit-$i.log" 2>&1; then
@@ -78,7 +84,7 @@ else
 fi
 export SWIGEN_MOE_PACKAGE=$MOE_DIR
 # The three default packages: the training and backward kernel tests too.
-if [[ -z ${MOE_EMIT:-} && ${#MOE_DIRS[@]} == 3 ]]; then
+if [[ -z ${MOE_EMIT:-} && ${#MOE_DIRS[@]} -ge 3 ]]; then
 	export SWIGEN_MOE_TRAIN_PACKAGE=${MOE_DIRS[1]} SWIGEN_MOE_BWD_PACKAGE=${MOE_DIRS[2]}
 fi
 
