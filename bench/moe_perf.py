@@ -16,10 +16,11 @@ training step (forward, then backward of dy to x and every weight):
                  torch's own _grouped_mm derivatives
   swigen         swigen_rt.SwiGLUExperts; with --package DIR (repeatable: packages of swigen emit
                  --py-package of moe_fwd_gateup, moe_fwd_gateup --store-out, moe_bwd_dswiglu
-                 --store-out) the inference gate-up, the training forward and the backward's dout +
-                 dSwiGLU launch those kernels; the down projection and the weight gradients are
-                 torch._grouped_mm; an op with no package runs the reference path (the record's
-                 note says which path each op took)
+                 --store-out, and with MOE_ALL=1 moe_gemm and moe_wgrad) the inference gate-up, the
+                 training forward and the backward's dout + dSwiGLU launch those kernels (the down
+                 projection and the weight gradients too where moe_gemm and moe_wgrad packages are
+                 given, else torch._grouped_mm); an op with no package runs the reference path (the
+                 record's note says which path each op took)
   liger          Liger-Kernel 0.8.5's LigerFusedMoEFunction (Triton: routing metadata, fused gather +
                  gate-up + SwiGLU, down, weighted combine; its backward fuses dSwiGLU). Its input is the
                  unsorted x [T, H] with top-k indices and weights (all 1), its output the combined
@@ -496,12 +497,12 @@ def summary(results: List[Dict[str, Any]]) -> None:
 def load_package(d: str, i: int) -> str:
     """Registers the emitted package in d (the i-th given); its kernels'
     names, for the record."""
-    from swigen_rt import package  # noqa: PLC0415
+    from swigen_rt import kinds_gen, package  # noqa: PLC0415
 
     mod = package.load_dir(d, "swigen_moe_bench%d" % i)
     pkg = mod.package  # type: ignore[attr-defined]
     names = sorted(pkg.kernels)
-    if not any(e.kind in ("moe_fwd_gateup", "moe_bwd_dswiglu") for e in pkg.kernels.values()):
+    if not any(e.kind in kinds_gen.GROUPED for e in pkg.kernels.values()):
         raise SystemExit("--package %s: no compiled grouped kernel (uncompiled: %s)"
                          % (d, ", ".join(pkg.uncompiled) or "none"))
     print("package %s: %s" % (d, ", ".join(names)), flush=True)
