@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/swigen/swigen/gen/toolchain"
+	"github.com/swigen/swigen/internal/readfile"
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/tiling"
 )
@@ -440,20 +440,13 @@ func libraryFiles(kernels []EmittedKernel) ([]OutputFile, error) {
 		if inc == nil {
 			continue
 		}
-		var files []OutputFile
-		err := fs.WalkDir(inc, ".", func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			b, err := fs.ReadFile(inc, p)
-			if err != nil {
-				return err
-			}
-			files = append(files, OutputFile{p, b})
-			return nil
-		})
+		tree, err := readfile.Tree(inc)
 		if err != nil {
 			return nil, fmt.Errorf("emit: CUDA library: %w", err)
+		}
+		files := make([]OutputFile, len(tree))
+		for i, f := range tree {
+			files[i] = OutputFile{f.Path, f.Data}
 		}
 		return files, nil
 	}

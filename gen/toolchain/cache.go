@@ -56,8 +56,8 @@ func cacheKey(version, arch string, nvccArgs, ptxasArgs []string, src []byte, in
 	if len(inc) > 0 {
 		fmt.Fprintf(h, "%d;", len(inc))
 		for _, f := range inc {
-			field([]byte(f.path))
-			field(f.data)
+			field([]byte(f.Path))
+			field(f.Data)
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))

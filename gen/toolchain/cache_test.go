@@ -306,15 +306,15 @@ func TestCacheKey(t *testing.T) {
 		"source":         cacheKey("13.0.88", "sm_90a", []string{"-a", "b"}, []string{"-v"}, []byte("src2")),
 		"arg into src":   cacheKey("13.0.88", "sm_90a", []string{"-a"}, []string{"-v"}, []byte("bsrc")),
 		"empty arg list": cacheKey("13.0.88", "sm_90a", nil, []string{"-a", "b", "-v"}, []byte("src")),
-		"a header":       cacheKey("13.0.88", "sm_90a", []string{"-a", "b"}, []string{"-v"}, []byte("src"), includeFile{"h.cuh", []byte("x")}),
+		"a header":       cacheKey("13.0.88", "sm_90a", []string{"-a", "b"}, []string{"-v"}, []byte("src"), includeFile{Path: "h.cuh", Data: []byte("x")}),
 	}
-	inc := cacheKey("13.0.88", "sm_90a", []string{"-a", "b"}, []string{"-v"}, []byte("src"), includeFile{"h.cuh", []byte("x")})
+	inc := cacheKey("13.0.88", "sm_90a", []string{"-a", "b"}, []string{"-v"}, []byte("src"), includeFile{Path: "h.cuh", Data: []byte("x")})
 	for name, k := range map[string]string{
-		"header bytes":     cacheKey("13.0.88", "sm_90a", []string{"-a", "b"}, []string{"-v"}, []byte("src"), includeFile{"h.cuh", []byte("y")}),
-		"header path":      cacheKey("13.0.88", "sm_90a", []string{"-a", "b"}, []string{"-v"}, []byte("src"), includeFile{"g.cuh", []byte("x")}),
-		"header into path": cacheKey("13.0.88", "sm_90a", []string{"-a", "b"}, []string{"-v"}, []byte("src"), includeFile{"h.cuhx", nil}),
-		"a second header":  cacheKey("13.0.88", "sm_90a", []string{"-a", "b"}, []string{"-v"}, []byte("src"), includeFile{"h.cuh", []byte("x")}, includeFile{"i.cuh", nil}),
-		"header into src":  cacheKey("13.0.88", "sm_90a", []string{"-a", "b"}, []string{"-v"}, []byte("srcx"), includeFile{"h.cuh", nil}),
+		"header bytes":     cacheKey("13.0.88", "sm_90a", []string{"-a", "b"}, []string{"-v"}, []byte("src"), includeFile{Path: "h.cuh", Data: []byte("y")}),
+		"header path":      cacheKey("13.0.88", "sm_90a", []string{"-a", "b"}, []string{"-v"}, []byte("src"), includeFile{Path: "g.cuh", Data: []byte("x")}),
+		"header into path": cacheKey("13.0.88", "sm_90a", []string{"-a", "b"}, []string{"-v"}, []byte("src"), includeFile{Path: "h.cuhx", Data: nil}),
+		"a second header":  cacheKey("13.0.88", "sm_90a", []string{"-a", "b"}, []string{"-v"}, []byte("src"), includeFile{Path: "h.cuh", Data: []byte("x")}, includeFile{Path: "i.cuh", Data: nil}),
+		"header into src":  cacheKey("13.0.88", "sm_90a", []string{"-a", "b"}, []string{"-v"}, []byte("srcx"), includeFile{Path: "h.cuh", Data: nil}),
 	} {
 		if k == inc {
 			t.Errorf("changing the %s does not change the key", name)

@@ -295,7 +295,7 @@ var ptxFileRE = regexp.MustCompile(`(?m)^\s*\.file\s+\d+\s+"([^"]*)"`)
 func checkSelfContained(ptx []byte, source string, inc []includeFile) error {
 	ok := map[string]bool{source: true}
 	for _, f := range inc {
-		ok[filepath.FromSlash(f.path)] = true
+		ok[filepath.FromSlash(f.Path)] = true
 	}
 	for _, m := range ptxFileRE.FindAllSubmatch(ptx, -1) {
 		if f := string(m[1]); !ok[f] {

@@ -269,7 +269,7 @@ func TestCheckSelfContained(t *testing.T) {
 		{"a header outside the library", "\t.file\t1 \"k.cu\"\n\t.file\t2 \"swigen_v2_common.cuh\", 0, 10\n", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := checkSelfContained([]byte(tc.ptx), "k.cu", []includeFile{{"swigen_v1_common.cuh", nil}})
+			err := checkSelfContained([]byte(tc.ptx), "k.cu", []includeFile{{Path: "swigen_v1_common.cuh"}})
 			if (err == nil) != tc.ok {
 				t.Fatalf("checkSelfContained = %v, want ok=%v", err, tc.ok)
 			}

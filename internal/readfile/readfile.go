@@ -134,3 +134,28 @@ func kind(m fs.FileMode) string {
 		return "not a plain file: " + m.Type().String()
 	}
 }
+
+// File is one file of a tree Tree read: its slash path and contents.
+type File struct {
+	Path string
+	Data []byte
+}
+
+// Tree reads every regular file of fsys (an embedded tree, not user
+// input: no size cap) in fs.WalkDir's order (each directory's names
+// sorted).
+func Tree(fsys fs.FS) ([]File, error) {
+	var files []File
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		files = append(files, File{p, b})
+		return nil
+	})
+	return files, err
+}

@@ -4,11 +4,15 @@ package readfile
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
+	"testing/fstest"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/swigen/swigen/internal/badinput"
 )
@@ -64,5 +68,23 @@ func TestRead(t *testing.T) {
 		case tt.wantErr != nil && tt.wantErr != os.ErrNotExist && !badinput.Is(err):
 			t.Errorf("Read(%s, %d) error %v is not bad input", tt.path, tt.limit, err)
 		}
+	}
+}
+
+func TestTree(t *testing.T) {
+	fsys := fstest.MapFS{
+		"b.cuh":     {Data: []byte("b")},
+		"a/x.inc":   {Data: []byte("x")},
+		"a.cuh":     {Data: []byte("")},
+		"dir/empty": {Mode: fs.ModeDir},
+	}
+	got, err := Tree(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// fs.WalkDir's order: a directory's names sorted, so "a" (and a/x.inc) before "a.cuh".
+	want := []File{{Path: "a/x.inc", Data: []byte("x")}, {Path: "a.cuh", Data: []byte("")}, {Path: "b.cuh", Data: []byte("b")}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Tree (-want +got):\n%s", d)
 	}
 }
