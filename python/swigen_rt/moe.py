@@ -448,10 +448,27 @@ torch.library.register_autograd("swigen::moe_gateup_train", _gateup_train_bwd, s
 torch.library.register_autograd("swigen::moe_down", _down_bwd, setup_context=_gateup_setup)
 
 
+def _release_saved(ctx: Any) -> None:
+    """Drops autograd's references to ctx's saved tensors now instead of
+    when the backward returns (ctx.maybe_clear_saved_tensors, a no-op where
+    autograd keeps the graph: retain_graph, create_graph), so a saved
+    intermediate goes with the backward's last local reference to it: de
+    is not held beside the gate-up gradients. Left to torch where it has
+    no such method, and under torch.compile (AOT autograd frees its own
+    saved tensors)."""
+    if torch.compiler.is_compiling():
+        return
+    clear = getattr(ctx, "maybe_clear_saved_tensors", None)
+    if clear is not None:
+        clear()
+
+
 class _ExpertsFunction(torch.autograd.Function):
     """The layer's step: the forward keeps x, the weights, offs, de and
     the score (not out: moe_dswiglu_out[_score] recomputes it for
-    dW_down)."""
+    dW_down). The backward frees de once the dSwiGLU has read it and runs
+    dW_down before or after dx and dW, whichever peak is lower
+    (moe_plan.dw_down_order; the bytes: moe_plan.step_bytes)."""
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, W: Tensor, W_down: Tensor, offs: Tensor,  # type: ignore[override]
@@ -464,16 +481,23 @@ class _ExpertsFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx: Any, dy: Tensor) -> Tuple[Optional[Tensor], ...]:  # type: ignore[override]
         x, W, W_down, offs, de, score = ctx.saved_tensors
+        _release_saved(ctx)
         dy = dy.contiguous()
         dscore: Optional[Tensor] = None
         if score is None:
             grad_de, out = moe_dswiglu_out(dy, W_down, de, offs)
         else:
             grad_de, out, dscore = moe_dswiglu_out_score(dy, W_down, de, offs, score)
-        del de
-        dW_down = moe_wgrad(dy, out, offs)
-        del out
-        dx, dW = _gateup_grads(x, W, offs, grad_de)
+        del de  # its last reference where autograd keeps no graph: freed here
+        E, H, I = W_down.shape  # noqa: E741
+        if moe_plan.dw_down_order(x.shape[0], H, I, E) == moe_plan.DW_DOWN_LAST:
+            dx, dW = _gateup_grads(x, W, offs, grad_de)
+            del grad_de
+            dW_down = moe_wgrad(dy, out, offs)
+        else:
+            dW_down = moe_wgrad(dy, out, offs)
+            del out
+            dx, dW = _gateup_grads(x, W, offs, grad_de)
         return dx, dW, dW_down, None, dscore
 
 
