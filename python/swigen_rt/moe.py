@@ -180,37 +180,63 @@ def _gateup(x: Tensor, W: Tensor, offs: Tensor) -> Tensor:
 
 def _swiglu(de: Tensor, score: Optional[Tensor] = None) -> Tensor:
     """out = left * silu(gate) in fp32 (times each row's score where
-    given), cast to de's dtype."""
+    given), cast to de's dtype. In place on its own fp32 copies (at most
+    two [T, I] fp32 live): the same operations, so the same bits."""
     i = de.shape[1] // 2
-    h = de[:, :i].float() * F.silu(de[:, i:].float())
+    g = F.silu(de[:, i:].float(), inplace=True)
+    h = de[:, :i].float().mul_(g)
+    del g
     if score is not None:
-        h = h * score[:, None]
+        h.mul_(score[:, None])
     return h.to(de.dtype)
 
 
 def _dswiglu(dout: Tensor, de: Tensor) -> Tuple[Tensor, Tensor]:
-    """(grad_de, out) of out = left * silu(gate), in fp32, cast to de's dtype."""
+    """(grad_de, out) of out = left * silu(gate), in fp32, cast to de's
+    dtype: grad_de = [d*f | d*left*s*(1 + gate*(1 - s))], s = sigmoid(gate),
+    f = gate*s. Each half is written into grad_de as it is done and the
+    fp32 temporaries are reused in place (at most five [T, I] fp32 live);
+    every product and sum is the textbook formula's, operands commuted at
+    most, so the bits are its."""
     i = de.shape[1] // 2
-    left, gate, d = de[:, :i].float(), de[:, i:].float(), dout.float()
+    grad = torch.empty_like(de)
+    gate = de[:, i:].float()
     s = torch.sigmoid(gate)
     f = gate * s
-    grad = torch.cat([d * f, d * left * s * (1 + gate * (1 - s))], 1)
-    return grad.to(de.dtype), (left * f).to(de.dtype)
+    d = dout.float()
+    grad[:, :i] = d * f
+    t = (1 - s).mul_(gate).add_(1)  # 1 + gate * (1 - s)
+    del gate
+    left = de[:, :i].float()
+    grad[:, i:] = d.mul_(left).mul_(s).mul_(t)  # ((d * left) * s) * t
+    del d, s, t
+    return grad, left.mul_(f).to(de.dtype)
 
 
 def _dswiglu_score(dout: Tensor, de: Tensor, score: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
     """(grad_de, out, dscore) of out = score * left * silu(gate): the
     dSwiGLU of score*dout, the scaled out (de's dtype) and dscore [T] =
-    sum_i h*dout (h unscaled), fp32 throughout."""
+    sum_i h*dout (h unscaled), fp32 throughout; in place as _dswiglu (at
+    most seven [T, I] fp32 live), the same bits as the textbook formula."""
     i = de.shape[1] // 2
-    left, gate, d = de[:, :i].float(), de[:, i:].float(), dout.float()
-    sc = score.float()[:, None]
+    grad = torch.empty_like(de)
+    gate = de[:, i:].float()
     s = torch.sigmoid(gate)
     f = gate * s
+    left = de[:, :i].float()
     h = left * f
-    ds = d * sc
-    grad = torch.cat([ds * f, ds * left * s * (1 + gate * (1 - s))], 1)
-    return grad.to(de.dtype), (h * sc).to(de.dtype), (h * d).sum(1)
+    d = dout.float()
+    dscore = (h * d).sum(1)
+    sc = score.float()[:, None]
+    out = h.mul_(sc).to(de.dtype)
+    del h
+    ds = d.mul_(sc)
+    grad[:, :i] = ds * f
+    del f
+    t = (1 - s).mul_(gate).add_(1)  # 1 + gate * (1 - s)
+    del gate
+    grad[:, i:] = ds.mul_(left).mul_(s).mul_(t)  # ((ds * left) * s) * t
+    return grad, out, dscore
 
 
 def _check_score(op: str, score: Optional[Tensor], x: Tensor, T: int) -> None:

@@ -175,6 +175,75 @@ class StepMemoryTest(unittest.TestCase):
                     torch.testing.assert_close(a.double(), b, atol=3e-2, rtol=3e-2)
 
 
+def _textbook(dout: Any, de: Any, score: Any = None) -> Tuple[Any, ...]:
+    """The reference dSwiGLU as first written (fp32, out of place): the
+    oracle of moe._dswiglu's and moe._dswiglu_score's bits."""
+    i = de.shape[1] // 2
+    left, gate, d = de[:, :i].float(), de[:, i:].float(), dout.float()
+    sc = None if score is None else score.float()[:, None]
+    s = torch.sigmoid(gate)
+    f = gate * s
+    h = left * f
+    ds = d if sc is None else d * sc
+    grad = torch.cat([ds * f, ds * left * s * (1 + gate * (1 - s))], 1).to(de.dtype)
+    if sc is None:
+        return grad, h.to(de.dtype)
+    return grad, (h * sc).to(de.dtype), (h * d).sum(1)
+
+
+def _textbook_fwd(de: Any, score: Any = None) -> Any:
+    i = de.shape[1] // 2
+    h = de[:, :i].float() * torch.nn.functional.silu(de[:, i:].float())
+    return (h if score is None else h * score[:, None]).to(de.dtype)
+
+
+@unittest.skipIf(torch is None, "needs torch")
+class ReferenceTemporariesTest(unittest.TestCase):
+    """The reference path's SwiGLU and dSwiGLU (the ops' path without a
+    kernel: the CPU, or a GPU with no package): the textbook formula's
+    bits, with fewer fp32 temporaries live."""
+
+    T, I = 96, 40  # noqa: E741
+
+    def inputs(self) -> Tuple[Any, Any, Any]:
+        g = torch.Generator().manual_seed(11)
+        de = (torch.randn(self.T, 2 * self.I, generator=g) * 4).bfloat16()
+        de[:4, self.I:] = torch.tensor([30.0, -30.0, 0.0, -1e-3])[:, None].bfloat16()  # saturated and zero gates
+        dout = torch.randn(self.T, self.I, generator=g).bfloat16()
+        return dout, de, torch.rand(self.T, generator=g)
+
+    def test_bits_are_the_textbooks(self) -> None:
+        dout, de, score = self.inputs()
+        for got, want in [(moe._dswiglu(dout, de), _textbook(dout, de)),
+                          (moe._dswiglu_score(dout, de, score), _textbook(dout, de, score)),
+                          ((moe._swiglu(de),), (_textbook_fwd(de),)),
+                          ((moe._swiglu(de, score),), (_textbook_fwd(de, score),))]:
+            self.assertEqual(len(got), len(want))
+            for a, b in zip(got, want):
+                self.assertEqual((a.dtype, a.shape), (b.dtype, b.shape))
+                self.assertTrue(torch.equal(a, b))
+
+    def test_fp32_temporaries(self) -> None:
+        dout, de, score = self.inputs()
+        f32 = 4 * self.T * self.I  # one [T, I] fp32
+        outs = {"dswiglu": 3 * self.T * self.I * 2, "score": 3 * self.T * self.I * 2 + 4 * self.T,
+                "swiglu": self.T * self.I * 2}
+        cases = [("dswiglu", lambda: moe._dswiglu(dout, de), lambda: _textbook(dout, de), 5),
+                 ("score", lambda: moe._dswiglu_score(dout, de, score), lambda: _textbook(dout, de, score), 7),
+                 ("swiglu", lambda: moe._swiglu(de, score), lambda: _textbook_fwd(de, score), 2)]
+        for name, new, old, most in cases:
+            with self.subTest(name=name):
+                peaks = []
+                for fn in (new, old):
+                    track = LiveBytes()
+                    with track:
+                        got = fn()
+                    del got
+                    peaks.append(track.peak - outs[name])
+                self.assertLessEqual(peaks[0], most * f32, "fp32 temporaries beside the outputs")
+                self.assertLess(peaks[0], peaks[1], "fewer than the textbook formula's")
+
+
 def _reference(p: Dict[str, Any], counts: List[int]) -> List[Any]:
     """float64 per-expert grads of y = down(score * up * silu(gate)) for dy."""
     m = p["m"]
