@@ -455,9 +455,11 @@ def _gateup_train_setup(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
 
 def _gateup_train_bwd(ctx: Any, g_out: Optional[Tensor], g_de: Optional[Tensor]) -> Tuple[Optional[Tensor], ...]:
     x, W, offs, de, score = ctx.saved_tensors
+    _release_saved(ctx)
     grad_de, dscore = _score_grads(g_out, de, score)
+    del de  # autograd's reference released: freed here unless the caller holds de
     if g_de is not None:
-        grad_de = grad_de + g_de
+        grad_de.add_(g_de)  # grad_de is _score_grads' own buffer
     return _gateup_grads(x, W, offs, grad_de) + (None, dscore)
 
 

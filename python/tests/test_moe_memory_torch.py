@@ -175,6 +175,46 @@ class StepMemoryTest(unittest.TestCase):
                     torch.testing.assert_close(a.double(), b, atol=3e-2, rtol=3e-2)
 
 
+@unittest.skipIf(torch is None, "needs torch")
+class GateupTrainAutogradTest(unittest.TestCase):
+    """moe_gateup_train's own autograd formula (for callers of the op):
+    gradients through out and de against float64, once and under
+    retain_graph (its saved de released only where autograd keeps no
+    graph)."""
+
+    def test_grads(self) -> None:
+        counts, H, I = [4, 0, 7, 5], 16, 8  # noqa: E741
+        g = torch.Generator().manual_seed(2)
+        T, E = sum(counts), len(counts)
+        x = torch.randn(T, H, generator=g).bfloat16().requires_grad_(True)
+        W = (torch.randn(E, 2 * I, H, generator=g) / 4).bfloat16().requires_grad_(True)
+        score = torch.rand(T, generator=g).requires_grad_(True)
+        offs = torch.tensor(moe_plan.counts_to_offs(counts), dtype=torch.int32)
+        g_out, g_de = torch.randn(T, I, generator=g), torch.randn(T, 2 * I, generator=g)
+
+        def loss(x: Any, W: Any, score: Any, op: bool) -> Any:
+            if op:
+                out, de = torch.ops.swigen.moe_gateup_train(x, W, offs, score)
+            else:
+                de = torch.cat([x[r - n:r] @ W[e].t() for e, (n, r) in enumerate(zip(counts, offs.tolist()))])
+                out = score[:, None] * de[:, :I] * torch.nn.functional.silu(de[:, I:])
+            return (out.double() * g_out.double()).sum() + (de.double() * g_de.double()).sum()
+
+        leaves = [t.detach().double().requires_grad_(True) for t in (x, W, score)]
+        loss(*leaves, op=False).backward()
+        for retain in (False, True):
+            with self.subTest(retain_graph=retain):
+                for t in (x, W, score):
+                    t.grad = None
+                z = loss(x, W, score, op=True)
+                z.backward(retain_graph=retain)
+                if retain:
+                    z.backward()  # de read again: the same grads twice
+                for got, ref in zip((x.grad, W.grad, score.grad), leaves):
+                    want = ref.grad * (2 if retain else 1)
+                    torch.testing.assert_close(got.double(), want, atol=0.1, rtol=3e-2)
+
+
 def _textbook(dout: Any, de: Any, score: Any = None) -> Tuple[Any, ...]:
     """The reference dSwiGLU as first written (fp32, out of place): the
     oracle of moe._dswiglu's and moe._dswiglu_score's bits."""
