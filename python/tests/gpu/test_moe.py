@@ -807,6 +807,37 @@ class BwdKernelTest(unittest.TestCase):
                 gde2, out2 = torch.ops.swigen.moe_dswiglu_out(dy, Wd, de, offs)
                 self.assertTrue(torch.equal(gde, gde2) and torch.equal(out, out2), "%s: two launches differ" % name)
 
+    def test_layer_step_memory(self) -> None:
+        """The step's peak allocation above its inputs (y held through the
+        backward, after a warm-up step) is moe_plan.step_bytes' model at a
+        shape of each backward order, up to 256 KiB over (the allocator's
+        512-byte rounding, torch._grouped_mm's small workspace); the former
+        backward, de held to its end, was 1-4.5 MB over here. Needs the
+        forward on the train kernel too (the reference's fp32 temporaries
+        are not the model's)."""
+        if moe.moe_path("moe_gateup_train", torch.device("cuda"))[0] != moe_plan.KERNEL:
+            self.skipTest("the training forward runs the reference (needs SWIGEN_MOE_TRAIN_PACKAGE or the wheel)")
+        W, Wd = weights()
+        for counts in ([200] * E, [1024] * E):
+            T = sum(counts)
+            want = moe_plan.step_bytes(T, H, I, E)
+            with self.subTest(T=T, order=want.order):
+                x, dy, offs = case(counts)
+                xs, Ws, Wds = (t.detach().clone().requires_grad_(True) for t in (x, W, Wd))
+                for _ in range(2):
+                    for t in (xs, Ws, Wds):
+                        t.grad = None
+                    torch.cuda.synchronize()
+                    base = torch.cuda.memory_allocated()
+                    torch.cuda.reset_peak_memory_stats()
+                    y = moe.swiglu_experts(xs, Ws, Wds, offs)
+                    y.backward(dy)
+                    torch.cuda.synchronize()
+                    peak = torch.cuda.max_memory_allocated() - base
+                    del y
+                self.assertGreaterEqual(peak, want.peak)
+                self.assertLess(peak - want.peak, 256 << 10, "peak %d bytes, model %d" % (peak, want.peak))
+
     def test_layer_training_step(self) -> None:
         """SwiGLUExperts' training step with the backward's dout + dSwiGLU on
         the kernel (and the forward too with the train package): y and
