@@ -441,8 +441,11 @@ def dw_down_order(T: int, H: int, I: int, E: int) -> str:  # noqa: E741
     [E, H, I] (T < E*H: then waiting with out costs less than waiting with
     dW_down beside grad_de), else DW_DOWN_FIRST. Ties go to
     DW_DOWN_FIRST. T is the routed rows (tokens x top-k)."""
-    last = _step_peaks(T, H, I, E, 2, False, DW_DOWN_LAST).peak
-    first = _step_peaks(T, H, I, E, 2, False, DW_DOWN_FIRST).peak
+    # _step_peaks' two peaks in elements less y (the forward's is below
+    # the dSwiGLU's 5a): called once a backward, so no lists.
+    y, a, dW, dW_down = T * H, T * I, 2 * E * I * H, E * H * I
+    first = max(5 * a, 3 * a + dW_down, 2 * a + dW_down + y + dW)
+    last = max(5 * a, 3 * a + y + dW, a + y + dW + dW_down)
     return DW_DOWN_LAST if last < first else DW_DOWN_FIRST
 
 

@@ -3,6 +3,7 @@ routing helpers and path choice; pure (no torch, no GPU)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -287,8 +288,8 @@ class StepBytesTest(unittest.TestCase):
                 self.assertEqual((got.order, got.saved / self.GIB, got.peak / self.GIB), (order, saved, peak))
 
     def test_order_is_the_lower_peak(self) -> None:
-        for rows in (0, 1, 63, 64, 65, 500, 4096):
-            for H, I, E in ((16, 8, 4), (32, 24, 2), (64, 8, 1)):  # noqa: E741
+        for rows in (0, 1, 7, 63, 64, 65, 100, 500, 2048, 4096, 5000):
+            for H, I, E in itertools.product((8, 16, 64), (8, 24, 136), (1, 2, 4, 8)):  # noqa: E741
                 with self.subTest(rows=rows, H=H, I=I, E=E):
                     first = moe_plan.step_bytes(rows, H, I, E, order=moe_plan.DW_DOWN_FIRST).peak
                     last = moe_plan.step_bytes(rows, H, I, E, order=moe_plan.DW_DOWN_LAST).peak
