@@ -9,6 +9,7 @@ allocates. Skipped without torch (CI)."""
 from __future__ import annotations
 
 import unittest
+import warnings
 import weakref
 from typing import Any, Dict, List, Optional, Set, Tuple
 
@@ -213,6 +214,33 @@ class GateupTrainAutogradTest(unittest.TestCase):
                 for got, ref in zip((x.grad, W.grad, score.grad), leaves):
                     want = ref.grad * (2 if retain else 1)
                     torch.testing.assert_close(got.double(), want, atol=0.1, rtol=3e-2)
+
+
+@unittest.skipIf(torch is None, "needs torch")
+class CompiledStepTest(unittest.TestCase):
+    """The layer's step under torch.compile(fullgraph=True) (AOTAutograd,
+    aot_eager: no host compiler): its backward traces (no early release
+    there, AOT autograd frees its own saved tensors), with no warning, and
+    gives the eager step's gradients bit for bit."""
+
+    def test_compiled_step(self) -> None:
+        import torch._dynamo.testing  # noqa: PLC0415
+
+        p = _problem([3, 0, 5, 8], 32, 16, score=True)
+        _step(p)
+        want = _grads(p)
+        _zero(p)
+        torch._dynamo.reset()
+        cnt = torch._dynamo.testing.CompileCounterWithBackend("aot_eager")
+        f = torch.compile(moe.swiglu_experts, backend=cnt, fullgraph=True)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            y = f(p["x"], p["m"].W, p["m"].W_down, p["offs"], p["score"])
+            y.backward(p["dy"])
+        self.assertEqual([str(w.message) for w in seen if "moe" in str(w.message) or "swigen" in str(w.message)], [])
+        self.assertEqual(cnt.frame_count, 1)
+        for a, b in zip(_grads(p), want):
+            self.assertTrue(torch.equal(a, b))
 
 
 def _textbook(dout: Any, de: Any, score: Any = None) -> Tuple[Any, ...]:
