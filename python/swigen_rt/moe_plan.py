@@ -457,7 +457,7 @@ def step_bytes(T: int, H: int, I: int, E: int, elem: int = 2, score: bool = Fals
     that counts every tensor the ops return (the kernel path's buffers,
     none of the reference path's temporaries). order: dw_down_order's
     where None."""
-    if min(T, H, I, E, elem) < 0 or min(H, I, E, elem) < 1:
+    if T < 0 or min(H, I, E, elem) < 1:
         raise ValueError("step_bytes: T=%d, H=%d, I=%d, E=%d, elem=%d: want T >= 0, the rest >= 1" % (T, H, I, E, elem))
     if order is None:
         order = dw_down_order(T, H, I, E)
