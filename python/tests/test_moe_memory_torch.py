@@ -158,6 +158,22 @@ class StepMemoryTest(unittest.TestCase):
                 for a, b in zip(_grads(p), once):
                     torch.testing.assert_close(a.float(), 2 * b.float(), atol=1e-2, rtol=1e-2)
 
+    def test_checkpoint(self) -> None:
+        # Activation checkpointing (saved-tensor hooks or a reentrant
+        # recompute) unpacks de from its own store: the same grads.
+        import torch.utils.checkpoint as cp  # noqa: PLC0415
+
+        for reentrant in (False, True):
+            with self.subTest(use_reentrant=reentrant):
+                p = _problem([3, 0, 5, 8], 32, 16, score=True)
+                _step(p)
+                want = _grads(p)
+                _zero(p)
+                y = cp.checkpoint(p["m"], p["x"], p["offs"], p["score"], use_reentrant=reentrant)
+                y.backward(p["dy"])
+                for a, b in zip(_grads(p), want):
+                    self.assertTrue(torch.equal(a, b))
+
     def test_hooks_and_order_keep_the_gradients(self) -> None:
         # The same grads with saved-tensor hooks (packed copies) as without,
         # and as the dense per-expert float64 reference.
