@@ -52,6 +52,32 @@ class MoePerfCpuTest(unittest.TestCase):
                     for k, v in err.items():
                         self.assertLess(v, moe_perf.TOL if k != "empty dW" else 1e-30, k)
 
+    def test_grouped_saves_h_and_a(self) -> None:
+        # What grouped_peak_bytes assumes the peer's autograd keeps: beyond
+        # x and the weights, h [R, 2I] (the compiled SwiGLU's only saved
+        # tensor under the min-cut partitioner inductor uses; this backend
+        # partitions as inductor does, with no host compiler) and a = act(h)
+        # [R, I] (the down projection's input).
+        import torch._dynamo  # noqa: PLC0415
+
+        real = moe_perf.torch.compile
+        moe_perf.torch.compile = lambda f: real(f, backend="aot_eager_decomp_partition")  # type: ignore[assignment]
+        self.addCleanup(setattr, moe_perf.torch, "compile", real)
+        moe_perf._swiglu_compiled.clear()
+        self.addCleanup(moe_perf._swiglu_compiled.clear)
+        torch._dynamo.reset()
+        p = moe_perf.make_problem("tiny", 24, "uniform", dev="cpu")
+        peer = moe_perf.BUILDERS["grouped"](p)
+        theirs = {t.untyped_storage().data_ptr() for t in peer.params + [p.offs]}
+        saved = []
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: saved.append(t) or t, lambda t: t):
+            y = peer.fwd()
+        ours = sorted({(t.untyped_storage().data_ptr(), t.untyped_storage().nbytes())
+                       for t in saved if t.untyped_storage().data_ptr() not in theirs}, key=lambda v: v[1])
+        R = p.rows
+        self.assertEqual([n for _, n in ours], [2 * R * p.I, 2 * R * 2 * p.I], "a [R, I] and h [R, 2I]")
+        y.backward(peer.dy)
+
     def test_grouped_model_is_the_measured_peak(self) -> None:
         # H100 2026-12-07 (bench/results/moe-h100-2026-12-07-night.json):
         # 1.81 and 3.88 GiB at Qwen3-30B-A3B T=8192 and 32768.
