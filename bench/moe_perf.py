@@ -30,7 +30,11 @@ training step (forward, then backward of dy to x and every weight):
 Timing: after a warm-up call, --reps reps, each after an L2 flush (a 256 MB
 write) between its own two CUDA events, no synchronize between reps;
 median, p10, p90. Peak memory: torch's peak allocation during one call
-beyond what was allocated before it. First call: the wall time of the very
+beyond what was allocated before it (the step's against the model of
+docs/PERFORMANCE.md#moe-layer-memory for grouped and swigen), and the
+process's absolute peak (bench/moe_perf.sh runs each peer in a process
+of its own, ISOLATE=1). The grouped and swigen peers read the problem's
+one [up ; gate] weight buffer (no copy each). First call: the wall time of the very
 first call (compiles and autotunes included). Checks: the output and
 every gradient against an fp32 per-expert reference on sampled experts
 (the largest, the smallest non-empty, two random, and an empty one, whose
@@ -84,11 +88,12 @@ class Problem:
     offs: Tensor  # [E] int32 cumulative ends
     token: Tensor  # [T*k] long: the token of each sorted row
     topk: Tensor  # [T, k] int32 expert ids
-    gate: Tensor  # [E, I, H]
-    up: Tensor  # [E, I, H]
+    gate: Tensor  # [E, I, H]: ug's second half (a view)
+    up: Tensor  # [E, I, H]: ug's first half
     down: Tensor  # [E, H, I]
     x: Tensor  # [T, H] tokens
     dy_tok: Tensor  # [T, H] the combined output's gradient
+    ug: Tensor  # [E, 2I, H] = [up ; gate]: the grouped and swigen peers' W, shared (no copy per peer)
     xs: Tensor = field(init=False)  # [T*k, H] sorted rows
     dys: Tensor = field(init=False)  # [T*k, H]
 
@@ -101,16 +106,15 @@ class Problem:
         return self.T * self.k
 
 
-def make_problem(model: str, T: int, routing: str, seed: int = 0) -> Problem:
+def make_problem(model: str, T: int, routing: str, seed: int = 0, dev: str = "cuda") -> Problem:
     """Weights and a routing whose per-expert counts are exactly the chosen
     law's: the expert-sorted list of T*k expert ids, row j to token
     perm[j % T] (each expert holds <= T rows, so a token's k experts are
-    distinct)."""
+    distinct). dev: "cpu" for the peers' CPU check (moe_perf_cpu_check)."""
     E, H, I, k, _ = MODELS[model]  # noqa: E741
     rows = T * k
     counts = moe_plan.uniform_counts(rows, E) if routing == "uniform" else moe_plan.zipf_counts(rows, E, cap=T)
-    g = torch.Generator(device="cuda").manual_seed(seed)
-    dev = "cuda"
+    g = torch.Generator(device=dev).manual_seed(seed)
     expert = torch.repeat_interleave(torch.arange(E, device=dev), torch.tensor(counts, device=dev))
     perm = torch.randperm(T, device=dev, generator=g)
     j = torch.arange(rows, device=dev)
@@ -119,10 +123,15 @@ def make_problem(model: str, T: int, routing: str, seed: int = 0) -> Problem:
     topk[token, j // T] = expert.to(torch.int32)
     w = lambda *s: (torch.randn(*s, device=dev, generator=g) / s[-1] ** 0.5).to(BF)  # noqa: E731
     gate, up, down = w(E, I, H), w(E, I, H), w(E, H, I)
+    # One [up ; gate] buffer the peers that can read it share: at
+    # DeepSeek-V3 a copy is 14 GiB, which the process would hold beside
+    # the step's 21 GiB of weight gradients.
+    ug = torch.cat([up, gate], 1)
+    del gate, up
     x = torch.randn(T, H, device=dev, generator=g).to(BF)
     dy = torch.randn(T, H, device=dev, generator=g).to(BF)
     offs = torch.tensor(moe_plan.counts_to_offs(counts), device=dev, dtype=torch.int32)
-    return Problem(model, E, H, I, k, T, routing, counts, offs, token, topk, gate, up, down, x, dy)
+    return Problem(model, E, H, I, k, T, routing, counts, offs, token, topk, ug[:, I:], ug[:, :I], down, x, dy, ug)
 
 
 # --- peers ------------------------------------------------------------------
@@ -184,13 +193,14 @@ _swiglu_compiled: Dict[int, Callable[[Tensor], Tensor]] = {}
 
 
 def _swiglu_fn(I: int) -> Callable[[Tensor], Tensor]:  # noqa: E741
+    """silu(gate) * up of h = [up | gate] (Problem.ug's order)."""
     if I not in _swiglu_compiled:
-        _swiglu_compiled[I] = torch.compile(lambda h: F.silu(h[:, :I]) * h[:, I:])
+        _swiglu_compiled[I] = torch.compile(lambda h: F.silu(h[:, I:]) * h[:, :I])
     return _swiglu_compiled[I]
 
 
 def grouped_peer(p: Problem) -> Peer:
-    W1 = _leaf(torch.cat([p.gate, p.up], 1))  # [E, 2I, H] = [gate ; up]
+    W1 = _leaf(p.ug)  # [E, 2I, H] = [up ; gate], shared with the problem
     W2 = _leaf(p.down)
     x = _leaf(p.xs)
     act = _swiglu_fn(p.I)
@@ -200,7 +210,7 @@ def grouped_peer(p: Problem) -> Peer:
         return torch._grouped_mm(act(h), W2.transpose(1, 2), offs=p.offs)
 
     def wgrad(e: int) -> Tuple[Tensor, Tensor, Tensor]:
-        return W1.grad[e, :p.I], W1.grad[e, p.I:], W2.grad[e]
+        return W1.grad[e, p.I:], W1.grad[e, :p.I], W2.grad[e]
 
     return Peer(fwd, [x, W1, W2], x, p.dys, wgrad, note="torch._grouped_mm + torch.compile'd SwiGLU")
 
@@ -208,12 +218,11 @@ def grouped_peer(p: Problem) -> Peer:
 def swigen_peer(p: Problem) -> Peer:
     from swigen_rt import moe  # noqa: PLC0415
 
-    m = moe.SwiGLUExperts(p.E, p.H, p.I, device="cuda")
-    with torch.no_grad():
-        m.W.copy_(torch.cat([p.up, p.gate], 1))  # [up ; gate]
-        m.W_down.copy_(p.down)
+    m = moe.SwiGLUExperts(p.E, p.H, p.I, device="meta")
+    m.W = torch.nn.Parameter(p.ug)  # [up ; gate], the problem's buffer (no copy)
+    m.W_down = torch.nn.Parameter(p.down)
     x = _leaf(p.xs)
-    path = "; ".join("%s: %s" % (op, moe.moe_path(op, torch.device("cuda"))[0]) for op in moe_plan.GROUPED_KINDS)
+    path = "; ".join("%s: %s" % (op, moe.moe_path(op, p.offs.device)[0]) for op in moe_plan.GROUPED_KINDS)
 
     def wgrad(e: int) -> Tuple[Tensor, Tensor, Tensor]:
         return m.W.grad[e, p.I:], m.W.grad[e, :p.I], m.W_down.grad[e]
@@ -357,6 +366,31 @@ def check(p: Problem, peer: Peer, y: Tensor, step: bool, refs: Dict[int, Dict[st
     return err
 
 
+# --- memory -----------------------------------------------------------------
+
+def grouped_peak_bytes(rows: int, H: int, I: int, E: int) -> int:  # noqa: E741
+    """The grouped peer's step peak above its inputs and weights, y held
+    (docs/PERFORMANCE.md#moe-layer-memory): autograd saves h [rows, 2I]
+    (the compiled SwiGLU's input, its only saved tensor) and a = act(h)
+    [rows, I] (the down projection's input); the backward makes dout,
+    dW_down, grad_h [rows, 2I], then dx and dW, as each node frees what
+    it read."""
+    y = dx = 2 * rows * H
+    a = 2 * rows * I
+    dW, dW_down = 2 * E * 2 * I * H, 2 * E * H * I
+    return max(y + 3 * a, y + 5 * a + dW_down, y + dx + 2 * a + dW_down + dW)
+
+
+def predicted_peak(p: Problem, peer: str) -> Optional[int]:
+    """The step's modelled peak bytes for the peers with a model (grouped,
+    swigen), None for the others."""
+    if peer == "grouped":
+        return grouped_peak_bytes(p.rows, p.H, p.I, p.E)
+    if peer == "swigen":
+        return moe_plan.step_bytes(p.rows, p.H, p.I, p.E).peak
+    return None
+
+
 # --- timing -----------------------------------------------------------------
 
 def timed(run: Callable[[], Any], reps: int, flush: Tensor) -> Tuple[float, float, float]:
@@ -396,6 +430,13 @@ def measure(p: Problem, name: str, peer: Peer, step: bool, reps: int, flush: Ten
     torch.cuda.synchronize()
     rec["first_call_s"] = round(time.perf_counter() - t0, 3)
     rec["peak_mem_gib"] = round((torch.cuda.max_memory_allocated() - base) / 2**30, 3)
+    # The process's own: what it held before the call (the problem, the
+    # peer's weights, anything earlier peers left) and its absolute peak.
+    rec["base_mem_gib"] = round(base / 2**30, 3)
+    rec["process_peak_gib"] = round(torch.cuda.max_memory_allocated() / 2**30, 3)
+    pred = predicted_peak(p, name) if step else None
+    if pred is not None:
+        rec["pred_peak_gib"] = round(pred / 2**30, 3)
     rec["err"] = {k: float("%.3g" % v) for k, v in check(p, peer, y, step, refs, tok_refs).items()}
     rec["ok"] = all(v < TOL for k, v in rec["err"].items() if k != "empty dW") and rec["err"].get("empty dW", 0.0) == 0.0
     del y
@@ -458,9 +499,10 @@ def run_problem(p: Problem, peers: List[str], reps: int, deadline: float, flush:
 def line(r: Dict[str, Any]) -> str:
     what = "%-8s T=%-5d %-7s %-9s %-4s" % (r["model"], r["T"], r["routing"], r["peer"], r["mode"])
     if "median_ms" in r:
-        return "%s %9.3f ms  p10 %8.3f  p90 %8.3f  mem %7.2f GiB  first %7.2f s  %s %s" % (
-            what, r["median_ms"], r["p10_ms"], r["p90_ms"], r["peak_mem_gib"], r["first_call_s"],
-            "ok" if r["ok"] else "ERR", " ".join("%s=%.2g" % kv for kv in r["err"].items()))
+        pred = " (model %.2f)" % r["pred_peak_gib"] if "pred_peak_gib" in r else ""
+        return "%s %9.3f ms  p10 %8.3f  p90 %8.3f  mem %7.2f GiB%s  process %6.2f GiB  first %7.2f s  %s %s" % (
+            what, r["median_ms"], r["p10_ms"], r["p90_ms"], r["peak_mem_gib"], pred, r["process_peak_gib"],
+            r["first_call_s"], "ok" if r["ok"] else "ERR", " ".join("%s=%.2g" % kv for kv in r["err"].items()))
     return "%s %s" % (what, r.get("skipped") or r.get("error"))
 
 
@@ -490,8 +532,30 @@ def summary(results: List[Dict[str, Any]]) -> None:
             ratio = " %.2fx" % (base / r["median_ms"]) if base else ""
             cells.append("%-16s" % ("%.2f%s%s" % (r["median_ms"], ratio, "" if r["ok"] else " ERR")))
         print("%-8s %-6d %-7s %-4s %s" % (key[0], key[1], key[2], key[3], "  ".join(cells)))
+    mem_summary(results)
     bad = [r for r in results if "error" in r or ("ok" in r and not r["ok"])]
     print("\n%s: %d records, %d failed or over tolerance %g" % ("PASS" if not bad else "FAIL", len(results), len(bad), TOL))
+
+
+def mem_summary(results: List[Dict[str, Any]]) -> None:
+    """Per problem: each peer's step peak GiB above its inputs (the
+    model's in brackets) and its ratio to grouped's."""
+    print("\nstep peak GiB above the inputs [model], x grouped's")
+    print("%-8s %-6s %-7s %s" % ("model", "T", "routing", "  ".join("%-21s" % p for p in PEERS)))
+    keys = sorted({(r["model"], r["T"], r["routing"]) for r in results if r["mode"] == "step"}, key=str)
+    for key in keys:
+        rs = {r["peer"]: r for r in results if (r["model"], r["T"], r["routing"], r["mode"]) == key + ("step",)}
+        base = rs.get("grouped", {}).get("peak_mem_gib")
+        cells = []
+        for name in PEERS:
+            r = rs.get(name, {})
+            if "peak_mem_gib" not in r:
+                cells.append("%-21s" % "-")
+                continue
+            pred = " [%.2f]" % r["pred_peak_gib"] if "pred_peak_gib" in r else ""
+            ratio = " %.2fx" % (r["peak_mem_gib"] / base) if base else ""
+            cells.append("%-21s" % ("%.2f%s%s" % (r["peak_mem_gib"], pred, ratio)))
+        print("%-8s %-6d %-7s %s" % (key[0], key[1], key[2], "  ".join(cells)))
 
 
 def load_package(d: str, i: int) -> str:
@@ -535,6 +599,10 @@ def main() -> int:
         Ts = [int(t) for t in a.tokens.split(",")] if a.tokens else list(MODELS[model][4])
         for T in Ts:
             for routing in a.routings.split(","):
+                if time.time() > deadline:  # no problem built (DeepSeek-V3's is 21 GiB and ~10 s)
+                    results.extend({"model": model, "T": T, "routing": routing, "peer": n, "mode": m,
+                                    "skipped": "past the deadline"} for n in peers for m in ("fwd", "step"))
+                    continue
                 p = make_problem(model, T, routing)
                 results.extend(run_problem(p, peers, a.reps, deadline, flush))
                 del p

@@ -20,6 +20,14 @@
 # MODELS (default qwen3,deepseek) are spread over the GPUs (GPUS, default
 # all), one worker each; on one GPU they run in turn. TOKENS (default each
 # model's two T), ROUTINGS (default uniform,zipf), REPS (default 30).
+# ISOLATE=1 (the default) runs each peer of a worker in a Python process
+# of its own, so a peer's peak memory is measured in a process that holds
+# only the problem and its own tensors (one process for all peers let
+# earlier peers' allocations and the allocator's fragments decide what
+# fits: DeepSeek-V3's step ran out of 80 GB that way); ISOLATE=0 runs a
+# worker's peers in one process (~10 s less per peer, the former way).
+# Memory alone, both peers with a model (about 6 minutes on one H100):
+#   PEERS=grouped,swigen TESTS=0 REPS=5 bash bench/moe_perf.sh
 # LIMIT (default 450 s) bounds the run: peers that would start after it
 # are skipped with a line.
 #
@@ -42,7 +50,7 @@ LOG=$(mktemp -d)
 trap 'tar -czf "$OUT/moe-perf.tgz" -C "$LOG" .' EXIT
 PEERS=${PEERS:-loop,loopgraph,grouped,swigen,liger}
 MODELS=${MODELS:-qwen3,deepseek}
-export MOE_CMD="MOE_PKG=${MOE_PKG:-1} MOE_ALL=${MOE_ALL:-0} MODELS=$MODELS PEERS=$PEERS TOKENS=${TOKENS:-} ROUTINGS=${ROUTINGS:-uniform,zipf} REPS=${REPS:-30} LIMIT=$LIMIT GPUS=${GPUS:-all} bash bench/moe_perf.sh"
+export MOE_CMD="MOE_PKG=${MOE_PKG:-1} MOE_ALL=${MOE_ALL:-0} ISOLATE=${ISOLATE:-1} MODELS=$MODELS PEERS=$PEERS TOKENS=${TOKENS:-} ROUTINGS=${ROUTINGS:-uniform,zipf} REPS=${REPS:-30} LIMIT=$LIMIT GPUS=${GPUS:-all} bash bench/moe_perf.sh"
 export SWIGEN_REV=${SWIGEN_REV:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | head -1
 python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
@@ -100,16 +108,31 @@ fi
 NG=${GPUS:-$(nvidia-smi -L | wc -l)}
 ((NG < 1)) && NG=1
 IFS=',' read -ra models <<<"$MODELS"
-args=(--peers "$PEERS" --routings "${ROUTINGS:-uniform,zipf}" --reps "${REPS:-30}" --deadline $((START + LIMIT)))
+args=(--routings "${ROUTINGS:-uniform,zipf}" --reps "${REPS:-30}" --deadline $((START + LIMIT)))
 for d in "${MOE_DIRS[@]}"; do args+=(--package "$d"); done
 [[ -n ${TOKENS:-} ]] && args+=(--tokens "$TOKENS")
-echo "models: $MODELS on $NG GPU(s); peers: $PEERS; limit ${LIMIT}s"
+echo "models: $MODELS on $NG GPU(s); peers: $PEERS; limit ${LIMIT}s; a process per peer: ${ISOLATE:-1}"
+# worker G MODELS: the models' peers on GPU G, one process each (ISOLATE=1)
+# or all in one; a process that fails does not stop the next.
+worker() {
+	local g=$1 mine=$2 rc=0 p
+	if [[ ${ISOLATE:-1} != 1 ]]; then
+		CUDA_VISIBLE_DEVICES=$g python3 bench/moe_perf.py --models "$mine" --peers "$PEERS" "${args[@]}" \
+			--json "$LOG/moe-$g.json" >"$LOG/worker$g.log" 2>&1
+		return
+	fi
+	IFS=',' read -ra ps <<<"$PEERS"
+	for p in "${ps[@]}"; do
+		CUDA_VISIBLE_DEVICES=$g python3 bench/moe_perf.py --models "$mine" --peers "$p" "${args[@]}" \
+			--json "$LOG/moe-$g-$p.json" >>"$LOG/worker$g.log" 2>&1 || rc=1
+	done
+	return $rc
+}
 pids=()
 for ((g = 0; g < NG && g < ${#models[@]}; g++)); do
 	mine=""
 	for ((j = g; j < ${#models[@]}; j += NG)); do mine="${mine:+$mine,}${models[j]}"; done
-	CUDA_VISIBLE_DEVICES=$g python3 bench/moe_perf.py --models "$mine" "${args[@]}" --json "$LOG/moe-$g.json" \
-		>"$LOG/worker$g.log" 2>&1 &
+	worker "$g" "$mine" &
 	pids+=($!)
 done
 rc=0

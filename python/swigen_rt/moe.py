@@ -180,37 +180,63 @@ def _gateup(x: Tensor, W: Tensor, offs: Tensor) -> Tensor:
 
 def _swiglu(de: Tensor, score: Optional[Tensor] = None) -> Tensor:
     """out = left * silu(gate) in fp32 (times each row's score where
-    given), cast to de's dtype."""
+    given), cast to de's dtype. In place on its own fp32 copies (at most
+    two [T, I] fp32 live): the same operations, so the same bits."""
     i = de.shape[1] // 2
-    h = de[:, :i].float() * F.silu(de[:, i:].float())
+    g = F.silu(de[:, i:].float(), inplace=True)
+    h = de[:, :i].float().mul_(g)
+    del g
     if score is not None:
-        h = h * score[:, None]
+        h.mul_(score[:, None])
     return h.to(de.dtype)
 
 
 def _dswiglu(dout: Tensor, de: Tensor) -> Tuple[Tensor, Tensor]:
-    """(grad_de, out) of out = left * silu(gate), in fp32, cast to de's dtype."""
+    """(grad_de, out) of out = left * silu(gate), in fp32, cast to de's
+    dtype: grad_de = [d*f | d*left*s*(1 + gate*(1 - s))], s = sigmoid(gate),
+    f = gate*s. Each half is written into grad_de as it is done and the
+    fp32 temporaries are reused in place (at most five [T, I] fp32 live);
+    every product and sum is the textbook formula's, operands commuted at
+    most, so the bits are its."""
     i = de.shape[1] // 2
-    left, gate, d = de[:, :i].float(), de[:, i:].float(), dout.float()
+    grad = torch.empty_like(de)
+    gate = de[:, i:].float()
     s = torch.sigmoid(gate)
     f = gate * s
-    grad = torch.cat([d * f, d * left * s * (1 + gate * (1 - s))], 1)
-    return grad.to(de.dtype), (left * f).to(de.dtype)
+    d = dout.float()
+    grad[:, :i] = d * f
+    t = (1 - s).mul_(gate).add_(1)  # 1 + gate * (1 - s)
+    del gate
+    left = de[:, :i].float()
+    grad[:, i:] = d.mul_(left).mul_(s).mul_(t)  # ((d * left) * s) * t
+    del d, s, t
+    return grad, left.mul_(f).to(de.dtype)
 
 
 def _dswiglu_score(dout: Tensor, de: Tensor, score: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
     """(grad_de, out, dscore) of out = score * left * silu(gate): the
     dSwiGLU of score*dout, the scaled out (de's dtype) and dscore [T] =
-    sum_i h*dout (h unscaled), fp32 throughout."""
+    sum_i h*dout (h unscaled), fp32 throughout; in place as _dswiglu (at
+    most seven [T, I] fp32 live), the same bits as the textbook formula."""
     i = de.shape[1] // 2
-    left, gate, d = de[:, :i].float(), de[:, i:].float(), dout.float()
-    sc = score.float()[:, None]
+    grad = torch.empty_like(de)
+    gate = de[:, i:].float()
     s = torch.sigmoid(gate)
     f = gate * s
+    left = de[:, :i].float()
     h = left * f
-    ds = d * sc
-    grad = torch.cat([ds * f, ds * left * s * (1 + gate * (1 - s))], 1)
-    return grad.to(de.dtype), (h * sc).to(de.dtype), (h * d).sum(1)
+    d = dout.float()
+    dscore = (h * d).sum(1)
+    sc = score.float()[:, None]
+    out = h.mul_(sc).to(de.dtype)
+    del h
+    ds = d.mul_(sc)
+    grad[:, :i] = ds * f
+    del f
+    t = (1 - s).mul_(gate).add_(1)  # 1 + gate * (1 - s)
+    del gate
+    grad[:, i:] = ds.mul_(left).mul_(s).mul_(t)  # ((ds * left) * s) * t
+    return grad, out, dscore
 
 
 def _check_score(op: str, score: Optional[Tensor], x: Tensor, T: int) -> None:
@@ -429,9 +455,11 @@ def _gateup_train_setup(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
 
 def _gateup_train_bwd(ctx: Any, g_out: Optional[Tensor], g_de: Optional[Tensor]) -> Tuple[Optional[Tensor], ...]:
     x, W, offs, de, score = ctx.saved_tensors
+    _release_saved(ctx)
     grad_de, dscore = _score_grads(g_out, de, score)
+    del de  # autograd's reference released: freed here unless the caller holds de
     if g_de is not None:
-        grad_de = grad_de + g_de
+        grad_de.add_(g_de)  # grad_de is _score_grads' own buffer
     return _gateup_grads(x, W, offs, grad_de) + (None, dscore)
 
 
@@ -448,10 +476,27 @@ torch.library.register_autograd("swigen::moe_gateup_train", _gateup_train_bwd, s
 torch.library.register_autograd("swigen::moe_down", _down_bwd, setup_context=_gateup_setup)
 
 
+def _release_saved(ctx: Any) -> None:
+    """Drops autograd's references to ctx's saved tensors now instead of
+    when the backward returns (ctx.maybe_clear_saved_tensors, a no-op where
+    autograd keeps the graph: retain_graph, create_graph), so a saved
+    intermediate goes with the backward's last local reference to it: de
+    is not held beside the gate-up gradients. Left to torch where it has
+    no such method, and under torch.compile (AOT autograd frees its own
+    saved tensors)."""
+    if torch.compiler.is_compiling():
+        return
+    clear = getattr(ctx, "maybe_clear_saved_tensors", None)
+    if clear is not None:
+        clear()
+
+
 class _ExpertsFunction(torch.autograd.Function):
     """The layer's step: the forward keeps x, the weights, offs, de and
     the score (not out: moe_dswiglu_out[_score] recomputes it for
-    dW_down)."""
+    dW_down). The backward frees de once the dSwiGLU has read it and runs
+    dW_down before or after dx and dW, whichever peak is lower
+    (moe_plan.dw_down_order; the bytes: moe_plan.step_bytes)."""
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, W: Tensor, W_down: Tensor, offs: Tensor,  # type: ignore[override]
@@ -464,16 +509,23 @@ class _ExpertsFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx: Any, dy: Tensor) -> Tuple[Optional[Tensor], ...]:  # type: ignore[override]
         x, W, W_down, offs, de, score = ctx.saved_tensors
+        _release_saved(ctx)
         dy = dy.contiguous()
         dscore: Optional[Tensor] = None
         if score is None:
             grad_de, out = moe_dswiglu_out(dy, W_down, de, offs)
         else:
             grad_de, out, dscore = moe_dswiglu_out_score(dy, W_down, de, offs, score)
-        del de
-        dW_down = moe_wgrad(dy, out, offs)
-        del out
-        dx, dW = _gateup_grads(x, W, offs, grad_de)
+        del de  # its last reference where autograd keeps no graph: freed here
+        E, H, I = W_down.shape  # noqa: E741
+        if moe_plan.dw_down_order(x.shape[0], H, I, E) == moe_plan.DW_DOWN_LAST:
+            dx, dW = _gateup_grads(x, W, offs, grad_de)
+            del grad_de
+            dW_down = moe_wgrad(dy, out, offs)
+        else:
+            dW_down = moe_wgrad(dy, out, offs)
+            del out
+            dx, dW = _gateup_grads(x, W, offs, grad_de)
         return dx, dW, dW_down, None, dscore
 
 

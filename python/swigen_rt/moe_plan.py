@@ -23,7 +23,8 @@ from .package import Registry
 __all__ = ["MoeShape", "check_shapes", "GROUPED_KINDS", "SCORE_OP", "check_score", "sum_score_partials", "grouped_path",
            "REFERENCE", "KERNEL", "REFUSED", "registered_path", "launchable", "TRAIN_FOR", "TRAIN_DROP_DE", "WEIGHT_LAYOUT", "layout_why", "choose_path", "registered_plan",
            "gate_up_rows", "hf_expert_keys", "counts_to_offs", "offs_to_counts", "zipf_counts",
-           "uniform_counts", "sort_by_expert"]
+           "uniform_counts", "sort_by_expert", "DW_DOWN_FIRST", "DW_DOWN_LAST", "StepBytes", "step_bytes",
+           "dw_down_order"]
 
 REFERENCE = "reference"
 """The path that runs torch._grouped_mm and torch elementwise ops."""
@@ -382,3 +383,84 @@ def sort_by_expert(expert_of_row: Sequence[int], E: int) -> Tuple[List[int], Lis
         counts[e] += 1
     order = sorted(range(len(expert_of_row)), key=lambda r: (expert_of_row[r], r))
     return order, counts_to_offs(counts)
+
+
+DW_DOWN_FIRST = "first"
+"""The layer's backward runs dW_down = moe_wgrad(dy, out) right after the
+dSwiGLU, then dx and dW: out is freed before they are allocated."""
+DW_DOWN_LAST = "last"
+"""The layer's backward runs dx and dW first, frees grad_de, then dW_down:
+out [T, I] waits instead of grad_de [T, 2I]."""
+
+
+@dataclass(frozen=True)
+class StepBytes:
+    """Bytes of SwiGLUExperts' training step (forward, then backward to x
+    and both weights) beyond what the caller holds before it (x, the
+    weights, offs, the score, dy): its buffers' sizes and the peaks of
+    step_bytes' model (docs/PERFORMANCE.md#moe-layer-memory)."""
+
+    order: str
+    """DW_DOWN_FIRST or DW_DOWN_LAST."""
+    saved: int
+    """Kept by autograd from the forward to the backward, inputs and
+    weights aside: de [T, 2I]."""
+    fwd_peak: int
+    """The forward's peak: out and de beside y."""
+    peak: int
+    """The step's peak, y held by the caller through the backward (as a
+    benchmark holds it; in a model the next layer's autograd may)."""
+    end: int
+    """Held when the backward returns: y, dx, dW, dW_down (and dscore)."""
+
+
+def _step_peaks(T: int, H: int, I: int, E: int, elem: int, score: bool, order: str) -> StepBytes:  # noqa: E741
+    """step_bytes for one order: the live bytes after each allocation of
+    the step, in the order moe.py's autograd makes them."""
+    y = dx = elem * T * H
+    a = elem * T * I  # out, or one half of de / grad_de
+    dW, dW_down = elem * E * 2 * I * H, elem * E * H * I
+    ds = 4 * T if score else 0  # dscore [T] float32 (its kernel's partials live inside the op)
+    fwd = [3 * a, 3 * a + y]  # out and de; y; out freed as the forward returns
+    # The backward starts from y and de; the dSwiGLU adds grad_de, out (and
+    # dscore); de goes as soon as it has read it (moe._release_saved).
+    live = y + 2 * a + 2 * a + a + ds
+    bwd = [live]
+    live -= 2 * a
+    if order == DW_DOWN_FIRST:
+        bwd += [live + dW_down, live + dW_down - a + dx, live + dW_down - a + dx + dW]
+    else:
+        bwd += [live + dx, live + dx + dW, live + dx + dW - 2 * a + dW_down]
+    return StepBytes(order=order, saved=2 * a, fwd_peak=max(fwd), peak=max(fwd + bwd),
+                     end=y + dx + dW + dW_down + ds)
+
+
+def dw_down_order(T: int, H: int, I: int, E: int) -> str:  # noqa: E741
+    """The order of the layer's backward GEMMs with the lower peak
+    (step_bytes): DW_DOWN_LAST where out [T, I] is smaller than dW_down
+    [E, H, I] (T < E*H: then waiting with out costs less than waiting with
+    dW_down beside grad_de), else DW_DOWN_FIRST. Ties go to
+    DW_DOWN_FIRST. T is the routed rows (tokens x top-k)."""
+    # _step_peaks' two peaks in elements less y (the forward's is below
+    # the dSwiGLU's 5a): called once a backward, so no lists.
+    y, a, dW, dW_down = T * H, T * I, 2 * E * I * H, E * H * I
+    first = max(5 * a, 3 * a + dW_down, 2 * a + dW_down + y + dW)
+    last = max(5 * a, 3 * a + y + dW, a + y + dW + dW_down)
+    return DW_DOWN_LAST if last < first else DW_DOWN_FIRST
+
+
+def step_bytes(T: int, H: int, I: int, E: int, elem: int = 2, score: bool = False,  # noqa: E741
+               order: Optional[str] = None) -> StepBytes:
+    """SwiGLUExperts' step memory at T routed rows (tokens x top-k), hidden
+    H, intermediate I, E experts, elem bytes an element (bf16: 2): the
+    model the layer's CPU memory test checks bit for bit on a tracker
+    that counts every tensor the ops return (the kernel path's buffers,
+    none of the reference path's temporaries). order: dw_down_order's
+    where None."""
+    if T < 0 or min(H, I, E, elem) < 1:
+        raise ValueError("step_bytes: T=%d, H=%d, I=%d, E=%d, elem=%d: want T >= 0, the rest >= 1" % (T, H, I, E, elem))
+    if order is None:
+        order = dw_down_order(T, H, I, E)
+    if order not in (DW_DOWN_FIRST, DW_DOWN_LAST):
+        raise ValueError("step_bytes: order=%r: want %r or %r" % (order, DW_DOWN_FIRST, DW_DOWN_LAST))
+    return _step_peaks(T, H, I, E, elem, score, order)

@@ -3,6 +3,7 @@ routing helpers and path choice; pure (no torch, no GPU)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -266,6 +267,42 @@ class RoutingTest(unittest.TestCase):
         self.assertEqual(offs, [2, 3, 5, 5])  # expert 3 empty
         with self.assertRaisesRegex(ValueError, "row 1 routes to expert 4"):
             moe_plan.sort_by_expert([0, 4], 4)
+
+
+class StepBytesTest(unittest.TestCase):
+    GIB = 2 ** 30
+
+    def test_bench_shapes(self) -> None:
+        # rows = tokens x top-k; GiB of the step's peak (y held) per
+        # docs/PERFORMANCE.md#moe-layer-memory. Before the fix the peak was
+        # 2.00 / 4.62 GiB at Qwen3-30B-A3B (measured on an H100).
+        cases = [  # rows, H, I, E -> order, saved, peak (GiB)
+            (8192 * 8, 2048, 768, 128, moe_plan.DW_DOWN_LAST, 0.1875, 1.71875),
+            (32768 * 8, 2048, 768, 128, moe_plan.DW_DOWN_FIRST, 0.75, 3.875),
+            (4096 * 8, 7168, 2048, 256, moe_plan.DW_DOWN_LAST, 0.25, 22.0),
+            (16384 * 8, 7168, 2048, 256, moe_plan.DW_DOWN_LAST, 1.0, 25.0),
+        ]
+        for rows, H, I, E, order, saved, peak in cases:  # noqa: E741
+            with self.subTest(rows=rows, H=H):
+                got = moe_plan.step_bytes(rows, H, I, E)
+                self.assertEqual((got.order, got.saved / self.GIB, got.peak / self.GIB), (order, saved, peak))
+
+    def test_order_is_the_lower_peak(self) -> None:
+        for rows in (0, 1, 7, 63, 64, 65, 100, 500, 2048, 4096, 5000):
+            for H, I, E in itertools.product((8, 16, 64), (8, 24, 136), (1, 2, 4, 8)):  # noqa: E741
+                with self.subTest(rows=rows, H=H, I=I, E=E):
+                    first = moe_plan.step_bytes(rows, H, I, E, order=moe_plan.DW_DOWN_FIRST).peak
+                    last = moe_plan.step_bytes(rows, H, I, E, order=moe_plan.DW_DOWN_LAST).peak
+                    self.assertEqual(moe_plan.step_bytes(rows, H, I, E).peak, min(first, last))
+                    want = moe_plan.DW_DOWN_LAST if last < first else moe_plan.DW_DOWN_FIRST
+                    self.assertEqual(moe_plan.dw_down_order(rows, H, I, E), want)
+
+    def test_refusals(self) -> None:
+        for args, kw, words in [((-1, 8, 8, 1), {}, "T=-1"), ((8, 8, 0, 1), {}, "I=0"),
+                                ((8, 8, 8, 1), {"order": "middle"}, "order='middle'")]:
+            with self.subTest(words=words):
+                with self.assertRaisesRegex(ValueError, "step_bytes: .*" + words):
+                    moe_plan.step_bytes(*args, **kw)
 
 
 if __name__ == "__main__":
