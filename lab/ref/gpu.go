@@ -28,11 +28,9 @@ const maxGridY = 65535
 const maxInt32 = 1<<31 - 1
 
 // naiveKinds are the kernel kinds naive.cu has a reference for, each with
-// a bf16 and an fp16 entry point (naiveEntry).
+// an entry point per type the helper modules take (tiling.HelperDTypes,
+// naiveEntry).
 var naiveKinds = []tiling.Kernel{tiling.KernelGEMM, tiling.KernelFwdGateUp, tiling.KernelFwdDown, tiling.KernelBwdDSwiGLU}
-
-// naiveDTypes are the element types naive.cu has entry points for.
-var naiveDTypes = []tiling.DType{tiling.BF16, tiling.FP16}
 
 // GPURef runs the naive GPU reference kernels on one context.
 type GPURef struct {
@@ -44,7 +42,7 @@ type GPURef struct {
 func NewGPURef(ctx *cu.Context, tc launch.Compiler) (*GPURef, error) {
 	var entries []string
 	for _, k := range naiveKinds {
-		for _, dt := range naiveDTypes {
+		for _, dt := range tiling.HelperDTypes() {
 			entries = append(entries, naiveEntry(k, dt))
 		}
 	}
@@ -87,8 +85,8 @@ type ptr struct {
 // over rows).
 func (g *GPURef) prepare(kind tiling.Kernel, dt tiling.DType, dims []dim, ptrs []ptr, rows, cols int, layout error) (*cu.Function, cu.LaunchConfig, error) {
 	op := "ref: naive " + string(kind)
-	if dt != tiling.BF16 && dt != tiling.FP16 {
-		return nil, cu.LaunchConfig{}, fmt.Errorf("%s: dtype %q: want bf16 or fp16", op, dt)
+	if _, err := dt.HelperSpec(op); err != nil {
+		return nil, cu.LaunchConfig{}, err
 	}
 	var bad []string
 	for _, d := range dims {
