@@ -17,13 +17,14 @@ type Boxes struct {
 // epiTile is the rows of the sm_90a epilogue's sub-tile.
 const epiTile = 64
 
-// operandRowBytes is the row of the 128-byte swizzle an operand box spans
-// along its contiguous dimension: 64 elements of a 16-bit type.
+// operandRowBytes is the row of the 128-byte swizzle an operand box (and
+// an sm_100a epilogue box) spans along its contiguous dimension: 64
+// elements of a 16-bit type.
 const operandRowBytes = 128
 
 // BoxesOf returns the boxes the host encodes cfg's tensor maps with. The
-// operand boxes below are for 16-bit types, whose swizzle row is 64
-// elements (operandRowBytes / the element size in general).
+// 64s below are one swizzle row of a 16-bit type (operandRowBytes / the
+// element size in general).
 //
 // sm_90a: A {64, TileM/ClusterN} (k-major; a 1x2 cluster multicasts halves
 // of A) or {64, TileK} (mn-major); B {64, TileN/halves/ClusterM} (k-major;
@@ -57,8 +58,8 @@ func BoxesOf(cfg tiling.Config) (Boxes, error) {
 			// each: either way a load is TileN/2 rows.
 			b.B = [3]int{row, cfg.TileN / 2}
 		}
-		b.De = [3]int{64, 1, cfg.EpiM}
-		b.Out = [3]int{64, cfg.EpiM}
+		b.De = [3]int{row, 1, cfg.EpiM} // one swizzle row per TMEM lane
+		b.Out = [3]int{row, cfg.EpiM}
 	default:
 		return Boxes{}, fmt.Errorf("manifest: tma boxes: %s: arch %q: want %s or %s", cfg.Name(), cfg.Arch, tiling.ArchSM90a, tiling.ArchSM100a)
 	}

@@ -102,7 +102,6 @@ type SM100Epilogue struct {
 const (
 	sm100EpiWarp0   = 4   // warps 4-7: warp%4 selects the TMEM lane quarter
 	SM100EpiThreads = 128 // one epilogue warpgroup
-	sm100EpiN       = 64  // one 128-byte swizzle row of 16-bit elements
 	// sm100RoleConsumers are the threads of one CTA that read every CLC
 	// response besides the MMA thread: scheduler, operand loader,
 	// epilogue-operand loader and the epilogue warpgroup.
@@ -127,7 +126,7 @@ func NewSM100(k tiling.Checked, m manifest.Manifest) (*SM100, error) {
 	if v.Elem, err = elemOf(c); err != nil {
 		return nil, err
 	}
-	v.Tile = newTile(c, v.Elem, halves, sm100EpiN)
+	v.Tile = newTile(c, v.Elem, halves, swizzleAtomBytes/v.Elem.Bytes) // one 128-byte swizzle row
 	v.Pair = sm100Pair(c, docs)
 	v.Cluster = Cluster{Size: c.ClusterM * c.ClusterN, M: c.ClusterM, N: c.ClusterN, Sync: c.ClusterM*c.ClusterN > 1}
 	v.Ring = SM100Ring{Stages: c.Stages, TxBytes: v.Pair.CTAsPerTile * v.Smem.OperandStage, Doc: docs.ring}
@@ -187,7 +186,7 @@ func sm100Pair(c tiling.Config, d sm100Docs) SM100Pair {
 
 // sm100TMEM sizes the tensor memory of c: two TileN-column accumulators
 // in the power-of-two allocation tiling.Config.TMEMColumns rounds them up
-// to, read sm100EpiN columns at a time.
+// to, read EpiN columns at a time.
 func sm100TMEM(c tiling.Config, p SM100Pair, d sm100Docs) SM100TMEM {
 	t := SM100TMEM{Cols: c.TMEMColumns(), EmptyArrivals: SM100EpiThreads * p.CTAsPerTile, AccCols: d.accCols, LdCols: c.EpiN}
 	t.LdRegList, t.LdOperands = regList(t.LdCols, "=f", "v")

@@ -251,7 +251,7 @@ func NewSM90(k tiling.Checked, m manifest.Manifest) (*SM90, error) {
 			v.B.Func = "sw_load_b_mnmajor_e"
 		}
 	}
-	if v.Epi, err = sm90Epilogue(c, kind, v.Smem); err != nil {
+	if v.Epi, err = sm90Epilogue(c, v.Elem, kind, v.Smem); err != nil {
 		return nil, err
 	}
 	if err := checkRegisterSplit(v.Sched.Threads, v.Sched.ProducerRegs, v.Sched.ConsumerRegs); err != nil {
@@ -350,9 +350,9 @@ func sm90Wgmma(c tiling.Config, s SM90Schedule) Wgmma {
 	return w
 }
 
-// sm90Epilogue is c's epilogue in layout lay.
-func sm90Epilogue(c tiling.Config, k Kind, lay tiling.SmemLayout) (SM90Epilogue, error) {
-	swz, err := EpiSwizzleOf(c.EpiN)
+// sm90Epilogue is c's epilogue of element type el in layout lay.
+func sm90Epilogue(c tiling.Config, el Elem, k Kind, lay tiling.SmemLayout) (SM90Epilogue, error) {
+	swz, err := EpiSwizzleOf(c.EpiN, el.Bytes)
 	if err != nil {
 		return SM90Epilogue{}, err
 	}

@@ -181,7 +181,7 @@ func (g *GPURef) FwdGateUp(dtype tiling.DType, M, K, I int, x, w, de, out cu.Dev
 func (g *GPURef) FwdDown(dtype tiling.DType, M, K, I int, out, wdown, residual, y cu.DevicePtr, wdownKI bool) error {
 	f, cfg, err := g.prepare(tiling.KernelFwdDown, dtype,
 		[]dim{{"M", M}, {"K", K}, {"I", I}},
-		[]ptr{{"out", out}, {"W_down", wdown}, {"y", y}}, M, K, residualOverlap(M, K, residual, y))
+		[]ptr{{"out", out}, {"W_down", wdown}, {"y", y}}, M, K, residualOverlap(M, K, dtype.Size(), residual, y))
 	if err != nil {
 		return err
 	}
@@ -209,18 +209,19 @@ func (g *GPURef) BwdDSwiGLU(dtype tiling.DType, M, K, I int, dy, wdown, de, grad
 		unsafe.Pointer(&m), unsafe.Pointer(&k), unsafe.Pointer(&i), unsafe.Pointer(&mn))
 }
 
-// residualOverlap is the error of a residual [M,K] (16-bit) that shares
-// memory with y [M,K] (float64), or nil; also nil for sizes prepare
-// rejects.
-func residualOverlap(M, K int, residual, y cu.DevicePtr) error {
+// residualOverlap is the error of a residual [M,K] (elements of el bytes)
+// that shares memory with y [M,K] (float64), or nil; also nil for sizes
+// prepare rejects.
+func residualOverlap(M, K, el int, residual, y cu.DevicePtr) error {
 	if residual == 0 || y == 0 || M <= 0 || K <= 0 || M > maxInt32 || K > maxInt32 {
 		return nil
 	}
 	n := uint64(M) * uint64(K)
-	if !overlap(residual, 2*n, y, 8*n) {
+	rb := uint64(el) * n
+	if !overlap(residual, rb, y, 8*n) {
 		return nil
 	}
-	return fmt.Errorf("residual (%d bytes at %#x) overlaps y (%d bytes at %#x)", 2*n, uint64(residual), 8*n, uint64(y))
+	return fmt.Errorf("residual (%d bytes at %#x) overlaps y (%d bytes at %#x)", rb, uint64(residual), 8*n, uint64(y))
 }
 
 // overlap reports whether the byte ranges [a, a+na) and [b, b+nb) share
