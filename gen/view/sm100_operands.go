@@ -36,7 +36,11 @@ func sm100Operands(c tiling.Config, e Elem, boxes manifest.Boxes, p SM100Pair, h
 func sm100OperandA(c tiling.Config, e Elem, boxes manifest.Boxes, rows int) (Operand, error) {
 	var o Operand
 	var l loadList
-	lbo, atom := 16, boxes.A[0]
+	lbo := 16
+	atom, err := boxRow("A", boxes.A)
+	if err != nil {
+		return o, err
+	}
 	switch c.MajorA {
 	case tiling.KMajor:
 		for a := 0; a < c.TileK/atom; a++ {
@@ -65,7 +69,11 @@ func sm100OperandA(c tiling.Config, e Elem, boxes manifest.Boxes, rows int) (Ope
 func sm100OperandB(c tiling.Config, e Elem, boxes manifest.Boxes, p SM100Pair, halves int) (Operand, error) {
 	var o Operand
 	var l loadList
-	rows, lbo, atom := p.NPerCTA, 16, boxes.B[0]
+	rows, lbo := p.NPerCTA, 16
+	atom, err := boxRow("B", boxes.B)
+	if err != nil {
+		return o, err
+	}
 	loadHalves := halves
 	if p.TwoCTA {
 		loadHalves = 1

@@ -38,8 +38,10 @@ func slabRank(q, n, shares int) int { return sharedRank(q*shares/n, shares) }
 func sm90OperandA(c tiling.Config, e Elem, boxes manifest.Boxes, consumerRows int) (Operand, error) {
 	var o Operand
 	var l loadList
-	var err error
-	atom := boxes.A[0]
+	atom, err := boxRow("A", boxes.A)
+	if err != nil {
+		return o, err
+	}
 	mb := c.TileM / 64
 	if consumerRows > 0 {
 		mb = consumerRows / 64
@@ -91,8 +93,10 @@ func sm90OperandA(c tiling.Config, e Elem, boxes manifest.Boxes, consumerRows in
 func sm90OperandB(c tiling.Config, e Elem, boxes manifest.Boxes, halves int) (Operand, error) {
 	var o Operand
 	var l loadList
-	var err error
-	atom := boxes.B[0]
+	atom, err := boxRow("B", boxes.B)
+	if err != nil {
+		return o, err
+	}
 	switch c.MajorB {
 	case tiling.KMajor:
 		// B [N,K]: a box is one atom of boxes.B[1] rows of one half, a 2x1

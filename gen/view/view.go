@@ -293,6 +293,15 @@ const (
 	swizzleRepeat    = 1024 // 8 rows of an atom
 )
 
+// boxRow is the elements of one swizzle row of a load of box, the box's
+// innermost extent (manifest.BoxesOf), or an error naming the operand.
+func boxRow(what string, box [3]int) (int, error) {
+	if box[0] <= 0 {
+		return 0, fmt.Errorf("view: %s box %v: want a positive innermost extent", what, box)
+	}
+	return box[0], nil
+}
+
 // kmajorK16 is the start-address offset of each MMA K step (k16 for the
 // 16-bit types) of a K-major tile of rows rows in element type e, TileK
 // tileK: steps of MMAK elements inside a 128-byte atom (four 32-byte steps
