@@ -37,7 +37,7 @@ func moeGateUpTable(cfg tiling.Config, b Boxes) table {
 			{param: "out_ptr", buffer: Buffer{Name: "out", Shape: []Expr{"T", "I"}, Doc: "out [T,I]"}}},
 		rules: []Rule{
 			{Size: "T", Min: 1, Message: "must be >= 1 (with no tokens there is nothing to launch)"},
-			pitch("K", "x and W"), pitch("I", outs), positive("E")},
+			pitch(cfg, "K", "x and W"), pitch(cfg, "I", outs), positive("E")},
 		// An upper bound: sum over experts of cdiv(rows_e, TileM) is at most
 		// cdiv(T, TileM) + E - 1; the static grid rule launches at most one
 		// CTA per SM and a CTA past the last tile finds no work.

@@ -33,8 +33,8 @@ func moeBwdTable(cfg tiling.Config, b Boxes) table {
 			{param: "gde_ptr", buffer: Buffer{Name: "grad_de", Shape: []Expr{"T", "2*I"}, Doc: "grad_de [T,2I]"}}},
 		rules: []Rule{
 			{Size: "T", Min: 1, Message: "must be >= 1 (with no tokens there is nothing to launch)"},
-			pitch("K", "dy"),
-			{Size: "I", Min: 8, Multiple: 8, Message: "must be a positive multiple of 8 (the gate half of de starts I elements into each row; W_down's rows and TMA need 16-byte strides)"},
+			pitch(cfg, "K", "dy"),
+			gatePitch(cfg, "W_down's rows and TMA need 16-byte strides"),
 			positive("E")},
 		// The grouped forward's bound: at most cdiv(T, TileM) + E - 1 m-blocks.
 		tiles: Expr(fmt.Sprintf("(cdiv(T,%d)+E)*cdiv(I,%d)", cfg.TileM, cfg.TileN)),

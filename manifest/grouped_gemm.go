@@ -37,7 +37,7 @@ func moeGemmTable(cfg tiling.Config, b Boxes) table {
 			{param: "c_ptr", buffer: Buffer{Name: "C", Shape: []Expr{"T", "N"}, Doc: "C [T,N]"}}},
 		rules: []Rule{
 			{Size: "T", Min: 1, Message: "must be >= 1 (with no tokens there is nothing to launch)"},
-			pitch("K", "A and B"), pitch("N", "C and B"), positive("E")},
+			pitch(cfg, "K", "A and B"), pitch(cfg, "N", "C and B"), positive("E")},
 		// The grouped forward's bound: at most cdiv(T, TileM) + E - 1 m-blocks.
 		tiles: Expr(fmt.Sprintf("(cdiv(T,%d)+E)*cdiv(N,%d)", cfg.TileM, cfg.TileN)),
 	}

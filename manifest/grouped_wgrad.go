@@ -31,7 +31,7 @@ func moeWgradTable(cfg tiling.Config, b Boxes) table {
 			Doc: "offs [E] int32: expert e's rows end at offs[e] (cumulative, offs[E-1] = T), read on the device only"}}},
 		rules: []Rule{
 			{Size: "T", Min: 1, Message: "must be >= 1 (A and B need a row for their tensor maps; with no tokens dW is zero)"},
-			pitch("N", "A and dW"), pitch("K", "B and dW"), positive("E")},
+			pitch(cfg, "N", "A and dW"), pitch(cfg, "K", "B and dW"), positive("E")},
 		// Every expert owns cdiv(N,TileM) x cdiv(K,TileN) tiles, an empty
 		// one included (it writes zeros).
 		tiles: Expr(fmt.Sprintf("E*cdiv(N,%d)*cdiv(K,%d)", cfg.TileM, cfg.TileN)),

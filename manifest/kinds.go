@@ -62,8 +62,8 @@ func bwdTable(cfg tiling.Config, b Boxes) table {
 			halves("tmap_de", "de", b.De), halves("tmap_gde", "grad_de", b.De),
 		},
 		scalars: []scalar{{"M", "M"}, {"I", "I"}, {"K", "K"}},
-		rules: []Rule{positive("M"), pitch("K", "dy and W_down"),
-			{Size: "I", Min: 8, Multiple: 8, Message: "must be a positive multiple of 8 (the gate half of de starts I elements into each row; TMA needs 16-byte strides)"}},
+		rules: []Rule{positive("M"), pitch(cfg, "K", "dy and W_down"),
+			gatePitch(cfg, "TMA needs 16-byte strides")},
 		tiles: tiles(cfg, size("I")),
 	}
 	if cfg.StoreOut {
@@ -84,12 +84,12 @@ func gemmTable(cfg tiling.Config, b Boxes) table {
 	}
 	rules := []Rule{positive("M")}
 	if cfg.MajorA == tiling.MNMajor {
-		rules = append(rules, pitch("M", "A [K,M] (major_a=mn)"))
+		rules = append(rules, pitch(cfg, "M", "A [K,M] (major_a=mn)"))
 	}
 	// K is the contiguous dim of A (major_a=k) or B (major_b=k); with both
 	// MN-major it is only a row count, but a K of zero has nothing to do.
 	if cfg.MajorA == tiling.KMajor || cfg.MajorB == tiling.KMajor {
-		rules = append(rules, pitch("K", "the K-major operand's"))
+		rules = append(rules, pitch(cfg, "K", "the K-major operand's"))
 	} else {
 		rules = append(rules, positive("K"))
 	}
@@ -97,7 +97,7 @@ func gemmTable(cfg tiling.Config, b Boxes) table {
 		sizes:   []string{"M", "N", "K"},
 		maps:    []mapSpec{a, bm, matrix("tmap_c", "C", size("M"), size("N"), b.Out, "C [M,N]")},
 		scalars: []scalar{{"M", "M"}, {"N", "N"}, {"K", "K"}},
-		rules:   append(rules, pitch("N", "C [M,N]")),
+		rules:   append(rules, pitch(cfg, "N", "C [M,N]")),
 		tiles:   tiles(cfg, size("N")),
 	}
 }
@@ -119,7 +119,7 @@ func gateUpTable(cfg tiling.Config, b Boxes) table {
 			matrix("tmap_out", "out", size("M"), size("I"), b.Out, "out [M,I]"),
 		},
 		scalars: []scalar{{"M", "M"}, {"I", "I"}, {"K", "K"}},
-		rules:   []Rule{positive("M"), pitch("K", "x and W"), pitch("I", "out and de's halves")},
+		rules:   []Rule{positive("M"), pitch(cfg, "K", "x and W"), pitch(cfg, "I", "out and de's halves")},
 		tiles:   tiles(cfg, scaled(2, "I")),
 	}
 	if cfg.StoreOut {
@@ -142,7 +142,7 @@ func downTable(cfg tiling.Config, b Boxes) table {
 			matrix("tmap_y", "y", size("M"), size("K"), b.Out, "y [M,K] (the GEMM's [M,N])"),
 		},
 		scalars: []scalar{{"M", "M"}, {"N", "K"}, {"K", "I"}},
-		rules:   []Rule{positive("M"), pitch("K", "y and residual"), pitch("I", "out")},
+		rules:   []Rule{positive("M"), pitch(cfg, "K", "y and residual"), pitch(cfg, "I", "out")},
 		tiles:   tiles(cfg, size("K")),
 	}
 	if cfg.Residual {

@@ -163,14 +163,10 @@ type TensorMap struct {
 func (t *TensorMap) Rank() int { return len(t.Dims) }
 
 // DType is a tensor map's element type: the CUtensorMapDataType whose
-// enumerator is CU_TENSOR_MAP_DATA_TYPE_ followed by the upper-cased name.
+// enumerator is CU_TENSOR_MAP_DATA_TYPE_ followed by the upper-cased name
+// (tiling.DTypeSpec.TMA of the config's operand type: "bfloat16",
+// "float16").
 type DType string
-
-// Element types.
-const (
-	DTypeBFloat16 DType = "bfloat16"
-	DTypeFloat16  DType = "float16"
-)
 
 // Swizzle is a CUtensorMapSwizzle: CU_TENSOR_MAP_SWIZZLE_ followed by the
 // upper-cased name.

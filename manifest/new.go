@@ -22,9 +22,9 @@ func New(k tiling.Checked) (Manifest, error) {
 	if err != nil {
 		return Manifest{}, err
 	}
-	dt, err := dtypeOf(cfg)
+	dt, err := cfg.DType.Spec()
 	if err != nil {
-		return Manifest{}, err
+		return Manifest{}, fmt.Errorf("manifest: %s: %w", cfg.Name(), err)
 	}
 	hash, err := ConfigHash(cfg)
 	if err != nil {
@@ -48,7 +48,7 @@ func New(k tiling.Checked) (Manifest, error) {
 		MaxCTAsPerSM:     maxCTAs,
 		Sizes:            t.sizes,
 		Buffers:          t.buffers(),
-		Params:           append(t.params(dt, 2), schedulerParams(cfg)...),
+		Params:           append(t.params(DType(dt.TMA), dt.Bytes), schedulerParams(cfg)...),
 		ShapeRules:       append(t.rules, schedulerRules(cfg, t)...),
 		Grid:             Grid{Tiles: t.tiles, CTAsPerTile: cfg.CTAsPerTile(), Scheduler: schedulerOf(cfg)},
 		Boxes:            boxes,
@@ -78,16 +78,6 @@ func ConfigHash(cfg tiling.Config) (string, error) {
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8]), nil
-}
-
-func dtypeOf(cfg tiling.Config) (DType, error) {
-	switch cfg.DType {
-	case tiling.BF16:
-		return DTypeBFloat16, nil
-	case tiling.FP16:
-		return DTypeFloat16, nil
-	}
-	return "", fmt.Errorf("manifest: dtype %q has no tensor-map type", cfg.DType)
 }
 
 func schedulerOf(cfg tiling.Config) Scheduler {

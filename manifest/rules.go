@@ -3,6 +3,8 @@ package manifest
 import (
 	"fmt"
 	"strings"
+
+	"github.com/swigen/swigen/tiling"
 )
 
 // Rule is one shape rule: Size must be at least Min and, where Multiple is
@@ -44,10 +46,27 @@ func positive(size string) Rule {
 	return Rule{Size: Expr(size), Min: 1, Message: "must be >= 1"}
 }
 
-// pitch is TMA's global-stride rule for a row-major tensor whose rows are
-// size 16-bit elements: each row a positive multiple of 16 bytes. what
-// names the tensors whose rows these are.
-func pitch(size, what string) Rule {
-	return Rule{Size: Expr(size), Min: 8, Multiple: 8,
-		Message: fmt.Sprintf("must be a positive multiple of 8 (%s rows must be 16-byte multiples for TMA)", what)}
+// tmaPitchBytes is TMA's global-stride unit: every row pitch a positive
+// multiple of 16 bytes.
+const tmaPitchBytes = 16
+
+// pitchElems is how many elements of cfg's type make tmaPitchBytes (8 of
+// a 16-bit type).
+func pitchElems(cfg tiling.Config) int64 { return int64(tmaPitchBytes / max(1, cfg.DType.Size())) }
+
+// pitch is TMA's global-stride rule for a row-major tensor of cfg's type
+// whose rows are size elements: each row a positive multiple of 16 bytes.
+// what names the tensors whose rows these are.
+func pitch(cfg tiling.Config, size, what string) Rule {
+	n := pitchElems(cfg)
+	return Rule{Size: Expr(size), Min: n, Multiple: n,
+		Message: fmt.Sprintf("must be a positive multiple of %d (%s rows must be 16-byte multiples for TMA)", n, what)}
+}
+
+// gatePitch is pitch for the I of a [rows,2I] de whose gate half starts I
+// elements into each row; why says which strides need it.
+func gatePitch(cfg tiling.Config, why string) Rule {
+	n := pitchElems(cfg)
+	return Rule{Size: "I", Min: n, Multiple: n,
+		Message: fmt.Sprintf("must be a positive multiple of %d (the gate half of de starts I elements into each row; %s)", n, why)}
 }

@@ -93,14 +93,19 @@ type Part struct {
 	Bytes float64
 }
 
-// Cost is the seed's ledger entry for segment s at shape sh with 16-bit
-// elements: the tensor-core FLOPs and the fewest bytes the fused segment
+// ledgerBytes is the element size the ledger counts bytes in: the default
+// operand type's (tiling.DefaultDType; bf16 and fp16 alike). The ledger
+// takes no dtype: a type of another size needs one here.
+var ledgerBytes = float64(tiling.DefaultDType.Size())
+
+// Cost is the seed's ledger entry for segment s at shape sh with
+// ledgerBytes elements: the tensor-core FLOPs and the fewest bytes the fused segment
 // must move. Elementwise math is not counted as FLOPs (the seed's rule:
 // it is nearly free next to the HBM traffic). With recomputeOut the
 // backward's dSwiGLU also writes out (the forward then need not keep it).
 func Cost(s Segment, sh tiling.Shape, recomputeOut bool) Part {
 	M, K, I := float64(sh.M), float64(sh.K), float64(sh.I)
-	const e = 2 // bytes per element
+	e := ledgerBytes
 	p := Part{Name: s.String()}
 	switch s {
 	case FwdGateUp: // x, W in; de, out written
@@ -135,16 +140,16 @@ func Cost(s Segment, sh tiling.Shape, recomputeOut bool) Part {
 func FwdGateUpCost(sh tiling.Shape, storeDe bool) Part {
 	p := Cost(FwdGateUp, sh, false)
 	if !storeDe {
-		p.Bytes -= 2 * 2 * float64(sh.M) * float64(sh.I)
+		p.Bytes -= ledgerBytes * 2 * float64(sh.M) * float64(sh.I)
 	}
 	return p
 }
 
 // GemmCost is a gemm's FLOPs and the fewest bytes it moves (A and B read
-// once, C written once, 16-bit).
+// once, C written once, ledgerBytes elements).
 func GemmCost(M, N, K int) (flops, bytes float64) {
 	m, n, k := float64(M), float64(N), float64(K)
-	return 2 * m * n * k, 2 * (m*k + n*k + m*n)
+	return 2 * m * n * k, ledgerBytes * (m*k + n*k + m*n)
 }
 
 // KernelCost is the FLOPs and fewest bytes of one call of a kernel kind
@@ -186,7 +191,7 @@ var kernelCosts = map[tiling.Kernel]func(sh tiling.Shape, storeOut bool) (flops,
 // final de; dout is scratch) round-trips through HBM.
 func BaselineParts(s Segment, sh tiling.Shape, recomputeOut bool) []Part {
 	M, K, I := float64(sh.M), float64(sh.K), float64(sh.I)
-	const e = 2
+	e := ledgerBytes
 	switch s {
 	case FwdGateUp:
 		return []Part{
@@ -210,11 +215,11 @@ func BaselineParts(s Segment, sh tiling.Shape, recomputeOut bool) []Part {
 
 // Activations is the memory the forward keeps for the backward, in bytes:
 // x [M,K], de [M,2I] and, unless the backward recomputes it, out [M,I].
-// Saved is what recomputing out saves: M*I*2 bytes (0 when it is kept).
+// Saved is what recomputing out saves: M*I elements (0 when it is kept).
 func Activations(sh tiling.Shape, recomputeOut bool) (kept, saved float64) {
 	M, K, I := float64(sh.M), float64(sh.K), float64(sh.I)
-	kept = 2 * (M*K + 2*M*I)
-	outBytes := 2 * M * I
+	kept = ledgerBytes * (M*K + 2*M*I)
+	outBytes := ledgerBytes * M * I
 	if recomputeOut {
 		return kept, outBytes
 	}

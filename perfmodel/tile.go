@@ -24,7 +24,7 @@ type TileWork struct {
 	K          int // K rounded up to whole TileK k-blocks (TMA zero-fills the rest)
 
 	MMAFLOPs     float64 // 2 * Rows * Cols * K
-	OperandBytes float64 // (TileMPerCTA + TileNPerCTA) * K * 2, TMA from L2
+	OperandBytes float64 // (TileMPerCTA + TileNPerCTA) * K * element bytes, TMA from L2
 
 	TMEMBytes float64 // fp32 accumulator read into registers: 4 per element
 	ALUOps    float64 // per tile; ALUPerElement per element
@@ -77,7 +77,11 @@ func NewTileWork(c tiling.Config, s tiling.Shape) (TileWork, error) {
 	if c.TileK <= 0 || s.K <= 0 {
 		return TileWork{}, fmt.Errorf("perfmodel: tile of %s at %s: TileK and K must be positive", c.Name(), s)
 	}
-	const elem = 2 // 16-bit operands and outputs
+	dt, err := c.DType.Spec()
+	if err != nil {
+		return TileWork{}, fmt.Errorf("perfmodel: tile of %s: %w", c.Name(), err)
+	}
+	elem := float64(dt.Bytes) // operands and outputs
 	w := TileWork{Rows: c.TileMPerCTA(), Cols: c.TileN, K: (s.K + c.TileK - 1) / c.TileK * c.TileK}
 	e := w.Elements()
 	outs := 2.0 // grad_de's left and gate halves

@@ -13,16 +13,6 @@ const (
 	ArchSM100a Arch = "sm_100a"
 )
 
-// DType is the element type of the 16-bit operands and outputs. Accumulation
-// and epilogue math are always fp32.
-type DType string
-
-// The operand types.
-const (
-	BF16 DType = "bf16"
-	FP16 DType = "fp16"
-)
-
 // Schedule is how consumer warps share tiles.
 //
 // sm_90a: Cooperative (both consumer warpgroups split one tile by rows) or

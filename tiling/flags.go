@@ -11,9 +11,6 @@ import (
 // Arches returns the compilation targets.
 func Arches() []Arch { return []Arch{ArchSM90a, ArchSM100a} }
 
-// DTypes returns the operand types.
-func DTypes() []DType { return []DType{BF16, FP16} }
-
 // Schedules returns every schedule of every arch.
 func Schedules() []Schedule {
 	return []Schedule{Cooperative, PingPong, Overlap, OneCTA, TwoCTA}
@@ -43,16 +40,6 @@ func Majors() []Major { return []Major{KMajor, MNMajor} }
 
 // SwizzleGroups returns the legal swizzle group sizes.
 func SwizzleGroups() []int { return []int{1, 2, 4, 8, 16} }
-
-// Size returns the size in bytes of one element (2 for both 16-bit types;
-// 0 for an unknown type).
-func (d DType) Size() int {
-	switch d {
-	case BF16, FP16:
-		return 2
-	}
-	return 0
-}
 
 // Token returns the arch as it appears in names: "sm90a", "sm100a".
 func (a Arch) Token() string { return strings.ReplaceAll(string(a), "_", "") }

@@ -28,7 +28,7 @@ const (
 // per SM, two tiles in flight each under ping-pong.
 const h200SMs = 132
 
-// l2KeepMaxWeightBytes bounds W_down (I*K 16-bit elements) for which the
+// l2KeepMaxWeightBytes bounds W_down (I*K elements of the operand type) for which the
 // sm_90a bwd_dswiglu ping-pong heuristic walks its tiles along N in small
 // groups with the operands' L2 evict_last policy (L2KeepOperands): each dy
 // tile row is then reused across all of I while W_down stays in L2, and
@@ -146,7 +146,7 @@ func RuleHeuristic(k Kernel, a Arch, d DType, s Shape, storeOut bool) (Config, e
 	if err := s.Validate(); err != nil {
 		return Config{}, fmt.Errorf("tiling: heuristic: %w", err)
 	}
-	return ruleConfig(k, a, d, storeOut, factsOf(s))
+	return ruleConfig(k, a, d, storeOut, factsOf(s, d))
 }
 
 // RuleFacts are all the rules of RuleHeuristic ask of a shape: with them
@@ -171,11 +171,11 @@ func allRuleFacts() []RuleFacts {
 	return fs
 }
 
-// factsOf is the rules' facts of shape s.
-func factsOf(s Shape) RuleFacts {
+// factsOf is the rules' facts of shape s in dtype d.
+func factsOf(s Shape, d DType) RuleFacts {
 	return RuleFacts{
 		Wide:   bwdWideTile(s),
-		L2Keep: s.I*s.K*2 <= l2KeepMaxWeightBytes,
+		L2Keep: s.I*s.K*d.Size() <= l2KeepMaxWeightBytes,
 		TwoCTA: s.M >= 4096 && ceilDiv(s.M, 256)*ceilDiv(s.I, 256) >= b200HalfSMs,
 	}
 }

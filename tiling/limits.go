@@ -142,10 +142,10 @@ func LimitsFor(a Arch) (Limits, error) {
 		l.Threads = sm90Threads
 		l.ConsumerRegs, l.ProducerRegs = 232, 40
 		l.MaxAccRegs, l.MaxAccRegsPingPong = 128, 192
-		for _, d := range []DType{BF16, FP16} {
+		for _, d := range dtypes {
 			l.MMA = append(l.MMA, MMAShape{
-				Instr: "wgmma", DType: d, M: []int{64},
-				NMin: 8, NMax: 256, NStep: 8, K: 16,
+				Instr: "wgmma", DType: d.DType, M: []int{64},
+				NMin: 8, NMax: 256, NStep: 8, K: d.MMAK,
 			})
 		}
 	case ArchSM100a:
@@ -156,15 +156,15 @@ func LimitsFor(a Arch) (Limits, error) {
 		// combinations of .kind and shapes": cta_group::1 M 64 or 128, N
 		// 8..256 in steps of 8; cta_group::2 M 128 or 256 (the pair's M),
 		// N 16..256 in steps of 16; K 16 for both.
-		for _, d := range []DType{BF16, FP16} {
+		for _, d := range dtypes {
 			l.MMA = append(l.MMA,
 				MMAShape{
-					Instr: "tcgen05.mma cta_group::1", DType: d, CTAGroup: 1,
-					M: []int{64, 128}, NMin: 8, NMax: 256, NStep: 8, K: 16,
+					Instr: "tcgen05.mma cta_group::1", DType: d.DType, CTAGroup: 1,
+					M: []int{64, 128}, NMin: 8, NMax: 256, NStep: 8, K: d.MMAK,
 				},
 				MMAShape{
-					Instr: "tcgen05.mma cta_group::2", DType: d, CTAGroup: 2,
-					M: []int{128, 256}, NMin: 16, NMax: 256, NStep: 16, K: 16,
+					Instr: "tcgen05.mma cta_group::2", DType: d.DType, CTAGroup: 2,
+					M: []int{128, 256}, NMin: 16, NMax: 256, NStep: 16, K: d.MMAK,
 				})
 		}
 	default:
@@ -209,7 +209,7 @@ func (l Limits) MMAFor(d DType, g int) (MMAShape, bool) {
 func (l Limits) CheckMMA(d DType, g, m, n int) error {
 	s, ok := l.MMAFor(d, g)
 	if !ok {
-		return fmt.Errorf("tiling: %s mma: dtype %q cta_group %d: no such instruction (want bf16 or fp16; cta_group 1 or 2 on sm_100a)", l.Arch, d, g)
+		return fmt.Errorf("tiling: %s mma: dtype %q cta_group %d: no such instruction (want one of %s; cta_group 1 or 2 on sm_100a)", l.Arch, d, g, join.Strings(DTypes()))
 	}
 	if !s.LegalM(m) || !s.LegalN(n) {
 		return fmt.Errorf("tiling: %s: M=%d N=%d: not a legal shape (want M in {%s}, N a multiple of %d in [%d,%d])", s.Instr, m, n, join.Ints(s.M), s.NStep, s.NMin, s.NMax)

@@ -145,8 +145,8 @@ type MeasuredChoice struct {
 
 // nearest is the row of t for kind k, arch a and mode storeOut
 // nearest to s in log space, among the rows of dtype d, or, when d has
-// none, of bf16 (the 16-bit types run at one tensor-core rate and move
-// the same bytes). Ties keep the table's order.
+// none, of the type it is measured as (DTypeSpec.MeasuredAs: one of the
+// same tensor-core rate and element size). Ties keep the table's order.
 func (t *MeasuredTable) nearest(k Kernel, a Arch, d DType, s Shape, storeOut bool) (MeasuredChoice, bool) {
 	rows, dt := t.rowsFor(k, a, d, storeOut)
 	best, found := MeasuredChoice{}, false
@@ -163,9 +163,13 @@ func (t *MeasuredTable) nearest(k Kernel, a Arch, d DType, s Shape, storeOut boo
 
 // rowsFor is the rows of t nearest looks among for kind k, arch a, dtype
 // d and mode storeOut, in the table's order, and their dtype: d's, or,
-// when d has none, bf16's.
+// when d has none, its MeasuredAs type's.
 func (t *MeasuredTable) rowsFor(k Kernel, a Arch, d DType, storeOut bool) ([]MeasuredRow, DType) {
-	for _, dt := range []DType{d, BF16} {
+	dts := []DType{d}
+	if s, err := d.Spec(); err == nil && s.MeasuredAs != "" {
+		dts = append(dts, s.MeasuredAs)
+	}
+	for _, dt := range dts {
 		var rows []MeasuredRow
 		for _, r := range t.Rows {
 			if r.Kernel == k && r.Arch == a && r.DType == dt && r.StoreOut == storeOut && (r.Routing == "" || r.Routing == groupedRoutingRead) {

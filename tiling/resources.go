@@ -255,13 +255,14 @@ func (c Config) BarrierCount() int {
 	return 0
 }
 
-// Smem returns the shared-memory layout. For an unknown arch it is zero.
+// Smem returns the shared-memory layout. For an unknown arch or dtype it is
+// zero.
 func (c Config) Smem() SmemLayout {
 	l, err := LimitsFor(c.Arch)
-	if err != nil {
+	elem := c.DType.Size()
+	if err != nil || elem == 0 {
 		return SmemLayout{}
 	}
-	const elem = 2 // both operand types are 16-bit
 	var s SmemLayout
 	s.OperandB = c.TileMPerCTA() * c.TileK * elem
 	s.OperandStage = s.OperandB + c.TileNPerCTA()*c.TileK*elem

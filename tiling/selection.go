@@ -329,7 +329,7 @@ func (sel Selection) Choose(s Shape) (string, string, error) {
 	if found && bestDist <= MaxMeasuredDistance && sel.Measured[best].Config != "" {
 		return sel.Measured[best].Config, "measured", nil
 	}
-	f := factsOf(s)
+	f := factsOf(s, sel.DType)
 	for _, b := range sel.Rules {
 		if b.Facts == f {
 			return b.Config, "rules", nil

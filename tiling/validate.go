@@ -55,6 +55,11 @@ func (ch *checker) add(field string, value any, format string, args ...any) {
 	ch.probs = append(ch.probs, Problem{Field: field, Value: fmt.Sprint(value), Rule: fmt.Sprintf(format, args...)})
 }
 
+// kSwizzleAtomBytes is the row of the 128-byte swizzle the operand maps use
+// along K (Limits.SwizzleBytes on every arch; a constant here so the K rule
+// is checked when the arch is not).
+const kSwizzleAtomBytes = 128
+
 // Validate checks c against the hardware limits and swigen's kernel design
 // and returns nil or a *ValidationError listing every violated rule. Rules
 // that depend on a field that is itself invalid (e.g. tile rules when the
@@ -147,13 +152,20 @@ func (c Config) Validate() error {
 		ch.add("residual", c.Residual, "only fwd_down adds a residual")
 	}
 
-	// 128-byte swizzle atom along K: TileK*2 bytes must be a multiple of 128.
+	// 128-byte swizzle atom along K: TileK elements must fill whole atoms.
+	// An unknown dtype (reported above) is sized as the default's.
+	elem := c.DType.Size()
+	if elem == 0 {
+		elem = DefaultDType.Size()
+	}
+	atomK := kSwizzleAtomBytes / elem
 	sizesOK := true
 	// The upper bound keeps the byte arithmetic far from overflow; at 512 no
 	// two stages of even the smallest tile fit in shared memory anyway.
-	if c.TileK <= 0 || c.TileK*2%128 != 0 || c.TileK > 256 {
+	if c.TileK <= 0 || c.TileK%atomK != 0 || c.TileK > 256 {
 		sizesOK = false
-		ch.add("tile_k", c.TileK, "must be a multiple of 64 in [64,256] (128-byte swizzle atom along K for 16-bit types)")
+		ch.add("tile_k", c.TileK, "must be a multiple of %d in [%d,256] (%d-byte swizzle atom along K for %d-bit types)",
+			atomK, atomK, kSwizzleAtomBytes, 8*elem)
 	}
 	if c.Stages < minStages || c.Stages > maxStages {
 		sizesOK = false
@@ -280,7 +292,7 @@ func (c Config) validateShape(ch *checker, lim Limits) bool {
 	}
 	// An MN-major operand has its swizzle atom along M or N: the per-CTA
 	// tile extent in that dimension must fill whole 128-byte atoms.
-	atom := lim.SwizzleBytes / 2
+	atom := lim.SwizzleBytes / c.DType.Size()
 	if c.MajorA == MNMajor && c.TileMPerCTA()%atom != 0 {
 		ch.add("tile_m", c.TileM, "with major_a=mn the A tile rows per CTA (%d) must be a multiple of %d (128-byte swizzle atom along M)", c.TileMPerCTA(), atom)
 	}

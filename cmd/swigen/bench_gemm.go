@@ -42,7 +42,7 @@ func newBenchGemmCmd(e *env, runF func(context.Context, *benchGemmOptions) error
 	f := cmd.Flags()
 	f.StringSliceVar(&o.Names, "name", nil, "gemm configs by procedural name (repeatable)")
 	f.StringArrayVar(&o.Shapes, "shape", []string{"8192,8192,8192"}, "gemm sizes M,N,K (repeatable)")
-	f.StringVar(&o.DType, "dtype", string(tiling.BF16), "operand type for the heuristic config")
+	f.StringVar(&o.DType, "dtype", string(tiling.DefaultDType), "operand type for the heuristic config")
 	f.IntVar(&o.Reps, "reps", 40, "timed repetitions per variant (at least 20)")
 	f.DurationVar(&o.Warmup, "warmup", 300*time.Millisecond, "warm-up time per variant")
 	f.StringVar(&o.NVCC, "nvcc", "", "nvcc to use (default: search)")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swigen/swigen/internal/join"
 	"github.com/swigen/swigen/lab/mlp"
 	"github.com/swigen/swigen/tiling"
 )
@@ -59,7 +60,7 @@ func newBenchMLPCmd(e *env, runF func(context.Context, *benchMLPOptions) error) 
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&o.Shapes, "shape", []string{seedShape}, "shapes M,K,I (repeatable)")
-	f.StringVar(&o.DType, "dtype", string(tiling.BF16), "operand type: bf16 or fp16")
+	f.StringVar(&o.DType, "dtype", string(tiling.DefaultDType), "operand type: "+join.Strings(tiling.DTypes()))
 	f.IntVar(&o.Reps, "reps", 40, "timed repetitions per variant (at least 20)")
 	f.DurationVar(&o.Warmup, "warmup", 300*time.Millisecond, "warm-up time per variant")
 	f.BoolVar(&o.RecomputeOut, "recompute-out", false, "the backward recomputes out (bwd_dswiglu StoreOut) instead of the forward keeping it")

@@ -74,7 +74,7 @@ func newTuneCmd(e *env, runF func(context.Context, *tuneOptions) error) *cobra.C
 	f := cmd.Flags()
 	f.StringVar(&o.Kernel, "kernel", string(tiling.DefaultKernel()), "kernel kind: "+join.Strings(tiling.TunableKinds())+" (gemm: --shape is M,N,K, as every command reads a gemm shape; a grouped kind: its sizes then E, see --shape)")
 	f.StringVar(&o.Arch, "arch", "auto", "target: auto (the GPU's), "+join.Strings(tiling.Arches()))
-	f.StringVar(&o.DType, "dtype", string(tiling.BF16), "operand type: "+join.Strings(tiling.DTypes()))
+	f.StringVar(&o.DType, "dtype", string(tiling.DefaultDType), "operand type: "+join.Strings(tiling.DTypes()))
 	f.BoolVar(&o.Suite, "suite", false, "tune every shape of the model-shape suite in turn (public model MLPs; for gemm the training step's GEMMs on swigen's gemm at each: gate-up, dout, dx, dW, dW_down, in their operand majors) into --db; swigen tune table turns such DBs into the heuristic's table")
 	f.StringVar(&o.Shape, "shape", seedShape, "problem size to tune for: M,K,I (bwd_dswiglu, fwd_gateup) or M,N,K (gemm), as emit --tuned reads it; a grouped kind's is M,K,I,E (moe_fwd_gateup, moe_bwd_dswiglu) or M,N,K,E (moe_gemm): M tokens over all E experts")
 	f.StringVar(&o.Routing, "routing", "", "grouped kinds: how the T tokens are spread over the E experts, "+join.Strings(tune.Routings())+" (default uniform; zipf: expert j gets ~1/(j+1)^1.2 of them), part of the DB key")

@@ -74,7 +74,7 @@ func addSelectFlags(cmd *cobra.Command, s *pick.Request) {
 	f.BoolVar(&s.Space, "space", false, "every config of the tuning space of the GPU's arch")
 	s.Kernels = []string{string(tiling.DefaultKernel())}
 	f.Var(oneKernel{&s.Kernels}, "kernel", "kernel kind")
-	f.StringVar(&s.DType, "dtype", string(tiling.BF16), "operand type (for --space and the heuristic)")
+	f.StringVar(&s.DType, "dtype", string(tiling.DefaultDType), "operand type (for --space and the heuristic)")
 	f.StringVar(&s.Shape, "heuristic-shape", seedShape, "shape the heuristic config is picked for: M,K,I, or M,N,K for gemm")
 }
 

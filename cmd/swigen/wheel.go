@@ -46,7 +46,7 @@ func newWheelCmd(e *env, runF func(context.Context, *wheelOptions) error) *cobra
 	f := cmd.Flags()
 	f.StringVarP(&o.out, "out", "o", "dist", "directory the wheel is written into")
 	f.StringSliceVar(&o.arches, "arch", []string{string(tiling.ArchSM90a)}, "targets, repeatable or comma-separated: "+join.Strings(tiling.Arches()))
-	f.StringSliceVar(&o.dtypes, "dtype", []string{string(tiling.BF16)}, "operand types, repeatable or comma-separated: "+join.Strings(tiling.DTypes()))
+	f.StringSliceVar(&o.dtypes, "dtype", []string{string(tiling.DefaultDType)}, "operand types, repeatable or comma-separated: "+join.Strings(tiling.DTypes()))
 	f.StringSliceVar(&o.kernels, "kernel", nil, "ship only these kinds (default: every kind the PyTorch ops run): "+join.Strings(tiling.AllKernels()))
 	f.StringVar(&o.nvcc, "nvcc", "", "nvcc to use (path or directory); default: search CUDA_HOME, PATH, SWIGEN_CUDA_VENV, ...")
 	f.BoolVar(&o.list, "list", false, "also print the wheel's files (name, size, sha256)")

@@ -60,7 +60,7 @@ type Options struct {
 func AddFlags(f *pflag.FlagSet, o *Options) {
 	f.StringSliceVar(&o.Kernels, "kernel", []string{string(tiling.DefaultKernel())}, "kernel kinds, repeatable or comma-separated: "+join.Strings(tiling.Kernels()))
 	f.StringSliceVar(&o.Arches, "arch", []string{string(tiling.ArchSM100a), string(tiling.ArchSM90a)}, "targets, repeatable or comma-separated: "+join.Strings(tiling.Arches()))
-	f.StringVar(&o.DType, "dtype", string(tiling.BF16), "operand type: "+join.Strings(tiling.DTypes()))
+	f.StringVar(&o.DType, "dtype", string(tiling.DefaultDType), "operand type: "+join.Strings(tiling.DTypes()))
 	f.StringVar(&o.Shape, "shape", SeedShape, "problem size the heuristic picks tiles for: M,K,I, or M,N,K for gemm (keyed M=..,K=..,I=.. for every kind)")
 	f.StringVar(&o.Name, "name", "", "emit the config with this procedural name (from swigen list), exactly: no field flag may change it")
 	f.BoolVar(&o.Catalog, "catalog", false, "emit every catalog config (filtered by --kernel/--arch/--dtype when given)")

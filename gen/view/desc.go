@@ -124,7 +124,8 @@ func sm100SmemDesc(addr, lbo, sbo uint32, sw swizzle) (uint64, error) {
 // tcgen05.mma.cta_group::<ctaGroup>.kind::f16 with an fp32 accumulator
 // (PTX ISA 9.7.16.4.2, Table 42 "Instruction descriptor format for
 // .kind::tf32, .kind::f16, .kind::f8f6f4 and .kind::i8"): D type bits 4-5
-// (F32 = 1), A and B type bits 7-9 and 10-12 (F16 = 0, BF16 = 1),
+// (F32 = 1), A and B type bits 7-9 and 10-12 (tiling.DTypeSpec.MMAType:
+// F16 = 0, BF16 = 1),
 // transpose A bit 15 and B bit 16 (1 = MN-major), N>>3 at bits 17-22,
 // M>>4 at bits 24-28; dense, no negation, no saturation, no .ws shift.
 // m is the instruction M (the CTA pair's M with cta_group::2). Only the
@@ -133,15 +134,14 @@ func sm100SmemDesc(addr, lbo, sbo uint32, sw swizzle) (uint64, error) {
 // M 128 or 256 with N a multiple of 16 in [16,256].
 func sm100InstrDesc(ab tiling.DType, ctaGroup, m, n int, transA, transB bool) (uint32, error) {
 	const op = "sm100 instr desc"
-	var t uint32
-	switch ab {
-	case tiling.FP16:
-		t = 0
-	case tiling.BF16:
-		t = 1
-	default:
-		return 0, fmt.Errorf("%s: dtype %q: want bf16 or fp16 (kind::f16)", op, ab)
+	spec, err := ab.Spec()
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", op, err)
 	}
+	if spec.MMAKind != "f16" {
+		return 0, fmt.Errorf("%s: dtype %q: tcgen05.mma kind::%s: only kind::f16 is encoded", op, ab, spec.MMAKind)
+	}
+	t := spec.MMAType
 	if ctaGroup != 1 && ctaGroup != 2 {
 		return 0, fmt.Errorf("%s: cta_group %d: want 1 or 2", op, ctaGroup)
 	}

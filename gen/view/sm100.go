@@ -102,7 +102,6 @@ type SM100Epilogue struct {
 const (
 	sm100EpiWarp0   = 4   // warps 4-7: warp%4 selects the TMEM lane quarter
 	SM100EpiThreads = 128 // one epilogue warpgroup
-	sm100EpiN       = 64  // one 128-byte swizzle row of 16-bit elements
 	// sm100RoleConsumers are the threads of one CTA that read every CLC
 	// response besides the MMA thread: scheduler, operand loader,
 	// epilogue-operand loader and the epilogue warpgroup.
@@ -127,12 +126,12 @@ func NewSM100(k tiling.Checked, m manifest.Manifest) (*SM100, error) {
 	if v.Elem, err = elemOf(c); err != nil {
 		return nil, err
 	}
-	v.Tile = newTile(c, halves, sm100EpiN)
+	v.Tile = newTile(c, v.Elem, halves, swizzleAtomBytes/v.Elem.Bytes) // one 128-byte swizzle row
 	v.Pair = sm100Pair(c, docs)
 	v.Cluster = Cluster{Size: c.ClusterM * c.ClusterN, M: c.ClusterM, N: c.ClusterN, Sync: c.ClusterM*c.ClusterN > 1}
 	v.Ring = SM100Ring{Stages: c.Stages, TxBytes: v.Pair.CTAsPerTile * v.Smem.OperandStage, Doc: docs.ring}
 	v.TMEM = sm100TMEM(c, v.Pair, docs)
-	if v.A, v.B, v.IDesc, err = sm100Operands(c, m.Boxes, v.Pair, halves); err != nil {
+	if v.A, v.B, v.IDesc, err = sm100Operands(c, v.Elem, m.Boxes, v.Pair, halves); err != nil {
 		return nil, err
 	}
 	if s, _ := tiling.KindOf(c.Kernel); s.ExpertsAlongK {
@@ -140,7 +139,7 @@ func NewSM100(k tiling.Checked, m manifest.Manifest) (*SM100, error) {
 		// scheduler's file defines the load (sched_grouped_sm100a.sched.tmpl).
 		v.B.Expert, v.B.Func = true, "sw_load_b_mnmajor_e"
 	}
-	v.Epi = sm100Epilogue(c, kind, v.Smem, docs)
+	v.Epi = sm100Epilogue(c, v.Elem, kind, v.Smem, docs)
 	if v.Sched, err = sm100Schedule(c, m.BlockThreads, v.Epi.Loads, docs); err != nil {
 		return nil, err
 	}
@@ -187,18 +186,18 @@ func sm100Pair(c tiling.Config, d sm100Docs) SM100Pair {
 
 // sm100TMEM sizes the tensor memory of c: two TileN-column accumulators
 // in the power-of-two allocation tiling.Config.TMEMColumns rounds them up
-// to, read sm100EpiN columns at a time.
+// to, read EpiN columns at a time.
 func sm100TMEM(c tiling.Config, p SM100Pair, d sm100Docs) SM100TMEM {
 	t := SM100TMEM{Cols: c.TMEMColumns(), EmptyArrivals: SM100EpiThreads * p.CTAsPerTile, AccCols: d.accCols, LdCols: c.EpiN}
 	t.LdRegList, t.LdOperands = regList(t.LdCols, "=f", "v")
 	return t
 }
 
-// sm100Epilogue is c's epilogue in layout lay: EpiM x EpiN 16-bit
-// sub-tiles, one 128-byte swizzle row per TMEM lane.
-func sm100Epilogue(c tiling.Config, k Kind, lay tiling.SmemLayout, d sm100Docs) SM100Epilogue {
+// sm100Epilogue is c's epilogue in layout lay: EpiM x EpiN sub-tiles of
+// element type el, one 128-byte swizzle row per TMEM lane.
+func sm100Epilogue(c tiling.Config, el Elem, k Kind, lay tiling.SmemLayout, d sm100Docs) SM100Epilogue {
 	e := SM100Epilogue{Epilogue: epilogueOf(c, k, lay.EpilogueSlot), M: c.EpiM, N: c.EpiN,
-		RowBytes: c.EpiN * ElemBytes, SwizzleMask: swizzleRepeat/swizzleAtomBytes - 1, Warp0: sm100EpiWarp0, Warp2Doc: d.warp2}
+		RowBytes: c.EpiN * el.Bytes, SwizzleMask: swizzleRepeat/swizzleAtomBytes - 1, Warp0: sm100EpiWarp0, Warp2Doc: d.warp2}
 	e.Chunks = e.RowBytes / 16
 	return e
 }

@@ -17,11 +17,11 @@ import (
 
 // sm100Operands lays out both operands' loads and returns them with the
 // instruction descriptor, which needs both majors.
-func sm100Operands(c tiling.Config, boxes manifest.Boxes, p SM100Pair, halves int) (a, b Operand, idesc string, err error) {
-	if a, err = sm100OperandA(c, boxes, p.RowsPerCTA); err != nil {
+func sm100Operands(c tiling.Config, e Elem, boxes manifest.Boxes, p SM100Pair, halves int) (a, b Operand, idesc string, err error) {
+	if a, err = sm100OperandA(c, e, boxes, p.RowsPerCTA); err != nil {
 		return a, b, "", err
 	}
-	if b, err = sm100OperandB(c, boxes, p, halves); err != nil {
+	if b, err = sm100OperandB(c, e, boxes, p, halves); err != nil {
 		return a, b, "", err
 	}
 	d, err := sm100InstrDesc(c.DType, p.CTAGroup, c.TileM, c.TileN, a.Trans == 1, b.Trans == 1)
@@ -33,22 +33,26 @@ func sm100Operands(c tiling.Config, boxes manifest.Boxes, p SM100Pair, halves in
 
 // sm100OperandA lays out the loads of the CTA's rows rows of A: one box per
 // atom (K-major), or per 64-row slab (MN-major, load i at row MN[i]).
-func sm100OperandA(c tiling.Config, boxes manifest.Boxes, rows int) (Operand, error) {
+func sm100OperandA(c tiling.Config, e Elem, boxes manifest.Boxes, rows int) (Operand, error) {
 	var o Operand
 	var l loadList
 	lbo := 16
+	atom, err := boxRow("A", boxes.A)
+	if err != nil {
+		return o, err
+	}
 	switch c.MajorA {
 	case tiling.KMajor:
-		for a := 0; a < c.TileK/64; a++ {
-			l.add(64*a, 0, a*rows*swizzleAtomBytes, 0, 0)
+		for a := 0; a < c.TileK/atom; a++ {
+			l.add(atom*a, 0, a*rows*swizzleAtomBytes, 0, 0)
 		}
-		o.K16 = join.Ints(kmajorK16(c.TileK/16, rows))
+		o.K16 = join.Ints(kmajorK16(e, c.TileK, rows))
 	case tiling.MNMajor:
 		lbo = boxes.A[1] * swizzleAtomBytes // one box: TileK k-rows of 64 m
-		for q := 0; q < rows/64; q++ {
-			l.add(0, 64*q, q*lbo, 0, 0)
+		for q := 0; q < rows/atom; q++ {
+			l.add(0, atom*q, q*lbo, 0, 0)
 		}
-		o.K16 = join.Ints(mnmajorK16(c.TileK / 16))
+		o.K16 = join.Ints(mnmajorK16(e, c.TileK))
 		o.MNMajor, o.Trans = true, 1
 	default:
 		return o, fmt.Errorf("view: major_a %q: want k or mn", c.MajorA)
@@ -62,10 +66,14 @@ func sm100OperandA(c tiling.Config, boxes manifest.Boxes, rows int) (Operand, er
 // loaded on its own; in a CTA pair each CTA holds one half, so its loads
 // are all half 0 and the odd CTA's n origin is the gate half's
 // (SM100Pair.RankNOff).
-func sm100OperandB(c tiling.Config, boxes manifest.Boxes, p SM100Pair, halves int) (Operand, error) {
+func sm100OperandB(c tiling.Config, e Elem, boxes manifest.Boxes, p SM100Pair, halves int) (Operand, error) {
 	var o Operand
 	var l loadList
 	rows, lbo := p.NPerCTA, 16
+	atom, err := boxRow("B", boxes.B)
+	if err != nil {
+		return o, err
+	}
 	loadHalves := halves
 	if p.TwoCTA {
 		loadHalves = 1
@@ -73,20 +81,20 @@ func sm100OperandB(c tiling.Config, boxes manifest.Boxes, p SM100Pair, halves in
 	switch c.MajorB {
 	case tiling.KMajor:
 		hRows := boxes.B[1] // one box: an atom of one half's rows
-		for a := 0; a < c.TileK/64; a++ {
+		for a := 0; a < c.TileK/atom; a++ {
 			for h := 0; h < loadHalves; h++ {
-				l.add(64*a, 0, (a*rows+h*hRows)*swizzleAtomBytes, 0, h)
+				l.add(atom*a, 0, (a*rows+h*hRows)*swizzleAtomBytes, 0, h)
 			}
 		}
-		o.K16, o.Func = join.Ints(kmajorK16(c.TileK/16, rows)), "sw_load_b_kmajor"
+		o.K16, o.Func = join.Ints(kmajorK16(e, c.TileK, rows)), "sw_load_b_kmajor"
 	case tiling.MNMajor:
 		lbo = boxes.B[1] * swizzleAtomBytes // one box: TileK k-rows of 64 n
-		slabs := rows / 64
+		slabs := rows / atom
 		perHalf := slabs / loadHalves
 		for q := 0; q < slabs; q++ {
-			l.add(0, 64*(q%perHalf), q*lbo, 0, q/perHalf)
+			l.add(0, atom*(q%perHalf), q*lbo, 0, q/perHalf)
 		}
-		o.K16, o.Func = join.Ints(mnmajorK16(c.TileK/16)), "sw_load_b_mnmajor"
+		o.K16, o.Func = join.Ints(mnmajorK16(e, c.TileK)), "sw_load_b_mnmajor"
 		o.Trans = 1
 	default:
 		return o, fmt.Errorf("view: major_b %q: want k or mn", c.MajorB)

@@ -234,7 +234,7 @@ func TestSM100OperandRingMap(t *testing.T) {
 				owner[b] = id
 			}
 		}
-		boxBytes := func(b [3]int) int { return b[0] * b[1] * ElemBytes }
+		boxBytes := func(b [3]int) int { return b[0] * b[1] * v.Elem.Bytes }
 		aSmem := ints(t, v.A.Smem)
 		for i, off := range aSmem {
 			write("A", off, boxBytes(boxes.A), 1+i)

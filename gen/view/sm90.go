@@ -228,7 +228,7 @@ func NewSM90(k tiling.Checked, m manifest.Manifest) (*SM90, error) {
 	if v.Sched, arrivals, err = sm90Schedule(c, m.BlockThreads); err != nil {
 		return nil, err
 	}
-	v.Tile = newTile(c, halves, c.EpiN)
+	v.Tile = newTile(c, v.Elem, halves, c.EpiN)
 	v.Sched.Overlap = sm90Overlap(c, v.Tile)
 	v.Cluster = sm90Cluster(c)
 	v.Ring = SM90Ring{Stages: c.Stages, TxBytes: v.Smem.OperandStage, EmptyArrivals: arrivals * v.Cluster.Size, L2Keep: c.L2KeepOperands}
@@ -237,10 +237,10 @@ func NewSM90(k tiling.Checked, m manifest.Manifest) (*SM90, error) {
 		return nil, err
 	}
 	boxes := m.Boxes
-	if v.A, err = sm90OperandA(c, boxes, v.Sched.ConsumerRows); err != nil {
+	if v.A, err = sm90OperandA(c, v.Elem, boxes, v.Sched.ConsumerRows); err != nil {
 		return nil, err
 	}
-	if v.B, err = sm90OperandB(c, boxes, halves); err != nil {
+	if v.B, err = sm90OperandB(c, v.Elem, boxes, halves); err != nil {
 		return nil, err
 	}
 	if s, _ := tiling.KindOf(c.Kernel); s.ExpertsAlongK || s.ExpertMapB {
@@ -251,7 +251,7 @@ func NewSM90(k tiling.Checked, m manifest.Manifest) (*SM90, error) {
 			v.B.Func = "sw_load_b_mnmajor_e"
 		}
 	}
-	if v.Epi, err = sm90Epilogue(c, kind, v.Smem); err != nil {
+	if v.Epi, err = sm90Epilogue(c, v.Elem, kind, v.Smem); err != nil {
 		return nil, err
 	}
 	if err := checkRegisterSplit(v.Sched.Threads, v.Sched.ProducerRegs, v.Sched.ConsumerRegs); err != nil {
@@ -350,9 +350,9 @@ func sm90Wgmma(c tiling.Config, s SM90Schedule) Wgmma {
 	return w
 }
 
-// sm90Epilogue is c's epilogue in layout lay.
-func sm90Epilogue(c tiling.Config, k Kind, lay tiling.SmemLayout) (SM90Epilogue, error) {
-	swz, err := EpiSwizzleOf(c.EpiN)
+// sm90Epilogue is c's epilogue of element type el in layout lay.
+func sm90Epilogue(c tiling.Config, el Elem, k Kind, lay tiling.SmemLayout) (SM90Epilogue, error) {
+	swz, err := EpiSwizzleOf(c.EpiN, el.Bytes)
 	if err != nil {
 		return SM90Epilogue{}, err
 	}

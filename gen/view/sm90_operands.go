@@ -31,13 +31,17 @@ func sharedRank(r, shares int) int {
 // so an uneven split only moves load issue work.
 func slabRank(q, n, shares int) int { return sharedRank(q*shares/n, shares) }
 
-// sm90OperandA lays out A's loads: a 1x2 cluster shares A. consumerRows
-// is where the second consumer's rows start (0: each consumer has whole
-// tiles).
-func sm90OperandA(c tiling.Config, boxes manifest.Boxes, consumerRows int) (Operand, error) {
+// sm90OperandA lays out A's loads in element type e: a 1x2 cluster shares
+// A. consumerRows is where the second consumer's rows start (0: each
+// consumer has whole tiles). A box is one swizzle row (boxes.A[0]
+// elements) wide.
+func sm90OperandA(c tiling.Config, e Elem, boxes manifest.Boxes, consumerRows int) (Operand, error) {
 	var o Operand
 	var l loadList
-	var err error
+	atom, err := boxRow("A", boxes.A)
+	if err != nil {
+		return o, err
+	}
 	mb := c.TileM / 64
 	if consumerRows > 0 {
 		mb = consumerRows / 64
@@ -48,12 +52,12 @@ func sm90OperandA(c tiling.Config, boxes manifest.Boxes, consumerRows int) (Oper
 		// share of the tile's rows.
 		rows := boxes.A[1]
 		shares := c.TileM / rows
-		for a := 0; a < c.TileK/64; a++ {
+		for a := 0; a < c.TileK/atom; a++ {
 			for r := 0; r < shares; r++ {
-				l.add(64*a, r*rows, (a*c.TileM+r*rows)*swizzleAtomBytes, sharedRank(r, shares), 0)
+				l.add(atom*a, r*rows, (a*c.TileM+r*rows)*swizzleAtomBytes, sharedRank(r, shares), 0)
 			}
 		}
-		o.K16, o.MB = join.Ints(kmajorK16(c.TileK/16, c.TileM)), join.Ints(steps(mb, 64*swizzleAtomBytes))
+		o.K16, o.MB = join.Ints(kmajorK16(e, c.TileK, c.TileM)), join.Ints(steps(mb, 64*swizzleAtomBytes))
 		o.ConsumerOff = consumerRows * swizzleAtomBytes
 		o.Func = "sw_tma_load_2d"
 		o.Desc, err = descHex90(16)
@@ -62,12 +66,12 @@ func sm90OperandA(c tiling.Config, boxes manifest.Boxes, consumerRows int) (Oper
 		// wgmma's 64 rows are one slab, so LBO (the slab stride) is never
 		// stepped over; a k16 step is 16 k-rows.
 		slab := boxes.A[1] * swizzleAtomBytes // one box: TileK k-rows of 64 m
-		slabs := c.TileM / 64
+		slabs := c.TileM / atom
 		for q := 0; q < slabs; q++ {
-			l.add(0, 64*q, q*slab, slabRank(q, slabs, c.ClusterN), 0)
+			l.add(0, atom*q, q*slab, slabRank(q, slabs, c.ClusterN), 0)
 		}
-		o.K16, o.MB = join.Ints(mnmajorK16(c.TileK/16)), join.Ints(steps(mb, slab))
-		o.ConsumerOff = consumerRows / 64 * slab
+		o.K16, o.MB = join.Ints(mnmajorK16(e, c.TileK)), join.Ints(steps(mb, slab))
+		o.ConsumerOff = consumerRows / atom * slab
 		o.MNMajor, o.Trans, o.Func = true, 1, "sw_load_a_mnmajor"
 		o.Desc, err = descHex90(slab)
 	default:
@@ -83,38 +87,41 @@ func sm90OperandA(c tiling.Config, boxes manifest.Boxes, consumerRows int) (Oper
 	return o, nil
 }
 
-// sm90OperandB lays out B's loads: a 2x1 cluster shares B. fwd_gateup's B
-// tile is two halves (left rows of W, then the matching gate rows), each
-// loaded on its own.
-func sm90OperandB(c tiling.Config, boxes manifest.Boxes, halves int) (Operand, error) {
+// sm90OperandB lays out B's loads in element type e: a 2x1 cluster shares
+// B. fwd_gateup's B tile is two halves (left rows of W, then the matching
+// gate rows), each loaded on its own.
+func sm90OperandB(c tiling.Config, e Elem, boxes manifest.Boxes, halves int) (Operand, error) {
 	var o Operand
 	var l loadList
-	var err error
+	atom, err := boxRow("B", boxes.B)
+	if err != nil {
+		return o, err
+	}
 	switch c.MajorB {
 	case tiling.KMajor:
 		// B [N,K]: a box is one atom of boxes.B[1] rows of one half, a 2x1
 		// cluster's share of the half.
 		hRows, rows := c.TileN/halves, boxes.B[1]
 		shares := hRows / rows
-		for a := 0; a < c.TileK/64; a++ {
+		for a := 0; a < c.TileK/atom; a++ {
 			for h := 0; h < halves; h++ {
 				for r := 0; r < shares; r++ {
-					l.add(64*a, r*rows, (a*c.TileN+h*hRows+r*rows)*swizzleAtomBytes, sharedRank(r, shares), h)
+					l.add(atom*a, r*rows, (a*c.TileN+h*hRows+r*rows)*swizzleAtomBytes, sharedRank(r, shares), h)
 				}
 			}
 		}
-		o.K16, o.Func = join.Ints(kmajorK16(c.TileK/16, c.TileN)), "sw_load_b_kmajor"
+		o.K16, o.Func = join.Ints(kmajorK16(e, c.TileK, c.TileN)), "sw_load_b_kmajor"
 		o.Desc, err = descHex90(16)
 	case tiling.MNMajor:
 		// B [K,N]: LBO is the slab stride, a k16 step 16 k-rows. With
 		// halves, the first half of the slabs is the left one.
 		slab := boxes.B[1] * swizzleAtomBytes // one box: TileK k-rows of 64 n
-		slabs := c.TileN / 64
+		slabs := c.TileN / atom
 		perHalf := slabs / halves
 		for q := 0; q < slabs; q++ {
-			l.add(0, 64*(q%perHalf), q*slab, slabRank(q, slabs, c.ClusterM), q/perHalf)
+			l.add(0, atom*(q%perHalf), q*slab, slabRank(q, slabs, c.ClusterM), q/perHalf)
 		}
-		o.K16, o.Func = join.Ints(mnmajorK16(c.TileK/16)), "sw_load_b_mnmajor"
+		o.K16, o.Func = join.Ints(mnmajorK16(e, c.TileK)), "sw_load_b_mnmajor"
 		o.MNMajor, o.Trans = true, 1
 		o.Desc, err = descHex90(slab)
 	default:

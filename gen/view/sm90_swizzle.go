@@ -2,7 +2,7 @@ package view
 
 import "fmt"
 
-// EpiSwizzle is how the sm_90a epilogue's 16-bit sub-tile lies in its
+// EpiSwizzle is how the sm_90a epilogue's sub-tile lies in its
 // staging slot: row r at r*RowBytes, its 16-byte chunk j at chunk
 // j ^ Term(r), the place the TMA's swizzle of RowBytes bytes (the box's
 // inner row, manifest.BoxesOf and manifest's swizzleOf) puts it. The TMA
@@ -12,22 +12,23 @@ import "fmt"
 // The kernel's ldmatrix/stmatrix and 32-bit accesses address the slot
 // through RowBytes and Term, so this type is the one owner of the formula.
 type EpiSwizzle struct {
-	// RowBytes is one sub-tile row: 128 (64 columns) or 64 (32 columns).
+	// RowBytes is one sub-tile row: 128 (64 16-bit columns) or 64 (32).
 	RowBytes int
 	// Shift and Mask give the XOR term of row r: (r >> Shift) & Mask.
 	Shift, Mask int
 }
 
-// EpiSwizzleOf is the swizzle of a sub-tile cols 16-bit columns wide: 64
-// (128-byte rows and swizzle) or 32 (64-byte); anything else is an error.
-func EpiSwizzleOf(cols int) (EpiSwizzle, error) {
-	switch cols {
-	case 64:
+// EpiSwizzleOf is the swizzle of a sub-tile cols columns of elemBytes-byte
+// elements wide: 128-byte rows and swizzle (64 16-bit columns) or 64-byte
+// ones (32); anything else is an error.
+func EpiSwizzleOf(cols, elemBytes int) (EpiSwizzle, error) {
+	switch cols * elemBytes {
+	case 128:
 		return EpiSwizzle{RowBytes: 128, Shift: 0, Mask: 7}, nil
-	case 32:
+	case 64:
 		return EpiSwizzle{RowBytes: 64, Shift: 1, Mask: 3}, nil
 	}
-	return EpiSwizzle{}, fmt.Errorf("view: epilogue sub-tile of %d columns: want 32 or 64 (a 64- or 128-byte swizzle row)", cols)
+	return EpiSwizzle{}, fmt.Errorf("view: epilogue sub-tile of %d columns of %d bytes: want 64- or 128-byte rows (a 64- or 128-byte swizzle row)", cols, elemBytes)
 }
 
 // Term is the C expression of the XOR term of a row that is congruent to

@@ -27,7 +27,7 @@ func TestEpiSwizzleOf(t *testing.T) {
 		{32, EpiSwizzle{RowBytes: 64, Shift: 1, Mask: 3}, "(r >> 1) & 3", "(lane >> 1) & 3"},
 	}
 	for _, tt := range tests {
-		got, err := EpiSwizzleOf(tt.cols)
+		got, err := EpiSwizzleOf(tt.cols, 2)
 		if err != nil {
 			t.Fatalf("EpiSwizzleOf(%d): %v", tt.cols, err)
 		}
@@ -43,8 +43,8 @@ func TestEpiSwizzleOf(t *testing.T) {
 			t.Errorf("cols %d: Term(lane) = %q, want %q", tt.cols, g, tt.termLane)
 		}
 	}
-	if _, err := EpiSwizzleOf(16); err == nil {
-		t.Error("EpiSwizzleOf(16): no error")
+	if _, err := EpiSwizzleOf(16, 2); err == nil {
+		t.Error("EpiSwizzleOf(16, 2): no error")
 	}
 }
 
@@ -54,7 +54,7 @@ func TestEpiSwizzleOf(t *testing.T) {
 func TestEpiSwizzleMatchesTMA(t *testing.T) {
 	t.Parallel()
 	for _, cols := range []int{32, 64} {
-		s, _ := EpiSwizzleOf(cols)
+		s, _ := EpiSwizzleOf(cols, 2)
 		seen := map[int]bool{}
 		for r := 0; r < EpiSubRows; r++ {
 			for j := 0; j < s.RowBytes/16; j++ {
@@ -82,7 +82,7 @@ func TestEpiSwizzleMatchesTMA(t *testing.T) {
 func TestEpiFragRowsLdmatrix(t *testing.T) {
 	t.Parallel()
 	for _, cols := range []int{32, 64} {
-		s, _ := EpiSwizzleOf(cols)
+		s, _ := EpiSwizzleOf(cols, 2)
 		frags := cols / 4 // fragments per warp and sub-tile
 		for wl := 0; wl < 4; wl++ {
 			for g := 0; g < frags; g += 4 {

@@ -81,7 +81,7 @@ func TestSM90OperandRingMap(t *testing.T) {
 				owner[b] = id
 			}
 		}
-		boxBytes := func(b [3]int) int { return b[0] * b[1] * ElemBytes }
+		boxBytes := func(b [3]int) int { return b[0] * b[1] * v.Elem.Bytes }
 		aSmem, bSmem := ints(t, v.A.Smem), ints(t, v.B.Smem)
 		for i, off := range aSmem {
 			write(off, boxBytes(boxes.A), 1+i)

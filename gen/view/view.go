@@ -106,20 +106,21 @@ func kindFlags(family string) (k Kind, ok bool) {
 // Elem names the element type for the templates: its PTX type, the
 // helpers that unpack a 32-bit pair to fp32 and pack it back, and Trait,
 // the operand-type struct of the CUDA library (swigen_v1_sm90a.cuh) that
-// a thin unit's traits name.
+// a thin unit's traits name. Bytes (the element size) and MMAK (the K of
+// one MMA instruction) size the walks the view computes; every field is
+// the config's tiling.DTypeSpec's.
 type Elem struct {
 	PTX, Unpack, Pack string
 	Trait             string
+	Bytes, MMAK       int
 }
 
 func elemOf(c tiling.Config) (Elem, error) {
-	switch c.DType {
-	case tiling.BF16:
-		return Elem{PTX: "bf16", Unpack: "sw_unpack_bf16x2", Pack: "sw_pack_bf16x2", Trait: "sw_bf16"}, nil
-	case tiling.FP16:
-		return Elem{PTX: "f16", Unpack: "sw_unpack_f16x2", Pack: "sw_pack_f16x2", Trait: "sw_f16"}, nil
+	d, err := c.DType.Spec()
+	if err != nil {
+		return Elem{}, fmt.Errorf("view: %w", err)
 	}
-	return Elem{}, fmt.Errorf("view: dtype %q: want bf16 or fp16", c.DType)
+	return Elem{PTX: d.PTX, Unpack: d.Unpack, Pack: d.Pack, Trait: d.Trait, Bytes: d.Bytes, MMAK: d.MMAK}, nil
 }
 
 // Tile is the output tile and its walk.
@@ -143,11 +144,12 @@ type Tile struct {
 	RasterN      bool
 }
 
-// newTile is the tile of c with halves B halves and epilogue sub-tiles
-// epiN columns wide; tiling.Check makes TileN a multiple of epiN*halves,
-// except for the sm_90a gemm, whose TileN need only be at least epiN.
-func newTile(c tiling.Config, halves, epiN int) Tile {
-	t := Tile{M: c.TileM, N: c.TileN, K: c.TileK, NOut: c.TileN / halves, K16: c.TileK / 16,
+// newTile is the tile of c in element type e with halves B halves and
+// epilogue sub-tiles epiN columns wide; tiling.Check makes TileN a
+// multiple of epiN*halves, except for the sm_90a gemm, whose TileN need
+// only be at least epiN.
+func newTile(c tiling.Config, e Elem, halves, epiN int) Tile {
+	t := Tile{M: c.TileM, N: c.TileN, K: c.TileK, NOut: c.TileN / halves, K16: c.TileK / e.MMAK,
 		SwizzleGroup: c.SwizzleGroup, Func: "sw_tile_raster_m"}
 	t.NB = (t.NOut + epiN - 1) / epiN
 	cols := make([]int, t.NB)
@@ -287,28 +289,39 @@ func (l *loadList) fill(o *Operand, ranks bool, halves int) {
 
 // Hardware facts the layouts depend on (ptx.md §A2, §A7, §B4).
 const (
-	swizzleAtomBytes = 128  // one 128B-swizzle row: 64 16-bit elements
+	swizzleAtomBytes = 128  // one 128B-swizzle row (Elem.Bytes sized elements)
 	swizzleRepeat    = 1024 // 8 rows of an atom
-	ElemBytes        = 2    // bf16 / fp16
 )
 
-// kmajorK16 is the start-address offset of each k16 step of a K-major
-// tile of rows rows: four 32-byte steps inside a 128-byte atom, then the
-// next atom (rows x 128 bytes on).
-func kmajorK16(k16, rows int) []int {
+// boxRow is the elements of one swizzle row of a load of box, the box's
+// innermost extent (manifest.BoxesOf), or an error naming the operand.
+func boxRow(what string, box [3]int) (int, error) {
+	if box[0] <= 0 {
+		return 0, fmt.Errorf("view: %s box %v: want a positive innermost extent", what, box)
+	}
+	return box[0], nil
+}
+
+// kmajorK16 is the start-address offset of each MMA K step (k16 for the
+// 16-bit types) of a K-major tile of rows rows in element type e, TileK
+// tileK: steps of MMAK elements inside a 128-byte atom (four 32-byte steps
+// for the 16-bit types), then the next atom (rows x 128 bytes on).
+func kmajorK16(e Elem, tileK, rows int) []int {
+	step := e.MMAK * e.Bytes
+	perAtom := swizzleAtomBytes / step
 	var out []int
-	for k := 0; k < k16; k++ {
-		out = append(out, (k/4)*rows*swizzleAtomBytes+(k%4)*32)
+	for k := 0; k < tileK/e.MMAK; k++ {
+		out = append(out, (k/perAtom)*rows*swizzleAtomBytes+(k%perAtom)*step)
 	}
 	return out
 }
 
-// mnmajorK16 is the start-address offset of each k16 step of an MN-major
-// tile: 16 k-rows of 128 bytes.
-func mnmajorK16(k16 int) []int {
+// mnmajorK16 is the start-address offset of each MMA K step of an
+// MN-major tile in element type e, TileK tileK: MMAK k-rows of 128 bytes.
+func mnmajorK16(e Elem, tileK int) []int {
 	var out []int
-	for k := 0; k < k16; k++ {
-		out = append(out, k*16*swizzleAtomBytes)
+	for k := 0; k < tileK/e.MMAK; k++ {
+		out = append(out, k*e.MMAK*swizzleAtomBytes)
 	}
 	return out
 }

@@ -68,7 +68,7 @@ func Check(o Options) error {
 		return errors.New("wheel: no arch: name one with --arch (" + string(tiling.ArchSM90a) + ")")
 	}
 	if len(o.DTypes) == 0 {
-		return errors.New("wheel: no dtype: name one with --dtype (bf16)")
+		return errors.New("wheel: no dtype: name one with --dtype (" + string(tiling.DefaultDType) + ")")
 	}
 	for _, k := range o.Kernels {
 		if !slices.ContainsFunc(tiling.OpVariants(), func(v tiling.OpVariant) bool { return v.Kernel == k }) {

@@ -17,8 +17,6 @@ const (
 	cublasComputeF32    = 68 // CUBLAS_COMPUTE_32F
 	cublasGemmDefault   = -1 // CUBLAS_GEMM_DEFAULT
 	cublasDefaultMath   = 0  // CUBLAS_DEFAULT_MATH
-	cudaR16F            = 2  // CUDA_R_16F
-	cudaR16BF           = 14 // CUDA_R_16BF
 	cublasStatusSuccess = 0
 )
 
@@ -66,13 +64,12 @@ func rowMajorGemmArgs(transB bool, M, N, K int) (gemmArgs, error) {
 	return a, nil
 }
 
-// cudaDataType returns the cudaDataType_t of a 16-bit operand type.
+// cudaDataType returns the cudaDataType_t of an operand type
+// (tiling.DTypeSpec.CUDADataType).
 func cudaDataType(dt tiling.DType) (int32, error) {
-	switch dt {
-	case tiling.BF16:
-		return cudaR16BF, nil
-	case tiling.FP16:
-		return cudaR16F, nil
+	s, err := dt.Spec()
+	if err != nil {
+		return 0, fmt.Errorf("baseline: %w", err)
 	}
-	return 0, fmt.Errorf("baseline: dtype %q: want bf16 or fp16", dt)
+	return s.CUDADataType, nil
 }

@@ -122,11 +122,11 @@ func MeasureCeilings(env *Env, dt tiling.DType, o Options) (Ceilings, error) {
 	}
 	var ab [3]cu.DevicePtr
 	for i := range ab {
-		if ab[i], err = b.Alloc(n * n * 2); err != nil {
+		if ab[i], err = b.Alloc(n * n * dt.Size()); err != nil {
 			return Ceilings{}, err
 		}
 		if i < 2 {
-			if err := fl.Fill(ab[i], n*n*2); err != nil {
+			if err := fl.Fill(ab[i], n*n*dt.Size()); err != nil {
 				return Ceilings{}, err
 			}
 		}
@@ -193,7 +193,7 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 		return nil, err
 	}
 	flops, minBytes := perfmodel.BwdCost(s, cfg.StoreOut)
-	setBytes := 2 * (M*K + I*K + 2*M*I + 2*M*I + M*I + 2*M*I)
+	setBytes := dt.Size() * (M*K + I*K + 2*M*I + 2*M*I + M*I + 2*M*I)
 	sets, err := RotatedSets(env.Dev, setBytes, 16)
 	if err != nil {
 		return nil, err
@@ -209,10 +209,11 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 	ss := make([]set, sets)
 	for i := range ss {
 		x := &ss[i]
+		el := dt.Size()
 		if err := AllocBufs(env.Ctx, b, fl, dt, []Buf{
-			{&x.dy, M * K * 2, true}, {&x.w, I * K * 2, true}, {&x.de, M * 2 * I * 2, true},
-			{&x.gde, M * 2 * I * 2, false}, {&x.dout, M * I * 2, false}, {&x.out, M * I * 2, false},
-			{&x.bgde, M * 2 * I * 2, false}, {&x.ugde, M * 2 * I * 2, false},
+			{&x.dy, M * K * el, true}, {&x.w, I * K * el, true}, {&x.de, M * 2 * I * el, true},
+			{&x.gde, M * 2 * I * el, false}, {&x.dout, M * I * el, false}, {&x.out, M * I * el, false},
+			{&x.bgde, M * 2 * I * el, false}, {&x.ugde, M * 2 * I * el, false},
 		}); err != nil {
 			return nil, err
 		}
@@ -311,7 +312,7 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 	// trip through HBM, which the fused kernel saves.
 	parts := perfmodel.BaselineParts(perfmodel.BwdDSwiGLU, s, false)
 	gemmBytes, ewBytes := parts[0].Bytes, parts[1].Bytes
-	doutBytes := 2 * float64(M*I)
+	doutBytes := float64(dt.Size()) * float64(M*I)
 	rep.Rows = []Row{
 		mk("swigen "+name, flops, minBytes, tf),
 		mk("baseline (cuBLAS + elementwise)", flops, minBytes+2*doutBytes, tb),
@@ -341,7 +342,7 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 		return nil, err
 	}
 	rep.RelErr = st.RelFrobenius
-	if !st.OK(1e-2) {
+	if !st.OK(num.Tol(dt)) {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("fused output differs from the baseline: %s", st))
 	}
 	if unfused != nil {
@@ -361,7 +362,7 @@ func BenchBwd(env *Env, k *launch.Kernel, s tiling.Shape, ceil Ceilings, o Optio
 			return nil, err
 		}
 		rep.Unfused.RelErr = st.RelOrInf()
-		if !st.OK(1e-2) {
+		if !st.OK(num.Tol(dt)) {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("unfused output differs from the baseline: %s", st))
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-// CompareOutputs compares n 16-bit elements of swigen's output got with
+// CompareOutputs compares n dt elements of swigen's output got with
 // the baseline's output want, computed from the same inputs, with the
 // baseline as the reference: on the GPU with cmp (nothing is downloaded;
 // the result has no worst index), or, with a nil cmp, by downloading both
@@ -18,8 +18,8 @@ func CompareOutputs(ctx *cu.Context, cmp *Comparer, dt tiling.DType, got, want c
 	if cmp != nil {
 		return cmp.Compare(dt, got, want, n, timeout)
 	}
-	g := make([]byte, 2*n)
-	w := make([]byte, 2*n)
+	g := make([]byte, n*dt.Size())
+	w := make([]byte, n*dt.Size())
 	if err := ctx.MemcpyDtoH(g, got); err != nil {
 		return num.ErrStats{}, err
 	}

@@ -42,7 +42,10 @@ func compareEntry(dt tiling.DType) string { return "swigen_compare_" + string(dt
 
 // NewComparer compiles compare.cu for sm_90a with tc and loads it.
 func NewComparer(ctx *cu.Context, tc launch.Compiler) (*Comparer, error) {
-	entries := []string{compareEntry(tiling.BF16), compareEntry(tiling.FP16)}
+	var entries []string
+	for _, dt := range tiling.HelperDTypes() {
+		entries = append(entries, compareEntry(dt))
+	}
 	h, err := launch.LoadHelper(context.Background(), ctx, tc, "swigen_bench_compare", compareSource, entries)
 	if err != nil {
 		return nil, fmt.Errorf("bench: new comparer: %w", err)
@@ -62,8 +65,8 @@ func (c *Comparer) Close() error {
 // reference (a baseline's output on the same inputs), and waits for the
 // GPU at most timeout. Worst is -1: the kernel keeps no index.
 func (c *Comparer) Compare(dt tiling.DType, got, want cu.DevicePtr, n int, timeout time.Duration) (num.ErrStats, error) {
-	if dt != tiling.BF16 && dt != tiling.FP16 {
-		return num.ErrStats{}, fmt.Errorf("bench: compare: dtype %q: want bf16 or fp16", dt)
+	if _, err := dt.HelperSpec("bench: compare"); err != nil {
+		return num.ErrStats{}, err
 	}
 	if got == 0 || want == 0 || n < 0 {
 		return num.ErrStats{}, fmt.Errorf("bench: compare %d elements: null tensor or negative size", n)

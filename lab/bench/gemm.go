@@ -44,7 +44,8 @@ func BenchGemm(env *Env, k *launch.Kernel, M, N, K int, ceil Ceilings, o Options
 	}
 	dt := cfg.DType
 	flops, minBytes := perfmodel.GemmCost(M, N, K)
-	setBytes := int(minBytes) + 2*M*N // + cuBLAS's own C
+	el := dt.Size()
+	setBytes := int(minBytes) + el*M*N // + cuBLAS's own C
 	sets, err := RotatedSets(env.Dev, setBytes, 16)
 	if err != nil {
 		return nil, err
@@ -61,7 +62,7 @@ func BenchGemm(env *Env, k *launch.Kernel, M, N, K int, ceil Ceilings, o Options
 	for i := range ss {
 		x := &ss[i]
 		if err := AllocBufs(env.Ctx, b, fl, dt, []Buf{
-			{&x.a, M * K * 2, true}, {&x.b, N * K * 2, true}, {&x.c, M * N * 2, false}, {&x.cb, M * N * 2, false},
+			{&x.a, M * K * el, true}, {&x.b, N * K * el, true}, {&x.c, M * N * el, false}, {&x.cb, M * N * el, false},
 		}); err != nil {
 			return nil, err
 		}

@@ -16,8 +16,10 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-// DefaultTol is the relative Frobenius error a 16-bit output must stay under.
-const DefaultTol = 1e-2
+// DefaultTol is the relative Frobenius error an output of the default
+// operand type must stay under (num.Tol of tiling.DefaultDType): verify's
+// --tol default.
+var DefaultTol = num.Tol(tiling.DefaultDType)
 
 // cpuRefMaxMACs bounds the shapes checked against the CPU float64
 // reference; larger ones use the naive GPU reference (itself tested against
@@ -26,7 +28,7 @@ const cpuRefMaxMACs = 1 << 31
 
 // Options tune a verification run.
 type Options struct {
-	Tol     float64       // 0 means DefaultTol
+	Tol     float64       // 0 means the config's dtype's (num.Tol)
 	Timeout time.Duration // per launch; 0 means 30 s
 	Seed    uint64
 	// ForceGPURef uses the naive GPU reference even for shapes the CPU
@@ -195,13 +197,13 @@ func verifyBwdShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o
 	if err != nil {
 		return fail(err)
 	}
-	gde, err := b.Alloc(M * 2 * I * 2)
+	gde, err := b.Alloc(M * 2 * I * dt.Size())
 	if err != nil {
 		return fail(err)
 	}
 	var out cu.DevicePtr
 	if cfg.StoreOut {
-		if out, err = b.Alloc(M * I * 2); err != nil {
+		if out, err = b.Alloc(M * I * dt.Size()); err != nil {
 			return fail(err)
 		}
 	}
@@ -221,7 +223,7 @@ func verifyBwdShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o
 	if err := launchWait(plan, o.Timeout); err != nil {
 		return fail(err)
 	}
-	gotG := make([]byte, M*2*I*2)
+	gotG := make([]byte, M*2*I*dt.Size())
 	if err := env.Ctx.MemcpyDtoH(gotG, gde); err != nil {
 		return fail(err)
 	}
@@ -230,7 +232,7 @@ func verifyBwdShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o
 	}
 	var gotO []byte
 	if cfg.StoreOut {
-		gotO = make([]byte, M*I*2)
+		gotO = make([]byte, M*I*dt.Size())
 		if err := env.Ctx.MemcpyDtoH(gotO, out); err != nil {
 			return fail(err)
 		}
@@ -260,7 +262,7 @@ func verifyBwdShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o
 			return fail(dev.err)
 		}
 	}
-	left, gate := splitHalves(gotG, M, I)
+	left, gate := splitHalves(gotG, M)
 	wl, wg := splitHalves64(wantG, M, I)
 	r.Outputs = append(r.Outputs,
 		OutputResult{Name: "dleft", Stats: num.CompareRaw(dt, left, wl)},
@@ -270,22 +272,23 @@ func verifyBwdShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, o
 	}
 	r.Pass = true
 	for _, x := range r.Outputs {
-		if !x.Stats.OK(o.Tol) {
+		if !x.Stats.OK(o.tol(dt)) {
 			r.Pass = false
 		}
 	}
 	return r
 }
 
-// splitHalves splits raw 16-bit [M,2I] rows into the [M,I] left and gate
-// halves.
-func splitHalves(raw []byte, M, I int) (left, gate []byte) {
-	left = make([]byte, 0, M*I*2)
-	gate = make([]byte, 0, M*I*2)
+// splitHalves splits M raw [M,2I] rows into the [M,I] left and gate halves;
+// the element size is what len(raw) makes it.
+func splitHalves(raw []byte, M int) (left, gate []byte) {
+	half := len(raw) / max(2*M, 1) // I elements
+	left = make([]byte, 0, M*half)
+	gate = make([]byte, 0, M*half)
 	for m := 0; m < M; m++ {
-		row := raw[m*4*I : (m+1)*4*I]
-		left = append(left, row[:2*I]...)
-		gate = append(gate, row[2*I:]...)
+		row := raw[2*m*half : 2*(m+1)*half]
+		left = append(left, row[:half]...)
+		gate = append(gate, row[half:]...)
 	}
 	return left, gate
 }

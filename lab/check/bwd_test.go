@@ -9,7 +9,7 @@ import (
 func TestSplitHalves(t *testing.T) {
 	// [M=2, 2I=4] of 16-bit values 0..7 (little-endian bytes).
 	raw := []byte{0, 0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0}
-	l, g := splitHalves(raw, 2, 2)
+	l, g := splitHalves(raw, 2)
 	if diff := cmp.Diff([]byte{0, 0, 1, 0, 4, 0, 5, 0}, l); diff != "" {
 		t.Errorf("left (-want +got):\n%s", diff)
 	}

@@ -91,13 +91,13 @@ func verifyFwdGateUpShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.R
 	}
 	r.Outputs = []OutputResult{{Name: "out", Stats: wantO.compare(dt, gotO)}}
 	if cfg.StoreOut {
-		left, gate := splitHalves(gotD, M, I)
+		left, gate := splitHalves(gotD, M)
 		wl, wg := wantD.halves(M, I)
 		r.Outputs = append(r.Outputs,
 			OutputResult{Name: "left", Stats: wl.compare(dt, left)},
 			OutputResult{Name: "gate", Stats: wg.compare(dt, gate)})
 	}
-	return finish(r, o.Tol)
+	return finish(r, o.tol(dt))
 }
 
 // VerifyFwdDown runs a loaded fwd_down kernel on each shape (M, K, I) and
@@ -177,5 +177,5 @@ func verifyFwdDownShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Ran
 		want.f64 = ref.FwdDown(p)
 	}
 	r.Outputs = []OutputResult{{Name: "y", Stats: want.compare(dt, got)}}
-	return finish(r, o.Tol)
+	return finish(r, o.tol(dt))
 }

@@ -75,9 +75,6 @@ func eachShape(env *Env, k *launch.Kernel, shapes []tiling.Shape, o Options, che
 
 // defaults fills in Options' zero values.
 func (o Options) defaults() Options {
-	if o.Tol == 0 {
-		o.Tol = DefaultTol
-	}
 	if o.Timeout == 0 {
 		o.Timeout = 30 * time.Second
 	}
@@ -117,13 +114,13 @@ func (r *run) upload(x []float32) cu.DevicePtr {
 	return p
 }
 
-// poisoned allocates n 16-bit elements filled with the poison pattern, so
-// an element the kernel never writes is detected.
+// poisoned allocates n elements of the run's dtype filled with the poison
+// pattern, so an element the kernel never writes is detected.
 func (r *run) poisoned(n int) cu.DevicePtr {
 	if r.err != nil {
 		return 0
 	}
-	p, err := r.b.Alloc(n * 2)
+	p, err := r.b.Alloc(n * r.dt.Size())
 	if err == nil {
 		err = r.env.Ctx.MemsetD16(p, num.Poison(r.dt), uint64(n))
 	}
@@ -138,23 +135,23 @@ func (r *run) exec(plan launchWaiter, timeout time.Duration) {
 	}
 }
 
-// download copies n 16-bit elements at p back to the host.
+// download copies n elements of the run's dtype at p back to the host.
 func (r *run) download(p cu.DevicePtr, n int) []byte {
 	if r.err != nil {
 		return nil
 	}
-	raw := make([]byte, n*2)
+	raw := make([]byte, n*r.dt.Size())
 	r.err = r.env.Ctx.MemcpyDtoH(raw, p)
 	return raw
 }
 
-// sameOnRepeat launches plan o.Repeat-1 more times, re-poisoning the n =
-// len(first)/2 elements at out and the plan's workspace scratch before
+// sameOnRepeat launches plan o.Repeat-1 more times, re-poisoning the n
+// elements (len(first) bytes) at out and the plan's workspace scratch before
 // each, and reports the first launch whose output differs from first by a
 // bit (nil without o.Repeat > 1).
 func (r *run) sameOnRepeat(plan launchWaiter, o Options, out cu.DevicePtr, first []byte) error {
 	for i := 2; i <= o.Repeat && r.err == nil; i++ {
-		n := len(first) / 2
+		n := len(first) / r.dt.Size()
 		if r.err = r.env.Ctx.MemsetD16(out, num.Poison(r.dt), uint64(n)); r.err != nil {
 			break
 		}
@@ -168,7 +165,7 @@ func (r *run) sameOnRepeat(plan launchWaiter, o Options, out cu.DevicePtr, first
 		}
 		if d := firstDiff(first, again); d >= 0 {
 			return fmt.Errorf("not deterministic: launch %d's output differs from launch 1's at element %d (%#04x%02x, then %#04x%02x)",
-				i, d/2, first[d|1], first[d&^1], again[d|1], again[d&^1])
+				i, d/r.dt.Size(), first[d|1], first[d&^1], again[d|1], again[d&^1])
 		}
 	}
 	return r.err
@@ -218,6 +215,15 @@ func launchWait(plan launchWaiter, timeout time.Duration) error {
 		return err
 	}
 	return plan.Sync(timeout)
+}
+
+// tol is the tolerance of an output of dtype dt: Tol, or the type's own
+// (num.Tol) when Tol is 0.
+func (o Options) tol(dt tiling.DType) float64 {
+	if o.Tol != 0 {
+		return o.Tol
+	}
+	return num.Tol(dt)
 }
 
 // finish sets Pass from the outputs.
@@ -310,5 +316,5 @@ func verifyGemmShape(env *Env, k *launch.Kernel, s tiling.Shape, rng *num.Rand, 
 		want.f64 = ref.Gemm(ref.GemmProblem{M: M, N: N, K: K, A: num.Float64s(a), B: num.Float64s(b), BMNMajor: true})
 	}
 	r.Outputs = []OutputResult{{Name: "C", Stats: want.compare(dt, got)}}
-	return finish(r, o.Tol)
+	return finish(r, o.tol(dt))
 }

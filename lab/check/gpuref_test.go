@@ -60,7 +60,7 @@ func TestExpect(t *testing.T) {
 		t.Errorf("%+v against itself: %v", e, st)
 	}
 	l, g := e.halves(2, 2)
-	gl, gg := splitHalves(raw, 2, 2)
+	gl, gg := splitHalves(raw, 2)
 	if st := l.compare(dt, gl); !st.OK(0) || st.NaNs != 0 {
 		t.Errorf("left half: %v", st)
 	}

@@ -161,13 +161,13 @@ func verifyMoEFwdGateUp(env *Env, k *launch.Kernel, rt Routing, rng *num.Rand, o
 	}
 	r.Outputs = []OutputResult{{Name: "out", Stats: expect{f64: want.Out}.compare(dt, outs[0].first)}}
 	if train {
-		left, gate := splitHalves(outs[1].first, T, I)
+		left, gate := splitHalves(outs[1].first, T)
 		wl, wg := expect{f64: want.De}.halves(T, I)
 		r.Outputs = append(r.Outputs,
 			OutputResult{Name: "left", Stats: wl.compare(dt, left)},
 			OutputResult{Name: "gate", Stats: wg.compare(dt, gate)})
 	}
-	return finish(r, o.Tol)
+	return finish(r, o.tol(dt))
 }
 
 // repeated is one output checked on repeat: its name, its buffer and the
@@ -185,12 +185,12 @@ func (r *run) sameOnRepeatAll(plan launchWaiter, o Options, outs []repeated) err
 	for i := 2; i <= o.Repeat && r.err == nil; i++ {
 		for _, out := range outs {
 			if r.err == nil {
-				r.err = r.env.Ctx.MemsetD16(out.p, num.Poison(r.dt), uint64(len(out.first)/2))
+				r.err = r.env.Ctx.MemsetD16(out.p, num.Poison(r.dt), uint64(len(out.first)/r.dt.Size()))
 			}
 		}
 		r.exec(plan, o.Timeout)
 		for _, out := range outs {
-			again := r.download(out.p, len(out.first)/2)
+			again := r.download(out.p, len(out.first)/r.dt.Size())
 			if r.err != nil {
 				break
 			}

@@ -96,7 +96,7 @@ func verifyMoEBwd(env *Env, k *launch.Kernel, rt Routing, rng *num.Rand, o Optio
 	if want.GradDe == nil {
 		return fail(fmt.Errorf("the reference refused the problem"))
 	}
-	left, gate := splitHalves(gotG, T, I)
+	left, gate := splitHalves(gotG, T)
 	wl, wg := expect{f64: want.GradDe}.halves(T, I)
 	r.Outputs = []OutputResult{{Name: "dleft", Stats: wl.compare(dt, left)}, {Name: "dgate", Stats: wg.compare(dt, gate)}}
 	if cfg.StoreOut {
@@ -109,7 +109,7 @@ func verifyMoEBwd(env *Env, k *launch.Kernel, rt Routing, rng *num.Rand, o Optio
 		}
 		r.Outputs = append(r.Outputs, OutputResult{Name: "dscore", Stats: st})
 	}
-	return finish(r, o.Tol)
+	return finish(r, o.tol(dt))
 }
 
 // scoreCheck is a score config's extra buffers in one check: the router

@@ -67,7 +67,7 @@ func verifyMoEGemm(env *Env, k *launch.Kernel, rt Routing, rng *num.Rand, o Opti
 		return fail(fmt.Errorf("the reference refused the problem"))
 	}
 	r.Outputs = []OutputResult{{Name: "C", Stats: expect{f64: want}.compare(dt, got)}}
-	return finish(r, o.Tol)
+	return finish(r, o.tol(dt))
 }
 
 // TimeMoEGemm launches a moe_gemm kernel k reps times on the down

@@ -131,9 +131,10 @@ func (r *run) uploadTiled(n int, chunk []float32) cu.DevicePtr {
 		return 0
 	}
 	raw := num.Encode(r.dt, chunk)
-	p, err := r.b.Alloc(2 * n)
-	for off := 0; err == nil && off < 2*n; off += len(raw) {
-		m := min(len(raw), 2*n-off)
+	size := n * r.dt.Size()
+	p, err := r.b.Alloc(size)
+	for off := 0; err == nil && off < size; off += len(raw) {
+		m := min(len(raw), size-off)
 		err = r.env.Ctx.MemcpyHtoD(p+cu.DevicePtr(off), raw[:m])
 	}
 	r.err = err

@@ -63,12 +63,14 @@ func NewGroupedRun(env *Env, k *launch.Kernel, sh [4]int, counts []int) (*Groupe
 	return g, nil
 }
 
-// Close frees the run's buffers (and those Alloc made).
+// Close frees the run's buffers (and those AllocElems made).
 func (g *GroupedRun) Close() { g.dev.free() }
 
-// Alloc is a device buffer of n 16-bit elements freed with the run (a
-// baseline's scratch).
-func (g *GroupedRun) Alloc(n int) (cu.DevicePtr, error) { return g.dev.b.Alloc(2 * n) }
+// AllocElems is a device buffer of n elements of the run's dtype freed
+// with the run (a baseline's scratch).
+func (g *GroupedRun) AllocElems(n int) (cu.DevicePtr, error) {
+	return g.dev.b.Alloc(n * g.dev.dt.Size())
+}
 
 // TimeAB times reps launches of the kernel and, when baseline is not nil,
 // reps runs of baseline (each on the default stream between two events,

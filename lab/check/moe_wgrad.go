@@ -68,7 +68,7 @@ func verifyMoEWgrad(env *Env, k *launch.Kernel, rt Routing, rng *num.Rand, o Opt
 		return fail(fmt.Errorf("the reference refused the problem"))
 	}
 	r.Outputs = []OutputResult{{Name: "dW", Stats: expect{f64: want}.compare(dt, got)}}
-	return finish(r, o.Tol)
+	return finish(r, o.tol(dt))
 }
 
 // maxCount is the largest of counts (0 for none).

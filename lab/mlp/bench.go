@@ -30,7 +30,7 @@ func Bench(env *Env, sw *Swigen, sh tiling.Shape, ceil bench.Ceilings, o Options
 		return nil, errors.New("mlp: bench: context, cuBLAS or an elementwise kernel missing")
 	}
 	ctx, dt := env.Ctx, o.DType
-	setBytes := SetBytes(sh)
+	setBytes := SetBytes(sh, dt)
 	sets, err := bench.RotatedSets(env.Dev, setBytes, maxSets)
 	if err != nil {
 		return nil, err
@@ -211,7 +211,7 @@ func compareSegment(env *Env, s Segment, sh tiling.Shape, o Options, t *Tensors,
 		if err != nil {
 			return 0, "", err
 		}
-		want[i] = make([]byte, 2*d.elems(sh))
+		want[i] = make([]byte, dt.Size()*d.elems(sh))
 		if err := ctx.MemcpyDtoH(want[i], *d.ptr(t)); err != nil {
 			return 0, "", err
 		}

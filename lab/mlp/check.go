@@ -115,7 +115,7 @@ func Check(env *Env, sw *Swigen, sh tiling.Shape, o Options) ([]CheckResult, err
 				if err != nil {
 					return err
 				}
-				b := make([]byte, 2*d.elems(sh))
+				b := make([]byte, dt.Size()*d.elems(sh))
 				if err := ctx.MemcpyDtoH(b, *d.ptr(t)); err != nil {
 					return err
 				}

@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/swigen/swigen/lab/bench"
-	"github.com/swigen/swigen/lab/check"
 	"github.com/swigen/swigen/lab/num"
 	"github.com/swigen/swigen/perfmodel"
 	"github.com/swigen/swigen/runtime/cu"
@@ -47,7 +46,7 @@ type FwdGateUpReport struct {
 // outputs poisoned, rotated over enough sets to keep L2 cold, the variants
 // interleaved in rounds, then swigen's outputs compared with the
 // baseline's on the same inputs (Warnings when they differ by more than
-// check.DefaultTol). The costs are the step ledger's
+// the dtype's num.Tol). The costs are the step ledger's
 // (perfmodel.FwdGateUpCost and BaselineParts), so the numbers agree with
 // Bench's fwd gate-up segment.
 // env needs Ctx, Dev, BLAS and SwiGLU.
@@ -69,12 +68,13 @@ func BenchFwdGateUp(env *Env, k *launch.Kernel, s tiling.Shape, ceil bench.Ceili
 	cost := perfmodel.FwdGateUpCost(s, cfg.StoreOut)
 	parts := perfmodel.BaselineParts(FwdGateUp, s, false)
 	// x, W; swigen's out (+ de); the baseline's de and out.
-	setBytes := 2 * (M*K + 2*I*K + M*I + 2*M*I + M*I)
+	el := dt.Size()
+	setBytes := el * (M*K + 2*I*K + M*I + 2*M*I + M*I)
 	if cfg.StoreOut {
-		setBytes += 2 * 2 * M * I
+		setBytes += el * 2 * M * I
 	}
 	if o.Gemm != nil {
-		setBytes += 2 * 3 * M * I
+		setBytes += el * 3 * M * I
 	}
 	sets, err := bench.RotatedSets(env.Dev, setBytes, 16)
 	if err != nil {
@@ -95,18 +95,18 @@ func BenchFwdGateUp(env *Env, k *launch.Kernel, s tiling.Shape, ceil bench.Ceili
 	ss := make([]set, sets)
 	for i := range ss {
 		x := &ss[i]
-		if err := bench.AllocBufs(ctx, b, fx, dt, []bench.Buf{{P: &x.x, N: M * K * 2, Input: true}}); err != nil {
+		if err := bench.AllocBufs(ctx, b, fx, dt, []bench.Buf{{P: &x.x, N: M * K * el, Input: true}}); err != nil {
 			return nil, err
 		}
 		rest := []bench.Buf{
-			{P: &x.w, N: 2 * I * K * 2, Input: true},
-			{P: &x.out, N: M * I * 2}, {P: &x.bde, N: M * 2 * I * 2}, {P: &x.bout, N: M * I * 2},
+			{P: &x.w, N: 2 * I * K * el, Input: true},
+			{P: &x.out, N: M * I * el}, {P: &x.bde, N: M * 2 * I * el}, {P: &x.bout, N: M * I * el},
 		}
 		if cfg.StoreOut {
-			rest = append(rest, bench.Buf{P: &x.de, N: M * 2 * I * 2})
+			rest = append(rest, bench.Buf{P: &x.de, N: M * 2 * I * el})
 		}
 		if o.Gemm != nil {
-			rest = append(rest, bench.Buf{P: &x.ude, N: M * 2 * I * 2}, bench.Buf{P: &x.uout, N: M * I * 2})
+			rest = append(rest, bench.Buf{P: &x.ude, N: M * 2 * I * el}, bench.Buf{P: &x.uout, N: M * I * el})
 		}
 		if err := bench.AllocBufs(ctx, b, fw, dt, rest); err != nil {
 			return nil, err
@@ -236,7 +236,7 @@ func BenchFwdGateUp(env *Env, k *launch.Kernel, s tiling.Shape, ceil bench.Ceili
 			return nil, err
 		}
 		rep.RelErr = math.Max(rep.RelErr, st.RelOrInf())
-		if !st.OK(check.DefaultTol) {
+		if !st.OK(num.Tol(dt)) {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("fused %s differs from the baseline's: %s", c.name, st))
 		}
 	}
@@ -246,7 +246,7 @@ func BenchFwdGateUp(env *Env, k *launch.Kernel, s tiling.Shape, ceil bench.Ceili
 			return nil, err
 		}
 		rep.Unfused.RelErr = math.Max(rep.Unfused.RelErr, st.RelOrInf())
-		if !st.OK(check.DefaultTol) {
+		if !st.OK(num.Tol(dt)) {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("unfused %s differs from the baseline's: %s", c.name, st))
 		}
 	}

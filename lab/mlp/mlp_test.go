@@ -65,7 +65,7 @@ func TestSetBytesAndOutputs(t *testing.T) {
 	// x, dy, y, dx: 4MK; W, dW: 4IK and W_down, dW_down: 2IK; de, grad_de:
 	// 4MI and out, dout: 2MI.
 	want := 2 * (4*M*K + 6*I*K + 6*M*I)
-	if got := SetBytes(s1); got != want {
+	if got := SetBytes(s1, tiling.BF16); got != want {
 		t.Errorf("SetBytes = %d, want %d", got, want)
 	}
 	for _, s := range perfmodel.Segments() {

@@ -13,9 +13,10 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-// DefaultTol is the relative Frobenius error a 16-bit output may have
-// against its reference (and swigen's output against the baseline's).
-const DefaultTol = 1e-2
+// DefaultTol is the relative Frobenius error an output of the default
+// operand type may have against its reference (and swigen's output against
+// the baseline's): num.Tol of tiling.DefaultDType.
+var DefaultTol = num.Tol(tiling.DefaultDType)
 
 // Env is what the GPU runs need: a context and the baseline's kernels.
 type Env struct {
@@ -36,13 +37,13 @@ type Options struct {
 	Warmup       time.Duration // warm-up by time per variant
 	Timeout      time.Duration // per synchronisation
 	Seed         uint64
-	Tol          float64   // 0: DefaultTol
+	Tol          float64   // 0: the dtype's (num.Tol)
 	Progress     io.Writer // notes while running; nil: none
 }
 
 func (o *Options) defaults() {
 	if o.DType == "" {
-		o.DType = tiling.BF16
+		o.DType = tiling.DefaultDType
 	}
 	if o.Reps < 20 {
 		o.Reps = 20
@@ -54,7 +55,7 @@ func (o *Options) defaults() {
 		o.Timeout = 60 * time.Second
 	}
 	if o.Tol == 0 {
-		o.Tol = DefaultTol
+		o.Tol = num.Tol(o.DType)
 	}
 	if o.Progress == nil {
 		o.Progress = io.Discard
@@ -115,11 +116,11 @@ func tensorByName(name string) (tensor, error) {
 	return tensor{}, fmt.Errorf("mlp: unknown tensor %q", name)
 }
 
-// SetBytes is the device memory of one Tensors set at sh (16-bit).
-func SetBytes(sh tiling.Shape) int {
+// SetBytes is the device memory of one Tensors set at sh in dtype dt.
+func SetBytes(sh tiling.Shape, dt tiling.DType) int {
 	n := 0
 	for _, t := range tensors() {
-		n += 2 * t.elems(sh)
+		n += dt.Size() * t.elems(sh)
 	}
 	return n
 }
@@ -194,7 +195,7 @@ func seq(fs []func() error) func() error {
 func allocSet(ctx *cu.Context, mem *cu.Buffers, sh tiling.Shape, dt tiling.DType, fill func(tensor, cu.DevicePtr, int) error) (*Tensors, error) {
 	t := &Tensors{}
 	for _, d := range tensors() {
-		n := 2 * d.elems(sh)
+		n := dt.Size() * d.elems(sh)
 		p, err := mem.Alloc(n)
 		if err != nil {
 			return nil, fmt.Errorf("mlp: allocate %s (%d bytes): %w", d.name, n, err)
@@ -203,7 +204,7 @@ func allocSet(ctx *cu.Context, mem *cu.Buffers, sh tiling.Shape, dt tiling.DType
 		if d.scale != nil {
 			err = fill(d, p, n)
 		} else {
-			err = ctx.MemsetD16(p, num.Poison(dt), uint64(n/2))
+			err = ctx.MemsetD16(p, num.Poison(dt), uint64(d.elems(sh)))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("mlp: initialise %s: %w", d.name, err)

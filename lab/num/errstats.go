@@ -21,8 +21,8 @@ const (
 // Poison returns the poison pattern of dtype (PoisonBF16 for an unknown
 // dtype, which is still a NaN in either format).
 func Poison(dtype tiling.DType) uint16 {
-	if dtype == tiling.FP16 {
-		return PoisonFP16
+	if c, ok := codecs[dtype]; ok {
+		return c.poison
 	}
 	return PoisonBF16
 }
@@ -33,9 +33,9 @@ func PoisonBytes(dtype tiling.DType, n int) []byte {
 		n = 0
 	}
 	p := Poison(dtype)
-	out := make([]byte, 2*n)
+	out := make([]byte, codecBytes*n)
 	for i := 0; i < n; i++ {
-		binary.LittleEndian.PutUint16(out[2*i:], p)
+		binary.LittleEndian.PutUint16(out[codecBytes*i:], p)
 	}
 	return out
 }
@@ -45,7 +45,7 @@ func PoisonBytes(dtype tiling.DType, n int) []byte {
 func CountPoisoned(dtype tiling.DType, raw []byte) int {
 	p := Poison(dtype)
 	n := 0
-	for i := 0; i+1 < len(raw); i += 2 {
+	for i := 0; i+1 < len(raw); i += codecBytes {
 		if binary.LittleEndian.Uint16(raw[i:]) == p {
 			n++
 		}

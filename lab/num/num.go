@@ -91,42 +91,70 @@ func RoundBF16(f float32) float32 { return BF16ToFloat32(BF16FromFloat32(f)) }
 // RoundFP16 returns f rounded to the nearest half, as a float32.
 func RoundFP16(f float32) float32 { return FP16ToFloat32(FP16FromFloat32(f)) }
 
-// Valid reports whether dtype is one of the 16-bit operand types.
-func Valid(dtype tiling.DType) bool { return dtype == tiling.BF16 || dtype == tiling.FP16 }
+// Tol is the relative Frobenius error an output of dtype may have against
+// its reference (tiling.DTypeSpec.Tol); an unknown dtype gets the default
+// type's.
+func Tol(dtype tiling.DType) float64 {
+	s, err := dtype.Spec()
+	if err != nil {
+		s, _ = tiling.DefaultDType.Spec()
+	}
+	return s.Tol
+}
+
+// codec is the host conversion of one operand type: its bit pattern (a
+// uint16: every codec here is of a 16-bit type) from and to float32,
+// rounding to nearest even, and its poison pattern.
+type codec struct {
+	toBits   func(float32) uint16
+	fromBits func(uint16) float32
+	poison   uint16
+}
+
+// codecBytes is the size of a codec's element: its bit pattern is a uint16.
+const codecBytes = 2
+
+// codecs is the host conversion of each operand type the helpers take
+// (tiling.HelperDTypes; kinds_test checks the map against it): a new type
+// with Helpers adds its row here.
+var codecs = map[tiling.DType]codec{
+	tiling.BF16: {toBits: BF16FromFloat32, fromBits: BF16ToFloat32, poison: PoisonBF16},
+	tiling.FP16: {toBits: FP16FromFloat32, fromBits: FP16ToFloat32, poison: PoisonFP16},
+}
+
+// Valid reports whether dtype is an operand type with a host conversion.
+func Valid(dtype tiling.DType) bool {
+	_, ok := codecs[dtype]
+	return ok
+}
 
 // Round returns f rounded to dtype, as a float32. An unknown dtype returns f
 // unchanged.
 func Round(dtype tiling.DType, f float32) float32 {
-	switch dtype {
-	case tiling.BF16:
-		return RoundBF16(f)
-	case tiling.FP16:
-		return RoundFP16(f)
+	c, ok := codecs[dtype]
+	if !ok {
+		return f
 	}
-	return f
+	return c.fromBits(c.toBits(f))
 }
 
 // ToBits converts f to the 16-bit pattern of dtype; an unknown dtype gives
 // false.
 func ToBits(dtype tiling.DType, f float32) (uint16, bool) {
-	switch dtype {
-	case tiling.BF16:
-		return BF16FromFloat32(f), true
-	case tiling.FP16:
-		return FP16FromFloat32(f), true
+	c, ok := codecs[dtype]
+	if !ok {
+		return 0, false
 	}
-	return 0, false
+	return c.toBits(f), true
 }
 
 // FromBits widens a 16-bit pattern of dtype; an unknown dtype gives NaN.
 func FromBits(dtype tiling.DType, h uint16) float32 {
-	switch dtype {
-	case tiling.BF16:
-		return BF16ToFloat32(h)
-	case tiling.FP16:
-		return FP16ToFloat32(h)
+	c, ok := codecs[dtype]
+	if !ok {
+		return float32(math.NaN())
 	}
-	return float32(math.NaN())
+	return c.fromBits(h)
 }
 
 // EncodeBF16 rounds xs to bf16 and returns them little-endian, 2 bytes each
@@ -142,41 +170,39 @@ func DecodeBF16(b []byte) []float32 { return decode(b, BF16ToFloat32) }
 // DecodeFP16 widens little-endian fp16 bytes; a trailing odd byte is ignored.
 func DecodeFP16(b []byte) []float32 { return decode(b, FP16ToFloat32) }
 
-// Encode is EncodeBF16 or EncodeFP16 by dtype. An unknown dtype returns nil
-// (check with Valid first where the dtype comes from a user).
+// Encode rounds xs to dtype and returns them little-endian (the device
+// layout). An unknown dtype returns nil (check with Valid first where the
+// dtype comes from a user).
 func Encode(dtype tiling.DType, xs []float32) []byte {
-	switch dtype {
-	case tiling.BF16:
-		return EncodeBF16(xs)
-	case tiling.FP16:
-		return EncodeFP16(xs)
+	c, ok := codecs[dtype]
+	if !ok {
+		return nil
 	}
-	return nil
+	return encode(xs, c.toBits)
 }
 
-// Decode is DecodeBF16 or DecodeFP16 by dtype. An unknown dtype returns nil.
+// Decode widens little-endian elements of dtype; a trailing partial
+// element is ignored. An unknown dtype returns nil.
 func Decode(dtype tiling.DType, b []byte) []float32 {
-	switch dtype {
-	case tiling.BF16:
-		return DecodeBF16(b)
-	case tiling.FP16:
-		return DecodeFP16(b)
+	c, ok := codecs[dtype]
+	if !ok {
+		return nil
 	}
-	return nil
+	return decode(b, c.fromBits)
 }
 
 func encode(xs []float32, conv func(float32) uint16) []byte {
-	out := make([]byte, 2*len(xs))
+	out := make([]byte, codecBytes*len(xs))
 	for i, x := range xs {
-		binary.LittleEndian.PutUint16(out[2*i:], conv(x))
+		binary.LittleEndian.PutUint16(out[codecBytes*i:], conv(x))
 	}
 	return out
 }
 
 func decode(b []byte, conv func(uint16) float32) []float32 {
-	out := make([]float32, len(b)/2)
+	out := make([]float32, len(b)/codecBytes)
 	for i := range out {
-		out[i] = conv(binary.LittleEndian.Uint16(b[2*i:]))
+		out[i] = conv(binary.LittleEndian.Uint16(b[codecBytes*i:]))
 	}
 	return out
 }

@@ -29,7 +29,7 @@ func TestNaiveSourceCompiles(t *testing.T) {
 	}
 	ptx := string(br.PTX)
 	for _, k := range naiveKinds {
-		for _, dt := range naiveDTypes {
+		for _, dt := range tiling.HelperDTypes() {
 			if !strings.Contains(ptx, ".entry "+naiveEntry(k, dt)) {
 				t.Errorf("PTX lacks entry %s", naiveEntry(k, dt))
 			}
@@ -108,7 +108,7 @@ func TestGPURefArgumentChecks(t *testing.T) {
 	}{
 		{"gemm ok", func() error { return unloaded.Gemm(tiling.BF16, 8, 8, 8, p, p, p, false, true) }, []string{"naive gemm", "not loaded"}},
 		{"gemm nil ref", func() error { return nilRef.Gemm(tiling.FP16, 8, 8, 8, p, p, p, true, false) }, []string{"naive gemm", "not loaded"}},
-		{"gemm dtype", func() error { return unloaded.Gemm("fp8", 8, 8, 8, p, p, p, false, false) }, []string{"naive gemm", `"fp8"`, "bf16 or fp16"}},
+		{"gemm dtype", func() error { return unloaded.Gemm("fp8", 8, 8, 8, p, p, p, false, false) }, []string{"naive gemm", `"fp8"`, "bf16, fp16"}},
 		{"gemm sizes", func() error { return unloaded.Gemm(tiling.BF16, 0, -1, 8, p, p, p, false, false) }, []string{"naive gemm", "M=0", "N=-1", "[1, 2^31)"}},
 		{"gemm huge K", func() error { return unloaded.Gemm(tiling.BF16, 8, 8, 1<<31, p, p, p, false, false) }, []string{"K=2147483648"}},
 		{"gemm null", func() error { return unloaded.Gemm(tiling.BF16, 8, 8, 8, p, 0, 0, false, false) }, []string{"naive gemm", "null B, C pointer"}},

@@ -28,11 +28,9 @@ const maxGridY = 65535
 const maxInt32 = 1<<31 - 1
 
 // naiveKinds are the kernel kinds naive.cu has a reference for, each with
-// a bf16 and an fp16 entry point (naiveEntry).
+// an entry point per type the helper modules take (tiling.HelperDTypes,
+// naiveEntry).
 var naiveKinds = []tiling.Kernel{tiling.KernelGEMM, tiling.KernelFwdGateUp, tiling.KernelFwdDown, tiling.KernelBwdDSwiGLU}
-
-// naiveDTypes are the element types naive.cu has entry points for.
-var naiveDTypes = []tiling.DType{tiling.BF16, tiling.FP16}
 
 // GPURef runs the naive GPU reference kernels on one context.
 type GPURef struct {
@@ -44,7 +42,7 @@ type GPURef struct {
 func NewGPURef(ctx *cu.Context, tc launch.Compiler) (*GPURef, error) {
 	var entries []string
 	for _, k := range naiveKinds {
-		for _, dt := range naiveDTypes {
+		for _, dt := range tiling.HelperDTypes() {
 			entries = append(entries, naiveEntry(k, dt))
 		}
 	}
@@ -87,8 +85,8 @@ type ptr struct {
 // over rows).
 func (g *GPURef) prepare(kind tiling.Kernel, dt tiling.DType, dims []dim, ptrs []ptr, rows, cols int, layout error) (*cu.Function, cu.LaunchConfig, error) {
 	op := "ref: naive " + string(kind)
-	if dt != tiling.BF16 && dt != tiling.FP16 {
-		return nil, cu.LaunchConfig{}, fmt.Errorf("%s: dtype %q: want bf16 or fp16", op, dt)
+	if _, err := dt.HelperSpec(op); err != nil {
+		return nil, cu.LaunchConfig{}, err
 	}
 	var bad []string
 	for _, d := range dims {
@@ -183,7 +181,7 @@ func (g *GPURef) FwdGateUp(dtype tiling.DType, M, K, I int, x, w, de, out cu.Dev
 func (g *GPURef) FwdDown(dtype tiling.DType, M, K, I int, out, wdown, residual, y cu.DevicePtr, wdownKI bool) error {
 	f, cfg, err := g.prepare(tiling.KernelFwdDown, dtype,
 		[]dim{{"M", M}, {"K", K}, {"I", I}},
-		[]ptr{{"out", out}, {"W_down", wdown}, {"y", y}}, M, K, residualOverlap(M, K, residual, y))
+		[]ptr{{"out", out}, {"W_down", wdown}, {"y", y}}, M, K, residualOverlap(M, K, dtype.Size(), residual, y))
 	if err != nil {
 		return err
 	}
@@ -211,18 +209,19 @@ func (g *GPURef) BwdDSwiGLU(dtype tiling.DType, M, K, I int, dy, wdown, de, grad
 		unsafe.Pointer(&m), unsafe.Pointer(&k), unsafe.Pointer(&i), unsafe.Pointer(&mn))
 }
 
-// residualOverlap is the error of a residual [M,K] (16-bit) that shares
-// memory with y [M,K] (float64), or nil; also nil for sizes prepare
-// rejects.
-func residualOverlap(M, K int, residual, y cu.DevicePtr) error {
+// residualOverlap is the error of a residual [M,K] (elements of el bytes)
+// that shares memory with y [M,K] (float64), or nil; also nil for sizes
+// prepare rejects.
+func residualOverlap(M, K, el int, residual, y cu.DevicePtr) error {
 	if residual == 0 || y == 0 || M <= 0 || K <= 0 || M > maxInt32 || K > maxInt32 {
 		return nil
 	}
 	n := uint64(M) * uint64(K)
-	if !overlap(residual, 2*n, y, 8*n) {
+	rb := uint64(el) * n
+	if !overlap(residual, rb, y, 8*n) {
 		return nil
 	}
-	return fmt.Errorf("residual (%d bytes at %#x) overlaps y (%d bytes at %#x)", 2*n, uint64(residual), 8*n, uint64(y))
+	return fmt.Errorf("residual (%d bytes at %#x) overlaps y (%d bytes at %#x)", rb, uint64(residual), 8*n, uint64(y))
 }
 
 // overlap reports whether the byte ranges [a, a+na) and [b, b+nb) share

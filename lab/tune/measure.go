@@ -140,9 +140,9 @@ func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Outp
 		}
 		for _, x := range r.Outputs {
 			worst = math.Max(worst, x.Stats.RelFrobenius)
-			if !r.Pass && !x.Stats.OK(check.DefaultTol) {
+			if tol := num.Tol(k.Man.Config.DType); !r.Pass && !x.Stats.OK(tol) {
 				out.VerifyErr = finite(worst)
-				return fail(StatusWrong, "verify %s vs %s reference: %s %s (tolerance %.0e)", r.Shape, r.Ref, x.Name, x.Stats, check.DefaultTol)
+				return fail(StatusWrong, "verify %s vs %s reference: %s %s (tolerance %.0e)", r.Shape, r.Ref, x.Name, x.Stats, tol)
 			}
 		}
 		if !r.Pass {
@@ -235,9 +235,9 @@ func Measure(ctx context.Context, env *MeasureEnv, j Job, o MeasureOptions) Outp
 	out.US, out.P20US, out.P80US = fused.Median, fused.P20, fused.P80
 	out.BaselineUS = baseline.Median
 	out.RelErr = finite(relErr)
-	if len(warnings) > 0 || !(relErr <= check.DefaultTol) {
+	if tol := num.Tol(k.Man.Config.DType); len(warnings) > 0 || !(relErr <= tol) {
 		return fail(StatusWrong, "output at %s differs from the baseline's: rel err %.3g (tolerance %.0e) %v",
-			j.Shape, relErr, check.DefaultTol, warnings)
+			j.Shape, relErr, tol, warnings)
 	}
 	out.Status = StatusOK
 	out.WallS = time.Since(start).Seconds()
@@ -259,9 +259,10 @@ func probe(ctx *cu.Context, k *launch.Kernel, s tiling.Shape, reps int, timeout 
 		}
 	}()
 	alloc := func(elems int, v uint16) (cu.DevicePtr, error) {
-		p, err := ctx.MemAlloc(uint64(elems * 2))
+		bytes := elems * cfg.DType.Size()
+		p, err := ctx.MemAlloc(uint64(bytes))
 		if err != nil {
-			return 0, fmt.Errorf("allocate %d bytes: %w", elems*2, err)
+			return 0, fmt.Errorf("allocate %d bytes: %w", bytes, err)
 		}
 		ptrs = append(ptrs, p)
 		return p, ctx.MemsetD16(p, v, uint64(elems))

@@ -79,7 +79,7 @@ func groupedBaseline(env *MeasureEnv, g *check.GroupedRun, dt tiling.DType, mnB 
 	if blas == nil {
 		return nil, fmt.Errorf("tune: grouped baseline: the worker has no cuBLAS")
 	}
-	const el = 2 // bytes of a 16-bit element
+	el := dt.Size()
 	at := func(p cu.DevicePtr, elems int) cu.DevicePtr { return p + cu.DevicePtr(el*elems) }
 	perExpert := func(gemm func(e, off, rows int) error) error {
 		off := 0
@@ -101,7 +101,7 @@ func groupedBaseline(env *MeasureEnv, g *check.GroupedRun, dt tiling.DType, mnB 
 		de := a.De
 		if de == 0 {
 			var err error
-			if de, err = g.Alloc(a.T * 2 * a.I); err != nil {
+			if de, err = g.AllocElems(a.T * 2 * a.I); err != nil {
 				return nil, err
 			}
 		}
@@ -115,7 +115,7 @@ func groupedBaseline(env *MeasureEnv, g *check.GroupedRun, dt tiling.DType, mnB 
 			return env.SwiGLU.Run(dt, a.T, a.I, de, a.Out, nil)
 		}, nil
 	case launch.MoEBwdArgs:
-		dout, err := g.Alloc(a.T * a.I)
+		dout, err := g.AllocElems(a.T * a.I)
 		if err != nil {
 			return nil, err
 		}

@@ -64,9 +64,9 @@ func ProtocolSpec(k tiling.Checked) (protocol.Spec, error) {
 }
 
 // protoLoads are the TMA loads of one stage: each operand's loads, box
-// bytes each, with their multicast ranks (-1 without a cluster that
+// bytes each (elem bytes an element), with their multicast ranks (-1 without a cluster that
 // shares the operand, and on sm_100a).
-func protoLoads(v view.Operand, box [3]int) ([]protocol.Load, error) {
+func protoLoads(v view.Operand, box [3]int, elem int) ([]protocol.Load, error) {
 	ranks := make([]int, v.Loads)
 	for i := range ranks {
 		ranks[i] = -1
@@ -79,7 +79,7 @@ func protoLoads(v view.Operand, box [3]int) ([]protocol.Load, error) {
 	}
 	loads := make([]protocol.Load, len(ranks))
 	for i, r := range ranks {
-		loads[i] = protocol.Load{Bytes: protoBoxBytes(box), Rank: r}
+		loads[i] = protocol.Load{Bytes: protoBoxBytes(box, elem), Rank: r}
 	}
 	return loads, nil
 }
@@ -88,15 +88,15 @@ func protoLoads(v view.Operand, box [3]int) ([]protocol.Load, error) {
 // with their multicast ranks, the epilogue's loads and releases, the
 // schedule, the cluster-wide releases and the setmaxnreg split.
 func sm90ProtocolSpec(v *view.SM90, b manifest.Boxes, grouped bool) (protocol.Spec, error) {
-	aLoads, err := protoLoads(v.A, b.A)
+	aLoads, err := protoLoads(v.A, b.A, v.Elem.Bytes)
 	if err != nil {
 		return protocol.Spec{}, fmt.Errorf("view: %s: A load ranks: %w", v.Name, err)
 	}
-	bLoads, err := protoLoads(v.B, b.B)
+	bLoads, err := protoLoads(v.B, b.B, v.Elem.Bytes)
 	if err != nil {
 		return protocol.Spec{}, fmt.Errorf("view: %s: B load ranks: %w", v.Name, err)
 	}
-	epiLoads, release := protoEpiLoads(v.Kind.Bwd, v.Kind.Down && v.Epi.Loads, b), 1
+	epiLoads, release := protoEpiLoads(v.Kind.Bwd, v.Kind.Down && v.Epi.Loads, b, v.Elem.Bytes), 1
 	if v.Kind.Bwd {
 		release = protoConsumerWarps // one arrive per consumer warp (and in the overlap slices)
 	}
@@ -146,11 +146,11 @@ func sm90ProtocolSpec(v *view.SM90, b manifest.Boxes, grouped bool) (protocol.Sp
 // accumulator release count, the CLC ring and its readers, and (grouped)
 // the grouped walk.
 func sm100ProtocolSpec(v *view.SM100, b manifest.Boxes, grouped bool) (protocol.Spec, error) {
-	aLoads, err := protoLoads(v.A, b.A)
+	aLoads, err := protoLoads(v.A, b.A, v.Elem.Bytes)
 	if err != nil {
 		return protocol.Spec{}, err
 	}
-	bLoads, err := protoLoads(v.B, b.B)
+	bLoads, err := protoLoads(v.B, b.B, v.Elem.Bytes)
 	if err != nil {
 		return protocol.Spec{}, err
 	}
@@ -162,7 +162,7 @@ func sm100ProtocolSpec(v *view.SM100, b manifest.Boxes, grouped bool) (protocol.
 		}
 		mask = int(m)
 	}
-	epiLoads, e := protoEpiLoads(v.Kind.Bwd, v.Kind.Down && v.Epi.Loads, b), v.Epi
+	epiLoads, e := protoEpiLoads(v.Kind.Bwd, v.Kind.Down && v.Epi.Loads, b, v.Elem.Bytes), v.Epi
 	sp := protocol.Spec{
 		Name: v.Name, Arch: protocol.SM100a,
 		TileM: v.Tile.M, TileN: v.Tile.NOut, TileK: v.Tile.K,
@@ -208,20 +208,20 @@ func sm100ProtocolSpec(v *view.SM100, b manifest.Boxes, grouped bool) (protocol.
 // protoEpiLoads are the epilogue-operand TMA loads of one sub-tile, by the
 // boxes the host encodes: de's left and gate halves (bwd_dswiglu), or the
 // residual (fwd_down).
-func protoEpiLoads(de, residual bool, b manifest.Boxes) []int {
+func protoEpiLoads(de, residual bool, b manifest.Boxes, elem int) []int {
 	switch {
 	case de:
-		return []int{protoBoxBytes(b.De), protoBoxBytes(b.De)}
+		return []int{protoBoxBytes(b.De, elem), protoBoxBytes(b.De, elem)}
 	case residual:
-		return []int{protoBoxBytes(b.Out)}
+		return []int{protoBoxBytes(b.Out, elem)}
 	}
 	return nil
 }
 
-// protoBoxBytes is the bytes one TMA box of 16-bit elements moves
+// protoBoxBytes is the bytes one TMA box of elem-byte elements moves
 // (extents past the map's rank are 0).
-func protoBoxBytes(box [3]int) int {
-	n := view.ElemBytes
+func protoBoxBytes(box [3]int, elem int) int {
+	n := elem
 	for _, e := range box {
 		if e > 0 {
 			n *= e

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Dict, Sequence, Tuple
 
 from . import driver as _drv
+from . import kinds_gen
 
 __all__ = ["BLOCK", "BLOCKS_PER_SM", "DSWIGLU", "SWIGLU", "EwLaunch", "entry", "entries", "plan", "pack_params", "Module"]
 
@@ -23,9 +24,10 @@ BLOCK = 256
 BLOCKS_PER_SM = 64
 DSWIGLU = "dswiglu"
 SWIGLU = "swiglu"
-DTYPES = ("bf16", "fp16")
+DTYPES = tuple(d[0] for d in kinds_gen.DTYPES if d[4])
+"""The types the module has entry points for (tiling.HelperDTypes)."""
 _MAX_INT32 = (1 << 31) - 1
-_TORCH_DTYPE = {"bfloat16": "bf16", "float16": "fp16", "bf16": "bf16", "fp16": "fp16"}
+_TORCH_DTYPE = {**{d[1]: d[0] for d in kinds_gen.DTYPES if d[4]}, **{d: d for d in DTYPES}}
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,7 @@ class EwLaunch:
 
 
 def entry(op: str, dtype: str, vec: bool) -> str:
-    """The entry point of op for dtype (bf16 or fp16; torch's names too)."""
+    """The entry point of op for dtype (one of DTYPES; torch's names too)."""
     return "swigen_%s_%s_%s" % (op, _TORCH_DTYPE.get(dtype, dtype), "vec8" if vec else "scalar")
 
 
@@ -52,7 +54,7 @@ def plan(op: str, dtype: str, m: int, i: int, ptrs: Sequence[int], sms: int) -> 
         raise ValueError("elementwise: op %r: want %s or %s" % (op, DSWIGLU, SWIGLU))
     dt = _TORCH_DTYPE.get(dtype)
     if dt is None:
-        raise ValueError("elementwise: %s: dtype %r: want bf16 or fp16" % (op, dtype))
+        raise ValueError("elementwise: %s: dtype %r: want one of %s" % (op, dtype, ", ".join(DTYPES)))
     if m <= 0 or i <= 0 or m > _MAX_INT32 or i > _MAX_INT32:
         raise ValueError("elementwise: %s M=%d I=%d: sizes must be in [1, 2^31)" % (op, m, i))
     vec = i % 8 == 0 and all(p % 16 == 0 for p in ptrs)

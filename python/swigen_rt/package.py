@@ -78,7 +78,9 @@ SCORE_SUFFIX = kinds_gen.SCORE_SUFFIX
 
 
 def _dtype_of(m: Manifest) -> str:
-    dts = set(buffer_dtypes(m).values())
+    """torch's name of m's operand type: its tensor maps' type as torch names it (tiling.DTypeSpec)."""
+    torch_of = {d[3]: d[1] for d in kinds_gen.DTYPES}
+    dts = {torch_of.get(d, d) for d in buffer_dtypes(m).values()}
     return dts.pop() if len(dts) == 1 else ",".join(sorted(dts))
 
 

@@ -32,7 +32,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
-from . import files, schema
+from . import files, kinds_gen, schema
 from .dispatch import DispatchPlan
 from .elementwise import Module as ElementwiseModule
 from .kernel import Kernel
@@ -51,8 +51,11 @@ BUNDLE_FORMAT = "swigen-bundle-v1"
 BUNDLE_PACKAGE = "swigen_kernels"
 BUNDLE_FILE = "bundle.json"
 
-DTYPE_OF_TORCH: Dict[str, str] = {"bfloat16": "bf16", "float16": "fp16"}
-"""swigen's dtype names by torch's."""
+DTYPE_OF_TORCH: Dict[str, str] = {d[1]: d[0] for d in kinds_gen.DTYPES}
+"""swigen's dtype names by torch's (tiling.DTypeSpec.Torch)."""
+
+_ELEM_BYTES: Dict[str, int] = {d[0]: d[2] for d in kinds_gen.DTYPES}
+"""Element bytes by swigen's dtype name (tiling.DTypeSpec.Bytes)."""
 
 Shape = Tuple[int, int, int]
 Facts = Tuple[bool, bool, bool]
@@ -124,12 +127,12 @@ class SelectionTable:
         for sel in self.selections.values():
             _check_major(sel, what)
 
-    def facts(self, m: int, k: int, i: int) -> Facts:
-        """tiling.factsOf."""
+    def facts(self, m: int, k: int, i: int, dtype: str) -> Facts:
+        """tiling.factsOf at M, K, I in dtype (swigen's name)."""
         def waves(n: int) -> int:
             return _ceil(_ceil(m, 128) * _ceil(i, n), self.h200_sms)
         wide = waves(self.wide_n) * self.wide_n * 100 <= waves(128) * 128 * (100 + self.wide_gain)
-        return (wide, i * k * 2 <= self.l2_keep_max, m >= 4096 and _ceil(m, 256) * _ceil(i, 256) >= self.b200_half)
+        return (wide, i * k * _ELEM_BYTES[dtype] <= self.l2_keep_max, m >= 4096 and _ceil(m, 256) * _ceil(i, 256) >= self.b200_half)
 
     def configs(self) -> List[str]:
         """Every config the table names, sorted, once each."""
@@ -151,7 +154,7 @@ class SelectionTable:
                 best, best_d = j, dist
         if best >= 0 and best_d <= self.max_distance and sel.measured[best][1]:
             return sel.measured[best][1], "measured"
-        f = self.facts(m, k, i)
+        f = self.facts(m, k, i, dtype)
         name = sel.rules.get(f)
         if name is None:
             raise PackageError("selection of %s %s %s %s: no rule for facts %s" % (kernel, variant, arch, dtype, f))

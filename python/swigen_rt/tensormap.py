@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, Tuple
 
+from . import kinds_gen
 from .manifest import Encode, ManifestError
 
 __all__ = ["TENSOR_MAP_SIZE", "TENSOR_MAP_ALIGN", "EncodeArgs", "TensorMapError", "encode_args", "validate",
@@ -24,8 +25,8 @@ TENSOR_MAP_ALIGN = 128
 """The alignment the runtime encodes descriptors at (the driver needs 64; CUDA 13 declares 128)."""
 
 # The manifest's enumerators as the driver's values (cuda.h), the ones
-# swigen kernels use; the same tables as runtime/launch/tmap.go.
-DTYPES: Dict[str, int] = {"float16": 6, "bfloat16": 9}
+# swigen kernels use; the same tables as runtime/launch/tmap.go. DTYPES
+# (below _DTYPE_INFO) holds the operand types' (tiling.DTypeSpec.TMA).
 SWIZZLES: Dict[str, int] = {"none": 0, "64B": 2, "128B": 3}
 INTERLEAVES: Dict[str, int] = {"none": 0}
 L2_PROMOTIONS: Dict[str, int] = {"none": 0, "L2_256B": 3}
@@ -38,6 +39,7 @@ _DTYPE_INFO = [
     ("float64", 64, True), ("bfloat16", 16, True), ("float32_ftz", 32, True), ("tfloat32", 32, True),
     ("tfloat32_ftz", 32, True), ("16u4_align8b", 4, False), ("16u4_align16b", 4, False), ("16u6_align16b", 6, False),
 ]
+DTYPES: Dict[str, int] = {info[0]: v for v, info in enumerate(_DTYPE_INFO) if info[0] in {d[3] for d in kinds_gen.DTYPES}}
 _SWIZZLE_NAMES = ["SwizzleNone", "Swizzle32B", "Swizzle64B", "Swizzle128B",
                   "Swizzle128BAtom32B", "Swizzle128BAtom32BFlip8B", "Swizzle128BAtom64B"]
 _PACKED = (13, 14, 15)

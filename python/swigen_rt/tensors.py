@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Mapping, Optional, Tuple
 
-from . import expr
+from . import expr, kinds_gen
 from .manifest import KIND_TENSORMAP, Manifest, ShapeError
 
 __all__ = ["TMA_ALIGN", "buffer_dtypes", "infer_sizes", "check_tensors"]
@@ -17,7 +17,10 @@ __all__ = ["TMA_ALIGN", "buffer_dtypes", "infer_sizes", "check_tensors"]
 TMA_ALIGN = 16
 """Bytes every buffer's address must be aligned to (TMA's global address rule)."""
 
-_ELEM_BYTES = {"bfloat16": 2, "float16": 2}
+# The torch name and element size of each operand type's tensor-map type
+# (tiling.DTypeSpec: TMA, Torch, Bytes).
+_TORCH_OF_TMA = {d[3]: d[1] for d in kinds_gen.DTYPES}
+_ELEM_BYTES = {d[3]: d[2] for d in kinds_gen.DTYPES}
 
 
 def buffer_dtypes(m: Manifest) -> Dict[str, str]:
@@ -99,12 +102,13 @@ def check_tensors(m: Manifest, tensors: Mapping[str, Any], sizes: Mapping[str, i
         elif idx != device:
             raise ShapeError("%s: tensor %s is on cuda:%d, tensor %s on cuda:%d: want one device"
                              % (m.name, b.name, idx, first, device))
-        want_dt = dtypes.get(b.name)
+        map_dt = dtypes.get(b.name)
+        want_dt = _TORCH_OF_TMA.get(map_dt, map_dt) if map_dt is not None else None
         got_dt = str(t.dtype).replace("torch.", "")
         if want_dt is not None and got_dt != want_dt:
             raise ShapeError("%s: tensor %s is %s: the kernel reads %s" % (m.name, b.name, got_dt, want_dt))
-        if want_dt in _ELEM_BYTES and t.element_size() != _ELEM_BYTES[want_dt]:
-            raise ShapeError("%s: tensor %s has %d-byte elements: want %d" % (m.name, b.name, t.element_size(), _ELEM_BYTES[want_dt]))
+        if map_dt in _ELEM_BYTES and t.element_size() != _ELEM_BYTES[map_dt]:
+            raise ShapeError("%s: tensor %s has %d-byte elements: want %d" % (m.name, b.name, t.element_size(), _ELEM_BYTES[map_dt]))
         try:
             want = tuple(expr.evaluate(e, sizes) for e in b.shape)
         except expr.ExprError as e:

@@ -87,6 +87,18 @@ var dtypeInfo = [...]struct {
 	{"tfloat32_ftz", 32, true}, {"16u4_align8b", 4, false}, {"16u4_align16b", 4, false}, {"16u6_align16b", 6, false},
 }
 
+// TensorDTypeNamed returns the CUtensorMapDataType whose enumerator is
+// CU_TENSOR_MAP_DATA_TYPE_ followed by the upper-cased name ("bfloat16":
+// TensorBfloat16), and whether there is one.
+func TensorDTypeNamed(name string) (TensorDType, bool) {
+	for i, d := range dtypeInfo {
+		if d.name == name {
+			return TensorDType(i), true
+		}
+	}
+	return 0, false
+}
+
 func (d TensorDType) valid() bool { return d >= 0 && int(d) < len(dtypeInfo) }
 
 func (d TensorDType) String() string {

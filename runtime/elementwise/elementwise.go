@@ -88,8 +88,8 @@ func Plan(op Op, dt tiling.DType, M, I int, ptrs []cu.DevicePtr, sms int) (Launc
 	if op != DSwiGLU && op != SwiGLU {
 		return Launch{}, fmt.Errorf("elementwise: op %q: want %s or %s", op, DSwiGLU, SwiGLU)
 	}
-	if dt != tiling.BF16 && dt != tiling.FP16 {
-		return Launch{}, fmt.Errorf("elementwise: %s: dtype %q: want bf16 or fp16", op, dt)
+	if _, err := dt.HelperSpec("elementwise: " + string(op)); err != nil {
+		return Launch{}, err
 	}
 	if M <= 0 || I <= 0 || M > maxInt32 || I > maxInt32 {
 		return Launch{}, fmt.Errorf("elementwise: %s M=%d I=%d: sizes must be in [1, 2^31)", op, M, I)

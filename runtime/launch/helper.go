@@ -71,12 +71,13 @@ func (h *Helper) Close() error {
 	return err
 }
 
-// VariantEntries lists entry(dt, vec) for both 16-bit types and both the
+// VariantEntries lists entry(dt, vec) for every type the helper modules
+// have entry points for (tiling.HelperDTypes) and both the
 // vectorized and the scalar variant: the entry points of the elementwise
 // helper kernels.
 func VariantEntries(entry func(dt tiling.DType, vec bool) string) []string {
 	var entries []string
-	for _, dt := range []tiling.DType{tiling.BF16, tiling.FP16} {
+	for _, dt := range tiling.HelperDTypes() {
 		for _, vec := range []bool{true, false} {
 			entries = append(entries, entry(dt, vec))
 		}

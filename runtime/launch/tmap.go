@@ -5,14 +5,22 @@ import (
 
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/runtime/cu"
+	"github.com/swigen/swigen/tiling"
 )
 
 // The manifest's tensor-map enumerators as the driver's values.
 var (
-	tmapDTypes = map[manifest.DType]cu.TensorDType{
-		manifest.DTypeBFloat16: cu.TensorBfloat16,
-		manifest.DTypeFloat16:  cu.TensorFloat16,
-	}
+	// tmapDTypes are the element types of the operand types' maps
+	// (tiling.DTypeSpec.TMA), by the driver's name.
+	tmapDTypes = func() map[manifest.DType]cu.TensorDType {
+		m := map[manifest.DType]cu.TensorDType{}
+		for _, s := range tiling.DTypeSpecs() {
+			if d, ok := cu.TensorDTypeNamed(s.TMA); ok {
+				m[manifest.DType(s.TMA)] = d
+			}
+		}
+		return m
+	}()
 	tmapSwizzles = map[manifest.Swizzle]cu.Swizzle{
 		manifest.SwizzleNone: cu.SwizzleNone,
 		manifest.Swizzle64B:  cu.Swizzle64B,

@@ -9,11 +9,11 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-// SM90Bwd returns the sm_90a bwd_dswiglu configs of the tuning space (both
-// dtypes) and of the catalog.
+// SM90Bwd returns the sm_90a bwd_dswiglu configs of the tuning space (of
+// every dtype) and of the catalog.
 func SM90Bwd() []tiling.Config {
 	var cfgs []tiling.Config
-	for _, d := range []tiling.DType{tiling.BF16, tiling.FP16} {
+	for _, d := range tiling.DTypes() {
 		cfgs = append(cfgs, tiling.Space(tiling.KernelBwdDSwiGLU, tiling.ArchSM90a, d)...)
 	}
 	for _, c := range tiling.Catalog() {
@@ -24,11 +24,11 @@ func SM90Bwd() []tiling.Config {
 	return cfgs
 }
 
-// SM90Kind is an sm_90a bf16 config of kernel k, schedule s and tile
-// m x n x 64, edited by edit (when not nil), with the defaults filled in
-// and the deepest operand ring that fits.
+// SM90Kind is an sm_90a config in the default dtype of kernel k, schedule
+// s and tile m x n x 64, edited by edit (when not nil), with the defaults
+// filled in and the deepest operand ring that fits.
 func SM90Kind(k tiling.Kernel, s tiling.Schedule, m, n int, edit func(*tiling.Config)) tiling.Config {
-	c := tiling.Config{Kernel: k, Arch: tiling.ArchSM90a, DType: tiling.BF16, Schedule: s, TileM: m, TileN: n, TileK: 64}
+	c := tiling.Config{Kernel: k, Arch: tiling.ArchSM90a, DType: tiling.DefaultDType, Schedule: s, TileM: m, TileN: n, TileK: 64}
 	if edit != nil {
 		edit(&c)
 	}
@@ -58,7 +58,7 @@ func SM100() []tiling.Config {
 		func(c *tiling.Config) { c.Raster = tiling.RasterN },
 	}
 	for _, k := range tiling.Kernels() {
-		for _, d := range []tiling.DType{tiling.BF16, tiling.FP16} {
+		for _, d := range tiling.DTypes() {
 			for _, c := range tiling.Space(k, tiling.ArchSM100a, d) {
 				add(c)
 				for _, edit := range variants {
