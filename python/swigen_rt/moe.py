@@ -431,11 +431,27 @@ def _gateup_setup(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
     ctx.save_for_backward(*inputs)
 
 
+def _dswiglu_graph(dout: Tensor, de: Tensor, score: Optional[Tensor]) -> Tuple[Tensor, Optional[Tensor]]:
+    """(grad_de, dscore) of _dswiglu[_score] out of place: for a backward
+    that is itself differentiated (create_graph), where autograd saves the
+    fp32 temporaries that _dswiglu[_score] write over. The same operations
+    in the same order, so the same bits."""
+    i = de.shape[1] // 2
+    left, gate, d = de[:, :i].float(), de[:, i:].float(), dout.float()
+    s = torch.sigmoid(gate)
+    f = gate * s
+    ds = d if score is None else d * score.float()[:, None]
+    grad = torch.cat([ds * f, ds * left * s * (1 + gate * (1 - s))], 1).to(de.dtype)
+    return grad, None if score is None else (left * f * d).sum(1).to(score.dtype)
+
+
 def _score_grads(g_out: Optional[Tensor], de: Tensor, score: Optional[Tensor]) -> Tuple[Tensor, Optional[Tensor]]:
     """(grad_de, dscore) of out = [score *] left * silu(gate) for g_out
     (None: no gradient reached out); dscore None without a score."""
     if g_out is None:
         return torch.zeros_like(de), None if score is None else torch.zeros_like(score)
+    if torch.is_grad_enabled():  # create_graph: this backward is recorded
+        return _dswiglu_graph(g_out.contiguous(), de, score)
     if score is None:
         return _dswiglu(g_out.contiguous(), de)[0], None
     grad_de, _, dscore = _dswiglu_score(g_out.contiguous(), de, score)

@@ -232,6 +232,44 @@ class GateupTrainAutogradTest(unittest.TestCase):
                     torch.testing.assert_close(got.double(), want, atol=0.1, rtol=3e-2)
 
 
+    def test_double_backward(self) -> None:
+        # create_graph: the ops' autograd formulas (the reference dSwiGLU
+        # in Python) are themselves differentiated, so their fp32
+        # temporaries must not be written in place after autograd saved
+        # them. A gradient penalty on dx against float64's.
+        counts, H, I = [4, 0, 7, 5], 16, 8  # noqa: E741
+        g = torch.Generator().manual_seed(4)
+        T, E = sum(counts), len(counts)
+        x = torch.randn(T, H, generator=g).bfloat16().requires_grad_(True)
+        W = (torch.randn(E, 2 * I, H, generator=g) / 4).bfloat16().requires_grad_(True)
+        score = torch.rand(T, generator=g).requires_grad_(True)
+        offs = torch.tensor(moe_plan.counts_to_offs(counts), dtype=torch.int32)
+        g_out = torch.randn(T, I, generator=g)
+
+        def penalty(x: Any, W: Any, score: Any, op: Optional[str]) -> Any:
+            if op == "moe_gateup":
+                out = torch.ops.swigen.moe_gateup(x, W, offs, score)
+            elif op == "moe_gateup_train":
+                out, _ = torch.ops.swigen.moe_gateup_train(x, W, offs, score)
+            else:
+                de = torch.cat([x[r - n:r] @ W[e].t() for e, (n, r) in enumerate(zip(counts, offs.tolist()))])
+                out = de[:, :I] * torch.nn.functional.silu(de[:, I:])
+                out = out if score is None else score[:, None] * out
+            gx, = torch.autograd.grad((out.double() * g_out.double()).sum(), [x], create_graph=True)
+            return (gx.double() ** 2).sum()
+
+        for with_score in (False, True):
+            leaves = [t.detach().double().requires_grad_(True) for t in (x, score)]
+            penalty(leaves[0], W.detach().double(), leaves[1] if with_score else None, None).backward()
+            for op in ("moe_gateup", "moe_gateup_train"):
+                with self.subTest(op=op, score=with_score):
+                    x.grad = score.grad = None
+                    penalty(x, W, score if with_score else None, op).backward()
+                    torch.testing.assert_close(x.grad.double(), leaves[0].grad, atol=0.1, rtol=3e-2)
+                    if with_score:
+                        torch.testing.assert_close(score.grad.double(), leaves[1].grad, atol=0.1, rtol=3e-2)
+
+
 @unittest.skipIf(torch is None, "needs torch")
 class CompiledStepTest(unittest.TestCase):
     """The layer's step under torch.compile(fullgraph=True) (AOTAutograd,
@@ -306,6 +344,12 @@ class ReferenceTemporariesTest(unittest.TestCase):
             for a, b in zip(got, want):
                 self.assertEqual((a.dtype, a.shape), (b.dtype, b.shape))
                 self.assertTrue(torch.equal(a, b))
+        # The out-of-place form a create_graph backward runs: the same bits.
+        grad, none = moe._dswiglu_graph(dout, de, None)
+        self.assertTrue(none is None and torch.equal(grad, _textbook(dout, de)[0]))
+        grad, dscore = moe._dswiglu_graph(dout, de, score)
+        want = _textbook(dout, de, score)
+        self.assertTrue(torch.equal(grad, want[0]) and torch.equal(dscore, want[2].to(score.dtype)))
 
     def test_fp32_temporaries(self) -> None:
         dout, de, score = self.inputs()
