@@ -495,11 +495,15 @@ torch.library.register_autograd("swigen::moe_down", _down_bwd, setup_context=_ga
 def _release_saved(ctx: Any) -> None:
     """Drops autograd's references to ctx's saved tensors now instead of
     when the backward returns (ctx.maybe_clear_saved_tensors, a no-op where
-    autograd keeps the graph: retain_graph, create_graph), so a saved
-    intermediate goes with the backward's last local reference to it: de
-    is not held beside the gate-up gradients. Left to torch where it has
-    no such method, and under torch.compile (AOT autograd frees its own
-    saved tensors)."""
+    autograd keeps the graph: retain_graph, which create_graph implies
+    unless retain_graph=False is passed), so a saved intermediate goes with
+    the backward's last local reference to it: de is not held beside the
+    gate-up gradients. A backward that raises after this (an out-of-memory
+    in a weight gradient) cannot be run again on the same graph without
+    retain_graph: torch reports a second backward, as it does for every
+    node that ran before the failing one. Left to torch where it has no
+    such method, and under torch.compile (AOT autograd frees its own saved
+    tensors)."""
     if torch.compiler.is_compiling():
         return
     clear = getattr(ctx, "maybe_clear_saved_tensors", None)
