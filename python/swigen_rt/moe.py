@@ -178,13 +178,19 @@ def _gateup(x: Tensor, W: Tensor, offs: Tensor) -> Tensor:
     return _gmm(x, W.transpose(1, 2), offs, (x.shape[0], W.shape[1]))
 
 
+def _f32(t: Tensor) -> Tensor:
+    """A new fp32 copy of t (t.float() returns t itself where t is fp32),
+    for the reference's in-place arithmetic."""
+    return t.to(torch.float32, copy=True)
+
+
 def _swiglu(de: Tensor, score: Optional[Tensor] = None) -> Tensor:
     """out = left * silu(gate) in fp32 (times each row's score where
     given), cast to de's dtype. In place on its own fp32 copies (at most
     two [T, I] fp32 live): the same operations, so the same bits."""
     i = de.shape[1] // 2
-    g = F.silu(de[:, i:].float(), inplace=True)
-    h = de[:, :i].float().mul_(g)
+    g = F.silu(_f32(de[:, i:]), inplace=True)
+    h = _f32(de[:, :i]).mul_(g)
     del g
     if score is not None:
         h.mul_(score[:, None])
@@ -203,11 +209,11 @@ def _dswiglu(dout: Tensor, de: Tensor) -> Tuple[Tensor, Tensor]:
     gate = de[:, i:].float()
     s = torch.sigmoid(gate)
     f = gate * s
-    d = dout.float()
+    d = _f32(dout)
     grad[:, :i] = d * f
     t = (1 - s).mul_(gate).add_(1)  # 1 + gate * (1 - s)
     del gate
-    left = de[:, :i].float()
+    left = _f32(de[:, :i])
     grad[:, i:] = d.mul_(left).mul_(s).mul_(t)  # ((d * left) * s) * t
     del d, s, t
     return grad, left.mul_(f).to(de.dtype)
@@ -225,7 +231,7 @@ def _dswiglu_score(dout: Tensor, de: Tensor, score: Tensor) -> Tuple[Tensor, Ten
     f = gate * s
     left = de[:, :i].float()
     h = left * f
-    d = dout.float()
+    d = _f32(dout)
     dscore = (h * d).sum(1)
     sc = score.float()[:, None]
     out = h.mul_(sc).to(de.dtype)

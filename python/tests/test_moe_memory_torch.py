@@ -380,6 +380,20 @@ class ReferenceTemporariesTest(unittest.TestCase):
         want = _textbook(dout, de, score)
         self.assertTrue(torch.equal(grad, want[0]) and torch.equal(dscore, want[2].to(score.dtype)))
 
+    def test_inputs_untouched(self) -> None:
+        # The in-place forms write only over their own fp32 copies, also
+        # where an input is fp32 already (.float() would return it).
+        dout, de, score = self.inputs()
+        for dt in (torch.bfloat16, torch.float32):
+            d, e = dout.to(dt), de.to(dt)
+            keep = (d.clone(), e.clone(), score.clone())
+            for name, fn in (("swiglu", lambda: moe._swiglu(e, score)), ("dswiglu", lambda: moe._dswiglu(d, e)),
+                             ("score", lambda: moe._dswiglu_score(d, e, score))):
+                with self.subTest(dtype=dt, fn=name):
+                    fn()
+                    for a, b in zip((d, e, score), keep):
+                        self.assertTrue(torch.equal(a, b))
+
     def test_fp32_temporaries(self) -> None:
         dout, de, score = self.inputs()
         f32 = 4 * self.T * self.I  # one [T, I] fp32
