@@ -21,15 +21,17 @@
 # all), one worker each; on one GPU they run in turn. TOKENS (default each
 # model's two T), ROUTINGS (default uniform,zipf), REPS (default 30).
 # ISOLATE=1 (the default) runs each peer of a worker in a Python process
-# of its own, so a peer's peak memory is measured in a process that holds
-# only the problem and its own tensors (one process for all peers let
+# of its own for each model, so a peer's peak memory is measured in a
+# process that holds only the problem and its own tensors (a model's
+# peers all run before the next model's, so a run cut by LIMIT still
+# compares the peers it reached; one process for all peers let
 # earlier peers' allocations and the allocator's fragments decide what
 # fits: DeepSeek-V3's step ran out of 80 GB that way); ISOLATE=0 runs a
 # worker's peers in one process (~10 s less per peer, the former way).
 # Memory alone, both peers with a model (about 6 minutes on one H100):
 #   PEERS=grouped,swigen TESTS=0 REPS=5 bash bench/moe_perf.sh
 # LIMIT (default 450 s) bounds the run: peers that would start after it
-# are skipped with a line.
+# are skipped with a line, and no process starts after it.
 #
 # Wheels: as bench/py_perf.sh, from .whl-peers/ (carry it; see
 # bench/peer_wheels.sh): Liger (.whl-peers/liger) and two of the three
@@ -112,19 +114,46 @@ args=(--routings "${ROUTINGS:-uniform,zipf}" --reps "${REPS:-30}" --deadline $((
 for d in "${MOE_DIRS[@]}"; do args+=(--package "$d"); done
 [[ -n ${TOKENS:-} ]] && args+=(--tokens "$TOKENS")
 echo "models: $MODELS on $NG GPU(s); peers: $PEERS; limit ${LIMIT}s; a process per peer: ${ISOLATE:-1}"
-# worker G MODELS: the models' peers on GPU G, one process each (ISOLATE=1)
-# or all in one; a process that fails does not stop the next.
+# run_peer G MODELS PEERS JSON: one moe_perf.py process on GPU G. Past the
+# limit none starts (each costs ~5 s of imports and CUDA start): a record
+# says so. A process that exits without writing JSON gets an error record,
+# so the merged JSON names every model and peer asked for.
+run_peer() {
+	local g=$1 m=$2 p=$3 j=$4 prc=0 key=error why
+	if (($(date +%s) > START + LIMIT)); then
+		key=skipped why="past the deadline (no process started)"
+	else
+		CUDA_VISIBLE_DEVICES=$g python3 bench/moe_perf.py --models "$m" --peers "$p" "${args[@]}" --json "$j" \
+			>>"$LOG/worker$g.log" 2>&1 || prc=$?
+		[[ -s $j ]] && return $prc
+		((prc == 0)) && prc=1
+		why="its process exited with status $prc and wrote no record (worker$g.log in moe-perf.tgz)"
+	fi
+	python3 - "$j" "$m" "$p" "$key" "$why" <<'PY'
+import json, sys
+j, models, peers, key, why = sys.argv[1:]
+recs = [{"model": m, "T": 0, "routing": "-", "peer": p, "mode": mode, key: why}
+        for m in models.split(",") for p in peers.split(",") for mode in ("fwd", "step")]
+json.dump({"command": "moe_perf.py --models %s --peers %s" % (models, peers), "results": recs}, open(j, "w"))
+PY
+	return $prc
+}
+# worker G MODELS: the models' peers on GPU G, a process for each model and
+# peer, the models outer so that each model's peers finish before the next
+# model starts (ISOLATE=1), or all in one process (ISOLATE=0); a process
+# that fails does not stop the next.
 worker() {
-	local g=$1 mine=$2 rc=0 p
+	local g=$1 mine=$2 rc=0 m p
 	if [[ ${ISOLATE:-1} != 1 ]]; then
-		CUDA_VISIBLE_DEVICES=$g python3 bench/moe_perf.py --models "$mine" --peers "$PEERS" "${args[@]}" \
-			--json "$LOG/moe-$g.json" >"$LOG/worker$g.log" 2>&1
+		run_peer "$g" "$mine" "$PEERS" "$LOG/moe-$g.json"
 		return
 	fi
+	IFS=',' read -ra ms <<<"$mine"
 	IFS=',' read -ra ps <<<"$PEERS"
-	for p in "${ps[@]}"; do
-		CUDA_VISIBLE_DEVICES=$g python3 bench/moe_perf.py --models "$mine" --peers "$p" "${args[@]}" \
-			--json "$LOG/moe-$g-$p.json" >>"$LOG/worker$g.log" 2>&1 || rc=1
+	for m in "${ms[@]}"; do
+		for p in "${ps[@]}"; do
+			run_peer "$g" "$m" "$p" "$LOG/moe-$g-$m-$p.json" || rc=1
+		done
 	done
 	return $rc
 }
@@ -144,7 +173,8 @@ python3 - "$OUT/moe-perf.json" "$LOG"/moe-*.json <<'PY'
 import json, os, sys
 sys.path.insert(0, "bench")
 import moe_perf
-recs = [json.load(open(f)) for f in sys.argv[2:] if os.path.exists(f)]  # a worker that died wrote none
+recs = [json.load(open(f)) for f in sys.argv[2:] if os.path.exists(f)]
+recs.sort(key=lambda rec: "gpu" not in rec)  # a real process's first: its gpu, revision and date head the record
 if not recs:
     print("FAIL: no worker wrote a record (see the workers' logs in moe-perf.tgz)")
     sys.exit(1)

@@ -178,13 +178,19 @@ def _gateup(x: Tensor, W: Tensor, offs: Tensor) -> Tensor:
     return _gmm(x, W.transpose(1, 2), offs, (x.shape[0], W.shape[1]))
 
 
+def _f32(t: Tensor) -> Tensor:
+    """A new fp32 copy of t (t.float() returns t itself where t is fp32),
+    for the reference's in-place arithmetic."""
+    return t.to(torch.float32, copy=True)
+
+
 def _swiglu(de: Tensor, score: Optional[Tensor] = None) -> Tensor:
     """out = left * silu(gate) in fp32 (times each row's score where
     given), cast to de's dtype. In place on its own fp32 copies (at most
     two [T, I] fp32 live): the same operations, so the same bits."""
     i = de.shape[1] // 2
-    g = F.silu(de[:, i:].float(), inplace=True)
-    h = de[:, :i].float().mul_(g)
+    g = F.silu(_f32(de[:, i:]), inplace=True)
+    h = _f32(de[:, :i]).mul_(g)
     del g
     if score is not None:
         h.mul_(score[:, None])
@@ -203,11 +209,11 @@ def _dswiglu(dout: Tensor, de: Tensor) -> Tuple[Tensor, Tensor]:
     gate = de[:, i:].float()
     s = torch.sigmoid(gate)
     f = gate * s
-    d = dout.float()
+    d = _f32(dout)
     grad[:, :i] = d * f
     t = (1 - s).mul_(gate).add_(1)  # 1 + gate * (1 - s)
     del gate
-    left = de[:, :i].float()
+    left = _f32(de[:, :i])
     grad[:, i:] = d.mul_(left).mul_(s).mul_(t)  # ((d * left) * s) * t
     del d, s, t
     return grad, left.mul_(f).to(de.dtype)
@@ -225,7 +231,7 @@ def _dswiglu_score(dout: Tensor, de: Tensor, score: Tensor) -> Tuple[Tensor, Ten
     f = gate * s
     left = de[:, :i].float()
     h = left * f
-    d = dout.float()
+    d = _f32(dout)
     dscore = (h * d).sum(1)
     sc = score.float()[:, None]
     out = h.mul_(sc).to(de.dtype)
@@ -431,11 +437,27 @@ def _gateup_setup(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
     ctx.save_for_backward(*inputs)
 
 
+def _dswiglu_graph(dout: Tensor, de: Tensor, score: Optional[Tensor]) -> Tuple[Tensor, Optional[Tensor]]:
+    """(grad_de, dscore) of _dswiglu[_score] out of place: for a backward
+    that is itself differentiated (create_graph), where autograd saves the
+    fp32 temporaries that _dswiglu[_score] write over. The same operations
+    in the same order, so the same bits."""
+    i = de.shape[1] // 2
+    left, gate, d = de[:, :i].float(), de[:, i:].float(), dout.float()
+    s = torch.sigmoid(gate)
+    f = gate * s
+    ds = d if score is None else d * score.float()[:, None]
+    grad = torch.cat([ds * f, ds * left * s * (1 + gate * (1 - s))], 1).to(de.dtype)
+    return grad, None if score is None else (left * f * d).sum(1).to(score.dtype)
+
+
 def _score_grads(g_out: Optional[Tensor], de: Tensor, score: Optional[Tensor]) -> Tuple[Tensor, Optional[Tensor]]:
     """(grad_de, dscore) of out = [score *] left * silu(gate) for g_out
     (None: no gradient reached out); dscore None without a score."""
     if g_out is None:
         return torch.zeros_like(de), None if score is None else torch.zeros_like(score)
+    if torch.is_grad_enabled():  # create_graph: this backward is recorded
+        return _dswiglu_graph(g_out.contiguous(), de, score)
     if score is None:
         return _dswiglu(g_out.contiguous(), de)[0], None
     grad_de, _, dscore = _dswiglu_score(g_out.contiguous(), de, score)
@@ -479,11 +501,15 @@ torch.library.register_autograd("swigen::moe_down", _down_bwd, setup_context=_ga
 def _release_saved(ctx: Any) -> None:
     """Drops autograd's references to ctx's saved tensors now instead of
     when the backward returns (ctx.maybe_clear_saved_tensors, a no-op where
-    autograd keeps the graph: retain_graph, create_graph), so a saved
-    intermediate goes with the backward's last local reference to it: de
-    is not held beside the gate-up gradients. Left to torch where it has
-    no such method, and under torch.compile (AOT autograd frees its own
-    saved tensors)."""
+    autograd keeps the graph: retain_graph, which create_graph implies
+    unless retain_graph=False is passed), so a saved intermediate goes with
+    the backward's last local reference to it: de is not held beside the
+    gate-up gradients. A backward that raises after this (an out-of-memory
+    in a weight gradient) cannot be run again on the same graph without
+    retain_graph: torch reports a second backward, as it does for every
+    node that ran before the failing one. Left to torch where it has no
+    such method, and under torch.compile (AOT autograd frees its own saved
+    tensors)."""
     if torch.compiler.is_compiling():
         return
     clear = getattr(ctx, "maybe_clear_saved_tensors", None)

@@ -455,8 +455,11 @@ def step_bytes(T: int, H: int, I: int, E: int, elem: int = 2, score: bool = Fals
     H, intermediate I, E experts, elem bytes an element (bf16: 2): the
     model the layer's CPU memory test checks bit for bit on a tracker
     that counts every tensor the ops return (the kernel path's buffers,
-    none of the reference path's temporaries). order: dw_down_order's
-    where None."""
+    none of the reference path's temporaries). With a score the kernel
+    path's dscore partials [T, cdiv(I, TileN)] fp32 also live beside the
+    dSwiGLU's outputs while they are summed: not counted (under 2% of one
+    [T, I] bf16 at TileN 128), so where that moment is the peak the model
+    is that much low. order: dw_down_order's where None."""
     if T < 0 or min(H, I, E, elem) < 1:
         raise ValueError("step_bytes: T=%d, H=%d, I=%d, E=%d, elem=%d: want T >= 0, the rest >= 1" % (T, H, I, E, elem))
     if order is None:

@@ -158,6 +158,15 @@ class StepMemoryTest(unittest.TestCase):
                 for a, b in zip(_grads(p), once):
                     torch.testing.assert_close(a.float(), 2 * b.float(), atol=1e-2, rtol=1e-2)
 
+    def test_second_backward_is_refused(self) -> None:
+        # Without retain_graph the released ctx reads as freed: torch's own
+        # error, not a backward over nothing.
+        p = _problem([3, 0, 5, 8], 32, 16, score=True)
+        y = p["m"](p["x"], p["offs"], p["score"])
+        y.backward(p["dy"])
+        with self.assertRaisesRegex(RuntimeError, "second time"):
+            y.backward(p["dy"])
+
     def test_checkpoint(self) -> None:
         # Activation checkpointing (saved-tensor hooks or a reentrant
         # recompute) unpacks de from its own store: the same grads.
@@ -232,6 +241,44 @@ class GateupTrainAutogradTest(unittest.TestCase):
                     torch.testing.assert_close(got.double(), want, atol=0.1, rtol=3e-2)
 
 
+    def test_double_backward(self) -> None:
+        # create_graph: the ops' autograd formulas (the reference dSwiGLU
+        # in Python) are themselves differentiated, so their fp32
+        # temporaries must not be written in place after autograd saved
+        # them. A gradient penalty on dx against float64's.
+        counts, H, I = [4, 0, 7, 5], 16, 8  # noqa: E741
+        g = torch.Generator().manual_seed(4)
+        T, E = sum(counts), len(counts)
+        x = torch.randn(T, H, generator=g).bfloat16().requires_grad_(True)
+        W = (torch.randn(E, 2 * I, H, generator=g) / 4).bfloat16().requires_grad_(True)
+        score = torch.rand(T, generator=g).requires_grad_(True)
+        offs = torch.tensor(moe_plan.counts_to_offs(counts), dtype=torch.int32)
+        g_out = torch.randn(T, I, generator=g)
+
+        def penalty(x: Any, W: Any, score: Any, op: Optional[str]) -> Any:
+            if op == "moe_gateup":
+                out = torch.ops.swigen.moe_gateup(x, W, offs, score)
+            elif op == "moe_gateup_train":
+                out, _ = torch.ops.swigen.moe_gateup_train(x, W, offs, score)
+            else:
+                de = torch.cat([x[r - n:r] @ W[e].t() for e, (n, r) in enumerate(zip(counts, offs.tolist()))])
+                out = de[:, :I] * torch.nn.functional.silu(de[:, I:])
+                out = out if score is None else score[:, None] * out
+            gx, = torch.autograd.grad((out.double() * g_out.double()).sum(), [x], create_graph=True)
+            return (gx.double() ** 2).sum()
+
+        for with_score in (False, True):
+            leaves = [t.detach().double().requires_grad_(True) for t in (x, score)]
+            penalty(leaves[0], W.detach().double(), leaves[1] if with_score else None, None).backward()
+            for op in ("moe_gateup", "moe_gateup_train"):
+                with self.subTest(op=op, score=with_score):
+                    x.grad = score.grad = None
+                    penalty(x, W, score if with_score else None, op).backward()
+                    torch.testing.assert_close(x.grad.double(), leaves[0].grad, atol=0.1, rtol=3e-2)
+                    if with_score:
+                        torch.testing.assert_close(score.grad.double(), leaves[1].grad, atol=0.1, rtol=3e-2)
+
+
 @unittest.skipIf(torch is None, "needs torch")
 class CompiledStepTest(unittest.TestCase):
     """The layer's step under torch.compile(fullgraph=True) (AOTAutograd,
@@ -255,6 +302,26 @@ class CompiledStepTest(unittest.TestCase):
             y.backward(p["dy"])
         self.assertEqual([str(w.message) for w in seen if "moe" in str(w.message) or "swigen" in str(w.message)], [])
         self.assertEqual(cnt.frame_count, 1)
+        for a, b in zip(_grads(p), want):
+            self.assertTrue(torch.equal(a, b))
+
+
+    def test_compiled_autograd(self) -> None:
+        # Compiled autograd (the backward traced by dynamo, ctx a stand-in):
+        # _release_saved is skipped there and the gradients are the eager's.
+        from torch._dynamo import compiled_autograd  # noqa: PLC0415
+
+        enable = getattr(compiled_autograd, "_enable", None)
+        if enable is None:
+            self.skipTest("this torch has no compiled_autograd._enable")
+        p = _problem([3, 0, 5, 8], 32, 16, score=True)
+        _step(p)
+        want = _grads(p)
+        _zero(p)
+        torch._dynamo.reset()
+        y = p["m"](p["x"], p["offs"], p["score"])
+        with enable(torch.compile(backend="aot_eager")):
+            y.backward(p["dy"])
         for a, b in zip(_grads(p), want):
             self.assertTrue(torch.equal(a, b))
 
@@ -306,6 +373,26 @@ class ReferenceTemporariesTest(unittest.TestCase):
             for a, b in zip(got, want):
                 self.assertEqual((a.dtype, a.shape), (b.dtype, b.shape))
                 self.assertTrue(torch.equal(a, b))
+        # The out-of-place form a create_graph backward runs: the same bits.
+        grad, none = moe._dswiglu_graph(dout, de, None)
+        self.assertTrue(none is None and torch.equal(grad, _textbook(dout, de)[0]))
+        grad, dscore = moe._dswiglu_graph(dout, de, score)
+        want = _textbook(dout, de, score)
+        self.assertTrue(torch.equal(grad, want[0]) and torch.equal(dscore, want[2].to(score.dtype)))
+
+    def test_inputs_untouched(self) -> None:
+        # The in-place forms write only over their own fp32 copies, also
+        # where an input is fp32 already (.float() would return it).
+        dout, de, score = self.inputs()
+        for dt in (torch.bfloat16, torch.float32):
+            d, e = dout.to(dt), de.to(dt)
+            keep = (d.clone(), e.clone(), score.clone())
+            for name, fn in (("swiglu", lambda: moe._swiglu(e, score)), ("dswiglu", lambda: moe._dswiglu(d, e)),
+                             ("score", lambda: moe._dswiglu_score(d, e, score))):
+                with self.subTest(dtype=dt, fn=name):
+                    fn()
+                    for a, b in zip((d, e, score), keep):
+                        self.assertTrue(torch.equal(a, b))
 
     def test_fp32_temporaries(self) -> None:
         dout, de, score = self.inputs()

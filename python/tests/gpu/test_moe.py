@@ -181,6 +181,33 @@ class ReferenceTest(unittest.TestCase):
                 for what, got, want in (("dx", xs.grad, dx_ref), ("dW", Ws.grad, dW_ref), ("dW_down", Wds.grad, dWd_ref)):
                     self.assertLess(rel(got, want), TOL, "%s: %s" % (op, what))
 
+    def test_elementwise_bits(self) -> None:
+        """The reference SwiGLU and dSwiGLU (written in place on fp32
+        copies, and _dswiglu_graph out of place) give the textbook
+        formula's bits on the GPU too, saturated and zero gates included."""
+        g = torch.Generator(device="cuda").manual_seed(7)
+        T = 300
+        de = (torch.randn(T, 2 * I, device="cuda", generator=g) * 4).to(torch.bfloat16)
+        de[:4, I:] = torch.tensor([30.0, -30.0, 0.0, -1e-3], device="cuda")[:, None].to(torch.bfloat16)
+        dout = torch.randn(T, I, device="cuda", generator=g).to(torch.bfloat16)
+        score = torch.rand(T, device="cuda", generator=g)
+        left, gate, d = de[:, :I].float(), de[:, I:].float(), dout.float()
+        s = torch.sigmoid(gate)
+        f = gate * s
+        h = left * f
+        bf = torch.bfloat16
+        for sc in (None, score):
+            with self.subTest(score=sc is not None):
+                ds = d if sc is None else d * sc[:, None]
+                grad = torch.cat([ds * f, ds * left * s * (1 + gate * (1 - s))], 1).to(bf)
+                out = h if sc is None else h * sc[:, None]
+                got = moe._dswiglu(dout, de) if sc is None else moe._dswiglu_score(dout, de, sc)
+                self.assertTrue(torch.equal(got[0], grad) and torch.equal(got[1], out.to(bf)))
+                if sc is not None:
+                    self.assertTrue(torch.equal(got[2], (h * d).sum(1)))
+                self.assertTrue(torch.equal(moe._swiglu(de, sc), (left * F.silu(gate) * (1 if sc is None else sc[:, None])).to(bf)))
+                self.assertTrue(torch.equal(moe._dswiglu_graph(dout, de, sc)[0], grad))
+
     def test_bad_inputs(self) -> None:
         W, Wd = weights()
         x, _, offs = case(routings()["uniform"])
