@@ -602,10 +602,13 @@ SW_DEV bool sw_sk_fixup(const sw_sk_plan& p, const sw_sk_work& w, int c, float (
   const int tid = threadIdx.x % 128;
   const sw_u64 off = (sw_u64)part * kSkPartBytes;
   if (w.role == kSkPartial) {
+    // The epoch is read before the stores, so its L2 round trip overlaps
+    // them instead of delaying the release the owner waits for.
+    const sw_u32 epoch = tid == 0 ? sw_sk_epoch(workspace) : 0u;
     sw_sk_store(slots + blockIdx.x * kSkSlotBytes + off, tid, acc);
     // Every thread's stores come before the release.
     sw_named_bar_sync(1 + c, 128);
-    if (tid == 0) sw_sk_release(flags + blockIdx.x * (kSkFlagBytes / 4) + part, sw_sk_epoch(workspace));
+    if (tid == 0) sw_sk_release(flags + blockIdx.x * (kSkFlagBytes / 4) + part, epoch);
     return true;
   }
   const int first = (int)sw_sk_cta_of(p, ((sw_u32)w.tile - p.full * p.grid) * p.kblocks);
