@@ -25,13 +25,11 @@ var streamKConfigs = []string{
 	"fwd_gateup_sm90a_bf16_m256n128k64_s4_c1x1_cooperative_sk_bmn",
 	"fwd_down_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_sk_bmn_res",
 	"fwd_down_sm90a_fp16_m128n256k64_s4_c1x1_cooperative_sk",
-	// The decode tiles (docs/PERFORMANCE.md#decode): 64 accumulators add
-	// the partials two parts a step (sw_sk_add2), 128 one.
-	"gemm_sm90a_bf16_m64n128k64_s8_c1x1_pingpong_sk",
-	"gemm_sm90a_bf16_m64n256k64_s4_c1x1_pingpong_sk",
+	// The decode tiles with 64 accumulators, which add the partials two
+	// parts a step (sw_sk_add2; docs/PERFORMANCE.md#decode). The 64x256
+	// ones hold 128, as ping-pong 128x128 does.
 	"gemm_sm90a_bf16_m64n128k128_s4_c1x1_pingpong_sk",
 	"fwd_gateup_sm90a_bf16_m64n128k64_s8_c1x1_pingpong_sk",
-	"fwd_down_sm90a_bf16_m64n128k64_s8_c1x1_pingpong_sk_bmn",
 }
 
 // streamKOpcodes are the SASS opcodes of the stream-K handshake, beside the
