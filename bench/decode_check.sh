@@ -12,20 +12,20 @@
 #      is fixed, the pair adds included); the built-in ragged list for gemm
 #      64x128 s8; compute-sanitizer memcheck on a shape where every tile is
 #      split into ~8 parts (odd and even pair steps);
-#   2. bench gemm at M = 16, 64, 128, 256 on the weights of Llama-3-8B
+#   2. the K sweep (fwd_gateup M = 64, I = 2048, K = 2048..14336; 128x128
+#      and 64x128 _sk): intercept = the fixed + fixup part, slope = the
+#      stream's cost per k-block (reading A vs B of PERFORMANCE#decode);
+#   3. the trace probe at 64,7168,2048 on both _sk tiles (owners' records:
+#      mainloop, then fixup + epilogue);
+#   4. bench gemm at M = 16, 64, 128, 256 on the weights of Llama-3-8B
 #      (gate-up 28672x4096, down 4096x14336), Llama-3-70B (57344x8192,
 #      8192x28672) and a DeepSeek-V3 expert (4096x7168, 7168x2048): the
 #      heuristic's config, ping-pong 128x128 _sk (the old best), the three
 #      new tiles, and cuBLAS in the same process (% of the floor at the copy
 #      bandwidth bench measures first);
-#   3. bench gateup (fused forward, inference) at M = 16, 64, 128, 256 on
+#   5. bench gateup (fused forward, inference) at M = 16, 64, 128, 256 on
 #      the same three MLPs (M,K,I): the heuristic, 128x128 _sk, 64x128 s8
 #      _sk, 64x256 _sk, 64x128 k128 _sk; cuBLAS + elementwise as the base;
-#   4. the K sweep (fwd_gateup M = 64, I = 2048, K = 2048..14336; 128x128
-#      and 64x128 _sk): intercept = the fixed + fixup part, slope = the
-#      stream's cost per k-block (reading A vs B of PERFORMANCE#decode);
-#   5. the trace probe at 64,7168,2048 on both _sk tiles (owners' records:
-#      mainloop, then fixup + epilogue);
 #   6. with OLD=<dir> (its swigen built from the commit before this branch,
 #      e.g. 47a04da): the same two _sk tiles on the old binary at
 #      64,7168,2048 (gateup) and 64,4096,14336 (gemm): the fixup change
@@ -102,7 +102,19 @@ fi
 echo "verify done at $((SECONDS - T0)) s"
 fi
 
-# 2. bench gemm: every shape in one process per config list (the ceilings
+if [ "${BENCH:-1}" = 1 ]; then
+# 2. the K sweep (first: the run's key numbers, 64,7168,2048 on both tiles).
+run "bench gateup K sweep" 40 "$OUT/bench-gateup-ksweep.log" \
+  $SW bench gateup --shape 64,2048,2048 --shape 64,4096,2048 --shape 64,7168,2048 --shape 64,14336,2048 \
+  --name $F_OLD --name $F_NEW --reps "$REPS" --warmup "$WARM"
+
+# 3. the trace probe (owners' records; a partial item records nothing).
+run "bench gateup --probe trace 64,7168,2048" 30 "$OUT/bench-gateup-trace.log" \
+  $SW bench gateup --probe trace --shape 64,7168,2048 --name $F_OLD --name $F_NEW --reps 20 --warmup "$WARM"
+
+fi
+
+# 4. bench gemm: every shape in one process per config list (the ceilings
 # are measured once a process). The heuristic's config runs without --name.
 GSH=()
 for m in 16 64 128 256; do
@@ -115,7 +127,7 @@ run "bench gemm _sk tiles (24 shapes)" 150 "$OUT/bench-gemm-sk.log" \
   $SW bench gemm "${GSH[@]}" --name $G_OLD --name $G_NEW --name $G_W --name $G_K --reps "$REPS" --warmup "$WARM"
 echo "bench gemm done at $((SECONDS - T0)) s"
 
-# 3. bench gateup (M,K,I): the heuristic, then the stream-K tiles.
+# 5. bench gateup (M,K,I): the heuristic, then the stream-K tiles.
 FSH=()
 for m in 16 64 128 256; do
   for ki in 4096,14336 8192,28672 7168,2048; do FSH+=(--shape "$m,$ki"); done
@@ -125,15 +137,6 @@ run "bench gateup heuristic (12 shapes)" 50 "$OUT/bench-gateup-heuristic.log" \
 run "bench gateup _sk tiles (12 shapes)" 120 "$OUT/bench-gateup-sk.log" \
   $SW bench gateup "${FSH[@]}" --name $F_OLD --name $F_NEW --name $F_W --name $F_K --reps "$REPS" --warmup "$WARM"
 echo "bench gateup done at $((SECONDS - T0)) s"
-
-# 4. the K sweep.
-run "bench gateup K sweep" 40 "$OUT/bench-gateup-ksweep.log" \
-  $SW bench gateup --shape 64,2048,2048 --shape 64,4096,2048 --shape 64,7168,2048 --shape 64,14336,2048 \
-  --name $F_OLD --name $F_NEW --reps "$REPS" --warmup "$WARM"
-
-# 5. the trace probe (owners' records; a partial item records nothing).
-run "bench gateup --probe trace 64,7168,2048" 30 "$OUT/bench-gateup-trace.log" \
-  $SW bench gateup --probe trace --shape 64,7168,2048 --name $F_OLD --name $F_NEW --reps 20 --warmup "$WARM"
 
 # 6. the old binary: the fixup change alone.
 if [ -n "${OLD:-}" ] && [ -x "$OLD/swigen" ]; then
