@@ -15,8 +15,10 @@
 #   2. the K sweep (fwd_gateup M = 64, I = 2048, K = 2048..14336; 128x128
 #      and 64x128 _sk): intercept = the fixed + fixup part, slope = the
 #      stream's cost per k-block (reading A vs B of PERFORMANCE#decode);
-#   3. the trace probe at 64,7168,2048 on both _sk tiles (owners' records:
-#      mainloop, then fixup + epilogue);
+#   3. the trace probe at 64,7168,2048 on both _sk tiles: its "first
+#      tiles" line (one item a consumer; a partial records nothing, an
+#      owner's epilogue holds its fixup), in kcycles (no clock estimate
+#      from one tile: nvidia-smi's clocks.sm above converts);
 #   4. bench gemm at M = 16, 64, 128, 256 on the weights of Llama-3-8B
 #      (gate-up 28672x4096, down 4096x14336), Llama-3-70B (57344x8192,
 #      8192x28672) and a DeepSeek-V3 expert (4096x7168, 7168x2048): the
@@ -167,7 +169,7 @@ def short(cfg):
     rest = m.group(5)
     sched = "pp" if rest.startswith("pingpong") else "coop"
     return t + sched + ("_sk" if "_sk" in rest else "") + ("_rn" if "_rn" in rest else "")
-ceil = re.search(r"device copy (\d+) GB/s", read("bench-gemm-sk.log") + read("bench-gateup-sk.log"))
+ceil = re.search(r"device copy (\d+) GB/s", "".join(read(n) for n in ("bench-gateup-ksweep.log", "bench-gemm-sk.log", "bench-gateup-sk.log")))
 print("\n== device copy bandwidth (the floors' bytes rate): %s GB/s" % (ceil.group(1) if ceil else "?"))
 
 # gemm: shape -> {config: (us, pct)}, plus cuBLAS (median over its rows).
