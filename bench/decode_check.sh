@@ -35,6 +35,14 @@
 #
 #   bash bench/build.sh && OUT=/tmp/out bash bench/decode_check.sh
 #
+# With the A/B (.bin/ and an old binary together pass the 64 MiB carry
+# limit: build only the swigen binaries, 14 MB each):
+#   CGO_ENABLED=0 go build -ldflags "-s -w" -o .bin-ab/new/swigen ./cmd/swigen
+#   git worktree add /tmp/decode-old 47a04da && (cd /tmp/decode-old &&
+#     CGO_ENABLED=0 go build -ldflags "-s -w" -o /tmp/decode-old-bin/swigen ./cmd/swigen)
+#   mkdir -p .bin-ab/old && cp /tmp/decode-old-bin/swigen .bin-ab/old/
+#   SW=.bin-ab/new/swigen OLD=.bin-ab/old bash bench/decode_check.sh   (carry .bin-ab)
+#
 # Logs under $OUT; a PASS/FAIL table of the verifies, then the tables of
 # us and % of the floor (gemm, gateup, the K sweep), last.
 set -u
@@ -45,7 +53,7 @@ WARM=${WARM:-100ms}
 W=${WORK:-/tmp/swigen-decode}
 mkdir -p "$W" "$OUT"
 export SWIGEN_CACHE_DIR=$W/cache
-SW=./.bin/swigen
+SW=${SW:-./.bin/swigen}
 [[ -x $SW ]] || { echo "FAIL: $SW missing (bench/build.sh; carry .bin)"; exit 1; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,memory.total --format=csv,noheader
 T0=$SECONDS
