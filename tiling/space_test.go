@@ -351,7 +351,8 @@ func TestGEMMSpace(t *testing.T) {
 	for _, k := range []Kernel{KernelBwdDSwiGLU, KernelFwdGateUp, KernelFwdDown} {
 		for _, c := range Space(k, ArchSM90a, BF16) {
 			// Stream-K only as the decode tiles (decodeSK).
-			decode := c.Schedule == PingPong && c.TileM == 64 && c.ClusterM*c.ClusterN == 1 && c.TileK == 64
+			decode := c.Schedule == PingPong && c.ClusterM*c.ClusterN == 1 && c.TileK == 64 && !c.StoreOut &&
+				(c.TileM == 64 || c.TileM == 128 && c.TileN == 128) && c.Kernel != KernelBwdDSwiGLU
 			if c.Scheduler == StreamKScheduler && !decode || c.SwizzleGroup == 16 || c.TileN%64 != 0 {
 				t.Errorf("%s: a gemm-only candidate in the %s space", c.Name(), k)
 			}
