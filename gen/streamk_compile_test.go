@@ -11,7 +11,8 @@ import (
 // streamKConfigs are the stream-K configs compiled here: every kind,
 // cooperative (two consumer parts per split tile) and ping-pong (one), K-
 // and MN-major operands, both dtypes, the register-tight tiles (bwd
-// ping-pong 128x192, bwd cooperative 128x256).
+// ping-pong 128x192, bwd cooperative 128x256), and the 64-row decode
+// tiles.
 var streamKConfigs = []string{
 	"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_sk",
 	"gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_sk",
@@ -24,6 +25,11 @@ var streamKConfigs = []string{
 	"fwd_gateup_sm90a_bf16_m256n128k64_s4_c1x1_cooperative_sk_bmn",
 	"fwd_down_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_sk_bmn_res",
 	"fwd_down_sm90a_fp16_m128n256k64_s4_c1x1_cooperative_sk",
+	// The decode tiles with 64 accumulators, which add the partials two
+	// parts a step (sw_sk_add2; docs/PERFORMANCE.md#decode). The 64x256
+	// ones hold 128, as ping-pong 128x128 does.
+	"gemm_sm90a_bf16_m64n128k128_s4_c1x1_pingpong_sk",
+	"fwd_gateup_sm90a_bf16_m64n128k64_s8_c1x1_pingpong_sk",
 }
 
 // streamKOpcodes are the SASS opcodes of the stream-K handshake, beside the

@@ -20,7 +20,11 @@ import (
 //     last epoch plus one);
 //   - an owner item: one thread waits, for each lower CTA from the one
 //     holding the tile's first k-block, until its flag holds the launch's
-//     epoch (acquire); the named barrier; every thread loads and adds the
+//     epoch (acquire: in the template, relaxed looks at up to four flags
+//     at once, an acquire wait for any not yet at the epoch, then one
+//     acquire fence after all of them, which makes every look an acquire
+//     pattern; the same order as an acquire per flag, every one before
+//     the barrier); the named barrier; every thread loads and adds the
 //     partials in CTA order (read); then the epilogue;
 //   - a whole item: the epilogue;
 //   - after its last item, each consumer counts itself done on the header;

@@ -48,6 +48,9 @@ func TestProtocolStreamK(t *testing.T) {
 		"bwd_dswiglu_sm90a_bf16_m128n256k64_s3_c1x1_cooperative_sk",
 		"fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_sk_out",
 		"fwd_down_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_sk_bmn_res",
+		// The decode tiles (docs/PERFORMANCE.md#decode).
+		"gemm_sm90a_bf16_m64n128k64_s8_c1x1_pingpong_sk",
+		"fwd_gateup_sm90a_bf16_m64n128k64_s8_c1x1_pingpong_sk",
 	} {
 		c, err := tiling.ParseName(n)
 		if err != nil {

@@ -53,6 +53,18 @@ func TestStreamKHandshake(t *testing.T) {
 	if v := protocol.RunStreamK(skLaunch(448, 64, 132, false, 0), 1); len(v) > 0 {
 		t.Fatal(v)
 	}
+	// The decode plans of docs/PERFORMANCE.md#decode on 132 CTAs, ping-pong
+	// 64x128: fwd_gateup 64,7168,2048 (32 tiles of 112 k-blocks, ~4 parts
+	// each), gemm 16,28672,4096 (a whole wave, then 92 tiles split) and
+	// 1,1032,4104 (9 tiles over 73 CTAs, ~8 parts each: odd and even
+	// numbers of lower parts for the pair adds).
+	for _, d := range [][3]int{{32, 112, 132}, {224, 64, 132}, {9, 65, 132}} {
+		for _, res := range []int{0, 5} {
+			if v := protocol.RunStreamK(skLaunch(d[0], d[1], d[2], true, res), 2); len(v) > 0 {
+				t.Fatalf("decode plan %v, resident %d: %v", d, res, v)
+			}
+		}
+	}
 }
 
 // A partial late past its owner's hang timeout (a CTA stalled for

@@ -108,6 +108,9 @@ type KindSpec struct {
 	Benched string
 	// Tunable reports whether `swigen tune` can measure the kind.
 	Tunable bool
+	// Decode marks an inference kind that runs at decode-sized M: its
+	// sm_90a space also holds the stream-K 64-row tiles (decodeSK).
+	Decode bool
 	// Grouped marks a mixture-of-experts kind: tokens sorted by expert,
 	// weights stacked with a leading expert dimension, per-expert token
 	// counts as device-side cumulative offsets, tiles walked by the grouped
@@ -223,7 +226,7 @@ var kinds = []KindSpec{
 			{Name: "train", StoreOut: true, Marker: "de",
 				Op: "fwd_gateup_train", Inputs: []string{"x", "W"}, Outputs: []string{"out", "de"}},
 		},
-		Benched: "gateup", Tunable: true,
+		Benched: "gateup", Tunable: true, Decode: true,
 		sm90Rule: gateUpRule,
 		catalog: []catalogEntry{
 			// sm_90a: training (de stored) and inference with W stored
@@ -242,7 +245,7 @@ var kinds = []KindSpec{
 		GoOperands: []OperandDoc{{Name: "W_down", K: "[K,I]", MN: "[I,K]"}},
 		GoResidual: "adds a residual (FwdDownArgs.Residual required)",
 
-		Residual: true,
+		Residual: true, Decode: true,
 		Baseline: "cuBLAS GEMM + elementwise",
 		GoName:   "FwdDown", GoArgs: "FwdDownArgs", GoOrder: 2,
 		Ops: []OpVariant{

@@ -86,6 +86,7 @@ func legalSpace(k Kernel, a Arch, d DType, storeOut bool) []Config {
 		cands = ownSpace(base, spec(k).sm90Cands)
 	case a == ArchSM90a:
 		cands = append(sm90TileCandidates(base), sm90OverlapCandidates(base)...)
+		cands = append(cands, decodeSK(base)...)
 	case a == ArchSM100a:
 		cands = sm100Candidates(base)
 	default:
@@ -152,6 +153,30 @@ func sm90TileCandidates(base Config) []Config {
 				}
 			}
 		}
+	}
+	return out
+}
+
+// decodeSK is the decode candidates of an inference kind (KindSpec.Decode)
+// without its own list (the tiles gemmCands also lists): ping-pong 64x128,
+// 64x256 and 128x128 on cluster 1x1 under stream-K, each at the deepest
+// ring that fits (8, 4 and 6 stages), without StoreOut. Where M fits one or
+// two tiles the output has too few tiles to give every SM one, so only a
+// split along K pulls the weight through every SM; a 64-row tile wastes no
+// wgmma rows at M <= 64 and halves the partial sums' bytes, a 128-row one
+// reads each weight k-block once at M = 128 (docs/PERFORMANCE.md#decode).
+func decodeSK(base Config) []Config {
+	if !spec(base.Kernel).Decode || base.StoreOut {
+		return nil
+	}
+	var out []Config
+	for _, t := range [][2]int{{64, 128}, {64, 256}, {128, 128}} {
+		c := base
+		c.Schedule, c.TileM, c.TileN, c.ClusterM, c.ClusterN = PingPong, t[0], t[1], 1, 1
+		c.Scheduler = StreamKScheduler
+		c = c.WithDefaults()
+		c.Stages = c.MaxStages()
+		out = append(out, c)
 	}
 	return out
 }

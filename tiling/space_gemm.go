@@ -14,6 +14,10 @@ type spaceCand struct {
 	// depth that fits (ringDepths) instead of the deepest only.
 	k     int
 	rings bool
+	// deep takes the deepest ring that fits even past spaceStages' last
+	// (a 64-row tile's A stage is small: 64x128 fits 8 stages), for the
+	// decode-sized tiles that stream the weight (as decodeSK's).
+	deep bool
 }
 
 // gemmCands is the sm_90a gemm tuning space. It is kept to about twenty
@@ -24,8 +28,9 @@ type spaceCand struct {
 // clusters +1-3% at some; ping-pong 128x128 and stream-K win where the
 // last wave is short (2048,7168,4096); 128x176/240 fill other waves (K-major
 // B only); 64-row ping-pong tiles only at decode-sized M (the prune model
-// drops them elsewhere); raster n and group 16 are ±2%, kept for 128x256
-// only. Left out since measured slower everywhere: the whole-tile
+// drops them elsewhere), also under stream-K at their deepest ring and with
+// TileK 128 (decode: docs/PERFORMANCE.md#decode); raster n and group 16
+// are ±2%, kept for 128x256 only. Left out since measured slower everywhere: the whole-tile
 // epilogue staging (-2 to -7%) and the shallower ring of each tile.
 var gemmCands = []spaceCand{
 	{s: Cooperative, m: 128, n: 256, cm: 1, cn: 1},
@@ -46,6 +51,9 @@ var gemmCands = []spaceCand{
 	{s: PingPong, m: 128, n: 128, cm: 1, cn: 1, sk: true},
 	{s: PingPong, m: 64, n: 128, cm: 1, cn: 1},
 	{s: PingPong, m: 64, n: 256, cm: 1, cn: 1},
+	{s: PingPong, m: 64, n: 128, cm: 1, cn: 1, sk: true, deep: true},
+	{s: PingPong, m: 64, n: 256, cm: 1, cn: 1, sk: true, deep: true},
+	{s: PingPong, m: 64, n: 128, cm: 1, cn: 1, sk: true, deep: true, k: 128},
 }
 
 // ownSpace is the sm_90a space of a kind with its own list (gemm:
@@ -64,7 +72,11 @@ func ownSpace(base Config, cands []spaceCand) []Config {
 			c.TileK = g.k
 		}
 		c = c.WithDefaults()
-		for _, st := range ringDepths(c, g.rings) {
+		rings := ringDepths(c, g.rings)
+		if g.deep {
+			rings = []int{c.MaxStages()}
+		}
+		for _, st := range rings {
 			c.Stages = st
 			out = append(out, c)
 		}

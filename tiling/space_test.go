@@ -153,13 +153,21 @@ func TestSpaceImplementedFilter(t *testing.T) {
 func TestSpaceStagePruning(t *testing.T) {
 	t.Parallel()
 	// At most two stage counts per (tile, schedule, cluster), and they are
-	// adjacent with the larger one the deepest that fits.
+	// adjacent with the larger one the deepest that fits (up to 6); a
+	// decode stream-K tile has one, the deepest.
 	type group struct {
 		stages []int
 		max    int
 	}
 	byTile := map[string]*group{}
 	for _, c := range Space(KernelBwdDSwiGLU, ArchSM90a, BF16) {
+		if c.Scheduler == StreamKScheduler {
+			// decodeSK: one ring, the deepest that fits.
+			if c.Stages != c.MaxStages() {
+				t.Errorf("%s: a decode stream-K candidate at %d stages, want the deepest, %d", c.Name(), c.Stages, c.MaxStages())
+			}
+			continue
+		}
 		k := c
 		k.Stages = 0
 		g := byTile[k.Name()]
@@ -323,8 +331,11 @@ func TestGEMMSpace(t *testing.T) {
 		"gemm_sm90a_bf16_m256n128k64_s4_c1x1_cooperative",
 		"gemm_sm90a_bf16_m256n128k64_s4_c1x2_cooperative",
 		"gemm_sm90a_bf16_m256n128k64_s4_c2x1_cooperative",
+		"gemm_sm90a_bf16_m64n128k128_s4_c1x1_pingpong_sk",
 		"gemm_sm90a_bf16_m64n128k64_s6_c1x1_pingpong",
+		"gemm_sm90a_bf16_m64n128k64_s8_c1x1_pingpong_sk",
 		"gemm_sm90a_bf16_m64n256k64_s4_c1x1_pingpong",
+		"gemm_sm90a_bf16_m64n256k64_s4_c1x1_pingpong_sk",
 	}
 	if diff := cmp.Diff(want, names(sp)); diff != "" {
 		t.Errorf("gemm space (-want +got):\n%s", diff)
@@ -339,7 +350,10 @@ func TestGEMMSpace(t *testing.T) {
 	}
 	for _, k := range []Kernel{KernelBwdDSwiGLU, KernelFwdGateUp, KernelFwdDown} {
 		for _, c := range Space(k, ArchSM90a, BF16) {
-			if c.Scheduler == StreamKScheduler || c.SwizzleGroup == 16 || c.TileN%64 != 0 {
+			// Stream-K only as the decode tiles (decodeSK).
+			decode := c.Schedule == PingPong && c.ClusterM*c.ClusterN == 1 && c.TileK == 64 && !c.StoreOut &&
+				(c.TileM == 64 || c.TileM == 128 && c.TileN == 128) && c.Kernel != KernelBwdDSwiGLU
+			if c.Scheduler == StreamKScheduler && !decode || c.SwizzleGroup == 16 || c.TileN%64 != 0 {
 				t.Errorf("%s: a gemm-only candidate in the %s space", c.Name(), k)
 			}
 		}

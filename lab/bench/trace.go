@@ -77,6 +77,25 @@ type TraceSummary struct {
 	// mainloop leaves no tensor core idle.
 	TilesMin, TilesMax int
 	TailIdlePct        float64
+	// First is the mean of every consumer's first tile (both consumers
+	// together; Period unused), and FirstLongest the longest first tile's
+	// order wait + mainloop + epilogue, in cycles: where each consumer runs
+	// one tile (stream-K at decode sizes: one item a consumer, a partial
+	// item recording nothing), these are all the records, and an owner's
+	// "epilogue" holds its fixup (the flags, the partials' adds).
+	First        TracePart
+	FirstLongest float64
+}
+
+// mean is p's sums over its Tiles (Period apart).
+func (p TracePart) mean() TracePart {
+	if p.Tiles > 0 {
+		n := float64(p.Tiles)
+		p.Order, p.Mainloop, p.OperandWait = p.Order/n, p.Mainloop/n, p.OperandWait/n
+		p.Epilogue, p.DeWait, p.MmaWait = p.Epilogue/n, p.DeWait/n, p.MmaWait/n
+		p.Issue, p.Drain = p.Issue/n, p.Drain/n
+	}
+	return p
 }
 
 // SummarizeTrace averages the records per consumer.
@@ -98,6 +117,17 @@ func SummarizeTrace(recs []TraceRecord) TraceSummary {
 				periods[k.c]++
 			}
 			if r.Tile == 0 {
+				f := &s.First
+				f.Tiles++
+				f.Order += float64(r.Order)
+				f.Mainloop += float64(r.Mainloop)
+				f.OperandWait += float64(r.OperandWait)
+				f.Epilogue += float64(r.Epilogue)
+				f.DeWait += float64(r.DeWait)
+				f.MmaWait += float64(r.MmaWait)
+				f.Issue += float64(r.Issue)
+				f.Drain += float64(r.Drain)
+				s.FirstLongest = math.Max(s.FirstLongest, float64(r.Order)+float64(r.Mainloop)+float64(r.Epilogue))
 				continue
 			}
 			p := &sums[k.c]
@@ -121,14 +151,9 @@ func SummarizeTrace(recs []TraceRecord) TraceSummary {
 			ns += float64(rs[n-1].StartNs - rs[0].StartNs)
 		}
 	}
+	s.First = s.First.mean()
 	for c := range sums {
-		p := sums[c]
-		if p.Tiles > 0 {
-			n := float64(p.Tiles)
-			p.Order, p.Mainloop, p.OperandWait = p.Order/n, p.Mainloop/n, p.OperandWait/n
-			p.Epilogue, p.DeWait, p.MmaWait = p.Epilogue/n, p.DeWait/n, p.MmaWait/n
-			p.Issue, p.Drain = p.Issue/n, p.Drain/n
-		}
+		p := sums[c].mean()
 		if periods[c] > 0 {
 			p.Period /= float64(periods[c])
 		}
@@ -193,4 +218,13 @@ func (s TraceSummary) Print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "tail: %d-%d tiles per CTA; SMs idle at the end while the last CTA finishes: %.1f%% of the span on average\n",
 		s.TilesMin, s.TilesMax, s.TailIdlePct)
+	if f := s.First; f.Tiles > 0 {
+		// With one tile a consumer there is no clock estimate: cycles.
+		unit, conv := "us", us
+		if s.ClockGHz == 0 {
+			unit, conv = "kcycles", func(c float64) float64 { return c / 1e3 }
+		}
+		fmt.Fprintf(w, "first tiles (%d, both consumers; a stream-K owner's epilogue holds its fixup), mean %s: order %.2f, mainloop %.2f (op-wait %.2f, mma-wait %.2f), drain %.2f, epilogue %.2f; longest order+mainloop+epilogue %.2f\n",
+			f.Tiles, unit, conv(f.Order), conv(f.Mainloop), conv(f.OperandWait), conv(f.MmaWait), conv(f.Drain), conv(f.Epilogue), conv(s.FirstLongest))
+	}
 }

@@ -41,7 +41,9 @@ func TestTraceSummary(t *testing.T) {
 	want := TraceSummary{Records: 4, ClockGHz: 2, Consumers: [2]TracePart{
 		{Tiles: 2, Period: 2000, Order: 20, Mainloop: 1700, OperandWait: 300, Epilogue: 400, DeWait: 50, MmaWait: 600, Issue: 100, Drain: 200},
 		{},
-	}, TilesMin: 1, TilesMax: 3, TailIdlePct: 100 * 2663.5 / 2 / 3165}
+	}, TilesMin: 1, TilesMax: 3, TailIdlePct: 100 * 2663.5 / 2 / 3165,
+		// The two first tiles: all 9s and all 1s.
+		First: TracePart{Tiles: 2, Order: 5, Mainloop: 5, OperandWait: 5, Epilogue: 5, DeWait: 5, MmaWait: 5, Issue: 5, Drain: 5}, FirstLongest: 27}
 	if d := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-9)); d != "" {
 		t.Errorf("summary (-want +got):\n%s", d)
 	}
@@ -50,6 +52,10 @@ func TestTraceSummary(t *testing.T) {
 	// 1700 cycles at 2 GHz is 0.85 us.
 	if !strings.Contains(b.String(), "0.85") || !strings.Contains(b.String(), "SM clock 2.00 GHz") || !strings.Contains(b.String(), "1-3 tiles per CTA") {
 		t.Errorf("printed summary lacks the mainloop's 0.85 us or the clock:\n%s", b.String())
+	}
+	// The first tiles at 2 GHz: 5 cycles, 0.0025 us; the longest 27 cycles.
+	if !strings.Contains(b.String(), "first tiles (2, both consumers") || !strings.Contains(b.String(), "longest order+mainloop+epilogue 0.01") {
+		t.Errorf("printed summary lacks the first tiles' line:\n%s", b.String())
 	}
 
 	if _, err := ParseTrace(w[:10], manifest.TraceLayout{Ctas: ctas, Tiles: tiles, Words: traceWords}); err == nil || !strings.Contains(err.Error(), "10 words") {
@@ -62,5 +68,24 @@ func TestParseTraceLayoutWords(t *testing.T) {
 	t.Parallel()
 	if _, err := ParseTrace(make([]uint64, 2*2*11), manifest.TraceLayout{Ctas: 1, Tiles: 2, Words: 11}); err == nil || !strings.Contains(err.Error(), "records of 11 words") {
 		t.Errorf("ParseTrace with 11-word records: %v", err)
+	}
+}
+
+// TestTraceFirstTilesOnly: a trace of one tile a consumer (stream-K at
+// decode sizes) has no clock estimate; its first tiles print in kcycles.
+func TestTraceFirstTilesOnly(t *testing.T) {
+	t.Parallel()
+	recs := []TraceRecord{
+		{CTA: 0, Consumer: 0, StartNs: 100, StartClock: 5, Order: 0, Mainloop: 30000, Epilogue: 2000},
+		{CTA: 0, Consumer: 1, StartNs: 100, StartClock: 5, Order: 10000, Mainloop: 8000, Epilogue: 12000},
+	}
+	s := SummarizeTrace(recs)
+	if s.ClockGHz != 0 || s.First.Tiles != 2 || s.First.Epilogue != 7000 || s.FirstLongest != 32000 {
+		t.Fatalf("summary %+v: want no clock, 2 first tiles, mean epilogue 7000, longest 32000", s)
+	}
+	var b bytes.Buffer
+	s.Print(&b)
+	if !strings.Contains(b.String(), "mean kcycles") || !strings.Contains(b.String(), "epilogue 7.00; longest order+mainloop+epilogue 32.00") {
+		t.Errorf("printed summary:\n%s", b.String())
 	}
 }

@@ -27,7 +27,10 @@ type Pruned struct {
 // tile of TileM x TileN reads K*(TileM+TileN) operand elements for
 // TileM*TileN outputs: 1/TileM + 1/TileN per output and unit of K) over
 // the fraction of the GPU its tiles keep busy (tiles over waves times the
-// work units that run at once, from the kernel's grid rule). Candidates
+// work units that run at once, from the kernel's grid rule; under
+// stream-K, which splits the last wave's k-blocks over the idle CTAs, the
+// k-blocks over the busiest CTA's times the CTAs). A tile taller than M
+// counts only M rows: its other rows are zero-filled, not read. Candidates
 // scoring more than ratio times the best are left out. The model knows
 // nothing of epilogues or schedules, so it only separates tile shapes that
 // are far apart; swigen tune --exhaustive measures every candidate.
@@ -73,6 +76,30 @@ func pruneScore(c tiling.Config, s tiling.Shape, sms int) (float64, error) {
 	units := max(1, sms/max(1, m.Grid.CTAsPerTile))
 	waves := (tiles + units - 1) / units
 	busy := float64(tiles) / float64(waves*units)
-	traffic := 1/float64(c.TileM) + 1/float64(c.TileN)
+	rows, kred := c.TileM, 0
+	for _, p := range m.Params {
+		if p.Name != "M" && p.Name != "K" || p.Value == "" {
+			continue
+		}
+		v, err := p.Value.Eval(sizes)
+		if err != nil {
+			return 0, fmt.Errorf("tune: prune %s at %+v: %w", c.Name(), s, err)
+		}
+		if p.Name == "M" {
+			rows = max(1, min(rows, int(v)))
+		} else {
+			kred = int(v)
+		}
+	}
+	if c.Scheduler == tiling.StreamKScheduler && kred > 0 {
+		kb := (kred + c.TileK - 1) / c.TileK
+		p := tiling.NewStreamKPlan(tiles, kb, min(units, tiling.StreamKMaxCTAs))
+		busiest := p.Full * kb
+		if p.SKUnits > 0 {
+			busiest += (p.SKUnits + p.SKCTAs - 1) / p.SKCTAs
+		}
+		busy = float64(tiles*kb) / float64(busiest*p.Grid)
+	}
+	traffic := 1/float64(rows) + 1/float64(c.TileN)
 	return traffic / busy, nil
 }

@@ -58,6 +58,42 @@ func TestPrune(t *testing.T) {
 			}
 		})
 	}
+	// Decode-sized gemms: stream-K keeps every SM busy, and a 128-row tile
+	// at M = 64 reads no more than a 64-row one, so the 64-row stream-K
+	// tiles are kept and the static tiles that busy a quarter of the GPU
+	// are left out; at a full-wave shape the 64-row tiles go.
+	gemm := tiling.Space(tiling.KernelGEMM, tiling.ArchSM90a, tiling.BF16)
+	for _, tt := range []struct {
+		shape      tiling.Shape // M, K, I = N
+		kept, gone []string
+	}{
+		{tiling.Shape{M: 64, K: 7168, I: 4096}, []string{
+			"gemm_sm90a_bf16_m64n128k64_s8_c1x1_pingpong_sk", "gemm_sm90a_bf16_m64n256k64_s4_c1x1_pingpong_sk",
+			"gemm_sm90a_bf16_m64n128k128_s4_c1x1_pingpong_sk", "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_sk",
+		}, []string{"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative", "gemm_sm90a_bf16_m64n128k64_s6_c1x1_pingpong"}},
+		{tiling.Shape{M: 8192, K: 8192, I: 8192}, nil, []string{
+			"gemm_sm90a_bf16_m64n128k64_s8_c1x1_pingpong_sk", "gemm_sm90a_bf16_m64n128k128_s4_c1x1_pingpong_sk",
+		}},
+	} {
+		kept, _, err := Prune(gemm, tt.shape, 132, DefaultPruneRatio)
+		if err != nil {
+			t.Fatal(err)
+		}
+		has := map[string]bool{}
+		for _, c := range kept {
+			has[c.Name()] = true
+		}
+		for _, n := range tt.kept {
+			if !has[n] {
+				t.Errorf("gemm %+v: %s left out", tt.shape, n)
+			}
+		}
+		for _, n := range tt.gone {
+			if has[n] {
+				t.Errorf("gemm %+v: %s kept", tt.shape, n)
+			}
+		}
+	}
 	if _, _, err := Prune(space, tiling.Shape{M: 1, K: 8, I: 8}, 0, 1.5); err == nil {
 		t.Error("Prune with 0 SMs: no error")
 	}

@@ -464,6 +464,16 @@ SW_DEV unsigned int sw_sk_acquire(const unsigned int* flag) {
   asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
   return v;
 }
+// The owner's first look at a flag: a strong relaxed read, so the looks at
+// all of a tile's lower parts are in flight at once; sw_sk_fence_acquire
+// after them makes each look that saw the epoch an acquire pattern (PTX
+// memory model: a strong read followed by fence.acq_rel).
+SW_DEV unsigned int sw_sk_peek(const unsigned int* flag) {
+  unsigned int v;
+  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
+  return v;
+}
+SW_DEV void sw_sk_fence_acquire() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 SW_DEV void sw_sk_store_relaxed(unsigned int* p, sw_u32 v) {
   asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
 }
@@ -547,13 +557,42 @@ SW_DEV void sw_sk_add(const unsigned char* part, int tid, float (&acc)[kMB][kAcc
   }
 }
 
+// sw_sk_add of two parts, p0's then p1's: both parts' loads in flight
+// before the first add (one L2 round trip for two parts), the same adds in
+// the same order as two sw_sk_add calls, so the same bits. Only a
+// consumer with at most 64 accumulators has the registers for it.
+SW_DEV void sw_sk_add2(const unsigned char* p0, const unsigned char* p1, int tid, float (&acc)[kMB][kAcc]) {
+  const sw_f4* const a = reinterpret_cast<const sw_f4*>(p0) + tid;
+  const sw_f4* const b = reinterpret_cast<const sw_f4*>(p1) + tid;
+  sw_f4 x[kMB][kAcc / 4], y[kMB][kAcc / 4];
+#pragma unroll
+  for (int mb = 0; mb < kMB; ++mb) {
+#pragma unroll
+    for (int q = 0; q < kAcc / 4; ++q) {
+      x[mb][q] = a[(mb * (kAcc / 4) + q) * 128];
+      y[mb][q] = b[(mb * (kAcc / 4) + q) * 128];
+    }
+  }
+#pragma unroll
+  for (int mb = 0; mb < kMB; ++mb) {
+#pragma unroll
+    for (int q = 0; q < kAcc / 4; ++q) {
+      acc[mb][4 * q] = acc[mb][4 * q] + x[mb][q].x + y[mb][q].x;
+      acc[mb][4 * q + 1] = acc[mb][4 * q + 1] + x[mb][q].y + y[mb][q].y;
+      acc[mb][4 * q + 2] = acc[mb][4 * q + 2] + x[mb][q].z + y[mb][q].z;
+      acc[mb][4 * q + 3] = acc[mb][4 * q + 3] + x[mb][q].w + y[mb][q].w;
+    }
+  }
+}
+static constexpr bool kSkAddPairs = kMB * kAcc <= 64;
+
 // After a split item's mainloop (all wgmmas done): a head or middle part
 // stores its partial sums and releases its flag (true: no epilogue); the
 // owner's thread 0 waits for the flag of each lower CTA holding a part of
 // the tile, then every thread adds their partial sums in CTA order (false:
-// the epilogue runs on the sum). Waiting for all of them before the first
-// add keeps the epoch out of the add loop, where the accumulators leave no
-// register for it.
+// the epilogue runs on the sum; two parts a step where kSkAddPairs).
+// Waiting for all of them before the first add keeps the epoch out of the
+// add loop, where the accumulators leave no register for it.
 SW_DEV bool sw_sk_fixup(const sw_sk_plan& p, const sw_sk_work& w, int c, float (&acc)[kMB][kAcc],
                         unsigned char* workspace, sw_u32& hung) {
   unsigned int* const flags = reinterpret_cast<unsigned int*>(workspace);
@@ -563,22 +602,43 @@ SW_DEV bool sw_sk_fixup(const sw_sk_plan& p, const sw_sk_work& w, int c, float (
   const int tid = threadIdx.x % 128;
   const sw_u64 off = (sw_u64)part * kSkPartBytes;
   if (w.role == kSkPartial) {
+    // The epoch is read before the stores, so its L2 round trip overlaps
+    // them instead of delaying the release the owner waits for.
+    const sw_u32 epoch = tid == 0 ? sw_sk_epoch(workspace) : 0u;
     sw_sk_store(slots + blockIdx.x * kSkSlotBytes + off, tid, acc);
     // Every thread's stores come before the release.
     sw_named_bar_sync(1 + c, 128);
-    if (tid == 0) sw_sk_release(flags + blockIdx.x * (kSkFlagBytes / 4) + part, sw_sk_epoch(workspace));
+    if (tid == 0) sw_sk_release(flags + blockIdx.x * (kSkFlagBytes / 4) + part, epoch);
     return true;
   }
   const int first = (int)sw_sk_cta_of(p, ((sw_u32)w.tile - p.full * p.grid) * p.kblocks);
+  const int last = (int)blockIdx.x;
   if (tid == 0) {
     const sw_u32 epoch = sw_sk_epoch(workspace);
+    // Four looks in flight at a time (the parts ran about as long as this
+    // one, so their flags are mostly set: one L2 round trip for four, not
+    // one each); a flag not yet at the epoch is waited for with acquires.
 #pragma unroll 1
-    for (int b = first; b < (int)blockIdx.x; ++b) sw_sk_wait(flags + b * (kSkFlagBytes / 4) + part, epoch, hung);
+    for (int b0 = first; b0 < last; b0 += 4) {
+      unsigned int v[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) v[i] = b0 + i < last ? sw_sk_peek(flags + (b0 + i) * (kSkFlagBytes / 4) + part) : epoch;
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        if (v[i] != epoch) sw_sk_wait(flags + (b0 + i) * (kSkFlagBytes / 4) + part, epoch, hung);
+      }
+    }
+    sw_sk_fence_acquire();
   }
   // The acquires come before every thread's loads.
   sw_named_bar_sync(1 + c, 128);
+  int b = first;
+  if constexpr (kSkAddPairs) {
 #pragma unroll 1
-  for (int b = first; b < (int)blockIdx.x; ++b) sw_sk_add(slots + b * kSkSlotBytes + off, tid, acc);
+    for (; b + 1 < last; b += 2) sw_sk_add2(slots + b * kSkSlotBytes + off, slots + (b + 1) * kSkSlotBytes + off, tid, acc);
+  }
+#pragma unroll 1
+  for (; b < last; ++b) sw_sk_add(slots + b * kSkSlotBytes + off, tid, acc);
   return false;
 }
 
