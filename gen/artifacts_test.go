@@ -544,7 +544,7 @@ func TestEmitThinUnitLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole, err := tiling.ParseName("gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_sk")
+	whole, err := tiling.ParseName("gemm_sm100a_bf16_m128n256k64_s4_c1x1_1cta")
 	if err != nil {
 		t.Fatal(err)
 	}
