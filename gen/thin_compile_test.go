@@ -12,27 +12,36 @@ import (
 	"github.com/swigen/swigen/tiling"
 )
 
-// thinExtras are thin-unit configs outside the tuning spaces that
-// TestThinUnitSASS compiles too: the L2 policy, the other raster, the
-// other cluster, the two-block consumer, and the fused kinds' options
-// the catalog and the stream-K set leave out.
-var thinExtras = []string{
+// thinSample are configs outside the tuning spaces' first and last that
+// TestThinUnitSASS always compiles, one or two per form: the L2 policy,
+// the other raster, both clusters, the two-block consumer, stream-K under
+// each schedule and kind, the StoreOut variants, fwd_down's residual and
+// bwd_dswiglu's pipelined (narrow), tanh and 32-bit epilogues.
+var thinSample = []string{
 	"gemm_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_l2k",
 	"gemm_sm90a_fp16_m128n128k64_s4_c1x1_pingpong_rn_g1_amn_bmn",
 	"gemm_sm90a_bf16_m128n128k64_s6_c2x1_pingpong",
-	"gemm_sm90a_bf16_m256n128k64_s4_c1x1_cooperative",
-	"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative",
 	"gemm_sm90a_bf16_m256n128k64_s4_c1x1_cooperative_sk_bmn",
 	"gemm_sm90a_bf16_m128n128k64_s6_c1x1_pingpong_sk_rn_g1_l2k",
 	"fwd_gateup_sm90a_fp16_m128n128k64_s4_c2x1_pingpong_out",
-	"fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_sk_rn_g4_l2k",
+	"fwd_gateup_sm90a_bf16_m256n128k64_s4_c1x1_cooperative_sk_bmn",
 	"fwd_down_sm90a_bf16_m128n128k64_s6_c1x2_pingpong_res",
-	"fwd_down_sm90a_fp16_m128n256k64_s4_c1x1_cooperative_sk_res",
+	"fwd_down_sm90a_fp16_m128n256k64_s4_c1x1_cooperative_sk",
 	"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_e64x32s4_pipe",
-	"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_e64x32s4",
 	"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_sk_tanh",
-	"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_tanh",
 	"bwd_dswiglu_sm90a_fp16_m128n192k64_s3_c1x1_pingpong_out",
+	"bwd_dswiglu_sm90a_bf16_m128n256k64_s3_c1x1_cooperative_sk",
+}
+
+// thinExtras are the configs outside the tuning spaces that
+// SWIGEN_THIN_ALL=1 adds to thinSample and the stream-K compile set.
+var thinExtras = []string{
+	"gemm_sm90a_bf16_m256n128k64_s4_c1x1_cooperative",
+	"gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative",
+	"fwd_gateup_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_sk_rn_g4_l2k",
+	"fwd_down_sm90a_fp16_m128n256k64_s4_c1x1_cooperative_sk_res",
+	"bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_e64x32s4",
+	"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c1x1_pingpong_tanh",
 	"bwd_dswiglu_sm90a_bf16_m128n128k64_s4_c2x1_pingpong",
 }
 
@@ -42,10 +51,10 @@ var thinKinds = []tiling.Kernel{tiling.KernelFwdGateUp, tiling.KernelFwdDown, ti
 
 // thinConfigs are the configs whose kind renders a thin unit. By default
 // (CI's sample) the first and last config of each gemm space (both dtypes,
-// K- and MN-major operands), thinExtras and the stream-K compile set;
-// SWIGEN_THIN_ALL=1 adds every config of the gemm spaces and of the fused
-// kinds' spaces (both dtypes, inference and StoreOut) and the sm_90a
-// catalog (several hundred configs, far over go test's default 10
+// K- and MN-major operands) and thinSample; SWIGEN_THIN_ALL=1 adds every
+// config of the gemm spaces and of the fused kinds' spaces (both dtypes,
+// inference and StoreOut), the sm_90a catalog, thinExtras and the stream-K
+// compile set (several hundred configs, far over go test's default 10
 // minutes on CI's 2 cores: run it with -timeout 120m after a change to
 // templates/include or the sm_90a skeleton). The catalog's thin units are
 // also held to its SASS pins by tests' TestCompileCatalog.
@@ -103,7 +112,11 @@ func thinCandidates(t *testing.T, all bool) []tiling.Config {
 			cs = append(cs, c)
 		}
 	}
-	for _, n := range append(append([]string{}, thinExtras...), streamKConfigs...) {
+	names := thinSample
+	if all {
+		names = append(append(append([]string{}, thinSample...), thinExtras...), streamKConfigs...)
+	}
+	for _, n := range names {
 		c, err := tiling.ParseName(n)
 		if err != nil {
 			t.Fatal(err)
