@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -515,13 +516,23 @@ func leftovers(fsys fileSys, dir string, old *Index, files []OutputFile) (remove
 	return remove, keep, nil
 }
 
-// guardedFiles names the files of an emit that are not a kernel's or the
-// elementwise module's (whose names are swigen's own): the index and the
-// bindings, names a user's own file may have.
+// guardedFiles names the files of an emit that are not a kernel's, the
+// elementwise module's or the CUDA library's (whose names are swigen's
+// own, the library's versioned swigen_v1_*): the index and the bindings,
+// names a user's own file may have.
 func guardedFiles(files []OutputFile, kernels []EmittedKernel, efiles []OutputFile) map[string]bool {
 	g := map[string]bool{}
 	for _, f := range files {
 		g[f.Name] = true
+	}
+	for _, k := range kernels {
+		if inc := k.Artifact.Include; inc != nil {
+			for name := range g {
+				if _, err := fs.Stat(inc, name); err == nil { // a library file
+					delete(g, name)
+				}
+			}
+		}
 	}
 	for _, f := range efiles {
 		delete(g, f.Name)

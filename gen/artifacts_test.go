@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/swigen/swigen/gen/toolchain"
+	"github.com/swigen/swigen/internal/readfile"
 	"github.com/swigen/swigen/manifest"
 	"github.com/swigen/swigen/templates"
 	"github.com/swigen/swigen/tiling"
@@ -96,6 +97,9 @@ func TestEmitSourcesOnly(t *testing.T) {
 	for _, n := range names {
 		want[n+".cu"] = FileWritten
 		want[n+".json"] = FileWritten
+	}
+	for _, n := range libraryNames(t, res.Kernels) {
+		want[n] = FileWritten
 	}
 	if diff := cmp.Diff(want, statuses(res)); diff != "" {
 		t.Errorf("file statuses (-want +got):\n%s", diff)
@@ -381,9 +385,11 @@ func TestEmitRemovesLeftovers(t *testing.T) {
 	keep, drop := cfgs[0], cfgs[1]
 	for _, edit := range []bool{false, true} {
 		dir := t.TempDir()
-		if _, err := Emit(context.Background(), cfgs, EmitOptions{Dir: dir}); err != nil {
+		first, err := Emit(context.Background(), cfgs, EmitOptions{Dir: dir})
+		if err != nil {
 			t.Fatal(err)
 		}
+		emitted := first.Kernels
 		user := map[string]string{"gen.go": "package kernels\n", drop.Name() + ".txt": "mine\n"}
 		for name, data := range user {
 			if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
@@ -401,6 +407,8 @@ func TestEmitRemovesLeftovers(t *testing.T) {
 		if edit {
 			wantRemoved, wantKept = wantRemoved[1:], []string{edited}
 		}
+		// The thin unit dropped was the only one: the library goes with it.
+		wantRemoved = append(wantRemoved, libraryNames(t, emitted)...)
 
 		before := dirFiles(t, dir)
 		dry, err := Emit(context.Background(), []tiling.Config{keep}, EmitOptions{Dir: dir, DryRun: true})
@@ -544,7 +552,7 @@ func TestEmitThinUnitLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole, err := tiling.ParseName("gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_sk")
+	whole, err := tiling.ParseName("gemm_sm100a_bf16_m128n256k64_s4_c1x1_1cta")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -584,4 +592,27 @@ func TestEmitThinUnitLibrary(t *testing.T) {
 			}
 		})
 	}
+}
+
+// libraryNames are the CUDA library's file names, sorted, that an emit of
+// kernels writes beside its thin units (none when no kernel is one), read
+// from the rendered artifacts' include trees.
+func libraryNames(t *testing.T, kernels []EmittedKernel) []string {
+	t.Helper()
+	var names []string
+	for _, k := range kernels {
+		if k.Artifact.Include == nil {
+			continue
+		}
+		tree, err := readfile.Tree(k.Artifact.Include)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range tree {
+			names = append(names, f.Path)
+		}
+		break
+	}
+	slices.Sort(names)
+	return names
 }

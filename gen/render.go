@@ -121,7 +121,7 @@ func unitOf(file string) string {
 // pasted maps a template the skeletons call to the versioned header whose
 // body it is: the PTX wrappers live once, in the header a thin unit
 // includes, and a skeleton rendering pastes the same text.
-var pasted = map[string]string{"common": "swigen_v1_common.cuh"}
+var pasted = map[string]string{"common": "swigen_v1_common.cuh", "dswiglu_tanh": "swigen_v1_dswiglu_tanh.cuh"}
 
 // addPasted defines each pasted template in set as its header's body.
 func addPasted(set *template.Template) (*template.Template, error) {

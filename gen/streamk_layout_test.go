@@ -5,6 +5,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"io/fs"
 	"regexp"
 	"strings"
 	"testing"
@@ -63,7 +64,7 @@ func TestStreamKWorkspaceLayout(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: Render: %v", name, err)
 		}
-		src := string(a.Source)
+		src := kernelText(t, a)
 		m := regexp.MustCompile(`unsigned char\* const slots = workspace \+ (.+);`).FindStringSubmatch(src)
 		if m == nil {
 			t.Fatalf("%s: no slots offset in the rendered sw_sk_fixup", name)
@@ -96,6 +97,28 @@ func TestStreamKWorkspaceLayout(t *testing.T) {
 			}
 		}
 	}
+}
+
+// kernelText is a's source and, for a thin unit, the library it includes,
+// with the traits' "T::" dropped: the text a kernel's constants and
+// offsets are read from, in either form.
+func kernelText(t *testing.T, a *Artifact) string {
+	t.Helper()
+	text := string(a.Source)
+	if a.Include != nil {
+		err := fs.WalkDir(a.Include, ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := fs.ReadFile(a.Include, p)
+			text += "\n" + string(b)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("reading %s's library: %v", a.Name, err)
+		}
+	}
+	return strings.ReplaceAll(text, "T::", "")
 }
 
 // constOr is src's constant name where it has one, else "0".

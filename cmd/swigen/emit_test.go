@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -257,6 +258,33 @@ func renderable(t *testing.T, cfgs ...tiling.Config) {
 	}
 }
 
+// libraryOf names the CUDA library's files an emit of cfgs writes beside
+// its sources: all of them when a config renders a thin unit, else none.
+func libraryOf(t *testing.T, cfgs ...tiling.Config) []string {
+	t.Helper()
+	arts, err := gen.RenderAll(cfgs)
+	if err != nil {
+		t.Fatalf("render: %v", err)
+	}
+	for _, a := range arts {
+		if a.Include == nil {
+			continue
+		}
+		var names []string
+		err := fs.WalkDir(a.Include, ".", func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				names = append(names, p)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatalf("the CUDA library: %v", err)
+		}
+		return names
+	}
+	return nil
+}
+
 func TestEmitNoCompile(t *testing.T) {
 	t.Parallel()
 	h90, h100 := heuristic(t, tiling.ArchSM90a), heuristic(t, tiling.ArchSM100a)
@@ -277,7 +305,7 @@ func TestEmitNoCompile(t *testing.T) {
 			if code != exitOK {
 				t.Fatalf("exit %d; stderr:\n%s", code, errOut)
 			}
-			want := []string{gen.IndexFile}
+			want := append([]string{gen.IndexFile}, libraryOf(t, tt.cfgs...)...)
 			for _, c := range tt.cfgs {
 				want = append(want, c.Name()+".cu", c.Name()+".json")
 				if !strings.Contains(out, c.Name()) {

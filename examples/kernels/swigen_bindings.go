@@ -37,7 +37,7 @@ var bindingBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k = &launch.Binding
 	Arch:        "sm_90a",
 	ConfigHash:  "708eb4c58d0ab137",
 	Cubin:       cubinBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k,
-	CubinSHA256: "429f949875a7dc5a837fc112d2c3903bebd6a58816a2f54129f1a1513fb71a64",
+	CubinSHA256: "64bd5b673223b61e48995859cf7e9a1f9e3d1ed30662c9c35883a98a9941370d",
 	Manifest:    manifestBwdDswigluSm90aBf16M128n192k64S4C1x1PingpongRnG4L2k,
 	Name:        "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k",
 	ParamLayout: "tmap_a:tensormap:128/64, tmap_b:tensormap:128/64, tmap_de:tensormap:128/64, tmap_gde:tensormap:128/64, M:i32:4/4, I:i32:4/4, K:i32:4/4",

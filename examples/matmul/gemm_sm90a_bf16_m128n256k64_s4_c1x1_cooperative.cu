@@ -44,6 +44,7 @@ struct sw_cfg {
   static constexpr sw_u32 kEpiOff = 196608;
   static constexpr sw_u32 kEpiConsumerBytes = 16384;
   static constexpr sw_u32 kEpiSlotBytes = 8192;
+  static constexpr int kEpiSubCols = 64;
   static constexpr int kEpiRowBytes = 128;
   static constexpr int kEpiSwizzleShift = 0;
   static constexpr int kEpiSwizzleMask = 7;
@@ -99,6 +100,8 @@ static __device__ constexpr int kBLoadK[sw_cfg::kBLoads] = {0 };
 static __device__ constexpr int kBLoadN[sw_cfg::kBLoads] = {0 };
 static __device__ constexpr sw_u32 kBLoadSmem[sw_cfg::kBLoads] = {0 };
 static __device__ constexpr int kBLoadRank[sw_cfg::kBLoads] = {-1 };
+// The kind's parts of the body.
+#define SW_KIND "swigen_v1_sm90a_gemm.inc"
 
 extern "C" __global__ void __launch_bounds__(384, 1) gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative(
     // A [M,K] (K-major), box {64, 128}, 128B swizzle
@@ -111,5 +114,5 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_sm90a_bf16_m128n256k64
     int N,
     int K) {
   using T = sw_cfg;
-#include "swigen_v1_sm90a_gemm_static.inc"
+#include "swigen_v1_sm90a_static.inc"
 }

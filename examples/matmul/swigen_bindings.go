@@ -37,7 +37,7 @@ var bindingGemmSm90aBf16M128n256k64S4C1x1Cooperative = &launch.Binding{
 	Arch:        "sm_90a",
 	ConfigHash:  "617e6eaebea25cce",
 	Cubin:       cubinGemmSm90aBf16M128n256k64S4C1x1Cooperative,
-	CubinSHA256: "9466a337ae1e2c491a80ea825c29544bb570d54c0947c0c70bc6a8c6b1650eb6",
+	CubinSHA256: "73cdc04aa29a1067a0c77c8d8560ef64dfd44f7f6f544d05dfc6d969cf806501",
 	Manifest:    manifestGemmSm90aBf16M128n256k64S4C1x1Cooperative,
 	Name:        "gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative",
 	ParamLayout: "tmap_a:tensormap:128/64, tmap_b:tensormap:128/64, tmap_c:tensormap:128/64, M:i32:4/4, N:i32:4/4, K:i32:4/4",

@@ -1,7 +1,8 @@
 // swigen CUDA library v1, sm_90a: the gemm kernel, C = A @ B with fp32
 // accumulation, C stored in the operand type. A unit includes this file,
-// defines its traits struct T and arrays, and includes the body of its
-// scheduler (swigen_v1_sm90a_gemm_<scheduler>.inc) inside its entry function.
+// defines its traits struct T and arrays, and includes the walk of its
+// scheduler (swigen_v1_sm90a_<scheduler>.inc) inside its entry function,
+// with SW_KIND naming the kind's parts, swigen_v1_sm90a_gemm.inc.
 //
 // Threads: warpgroup 0 is the producer (warp 0: TMA loads of the A/B ring).
 // Warpgroups 1 and 2 are the consumers issuing wgmma; each stages its
@@ -28,3 +29,6 @@
 // wgmma(acc, desc_a, desc_b, scale_d).
 #pragma once
 #include "swigen_v1_sm90a.cuh"
+
+// The GEMM N of the kind: the parameter the walk sizes the tiles by.
+#define SW_N N

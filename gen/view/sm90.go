@@ -61,8 +61,9 @@ type SM90Schedule struct {
 // CTA holding Parts consumer parts of PartBytes each
 // (one consumer's fp32 accumulators: cooperative 2 row halves, ping-pong 1
 // whole tile). Library reports whether the CUDA library
-// (templates/include) has kernel bodies under the scheduler, so
-// a kind with a thin unit renders it; without, a kernel renders whole.
+// (templates/include) has kernel bodies under the scheduler and schedule
+// (not the overlap one), so a kind with a thin unit renders it; without,
+// a kernel renders whole.
 type SM90Scheduler struct {
 	Name                                        tiling.Scheduler
 	MinKBlocks, FlagBytes, SlotBytes, PartBytes int
@@ -75,11 +76,13 @@ type SM90Scheduler struct {
 }
 
 // sm90Library are the schedulers of the CUDA library's kernel bodies.
-var sm90Library = map[tiling.Scheduler]bool{tiling.StaticScheduler: true}
+var sm90Library = map[tiling.Scheduler]bool{tiling.StaticScheduler: true, tiling.StreamKScheduler: true}
 
 // sm90Scheduler is c's scheduler view; w is the consumers' accumulators.
 func sm90Scheduler(c tiling.Config, s SM90Schedule, w Wgmma) (SM90Scheduler, error) {
-	v := SM90Scheduler{Name: c.Scheduler, Library: sm90Library[c.Scheduler]}
+	// The overlap schedule's consumer (sm90a_overlap.cuh.tmpl) has no walk
+	// in the library: its configs render whole.
+	v := SM90Scheduler{Name: c.Scheduler, Library: sm90Library[c.Scheduler] && !s.Overlap.On}
 	if s, _ := tiling.KindOf(c.Kernel); s.KGrouped {
 		v.TokenK = true
 	}

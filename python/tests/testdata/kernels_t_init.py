@@ -17,7 +17,7 @@ _package.check_runtime(1)
 
 # (name, kind, arch, manifest, cubin, cubin sha256); no cubin: emitted with --no-compile.
 KERNELS = (
-    ("bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k", "bwd_dswiglu", "sm_90a", "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k.json", "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k.sm_90a.cubin", "429f949875a7dc5a837fc112d2c3903bebd6a58816a2f54129f1a1513fb71a64"),
+    ("bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k", "bwd_dswiglu", "sm_90a", "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k.json", "bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_l2k.sm_90a.cubin", "64bd5b673223b61e48995859cf7e9a1f9e3d1ed30662c9c35883a98a9941370d"),
 )
 
 # The elementwise module of the unfused paths: (arch, cubin, cubin sha256).

@@ -13,405 +13,106 @@
 // ring; warps 1 and 2: TMA loads of the left/gate epilogue sub-tiles for
 // consumer 0 and 1). Warpgroups 1 and 2 are the consumers issuing wgmma.
 // Schedule pingpong: consumer c owns the CTA's local tiles j with j%2 == c, so one consumer's epilogue overlaps the other's mainloop.
+//
+// A thin unit: the kernel body is swigen's versioned CUDA library
+// (swigen_v1_*, shipped inside swigen and written beside this file); this
+// file instantiates it with the config's traits.
+#define SW_EPI_LOADS 1
+#define SW_EPI_NARROW 1
+#define SW_EPI_MATRIX 1
+#define SW_EPI_PIPE 1
+#include "swigen_v1_sm90a_bwd_dswiglu.cuh"
 
-// ---- types (self-contained: no #include, so nvcc and NVRTC take the file as is)
-typedef unsigned int sw_u32;
-typedef unsigned long long sw_u64;
-typedef unsigned short sw_u16;
+// The config's traits (computed by swigen; see the manifest).
+struct sw_cfg {
+  using Elem = sw_bf16;
+  static constexpr int kThreads = 384;
+  static constexpr int kProducerRegs = 40;
+  static constexpr int kConsumerRegs = 232;
+  static constexpr int kTileM = 128;
+  static constexpr int kTileN = 192;
+  static constexpr int kTileK = 64;
+  static constexpr int kStages = 4;
+  static constexpr int kEpiStages = 4;
+  static constexpr int kMB = 2;
+  static constexpr int kNB = 6;
+  static constexpr int kK16 = 4;
+  static constexpr int kAcc = 96;
+  static constexpr int kSwizzleGroup = 4;
+  static constexpr bool kRasterN = true;
+  static constexpr sw_u32 kStageBytes = 40960;
+  static constexpr sw_u32 kStageTxBytes = 40960;
+  static constexpr sw_u32 kBOff = 16384;
+  static constexpr sw_u32 kEpiOff = 163840;
+  static constexpr sw_u32 kEpiConsumerBytes = 32768;
+  static constexpr sw_u32 kEpiSlotBytes = 8192;
+  static constexpr int kEpiSubCols = 32;
+  static constexpr int kEpiRowBytes = 64;
+  static constexpr int kEpiSwizzleShift = 1;
+  static constexpr int kEpiSwizzleMask = 3;
+  static constexpr sw_u32 kBarFull = 229376;
+  static constexpr sw_u32 kBarEmpty = 229408;
+  static constexpr sw_u32 kBarEFull = 229440;
+  static constexpr sw_u32 kBarEEmpty = 229504;
+  static constexpr sw_u32 kBarOrder = 229568;
+  static constexpr int kOrderWait = 1;
+  static constexpr sw_u32 kEmptyArrivals = 4;
+  static constexpr sw_u32 kEpiFullArrivals = 1;
+  static constexpr sw_u32 kEpiEmptyArrivals = 4;
+  static constexpr int kTileStart = 1;
+  static constexpr int kTileStep = 2;
+  static constexpr int kConsumerRows = 0;
+  static constexpr sw_u32 kConsumerASmem = 0;
+  static constexpr sw_u64 kDescA = 0x4000004000010000ull;
+  static constexpr sw_u64 kDescB = 0x4000004000010000ull;
+  static constexpr bool kAMNMajor = false;
+  static constexpr bool kBMNMajor = false;
+  static constexpr bool kL2Keep = true;
+  static constexpr int kALoads = 1;
+  static constexpr int kBLoads = 1;
+  static constexpr int kClusterSize = 1;
+  static constexpr int kClusterM = 1;
+  static constexpr int kClusterN = 1;
+  static constexpr int kRankM = 0;
+  static constexpr int kRankN = 0;
+  static constexpr sw_u16 kMcMask = 1;
+  // bwd_dswiglu: the slot's buffers, the bytes a de sub-tile loads, the
+  // fragments whose loads are issued together, a warp's fragments and
+  // 8-column groups of a sub-tile, the sigmoid by tanh.approx (_tanh).
+  static constexpr sw_u32 kEpiGateOff = 4096;
+  static constexpr sw_u32 kEpiTxBytes = 8192;
+  static constexpr int kEpiGroup = 4;
+  static constexpr int kEpiFrags = 8;
+  static constexpr int kEpiColGroups = 4;
+  static constexpr bool kTanh = false;
 
-// A CUtensorMap stand-in: 128 opaque bytes, 64-byte aligned, passed by value
-// as a __grid_constant__ kernel parameter.
-struct __align__(64) sw_tmap { sw_u64 v[16]; };
-
-#define SW_DEV __device__ __forceinline__
-
-// ---- addresses
-SW_DEV sw_u32 sw_smem_addr(const void* p) {
-  sw_u32 r;
-  asm volatile("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
-  return r;
-}
-SW_DEV sw_u64 sw_globaltimer() {
-  sw_u64 t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-// ---- mbarrier
-SW_DEV void sw_mbar_init(sw_u32 bar, sw_u32 count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(bar), "r"(count) : "memory");
-}
-// All 32 lanes converge here, as __syncwarp() does; written in PTX because
-// calling a CUDA header function puts that header's path and modification
-// time, and a name prefix nvcc derives from the build directory, into the
-// cubin's line table: the cubin would differ from machine to machine.
-SW_DEV void sw_syncwarp() {
-  asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
-}
-SW_DEV void sw_fence_mbar_init() {
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
-SW_DEV void sw_mbar_expect_tx(sw_u32 bar, sw_u32 bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(bar), "r"(bytes) : "memory");
-}
-SW_DEV void sw_mbar_arrive(sw_u32 bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(bar) : "memory");
-}
-SW_DEV sw_u32 sw_mbar_try(sw_u32 bar, sw_u32 parity) {
-  sw_u32 ok;
-  asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-               : "=r"(ok) : "r"(bar), "r"(parity) : "memory");
-  return ok;
-}
-// Waits for the phase with the given parity to complete. A wait that lasts
-// longer than 4000 ms traps: a wrong parity then fails the launch
-// with an error instead of hanging the process.
-SW_DEV void sw_mbar_wait(sw_u32 bar, sw_u32 parity) {
-  if (sw_mbar_try(bar, parity)) return;
-  sw_u64 t0 = sw_globaltimer();
-  while (!sw_mbar_try(bar, parity)) {
-    if (sw_globaltimer() - t0 > 4000000000ull) {
-      asm volatile("trap;");
-    }
+  // D (64 x 192, fp32) += A (64 x 16) * B (16 x 192); scale_d == 0
+  // starts a new accumulation.
+  static SW_DEV void wgmma(float (&d)[kAcc], sw_u64 da, sw_u64 db, sw_u32 scale_d) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95}, %96, %97, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
+        : "l"(da), "l"(db), "r"(scale_d));
   }
-}
-
-// sw_mbar_wait for code that must not contain a trap: the sm_90a consumer
-// warpgroups. ptxas gives a setmaxnreg region more registers than the
-// kernel's entry count only if no trap (an exit) can run inside it, and it
-// serializes every wgmma if a trap can run in a divergent path while
-// wgmmas are in flight (C7518). On a timeout it gives up and sets hung,
-// which makes every later wait return at once: the kernel then finishes
-// with wrong results (verify reports them) instead of hanging, and the
-// producer, whose waits still trap, fails the launch in every deadlock
-// that stalls it.
-SW_DEV void sw_mbar_wait_nt(sw_u32 bar, sw_u32 parity, sw_u32& hung) {
-  if (hung || sw_mbar_try(bar, parity)) return;
-  const sw_u64 t0 = sw_globaltimer();
-  while (!sw_mbar_try(bar, parity)) {
-    if (sw_globaltimer() - t0 > 4000000000ull) {
-      hung = 1;
-      return;
-    }
-  }
-}
-
-// A wait whose phase is completed by arrivals from other CTAs of the
-// cluster: acquire at cluster scope.
-SW_DEV sw_u32 sw_mbar_try_cluster(sw_u32 bar, sw_u32 parity) {
-  sw_u32 ok;
-  asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-               : "=r"(ok) : "r"(bar), "r"(parity) : "memory");
-  return ok;
-}
-SW_DEV void sw_mbar_wait_cluster(sw_u32 bar, sw_u32 parity) {
-  if (sw_mbar_try_cluster(bar, parity)) return;
-  sw_u64 t0 = sw_globaltimer();
-  while (!sw_mbar_try_cluster(bar, parity)) {
-    if (sw_globaltimer() - t0 > 4000000000ull) {
-      asm volatile("trap;");
-    }
-  }
-}
-
-// ---- TMA (bulk tensor copies)
-SW_DEV void sw_prefetch_tmap(const sw_tmap* m) {
-  asm volatile("prefetch.tensormap [%0];" :: "l"(reinterpret_cast<sw_u64>(m)) : "memory");
-}
-SW_DEV void sw_tma_load_2d(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int c0, int c1) {
-  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];"
-               :: "r"(dst), "l"(reinterpret_cast<sw_u64>(m)), "r"(bar), "r"(c0), "r"(c1) : "memory");
-}
-SW_DEV void sw_tma_load_3d(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int c0, int c1, int c2) {
-  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];"
-               :: "r"(dst), "l"(reinterpret_cast<sw_u64>(m)), "r"(bar), "r"(c0), "r"(c1), "r"(c2) : "memory");
-}
-SW_DEV void sw_tma_load_2d_mc(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int c0, int c1, sw_u16 mask) {
-  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;"
-               :: "r"(dst), "l"(reinterpret_cast<sw_u64>(m)), "r"(bar), "r"(c0), "r"(c1), "h"(mask) : "memory");
-}
-SW_DEV void sw_tma_store_2d(const sw_tmap* m, sw_u32 src, int c0, int c1) {
-  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%2, %3}], [%1];"
-               :: "l"(reinterpret_cast<sw_u64>(m)), "r"(src), "r"(c0), "r"(c1) : "memory");
-}
-SW_DEV void sw_tma_store_3d(const sw_tmap* m, sw_u32 src, int c0, int c1, int c2) {
-  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4}], [%1];"
-               :: "l"(reinterpret_cast<sw_u64>(m)), "r"(src), "r"(c0), "r"(c1), "r"(c2) : "memory");
-}
-SW_DEV void sw_bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
-SW_DEV void sw_bulk_wait_read0() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
-SW_DEV void sw_bulk_wait_read1() { asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory"); }
-SW_DEV void sw_bulk_wait0() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
-SW_DEV void sw_fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
-SW_DEV void sw_named_bar_sync(sw_u32 id, sw_u32 threads) {
-  asm volatile("bar.sync %0, %1;" :: "r"(id), "r"(threads) : "memory");
-}
-
-// ---- clusters
-SW_DEV sw_u32 sw_cluster_ctarank() {
-  sw_u32 r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return r;
-}
-SW_DEV void sw_cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-// Arrives on the mbarrier at the same shared-memory offset in CTA `rank` of
-// the cluster. Release at CTA scope, as CUTLASS does: the arrive only says
-// "this stage's reads are done" (wgmma.wait_group already completed them);
-// no data of this thread has to become visible to the peer. The
-// .release.cluster form costs MEMBAR.ALL.GPU + ERRBAR + CGAERRBAR before
-// every arrive in SASS, and made 2-CTA clusters 2x slower
-// (docs/PERFORMANCE.md#clusters-multicast).
-SW_DEV void sw_mbar_arrive_cluster(sw_u32 bar, sw_u32 rank) {
-  asm volatile("{ .reg .b32 ra; mapa.shared::cluster.u32 ra, %0, %1; mbarrier.arrive.release.cta.shared::cluster.b64 _, [ra]; }"
-               :: "r"(bar), "r"(rank) : "memory");
-}
-
-// ---- 16-bit conversions. Packing puts the first operand in the upper half,
-// so (x0, x1) in memory order is cvt(x1, x0).
-SW_DEV void sw_unpack_bf16x2(sw_u32 v, float& lo, float& hi) {
-  lo = __uint_as_float(v << 16);
-  hi = __uint_as_float(v & 0xFFFF0000u);
-}
-SW_DEV sw_u32 sw_pack_bf16x2(float lo, float hi) {
-  sw_u32 r;
-  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-  return r;
-}
-SW_DEV void sw_unpack_f16x2(sw_u32 v, float& lo, float& hi) {
-  sw_u16 a = (sw_u16)(v & 0xFFFFu), b = (sw_u16)(v >> 16);
-  asm("cvt.f32.f16 %0, %1;" : "=f"(lo) : "h"(a));
-  asm("cvt.f32.f16 %0, %1;" : "=f"(hi) : "h"(b));
-}
-SW_DEV sw_u32 sw_pack_f16x2(float lo, float hi) {
-  sw_u32 r;
-  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-  return r;
-}
-SW_DEV sw_u32 sw_lds32(sw_u32 addr) {
-  sw_u32 v;
-  asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
-  return v;
-}
-SW_DEV void sw_sts32(sw_u32 addr, sw_u32 v) {
-  asm volatile("st.shared.b32 [%0], %1;" :: "r"(addr), "r"(v) : "memory");
-}
-
-// ---- dSwiGLU math in fp32. s = sigmoid(g) by ex2 + rcp; silu'(g) =
-// s*(1 + g*(1-s)). For very negative g, ex2 overflows to +inf and rcp gives
-// s = 0 exactly, which keeps every product finite.
-SW_DEV float sw_sigmoid(float g) {
-  float e, s;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(g * -1.4426950408889634f));
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(s) : "f"(1.0f + e));
-  return s;
-}
-SW_DEV void sw_dswiglu(float dout, float left, float gate, float& dleft, float& dgate, float& out) {
-  float s = sw_sigmoid(gate);
-  float silu = gate * s;
-  dleft = dout * silu;
-  dgate = dout * left * (s * (1.0f + gate * (1.0f - s)));
-  out = left * silu;
-}
-
-// ---- tile scheduler: tile id t -> (m tile, n tile). Tiles are walked in
-// groups of G tile columns (raster m) or G tile rows (raster n); inside a
-// group the short index moves fastest, so the CTAs of one wave share the
-// operand tiles of a G-wide band and keep them in L2.
-SW_DEV void sw_tile_raster_m(int t, int tiles_m, int tiles_n, int G, int& tm, int& tn) {
-  int per_group = G * tiles_m;
-  int g = t / per_group;
-  int w = t - g * per_group;
-  int first = g * G;
-  int gsize = min(G, tiles_n - first);
-  tn = first + w % gsize;
-  tm = w / gsize;
-}
-SW_DEV void sw_tile_raster_n(int t, int tiles_m, int tiles_n, int G, int& tm, int& tn) {
-  int per_group = G * tiles_n;
-  int g = t / per_group;
-  int w = t - g * per_group;
-  int first = g * G;
-  int gsize = min(G, tiles_m - first);
-  tm = first + w % gsize;
-  tn = w / gsize;
-}
-
-// ---- kernel constants (computed by swigen; see the manifest)
-static constexpr int kTileM = 128;
-static constexpr int kTileN = 192;
-static constexpr int kTileK = 64;
-static constexpr int kStages = 4;
-static constexpr int kEpiStages = 4;
-static constexpr int kMB = 2;            // 64-row wgmma blocks per consumer
-static constexpr int kNB = 6;            // 32-column epilogue sub-tiles per tile
-// First column of each sub-tile: nb*32, but the last of a tile whose
-// width is not a multiple of the sub-tile is its last 32 columns
-// (overlapping the one before).
-static __device__ constexpr int kSubCol[kNB] = {0, 32, 64, 96, 128, 160 };
-static constexpr int kK16 = 4;          // k16 steps per stage
-static constexpr int kAcc = 96;     // fp32 accumulator registers per 64-row block
-static constexpr int kSwizzleGroup = 4;
-static constexpr sw_u32 kStageBytes = 40960;
-static constexpr sw_u32 kStageTxBytes = 40960;
-static constexpr sw_u32 kBOff = 16384;     // B tile offset inside a stage
-static constexpr sw_u32 kEpiOff = 163840;
-static constexpr sw_u32 kEpiConsumerBytes = 32768;
-static constexpr sw_u32 kEpiSlotBytes = 8192;
-static constexpr sw_u32 kEpiGateOff = 4096;
-static constexpr sw_u32 kEpiTxBytes = 8192;
-// Epilogue fragments whose loads are issued together (see the epilogue).
-static constexpr int kEpiGroup = 4;
-// Accumulator fragments per warp and sub-tile (the pipelined epilogue holds
-// two sub-tiles' de, all of them).
-static constexpr int kEpiFrags = 8;
-static_assert(kEpiGroup == 4, "the ldmatrix/stmatrix epilogue moves 4 fragments per x4");
-
-// TMA-stores the finished sub-tile in slot to grad_de (and out) at row rr,
-// column cc: both places the producer stores from go through here.
-SW_DEV void sw_store_results(const sw_tmap* gde, sw_u32 slot, int cc, int rr) {
-  sw_tma_store_3d(gde, slot, cc, 0, rr);
-  sw_tma_store_3d(gde, slot + kEpiGateOff, cc, 1, rr);
-  sw_bulk_commit();
-}
-static constexpr sw_u32 kBarFull = 229376;
-static constexpr sw_u32 kBarEmpty = 229408;
-static constexpr sw_u32 kBarEFull = 229440;
-static constexpr sw_u32 kBarEEmpty = 229504;
-static constexpr sw_u32 kBarOrder = 229568;
-// 1: consumers take turns in the mainloop (ping-pong): consumer c waits on
-// order[c] before tile j and arrives on order[1-c] once it has issued its
-// mainloop's last k-block (before the wgmma drain).
-static constexpr int kOrderWait = 1;
-static constexpr sw_u32 kEmptyArrivals = 4;
-// Consumer c owns local tiles j = c*kTileStart, += kTileStep, and the rows
-// [c*kConsumerRows, +64*kMB) of each of them (A smem offset c*kConsumerASmem).
-static constexpr int kTileStart = 1;
-static constexpr int kTileStep = 2;
-static constexpr int kConsumerRows = 0;
-static constexpr sw_u32 kConsumerASmem = 0;
-// wgmma shared-memory descriptors: fixed bits (swizzle, LBO, SBO) and the
-// per-k16 / per-64-row start-address offsets in bytes.
-static constexpr sw_u64 kDescA = 0x4000004000010000ull;
-static constexpr sw_u64 kDescB = 0x4000004000010000ull;
-static __device__ constexpr sw_u32 kAK16[kK16] = {0, 32, 64, 96 };
-static __device__ constexpr sw_u32 kBK16[kK16] = {0, 32, 64, 96 };
-static __device__ constexpr sw_u32 kAMB[kMB] = {0, 8192 };
-// TMA boxes of the operand ring: A loads {k offset, smem offset}; B loads
-// {k offset, n offset, smem offset}.
-static constexpr int kALoads = 1;
-static __device__ constexpr int kALoadK[kALoads] = {0 };
-static __device__ constexpr int kALoadRow[kALoads] = {0 };
-static __device__ constexpr int kALoadRank[kALoads] = {-1 };
-static __device__ constexpr sw_u32 kALoadSmem[kALoads] = {0 };
-static constexpr int kBLoads = 1;
-static __device__ constexpr int kBLoadK[kBLoads] = {0 };
-static __device__ constexpr int kBLoadN[kBLoads] = {0 };
-static __device__ constexpr sw_u32 kBLoadSmem[kBLoads] = {0 };
-static __device__ constexpr int kBLoadRank[kBLoads] = {-1 };
-// Cluster of kClusterSize CTAs along x. A load with rank -1 is issued by
-// every CTA for itself; rank r: CTA r loads that share and multicasts it to
-// the whole cluster (kMcMask), so every CTA still receives whole tiles.
-static constexpr int kClusterSize = 1;
-static constexpr int kClusterM = 1;
-static constexpr int kClusterN = 1;
-static constexpr int kRankM = 0;
-static constexpr int kRankN = 0;
-static constexpr sw_u16 kMcMask = 1;
-
-SW_DEV void sw_wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
-SW_DEV void sw_wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
-template <int N>
-SW_DEV void sw_wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;" :: "n"(N) : "memory"); }
-
-// Keeps nvcc from moving accumulator reads/writes across the asynchronous
-// wgmma region.
-SW_DEV void sw_fence_acc(float (&d)[kAcc]) {
-#pragma unroll
-  for (int i = 0; i < kAcc; ++i) asm volatile("" : "+f"(d[i]) :: "memory");
-}
-
-// D (64 x 192, fp32) += A (64 x 16) * B (16 x 192); scale_d == 0
-// starts a new accumulation.
-SW_DEV void sw_wgmma(float (&d)[kAcc], sw_u64 da, sw_u64 db, sw_u32 scale_d) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95}, %96, %97, p, 1, 1, 0, 0;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
-      : "l"(da), "l"(db), "r"(scale_d));
-}
-
-// ---- Epilogue staging of a 64x32 16-bit sub-tile in a 64B-swizzled slot
-// (row r at r*64, 8-column chunk j at ((j ^ ((r >> 1) & 3)) << 4)). Accumulator
-// fragment (jj, h) of warp wl is an 8x8 matrix, rows 16*wl + 8h + 0..7 and
-// columns 8jj..8jj+7, and each lane holds the same two adjacent columns of
-// it that ldmatrix/stmatrix give it. So one x4 moves four fragments per lane
-// with one instruction (lanes 8m..8m+7 address the rows of matrix m) where
-// 32-bit accesses take four, each with its own swizzled address. The eight
-// rows of a matrix fall in eight different chunks: no bank conflicts.
-// Row address of this lane for fragments i = g..g+3 (g % 4 == 0,
-// i = 2*jj + h): matrix m = lane/8 is fragment g + m.
-SW_DEV sw_u32 sw_frag4_row(sw_u32 slot, int wl, int lane, int g) {
-  const int jj = g / 2 + (lane >> 4), h = (lane >> 3) & 1;
-  return slot + (16 * wl + 8 * h + (lane & 7)) * 64 + ((jj ^ ((lane >> 1) & 3)) << 4);
-}
-SW_DEV void sw_ldsm4(sw_u32 addr, sw_u32* v) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-               : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3]) : "r"(addr) : "memory");
-}
-SW_DEV void sw_stsm4(sw_u32 addr, const sw_u32* v) {
-  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-               :: "r"(addr), "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3]) : "memory");
-}
-
-SW_DEV void sw_load_b_kmajor(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int k, int n) {
-  sw_tma_load_2d(dst, m, bar, k, n);
-}
-SW_DEV void sw_load_b_mnmajor(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int k, int n) {
-  sw_tma_load_2d(dst, m, bar, n, k);
-}
-SW_DEV void sw_load_b_kmajor_mc(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int k, int n, sw_u16 mask) {
-  sw_tma_load_2d_mc(dst, m, bar, k, n, mask);
-}
-SW_DEV void sw_load_b_mnmajor_mc(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int k, int n, sw_u16 mask) {
-  sw_tma_load_2d_mc(dst, m, bar, n, k, mask);
-}
-// _l2k: the operand loads carry an L2 evict_last policy, so the streamed
-// epilogue data evicts its own lines before dy and W_down (the _keep forms
-// of the load helpers; the multicast forms take the policy after the mask).
-SW_DEV sw_u64 sw_policy_evict_last() {
-  sw_u64 p;
-  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
-  return p;
-}
-SW_DEV void sw_tma_load_2d_keep(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int c0, int c1) {
-  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1, {%3, %4}], [%2], %5;"
-               :: "r"(dst), "l"(reinterpret_cast<sw_u64>(m)), "r"(bar), "r"(c0), "r"(c1), "l"(sw_policy_evict_last()) : "memory");
-}
-SW_DEV void sw_tma_load_2d_keep_mc(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int c0, int c1, sw_u16 mask) {
-  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint [%0], [%1, {%3, %4}], [%2], %5, %6;"
-               :: "r"(dst), "l"(reinterpret_cast<sw_u64>(m)), "r"(bar), "r"(c0), "r"(c1), "h"(mask), "l"(sw_policy_evict_last()) : "memory");
-}
-SW_DEV void sw_load_b_kmajor_keep(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int k, int n) { sw_tma_load_2d_keep(dst, m, bar, k, n); }
-SW_DEV void sw_load_b_kmajor_keep_mc(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int k, int n, sw_u16 mask) {
-  sw_tma_load_2d_keep_mc(dst, m, bar, k, n, mask);
-}
-SW_DEV void sw_load_b_mnmajor_keep(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int k, int n) { sw_tma_load_2d_keep(dst, m, bar, n, k); }
-SW_DEV void sw_load_b_mnmajor_keep_mc(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int k, int n, sw_u16 mask) {
-  sw_tma_load_2d_keep_mc(dst, m, bar, n, k, mask);
-}
-// Releases an operand stage: in a cluster, in every CTA, since each of
-// them multicasts into this CTA's stage.
-SW_DEV void sw_release_stage(sw_u32 bar) {
-  if (kClusterSize == 1) {
-    sw_mbar_arrive(bar);
-  } else {
-#pragma unroll
-    for (int r = 0; r < kClusterSize; ++r) sw_mbar_arrive_cluster(bar, r);
-  }
-}
+};
+// The traits' arrays (CUDA allows no device array in a class): what the
+// kernel body indexes, by these names, with indices its unrolled loops fix.
+static __device__ constexpr int kSubCol[sw_cfg::kNB] = {0, 32, 64, 96, 128, 160 };
+static __device__ constexpr sw_u32 kAK16[sw_cfg::kK16] = {0, 32, 64, 96 };
+static __device__ constexpr sw_u32 kBK16[sw_cfg::kK16] = {0, 32, 64, 96 };
+static __device__ constexpr sw_u32 kAMB[sw_cfg::kMB] = {0, 8192 };
+static __device__ constexpr int kALoadK[sw_cfg::kALoads] = {0 };
+static __device__ constexpr int kALoadRow[sw_cfg::kALoads] = {0 };
+static __device__ constexpr int kALoadRank[sw_cfg::kALoads] = {-1 };
+static __device__ constexpr sw_u32 kALoadSmem[sw_cfg::kALoads] = {0 };
+static __device__ constexpr int kBLoadK[sw_cfg::kBLoads] = {0 };
+static __device__ constexpr int kBLoadN[sw_cfg::kBLoads] = {0 };
+static __device__ constexpr sw_u32 kBLoadSmem[sw_cfg::kBLoads] = {0 };
+static __device__ constexpr int kBLoadRank[sw_cfg::kBLoads] = {-1 };
+// The kind's parts of the body.
+#define SW_KIND "swigen_v1_sm90a_bwd_dswiglu.inc"
 
 extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128n192k64_s4_c1x1_pingpong_rn_g4_e64x32s4_pipe_l2k(
     // dy [M,K], box {64, 128}, 128B swizzle
@@ -425,325 +126,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) bwd_dswiglu_sm90a_bf16_m128
     int M,
     int I,
     int K) {
-  extern __shared__ __align__(1024) unsigned char sw_smem_raw[];
-  // Align the dynamic shared memory to 1024 bytes (128B-swizzle atoms).
-  const sw_u32 raw = sw_smem_addr(sw_smem_raw);
-  const sw_u32 smem = (raw + 1023u) & ~1023u;
-
-  const int warp = threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
-  const int wg = warp / 4;
-
-  const int tiles_m = (M + kTileM - 1) / kTileM;
-  const int tiles_n = (I + kTileN - 1) / kTileN;
-  // Work units are cluster tiles: kClusterM x kClusterN output tiles.
-  const int units_m = (tiles_m + kClusterM - 1) / kClusterM;
-  const int units_n = (tiles_n + kClusterN - 1) / kClusterN;
-  const int num_units = units_m * units_n;
-  const int unit0 = blockIdx.x / kClusterSize;
-  const int num_ctas = gridDim.x / kClusterSize;  // clusters in the grid
-  const sw_u32 rank = kClusterSize > 1 ? sw_cluster_ctarank() : 0u;
-  const int kblocks = (K + kTileK - 1) / kTileK;
-
-  if (threadIdx.x == 0) {
-    sw_prefetch_tmap(&tmap_a);
-    sw_prefetch_tmap(&tmap_b);
-    sw_prefetch_tmap(&tmap_de);
-    sw_prefetch_tmap(&tmap_gde);
-#pragma unroll 1
-    for (int s = 0; s < kStages; ++s) {
-      sw_mbar_init(smem + kBarFull + 8 * s, 1);
-      sw_mbar_init(smem + kBarEmpty + 8 * s, kEmptyArrivals);
-    }
-#pragma unroll 1
-    for (int e = 0; e < 2 * kEpiStages; ++e) {
-      sw_mbar_init(smem + kBarEFull + 8 * e, 1);
-      sw_mbar_init(smem + kBarEEmpty + 8 * e, 4);
-    }
-    sw_mbar_init(smem + kBarOrder, 1);
-    sw_mbar_init(smem + kBarOrder + 8, 1);
-    sw_fence_mbar_init();
-  }
-  // Peers multicast into this CTA's barriers: all of them must be
-  // initialised cluster-wide first.
-  if (kClusterSize > 1) sw_cluster_sync(); else __syncthreads();
-
-  if (wg == 0) {
-    // ---------------- producer warpgroup
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
-    if (warp == 0 && lane == 0) {
-      // Operand ring: every k-block of every local tile, in order.
-      sw_u32 it = 0;
-#pragma unroll 1
-      for (int t = unit0; t < num_units; t += num_ctas) {
-        int tm, tn;
-        sw_tile_raster_n(t, units_m, units_n, kSwizzleGroup, tm, tn);
-        tm = tm * kClusterM + rank * kRankM;
-        tn = tn * kClusterN + rank * kRankN;
-        // A CTA whose tile lies past the edge still loads (its share feeds
-        // the peer); clamp its own coordinates into the tensor.
-        const int m0 = tm < tiles_m ? tm * kTileM : 0, n0 = tn < tiles_n ? tn * kTileN : 0;
-        const int mu = (tm - rank * kRankM) * kTileM, nu = (tn - rank * kRankN) * kTileN;  // unit origin
-#pragma unroll 1
-        for (int kb = 0; kb < kblocks; ++kb, ++it) {
-          const sw_u32 s = it % kStages;
-          if (kClusterSize > 1)  // released by the consumers of every CTA of the cluster
-            sw_mbar_wait_cluster(smem + kBarEmpty + 8 * s, ((it / kStages) & 1u) ^ 1u);
-          else
-            sw_mbar_wait(smem + kBarEmpty + 8 * s, ((it / kStages) & 1u) ^ 1u);
-          const sw_u32 full = smem + kBarFull + 8 * s;
-          sw_mbar_expect_tx(full, kStageTxBytes);
-          const sw_u32 stage = smem + s * kStageBytes;
-#pragma unroll
-          for (int i = 0; i < kALoads; ++i) {
-            if (kALoadRank[i] < 0)
-              sw_tma_load_2d_keep(stage + kALoadSmem[i], &tmap_a, full, kb * kTileK + kALoadK[i], m0 + kALoadRow[i]);
-            else if (kALoadRank[i] == (int)rank)
-              sw_tma_load_2d_keep_mc(stage + kALoadSmem[i], &tmap_a, full, kb * kTileK + kALoadK[i], min(mu, (tiles_m - 1) * kTileM) + kALoadRow[i], kMcMask);
-          }
-#pragma unroll
-          for (int i = 0; i < kBLoads; ++i) {
-            if (kBLoadRank[i] < 0)
-              sw_load_b_kmajor_keep(stage + kBOff + kBLoadSmem[i], &tmap_b, full, kb * kTileK + kBLoadK[i], n0 + kBLoadN[i]);
-            else if (kBLoadRank[i] == (int)rank)
-              sw_load_b_kmajor_keep_mc(stage + kBOff + kBLoadSmem[i], &tmap_b, full, kb * kTileK + kBLoadK[i], min(nu, (tiles_n - 1) * kTileN) + kBLoadN[i], kMcMask);
-          }
-        }
-      }
-    } else if ((warp == 1 || warp == 2) && lane == 0) {
-      // Epilogue operands of consumer c: left and gate sub-tiles of de.
-      const int c = warp - 1;
-      const sw_u32 ebase = smem + kEpiOff + c * kEpiConsumerBytes;
-      sw_u32 e = 0;
-      // Output coordinates of the last kEpiStages sub-tiles, oldest first.
-      int frr[kEpiStages], fcc[kEpiStages];
-      int j = c * kTileStart;
-#pragma unroll 1
-      for (int t = unit0 + j * num_ctas; t < num_units; j += kTileStep, t = unit0 + j * num_ctas) {
-        int tm, tn;
-        sw_tile_raster_n(t, units_m, units_n, kSwizzleGroup, tm, tn);
-        tm = tm * kClusterM + rank * kRankM;
-        tn = tn * kClusterN + rank * kRankN;
-        const int r0 = tm * kTileM + c * kConsumerRows, n0 = tn * kTileN;
-#pragma unroll 1
-        for (int mb = 0; mb < kMB; ++mb) {
-#pragma unroll 1
-          for (int nb = 0; nb < kNB; ++nb) {
-            const int rr = r0 + mb * 64, cc = n0 + nb * 32;
-            if (rr >= M || cc >= I) continue;  // the consumer skips it too
-            const sw_u32 s = e % kEpiStages;
-            sw_mbar_wait(smem + kBarEEmpty + 8 * (c * kEpiStages + s), ((e / kEpiStages) & 1u) ^ 1u);
-            const sw_u32 full = smem + kBarEFull + 8 * (c * kEpiStages + s);
-            const sw_u32 slot = ebase + s * kEpiSlotBytes;
-            if (e >= (sw_u32)kEpiStages) {
-              // The slot holds sub-tile e - kEpiStages's finished results.
-              sw_store_results(&tmap_gde, slot, fcc[0], frr[0]);
-              sw_bulk_wait_read0();  // before the load below overwrites the slot
-            }
-#pragma unroll
-            for (int q = 0; q + 1 < kEpiStages; ++q) {
-              frr[q] = frr[q + 1];
-              fcc[q] = fcc[q + 1];
-            }
-            frr[kEpiStages - 1] = rr;
-            fcc[kEpiStages - 1] = cc;
-            sw_mbar_expect_tx(full, kEpiTxBytes);
-            sw_tma_load_3d(slot, &tmap_de, full, cc, 0, rr);
-            sw_tma_load_3d(slot + kEpiGateOff, &tmap_de, full, cc, 1, rr);
-            ++e;
-          }
-        }
-      }
-      // The last kEpiStages sub-tiles (fifo entry p is sub-tile e -
-      // kEpiStages + p): wait for the consumers to finish each, store it.
-#pragma unroll
-      for (int p = 0; p < kEpiStages; ++p) {
-        const int idx = (int)e - kEpiStages + p;
-        if (idx < 0) continue;
-        const sw_u32 s = (sw_u32)idx % kEpiStages;
-        sw_mbar_wait(smem + kBarEEmpty + 8 * (c * kEpiStages + s), ((sw_u32)idx / kEpiStages) & 1u);
-        const sw_u32 slot = ebase + s * kEpiSlotBytes;
-        sw_store_results(&tmap_gde, slot, fcc[p], frr[p]);
-      }
-      sw_bulk_wait0();
-    }
-  } else {
-    // ---------------- consumer warpgroups
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
-    const int c = wg - 1;
-    const int wl = warp % 4;  // warp inside the warpgroup: rows 16*wl .. +15
-    float acc[kMB][kAcc];
-    const sw_u32 a_off = c * kConsumerASmem;
-    // The consumers wait with sw_mbar_wait_nt: no trap in this region, so
-    // ptxas allocates it up to 232 registers and never
-    // serializes its wgmmas.
-    sw_u32 hung = 0;
-    sw_u32 e = 0;
-    sw_u32 turn = 0;  // tiles this consumer has run
-    int j = c * kTileStart;
-#pragma unroll 1
-    for (int t = unit0 + j * num_ctas; t < num_units; j += kTileStep, t = unit0 + j * num_ctas, ++turn) {
-      int tm, tn;
-      sw_tile_raster_n(t, units_m, units_n, kSwizzleGroup, tm, tn);
-      tm = tm * kClusterM + rank * kRankM;
-      tn = tn * kClusterN + rank * kRankN;
-      // Consumer 0's n-th tile follows consumer 1's (n-1)-th mainloop;
-      // consumer 1's n-th follows consumer 0's n-th.
-      if (kOrderWait && j > 0) sw_mbar_wait_nt(smem + kBarOrder + 8 * c, (turn - 1 + c) & 1u, hung);
-      // ---- mainloop
-      sw_u32 it = (sw_u32)j * (sw_u32)kblocks;
-#pragma unroll 1
-      for (int kb = 0; kb < kblocks; ++kb, ++it) {
-        const sw_u32 s = it % kStages;
-        sw_mbar_wait_nt(smem + kBarFull + 8 * s, (it / kStages) & 1u, hung);
-        // The descriptors' start-address field is 14 bits (address >> 4):
-        // masked, so no higher address bit (set under a cluster launch)
-        // spills into LBO. The stage base is masked once: every operand
-        // offset stays inside the CTA's < 2^18-byte window, so adding it
-        // afterwards cannot carry out of the field.
-        const sw_u32 sd = ((smem + s * kStageBytes) & 0x3FFFFu) >> 4;
-#pragma unroll
-        for (int mb = 0; mb < kMB; ++mb) sw_fence_acc(acc[mb]);
-        sw_wgmma_fence();
-#pragma unroll
-        for (int k = 0; k < kK16; ++k) {
-#pragma unroll
-          for (int mb = 0; mb < kMB; ++mb) {
-            const sw_u64 da = kDescA | (sw_u64)(sd + (a_off >> 4) + ((kAMB[mb] + kAK16[k]) >> 4));
-            const sw_u64 db = kDescB | (sw_u64)(sd + ((kBOff + kBK16[k]) >> 4));
-            sw_wgmma(acc[mb], da, db, (kb > 0 || k > 0) ? 1u : 0u);
-          }
-        }
-        sw_wgmma_commit();
-#pragma unroll
-        for (int mb = 0; mb < kMB; ++mb) sw_fence_acc(acc[mb]);
-        // The wgmmas of the previous k-block are done: release its stage.
-        sw_wgmma_wait<1>();
-        if (kb > 0 && lane == 0) sw_release_stage(smem + kBarEmpty + 8 * ((it - 1) % kStages));
-      }
-      // Every k-block of this tile is issued: the partner may start issuing
-      // its mainloop behind ours while our last wgmmas drain (the order
-      // barrier orders issue, not completion; the last stage is released
-      // after the drain as before). docs/PERFORMANCE.md#gemm-epilogue
-      if (kOrderWait && threadIdx.x % 128 == 0) sw_mbar_arrive(smem + kBarOrder + 8 * (1 - c));
-      sw_wgmma_wait<0>();
-#pragma unroll
-      for (int mb = 0; mb < kMB; ++mb) sw_fence_acc(acc[mb]);
-      if (kblocks > 0 && lane == 0) sw_release_stage(smem + kBarEmpty + 8 * ((it - 1) % kStages));
-
-      // ---- epilogue (pipelined): 64x32 sub-tiles, in place in the
-      // left/gate slot. dout is rounded to bf16 pairs first (as the
-      // unfused baseline's GEMM stores it), so the accumulators are dead
-      // until the next tile's first wgmma, which overwrites them (scale-d 0;
-      // zeroed below so the compiler knows). Each sub-tile's de is waited for
-      // and loaded before the previous sub-tile's math, so the load's latency
-      // hides behind that math; two sub-tiles' de fit where the fp32
-      // accumulators were.
-      const int r0 = tm * kTileM + c * kConsumerRows, n0 = tn * kTileN;
-      const sw_u32 ebase = smem + kEpiOff + c * kEpiConsumerBytes;
-      const sw_u32 ebar = smem + 8 * c * kEpiStages;
-      sw_u32 dp[kMB][kAcc / 2];
-#pragma unroll
-      for (int mb = 0; mb < kMB; ++mb) {
-#pragma unroll
-        for (int k = 0; k < kAcc / 2; ++k) {
-          dp[mb][k] = sw_pack_bf16x2(acc[mb][2 * k], acc[mb][2 * k + 1]);
-          // Pack here: sunk to its use, the pack would keep the fp32
-          // accumulators live through the epilogue.
-          asm volatile("" : "+r"(dp[mb][k]));
-        }
-      }
-      // de of sub-tile x (flattened mb * kNB + nb) goes to buffer x % 2.
-      // Fragment i of sub-tile nb is dout pair 2 * nb * 4 + i.
-      sw_u32 lv[2][kEpiFrags], gv[2][kEpiFrags];
-      bool have = true;  // the current sub-tile's de is loaded
-      {
-        // Sub-tile 0 lies inside M and I: the tile exists.
-        const sw_u32 ps = e % kEpiStages;
-        sw_mbar_wait_nt(ebar + kBarEFull + 8 * ps, (e / kEpiStages) & 1u, hung);
-        const sw_u32 pslot = ebase + ps * kEpiSlotBytes;
-        const int pb = 0;
-#pragma unroll
-            for (int g = 0; g < kEpiFrags; g += 4) {
-              sw_ldsm4(sw_frag4_row(pslot, wl, lane, g), &lv[pb][g]);
-              sw_ldsm4(sw_frag4_row(pslot + kEpiGateOff, wl, lane, g), &gv[pb][g]);
-            }
-      }
-#pragma unroll
-      for (int mb = 0; mb < kMB; ++mb) {
-        if (r0 + mb * 64 >= M) break;
-#pragma unroll
-        for (int nb = 0; nb < kNB; ++nb) {
-          const int rr = r0 + mb * 64, cc = n0 + nb * 32;
-          if (cc >= I) break;
-          const int x = mb * kNB + nb;
-          const sw_u32 s = e % kEpiStages;
-          const sw_u32 slot = ebase + s * kEpiSlotBytes;
-          if (!have) {
-            // Ragged: the previous sub-tile was not followed by sub-tile x
-            // in the producer's order when it could have prefetched it.
-            sw_mbar_wait_nt(ebar + kBarEFull + 8 * s, (e / kEpiStages) & 1u, hung);
-            const sw_u32 pslot = slot;
-            const int pb = x % 2;
-#pragma unroll
-            for (int g = 0; g < kEpiFrags; g += 4) {
-              sw_ldsm4(sw_frag4_row(pslot, wl, lane, g), &lv[pb][g]);
-              sw_ldsm4(sw_frag4_row(pslot + kEpiGateOff, wl, lane, g), &gv[pb][g]);
-            }
-          }
-          // The producer's next sub-tile is x + 1 when that lies inside M
-          // and I: load it now, before this one's math.
-          have = nb + 1 < kNB ? cc + 32 < I : mb + 1 < kMB && rr + 64 < M;
-          if (have) {
-            const sw_u32 ps = (e + 1) % kEpiStages;
-            sw_mbar_wait_nt(ebar + kBarEFull + 8 * ps, ((e + 1) / kEpiStages) & 1u, hung);
-            const sw_u32 pslot = ebase + ps * kEpiSlotBytes;
-            const int pb = (x + 1) % 2;
-#pragma unroll
-            for (int g = 0; g < kEpiFrags; g += 4) {
-              sw_ldsm4(sw_frag4_row(pslot, wl, lane, g), &lv[pb][g]);
-              sw_ldsm4(sw_frag4_row(pslot + kEpiGateOff, wl, lane, g), &gv[pb][g]);
-            }
-          }
-          sw_u32* lq = lv[x % 2];
-          sw_u32* gq = gv[x % 2];
-#pragma unroll
-          for (int i = 0; i < kEpiFrags; ++i) {
-            float d0, d1, l0, l1, g0, g1;
-            sw_unpack_bf16x2(dp[mb][2 * nb * 4 + i], d0, d1);
-            sw_unpack_bf16x2(lq[i], l0, l1);
-            sw_unpack_bf16x2(gq[i], g0, g1);
-            float dl0, dl1, dg0, dg1, o0, o1;
-            sw_dswiglu(d0, l0, g0, dl0, dg0, o0);
-            sw_dswiglu(d1, l1, g1, dl1, dg1, o1);
-            lq[i] = sw_pack_bf16x2(dl0, dl1);
-            gq[i] = sw_pack_bf16x2(dg0, dg1);
-          }
-#pragma unroll
-          for (int g = 0; g < kEpiFrags; g += 4) {
-            sw_stsm4(sw_frag4_row(slot, wl, lane, g), &lq[g]);
-            sw_stsm4(sw_frag4_row(slot + kEpiGateOff, wl, lane, g), &gq[g]);
-          }
-          // As the unpipelined epilogue: visible to the TMA store, then one
-          // arrive per warp hands the slot to the producer.
-          sw_fence_proxy_async();
-          sw_syncwarp();
-          if (lane == 0) sw_mbar_arrive(ebar + kBarEEmpty + 8 * s);
-          ++e;
-        }
-      }
-#pragma unroll
-      for (int mb = 0; mb < kMB; ++mb) {
-#pragma unroll
-        for (int k = 0; k < kAcc; ++k) acc[mb][k] = 0.f;
-      }
-    }
-    if (threadIdx.x % 128 == 0) sw_bulk_wait0();
-  }
-  // No CTA may leave while a peer can still multicast into its shared
-  // memory or arrive on its barriers.
-  if (kClusterSize > 1) {
-    sw_syncwarp();
-    sw_cluster_sync();
-  }
+  using T = sw_cfg;
+#include "swigen_v1_sm90a_static.inc"
 }

@@ -15,632 +15,103 @@
 // width is not a multiple of 64 stores its last 64 columns as its last
 // sub-tile, rewriting the overlap with the same values).
 // Schedule cooperative: both consumers work on every tile, consumer c on rows [c*TileM/2, (c+1)*TileM/2).
+//
+// A thin unit: the kernel body is swigen's versioned CUDA library
+// (swigen_v1_*, shipped inside swigen and written beside this file); this
+// file instantiates it with the config's traits.
+#include "swigen_v1_sm90a_gemm.cuh"
+#include "swigen_v1_sm90a_streamk.cuh"
 
-// ---- types (self-contained: no #include, so nvcc and NVRTC take the file as is)
-typedef unsigned int sw_u32;
-typedef unsigned long long sw_u64;
-typedef unsigned short sw_u16;
+// The config's traits (computed by swigen; see the manifest).
+struct sw_cfg {
+  using Elem = sw_bf16;
+  static constexpr int kThreads = 384;
+  static constexpr int kProducerRegs = 40;
+  static constexpr int kConsumerRegs = 232;
+  static constexpr int kTileM = 128;
+  static constexpr int kTileN = 256;
+  static constexpr int kTileK = 64;
+  static constexpr int kStages = 4;
+  static constexpr int kEpiStages = 2;
+  static constexpr int kMB = 1;
+  static constexpr int kNB = 4;
+  static constexpr int kK16 = 4;
+  static constexpr int kAcc = 128;
+  static constexpr int kSwizzleGroup = 8;
+  static constexpr bool kRasterN = false;
+  static constexpr sw_u32 kStageBytes = 49152;
+  static constexpr sw_u32 kStageTxBytes = 49152;
+  static constexpr sw_u32 kBOff = 16384;
+  static constexpr sw_u32 kEpiOff = 196608;
+  static constexpr sw_u32 kEpiConsumerBytes = 16384;
+  static constexpr sw_u32 kEpiSlotBytes = 8192;
+  static constexpr int kEpiSubCols = 64;
+  static constexpr int kEpiRowBytes = 128;
+  static constexpr int kEpiSwizzleShift = 0;
+  static constexpr int kEpiSwizzleMask = 7;
+  static constexpr sw_u32 kBarFull = 229376;
+  static constexpr sw_u32 kBarEmpty = 229408;
+  static constexpr sw_u32 kBarEFull = 229440;
+  static constexpr sw_u32 kBarEEmpty = 229472;
+  static constexpr sw_u32 kBarOrder = 229504;
+  static constexpr int kOrderWait = 0;
+  static constexpr sw_u32 kEmptyArrivals = 8;
+  static constexpr sw_u32 kEpiFullArrivals = 1;
+  static constexpr sw_u32 kEpiEmptyArrivals = 1;
+  static constexpr int kTileStart = 0;
+  static constexpr int kTileStep = 1;
+  static constexpr int kConsumerRows = 64;
+  static constexpr sw_u32 kConsumerASmem = 8192;
+  static constexpr sw_u64 kDescA = 0x4000004000010000ull;
+  static constexpr sw_u64 kDescB = 0x4000004000010000ull;
+  static constexpr bool kAMNMajor = false;
+  static constexpr bool kBMNMajor = false;
+  static constexpr bool kL2Keep = false;
+  static constexpr int kALoads = 1;
+  static constexpr int kBLoads = 1;
+  static constexpr int kClusterSize = 1;
+  static constexpr int kClusterM = 1;
+  static constexpr int kClusterN = 1;
+  static constexpr int kRankM = 0;
+  static constexpr int kRankN = 0;
+  static constexpr sw_u16 kMcMask = 1;
+  // stream-K (swigen_v1_sm90a_streamk.cuh)
+  static constexpr sw_u32 kSkMinKBlocks = 8;
+  static constexpr sw_u32 kSkFlagBytes = 8;
+  static constexpr sw_u32 kSkHeaderBytes = 8;
+  static constexpr sw_u64 kSkSlotBytes = 131072;
+  static constexpr sw_u64 kSkPartBytes = 65536;
+  static constexpr int kSkParts = 2;
+  static constexpr sw_u32 kSkConsumers = 384 / 128 - 1;
+  static constexpr sw_u64 kHangNs = 4000000000ull;
 
-// A CUtensorMap stand-in: 128 opaque bytes, 64-byte aligned, passed by value
-// as a __grid_constant__ kernel parameter.
-struct __align__(64) sw_tmap { sw_u64 v[16]; };
-
-#define SW_DEV __device__ __forceinline__
-
-// ---- addresses
-SW_DEV sw_u32 sw_smem_addr(const void* p) {
-  sw_u32 r;
-  asm volatile("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
-  return r;
-}
-SW_DEV sw_u64 sw_globaltimer() {
-  sw_u64 t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-// ---- mbarrier
-SW_DEV void sw_mbar_init(sw_u32 bar, sw_u32 count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(bar), "r"(count) : "memory");
-}
-// All 32 lanes converge here, as __syncwarp() does; written in PTX because
-// calling a CUDA header function puts that header's path and modification
-// time, and a name prefix nvcc derives from the build directory, into the
-// cubin's line table: the cubin would differ from machine to machine.
-SW_DEV void sw_syncwarp() {
-  asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
-}
-SW_DEV void sw_fence_mbar_init() {
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
-SW_DEV void sw_mbar_expect_tx(sw_u32 bar, sw_u32 bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(bar), "r"(bytes) : "memory");
-}
-SW_DEV void sw_mbar_arrive(sw_u32 bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(bar) : "memory");
-}
-SW_DEV sw_u32 sw_mbar_try(sw_u32 bar, sw_u32 parity) {
-  sw_u32 ok;
-  asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-               : "=r"(ok) : "r"(bar), "r"(parity) : "memory");
-  return ok;
-}
-// Waits for the phase with the given parity to complete. A wait that lasts
-// longer than 4000 ms traps: a wrong parity then fails the launch
-// with an error instead of hanging the process.
-SW_DEV void sw_mbar_wait(sw_u32 bar, sw_u32 parity) {
-  if (sw_mbar_try(bar, parity)) return;
-  sw_u64 t0 = sw_globaltimer();
-  while (!sw_mbar_try(bar, parity)) {
-    if (sw_globaltimer() - t0 > 4000000000ull) {
-      asm volatile("trap;");
-    }
+  // D (64 x 256, fp32) += A (64 x 16) * B (16 x 256); scale_d == 0
+  // starts a new accumulation.
+  static SW_DEV void wgmma(float (&d)[kAcc], sw_u64 da, sw_u64 db, sw_u32 scale_d) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+        : "l"(da), "l"(db), "r"(scale_d));
   }
-}
-
-// sw_mbar_wait for code that must not contain a trap: the sm_90a consumer
-// warpgroups. ptxas gives a setmaxnreg region more registers than the
-// kernel's entry count only if no trap (an exit) can run inside it, and it
-// serializes every wgmma if a trap can run in a divergent path while
-// wgmmas are in flight (C7518). On a timeout it gives up and sets hung,
-// which makes every later wait return at once: the kernel then finishes
-// with wrong results (verify reports them) instead of hanging, and the
-// producer, whose waits still trap, fails the launch in every deadlock
-// that stalls it.
-SW_DEV void sw_mbar_wait_nt(sw_u32 bar, sw_u32 parity, sw_u32& hung) {
-  if (hung || sw_mbar_try(bar, parity)) return;
-  const sw_u64 t0 = sw_globaltimer();
-  while (!sw_mbar_try(bar, parity)) {
-    if (sw_globaltimer() - t0 > 4000000000ull) {
-      hung = 1;
-      return;
-    }
-  }
-}
-
-// A wait whose phase is completed by arrivals from other CTAs of the
-// cluster: acquire at cluster scope.
-SW_DEV sw_u32 sw_mbar_try_cluster(sw_u32 bar, sw_u32 parity) {
-  sw_u32 ok;
-  asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-               : "=r"(ok) : "r"(bar), "r"(parity) : "memory");
-  return ok;
-}
-SW_DEV void sw_mbar_wait_cluster(sw_u32 bar, sw_u32 parity) {
-  if (sw_mbar_try_cluster(bar, parity)) return;
-  sw_u64 t0 = sw_globaltimer();
-  while (!sw_mbar_try_cluster(bar, parity)) {
-    if (sw_globaltimer() - t0 > 4000000000ull) {
-      asm volatile("trap;");
-    }
-  }
-}
-
-// ---- TMA (bulk tensor copies)
-SW_DEV void sw_prefetch_tmap(const sw_tmap* m) {
-  asm volatile("prefetch.tensormap [%0];" :: "l"(reinterpret_cast<sw_u64>(m)) : "memory");
-}
-SW_DEV void sw_tma_load_2d(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int c0, int c1) {
-  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];"
-               :: "r"(dst), "l"(reinterpret_cast<sw_u64>(m)), "r"(bar), "r"(c0), "r"(c1) : "memory");
-}
-SW_DEV void sw_tma_load_3d(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int c0, int c1, int c2) {
-  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];"
-               :: "r"(dst), "l"(reinterpret_cast<sw_u64>(m)), "r"(bar), "r"(c0), "r"(c1), "r"(c2) : "memory");
-}
-SW_DEV void sw_tma_load_2d_mc(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int c0, int c1, sw_u16 mask) {
-  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;"
-               :: "r"(dst), "l"(reinterpret_cast<sw_u64>(m)), "r"(bar), "r"(c0), "r"(c1), "h"(mask) : "memory");
-}
-SW_DEV void sw_tma_store_2d(const sw_tmap* m, sw_u32 src, int c0, int c1) {
-  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%2, %3}], [%1];"
-               :: "l"(reinterpret_cast<sw_u64>(m)), "r"(src), "r"(c0), "r"(c1) : "memory");
-}
-SW_DEV void sw_tma_store_3d(const sw_tmap* m, sw_u32 src, int c0, int c1, int c2) {
-  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4}], [%1];"
-               :: "l"(reinterpret_cast<sw_u64>(m)), "r"(src), "r"(c0), "r"(c1), "r"(c2) : "memory");
-}
-SW_DEV void sw_bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
-SW_DEV void sw_bulk_wait_read0() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
-SW_DEV void sw_bulk_wait_read1() { asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory"); }
-SW_DEV void sw_bulk_wait0() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
-SW_DEV void sw_fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
-SW_DEV void sw_named_bar_sync(sw_u32 id, sw_u32 threads) {
-  asm volatile("bar.sync %0, %1;" :: "r"(id), "r"(threads) : "memory");
-}
-
-// ---- clusters
-SW_DEV sw_u32 sw_cluster_ctarank() {
-  sw_u32 r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return r;
-}
-SW_DEV void sw_cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-// Arrives on the mbarrier at the same shared-memory offset in CTA `rank` of
-// the cluster. Release at CTA scope, as CUTLASS does: the arrive only says
-// "this stage's reads are done" (wgmma.wait_group already completed them);
-// no data of this thread has to become visible to the peer. The
-// .release.cluster form costs MEMBAR.ALL.GPU + ERRBAR + CGAERRBAR before
-// every arrive in SASS, and made 2-CTA clusters 2x slower
-// (docs/PERFORMANCE.md#clusters-multicast).
-SW_DEV void sw_mbar_arrive_cluster(sw_u32 bar, sw_u32 rank) {
-  asm volatile("{ .reg .b32 ra; mapa.shared::cluster.u32 ra, %0, %1; mbarrier.arrive.release.cta.shared::cluster.b64 _, [ra]; }"
-               :: "r"(bar), "r"(rank) : "memory");
-}
-
-// ---- 16-bit conversions. Packing puts the first operand in the upper half,
-// so (x0, x1) in memory order is cvt(x1, x0).
-SW_DEV void sw_unpack_bf16x2(sw_u32 v, float& lo, float& hi) {
-  lo = __uint_as_float(v << 16);
-  hi = __uint_as_float(v & 0xFFFF0000u);
-}
-SW_DEV sw_u32 sw_pack_bf16x2(float lo, float hi) {
-  sw_u32 r;
-  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-  return r;
-}
-SW_DEV void sw_unpack_f16x2(sw_u32 v, float& lo, float& hi) {
-  sw_u16 a = (sw_u16)(v & 0xFFFFu), b = (sw_u16)(v >> 16);
-  asm("cvt.f32.f16 %0, %1;" : "=f"(lo) : "h"(a));
-  asm("cvt.f32.f16 %0, %1;" : "=f"(hi) : "h"(b));
-}
-SW_DEV sw_u32 sw_pack_f16x2(float lo, float hi) {
-  sw_u32 r;
-  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-  return r;
-}
-SW_DEV sw_u32 sw_lds32(sw_u32 addr) {
-  sw_u32 v;
-  asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
-  return v;
-}
-SW_DEV void sw_sts32(sw_u32 addr, sw_u32 v) {
-  asm volatile("st.shared.b32 [%0], %1;" :: "r"(addr), "r"(v) : "memory");
-}
-
-// ---- dSwiGLU math in fp32. s = sigmoid(g) by ex2 + rcp; silu'(g) =
-// s*(1 + g*(1-s)). For very negative g, ex2 overflows to +inf and rcp gives
-// s = 0 exactly, which keeps every product finite.
-SW_DEV float sw_sigmoid(float g) {
-  float e, s;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(g * -1.4426950408889634f));
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(s) : "f"(1.0f + e));
-  return s;
-}
-SW_DEV void sw_dswiglu(float dout, float left, float gate, float& dleft, float& dgate, float& out) {
-  float s = sw_sigmoid(gate);
-  float silu = gate * s;
-  dleft = dout * silu;
-  dgate = dout * left * (s * (1.0f + gate * (1.0f - s)));
-  out = left * silu;
-}
-
-// ---- tile scheduler: tile id t -> (m tile, n tile). Tiles are walked in
-// groups of G tile columns (raster m) or G tile rows (raster n); inside a
-// group the short index moves fastest, so the CTAs of one wave share the
-// operand tiles of a G-wide band and keep them in L2.
-SW_DEV void sw_tile_raster_m(int t, int tiles_m, int tiles_n, int G, int& tm, int& tn) {
-  int per_group = G * tiles_m;
-  int g = t / per_group;
-  int w = t - g * per_group;
-  int first = g * G;
-  int gsize = min(G, tiles_n - first);
-  tn = first + w % gsize;
-  tm = w / gsize;
-}
-SW_DEV void sw_tile_raster_n(int t, int tiles_m, int tiles_n, int G, int& tm, int& tn) {
-  int per_group = G * tiles_n;
-  int g = t / per_group;
-  int w = t - g * per_group;
-  int first = g * G;
-  int gsize = min(G, tiles_m - first);
-  tm = first + w % gsize;
-  tn = w / gsize;
-}
-
-// ---- kernel constants (computed by swigen; see the manifest)
-static constexpr int kTileM = 128;
-static constexpr int kTileN = 256;
-static constexpr int kTileK = 64;
-static constexpr int kStages = 4;
-static constexpr int kEpiStages = 2;
-static constexpr int kMB = 1;            // 64-row wgmma blocks per consumer
-static constexpr int kNB = 4;            // 64-column epilogue sub-tiles per tile
-// First column of each sub-tile: nb*64, but the last of a tile whose
-// width is not a multiple of the sub-tile is its last 64 columns
-// (overlapping the one before).
-static __device__ constexpr int kSubCol[kNB] = {0, 64, 128, 192 };
-static constexpr int kK16 = 4;          // k16 steps per stage
-static constexpr int kAcc = 128;     // fp32 accumulator registers per 64-row block
-static constexpr int kSwizzleGroup = 8;
-static constexpr sw_u32 kStageBytes = 49152;
-static constexpr sw_u32 kStageTxBytes = 49152;
-static constexpr sw_u32 kBOff = 16384;     // B tile offset inside a stage
-static constexpr sw_u32 kEpiOff = 196608;
-static constexpr sw_u32 kEpiConsumerBytes = 16384;
-static constexpr sw_u32 kEpiSlotBytes = 8192;
-static constexpr sw_u32 kBarFull = 229376;
-static constexpr sw_u32 kBarEmpty = 229408;
-static constexpr sw_u32 kBarEFull = 229440;
-static constexpr sw_u32 kBarEEmpty = 229472;
-static constexpr sw_u32 kBarOrder = 229504;
-// 1: consumers take turns in the mainloop (ping-pong): consumer c waits on
-// order[c] before tile j and arrives on order[1-c] once it has issued its
-// mainloop's last k-block (before the wgmma drain).
-static constexpr int kOrderWait = 0;
-static constexpr sw_u32 kEmptyArrivals = 8;
-// Consumer c owns local tiles j = c*kTileStart, += kTileStep, and the rows
-// [c*kConsumerRows, +64*kMB) of each of them (A smem offset c*kConsumerASmem).
-static constexpr int kTileStart = 0;
-static constexpr int kTileStep = 1;
-static constexpr int kConsumerRows = 64;
-static constexpr sw_u32 kConsumerASmem = 8192;
-// wgmma shared-memory descriptors: fixed bits (swizzle, LBO, SBO) and the
-// per-k16 / per-64-row start-address offsets in bytes.
-static constexpr sw_u64 kDescA = 0x4000004000010000ull;
-static constexpr sw_u64 kDescB = 0x4000004000010000ull;
-static __device__ constexpr sw_u32 kAK16[kK16] = {0, 32, 64, 96 };
-static __device__ constexpr sw_u32 kBK16[kK16] = {0, 32, 64, 96 };
-static __device__ constexpr sw_u32 kAMB[kMB] = {0 };
-// TMA boxes of the operand ring: A loads {k offset, smem offset}; B loads
-// {k offset, n offset, smem offset}.
-static constexpr int kALoads = 1;
-static __device__ constexpr int kALoadK[kALoads] = {0 };
-static __device__ constexpr int kALoadRow[kALoads] = {0 };
-static __device__ constexpr int kALoadRank[kALoads] = {-1 };
-static __device__ constexpr sw_u32 kALoadSmem[kALoads] = {0 };
-static constexpr int kBLoads = 1;
-static __device__ constexpr int kBLoadK[kBLoads] = {0 };
-static __device__ constexpr int kBLoadN[kBLoads] = {0 };
-static __device__ constexpr sw_u32 kBLoadSmem[kBLoads] = {0 };
-static __device__ constexpr int kBLoadRank[kBLoads] = {-1 };
-// Cluster of kClusterSize CTAs along x. A load with rank -1 is issued by
-// every CTA for itself; rank r: CTA r loads that share and multicasts it to
-// the whole cluster (kMcMask), so every CTA still receives whole tiles.
-static constexpr int kClusterSize = 1;
-static constexpr int kClusterM = 1;
-static constexpr int kClusterN = 1;
-static constexpr int kRankM = 0;
-static constexpr int kRankN = 0;
-static constexpr sw_u16 kMcMask = 1;
-
-SW_DEV void sw_wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
-SW_DEV void sw_wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
-template <int N>
-SW_DEV void sw_wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;" :: "n"(N) : "memory"); }
-
-// Keeps nvcc from moving accumulator reads/writes across the asynchronous
-// wgmma region.
-SW_DEV void sw_fence_acc(float (&d)[kAcc]) {
-#pragma unroll
-  for (int i = 0; i < kAcc; ++i) asm volatile("" : "+f"(d[i]) :: "memory");
-}
-
-// D (64 x 256, fp32) += A (64 x 16) * B (16 x 256); scale_d == 0
-// starts a new accumulation.
-SW_DEV void sw_wgmma(float (&d)[kAcc], sw_u64 da, sw_u64 db, sw_u32 scale_d) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1, 0, 0;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-      : "l"(da), "l"(db), "r"(scale_d));
-}
-
-// ---- Epilogue staging of a 64x64 16-bit sub-tile in a 128B-swizzled slot
-// (row r at r*128, 8-column chunk j at ((j ^ (r & 7)) << 4)). Accumulator
-// fragment (jj, h) of warp wl is an 8x8 matrix, rows 16*wl + 8h + 0..7 and
-// columns 8jj..8jj+7, and each lane holds the same two adjacent columns of
-// it that ldmatrix/stmatrix give it. So one x4 moves four fragments per lane
-// with one instruction (lanes 8m..8m+7 address the rows of matrix m) where
-// 32-bit accesses take four, each with its own swizzled address. The eight
-// rows of a matrix fall in eight different chunks: no bank conflicts.
-// Row address of this lane for fragments i = g..g+3 (g % 4 == 0,
-// i = 2*jj + h): matrix m = lane/8 is fragment g + m.
-SW_DEV sw_u32 sw_frag4_row(sw_u32 slot, int wl, int lane, int g) {
-  const int jj = g / 2 + (lane >> 4), h = (lane >> 3) & 1;
-  return slot + (16 * wl + 8 * h + (lane & 7)) * 128 + ((jj ^ (lane & 7)) << 4);
-}
-SW_DEV void sw_ldsm4(sw_u32 addr, sw_u32* v) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-               : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3]) : "r"(addr) : "memory");
-}
-SW_DEV void sw_stsm4(sw_u32 addr, const sw_u32* v) {
-  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-               :: "r"(addr), "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3]) : "memory");
-}
-
-SW_DEV void sw_load_b_kmajor(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int k, int n) {
-  sw_tma_load_2d(dst, m, bar, k, n);
-}
-SW_DEV void sw_load_b_mnmajor(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int k, int n) {
-  sw_tma_load_2d(dst, m, bar, n, k);
-}
-SW_DEV void sw_load_b_kmajor_mc(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int k, int n, sw_u16 mask) {
-  sw_tma_load_2d_mc(dst, m, bar, k, n, mask);
-}
-SW_DEV void sw_load_b_mnmajor_mc(sw_u32 dst, const sw_tmap* m, sw_u32 bar, int k, int n, sw_u16 mask) {
-  sw_tma_load_2d_mc(dst, m, bar, n, k, mask);
-}
-// Waits until at most N of this thread's bulk store groups still read
-// shared memory: with N = kEpiStages-1, the store that last used the slot
-// about to be rewritten has read it.
-template <int N>
-SW_DEV void sw_bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read %0;" :: "n"(N) : "memory"); }
-// Releases an operand stage: in a cluster, in every CTA, since each of
-// them multicasts into this CTA's stage.
-SW_DEV void sw_release_stage(sw_u32 bar) {
-  if (kClusterSize == 1) {
-    sw_mbar_arrive(bar);
-  } else {
-#pragma unroll
-    for (int r = 0; r < kClusterSize; ++r) sw_mbar_arrive_cluster(bar, r);
-  }
-}
-
-// ---- stream-K scheduler (tiling.StreamKPlan). Workspace: a u32 flag per
-// consumer part and CTA, then the header (the u32 epoch of the last launch
-// finished on the workspace, the u32 count of consumer warpgroups done with
-// this one), zeroed once when the workspace is allocated and padded to 128
-// bytes, then one slot of kSkSlotBytes per CTA for the partial accumulators
-// of its one split part. A flag holds the epoch of the launch that released
-// it and an owner waits for its own launch's epoch: a flag set by an earlier
-// launch (a partial late past an owner's timeout) never passes a later wait,
-// and no pass puts the flags back.
-static constexpr sw_u32 kSkMinKBlocks = 8;
-static constexpr sw_u32 kSkFlagBytes = 8;
-static constexpr sw_u32 kSkHeaderBytes = 8;  // tiling.StreamKHeaderBytes
-static constexpr sw_u64 kSkSlotBytes = 131072;
-static constexpr sw_u64 kSkPartBytes = 65536;
-static constexpr int kSkParts = 2;  // 2: consumer c's rows are part c; 1: the whole tile
-static constexpr sw_u32 kSkConsumers = 384 / 128 - 1;  // consumer warpgroups per CTA
-static constexpr sw_u32 kSkMaxEpoch = 0xFFFFFFFFu;  // tiling.StreamKMaxEpoch
-static constexpr int kSkWhole = 0, kSkPartial = 1, kSkOwner = 2;
-
-// The work list in 32-bit unsigned arithmetic: the manifest's shape rule
-// keeps K at most kSkMaxKBlocks k-blocks, so b*units < 2^32 for any grid
-// of up to 256 CTAs (and a 64-bit division would cost the producer
-// warpgroup's 40 registers a spill).
-struct sw_sk_plan {
-  sw_u32 grid, kblocks, full;  // CTAs, k-blocks per tile, whole-tile waves
-  sw_u32 units;                // k-blocks of the split tiles
-  sw_u32 ctas;                 // CTAs the split k-blocks are cut over
 };
-struct sw_sk_work {
-  int tile, kb0, kb1;  // k-blocks [kb0, kb1) of tile
-  sw_u32 before;       // k-blocks of this CTA's items before this one
-  int role;            // kSkWhole, kSkPartial or kSkOwner
-};
-
-SW_DEV sw_sk_plan sw_sk_make(int tiles, int kblocks, int grid) {
-  sw_sk_plan p;
-  p.grid = (sw_u32)grid;
-  p.kblocks = (sw_u32)kblocks;
-  p.full = (sw_u32)tiles / p.grid;
-  p.units = ((sw_u32)tiles - p.full * p.grid) * p.kblocks;
-  const sw_u32 n = p.units / kSkMinKBlocks;  // ctas = min(grid, max(1, n))
-  p.ctas = n < 1u ? 1u : (n < p.grid ? n : p.grid);
-  return p;
-}
-
-// The CTA whose split range holds split k-block u.
-SW_DEV sw_u32 sw_sk_cta_of(const sw_sk_plan& p, sw_u32 u) { return ((u + 1u) * p.ctas - 1u) / p.units; }
-
-// Item j of CTA b's work list; false past its end.
-SW_DEV bool sw_sk_item(const sw_sk_plan& p, int b, int j, sw_sk_work& w) {
-  const sw_u32 kb = p.kblocks, ub = (sw_u32)b, uj = (sw_u32)j;
-  if (uj < p.full) {
-    w.tile = (int)(ub + uj * p.grid);
-    w.kb0 = 0;
-    w.kb1 = (int)kb;
-    w.before = uj * kb;
-    w.role = kSkWhole;
-    return true;
-  }
-  if (ub >= p.ctas || p.units == 0u) return false;
-  const sw_u32 u0 = ub * p.units / p.ctas, u1 = (ub + 1u) * p.units / p.ctas;
-  const sw_u32 top = (u1 - 1u) / kb, back = uj - p.full;  // items into the split range
-  if (back > top || top - back < u0 / kb) return false;
-  const sw_u32 st = top - back;
-  const sw_u32 lo = u0 > st * kb ? u0 : st * kb, hi = u1 < (st + 1u) * kb ? u1 : (st + 1u) * kb;
-  w.tile = (int)(p.full * p.grid + st);
-  w.kb0 = (int)(lo - st * kb);
-  w.kb1 = (int)(hi - st * kb);
-  w.before = p.full * kb + (u1 - hi);
-  w.role = w.kb1 < (int)kb ? kSkPartial : (w.kb0 > 0 ? kSkOwner : kSkWhole);
-  return true;
-}
-
-// Flags: a release store of the launch's epoch after the part's partial
-// sums, an acquire load by the owner before it reads them; no atomics on
-// data.
-SW_DEV void sw_sk_release(unsigned int* flag, sw_u32 epoch) {
-  asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(flag), "r"(epoch) : "memory");
-}
-SW_DEV unsigned int sw_sk_acquire(const unsigned int* flag) {
-  unsigned int v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
-  return v;
-}
-// The owner's first look at a flag: a strong relaxed read, so the looks at
-// all of a tile's lower parts are in flight at once; sw_sk_fence_acquire
-// after them makes each look that saw the epoch an acquire pattern (PTX
-// memory model: a strong read followed by fence.acq_rel).
-SW_DEV unsigned int sw_sk_peek(const unsigned int* flag) {
-  unsigned int v;
-  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
-  return v;
-}
-SW_DEV void sw_sk_fence_acquire() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
-SW_DEV void sw_sk_store_relaxed(unsigned int* p, sw_u32 v) {
-  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
-}
-// The header, after the grid's flags.
-SW_DEV unsigned int* sw_sk_header(unsigned char* workspace) {
-  return reinterpret_cast<unsigned int*>(workspace) + gridDim.x * (kSkFlagBytes / 4);
-}
-// This launch's epoch: the last finished launch's plus one, in
-// [1, kSkMaxEpoch]. The header changes only once every consumer of the
-// grid is done (sw_sk_finish), so every read in a launch sees one value;
-// the previous launch's write is visible by stream order.
-SW_DEV sw_u32 sw_sk_epoch(unsigned char* workspace) {
-  unsigned int v;
-  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(sw_sk_header(workspace)) : "memory");
-  return v + 1u;
-}
-// Waits for a flag to hold epoch, without a trap (consumer code: see
-// sw_mbar_wait_nt); a timeout sets hung, and the kernel finishes with
-// wrong results.
-SW_DEV void sw_sk_wait(const unsigned int* flag, sw_u32 epoch, sw_u32& hung) {
-  if (hung || sw_sk_acquire(flag) == epoch) return;
-  const sw_u64 t0 = sw_globaltimer();
-  while (sw_sk_acquire(flag) != epoch) {
-    asm volatile("nanosleep.u32 64;");
-    if (sw_globaltimer() - t0 > 4000000000ull) {
-      hung = 1;
-      return;
-    }
-  }
-}
-// One thread per consumer warpgroup, after its last item: the last of the
-// grid's consumers to finish (every other one has read the epoch and set or
-// waited for its last flag) records this launch's epoch for the next launch
-// on the workspace. At kSkMaxEpoch the epochs wrap: it zeroes the flags
-// too, so none holds an epoch a later launch will use.
-SW_DEV void sw_sk_finish(unsigned char* workspace) {
-  unsigned int* const hdr = sw_sk_header(workspace);
-  const sw_u32 epoch = sw_sk_epoch(workspace);
-  unsigned int done;
-  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(done) : "l"(hdr + 1) : "memory");
-  if (done + 1u < gridDim.x * kSkConsumers) return;
-  sw_sk_store_relaxed(hdr + 1, 0u);
-  if (epoch == kSkMaxEpoch) {
-#pragma unroll 1
-    for (sw_u32 i = 0; i < gridDim.x * (kSkFlagBytes / 4); ++i) sw_sk_store_relaxed(reinterpret_cast<unsigned int*>(workspace) + i, 0u);
-  }
-  sw_sk_store_relaxed(hdr, epoch == kSkMaxEpoch ? 0u : epoch);
-}
-
-// A consumer's accumulators in a part of a slot: thread tid's registers
-// 4q..4q+3 of block mb at 16*((mb*kAcc/4 + q)*128 + tid), so each store
-// and load of a warp is 512 contiguous bytes. Plain C++ accesses, not
-// inline PTX: ptxas folds the offsets into the instructions (an asm
-// operand would hold each address in registers of its own, which the
-// consumers do not have to spare). Ordering comes from the flag: the
-// stores precede the release, the loads follow the acquire, each across
-// the consumer's named barrier.
-struct __align__(16) sw_f4 { float x, y, z, w; };
-SW_DEV void sw_sk_store(unsigned char* part, int tid, float (&acc)[kMB][kAcc]) {
-  sw_f4* const p = reinterpret_cast<sw_f4*>(part) + tid;
-#pragma unroll
-  for (int mb = 0; mb < kMB; ++mb) {
-#pragma unroll
-    for (int q = 0; q < kAcc / 4; ++q) {
-      p[(mb * (kAcc / 4) + q) * 128] = sw_f4{acc[mb][4 * q], acc[mb][4 * q + 1], acc[mb][4 * q + 2], acc[mb][4 * q + 3]};
-    }
-  }
-}
-SW_DEV void sw_sk_add(const unsigned char* part, int tid, float (&acc)[kMB][kAcc]) {
-  const sw_f4* const p = reinterpret_cast<const sw_f4*>(part) + tid;
-#pragma unroll
-  for (int mb = 0; mb < kMB; ++mb) {
-#pragma unroll
-    for (int q = 0; q < kAcc / 4; ++q) {
-      const sw_f4 x = p[(mb * (kAcc / 4) + q) * 128];
-      acc[mb][4 * q] += x.x;
-      acc[mb][4 * q + 1] += x.y;
-      acc[mb][4 * q + 2] += x.z;
-      acc[mb][4 * q + 3] += x.w;
-    }
-  }
-}
-
-// sw_sk_add of two parts, p0's then p1's: both parts' loads in flight
-// before the first add (one L2 round trip for two parts), the same adds in
-// the same order as two sw_sk_add calls, so the same bits. Only a
-// consumer with at most 64 accumulators has the registers for it.
-SW_DEV void sw_sk_add2(const unsigned char* p0, const unsigned char* p1, int tid, float (&acc)[kMB][kAcc]) {
-  const sw_f4* const a = reinterpret_cast<const sw_f4*>(p0) + tid;
-  const sw_f4* const b = reinterpret_cast<const sw_f4*>(p1) + tid;
-  sw_f4 x[kMB][kAcc / 4], y[kMB][kAcc / 4];
-#pragma unroll
-  for (int mb = 0; mb < kMB; ++mb) {
-#pragma unroll
-    for (int q = 0; q < kAcc / 4; ++q) {
-      x[mb][q] = a[(mb * (kAcc / 4) + q) * 128];
-      y[mb][q] = b[(mb * (kAcc / 4) + q) * 128];
-    }
-  }
-#pragma unroll
-  for (int mb = 0; mb < kMB; ++mb) {
-#pragma unroll
-    for (int q = 0; q < kAcc / 4; ++q) {
-      acc[mb][4 * q] = acc[mb][4 * q] + x[mb][q].x + y[mb][q].x;
-      acc[mb][4 * q + 1] = acc[mb][4 * q + 1] + x[mb][q].y + y[mb][q].y;
-      acc[mb][4 * q + 2] = acc[mb][4 * q + 2] + x[mb][q].z + y[mb][q].z;
-      acc[mb][4 * q + 3] = acc[mb][4 * q + 3] + x[mb][q].w + y[mb][q].w;
-    }
-  }
-}
-static constexpr bool kSkAddPairs = kMB * kAcc <= 64;
-
-// After a split item's mainloop (all wgmmas done): a head or middle part
-// stores its partial sums and releases its flag (true: no epilogue); the
-// owner's thread 0 waits for the flag of each lower CTA holding a part of
-// the tile, then every thread adds their partial sums in CTA order (false:
-// the epilogue runs on the sum; two parts a step where kSkAddPairs).
-// Waiting for all of them before the first add keeps the epoch out of the
-// add loop, where the accumulators leave no register for it.
-SW_DEV bool sw_sk_fixup(const sw_sk_plan& p, const sw_sk_work& w, int c, float (&acc)[kMB][kAcc],
-                        unsigned char* workspace, sw_u32& hung) {
-  unsigned int* const flags = reinterpret_cast<unsigned int*>(workspace);
-  // The slots start past the flags and the header (tiling.StreamKWorkspace).
-  unsigned char* const slots = workspace + (p.grid * kSkFlagBytes + kSkHeaderBytes + 127u) / 128u * 128u;
-  const int part = kSkParts == 2 ? c : 0;
-  const int tid = threadIdx.x % 128;
-  const sw_u64 off = (sw_u64)part * kSkPartBytes;
-  if (w.role == kSkPartial) {
-    // The epoch is read before the stores, so its L2 round trip overlaps
-    // them instead of delaying the release the owner waits for.
-    const sw_u32 epoch = tid == 0 ? sw_sk_epoch(workspace) : 0u;
-    sw_sk_store(slots + blockIdx.x * kSkSlotBytes + off, tid, acc);
-    // Every thread's stores come before the release.
-    sw_named_bar_sync(1 + c, 128);
-    if (tid == 0) sw_sk_release(flags + blockIdx.x * (kSkFlagBytes / 4) + part, epoch);
-    return true;
-  }
-  const int first = (int)sw_sk_cta_of(p, ((sw_u32)w.tile - p.full * p.grid) * p.kblocks);
-  const int last = (int)blockIdx.x;
-  if (tid == 0) {
-    const sw_u32 epoch = sw_sk_epoch(workspace);
-    // Four looks in flight at a time (the parts ran about as long as this
-    // one, so their flags are mostly set: one L2 round trip for four, not
-    // one each); a flag not yet at the epoch is waited for with acquires.
-#pragma unroll 1
-    for (int b0 = first; b0 < last; b0 += 4) {
-      unsigned int v[4];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) v[i] = b0 + i < last ? sw_sk_peek(flags + (b0 + i) * (kSkFlagBytes / 4) + part) : epoch;
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        if (v[i] != epoch) sw_sk_wait(flags + (b0 + i) * (kSkFlagBytes / 4) + part, epoch, hung);
-      }
-    }
-    sw_sk_fence_acquire();
-  }
-  // The acquires come before every thread's loads.
-  sw_named_bar_sync(1 + c, 128);
-  int b = first;
-  if constexpr (kSkAddPairs) {
-#pragma unroll 1
-    for (; b + 1 < last; b += 2) sw_sk_add2(slots + b * kSkSlotBytes + off, slots + (b + 1) * kSkSlotBytes + off, tid, acc);
-  }
-#pragma unroll 1
-  for (; b < last; ++b) sw_sk_add(slots + b * kSkSlotBytes + off, tid, acc);
-  return false;
-}
+// The traits' arrays (CUDA allows no device array in a class): what the
+// kernel body indexes, by these names, with indices its unrolled loops fix.
+static __device__ constexpr int kSubCol[sw_cfg::kNB] = {0, 64, 128, 192 };
+static __device__ constexpr sw_u32 kAK16[sw_cfg::kK16] = {0, 32, 64, 96 };
+static __device__ constexpr sw_u32 kBK16[sw_cfg::kK16] = {0, 32, 64, 96 };
+static __device__ constexpr sw_u32 kAMB[sw_cfg::kMB] = {0 };
+static __device__ constexpr int kALoadK[sw_cfg::kALoads] = {0 };
+static __device__ constexpr int kALoadRow[sw_cfg::kALoads] = {0 };
+static __device__ constexpr int kALoadRank[sw_cfg::kALoads] = {-1 };
+static __device__ constexpr sw_u32 kALoadSmem[sw_cfg::kALoads] = {0 };
+static __device__ constexpr int kBLoadK[sw_cfg::kBLoads] = {0 };
+static __device__ constexpr int kBLoadN[sw_cfg::kBLoads] = {0 };
+static __device__ constexpr sw_u32 kBLoadSmem[sw_cfg::kBLoads] = {0 };
+static __device__ constexpr int kBLoadRank[sw_cfg::kBLoads] = {-1 };
+// The kind's parts of the body.
+#define SW_KIND "swigen_v1_sm90a_gemm.inc"
 
 extern "C" __global__ void __launch_bounds__(384, 1) gemm_sm90a_bf16_m128n256k64_s4_c1x1_cooperative_sk(
     // A [M,K] (K-major), box {64, 128}, 128B swizzle
@@ -654,211 +125,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_sm90a_bf16_m128n256k64
     int K,
     // stream-K: a u32 flag per consumer part and CTA and the epoch header, then a 128x256 fp32 partial accumulator per CTA
     unsigned char* workspace) {
-  extern __shared__ __align__(1024) unsigned char sw_smem_raw[];
-  // Align the dynamic shared memory to 1024 bytes (128B-swizzle atoms).
-  const sw_u32 raw = sw_smem_addr(sw_smem_raw);
-  const sw_u32 smem = (raw + 1023u) & ~1023u;
-
-  const int warp = threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
-  const int wg = warp / 4;
-
-  const int tiles_m = (M + kTileM - 1) / kTileM;
-  const int tiles_n = (N + kTileN - 1) / kTileN;
-  // Work units are cluster tiles: kClusterM x kClusterN output tiles.
-  const int units_m = (tiles_m + kClusterM - 1) / kClusterM;
-  const int units_n = (tiles_n + kClusterN - 1) / kClusterN;
-  const int num_units = units_m * units_n;
-  const int unit0 = blockIdx.x / kClusterSize;
-  const int num_ctas = gridDim.x / kClusterSize;  // clusters in the grid
-  const sw_u32 rank = kClusterSize > 1 ? sw_cluster_ctarank() : 0u;
-  const int kblocks = (K + kTileK - 1) / kTileK;
-
-  if (threadIdx.x == 0) {
-    sw_prefetch_tmap(&tmap_a);
-    sw_prefetch_tmap(&tmap_b);
-    sw_prefetch_tmap(&tmap_c);
-#pragma unroll 1
-    for (int s = 0; s < kStages; ++s) {
-      sw_mbar_init(smem + kBarFull + 8 * s, 1);
-      sw_mbar_init(smem + kBarEmpty + 8 * s, kEmptyArrivals);
-    }
-#pragma unroll 1
-    for (int e = 0; e < 2 * kEpiStages; ++e) {
-      sw_mbar_init(smem + kBarEFull + 8 * e, 1);
-      sw_mbar_init(smem + kBarEEmpty + 8 * e, 1);
-    }
-    sw_mbar_init(smem + kBarOrder, 1);
-    sw_mbar_init(smem + kBarOrder + 8, 1);
-    sw_fence_mbar_init();
-  }
-  // Peers multicast into this CTA's barriers: all of them must be
-  // initialised cluster-wide first.
-  if (kClusterSize > 1) sw_cluster_sync(); else __syncthreads();
-
-  if (wg == 0) {
-    // ---------------- producer warpgroup
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
-    if (warp == 0 && lane == 0) {
-      // Operand ring: every k-block of every local tile, in order.
-      sw_u32 it = 0;
-      // One CTA per cluster: unit0 is blockIdx.x, num_ctas gridDim.x.
-      const sw_sk_plan sk = sw_sk_make(num_units, kblocks, num_ctas);
-      sw_sk_work w;
-#pragma unroll 1
-      for (int j = 0; sw_sk_item(sk, unit0, j, w); ++j) {
-        const int t = w.tile;
-        int tm, tn;
-        sw_tile_raster_m(t, units_m, units_n, kSwizzleGroup, tm, tn);
-        tm = tm * kClusterM + rank * kRankM;
-        tn = tn * kClusterN + rank * kRankN;
-        // A CTA whose tile lies past the edge still loads (its share feeds
-        // the peer); clamp its own coordinates into the tensor.
-        const int m0 = tm < tiles_m ? tm * kTileM : 0, n0 = tn < tiles_n ? tn * kTileN : 0;
-        const int mu = (tm - rank * kRankM) * kTileM, nu = (tn - rank * kRankN) * kTileN;  // unit origin
-#pragma unroll 1
-        for (int kb = w.kb0; kb < w.kb1; ++kb, ++it) {
-          const sw_u32 s = it % kStages;
-          if (kClusterSize > 1)  // released by the consumers of every CTA of the cluster
-            sw_mbar_wait_cluster(smem + kBarEmpty + 8 * s, ((it / kStages) & 1u) ^ 1u);
-          else
-            sw_mbar_wait(smem + kBarEmpty + 8 * s, ((it / kStages) & 1u) ^ 1u);
-          const sw_u32 full = smem + kBarFull + 8 * s;
-          sw_mbar_expect_tx(full, kStageTxBytes);
-          const sw_u32 stage = smem + s * kStageBytes;
-#pragma unroll
-          for (int i = 0; i < kALoads; ++i) {
-            if (kALoadRank[i] < 0)
-              sw_tma_load_2d(stage + kALoadSmem[i], &tmap_a, full, kb * kTileK + kALoadK[i], m0 + kALoadRow[i]);
-            else if (kALoadRank[i] == (int)rank)
-              sw_tma_load_2d_mc(stage + kALoadSmem[i], &tmap_a, full, kb * kTileK + kALoadK[i], min(mu, (tiles_m - 1) * kTileM) + kALoadRow[i], kMcMask);
-          }
-#pragma unroll
-          for (int i = 0; i < kBLoads; ++i) {
-            if (kBLoadRank[i] < 0)
-              sw_load_b_kmajor(stage + kBOff + kBLoadSmem[i], &tmap_b, full, kb * kTileK + kBLoadK[i], n0 + kBLoadN[i]);
-            else if (kBLoadRank[i] == (int)rank)
-              sw_load_b_kmajor_mc(stage + kBOff + kBLoadSmem[i], &tmap_b, full, kb * kTileK + kBLoadK[i], min(nu, (tiles_n - 1) * kTileN) + kBLoadN[i], kMcMask);
-          }
-        }
-      }
-    }
-  } else {
-    // ---------------- consumer warpgroups
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
-    const int c = wg - 1;
-    const int wl = warp % 4;  // warp inside the warpgroup: rows 16*wl .. +15
-    float acc[kMB][kAcc];
-    const sw_u32 a_off = c * kConsumerASmem;
-    // The consumers wait with sw_mbar_wait_nt: no trap in this region, so
-    // ptxas allocates it up to 232 registers and never
-    // serializes its wgmmas.
-    sw_u32 hung = 0;
-    sw_u32 e = 0;
-    sw_u32 turn = 0;  // tiles this consumer has run
-    const sw_sk_plan sk = sw_sk_make(num_units, kblocks, num_ctas);
-    int j = c * kTileStart;
-    sw_sk_work w;
-#pragma unroll 1
-    for (; sw_sk_item(sk, unit0, j, w); j += kTileStep, ++turn) {
-      const int t = w.tile;
-      int tm, tn;
-      sw_tile_raster_m(t, units_m, units_n, kSwizzleGroup, tm, tn);
-      tm = tm * kClusterM + rank * kRankM;
-      tn = tn * kClusterN + rank * kRankN;
-      // Consumer 0's n-th tile follows consumer 1's (n-1)-th mainloop;
-      // consumer 1's n-th follows consumer 0's n-th.
-      if (kOrderWait && j > 0) sw_mbar_wait_nt(smem + kBarOrder + 8 * c, (turn - 1 + c) & 1u, hung);
-      // ---- mainloop
-      sw_u32 it = w.before;
-#pragma unroll 1
-      for (int kb = 0; kb < w.kb1 - w.kb0; ++kb, ++it) {
-        const sw_u32 s = it % kStages;
-        sw_mbar_wait_nt(smem + kBarFull + 8 * s, (it / kStages) & 1u, hung);
-        // The descriptors' start-address field is 14 bits (address >> 4):
-        // masked, so no higher address bit (set under a cluster launch)
-        // spills into LBO. The stage base is masked once: every operand
-        // offset stays inside the CTA's < 2^18-byte window, so adding it
-        // afterwards cannot carry out of the field.
-        const sw_u32 sd = ((smem + s * kStageBytes) & 0x3FFFFu) >> 4;
-#pragma unroll
-        for (int mb = 0; mb < kMB; ++mb) sw_fence_acc(acc[mb]);
-        sw_wgmma_fence();
-#pragma unroll
-        for (int k = 0; k < kK16; ++k) {
-#pragma unroll
-          for (int mb = 0; mb < kMB; ++mb) {
-            const sw_u64 da = kDescA | (sw_u64)(sd + (a_off >> 4) + ((kAMB[mb] + kAK16[k]) >> 4));
-            const sw_u64 db = kDescB | (sw_u64)(sd + ((kBOff + kBK16[k]) >> 4));
-            sw_wgmma(acc[mb], da, db, (kb > 0 || k > 0) ? 1u : 0u);
-          }
-        }
-        sw_wgmma_commit();
-#pragma unroll
-        for (int mb = 0; mb < kMB; ++mb) sw_fence_acc(acc[mb]);
-        // The wgmmas of the previous k-block are done: release its stage.
-        sw_wgmma_wait<1>();
-        if (kb > 0 && lane == 0) sw_release_stage(smem + kBarEmpty + 8 * ((it - 1) % kStages));
-      }
-      // Every k-block of this tile is issued: the partner may start issuing
-      // its mainloop behind ours while our last wgmmas drain (the order
-      // barrier orders issue, not completion; the last stage is released
-      // after the drain as before). docs/PERFORMANCE.md#gemm-epilogue
-      if (kOrderWait && threadIdx.x % 128 == 0) sw_mbar_arrive(smem + kBarOrder + 8 * (1 - c));
-      sw_wgmma_wait<0>();
-#pragma unroll
-      for (int mb = 0; mb < kMB; ++mb) sw_fence_acc(acc[mb]);
-      if (kblocks > 0 && lane == 0) sw_release_stage(smem + kBarEmpty + 8 * ((it - 1) % kStages));
-      // ---- stream-K: a split tile's partial sums
-      if (w.role != kSkWhole && sw_sk_fixup(sk, w, c, acc, workspace, hung)) continue;
-
-      // ---- epilogue: 64x64 sub-tiles of C, staged in a slot, TMA-stored
-      const int r0 = tm * kTileM + c * kConsumerRows, n0 = tn * kTileN;
-      const sw_u32 ebase = smem + kEpiOff + c * kEpiConsumerBytes;
-#pragma unroll
-      for (int mb = 0; mb < kMB; ++mb) {
-#pragma unroll
-        for (int nb = 0; nb < kNB; ++nb) {
-          const int rr = r0 + mb * 64, cc = n0 + kSubCol[nb];
-          if (rr >= M || cc >= N) continue;
-          const sw_u32 slot = ebase + (e % kEpiStages) * kEpiSlotBytes;
-          // The slot's previous store (kEpiStages sub-tiles ago) has read it.
-          if (threadIdx.x % 128 == 0) sw_bulk_wait_read<kEpiStages - 1>();
-          sw_named_bar_sync(1 + c, 128);
-#pragma unroll
-          for (int g = 0; g < 16; g += 4) {
-            // Fragments i = g..g+3, i = 2*jj + h: row 16*wl + lane/4 + 8h,
-            // columns 8*jj + 2*(lane%4) + {0,1} of this sub-tile.
-            const sw_u32 row = sw_frag4_row(slot, wl, lane, g);
-            sw_u32 fv[3][4];
-#pragma unroll
-            for (int q = 0; q < 4; ++q) {
-              const int jj = (g + q) / 2, h = (g + q) % 2;
-              const float d0 = acc[mb][(kSubCol[nb] / 8 + jj) * 4 + 2 * h];
-              const float d1 = acc[mb][(kSubCol[nb] / 8 + jj) * 4 + 2 * h + 1];
-              fv[0][q] = sw_pack_bf16x2(d0, d1);
-            }
-            sw_stsm4(row, fv[0]);
-          }
-          // Make the generic-proxy writes visible to the TMA store.
-          sw_fence_proxy_async();
-          sw_named_bar_sync(1 + c, 128);
-          if (threadIdx.x % 128 == 0) {
-            sw_tma_store_2d(&tmap_c, slot, cc, rr);
-            sw_bulk_commit();
-          }
-          ++e;
-        }
-      }
-    }
-    // ---- stream-K: this consumer is done with the launch's flags
-    if (threadIdx.x % 128 == 0) sw_sk_finish(workspace);
-    if (threadIdx.x % 128 == 0) sw_bulk_wait0();
-  }
-  // No CTA may leave while a peer can still multicast into its shared
-  // memory or arrive on its barriers.
-  if (kClusterSize > 1) {
-    sw_syncwarp();
-    sw_cluster_sync();
-  }
+  using T = sw_cfg;
+#include "swigen_v1_sm90a_streamk.inc"
 }
